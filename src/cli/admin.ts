@@ -1,0 +1,154 @@
+/**
+ * Burrow's administration CLI: `npm run --silent admin -- <command> [options]`.
+ * Same configuration as the server; with the embedded database it refuses to run while a
+ * server holds DATA_DIR. With --json, stdout carries exactly one JSON object.
+ */
+import { parseArgs } from "node:util";
+import { ZodError } from "zod";
+import { bootstrap, createPersonalApiKey, createUser, findUserByEmail } from "@/server/accounts/service";
+import { ConfigError, dbConfigFromEnv } from "@/server/db/config";
+import { openDatabase, type Database } from "@/server/db/client";
+import { migrate, MigrationError } from "@/server/db/migrate";
+import { AppError } from "@/server/errors";
+
+const USAGE = `usage: npm run --silent admin -- <command> [options] [--json]
+
+commands:
+  bootstrap --email E --password P [--organization NAME] [--project NAME]
+  create-user --email E --password P --organization ORG_ID [--level member|admin]
+  create-api-key --email E --scopes S1,S2,… [--project PROJECT_ID] [--label L]
+  migrate`;
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | boolean | undefined>;
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function optional(options: Options, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function positiveInt(value: string, name: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a positive integer`);
+  return Number(value);
+}
+
+type Command = (db: Database, options: Options, applied: string[]) => Promise<{ json: object; text: string }>;
+
+const COMMANDS: Record<string, Command> = {
+  async bootstrap(db, options) {
+    const result = await bootstrap(db.prisma, {
+      email: required(options, "email"),
+      password: required(options, "password"),
+      organization: optional(options, "organization"),
+      project: optional(options, "project"),
+    });
+    return {
+      json: result,
+      text: [
+        `user:              ${result.user.email} (id ${result.user.id})`,
+        `organization:      ${result.organization_id}`,
+        `project:           ${result.project_id}`,
+        `project API key:   ${result.project_api_key}`,
+        `personal API key:  ${result.personal_api_key}  (shown once; store it now)`,
+      ].join("\n"),
+    };
+  },
+
+  async "create-user"(db, options) {
+    const level = optional(options, "level") ?? "member";
+    if (level !== "member" && level !== "admin") throw new UsageError("--level must be member or admin");
+    const user = await createUser(db.prisma, {
+      email: required(options, "email"),
+      password: required(options, "password"),
+      organizationId: required(options, "organization"),
+      level,
+    });
+    return { json: user, text: `created user ${user.email} (id ${user.id}, uuid ${user.uuid})` };
+  },
+
+  async "create-api-key"(db, options) {
+    const email = required(options, "email");
+    const user = await findUserByEmail(db.prisma, email);
+    if (!user) throw new AppError("not_found", `No user has the e-mail ${email}.`);
+    const project = optional(options, "project");
+    const { key } = await createPersonalApiKey(db.prisma, user.id, {
+      scopes: required(options, "scopes")
+        .split(",")
+        .map((scope) => scope.trim())
+        .filter(Boolean) as never,
+      label: optional(options, "label"),
+      projectId: project === undefined ? undefined : positiveInt(project, "project"),
+    });
+    return { json: { key }, text: `${key}  (shown once; store it now)` };
+  },
+
+  async migrate(_db, _options, applied) {
+    return {
+      json: { applied },
+      text: applied.length > 0 ? `applied ${applied.join(", ")}` : "no pending migrations",
+    };
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    console.error(name ? `admin: unknown command '${name}'\n${USAGE}` : USAGE);
+    return 2;
+  }
+  let options: Options;
+  try {
+    options = parseArgs({
+      args: rest,
+      options: {
+        json: { type: "boolean" },
+        email: { type: "string" },
+        password: { type: "string" },
+        organization: { type: "string" },
+        project: { type: "string" },
+        level: { type: "string" },
+        scopes: { type: "string" },
+        label: { type: "string" },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    console.error(`admin: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+
+  let db: Database | undefined;
+  try {
+    db = await openDatabase(dbConfigFromEnv());
+    const applied = await migrate(db.sql);
+    const { json, text } = await command(db, options, applied);
+    console.log(options.json ? JSON.stringify(json) : text);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`admin: ${error.message}\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ZodError) {
+      const issue = error.issues[0]!;
+      console.error(`admin: ${issue.path.join(".") || "input"}: ${issue.message}`);
+    } else if (error instanceof AppError || error instanceof ConfigError || error instanceof MigrationError) {
+      console.error(`admin: ${error.message}`);
+    } else {
+      console.error("admin: unexpected error:", error);
+    }
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { scopesSchema } from "@/server/auth/scopes";
+
+/** PostHog's organization membership levels. */
+export const MembershipLevel = { member: 1, admin: 8, owner: 15 } as const;
+export type MembershipLevelName = keyof typeof MembershipLevel;
+
+export const emailSchema = z.email("Enter a valid e-mail address.").trim().toLowerCase().max(254);
+export const passwordSchema = z
+  .string()
+  .min(8, "Passwords have at least 8 characters.")
+  .max(256, "Passwords have at most 256 characters.");
+const nameSchema = z.string().trim().min(1).max(200);
+
+export const bootstrapInput = z.object({
+  email: emailSchema,
+  password: passwordSchema,
+  organization: nameSchema.default("Default organization"),
+  project: nameSchema.default("Default project"),
+});
+export type BootstrapInput = z.input<typeof bootstrapInput>;
+
+export const createUserInput = z.object({
+  email: emailSchema,
+  password: passwordSchema,
+  organizationId: z.uuid("Organization ids are UUIDs."),
+  level: z.enum(["member", "admin"]).default("member"),
+  firstName: z.string().trim().max(150).default(""),
+});
+export type CreateUserInput = z.input<typeof createUserInput>;
+
+export const createPersonalApiKeyInput = z.object({
+  label: z.string().trim().max(40, "Labels have at most 40 characters.").default(""),
+  scopes: scopesSchema,
+  /** Limit the key to this one project; unset: every project the user can access. */
+  projectId: z.number().int().positive().optional(),
+});
+export type CreatePersonalApiKeyInput = z.input<typeof createPersonalApiKeyInput>;

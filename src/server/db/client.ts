@@ -1,0 +1,107 @@
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "@/generated/prisma/client";
+import { ConfigError, type DbConfig } from "./config";
+import { pgliteDriver, pgPoolDriver, type SqlDriver } from "./driver";
+import { lockDataDir, type DataDirLock } from "./lock";
+
+export type { PrismaClient };
+
+export interface Database {
+  readonly config: DbConfig;
+  readonly prisma: PrismaClient;
+  readonly sql: SqlDriver;
+  close(): Promise<void>;
+}
+
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens the database the config names and checks that it answers. Configuration problems
+ * (unreachable server, missing database, bad credentials, locked or unwritable DATA_DIR)
+ * become a ConfigError with one line saying what to do.
+ */
+export async function openDatabase(config: DbConfig): Promise<Database> {
+  return config.kind === "postgres" ? openPostgres(config.url) : openPglite(config);
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.DATABASE_POOL_SIZE) || 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  const sql = pgPoolDriver(pool);
+  try {
+    await sql.query("SELECT 1");
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw postgresConfigError(url, error);
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    config: { kind: "postgres", url },
+    prisma,
+    sql,
+    async close() {
+      await prisma.$disconnect();
+      await sql.close();
+    },
+  };
+}
+
+function postgresConfigError(url: string, error: unknown): ConfigError {
+  const parsed = new URL(url);
+  const where = `${parsed.hostname}:${parsed.port || 5432}`;
+  const code = (error as { code?: string }).code;
+  const reason = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case "3D000":
+      return new ConfigError(
+        `DATABASE_URL names database ${parsed.pathname.slice(1)}, which does not exist on ${where}; create it (createdb ${parsed.pathname.slice(1)}) or fix DATABASE_URL.`,
+      );
+    case "28P01":
+    case "28000":
+      return new ConfigError(`PostgreSQL at ${where} refused the credentials in DATABASE_URL: ${reason}`);
+    default:
+      return new ConfigError(
+        `Cannot reach PostgreSQL at ${where} (${code ?? reason}); check DATABASE_URL and that the server is running.`,
+      );
+  }
+}
+
+async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" }): Promise<Database> {
+  let lock: DataDirLock | undefined;
+  let db: PGlite;
+  if (config.kind === "pglite") {
+    lock = lockDataDir(config.dataDir);
+    try {
+      db = new PGlite(`${config.dataDir}/pgdata`);
+      await db.waitReady;
+    } catch (error) {
+      lock.release();
+      throw new ConfigError(
+        `The embedded database in ${config.dataDir}/pgdata could not be opened (${error instanceof Error ? error.message : String(error)}); restore it from a backup or point DATA_DIR elsewhere.`,
+      );
+    }
+  } else {
+    db = new PGlite();
+    await db.waitReady;
+  }
+  const sql = pgliteDriver(db);
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  return {
+    config,
+    prisma,
+    sql,
+    async close() {
+      await prisma.$disconnect();
+      await sql.close();
+      lock?.release();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type pg from "pg";
+
+/** Runs SQL on the connection (or transaction) it was given. */
+export interface SqlExecutor {
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements (no parameters). */
+  exec(script: string): Promise<void>;
+}
+
+/**
+ * Plain SQL next to Prisma, on the same connections Prisma's adapter uses: for migrations,
+ * bulk writes and queries Prisma cannot express. Nothing outside src/server/db knows
+ * whether it is PGlite or PostgreSQL underneath.
+ */
+export interface SqlDriver extends SqlExecutor {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function pgPoolDriver(pool: pg.Pool): SqlDriver {
+  const over = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
+    async query(text, params) {
+      return (await client.query(text, params)).rows;
+    },
+    async exec(script) {
+      await client.query(script);
+    },
+  });
+  return {
+    ...over(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn(over(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+export function pgliteDriver(db: PGlite): SqlDriver {
+  const over = (client: PGlite | Transaction): SqlExecutor => ({
+    async query<Row>(text: string, params?: unknown[]) {
+      return (await client.query<Row>(text, params)).rows;
+    },
+    async exec(script: string) {
+      await client.exec(script);
+    },
+  });
+  return {
+    ...over(db),
+    transaction: (fn) => db.transaction((tx) => fn(over(tx))),
+    close: () => db.close(),
+  };
+}

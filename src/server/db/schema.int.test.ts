@@ -1,0 +1,200 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "@/generated/prisma/client";
+import type { Database } from "./client";
+import { createTestDatabase, testDbKind } from "./testing";
+
+/** The models of prisma/schema.prisma, read with just enough parsing for this check. */
+interface SchemaField {
+  column: string;
+  type: string;
+  optional: boolean;
+  list: boolean;
+}
+function readSchema(): Map<string, { table: string; fields: SchemaField[] }> {
+  const text = fs.readFileSync(path.resolve("prisma/schema.prisma"), "utf8");
+  const models = new Map<string, { table: string; fields: SchemaField[] }>();
+  const modelNames = new Set([...text.matchAll(/^model (\w+) \{/gm)].map((m) => m[1]!));
+  for (const [, name, body] of text.matchAll(/^model (\w+) \{\n([\s\S]*?)^\}/gm)) {
+    const table = /@@map\("(\w+)"\)/.exec(body!)?.[1] ?? name!;
+    const fields: SchemaField[] = [];
+    for (const line of body!.split("\n")) {
+      const match = /^\s+(\w+)\s+(\w+)(\[\])?(\?)?(.*)$/.exec(line);
+      if (!match || line.trim().startsWith("//") || line.trim().startsWith("@@")) continue;
+      const [, field, type, list, optional, rest] = match;
+      if (modelNames.has(type!)) continue; // a relation, not a column
+      fields.push({
+        column: /@map\("(\w+)"\)/.exec(rest!)?.[1] ?? field!,
+        type: type!,
+        optional: optional === "?",
+        list: list === "[]",
+      });
+    }
+    models.set(name!, { table, fields });
+  }
+  return models;
+}
+
+const POSTGRES_TYPES: Record<string, string[]> = {
+  Int: ["integer"],
+  String: ["text", "uuid", "character varying"],
+  Boolean: ["boolean"],
+  DateTime: ["timestamp with time zone"],
+  Json: ["jsonb"],
+};
+
+const at = new Date("2026-01-02T03:04:05.678Z");
+
+describe(`schema and migrations agree (${testDbKind})`, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("creates exactly the tables and columns of prisma/schema.prisma, with their types and nullability", async () => {
+    const schema = readSchema();
+    expect([...schema.keys()].sort()).toEqual(Object.values(Prisma.ModelName).sort());
+    const columns = await db.sql.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
+    );
+    const actual = new Map<string, string>();
+    for (const c of columns) actual.set(`${c.table_name}.${c.column_name}`, `${c.data_type} ${c.is_nullable === "YES" ? "null" : "not null"}`);
+    const expected = new Map<string, string[]>();
+    for (const { table, fields } of schema.values()) {
+      for (const f of fields) {
+        const types = f.list ? ["ARRAY"] : POSTGRES_TYPES[f.type];
+        if (!types) throw new Error(`add the PostgreSQL type of ${f.type} to this test`);
+        // Prisma creates scalar-list columns without NOT NULL (a list cannot be optional).
+        const nullability = f.list ? ["null"] : [f.optional ? "null" : "not null"];
+        expected.set(`${table}.${f.column}`, types.flatMap((t) => nullability.map((n) => `${t} ${n}`)));
+      }
+    }
+    expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+    for (const [column, options] of expected) expect(options, column).toContain(actual.get(column));
+  });
+
+  it("round-trips a row of every model through the Prisma client", async () => {
+    const p = db.prisma;
+    const seen = new Set<string>();
+    async function roundTrip<T extends object>(model: Prisma.ModelName, created: T, read: () => Promise<T | null>) {
+      expect(await read(), model).toEqual(created);
+      seen.add(model);
+    }
+
+    const organization = await p.organization.create({ data: { name: "Acme", createdAt: at } });
+    await roundTrip("Organization", organization, () => p.organization.findUnique({ where: { id: organization.id } }));
+    const project = await p.project.create({
+      data: { organizationId: organization.id, name: "Web", apiToken: "phc_test", secretApiTokenHash: "sha256$x", timezone: "Europe/Berlin", anonymizeIps: true },
+    });
+    await roundTrip("Project", project, () => p.project.findUnique({ where: { id: project.id } }));
+    const user = await p.user.create({
+      data: {
+        email: "ada@example.com",
+        passwordHash: "$argon2id$x",
+        firstName: "Ada",
+        lastName: "Lovelace",
+        distinctId: "user-distinct-id",
+        isEmailVerified: true,
+        hedgehogConfig: { color: "blue", nested: [1, "two", null] },
+        currentProjectId: project.id,
+        lastLoginAt: at,
+      },
+    });
+    await roundTrip("User", user, () => p.user.findUnique({ where: { id: user.id } }));
+    const membership = await p.organizationMembership.create({ data: { organizationId: organization.id, userId: user.id, level: 15 } });
+    await roundTrip("OrganizationMembership", membership, () => p.organizationMembership.findUnique({ where: { id: membership.id } }));
+    const invite = await p.organizationInvite.create({
+      data: { organizationId: organization.id, targetEmail: "bob@example.com", level: 8, tokenHash: "sha256$invite", createdById: user.id, expiresAt: at, acceptedAt: at },
+    });
+    await roundTrip("OrganizationInvite", invite, () => p.organizationInvite.findUnique({ where: { id: invite.id } }));
+    const key = await p.personalApiKey.create({
+      data: { userId: user.id, label: "ci", secureValue: "sha256$key", maskValue: "phx_...abcd", scopes: ["dashboard:read", "*"], scopedProjects: [project.id], scopedOrganizations: [organization.id], lastUsedAt: at },
+    });
+    await roundTrip("PersonalApiKey", key, () => p.personalApiKey.findUnique({ where: { id: key.id } }));
+
+    const dashboard = await p.dashboard.create({
+      data: {
+        projectId: project.id, name: "KPIs", description: "d", pinned: true, deleted: true, creationMode: "template", restrictionLevel: 37,
+        filters: { date_from: "-7d" }, variables: { v: 1 }, breakdownColors: ["#fff"], dataColorThemeId: 3, createdById: user.id, lastAccessedAt: at, lastRefresh: at,
+      },
+    });
+    await roundTrip("Dashboard", dashboard, () => p.dashboard.findUnique({ where: { id: dashboard.id } }));
+    const insight = await p.insight.create({
+      data: {
+        shortId: "abc123", projectId: project.id, name: "Pageviews", derivedName: "Pageview count", description: "i", query: { kind: "TrendsQuery" },
+        filters: { insight: "TRENDS" }, favorited: true, saved: true, deleted: false, createdById: user.id, lastModifiedById: user.id, lastModifiedAt: at, lastRefresh: at,
+      },
+    });
+    await roundTrip("Insight", insight, () => p.insight.findUnique({ where: { id: insight.id } }));
+    const text = await p.dashboardText.create({ data: { projectId: project.id, body: "# Notes", createdById: user.id, lastModifiedById: user.id, lastModifiedAt: at } });
+    await roundTrip("DashboardText", text, () => p.dashboardText.findUnique({ where: { id: text.id } }));
+    const tile = await p.dashboardTile.create({
+      data: { dashboardId: dashboard.id, insightId: insight.id, layouts: { sm: { x: 0, y: 0, w: 6, h: 5 } }, color: "blue", filtersOverrides: { date_from: "-1d" }, deleted: true, lastRefresh: at },
+    });
+    await roundTrip("DashboardTile", tile, () => p.dashboardTile.findUnique({ where: { id: tile.id } }));
+    const collaborator = await p.dashboardCollaborator.create({ data: { dashboardId: dashboard.id, userId: user.id, level: 37 } });
+    await roundTrip("DashboardCollaborator", collaborator, () => p.dashboardCollaborator.findUnique({ where: { id: collaborator.id } }));
+    const sharing = await p.sharingConfiguration.create({
+      data: { projectId: project.id, dashboardId: dashboard.id, enabled: true, accessToken: "tok", settings: { whitelabel: true }, createdById: user.id, expiresAt: at },
+    });
+    await roundTrip("SharingConfiguration", sharing, () => p.sharingConfiguration.findUnique({ where: { id: sharing.id } }));
+    const tag = await p.tag.create({ data: { projectId: project.id, name: "growth" } });
+    await roundTrip("Tag", tag, () => p.tag.findUnique({ where: { id: tag.id } }));
+
+    const plugin = await p.plugin.create({
+      data: { key: "drop-events", name: "Drop events", description: "x", pluginType: "builtin", iconUrl: "/i.svg", configSchema: [{ key: "event" }], capabilities: { methods: ["processEvent"] }, organizationId: organization.id },
+    });
+    await roundTrip("Plugin", plugin, () => p.plugin.findUnique({ where: { id: plugin.id } }));
+    const config = await p.pluginConfig.create({
+      data: { projectId: project.id, pluginId: plugin.id, enabled: true, order: 3, config: { event: "$pageleave" }, name: "n", description: "d", deleted: false, error: "e" },
+    });
+    await roundTrip("PluginConfig", config, () => p.pluginConfig.findUnique({ where: { id: config.id } }));
+    const metric = await p.pluginConfigMetric.create({ data: { pluginConfigId: config.id, hour: at, eventsSeen: 10, eventsDropped: 2, errors: 1, lastError: "boom" } });
+    await roundTrip("PluginConfigMetric", metric, () => p.pluginConfigMetric.findUnique({ where: { id: metric.id } }));
+
+    const person = await p.person.create({ data: { projectId: project.id, properties: { email: "x@y.z" }, isIdentified: true, version: 2, createdAt: at } });
+    await roundTrip("Person", person, () => p.person.findUnique({ where: { id: person.id } }));
+    const distinctId = await p.personDistinctId.create({ data: { projectId: project.id, personId: person.id, distinctId: "anon-1", version: 1 } });
+    await roundTrip("PersonDistinctId", distinctId, () => p.personDistinctId.findUnique({ where: { id: distinctId.id } }));
+    const event = await p.event.create({
+      data: {
+        uuid: "0190d1c2-7a3b-7c4d-8e5f-000000000001", projectId: project.id, event: "$pageview", distinctId: "anon-1", properties: { $current_url: "https://x.y/", n: 1.5, ok: true },
+        timestamp: at, createdAt: at, personId: person.uuid, elementsChain: "a:nth-child=1", historicalMigration: true,
+      },
+    });
+    await roundTrip("Event", event, () => p.event.findUnique({ where: { projectId_uuid: { projectId: project.id, uuid: event.uuid } } }));
+    const groupType = await p.groupTypeMapping.create({ data: { projectId: project.id, groupType: "company", groupTypeIndex: 0, nameSingular: "Company", namePlural: "Companies" } });
+    await roundTrip("GroupTypeMapping", groupType, () => p.groupTypeMapping.findUnique({ where: { id: groupType.id } }));
+    const group = await p.group.create({ data: { projectId: project.id, groupTypeIndex: 0, groupKey: "acme", groupProperties: { plan: "pro" }, version: 1, createdAt: at } });
+    await roundTrip("Group", group, () => p.group.findUnique({ where: { id: group.id } }));
+
+    const flag = await p.featureFlag.create({
+      data: { projectId: project.id, key: "beta", name: "Beta", filters: { groups: [{ properties: [], rollout_percentage: 50 }] }, active: false, deleted: false, ensureExperienceContinuity: true, version: 4, createdById: user.id },
+    });
+    await roundTrip("FeatureFlag", flag, () => p.featureFlag.findUnique({ where: { id: flag.id } }));
+    const override = await p.featureFlagHashKeyOverride.create({ data: { projectId: project.id, personId: person.id, featureFlagKey: "beta", hashKey: "anon-1" } });
+    await roundTrip("FeatureFlagHashKeyOverride", override, () => p.featureFlagHashKeyOverride.findUnique({ where: { id: override.id } }));
+    const tagged = await p.taggedItem.create({ data: { tagId: tag.id, dashboardId: dashboard.id } });
+    await roundTrip("TaggedItem", tagged, () => p.taggedItem.findUnique({ where: { id: tagged.id } }));
+    const activity = await p.activityLog.create({
+      data: { projectId: project.id, organizationId: organization.id, userId: user.id, scope: "Dashboard", itemId: String(dashboard.id), activity: "updated", detail: { changes: [{ field: "name" }] }, createdAt: at },
+    });
+    await roundTrip("ActivityLog", activity, () => p.activityLog.findUnique({ where: { id: activity.id } }));
+
+    expect([...seen].sort()).toEqual(Object.values(Prisma.ModelName).sort());
+  });
+
+  it("keeps flag keys unique among live flags only, as PostHog does", async () => {
+    const organization = await db.prisma.organization.create({ data: { name: "Flags" } });
+    const project = await db.prisma.project.create({ data: { organizationId: organization.id, name: "P", apiToken: "phc_flags" } });
+    const first = await db.prisma.featureFlag.create({ data: { projectId: project.id, key: "checkout" } });
+    await expect(db.prisma.featureFlag.create({ data: { projectId: project.id, key: "checkout" } })).rejects.toThrow();
+    await db.prisma.featureFlag.update({ where: { id: first.id }, data: { deleted: true } });
+    await expect(db.prisma.featureFlag.create({ data: { projectId: project.id, key: "checkout" } })).resolves.toMatchObject({ key: "checkout" });
+  });
+});

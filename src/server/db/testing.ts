@@ -1,0 +1,43 @@
+/**
+ * Databases for tests: the embedded one in memory, or a throwaway database on the
+ * PostgreSQL server (BURROW_TEST_DB=postgres), migrated and dropped again on close.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { openDatabase, type Database } from "./client";
+import { migrate } from "./migrate";
+
+export type TestDbKind = "pglite" | "postgres";
+
+export const testDbKind: TestDbKind = process.env.BURROW_TEST_DB === "postgres" ? "postgres" : "pglite";
+
+/** The server test databases are made on; CI has it at 127.0.0.1:5432, user root, trust auth. */
+export const TEST_POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
+
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<Database> {
+  const { migrated = true } = options;
+  if (testDbKind === "pglite") {
+    const db = await openDatabase({ kind: "pglite-memory" });
+    if (migrated) await migrate(db.sql);
+    return db;
+  }
+  const name = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(TEST_POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ kind: "postgres", url: url.toString() });
+  if (migrated) await migrate(db.sql);
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}

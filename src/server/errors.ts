@@ -1,0 +1,31 @@
+/**
+ * The one error type services throw. Each code maps to an HTTP status and error `type`
+ * (the REST edge, src/server/rest) and to a tRPC code (src/server/api), in one table here.
+ */
+export const APP_ERRORS = {
+  invalid_input: { status: 400, type: "validation_error", trpc: "BAD_REQUEST" },
+  not_authenticated: { status: 401, type: "authentication_error", trpc: "UNAUTHORIZED" },
+  authentication_failed: { status: 401, type: "authentication_error", trpc: "UNAUTHORIZED" },
+  permission_denied: { status: 403, type: "authentication_error", trpc: "FORBIDDEN" },
+  not_found: { status: 404, type: "invalid_request", trpc: "NOT_FOUND" },
+  method_not_allowed: { status: 405, type: "invalid_request", trpc: "METHOD_NOT_SUPPORTED" },
+  conflict: { status: 400, type: "validation_error", trpc: "CONFLICT" },
+  throttled: { status: 429, type: "throttled_error", trpc: "TOO_MANY_REQUESTS" },
+} as const;
+export type AppErrorCode = keyof typeof APP_ERRORS;
+
+export class AppError extends Error {
+  override name = "AppError";
+  constructor(
+    readonly code: AppErrorCode,
+    message: string,
+    /** The request field at fault, if one is. */
+    readonly attr: string | null = null,
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return APP_ERRORS[this.code].status;
+  }
+}
