@@ -14,9 +14,11 @@ export const testDbKind: TestDbKind = process.env.BURROW_TEST_DB === "postgres" 
 /** The server test databases are made on; CI has it at 127.0.0.1:5432, user root, trust auth. */
 export const TEST_POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
 
-export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<Database> {
-  const { migrated = true } = options;
-  if (testDbKind === "pglite") {
+export async function createTestDatabase(
+  options: { migrated?: boolean; kind?: TestDbKind } = {},
+): Promise<Database> {
+  const { migrated = true, kind = testDbKind } = options;
+  if (kind === "pglite") {
     const db = await openDatabase({ kind: "pglite-memory" });
     if (migrated) await migrate(db.sql);
     return db;
@@ -34,6 +36,29 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     ...db,
     async close() {
       await db.close();
+      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+/**
+ * An empty, unmigrated database on the test PostgreSQL server, for tests that hand a
+ * DATABASE_URL to another process (the admin CLI). `drop()` removes it again.
+ */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(TEST_POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
       const dropper = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
       await dropper.connect();
       await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

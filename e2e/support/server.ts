@@ -1,0 +1,100 @@
+/** Starts and stops real Burrow processes (the built server and the admin CLI) for tests. */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "burrow-test-"));
+}
+
+function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env = { ...process.env, NODE_ENV: "production", ...extra };
+  // The e2e runner's own settings must not leak into the processes a test starts.
+  delete env.PORT;
+  if (!("DATABASE_URL" in extra)) delete env.DATABASE_URL;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+export interface RunningServer {
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop: () => Promise<number | null>;
+}
+
+/** Runs the built server (dist/server.mjs) on a free port and waits until it listens. */
+export async function startServer(env: Record<string, string | undefined>): Promise<RunningServer> {
+  const child = spawn(process.execPath, ["dist/server.mjs"], {
+    cwd: ROOT,
+    env: cleanEnv({ PORT: "0", HOSTNAME: "127.0.0.1", ...env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
+    const check = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!.replace("localhost", "127.0.0.1"));
+      }
+    };
+    child.stdout!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+/** Runs the server expecting it to refuse to start; returns its exit code and output. */
+export async function runServerToExit(env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, ["dist/server.mjs"], {
+    cwd: ROOT,
+    env: cleanEnv({ PORT: "0", HOSTNAME: "127.0.0.1", ...env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.once("exit", (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  return { code, stdout, stderr };
+}
+
+/** `npm run --silent admin -- …` as a user runs it. */
+export function admin(args: string[], env: Record<string, string | undefined>) {
+  const result = spawnSync("npm", ["run", "--silent", "admin", "--", ...args], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr.replace(/^npm warn.*\n/gm, "") };
+}

@@ -1,0 +1,57 @@
+// `npm test`: unit and integration tests on the embedded database, integration tests again
+// on PostgreSQL, then the browser and server end-to-end tests against `npm start`.
+// Ends with one plain "N passed, N failed" line.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+
+const RESULTS = "test-results";
+fs.mkdirSync(RESULTS, { recursive: true });
+
+const passes = [
+  {
+    title: "unit and integration tests on the embedded database (PGlite)",
+    command: ["npx", "--no-install", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${RESULTS}/vitest-pglite.json`],
+    env: { BURROW_TEST_DB: "pglite" },
+    report: `${RESULTS}/vitest-pglite.json`,
+    count: (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + r.numTodoTests }),
+  },
+  {
+    title: "integration tests on PostgreSQL",
+    command: ["npx", "--no-install", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${RESULTS}/vitest-postgres.json`],
+    env: { BURROW_TEST_DB: "postgres" },
+    report: `${RESULTS}/vitest-postgres.json`,
+    count: (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + r.numTodoTests }),
+  },
+  {
+    title: "end-to-end tests (real server, Chromium)",
+    command: ["npx", "--no-install", "playwright", "test"],
+    env: {},
+    report: `${RESULTS}/e2e.json`,
+    count: (r) => ({ passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped }),
+  },
+];
+
+const only = process.argv[2];
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let broken = false;
+for (const pass of passes) {
+  if (only && !pass.title.includes(only)) continue;
+  console.log(`\n=== ${pass.title} ===\n`);
+  fs.rmSync(pass.report, { force: true });
+  const started = Date.now();
+  const run = spawnSync(pass.command[0], pass.command.slice(1), { stdio: "inherit", env: { ...process.env, ...pass.env } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  if (!fs.existsSync(pass.report)) {
+    console.log(`\n${pass.title}: no report (exit ${run.status}); counted as failed`);
+    broken = true;
+    totals.failed += 1;
+    continue;
+  }
+  const counts = pass.count(JSON.parse(fs.readFileSync(pass.report, "utf8")));
+  console.log(`\n${pass.title}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped (${seconds} s)`);
+  for (const key of Object.keys(totals)) totals[key] += counts[key];
+  if (run.status !== 0) broken = true;
+}
+
+console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(broken || totals.failed > 0 ? 1 : 0);
