@@ -11,10 +11,10 @@ export function tempDataDir(): string {
 }
 
 function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env = { ...process.env, NODE_ENV: "production", ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
   // The e2e runner's own settings must not leak into the processes a test starts.
   delete env.PORT;
-  if (!("DATABASE_URL" in extra)) delete env.DATABASE_URL;
+  delete env.DATABASE_URL;
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
     else env[key] = value;

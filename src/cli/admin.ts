@@ -39,68 +39,96 @@ function positiveInt(value: string, name: string): number {
   return Number(value);
 }
 
-type Command = (db: Database, options: Options, applied: string[]) => Promise<{ json: object; text: string }>;
+/**
+ * A command checks its options first (so a usage mistake never touches the database), then
+ * runs against the opened, migrated database.
+ */
+interface Command {
+  parse(options: Options): unknown;
+  run(db: Database, input: never, applied: string[]): Promise<{ json: object; text: string }>;
+}
+
+const command = <Input>(definition: {
+  parse(options: Options): Input;
+  run(db: Database, input: Input, applied: string[]): Promise<{ json: object; text: string }>;
+}): Command => definition as Command;
 
 const COMMANDS: Record<string, Command> = {
-  async bootstrap(db, options) {
-    const result = await bootstrap(db.prisma, {
+  bootstrap: command({
+    parse: (options) => ({
       email: required(options, "email"),
       password: required(options, "password"),
       organization: optional(options, "organization"),
       project: optional(options, "project"),
-    });
-    return {
-      json: result,
-      text: [
-        `user:              ${result.user.email} (id ${result.user.id})`,
-        `organization:      ${result.organization_id}`,
-        `project:           ${result.project_id}`,
-        `project API key:   ${result.project_api_key}`,
-        `personal API key:  ${result.personal_api_key}  (shown once; store it now)`,
-      ].join("\n"),
-    };
-  },
+    }),
+    async run(db, input) {
+      const result = await bootstrap(db.prisma, input);
+      return {
+        json: result,
+        text: [
+          `user:              ${result.user.email} (id ${result.user.id})`,
+          `organization:      ${result.organization_id}`,
+          `project:           ${result.project_id}`,
+          `project API key:   ${result.project_api_key}`,
+          `personal API key:  ${result.personal_api_key}  (shown once; store it now)`,
+        ].join("\n"),
+      };
+    },
+  }),
 
-  async "create-user"(db, options) {
-    const level = optional(options, "level") ?? "member";
-    if (level !== "member" && level !== "admin") throw new UsageError("--level must be member or admin");
-    const user = await createUser(db.prisma, {
-      email: required(options, "email"),
-      password: required(options, "password"),
-      organizationId: required(options, "organization"),
-      level,
-    });
-    return { json: user, text: `created user ${user.email} (id ${user.id}, uuid ${user.uuid})` };
-  },
+  "create-user": command({
+    parse(options) {
+      const level = optional(options, "level") ?? "member";
+      if (level !== "member" && level !== "admin") throw new UsageError("--level must be member or admin");
+      return {
+        email: required(options, "email"),
+        password: required(options, "password"),
+        organizationId: required(options, "organization"),
+        level,
+      } as const;
+    },
+    async run(db, input) {
+      const user = await createUser(db.prisma, input);
+      return { json: user, text: `created user ${user.email} (id ${user.id}, uuid ${user.uuid})` };
+    },
+  }),
 
-  async "create-api-key"(db, options) {
-    const email = required(options, "email");
-    const user = await findUserByEmail(db.prisma, email);
-    if (!user) throw new AppError("not_found", `No user has the e-mail ${email}.`);
-    const project = optional(options, "project");
-    const { key } = await createPersonalApiKey(db.prisma, user.id, {
-      scopes: required(options, "scopes")
-        .split(",")
-        .map((scope) => scope.trim())
-        .filter(Boolean) as never,
-      label: optional(options, "label"),
-      projectId: project === undefined ? undefined : positiveInt(project, "project"),
-    });
-    return { json: { key }, text: `${key}  (shown once; store it now)` };
-  },
+  "create-api-key": command({
+    parse(options) {
+      const project = optional(options, "project");
+      return {
+        email: required(options, "email"),
+        scopes: required(options, "scopes")
+          .split(",")
+          .map((scope) => scope.trim())
+          .filter(Boolean),
+        label: optional(options, "label"),
+        projectId: project === undefined ? undefined : positiveInt(project, "project"),
+      };
+    },
+    async run(db, { email, scopes, label, projectId }) {
+      const user = await findUserByEmail(db.prisma, email);
+      if (!user) throw new AppError("not_found", `No user has the e-mail ${email}.`);
+      const { key } = await createPersonalApiKey(db.prisma, user.id, { scopes: scopes as never, label, projectId });
+      return { json: { key }, text: `${key}  (shown once; store it now)` };
+    },
+  }),
 
-  async migrate(_db, _options, applied) {
-    return {
-      json: { applied },
-      text: applied.length > 0 ? `applied ${applied.join(", ")}` : "no pending migrations",
-    };
-  },
+  migrate: command({
+    parse: () => null,
+    async run(_db, _input, applied) {
+      return {
+        json: { applied },
+        text: applied.length > 0 ? `applied ${applied.join(", ")}` : "no pending migrations",
+      };
+    },
+  }),
 };
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
+  const selected = name ? COMMANDS[name] : undefined;
+  if (!selected) {
     console.error(name ? `admin: unknown command '${name}'\n${USAGE}` : USAGE);
     return 2;
   }
@@ -127,9 +155,10 @@ async function main(argv: string[]): Promise<number> {
 
   let db: Database | undefined;
   try {
+    const input = selected.parse(options);
     db = await openDatabase(dbConfigFromEnv());
     const applied = await migrate(db.sql);
-    const { json, text } = await command(db, options, applied);
+    const { json, text } = await selected.run(db, input as never, applied);
     console.log(options.json ? JSON.stringify(json) : text);
     return 0;
   } catch (error) {

@@ -22,9 +22,18 @@ export function registerDb(db: Database): void {
 export function getDb(): Promise<Database> {
   holder[DB_KEY] ??= (async () => {
     const db = await openDatabase(dbConfigFromEnv());
-    await migrate(db.sql);
+    try {
+      await migrate(db.sql);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
     return db;
-  })();
+  })().catch((error: unknown) => {
+    // Let the next call try again (e.g. once the database is reachable).
+    delete holder[DB_KEY];
+    throw error;
+  });
   return holder[DB_KEY];
 }
 

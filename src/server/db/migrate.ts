@@ -37,17 +37,22 @@ function readMigrations(dir: string): MigrationFile[] {
  * Returns the names applied.
  */
 export async function migrate(sql: SqlDriver, dir: string = MIGRATIONS_DIR): Promise<string[]> {
-  await sql.exec(`
-    CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
-      "id"                  VARCHAR(36) PRIMARY KEY NOT NULL,
-      "checksum"            VARCHAR(64) NOT NULL,
-      "finished_at"         TIMESTAMPTZ,
-      "migration_name"      VARCHAR(255) NOT NULL,
-      "logs"                TEXT,
-      "rolled_back_at"      TIMESTAMPTZ,
-      "started_at"          TIMESTAMPTZ NOT NULL DEFAULT now(),
-      "applied_steps_count" INTEGER NOT NULL DEFAULT 0
-    );`);
+  // Under the same lock as the migrations: concurrent CREATE TABLE IF NOT EXISTS of one
+  // table collide in PostgreSQL's catalog when several processes start together.
+  await sql.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [ADVISORY_LOCK_KEY]);
+    await tx.exec(`
+      CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+        "id"                  VARCHAR(36) PRIMARY KEY NOT NULL,
+        "checksum"            VARCHAR(64) NOT NULL,
+        "finished_at"         TIMESTAMPTZ,
+        "migration_name"      VARCHAR(255) NOT NULL,
+        "logs"                TEXT,
+        "rolled_back_at"      TIMESTAMPTZ,
+        "started_at"          TIMESTAMPTZ NOT NULL DEFAULT now(),
+        "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+      );`);
+  });
   const applied: string[] = [];
   for (const migration of readMigrations(dir)) {
     const done = await sql.transaction(async (tx) => {
