@@ -38,7 +38,7 @@ export function dbConfigFromEnv(env: NodeJS.ProcessEnv = process.env): DbConfig 
     }
     return { kind: "postgres", url: url.trim() };
   }
-  return { kind: "pglite", dataDir: path.resolve(env.DATA_DIR?.trim() || "./data") };
+  return { kind: "pglite", dataDir: path.resolve(/* turbopackIgnore: true */ env.DATA_DIR?.trim() || "./data") };
 }
 
 /** What start-up prints about the database, without credentials. */

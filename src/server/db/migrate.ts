@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SqlDriver } from "./driver";
 
-export const MIGRATIONS_DIR = path.resolve(process.cwd(), "prisma/migrations");
+export const MIGRATIONS_DIR = path.resolve(/* turbopackIgnore: true */ process.cwd(), "prisma/migrations");
 
 /** Any constant; serialises migration runs of several processes on one PostgreSQL. */
 const ADVISORY_LOCK_KEY = 4_242_001;

@@ -47,7 +47,8 @@ export async function serveWithFetchHandler(
     const request = new Request(new URL(req.url ?? "/", origin), {
       method: req.method,
       headers: toHeaders(req),
-      body: body && body.length > 0 ? body : undefined,
+      // A Buffer is a Uint8Array; TypeScript's BodyInit only lacks the ArrayBufferLike variant.
+      body: body && body.length > 0 ? (body as Uint8Array<ArrayBuffer>) : undefined,
     });
     const response = await handler(request);
     const headers: Record<string, string | string[]> = {};

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCaller } from "@/server/api/root";
+import type { Database } from "@/server/db";
+import { describeDb } from "@/server/db/config";
+import { createTestDatabase, testDbKind } from "@/server/db/testing";
+
+describe(`system.status (${testDbKind})`, () => {
+  let db: Database;
+  let api: ReturnType<typeof createCaller>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    api = createCaller({ db, headers: new Headers() });
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("names the database and counts nothing on a fresh one", async () => {
+    expect(await api.system.status()).toEqual({ database: describeDb(db.config), projects: 0, users: 0 });
+  });
+
+  it("counts the projects and users that exist", async () => {
+    const organization = await db.prisma.organization.create({ data: { name: "Acme" } });
+    await db.prisma.project.createMany({
+      data: [
+        { organizationId: organization.id, name: "Web", apiToken: "phc_status_web" },
+        { organizationId: organization.id, name: "App", apiToken: "phc_status_app" },
+      ],
+    });
+    await db.prisma.user.create({
+      data: { email: "status@example.com", passwordHash: "$argon2id$unused", distinctId: "status-user" },
+    });
+    expect(await api.system.status()).toMatchObject({ projects: 2, users: 1 });
+  });
+});

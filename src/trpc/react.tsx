@@ -1,0 +1,65 @@
+"use client";
+
+import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { useState, type ReactNode } from "react";
+import type { AppRouter } from "@/server/api/root";
+
+/** `useTRPC()` gives typed query/mutation options: `useQuery(trpc.system.status.queryOptions())`. */
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+function isClientError(error: unknown): boolean {
+  if (!(error instanceof TRPCClientError)) return false;
+  const status = (error.data as { httpStatus?: number } | undefined)?.httpStatus;
+  return status !== undefined && status >= 400 && status < 500;
+}
+
+function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 30_000,
+        // Retry once on server or network failures; a 4xx will not change by retrying.
+        retry: (failures, error) => failures < 1 && !isClientError(error),
+      },
+    },
+  });
+}
+
+// One QueryClient for the whole browser session; a fresh one for every server render so
+// that no data leaks between requests.
+let browserQueryClient: QueryClient | undefined;
+
+function getQueryClient(): QueryClient {
+  if (isServer) return makeQueryClient();
+  browserQueryClient ??= makeQueryClient();
+  return browserQueryClient;
+}
+
+function trpcUrl(): string {
+  if (typeof window !== "undefined") return "/api/trpc";
+  return `http://127.0.0.1:${process.env.PORT ?? 3000}/api/trpc`;
+}
+
+export function TRPCReactProvider({ children }: { children: ReactNode }) {
+  const queryClient = getQueryClient();
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      links: [
+        httpBatchLink({
+          url: trpcUrl(),
+          headers: () => ({ "x-trpc-source": "burrow-react" }),
+        }),
+      ],
+    }),
+  );
+
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
