@@ -21,6 +21,8 @@ export class AppError extends Error {
     message: string,
     /** The request field at fault, if one is. */
     readonly attr: string | null = null,
+    /** For `throttled`: seconds until the caller may try again (the Retry-After header). */
+    readonly details: { retryAfter?: number } = {},
   ) {
     super(message);
   }

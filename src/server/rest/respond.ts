@@ -23,7 +23,8 @@ export function errorResponse(error: AppError): Response {
     detail: error.message,
     attr: error.attr,
   };
-  return json(body, error.status);
+  const retryAfter = error.details.retryAfter;
+  return json(body, error.status, retryAfter ? { "retry-after": String(retryAfter) } : undefined);
 }
 
 /** A ZodError as PostHog reports validation: the first issue, nested attrs joined by `__`. */

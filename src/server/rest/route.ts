@@ -1,33 +1,130 @@
-import type { ApiKeyPrincipal } from "@/server/auth/personal-api-keys";
+import { z, type ZodType } from "zod";
+import { hasScope, type ScopeObject } from "@/server/auth/scopes";
 import { getDb, type Database } from "@/server/db";
-import { requireApiKey } from "./auth";
+import { AppError } from "@/server/errors";
+import { authenticate, type Principal } from "./principal";
+import { resolveProject, type ProjectAccess } from "./project";
+import { checkApiRateLimit } from "./rate-limit";
 import { json, toErrorResponse } from "./respond";
-
-export interface ApiContext<Params> {
-  request: Request;
-  params: Params;
-  db: Database;
-  principal: ApiKeyPrincipal;
-}
 
 type RouteContext<Params> = { params: Promise<Params> };
 
+export interface UserContext<Params> {
+  request: Request;
+  params: Params;
+  db: Database;
+  principal: Principal;
+  /** The query string parsed by `schema` (a 400 naming the parameter if it does not fit). */
+  query<T>(schema: ZodType<T>): T;
+  /** The JSON body parsed by `schema` (a 400 if it is not JSON or does not fit). */
+  body<T>(schema: ZodType<T>): Promise<T>;
+}
+
+export interface ProjectContext<Params> extends UserContext<Params> {
+  project: ProjectAccess;
+}
+
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function searchParamsObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length === 1 ? values[0]! : values;
+  }
+  return out;
+}
+
+function contextFor<Params>(request: Request, params: Params, db: Database, principal: Principal): UserContext<Params> {
+  return {
+    request,
+    params,
+    db,
+    principal,
+    query: (schema) => schema.parse(searchParamsObject(new URL(request.url))),
+    async body(schema) {
+      const text = await request.text();
+      let value: unknown;
+      try {
+        value = text.trim() === "" ? {} : JSON.parse(text);
+      } catch {
+        throw new AppError("invalid_input", "Malformed JSON request body.");
+      }
+      return schema.parse(value);
+    },
+  };
+}
+
+function respond(result: Response | object | null, status: number): Response {
+  if (result instanceof Response) return result;
+  return result === null ? new Response(null, { status: 204 }) : json(result, status);
+}
+
+interface RouteOptions {
+  /** HTTP status of a returned value (201 for creates); null answers 204. */
+  status?: number;
+}
+
 /**
- * A management route handler: authenticates the personal API key, then runs `handler`.
- * A returned value is sent as JSON 200; a Response is sent as is; thrown errors become
- * the documented error body.
+ * A management route that needs a signed-in user but no project (`/api/users/@me/`).
+ * Authentication (key or session), rate limit and error mapping as every route has them.
  */
-export function withApiKey<Params = Record<string, never>>(
-  handler: (context: ApiContext<Params>) => Promise<Response | object>,
+export function userRoute<Params = Record<string, never>>(
+  handler: (context: UserContext<Params>) => Promise<Response | object | null>,
+  options: RouteOptions = {},
 ) {
   return async (request: Request, route: RouteContext<Params>): Promise<Response> => {
     try {
       const db = await getDb();
-      const principal = await requireApiKey(db.prisma, request);
-      const result = await handler({ request, params: await route.params, db, principal });
-      return result instanceof Response ? result : json(result);
+      const principal = await authenticate(db.prisma, request);
+      checkApiRateLimit(principal);
+      return respond(await handler(contextFor(request, await route.params, db, principal)), options.status ?? 200);
     } catch (error) {
       return toErrorResponse(error);
     }
   };
 }
+
+/**
+ * A management route under `/api/(projects|environments)/:project_id/…`: authenticates,
+ * rate-limits, checks the scope (`<object>:read` for GET/HEAD, `<object>:write` otherwise),
+ * resolves `project_id` (a number or `@current`) to a project the caller may use, then
+ * runs `handler`. A returned object is sent as JSON, null as 204.
+ */
+export function projectRoute<Params extends { project_id: string }>(
+  scope: ScopeObject,
+  handler: (context: ProjectContext<Params>) => Promise<Response | object | null>,
+  options: RouteOptions = {},
+) {
+  return async (request: Request, route: RouteContext<Params>): Promise<Response> => {
+    try {
+      const db = await getDb();
+      const principal = await authenticate(db.prisma, request);
+      checkApiRateLimit(principal);
+      const needed = `${scope}:${READ_METHODS.has(request.method) ? "read" : "write"}` as const;
+      if (!hasScope(principal.scopes, needed)) {
+        throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
+      }
+      const params = await route.params;
+      const project = await resolveProject(db.prisma, principal, params.project_id);
+      const context = { ...contextFor(request, params, db, principal), project };
+      return respond(await handler(context), options.status ?? 200);
+    } catch (error) {
+      return toErrorResponse(error);
+    }
+  };
+}
+
+/** For the methods a resource does not have: 405 with PostHog's error body. */
+export async function methodNotAllowed(request: Request): Promise<Response> {
+  return toErrorResponse(new AppError("method_not_allowed", `Method "${request.method}" not allowed.`));
+}
+
+/** An integer path id, or 404 (PostHog answers a non-numeric id as not found). */
+export function pathId(value: string): number {
+  const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(id) || id > 2_147_483_647) throw new AppError("not_found", "Not found.");
+  return id;
+}
+
+export { z };
