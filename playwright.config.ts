@@ -42,6 +42,6 @@ export default defineConfig({
     reuseExistingServer: false,
     stdout: "pipe",
     stderr: "pipe",
-    env: { PORT: process.env.E2E_PORT, DATA_DIR: process.env.E2E_DATA_DIR, HOSTNAME: "127.0.0.1" },
+    env: { PORT: process.env.E2E_PORT, DATA_DIR: process.env.E2E_DATA_DIR, HOSTNAME: "127.0.0.1", SITE_URL: baseURL },
   },
 });

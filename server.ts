@@ -9,6 +9,7 @@ import { ConfigError, dbConfigFromEnv, describeDb } from "@/server/db/config";
 import { openDatabase } from "@/server/db/client";
 import { closeDb, registerDb } from "@/server/db";
 import { migrate, MigrationError } from "@/server/db/migrate";
+import { authSecret } from "@/server/auth/secret";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { serveWithFetchHandler } from "@/server/http/node-adapter";
@@ -28,27 +29,37 @@ async function main(): Promise<void> {
   }
   registerDb(db);
 
+  // Listen first, so that with PORT=0 the real port is known before Next and next-auth
+  // read SITE_URL; requests that arrive before Next is ready wait for it.
   const server = http.createServer();
-  const app = next({ dev: false, dir: process.cwd(), hostname: env.hostname, port: env.port, httpServer: server });
-  await app.prepare();
-  const handleWithNext = app.getRequestHandler();
-  const origin = `http://${env.hostname === "0.0.0.0" ? "localhost" : env.hostname}:${env.port}`;
-
-  server.on("request", (req, res) => {
-    const queryAt = req.url?.indexOf("?") ?? -1;
-    const pathname = queryAt === -1 ? (req.url ?? "/") : req.url!.slice(0, queryAt);
-    const fast = matchFastRoute(pathname);
-    if (fast) void serveWithFetchHandler(fast, req, res, origin);
-    else void handleWithNext(req, res);
-  });
-
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(env.port, env.hostname, () => resolve());
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : env.port;
-  console.log(`burrow: listening on http://localhost:${port} (${describeDb(dbConfig)})`);
+  const siteUrl = serverEnvFrom({ ...process.env, PORT: String(port) }).siteUrl;
+  process.env.SITE_URL ??= siteUrl;
+  // next-auth reads these two from the environment.
+  process.env.NEXTAUTH_URL ??= siteUrl;
+  process.env.NEXTAUTH_SECRET ??= authSecret();
+
+  let ready!: () => void;
+  const prepared = new Promise<void>((resolve) => (ready = resolve));
+  const app = next({ dev: false, dir: process.cwd(), hostname: env.hostname, port, httpServer: server });
+  let handleWithNext: ReturnType<typeof app.getRequestHandler> | undefined;
+  server.on("request", (req, res) => {
+    const queryAt = req.url?.indexOf("?") ?? -1;
+    const pathname = queryAt === -1 ? (req.url ?? "/") : req.url!.slice(0, queryAt);
+    const fast = matchFastRoute(pathname);
+    if (fast) void serveWithFetchHandler(fast, req, res, siteUrl);
+    else if (handleWithNext) void handleWithNext(req, res);
+    else void prepared.then(() => handleWithNext!(req, res));
+  });
+  await app.prepare();
+  handleWithNext = app.getRequestHandler();
+  ready();
+  console.log(`burrow: listening on ${siteUrl} (${describeDb(dbConfig)})`);
 
   installShutdown(server, async () => {
     await app.close();

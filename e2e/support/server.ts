@@ -47,7 +47,7 @@ export async function startServer(env: Record<string, string | undefined>): Prom
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]!.replace("localhost", "127.0.0.1"));
+        resolve(match[1]!);
       }
     };
     child.stdout!.on("data", check);

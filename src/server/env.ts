@@ -14,6 +14,12 @@ export interface ServerEnv {
   siteUrl: string;
 }
 
+/** The host of the default SITE_URL: `localhost` when bound to every interface. */
+function publicHost(hostname: string): string {
+  if (hostname === "0.0.0.0" || hostname === "::") return "localhost";
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
 /** Reads the server's settings; read lazily because Next loads `.env` files in prepare(). */
 export function serverEnvFrom(env: NodeJS.ProcessEnv = process.env): ServerEnv {
   const parsed = serverEnv.safeParse({
@@ -29,6 +35,6 @@ export function serverEnvFrom(env: NodeJS.ProcessEnv = process.env): ServerEnv {
   return {
     port: PORT,
     hostname: HOSTNAME,
-    siteUrl: (SITE_URL ?? `http://localhost:${PORT}`).replace(/\/+$/, ""),
+    siteUrl: (SITE_URL ?? `http://${publicHost(HOSTNAME)}:${PORT}`).replace(/\/+$/, ""),
   };
 }

@@ -36,3 +36,27 @@ export const createPersonalApiKeyInput = z.object({
   projectId: z.number().int().positive().optional(),
 });
 export type CreatePersonalApiKeyInput = z.input<typeof createPersonalApiKeyInput>;
+
+export const signUpInput = z.object({
+  email: emailSchema,
+  password: passwordSchema,
+  firstName: z.string().trim().min(1, "Tell us your name.").max(150),
+  organization: nameSchema,
+  project: nameSchema.default("Default project"),
+});
+export type SignUpInput = z.input<typeof signUpInput>;
+
+export const createInviteInput = z.object({
+  email: emailSchema,
+  level: z.enum(["member", "admin"]).default("member"),
+});
+export type CreateInviteInput = z.input<typeof createInviteInput>;
+
+export const acceptInviteInput = z.object({
+  token: z.string().min(1).max(200),
+  password: passwordSchema,
+  firstName: z.string().trim().min(1, "Tell us your name.").max(150),
+});
+export type AcceptInviteInput = z.input<typeof acceptInviteInput>;
+
+export const createProjectInput = z.object({ name: nameSchema });

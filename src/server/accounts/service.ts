@@ -134,3 +134,22 @@ export async function createPersonalApiKey(
 export async function findUserByEmail(prisma: PrismaClient, email: string) {
   return prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
 }
+
+/** A user's personal API keys as lists show them: never the key, only its mask. */
+export async function listPersonalApiKeys(prisma: PrismaClient, userId: number) {
+  const keys = await prisma.personalApiKey.findMany({ where: { userId }, orderBy: { createdAt: "desc" } });
+  return keys.map((key) => ({
+    id: key.id,
+    label: key.label,
+    maskValue: key.maskValue,
+    scopes: key.scopes,
+    scopedProjects: key.scopedProjects,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+  }));
+}
+
+export async function deletePersonalApiKey(prisma: PrismaClient, userId: number, keyId: string) {
+  const { count } = await prisma.personalApiKey.deleteMany({ where: { id: keyId, userId } });
+  if (count === 0) throw new AppError("not_found", "Not found.");
+}

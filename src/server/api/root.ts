@@ -1,8 +1,14 @@
+import { accountRouter } from "./routers/account";
+import { authRouter } from "./routers/auth";
+import { organizationRouter } from "./routers/organization";
 import { systemRouter } from "./routers/system";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 /** Every tRPC router, by name. Add a domain's router here. */
 export const appRouter = createTRPCRouter({
+  account: accountRouter,
+  auth: authRouter,
+  organization: organizationRouter,
   system: systemRouter,
 });
 

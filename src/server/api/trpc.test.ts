@@ -12,7 +12,7 @@ const router = createTRPCRouter({
     throw new Error("boom");
   }),
 });
-const caller = createCallerFactory(router)({ db: {} as Database, headers: new Headers() });
+const caller = createCallerFactory(router)({ db: {} as Database, headers: new Headers(), user: null });
 
 async function failure(call: Promise<unknown>): Promise<TRPCError> {
   const error = await call.then(

@@ -10,6 +10,10 @@ import { z, ZodError } from "zod";
 import { getDb, type Database } from "@/server/db";
 import { ConfigError } from "@/server/db/config";
 import { APP_ERRORS, AppError } from "@/server/errors";
+import type { SessionUser } from "@/server/auth/session";
+import { sessionUserFromHeaders } from "@/server/auth/session";
+import { sessionPrincipal } from "@/server/rest/principal";
+import { resolveProject } from "@/server/rest/project";
 
 /** What every procedure sees as `ctx`. */
 export interface TRPCContext {
@@ -17,6 +21,8 @@ export interface TRPCContext {
   db: Database;
   /** The incoming request's headers (cookies, authorization, user agent …). */
   headers: Headers;
+  /** The signed-in user (next-auth session cookie), or null. */
+  user: SessionUser | null;
 }
 
 /**
@@ -27,7 +33,8 @@ export interface TRPCContext {
  * Tests and server components skip this and pass a context to `createCaller` directly.
  */
 export async function createTRPCContext(opts: { headers: Headers }): Promise<TRPCContext> {
-  return { db: await getDb(), headers: opts.headers };
+  const db = await getDb();
+  return { db, headers: opts.headers, user: await sessionUserFromHeaders(db.prisma, opts.headers) };
 }
 
 const t = initTRPC.context<TRPCContext>().create({
@@ -70,16 +77,21 @@ export const middleware = t.middleware;
 /** Anyone may call it; no session is looked at. */
 export const publicProcedure = t.procedure.use(appErrors);
 
-/*
- * Access control goes here, built on `publicProcedure` with `.use(...)`, for example:
- *
- *   // A signed-in user (next-auth session read from ctx.headers); narrows ctx.session.
- *   export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => { … });
- *
- *   // A signed-in member of the project named by the input's `projectId`; adds ctx.project.
- *   export const projectProcedure = protectedProcedure.input(…).use(async ({ ctx, input, next }) => { … });
- *
- * Throw AppError("not_authenticated" | "permission_denied" | "not_found", …) from these
- * middlewares too: `appErrors` maps them like any service error.
+/** A signed-in user; narrows `ctx.user`. */
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user) throw new AppError("not_authenticated", "Sign in to continue.");
+  return next({ ctx: { ...ctx, user: ctx.user } });
+});
+
+/**
+ * A signed-in member of the project named by the input's `projectId`; adds `ctx.project`.
+ * Uses the same project check as the REST edge.
  */
+export const projectProcedure = protectedProcedure
+  .input(z.object({ projectId: z.number().int().positive() }))
+  .use(async ({ ctx, input, next }) => {
+    const project = await resolveProject(ctx.db.prisma, sessionPrincipal(ctx.user), String(input.projectId));
+    return next({ ctx: { ...ctx, project } });
+  });
+
 export { TRPCError };

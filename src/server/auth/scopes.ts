@@ -7,6 +7,7 @@ export const SCOPE_OBJECTS = [
   "insight",
   "person",
   "plugin",
+  "project",
   "query",
   "sharing_configuration",
 ] as const;

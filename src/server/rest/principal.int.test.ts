@@ -4,6 +4,8 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { AppError } from "@/server/errors";
 import { authenticate } from "./principal";
+import { encode } from "next-auth/jwt";
+import { authSecret } from "@/server/auth/secret";
 import { toErrorResponse } from "./respond";
 
 function request(authorization?: string): Request {
@@ -81,5 +83,50 @@ describe(`authenticate (${testDbKind})`, () => {
       detail: "Personal API key found in request Authorization header is invalid.",
       attr: null,
     });
+  });
+});
+
+describe(`authenticate with a browser session (${testDbKind})`, () => {
+  let db: Database;
+  let cookie: string;
+  let userId: number;
+
+  beforeAll(async () => {
+    process.env.AUTH_SECRET ??= "test-secret-for-session-cookies-0123456789";
+    db = await createTestDatabase();
+    const user = await db.prisma.user.create({
+      data: { email: "session@example.com", passwordHash: "$argon2id$unused", distinctId: "session-user" },
+    });
+    userId = user.id;
+    const token = await encode({ token: { sub: String(user.id) }, secret: authSecret() });
+    cookie = `other=1; next-auth.session-token=${token}`;
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  const sessionRequest = (method: string, headers: Record<string, string> = {}) =>
+    new Request("http://localhost:3000/api/projects/1/dashboards/", { method, headers: { cookie, ...headers } });
+
+  it("acts as the signed-in user with every scope on reads", async () => {
+    const principal = await authenticate(db.prisma, sessionRequest("GET"));
+    expect(principal).toMatchObject({ via: "session", user: { id: userId }, scopes: ["*"], scopedProjects: [] });
+  });
+
+  it("accepts writes from its own origin and refuses them without or from another origin (CSRF)", async () => {
+    await expect(authenticate(db.prisma, sessionRequest("PATCH", { origin: "http://localhost:3000" }))).resolves.toMatchObject({ via: "session" });
+    for (const headers of [{}, { origin: "https://evil.example" }, { referer: "https://evil.example/page" }]) {
+      const error = await authenticate(db.prisma, sessionRequest("POST", headers)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe("permission_denied");
+    }
+  });
+
+  it("ignores a forged or foreign-secret cookie, and a deactivated user's cookie", async () => {
+    const forged = await encode({ token: { sub: String(userId) }, secret: "some-other-secret" });
+    const forgedRequest = new Request("http://localhost/x", { headers: { cookie: `next-auth.session-token=${forged}` } });
+    expect(((await authenticate(db.prisma, forgedRequest).catch((e: unknown) => e)) as AppError).code).toBe("not_authenticated");
+    await db.prisma.user.update({ where: { id: userId }, data: { isActive: false } });
+    expect(((await authenticate(db.prisma, sessionRequest("GET")).catch((e: unknown) => e)) as AppError).code).toBe("not_authenticated");
   });
 });

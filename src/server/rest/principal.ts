@@ -1,7 +1,7 @@
 import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
-import { sessionUserFromHeaders } from "@/server/auth/session";
+import { checkCsrf } from "@/server/auth/csrf";
+import { sessionUserFromHeaders, type SessionUser } from "@/server/auth/session";
 import type { PrismaClient } from "@/server/db/client";
-import { serverEnvFrom } from "@/server/env";
 import { AppError } from "@/server/errors";
 
 /** Who is calling a management route, and what they may do. */
@@ -14,32 +14,6 @@ export interface Principal {
   scopedProjects: readonly number[];
   /** What rate limits count against. */
   rateKey: string;
-}
-
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-/**
- * Cookie-authenticated writes must come from Burrow's own pages: browsers always send
- * `Origin` on cross-site POST/PATCH/DELETE, so a foreign or missing origin is refused.
- */
-function checkCsrf(request: Request): void {
-  if (SAFE_METHODS.has(request.method)) return;
-  const origin = request.headers.get("origin") ?? originOf(request.headers.get("referer"));
-  const allowed = new Set([new URL(request.url).origin, new URL(serverEnvFrom().siteUrl).origin]);
-  const host = request.headers.get("host");
-  if (host) allowed.add(`${new URL(request.url).protocol}//${host}`);
-  if (!origin || !allowed.has(origin)) {
-    throw new AppError("permission_denied", "CSRF check failed: cookie-authenticated writes must come from Burrow's own pages.");
-  }
-}
-
-function originOf(url: string | null): string | null {
-  if (!url) return null;
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -58,6 +32,11 @@ export async function authenticate(prisma: PrismaClient, request: Request): Prom
   const user = await sessionUserFromHeaders(prisma, request.headers);
   if (!user) throw new AppError("not_authenticated", "Authentication credentials were not provided.");
   checkCsrf(request);
+  return sessionPrincipal(user);
+}
+
+/** A signed-in browser user acts with every scope on every project of theirs. */
+export function sessionPrincipal(user: SessionUser): Principal {
   return {
     user: { id: user.id, uuid: user.uuid, email: user.email, currentProjectId: user.currentProjectId },
     via: "session",

@@ -10,10 +10,19 @@ describe(`system.status (${testDbKind})`, () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    api = createCaller({ db, headers: new Headers() });
+    api = createCaller({
+      db,
+      headers: new Headers(),
+      user: { id: 1, uuid: "00000000-0000-4000-8000-000000000001", email: "status@example.com", firstName: "", currentProjectId: null },
+    });
   });
   afterAll(async () => {
     await db?.close();
+  });
+
+  it("is for signed-in users only", async () => {
+    const anonymous = createCaller({ db, headers: new Headers(), user: null });
+    await expect(anonymous.system.status()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 
   it("names the database and counts nothing on a fresh one", async () => {

@@ -1,8 +1,18 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
+import { checkCsrf } from "@/server/auth/csrf";
+import { toErrorResponse } from "@/server/rest/respond";
 
-function handler(req: Request): Promise<Response> {
+async function handler(req: Request): Promise<Response> {
+  // Mutations are POSTs; a cookie-authenticated one must come from Burrow's own pages.
+  if (req.headers.has("cookie")) {
+    try {
+      checkCsrf(req);
+    } catch (error) {
+      return toErrorResponse(error);
+    }
+  }
   return fetchRequestHandler({
     endpoint: "/api/trpc",
     req,

@@ -1,0 +1,17 @@
+import { listProjectsForUser } from "@/server/accounts/projects";
+import { pageQuery, paginate, pageWindow } from "@/server/rest/pagination";
+import { methodNotAllowed, userRoute } from "@/server/rest/route";
+
+export const dynamic = "force-dynamic";
+
+/** `GET /api/projects/`: the projects the caller can use (a key's project limit applies). */
+export const GET = userRoute(async ({ request, db, principal, query }) => {
+  const page = query(pageQuery);
+  const projects = (await listProjectsForUser(db.prisma, principal.user.id))
+    .flatMap(({ organization, projects }) => projects.map((p) => ({ id: p.id, name: p.name, organization: organization.id })))
+    .filter((p) => principal.scopedProjects.length === 0 || principal.scopedProjects.includes(p.id));
+  const { take, skip } = pageWindow(page);
+  return paginate(request, page, projects.length, projects.slice(skip, skip + take));
+});
+
+export const POST = methodNotAllowed;

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap } from "@/server/accounts/service";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { AppError } from "@/server/errors";
+import { SIGN_IN_MAX_FAILURES, SignInThrottle, verifyCredentials } from "./sign-in";
+
+describe(`sign-in with e-mail and password (${testDbKind})`, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await bootstrap(db.prisma, { email: "owner@example.com", password: "correct horse battery" });
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("accepts the right pair (e-mail in any case) and records the login; refuses a wrong one", async () => {
+    const throttle = new SignInThrottle(60_000);
+    const user = await verifyCredentials(db.prisma, throttle, { email: " Owner@Example.com ", password: "correct horse battery" });
+    expect(user?.email).toBe("owner@example.com");
+    expect((await db.prisma.user.findUnique({ where: { email: "owner@example.com" } }))?.lastLoginAt).toBeInstanceOf(Date);
+    expect(await verifyCredentials(db.prisma, throttle, { email: "owner@example.com", password: "wrong" })).toBeNull();
+    expect(await verifyCredentials(db.prisma, throttle, { email: "nobody@example.com", password: "x" })).toBeNull();
+  });
+
+  it("locks an address after five wrong passwords in a row, even for the right one, until the window passes", async () => {
+    let now = 1_000_000;
+    const throttle = new SignInThrottle(300_000, () => now);
+    const attempt = (password: string) => verifyCredentials(db.prisma, throttle, { email: "owner@example.com", password });
+    for (let i = 0; i < SIGN_IN_MAX_FAILURES; i++) expect(await attempt("wrong")).toBeNull();
+    const locked = await attempt("correct horse battery").catch((e: unknown) => e);
+    expect(locked).toBeInstanceOf(AppError);
+    expect(locked).toMatchObject({ code: "throttled", status: 429, details: { retryAfter: 300 } });
+    now += 299_000;
+    await expect(attempt("correct horse battery")).rejects.toMatchObject({ details: { retryAfter: 1 } });
+    now += 1_000;
+    expect((await attempt("correct horse battery"))?.email).toBe("owner@example.com");
+  });
+
+  it("starts counting again after a success", async () => {
+    const throttle = new SignInThrottle(300_000);
+    const attempt = (password: string) => verifyCredentials(db.prisma, throttle, { email: "owner@example.com", password });
+    for (let i = 0; i < SIGN_IN_MAX_FAILURES - 1; i++) await attempt("wrong");
+    expect(await attempt("correct horse battery")).not.toBeNull();
+    for (let i = 0; i < SIGN_IN_MAX_FAILURES - 1; i++) await attempt("wrong");
+    expect(throttle.retryAfter("owner@example.com")).toBe(0);
+  });
+});
