@@ -12,6 +12,7 @@ import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/secret";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
+import { drainIngestion } from "@/server/ingestion/services";
 import { serveWithFetchHandler } from "@/server/http/node-adapter";
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
   console.log(`burrow: listening on ${siteUrl} (${describeDb(dbConfig)})`);
 
   installShutdown(server, async () => {
+    await drainIngestion();
     await app.close();
     await closeDb();
   });

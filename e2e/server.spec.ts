@@ -150,3 +150,38 @@ test.describe("the server on PostgreSQL", () => {
     }
   });
 });
+
+test.describe("sign-in lockout over HTTP", () => {
+  test("five wrong passwords in a row answer 429 with Retry-After; the right password works after the window", async () => {
+    const dataDir = tempDataDir();
+    const boot = admin(["bootstrap", "--email", "lock@example.com", "--password", "right-password-1", "--json"], { DATA_DIR: dataDir });
+    expect(boot.code, boot.stderr).toBe(0);
+    const server = await startServer({ DATA_DIR: dataDir, BURROW_SIGNIN_LOCKOUT_SECONDS: "3" });
+    try {
+      const csrf = await fetch(`${server.url}/api/auth/csrf`);
+      const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const signIn = (password: string) =>
+        fetch(`${server.url}/api/auth/callback/credentials`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: server.url },
+          body: new URLSearchParams({ csrfToken, email: "lock@example.com", password, json: "true" }),
+        });
+      for (let i = 0; i < 5; i++) {
+        const wrong = await signIn("wrong-password");
+        expect(wrong.status, `attempt ${i + 1}`).toBe(401);
+      }
+      const locked = await signIn("right-password-1");
+      expect(locked.status).toBe(429);
+      expect(Number(locked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(await locked.json()).toMatchObject({ type: "throttled_error", code: "throttled", url: expect.stringContaining("error=throttled") });
+      await new Promise((resolve) => setTimeout(resolve, 3_200));
+      const ok = await signIn("right-password-1");
+      expect(ok.status).toBe(200);
+      expect(ok.headers.getSetCookie().some((c) => c.startsWith("next-auth.session-token="))).toBe(true);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});

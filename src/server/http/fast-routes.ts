@@ -1,4 +1,5 @@
 import { handleHealth, handleReady } from "@/server/health/handlers";
+import { handleBatch, handleCaptureEvents, handleEngage } from "@/server/ingestion/handler";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -10,6 +11,12 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 const FAST_ROUTES: ReadonlyMap<string, FetchHandler> = new Map([
   ["/_health", handleHealth],
   ["/_ready", handleReady],
+  ["/capture", handleCaptureEvents],
+  ["/e", handleCaptureEvents],
+  ["/i/v0/e", handleCaptureEvents],
+  ["/track", handleCaptureEvents],
+  ["/batch", handleBatch],
+  ["/engage", handleEngage],
 ]);
 
 export function matchFastRoute(pathname: string): FetchHandler | undefined {

@@ -26,6 +26,9 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
 function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  // As Next does for its routes: the peer's address goes at the end of X-Forwarded-For.
+  const peer = req.socket.remoteAddress;
+  if (peer) headers.append("x-forwarded-for", peer);
   return headers;
 }
 

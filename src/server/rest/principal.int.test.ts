@@ -115,7 +115,8 @@ describe(`authenticate with a browser session (${testDbKind})`, () => {
 
   it("accepts writes from its own origin and refuses them without or from another origin (CSRF)", async () => {
     await expect(authenticate(db.prisma, sessionRequest("PATCH", { origin: "http://localhost:3000" }))).resolves.toMatchObject({ via: "session" });
-    for (const headers of [{}, { origin: "https://evil.example" }, { referer: "https://evil.example/page" }]) {
+    const foreign: Record<string, string>[] = [{}, { origin: "https://evil.example" }, { referer: "https://evil.example/page" }];
+    for (const headers of foreign) {
       const error = await authenticate(db.prisma, sessionRequest("POST", headers)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe("permission_denied");

@@ -1,0 +1,5 @@
+// `npm start` answers this path on its fast path; this route serves it under `next dev`.
+import { handleBatch } from "@/server/ingestion/handler";
+
+export const dynamic = "force-dynamic";
+export { handleBatch as GET, handleBatch as POST, handleBatch as OPTIONS };

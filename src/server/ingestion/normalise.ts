@@ -1,0 +1,119 @@
+import { v7 as uuidv7, validate as isUuid } from "uuid";
+import { MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, type RawEvent } from "./contract";
+
+/** An event that passed validation, normalised for the pipeline. */
+export interface IngestEvent {
+  uuid: string;
+  event: string;
+  distinctId: string;
+  properties: Record<string, unknown>;
+  timestamp: Date;
+  historicalMigration: boolean;
+}
+
+export interface EventProblem {
+  index: number;
+  detail: string;
+}
+
+const FUTURE_TOLERANCE_MS = 23 * 60 * 60 * 1000;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** distinct_id, else $distinct_id, else properties.distinct_id; numbers become strings. */
+function distinctIdOf(raw: RawEvent, properties: Record<string, unknown>): string | null {
+  for (const candidate of [raw.distinct_id, raw.$distinct_id, properties.distinct_id]) {
+    if (candidate === undefined || candidate === null) continue;
+    if (typeof candidate === "string") return candidate.trim() === "" ? null : candidate;
+    if (typeof candidate === "number" || typeof candidate === "boolean") return String(candidate);
+    return JSON.stringify(candidate);
+  }
+  return null;
+}
+
+function parseDate(value: unknown): Date | null {
+  if (typeof value === "number") return Number.isFinite(value) ? new Date(value) : null;
+  if (typeof value !== "string" || value.trim() === "") return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return null;
+  const year = date.getUTCFullYear();
+  return year >= 0 && year <= 9999 ? date : null;
+}
+
+/**
+ * PostHog's timestamp rules: `offset` (ms before receipt) wins; else a `timestamp` is
+ * corrected for the client's clock skew using `sent_at` (`now + (timestamp - sent_at)`,
+ * unless `$ignore_sent_at`); else now. More than 23 h in the future becomes now.
+ */
+export function eventTimestamp(
+  raw: RawEvent,
+  properties: Record<string, unknown>,
+  sentAt: Date | null,
+  now: Date,
+): Date {
+  let ts: Date | null = null;
+  if (typeof raw.offset === "number" && Number.isFinite(raw.offset)) {
+    ts = new Date(now.getTime() - raw.offset);
+  } else {
+    const given = parseDate(raw.timestamp);
+    if (given && sentAt && !properties.$ignore_sent_at) ts = new Date(now.getTime() + (given.getTime() - sentAt.getTime()));
+    else ts = given;
+  }
+  if (!ts || Number.isNaN(ts.getTime()) || ts.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) return now;
+  return ts;
+}
+
+export interface NormaliseContext {
+  now: Date;
+  sentAt: Date | null;
+  ip: string | null;
+  historicalMigration: boolean;
+  /** What a missing event name means on this path (`/engage/` sends person updates). */
+  defaultEvent: string | null;
+}
+
+/**
+ * Validates one event and brings it into the stored shape, or says why it cannot be
+ * stored. Top-level `$set`/`$set_once` move into properties, as PostHog does.
+ */
+export function normaliseEvent(raw: RawEvent, index: number, context: NormaliseContext): IngestEvent | EventProblem {
+  if (raw.properties !== undefined && raw.properties !== null && !isObject(raw.properties)) {
+    return { index, detail: `Event ${index}: properties must be an object.` };
+  }
+  const properties: Record<string, unknown> = { ...(isObject(raw.properties) ? raw.properties : {}) };
+  const event = raw.event ?? context.defaultEvent;
+  if (typeof event !== "string" || event.trim() === "") {
+    return { index, detail: `Event ${index}: 'event' is required and must be a non-empty string.` };
+  }
+  if (event.length > MAX_EVENT_NAME_LENGTH) {
+    return { index, detail: `Event ${index}: the event name is longer than ${MAX_EVENT_NAME_LENGTH} characters.` };
+  }
+  const distinctId = distinctIdOf(raw, properties);
+  if (distinctId === null) return { index, detail: `Event ${index}: 'distinct_id' is required.` };
+  if (distinctId.length > MAX_DISTINCT_ID_LENGTH) {
+    return { index, detail: `Event ${index}: distinct_id is longer than ${MAX_DISTINCT_ID_LENGTH} characters.` };
+  }
+  if (context.historicalMigration && parseDate(raw.timestamp) === null) {
+    return { index, detail: `Event ${index}: historical migrations need an ISO 8601 'timestamp' on every event.` };
+  }
+  for (const key of ["$set", "$set_once"] as const) {
+    if (isObject(raw[key])) properties[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...raw[key] };
+  }
+  if (properties.$ip === undefined && context.ip) properties.$ip = context.ip;
+  delete properties.token;
+  return {
+    uuid: typeof raw.uuid === "string" && isUuid(raw.uuid) ? raw.uuid.toLowerCase() : uuidv7(),
+    event,
+    distinctId,
+    properties,
+    // Historical imports keep the time they say: no skew correction against sent_at.
+    timestamp: context.historicalMigration
+      ? (parseDate(raw.timestamp) ?? context.now)
+      : eventTimestamp(raw, properties, context.sentAt, context.now),
+    historicalMigration: context.historicalMigration,
+  };
+}
+
+export const isProblem = (value: IngestEvent | EventProblem): value is EventProblem => "detail" in value;

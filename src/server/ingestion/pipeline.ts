@@ -1,0 +1,165 @@
+import type { StoredEventInput } from "@/server/events/store";
+import { propertyUpdateOf } from "@/server/persons/service";
+import { batchBodySchema, rawEventSchema, type RawEvent } from "./contract";
+import type { DecodedRequest } from "./decode";
+import { IngestionError, invalidPayload } from "./errors";
+import { isProblem, normaliseEvent, type EventProblem, type IngestEvent } from "./normalise";
+import type { IngestionServices } from "./services";
+
+/** One step of a project's transformation chain: the event changed, or null to drop it. */
+export type TransformStep = (event: IngestEvent) => IngestEvent | null | Promise<IngestEvent | null>;
+
+/** The ordered transformation steps of a project (empty until transformations exist). */
+export type TransformationsFor = (projectId: number) => Promise<TransformStep[]>;
+export const noTransformations: TransformationsFor = async () => [];
+
+export interface RequestInfo {
+  path: "capture" | "batch" | "engage";
+  ip: string | null;
+  now: Date;
+}
+
+export interface IngestResult {
+  stored: number;
+  /** Events left out, by index, with the reason. */
+  dropped: EventProblem[];
+}
+
+interface Envelope {
+  events: unknown[];
+  token: unknown;
+  sentAt: Date | null;
+  historicalMigration: boolean;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The three body shapes: `{batch: [...]}`, a bare array, or one event. */
+function envelopeOf(decoded: DecodedRequest): Envelope {
+  const { payload } = decoded;
+  const batch = batchBodySchema.safeParse(payload);
+  if (batch.success) {
+    const sentAt = typeof batch.data.sent_at === "string" ? new Date(batch.data.sent_at) : null;
+    return {
+      events: batch.data.batch,
+      token: batch.data.api_key ?? batch.data.token ?? decoded.formToken,
+      sentAt: sentAt && !Number.isNaN(sentAt.getTime()) ? sentAt : decoded.querySentAt,
+      historicalMigration: batch.data.historical_migration === true,
+    };
+  }
+  if (Array.isArray(payload)) return { events: payload, token: decoded.formToken, sentAt: decoded.querySentAt, historicalMigration: false };
+  if (isObject(payload)) {
+    if ("batch" in payload) throw invalidPayload("Malformed request data: 'batch' must be an array of events.");
+    return { events: [payload], token: decoded.formToken, sentAt: decoded.querySentAt, historicalMigration: false };
+  }
+  throw invalidPayload("Malformed request data: expected an event, an array of events or a {batch: [...]} object.");
+}
+
+function tokenOfEvent(event: RawEvent): unknown {
+  const properties = isObject(event.properties) ? event.properties : {};
+  return event.api_key ?? event.token ?? event.$token ?? properties.token;
+}
+
+/** The project key: the body's, else every event's own, which must then agree (PostHog's rule). */
+function projectToken(envelope: Envelope, events: RawEvent[]): string {
+  let token = envelope.token;
+  if (token === undefined || token === null) {
+    const tokens = new Set(events.map(tokenOfEvent).filter((t) => t !== undefined && t !== null));
+    if (tokens.size > 1) throw new IngestionError(401, "invalid_api_key", "The batch was submitted with inconsistent api_key values.");
+    token = [...tokens][0];
+  }
+  if (typeof token !== "string" || token.trim() === "") {
+    throw new IngestionError(401, "missing_api_key", "API key not provided. You can find your project API key in Burrow's project settings.");
+  }
+  const trimmed = token.trim();
+  if (trimmed.startsWith("phx_")) {
+    throw new IngestionError(401, "invalid_api_key", "API key is not valid: this is a personal API key; capture takes the project API key (phc_…).");
+  }
+  return trimmed;
+}
+
+/** Identify, alias, merge and group events change persons and groups; all may set properties. */
+async function applyPersonsAndGroups(services: IngestionServices, projectId: number, event: IngestEvent): Promise<string> {
+  const { persons, groups } = services;
+  const p = event.properties;
+  if (event.event === "$groupidentify" || event.event === "$group_identify") {
+    if (typeof p.$group_type === "string" && p.$group_key !== undefined && p.$group_key !== null) {
+      await groups.identifyGroup(projectId, p.$group_type, String(p.$group_key), isObject(p.$group_set) ? p.$group_set : {});
+    }
+  }
+  let person;
+  if (event.event === "$identify" && typeof p.$anon_distinct_id === "string" && p.$anon_distinct_id !== "") {
+    person = await persons.link(projectId, event.distinctId, p.$anon_distinct_id, { force: false });
+  } else if ((event.event === "$create_alias" || event.event === "$merge_dangerously") && typeof p.alias === "string" && p.alias !== "") {
+    person = await persons.link(projectId, event.distinctId, p.alias, { force: event.event === "$merge_dangerously" });
+  } else {
+    person = await persons.resolve(projectId, event.distinctId);
+  }
+  await persons.updateProperties(person, propertyUpdateOf(p), event.event === "$identify");
+  return person.uuid;
+}
+
+/**
+ * The ingestion pipeline for one request: shape → project → validate and normalise →
+ * transformations → persons and groups → durable write. Resolves only after the events
+ * are committed; the caller acknowledges then.
+ */
+export async function ingestDecoded(
+  services: IngestionServices,
+  decoded: DecodedRequest,
+  info: RequestInfo,
+  transformationsFor: TransformationsFor = noTransformations,
+): Promise<IngestResult> {
+  const envelope = envelopeOf(decoded);
+  if (envelope.events.length === 0) throw invalidPayload("The request holds no event.");
+  const raws: (RawEvent | null)[] = envelope.events.map((e) => {
+    const parsed = rawEventSchema.safeParse(e);
+    return parsed.success ? parsed.data : null;
+  });
+  const token = projectToken(envelope, raws.filter((r): r is RawEvent => r !== null));
+  const project = await services.projects.lookup(token);
+  if (!project) throw new IngestionError(401, "invalid_api_key", "Project API key invalid. You can find your project API key in Burrow's project settings.");
+
+  const context = {
+    now: info.now,
+    sentAt: envelope.sentAt,
+    ip: project.anonymizeIps ? null : info.ip,
+    // Honoured on any batch-shaped body, as PostHog does; never on single events.
+    historicalMigration: envelope.historicalMigration,
+    defaultEvent: info.path === "engage" ? "$identify" : null,
+  };
+  const dropped: EventProblem[] = [];
+  const events: IngestEvent[] = [];
+  raws.forEach((raw, index) => {
+    const result = raw ? normaliseEvent(raw, index, context) : { index, detail: `Event ${index}: must be a JSON object.` };
+    if (isProblem(result)) dropped.push(result);
+    else events.push(result);
+  });
+  if (events.length === 0) throw invalidPayload(dropped.map((d) => d.detail).join(" "));
+
+  const steps = await transformationsFor(project.id);
+  const rows: StoredEventInput[] = [];
+  for (const received of events) {
+    let event: IngestEvent | null = received;
+    for (const step of steps) {
+      event = await step(event);
+      if (!event) break;
+    }
+    if (!event) continue;
+    const personId = await applyPersonsAndGroups(services, project.id, event);
+    rows.push({
+      uuid: event.uuid,
+      projectId: project.id,
+      event: event.event,
+      distinctId: event.distinctId,
+      properties: event.properties,
+      timestamp: event.timestamp,
+      personId,
+      historicalMigration: event.historicalMigration,
+    });
+  }
+  await services.writer.write(rows);
+  return { stored: rows.length, dropped };
+}

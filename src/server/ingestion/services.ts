@@ -1,0 +1,42 @@
+import type { Database } from "@/server/db";
+import { GroupsService } from "@/server/groups/service";
+import { PersonsService } from "@/server/persons/service";
+import { ProjectKeyCache } from "./projects";
+import { EventWriter } from "./writer";
+
+export interface IngestionServices {
+  db: Database;
+  projects: ProjectKeyCache;
+  persons: PersonsService;
+  groups: GroupsService;
+  writer: EventWriter;
+}
+
+// One set per process (modules load twice: Next's bundle and the server), bound to the
+// process's database.
+const KEY = Symbol.for("burrow.ingestionServices");
+type Holder = { [KEY]?: IngestionServices };
+
+export function ingestionServices(db: Database): IngestionServices {
+  const holder = globalThis as Holder;
+  const existing = holder[KEY];
+  if (existing && existing.db === db) return existing;
+  const services = createIngestionServices(db);
+  holder[KEY] = services;
+  return services;
+}
+
+export function createIngestionServices(db: Database): IngestionServices {
+  return {
+    db,
+    projects: new ProjectKeyCache(db.prisma),
+    persons: new PersonsService(db.sql),
+    groups: new GroupsService(db.sql),
+    writer: new EventWriter(db.sql, db.config.kind === "postgres" ? 4 : 1),
+  };
+}
+
+/** Waits for the event writer to finish (graceful shutdown). */
+export async function drainIngestion(): Promise<void> {
+  await (globalThis as Holder)[KEY]?.writer.drain();
+}

@@ -1,0 +1,118 @@
+import type { SqlDriver } from "@/server/db/driver";
+import {
+  addDistinctId,
+  createPerson,
+  findPersonByDistinctId,
+  mergePersons,
+  updatePersonProperties,
+  type PersonRef,
+  type PropertyUpdate,
+} from "./store";
+
+const CACHE_LIMIT = 100_000;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The `$set` / `$set_once` / `$unset` of an event's properties. */
+export function propertyUpdateOf(properties: Record<string, unknown>): PropertyUpdate | null {
+  const set = isObject(properties.$set) ? properties.$set : {};
+  const setOnce = isObject(properties.$set_once) ? properties.$set_once : {};
+  const unset = Array.isArray(properties.$unset) ? properties.$unset.filter((key): key is string => typeof key === "string") : [];
+  if (Object.keys(set).length === 0 && Object.keys(setOnce).length === 0 && unset.length === 0) return null;
+  return { set, setOnce, unset };
+}
+
+/**
+ * Persons as ingestion sees them: which person a distinct id belongs to (created on first
+ * sight), property updates, and PostHog's identify/alias/merge rules. Known distinct ids
+ * are answered from memory, so the common event costs no query; creating a person for a
+ * new id is done once per id even when its first events arrive concurrently.
+ */
+export class PersonsService {
+  private readonly cache = new Map<string, PersonRef>();
+  private readonly creating = new Map<string, Promise<PersonRef>>();
+
+  constructor(private readonly sql: SqlDriver) {}
+
+  private key(projectId: number, distinctId: string) {
+    return `${projectId}\u0000${distinctId}`;
+  }
+
+  private remember(projectId: number, distinctId: string, person: PersonRef) {
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(this.key(projectId, distinctId), person);
+  }
+
+  /** The person of `distinctId`, creating an anonymous one if the id is new. */
+  async resolve(projectId: number, distinctId: string): Promise<PersonRef> {
+    const key = this.key(projectId, distinctId);
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    let pending = this.creating.get(key);
+    if (!pending) {
+      pending = this.lookupOrCreate(projectId, distinctId).finally(() => this.creating.delete(key));
+      this.creating.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async lookupOrCreate(projectId: number, distinctId: string): Promise<PersonRef> {
+    for (;;) {
+      const found = await findPersonByDistinctId(this.sql, projectId, distinctId);
+      const person = found ?? (await createPerson(this.sql, projectId, [distinctId], { isIdentified: false, properties: {} }));
+      if (person) {
+        this.remember(projectId, distinctId, { id: person.id, uuid: person.uuid });
+        return { id: person.id, uuid: person.uuid };
+      }
+      // Another process registered the id meanwhile: look again.
+    }
+  }
+
+  async updateProperties(person: PersonRef, update: PropertyUpdate | null, identify = false): Promise<void> {
+    if (update || identify) await updatePersonProperties(this.sql, person.id, update ?? { set: {}, setOnce: {}, unset: [] }, identify);
+  }
+
+  /**
+   * `$identify`, `$create_alias` and `$merge_dangerously`: `distinctId` and `otherId` end
+   * up on one person. If both already have persons, `otherId`'s is merged into
+   * `distinctId`'s, but only when it was never identified (or `force`), as PostHog does.
+   * Returns the person the event belongs to.
+   */
+  async link(projectId: number, distinctId: string, otherId: string, options: { force: boolean }): Promise<PersonRef> {
+    if (otherId === distinctId) return this.resolve(projectId, distinctId);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const [mine, other] = await Promise.all([
+        findPersonByDistinctId(this.sql, projectId, distinctId),
+        findPersonByDistinctId(this.sql, projectId, otherId),
+      ]);
+      if (!mine && !other) {
+        const created = await createPerson(this.sql, projectId, [distinctId, otherId], { isIdentified: true, properties: {} });
+        if (!created) continue;
+        this.remember(projectId, distinctId, created);
+        this.remember(projectId, otherId, created);
+        return created;
+      }
+      if (mine && !other) {
+        if (!(await addDistinctId(this.sql, projectId, mine.id, otherId))) continue;
+        this.remember(projectId, otherId, mine);
+        return mine;
+      }
+      if (!mine && other) {
+        if (!(await addDistinctId(this.sql, projectId, other.id, distinctId))) continue;
+        this.remember(projectId, distinctId, other);
+        return other;
+      }
+      if (mine!.id === other!.id || (other!.isIdentified && !options.force)) {
+        // Already one person, or PostHog's `cannot_merge_already_identified`: keep both.
+        return mine!;
+      }
+      const target = { id: mine!.id, uuid: mine!.uuid };
+      const moved = await this.sql.transaction((tx) => mergePersons(tx, projectId, target, other!));
+      for (const id of [...moved, otherId]) this.remember(projectId, id, target);
+      return target;
+    }
+    throw new Error(`could not link distinct ids ${distinctId} and ${otherId}: they keep changing`);
+  }
+}
