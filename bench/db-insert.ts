@@ -8,7 +8,6 @@
  * PostgreSQL: TEST_POSTGRES_URL (default postgresql://root@127.0.0.1:5432/postgres) is used
  * to create and drop a throwaway database.
  */
-import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,43 +16,14 @@ import { createTestDatabase } from "@/server/db/testing";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { insertEvents, type StoredEventInput } from "@/server/events/store";
+import { makeEvents, rawInsert, timedInsert } from "./lib/raw-insert";
 
 const { values } = parseArgs({ options: { rows: { type: "string", default: "100000" }, batch: { type: "string", default: "1000" } } });
 const ROWS = Number(values.rows);
 const BATCH = Number(values.batch);
 
-function makeEvents(projectId: number, count: number): StoredEventInput[] {
-  const base = Date.parse("2026-11-01T00:00:00Z");
-  return Array.from({ length: count }, (_, i) => ({
-    uuid: randomUUID(),
-    projectId,
-    event: i % 5 === 0 ? "$identify" : "$pageview",
-    distinctId: `user-${i % 1000}`,
-    properties: { $current_url: `https://example.com/page/${i % 50}`, $browser: "Chrome", $lib: "web", index: i, plan: i % 2 ? "pro" : "free" },
-    timestamp: new Date(base + i * 1000),
-  }));
-}
-
 async function timed(label: string, events: StoredEventInput[], write: (batch: StoredEventInput[]) => Promise<unknown>) {
-  const started = performance.now();
-  for (let i = 0; i < events.length; i += BATCH) await write(events.slice(i, i + BATCH));
-  const seconds = (performance.now() - started) / 1000;
-  return { label, seconds, rate: events.length / seconds };
-}
-
-/** The baseline: one parameterised INSERT … VALUES (…),(…) per batch. */
-function rawInsert(db: Database) {
-  return async (batch: StoredEventInput[]) => {
-    const params: unknown[] = [];
-    const tuples = batch.map((e) => {
-      const n = params.push(e.uuid, e.projectId, e.event, e.distinctId, JSON.stringify(e.properties), e.timestamp.toISOString());
-      return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}::jsonb, $${n}::timestamptz)`;
-    });
-    await db.sql.query(
-      `INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp) VALUES ${tuples.join(", ")}`,
-      params,
-    );
-  };
+  return { label, ...(await timedInsert(events, BATCH, write)) };
 }
 
 function prismaCreateMany(db: Database) {

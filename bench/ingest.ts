@@ -1,0 +1,195 @@
+/**
+ * Ingestion throughput of the real server (`dist/server.mjs`) on each database, with wrk:
+ *   - /batch/ with 100 events a request, 16 connections: events/s, beside the raw
+ *     multi-row INSERT ceiling of the same database measured in the same run;
+ *   - /capture/ with one event a request: requests/s, beside a bare node:http server
+ *     answering the same request;
+ *   - p50/p99 latency of both.
+ *
+ *   npm run bench:ingest [-- --duration 30 --connections 16 --db both|pglite|postgres]
+ *
+ * Needs wrk (apt-get install wrk) and a build (npm run build).
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { bootstrap } from "@/server/accounts/service";
+import { openDatabase, type Database } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { TEST_POSTGRES_ADMIN_URL } from "@/server/db/testing";
+import { makeEvents, rawInsert, timedInsert } from "./lib/raw-insert";
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "30" },
+    connections: { type: "string", default: "16" },
+    db: { type: "string", default: "both" },
+  },
+});
+const DURATION = `${Number(values.duration)}s`;
+const CONNECTIONS = Number(values.connections);
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+interface WrkResult {
+  requestsPerSecond: number;
+  p50: string;
+  p99: string;
+  non2xx: number;
+  errors: string;
+}
+
+function wrk(url: string, body: string, contentType = "application/json"): WrkResult {
+  const script = path.join(os.tmpdir(), `burrow-wrk-${process.pid}.lua`);
+  fs.writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "${contentType}"\n`,
+  );
+  const out = execFileSync("wrk", ["-t1", `-c${CONNECTIONS}`, `-d${DURATION}`, "--latency", "-s", script, url], { encoding: "utf8" });
+  const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
+  return {
+    requestsPerSecond: number(/Requests\/sec:\s+([\d.]+)/),
+    p50: /50%\s+(\S+)/.exec(out)?.[1] ?? "?",
+    p99: /99%\s+(\S+)/.exec(out)?.[1] ?? "?",
+    non2xx: number(/Non-2xx or 3xx responses:\s+(\d+)/) || 0,
+    errors: /Socket errors:.*/.exec(out)?.[0] ?? "none",
+  };
+}
+
+function batchBody(token: string, size: number): string {
+  return JSON.stringify({
+    api_key: token,
+    batch: Array.from({ length: size }, (_, i) => ({
+      event: "$pageview",
+      distinct_id: `bench-user-${i % 20}`,
+      properties: { $current_url: `https://example.com/page/${i}`, $browser: "Chrome", $lib: "posthog-node" },
+      timestamp: new Date().toISOString(),
+    })),
+  });
+}
+
+function captureBody(token: string): string {
+  return JSON.stringify({ api_key: token, event: "$pageview", distinct_id: "bench-user-1", properties: { $current_url: "https://example.com/" } });
+}
+
+async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["dist/server.mjs"], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production", PORT: "0", HOSTNAME: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`server exited (${code}): ${output}`)));
+  });
+  return { url, child };
+}
+
+async function stop(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/** The same request answered by a bare node:http server: what HTTP alone costs here. */
+async function bareNode(body: string): Promise<WrkResult> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"status":1}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  // wrk runs in its own process; the bare server shares this process's core as ours does.
+  const result = await new Promise<WrkResult>((resolve) => setImmediate(() => resolve(wrk(`http://127.0.0.1:${port}/capture/`, body))));
+  server.close();
+  return result;
+}
+
+async function ceiling(db: Database, projectId: number): Promise<number> {
+  const write = rawInsert(db);
+  await write(makeEvents(projectId, 100));
+  return (await timedInsert(makeEvents(projectId, 50_000), 100, write)).rate;
+}
+
+interface Setup {
+  label: string;
+  env: Record<string, string>;
+  open: () => Promise<Database>;
+  cleanup: () => Promise<void>;
+}
+
+function pgliteSetup(): Setup {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-ingest-"));
+  return {
+    label: "embedded PostgreSQL (PGlite, on disk)",
+    env: { DATA_DIR: dataDir },
+    open: () => openDatabase({ kind: "pglite", dataDir }),
+    cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+async function postgresSetup(): Promise<Setup> {
+  const name = `burrow_bench_${process.pid}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
+    await client.connect();
+    await client.query(sql);
+    await client.end();
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(TEST_POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    label: "PostgreSQL server",
+    env: { DATABASE_URL: url.toString(), DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-secret-")) },
+    open: () => openDatabase({ kind: "postgres", url: url.toString() }),
+    cleanup: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+async function run(setup: Setup) {
+  // Set up and measure the ceiling with the database to ourselves, then hand it to the server.
+  let db = await setup.open();
+  await migrate(db.sql);
+  const { project_api_key: token, project_id: projectId } = await bootstrap(db.prisma, { email: "bench@example.com", password: "bench-password" });
+  const insertCeiling = await ceiling(db, projectId);
+  await db.close();
+
+  const bare = await bareNode(captureBody(token));
+  const server = await startServer(setup.env);
+  let batch: WrkResult;
+  let capture: WrkResult;
+  try {
+    batch = wrk(`${server.url}/batch/`, batchBody(token, 100));
+    capture = wrk(`${server.url}/capture/`, captureBody(token));
+  } finally {
+    await stop(server.child);
+  }
+  db = await setup.open();
+  const n = (await db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE distinct_id LIKE 'bench-user-%'"))[0]!.n;
+  await db.close();
+  await setup.cleanup();
+
+  const eventsPerSecond = batch.requestsPerSecond * 100;
+  console.log(`\n${setup.label} (${CONNECTIONS} connections, ${DURATION} each)`);
+  console.log(`  raw INSERT ceiling          ${Math.round(insertCeiling).toString().padStart(8)} rows/s`);
+  console.log(`  /batch/ (100 events)        ${Math.round(eventsPerSecond).toString().padStart(8)} events/s   ${(eventsPerSecond / insertCeiling).toFixed(2)} of ceiling   p50 ${batch.p50}  p99 ${batch.p99}   non-2xx ${batch.non2xx}`);
+  console.log(`  bare node:http              ${Math.round(bare.requestsPerSecond).toString().padStart(8)} req/s      p50 ${bare.p50}  p99 ${bare.p99}`);
+  console.log(`  /capture/ (1 event)         ${Math.round(capture.requestsPerSecond).toString().padStart(8)} req/s      ${(capture.requestsPerSecond / bare.requestsPerSecond).toFixed(2)} of bare    p50 ${capture.p50}  p99 ${capture.p99}   non-2xx ${capture.non2xx}`);
+  console.log(`  events stored               ${n} (every 2xx answered: ${Math.round((batch.requestsPerSecond * 100 + capture.requestsPerSecond) * Number(values.duration))} approx.)`);
+}
+
+if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
+if (values.db === "both" || values.db === "pglite") await run(pgliteSetup());
+if (values.db === "both" || values.db === "postgres") await run(await postgresSetup());
