@@ -13,7 +13,7 @@ import { authSecret } from "@/server/auth/secret";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { drainIngestion } from "@/server/ingestion/services";
-import { serveWithFetchHandler } from "@/server/http/node-adapter";
+import { serveRaw } from "@/server/http/node-adapter";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     const queryAt = req.url?.indexOf("?") ?? -1;
     const pathname = queryAt === -1 ? (req.url ?? "/") : req.url!.slice(0, queryAt);
     const fast = matchFastRoute(pathname);
-    if (fast) void serveWithFetchHandler(fast, req, res, siteUrl);
+    if (fast) void serveRaw(fast, req, res);
     else if (handleWithNext) void handleWithNext(req, res);
     else void prepared.then(() => handleWithNext!(req, res));
   });

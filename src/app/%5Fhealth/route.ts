@@ -1,3 +1,6 @@
 // `npm start` answers /_health on its fast path; this route serves it under `next dev`.
-export { handleHealth as GET } from "@/server/health/handlers";
+import { handleHealth } from "@/server/health/handlers";
+import { asRouteHandler } from "@/server/http/raw";
+
+export const GET = asRouteHandler(handleHealth);
 export const dynamic = "force-dynamic";

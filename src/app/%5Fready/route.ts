@@ -1,3 +1,6 @@
 // `npm start` answers /_ready on its fast path; this route serves it under `next dev`.
-export { handleReady as GET } from "@/server/health/handlers";
+import { handleReady } from "@/server/health/handlers";
+import { asRouteHandler } from "@/server/http/raw";
+
+export const GET = asRouteHandler(handleReady);
 export const dynamic = "force-dynamic";

@@ -1,20 +1,17 @@
 import { getDb } from "@/server/db";
+import { jsonResponse, type RawResponse } from "@/server/http/raw";
 
 const READY_TIMEOUT_MS = 2_000;
 
-const ok = (body: object, status = 200) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
-  });
+const ok = (body: object, status = 200) => jsonResponse(status, body, { "cache-control": "no-store" });
 
 /** `GET /_health`: the process is up. */
-export async function handleHealth(): Promise<Response> {
+export async function handleHealth(): Promise<RawResponse> {
   return ok({ status: "ok" });
 }
 
 /** `GET /_ready`: the database answers, within two seconds. */
-export async function handleReady(): Promise<Response> {
+export async function handleReady(): Promise<RawResponse> {
   try {
     const db = await getDb();
     let timer: NodeJS.Timeout | undefined;

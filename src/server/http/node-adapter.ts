@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
-import type { FetchHandler } from "./fast-routes";
+import type { RawHandler } from "./raw";
 
 /** Requests larger than this are refused before a handler sees them (PostHog accepts 20 MB). */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
+const EMPTY = new Uint8Array();
+
+function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -18,55 +19,48 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
       }
       chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }
 
-function toHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  // As Next does for its routes: the peer's address goes at the end of X-Forwarded-For.
-  const peer = req.socket.remoteAddress;
-  if (peer) headers.append("x-forwarded-for", peer);
-  return headers;
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null) {
+  if (body !== null) headers["content-length"] = String(Buffer.byteLength(body));
+  res.writeHead(status, headers);
+  res.end(body ?? undefined);
 }
 
-/** Serves a node request with a fetch-style handler (the same function Next routes export). */
-export async function serveWithFetchHandler(
-  handler: FetchHandler,
-  req: IncomingMessage,
-  res: ServerResponse,
-  origin: string,
-): Promise<void> {
+/** Serves a node request with a hot-path handler. */
+export async function serveRaw(handler: RawHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const body = hasBody ? await readBody(req) : undefined;
+    const method = req.method ?? "GET";
+    const body = method === "GET" || method === "HEAD" ? EMPTY : await readBody(req);
     if (body === null) {
-      res.writeHead(413, { "content-type": "application/json", connection: "close" });
-      res.end(JSON.stringify({ type: "validation_error", code: "payload_too_large", detail: `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, attr: null }));
+      send(res, 413, { "content-type": "application/json", connection: "close" }, JSON.stringify({
+        type: "validation_error",
+        code: "request_too_large",
+        detail: `Request too large: bodies are limited to ${MAX_BODY_BYTES} bytes.`,
+        attr: null,
+      }));
       return;
     }
-    const request = new Request(new URL(req.url ?? "/", origin), {
-      method: req.method,
-      headers: toHeaders(req),
-      // A Buffer is a Uint8Array; TypeScript's BodyInit only lacks the ArrayBufferLike variant.
-      body: body && body.length > 0 ? (body as Uint8Array<ArrayBuffer>) : undefined,
+    const peer = req.socket.remoteAddress ?? null;
+    const response = await handler({
+      method,
+      url: req.url ?? "/",
+      header(name) {
+        const value = req.headers[name];
+        // As Next does for its routes: the peer's address ends X-Forwarded-For.
+        if (name === "x-forwarded-for") return [value, peer].flat().filter(Boolean).join(", ") || null;
+        return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+      },
+      body,
+      remoteAddress: peer,
     });
-    const response = await handler(request);
-    const headers: Record<string, string | string[]> = {};
-    response.headers.forEach((value, key) => {
-      headers[key] = key === "set-cookie" ? response.headers.getSetCookie() : value;
-    });
-    res.writeHead(response.status, headers);
-    if (!response.body || req.method === "HEAD") {
-      res.end();
-      return;
-    }
-    Readable.fromWeb(response.body as import("node:stream/web").ReadableStream).pipe(res);
+    send(res, response.status, { ...response.headers }, method === "HEAD" ? null : response.body);
   } catch (error) {
     console.error("burrow: fast path failed", error);
-    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-    res.end(JSON.stringify({ type: "server_error", code: "error", detail: "A server error occurred.", attr: null }));
+    if (!res.headersSent) send(res, 500, { "content-type": "application/json" }, JSON.stringify({ type: "server_error", code: "error", detail: "A server error occurred.", attr: null }));
+    else res.end();
   }
 }

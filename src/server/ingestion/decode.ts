@@ -89,7 +89,7 @@ function querySentAt(url: URL): Date | null {
  * `?compression=gzip|gzip-js` or sniffed from the magic bytes (posthog-js sends gzip as
  * text/plain with no hint); `?compression=base64|lz64`; form bodies and GET with `data=`.
  */
-export function decodeRequest(method: string, url: URL, headers: Headers, body: Uint8Array): DecodedRequest {
+export function decodeRequest(method: string, url: URL, headers: { get(name: string): string | null }, body: Uint8Array): DecodedRequest {
   if (body.length > MAX_PAYLOAD_BYTES) throw tooLarge();
   const compression = compressionOf(url);
   const sentAt = querySentAt(url);

@@ -1,28 +1,29 @@
 import { getDb } from "@/server/db";
+import { asRouteHandler, jsonResponse, type RawRequest, type RawResponse } from "@/server/http/raw";
 import { decodeRequest } from "./decode";
 import { IngestionError } from "./errors";
 import { ingestDecoded, type RequestInfo } from "./pipeline";
 import { ingestionServices } from "./services";
 
 /** Browsers send events from any site: mirror the origin and the requested headers. */
-export function corsHeaders(request: Request): Record<string, string> {
-  const origin = request.headers.get("origin");
+export function corsHeaders(request: RawRequest): Record<string, string> {
+  const origin = request.header("origin");
   return {
     "access-control-allow-origin": origin ?? "*",
     ...(origin ? { "access-control-allow-credentials": "true", vary: "Origin" } : {}),
     "access-control-allow-methods": "GET, POST, OPTIONS",
-    "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "*",
+    "access-control-allow-headers": request.header("access-control-request-headers") ?? "*",
     "access-control-max-age": "86400",
   };
 }
 
-function jsonResponse(body: string, status: number, request: Request): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json", ...corsHeaders(request) } });
+function respond(body: string, status: number, request: RawRequest): RawResponse {
+  return jsonResponse(status, body, corsHeaders(request));
 }
 
 /** The client's address: the first X-Forwarded-For entry (the server adds the socket's). */
-export function clientIp(headers: Headers): string | null {
-  const forwarded = headers.get("x-forwarded-for");
+export function clientIp(header: RawRequest["header"]): string | null {
+  const forwarded = header("x-forwarded-for");
   const first = forwarded?.split(",")[0]?.trim();
   return first ? first.replace(/^::ffff:/, "") : null;
 }
@@ -35,31 +36,36 @@ export function clientIp(headers: Headers): string | null {
  * failure is 503 (retry), because nothing was acknowledged.
  */
 export function captureHandler(path: RequestInfo["path"]) {
-  return async function handleCapture(request: Request): Promise<Response> {
-    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: corsHeaders(request) });
+  return async function handleCapture(request: RawRequest): Promise<RawResponse> {
+    if (request.method === "OPTIONS") return { status: 204, headers: corsHeaders(request), body: null };
     if (request.method !== "GET" && request.method !== "POST") {
-      return jsonResponse(JSON.stringify({ type: "invalid_request", code: "method_not_allowed", detail: `Method "${request.method}" not allowed.`, attr: null }), 405, request);
+      return respond(JSON.stringify({ type: "invalid_request", code: "method_not_allowed", detail: `Method "${request.method}" not allowed.`, attr: null }), 405, request);
     }
     const now = new Date();
     try {
-      const url = new URL(request.url);
-      const body = request.method === "POST" ? new Uint8Array(await request.arrayBuffer()) : new Uint8Array();
-      const decoded = decodeRequest(request.method, url, request.headers, body);
+      const url = new URL(request.url, "http://localhost");
+      const decoded = decodeRequest(request.method, url, { get: request.header }, request.body);
       const services = ingestionServices(await getDb());
-      const result = await ingestDecoded(services, decoded, { path, ip: clientIp(request.headers), now });
+      const result = await ingestDecoded(services, decoded, { path, ip: clientIp(request.header), now });
       const errors = result.dropped.map(({ index, detail }) => ({ index, detail }));
-      return jsonResponse(errors.length > 0 ? JSON.stringify({ status: 1, errors }) : '{"status":1}', 200, request);
+      return respond(errors.length > 0 ? JSON.stringify({ status: 1, errors }) : '{"status":1}', 200, request);
     } catch (error) {
       if (error instanceof IngestionError) {
         const type = error.status === 401 ? "authentication_error" : "validation_error";
-        return jsonResponse(JSON.stringify({ type, code: error.code, detail: error.message, attr: null }), error.status, request);
+        return respond(JSON.stringify({ type, code: error.code, detail: error.message, attr: null }), error.status, request);
       }
       console.error("burrow: capture failed", error);
-      return jsonResponse(JSON.stringify({ type: "server_error", code: "transient_error", detail: "Transient error, please retry.", attr: null }), 503, request);
+      return respond(JSON.stringify({ type: "server_error", code: "transient_error", detail: "Transient error, please retry.", attr: null }), 503, request);
     }
   };
 }
 
-export const handleCaptureEvents = captureHandler("capture");
-export const handleBatch = captureHandler("batch");
-export const handleEngage = captureHandler("engage");
+/** For the server's fast path. */
+export const rawCapture = captureHandler("capture");
+export const rawBatch = captureHandler("batch");
+export const rawEngage = captureHandler("engage");
+
+/** The same handlers as fetch-style route handlers (route files under src/app, tests). */
+export const handleCaptureEvents = asRouteHandler(rawCapture);
+export const handleBatch = asRouteHandler(rawBatch);
+export const handleEngage = asRouteHandler(rawEngage);
