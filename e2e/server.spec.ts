@@ -107,11 +107,14 @@ test.describe("the server on the embedded database", () => {
 });
 
 test.describe("start-up refuses bad configuration with one clear line", () => {
+  const notADirectory = path.join(tempDataDir(), "a-file");
+  fs.writeFileSync(notADirectory, "");
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ["a malformed DATABASE_URL", { DATABASE_URL: "mysql://root@localhost/x" }, /^burrow: DATABASE_URL is not a PostgreSQL URL/],
     ["an unreachable PostgreSQL server", { DATABASE_URL: "postgresql://root@127.0.0.1:1/burrow" }, /^burrow: Cannot reach PostgreSQL at 127\.0\.0\.1:1/],
     ["a database that does not exist", { DATABASE_URL: "postgresql://root@127.0.0.1:5432/burrow_missing_db" }, /^burrow: DATABASE_URL names database burrow_missing_db, which does not exist/],
-    ["an unwritable DATA_DIR", { DATA_DIR: "/proc/burrow-cannot-write" }, /^burrow: DATA_DIR \/proc\/burrow-cannot-write cannot be written/],
+    // A path under a regular file: even root cannot create it.
+    ["an unwritable DATA_DIR", { DATA_DIR: `${notADirectory}/data` }, /^burrow: DATA_DIR .*\/data cannot be written/],
     ["an invalid PORT", { PORT: "http" }, /^burrow: PORT is invalid/],
   ];
   for (const [what, env, message] of cases) {

@@ -9,6 +9,8 @@ const variants = {
     "border border-gray-300 bg-white text-gray-800 shadow-sm hover:bg-gray-50 active:bg-gray-100 disabled:text-gray-400",
   ghost: "text-gray-700 hover:bg-gray-100 active:bg-gray-200 disabled:text-gray-400",
   danger: "bg-red-600 text-white shadow-sm hover:bg-red-700 active:bg-red-800 disabled:bg-red-600/60",
+  /** For dark surfaces (code blocks). */
+  inverse: "text-gray-200 hover:bg-gray-800 hover:text-white active:bg-gray-700 disabled:text-gray-500",
 } as const;
 
 const sizes = {

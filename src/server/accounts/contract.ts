@@ -10,7 +10,7 @@ export const passwordSchema = z
   .string()
   .min(8, "Passwords have at least 8 characters.")
   .max(256, "Passwords have at most 256 characters.");
-const nameSchema = z.string().trim().min(1).max(200);
+const nameSchema = z.string().trim().min(1, "Enter a name.").max(200, "Names have at most 200 characters.");
 
 export const bootstrapInput = z.object({
   email: emailSchema,

@@ -97,7 +97,9 @@ export async function createInvite(prisma: PrismaClient, organizationId: string,
   return { token, invite };
 }
 
-export async function listOpenInvites(prisma: PrismaClient, organizationId: string) {
+/** Open invites name the invitees' e-mail addresses: admins only. */
+export async function listOpenInvites(prisma: PrismaClient, organizationId: string, userId: number) {
+  await requireAdmin(prisma, organizationId, userId);
   return prisma.organizationInvite.findMany({
     where: { organizationId, acceptedAt: null, expiresAt: { gt: new Date() } },
     orderBy: { createdAt: "desc" },

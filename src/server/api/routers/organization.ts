@@ -8,7 +8,7 @@ import { createTRPCRouter, projectProcedure } from "../trpc";
 export const organizationRouter = createTRPCRouter({
   members: projectProcedure.query(({ ctx }) => listMembers(ctx.db.prisma, ctx.project.organizationId)),
 
-  invites: projectProcedure.query(({ ctx }) => listOpenInvites(ctx.db.prisma, ctx.project.organizationId)),
+  invites: projectProcedure.query(({ ctx }) => listOpenInvites(ctx.db.prisma, ctx.project.organizationId, ctx.user.id)),
 
   /** The invite link is in this answer only; the token is stored hashed. */
   invite: projectProcedure.input(createInviteInput).mutation(async ({ ctx, input }) => {

@@ -1,0 +1,5 @@
+/** The signed-in app's main navigation. */
+export const NAV_LINKS = [
+  { href: "/", label: "Home", match: (path: string) => path === "/" },
+  { href: "/settings/project", label: "Settings", match: (path: string) => path.startsWith("/settings") },
+] as const;

@@ -1,0 +1,109 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { signOut } from "next-auth/react";
+import { useState } from "react";
+import { Logo, LogoMark } from "@/components/logo";
+import { Button, cn } from "@/components/ui";
+import { NAV_LINKS } from "./nav-links";
+import { ProjectSwitcher } from "./project-switcher";
+import { UserMenu } from "./user-menu";
+
+export function TopBar({ user }: { user: { email: string; firstName: string } }) {
+  const pathname = usePathname();
+  // The mobile menu is open for the page it was opened on: navigating closes it.
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null);
+  const menuOpen = menuOpenOn === pathname;
+
+  return (
+    <header className="sticky top-0 z-30 border-b border-gray-200 bg-white" data-testid="top-bar">
+      <div className="mx-auto flex h-14 w-full max-w-6xl items-center gap-1.5 px-3 sm:gap-3 sm:px-6">
+        <Link href="/" aria-label="Burrow home" className="shrink-0 rounded-control p-1">
+          <LogoMark className="size-7 md:hidden" />
+          <span className="hidden md:inline-flex">
+            <Logo />
+          </span>
+        </Link>
+        <span aria-hidden="true" className="hidden text-lg font-light text-gray-300 md:block">
+          /
+        </span>
+        <ProjectSwitcher className="min-w-0" />
+        <nav aria-label="Main" className="ml-3 hidden items-center gap-1 md:flex">
+          {NAV_LINKS.map((link) => {
+            const active = link.match(pathname);
+            return (
+              <Link
+                key={link.href}
+                href={link.href}
+                aria-current={active ? "page" : undefined}
+                data-testid={`nav-${link.label.toLowerCase()}`}
+                className={cn(
+                  "rounded-control px-3 py-1.5 text-sm font-medium",
+                  active ? "bg-gray-100 text-gray-900" : "text-gray-600 hover:bg-gray-50 hover:text-gray-900",
+                )}
+              >
+                {link.label}
+              </Link>
+            );
+          })}
+        </nav>
+        <div className="ml-auto hidden md:block">
+          <UserMenu user={user} />
+        </div>
+        <button
+          type="button"
+          className="ml-auto inline-flex size-10 shrink-0 items-center justify-center rounded-control text-gray-700 hover:bg-gray-100 md:hidden"
+          aria-expanded={menuOpen}
+          aria-controls="mobile-menu"
+          aria-label="Menu"
+          data-testid="mobile-menu-button"
+          onClick={() => setMenuOpenOn(menuOpen ? null : pathname)}
+        >
+          <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" className="size-5">
+            {menuOpen ? <path d="M5 5l10 10M15 5 5 15" /> : <path d="M3 6h14M3 10h14M3 14h14" />}
+          </svg>
+        </button>
+      </div>
+      <div
+        id="mobile-menu"
+        hidden={!menuOpen}
+        className="border-t border-gray-200 bg-white md:hidden"
+        data-testid="mobile-menu"
+        onKeyDown={(event) => {
+          if (event.key === "Escape") setMenuOpenOn(null);
+        }}
+      >
+        <nav aria-label="Main" className="flex flex-col px-3 py-2">
+          {NAV_LINKS.map((link) => {
+            const active = link.match(pathname);
+            return (
+              <Link
+                key={link.href}
+                href={link.href}
+                aria-current={active ? "page" : undefined}
+                className={cn(
+                  "rounded-control px-3 py-2.5 text-base font-medium",
+                  active ? "bg-gray-100 text-gray-900" : "text-gray-700 hover:bg-gray-50",
+                )}
+              >
+                {link.label}
+              </Link>
+            );
+          })}
+        </nav>
+        <div className="flex items-center justify-between gap-3 border-t border-gray-200 px-6 py-3">
+          <div className="min-w-0 text-sm">
+            <p className="text-gray-500">Signed in as</p>
+            <p className="truncate font-medium text-gray-900" data-testid="mobile-user-email">
+              {user.email}
+            </p>
+          </div>
+          <Button variant="secondary" size="sm" onClick={() => void signOut({ callbackUrl: "/login" })} data-testid="mobile-sign-out">
+            Sign out
+          </Button>
+        </div>
+      </div>
+    </header>
+  );
+}

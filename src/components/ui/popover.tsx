@@ -1,0 +1,115 @@
+"use client";
+
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { cn } from "./cn";
+
+export interface PopoverProps {
+  /** The trigger's content; it is a <button> with aria-expanded. */
+  button: ReactNode;
+  /** Accessible name of the trigger when its content is not enough. */
+  buttonLabel?: string;
+  buttonClassName?: string;
+  buttonTestId?: string;
+  /** The panel's content; `close` hides it (and gives focus back to the trigger). */
+  children: (close: () => void) => ReactNode;
+  align?: "start" | "end";
+  panelClassName?: string;
+  panelTestId?: string;
+  className?: string;
+}
+
+/**
+ * A disclosure: a button that shows a panel of links and buttons below it. Escape, a click
+ * outside or tabbing away closes it; arrow keys move between the panel's items.
+ */
+export function Popover({
+  button,
+  buttonLabel,
+  buttonClassName,
+  buttonTestId,
+  children,
+  align = "start",
+  panelClassName,
+  panelTestId,
+  className,
+}: PopoverProps) {
+  const [open, setOpen] = useState(false);
+  const rootRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const panelId = useId();
+
+  const close = useCallback((returnFocus = true) => {
+    setOpen(false);
+    if (returnFocus) buttonRef.current?.focus();
+  }, []);
+
+  useEffect(() => {
+    if (!open) return;
+    const onPointerDown = (event: PointerEvent) => {
+      if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
+    };
+    const onKeyDown = (event: globalThis.KeyboardEvent) => {
+      if (event.key === "Escape") close();
+    };
+    document.addEventListener("pointerdown", onPointerDown);
+    document.addEventListener("keydown", onKeyDown);
+    return () => {
+      document.removeEventListener("pointerdown", onPointerDown);
+      document.removeEventListener("keydown", onKeyDown);
+    };
+  }, [open, close]);
+
+  function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
+    if (!["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
+    const panel = rootRef.current?.querySelector<HTMLElement>(`[id="${CSS.escape(panelId)}"]`);
+    const items = Array.from(panel?.querySelectorAll<HTMLElement>("a[href], button:not([disabled])") ?? []);
+    if (items.length === 0) return;
+    event.preventDefault();
+    const at = items.indexOf(document.activeElement as HTMLElement);
+    const next =
+      event.key === "Home" ? 0 : event.key === "End" ? items.length - 1 : event.key === "ArrowDown" ? (at + 1) % items.length : (at - 1 + items.length) % items.length;
+    items[next]?.focus();
+  }
+
+  return (
+    <div
+      ref={rootRef}
+      className={cn("relative", className)}
+      onKeyDown={moveFocus}
+      onBlur={(event) => {
+        // Tabbing out of the trigger and panel closes it (a click outside is handled above).
+        const next = event.relatedTarget as Node | null;
+        if (open && next && !rootRef.current?.contains(next)) setOpen(false);
+      }}
+    >
+      <button
+        ref={buttonRef}
+        type="button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        aria-label={buttonLabel}
+        data-testid={buttonTestId}
+        onClick={() => setOpen((value) => !value)}
+        className={buttonClassName}
+      >
+        {button}
+      </button>
+      <div
+        id={panelId}
+        hidden={!open}
+        data-testid={panelTestId}
+        className={cn(
+          "absolute top-full z-40 mt-2 min-w-56 rounded-card border border-gray-200 bg-white py-1.5 shadow-lg",
+          align === "end" ? "right-0" : "left-0",
+          panelClassName,
+        )}
+      >
+        {open && children(() => close())}
+      </div>
+    </div>
+  );
+}
+
+/** An item of a Popover's panel: full-width, left-aligned. */
+export const popoverItemClasses =
+  "flex w-full items-center gap-2 px-3.5 py-2 text-left text-sm text-gray-800 hover:bg-gray-50 focus-visible:bg-gray-50 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-brand-600";
