@@ -16,11 +16,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { bootstrap } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { TEST_POSTGRES_ADMIN_URL } from "@/server/db/testing";
+import { createEmptyPostgresDatabase } from "@/server/db/testing";
 import { makeEvents, rawInsert, timedInsert } from "./lib/raw-insert";
 
 const { values } = parseArgs({
@@ -140,21 +139,12 @@ function pgliteSetup(): Setup {
 }
 
 async function postgresSetup(): Promise<Setup> {
-  const name = `burrow_bench_${process.pid}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
-    await client.connect();
-    await client.query(sql);
-    await client.end();
-  };
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(TEST_POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
+  const database = await createEmptyPostgresDatabase();
   return {
     label: "PostgreSQL server",
-    env: { DATABASE_URL: url.toString(), DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-secret-")) },
-    open: () => openDatabase({ kind: "postgres", url: url.toString() }),
-    cleanup: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+    env: { DATABASE_URL: database.url, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-secret-")) },
+    open: () => openDatabase({ kind: "postgres", url: database.url }),
+    cleanup: database.drop,
   };
 }
 

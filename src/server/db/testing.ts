@@ -23,23 +23,14 @@ export async function createTestDatabase(
     if (migrated) await migrate(db.sql);
     return db;
   }
-  const name = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(TEST_POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ kind: "postgres", url: url.toString() });
+  const database = await createEmptyPostgresDatabase();
+  const db = await openDatabase({ kind: "postgres", url: database.url });
   if (migrated) await migrate(db.sql);
   return {
     ...db,
     async close() {
       await db.close();
-      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.end();
+      await database.drop();
     },
   };
 }
@@ -50,19 +41,17 @@ export async function createTestDatabase(
  */
 export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(TEST_POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }

@@ -66,8 +66,9 @@ interface RouteOptions {
 }
 
 /**
- * A management route that needs a signed-in user but no project (`/api/users/@me/`).
- * Authentication (key or session), rate limit and error mapping as every route has them.
+ * A management route that needs a signed-in user but no project (`/api/users/@me/`):
+ * authenticates (key or session), rate-limits, runs `handler`, and maps what it returns or
+ * throws to a response (an object as JSON, null as 204, errors as PostHog's body).
  */
 export function userRoute<Params = Record<string, never>>(
   handler: (context: UserContext<Params>) => Promise<Response | object | null>,
@@ -86,33 +87,24 @@ export function userRoute<Params = Record<string, never>>(
 }
 
 /**
- * A management route under `/api/(projects|environments)/:project_id/…`: authenticates,
- * rate-limits, checks the scope (`<object>:read` for GET/HEAD, `<object>:write` otherwise),
- * resolves `project_id` (a number or `@current`) to a project the caller may use, then
- * runs `handler`. A returned object is sent as JSON, null as 204.
+ * A management route under `/api/(projects|environments)/:project_id/…`: as `userRoute`,
+ * and before `handler` runs, checks the scope (`<object>:read` for GET/HEAD,
+ * `<object>:write` otherwise) and resolves `project_id` (a number or `@current`) to a
+ * project the caller may use.
  */
 export function projectRoute<Params extends { project_id: string }>(
   scope: ScopeObject,
   handler: (context: ProjectContext<Params>) => Promise<Response | object | null>,
   options: RouteOptions = {},
 ) {
-  return async (request: Request, route: RouteContext<Params>): Promise<Response> => {
-    try {
-      const db = await getDb();
-      const principal = await authenticate(db.prisma, request);
-      checkApiRateLimit(principal);
-      const needed = `${scope}:${READ_METHODS.has(request.method) ? "read" : "write"}` as const;
-      if (!hasScope(principal.scopes, needed)) {
-        throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
-      }
-      const params = await route.params;
-      const project = await resolveProject(db.prisma, principal, params.project_id);
-      const context = { ...contextFor(request, params, db, principal), project };
-      return respond(await handler(context), options.status ?? 200);
-    } catch (error) {
-      return toErrorResponse(error);
+  return userRoute<Params>(async (context) => {
+    const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
+    if (!hasScope(context.principal.scopes, needed)) {
+      throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
     }
-  };
+    const project = await resolveProject(context.db.prisma, context.principal, context.params.project_id);
+    return handler({ ...context, project });
+  }, options);
 }
 
 /** For the methods a resource does not have: 405 with PostHog's error body. */
