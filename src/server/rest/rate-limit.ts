@@ -10,10 +10,12 @@ export function apiRateLimitPerMinute(env: NodeJS.ProcessEnv = process.env): num
 
 const KEY = Symbol.for("burrow.apiRateLimit");
 
+/** The process's buckets (one, although modules load twice), remade if the limit changes. */
 function buckets(): TokenBuckets {
-  const holder = globalThis as { [KEY]?: TokenBuckets };
+  const holder = globalThis as { [KEY]?: { perMinute: number; buckets: TokenBuckets } };
   const perMinute = apiRateLimitPerMinute();
-  return (holder[KEY] ??= new TokenBuckets(perMinute, perMinute));
+  if (holder[KEY]?.perMinute !== perMinute) holder[KEY] = { perMinute, buckets: new TokenBuckets(perMinute, perMinute) };
+  return holder[KEY].buckets;
 }
 
 /** Throws a 429 (`throttled`, with the seconds to wait) when the caller is over its limit. */
