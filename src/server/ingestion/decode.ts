@@ -28,8 +28,16 @@ function fromBase64(text: string): string {
 }
 
 function fromLz64(text: string): string {
-  const out = LZString.decompressFromBase64(text.trim().replace(/ /g, "+"));
+  let out: string | null;
+  try {
+    // lz-string throws a TypeError on some malformed input instead of returning null.
+    out = LZString.decompressFromBase64(text.trim().replace(/ /g, "+"));
+  } catch {
+    out = null;
+  }
   if (!out) throw invalidPayload("Malformed request data: the body is not valid lz64.");
+  // lz64 expands quadratically at worst: hold it to the same limit as gzip.
+  if (out.length > MAX_PAYLOAD_BYTES) throw tooLarge();
   return out;
 }
 

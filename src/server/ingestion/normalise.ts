@@ -18,6 +18,33 @@ export interface EventProblem {
 
 const FUTURE_TOLERANCE_MS = 23 * 60 * 60 * 1000;
 
+/** Deepest accepted nesting of an event's properties (deeper JSON overflows JSON.stringify). */
+export const MAX_PROPERTY_DEPTH = 1000;
+
+class TooDeep extends Error {}
+
+const UNSTORABLE = /[\u0000\ud800-\udfff]/;
+const NUL_OR_LONE_SURROGATE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Text PostgreSQL can store: NUL and lone surrogates become U+FFFD, as PostHog does. */
+function storableText(text: string): string {
+  return UNSTORABLE.test(text) ? text.replace(NUL_OR_LONE_SURROGATE, "\ufffd") : text;
+}
+
+/** A copy of a JSON value with storable text throughout; throws TooDeep past MAX_PROPERTY_DEPTH. */
+function storableJson(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return storableText(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (depth >= MAX_PROPERTY_DEPTH) throw new TooDeep();
+  if (Array.isArray(value)) return value.map((item) => storableJson(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // defineProperty: a "__proto__" key from JSON.parse stays an ordinary property.
+    Object.defineProperty(out, storableText(key), { value: storableJson(item, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -28,18 +55,27 @@ function distinctIdOf(raw: RawEvent, properties: Record<string, unknown>): strin
     if (candidate === undefined || candidate === null) continue;
     if (typeof candidate === "string") return candidate.trim() === "" ? null : candidate;
     if (typeof candidate === "number" || typeof candidate === "boolean") return String(candidate);
-    return JSON.stringify(candidate);
+    try {
+      return JSON.stringify(candidate);
+    } catch {
+      return null; // nested too deeply to stringify
+    }
   }
   return null;
 }
 
-function parseDate(value: unknown): Date | null {
-  if (typeof value === "number") return Number.isFinite(value) ? new Date(value) : null;
-  if (typeof value !== "string" || value.trim() === "") return null;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return null;
+/** A date the database can store: years 1–9999 (PostgreSQL has no year 0; `toISOString` writes others as ±YYYYYY). */
+function isStorable(date: Date): boolean {
   const year = date.getUTCFullYear();
-  return year >= 0 && year <= 9999 ? date : null;
+  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999;
+}
+
+function parseDate(value: unknown): Date | null {
+  let date: Date;
+  if (typeof value === "number") date = new Date(value);
+  else if (typeof value === "string" && value.trim() !== "") date = new Date(value);
+  else return null;
+  return isStorable(date) ? date : null;
 }
 
 /**
@@ -61,7 +97,7 @@ export function eventTimestamp(
     if (given && sentAt && !properties.$ignore_sent_at) ts = new Date(now.getTime() + (given.getTime() - sentAt.getTime()));
     else ts = given;
   }
-  if (!ts || Number.isNaN(ts.getTime()) || ts.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) return now;
+  if (!ts || !isStorable(ts) || ts.getTime() > now.getTime() + FUTURE_TOLERANCE_MS) return now;
   return ts;
 }
 
@@ -82,15 +118,17 @@ export function normaliseEvent(raw: RawEvent, index: number, context: NormaliseC
   if (raw.properties !== undefined && raw.properties !== null && !isObject(raw.properties)) {
     return { index, detail: `Event ${index}: properties must be an object.` };
   }
-  const properties: Record<string, unknown> = { ...(isObject(raw.properties) ? raw.properties : {}) };
-  const event = raw.event ?? context.defaultEvent;
-  if (typeof event !== "string" || event.trim() === "") {
+  let properties: Record<string, unknown> = { ...(isObject(raw.properties) ? raw.properties : {}) };
+  const name = raw.event ?? context.defaultEvent;
+  if (typeof name !== "string" || name.trim() === "") {
     return { index, detail: `Event ${index}: 'event' is required and must be a non-empty string.` };
   }
+  const event = storableText(name);
   if (event.length > MAX_EVENT_NAME_LENGTH) {
     return { index, detail: `Event ${index}: the event name is longer than ${MAX_EVENT_NAME_LENGTH} characters.` };
   }
-  const distinctId = distinctIdOf(raw, properties);
+  const given = distinctIdOf(raw, properties);
+  const distinctId = given === null ? null : storableText(given);
   if (distinctId === null) return { index, detail: `Event ${index}: 'distinct_id' is required.` };
   if (distinctId.length > MAX_DISTINCT_ID_LENGTH) {
     return { index, detail: `Event ${index}: distinct_id is longer than ${MAX_DISTINCT_ID_LENGTH} characters.` };
@@ -103,6 +141,12 @@ export function normaliseEvent(raw: RawEvent, index: number, context: NormaliseC
   }
   if (properties.$ip === undefined && context.ip) properties.$ip = context.ip;
   delete properties.token;
+  try {
+    properties = storableJson(properties, 0) as Record<string, unknown>;
+  } catch (error) {
+    if (!(error instanceof TooDeep)) throw error;
+    return { index, detail: `Event ${index}: properties are nested more than ${MAX_PROPERTY_DEPTH} levels deep.` };
+  }
   return {
     uuid: typeof raw.uuid === "string" && isUuid(raw.uuid) ? raw.uuid.toLowerCase() : uuidv7(),
     event,

@@ -74,6 +74,10 @@ function projectToken(envelope: Envelope, events: RawEvent[]): string {
     throw new IngestionError(401, "missing_api_key", "API key not provided. You can find your project API key in Burrow's project settings.");
   }
   const trimmed = token.trim();
+  // PostHog's other token checks; they also keep text the database rejects (NUL) out of the lookup.
+  if (trimmed.length > 64) throw new IngestionError(401, "invalid_api_key", "API key is not valid: it is longer than 64 characters.");
+  if (trimmed.includes("\u0000")) throw new IngestionError(401, "invalid_api_key", "API key is not valid: it contains a NUL character.");
+  if (!/^[\x00-\x7f]*$/.test(trimmed)) throw new IngestionError(401, "invalid_api_key", "API key is not valid: it is not ASCII.");
   if (trimmed.startsWith("phx_")) {
     throw new IngestionError(401, "invalid_api_key", "API key is not valid: this is a personal API key; capture takes the project API key (phc_…).");
   }
@@ -86,7 +90,8 @@ async function applyPersonsAndGroups(services: IngestionServices, projectId: num
   const p = event.properties;
   if (event.event === "$groupidentify" || event.event === "$group_identify") {
     if (typeof p.$group_type === "string" && p.$group_key !== undefined && p.$group_key !== null) {
-      await groups.identifyGroup(projectId, p.$group_type, String(p.$group_key), isObject(p.$group_set) ? p.$group_set : {});
+      const key = typeof p.$group_key === "string" ? p.$group_key : JSON.stringify(p.$group_key);
+      await groups.identifyGroup(projectId, p.$group_type, key, isObject(p.$group_set) ? p.$group_set : {});
     }
   }
   let person;
@@ -148,6 +153,8 @@ export async function ingestDecoded(
       if (!event) break;
     }
     if (!event) continue;
+    // PostHog drops even a client-sent $ip for projects that anonymise IPs (after transformations).
+    if (project.anonymizeIps) delete event.properties.$ip;
     const personId = await applyPersonsAndGroups(services, project.id, event);
     rows.push({
       uuid: event.uuid,
@@ -160,6 +167,9 @@ export async function ingestDecoded(
       historicalMigration: event.historicalMigration,
     });
   }
+  // A merge later in this batch (or in a concurrent request) may have removed a person that
+  // earlier rows were resolved to: write them with the surviving person.
+  for (const row of rows) row.personId = services.persons.currentUuid(row.personId!);
   await services.writer.write(rows);
   return { stored: rows.length, dropped };
 }

@@ -25,12 +25,26 @@ export class EventWriter {
     private readonly maxInFlight = 1,
   ) {}
 
+  /** Writes handed over and not yet committed or failed. */
+  private readonly unsettled = new Set<Promise<void>>();
+
   write(events: StoredEventInput[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+    const done = new Promise<void>((resolve, reject) => {
       this.waiting.push({ events, resolve, reject });
       this.schedule();
     });
+    const tracked: Promise<void> = done.then(
+      () => void this.unsettled.delete(tracked),
+      () => void this.unsettled.delete(tracked),
+    );
+    this.unsettled.add(tracked);
+    return done;
+  }
+
+  /** Resolves once every write handed over before this call has settled (later ones are not waited for). */
+  settled(): Promise<void> {
+    return Promise.all([...this.unsettled]).then(() => undefined);
   }
 
   private schedule() {
@@ -51,7 +65,19 @@ export class EventWriter {
       await insertEvents(this.sql, batch.flatMap((w) => w.events));
       for (const w of batch) w.resolve();
     } catch (error) {
-      for (const w of batch) w.reject(error);
+      if (batch.length === 1) batch[0]!.reject(error);
+      else {
+        // One request's bad rows must not fail the others that shared the insert: retry
+        // each request on its own, so only the culprit gets the error.
+        for (const w of batch) {
+          try {
+            await insertEvents(this.sql, w.events);
+            w.resolve();
+          } catch (own) {
+            w.reject(own);
+          }
+        }
+      }
     } finally {
       this.inFlight--;
       if (this.waiting.length > 0) this.schedule();

@@ -15,6 +15,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+// PostHog's list of distinct ids it never merges on (clients that send a placeholder).
+const ILLEGAL_IDS_ANY_CASE = new Set(["anonymous", "guest", "distinctid", "distinct_id", "id", "not_authenticated", "email", "undefined", "true", "false"]);
+const ILLEGAL_IDS = new Set(["[object Object]", "NaN", "None", "none", "null", "0"]);
+
+export function isIllegalDistinctId(id: string): boolean {
+  const trimmed = id.trim();
+  return trimmed === "" || ILLEGAL_IDS.has(trimmed) || ILLEGAL_IDS_ANY_CASE.has(trimmed.toLowerCase());
+}
+
 /** The `$set` / `$set_once` / `$unset` of an event's properties. */
 export function propertyUpdateOf(properties: Record<string, unknown>): PropertyUpdate | null {
   const set = isObject(properties.$set) ? properties.$set : {};
@@ -33,8 +42,17 @@ export function propertyUpdateOf(properties: Record<string, unknown>): PropertyU
 export class PersonsService {
   private readonly cache = new Map<string, PersonRef>();
   private readonly creating = new Map<string, Promise<PersonRef>>();
+  /** Persons merged away (uuid → the uuid they were merged into), for rows not yet written. */
+  private readonly mergedInto = new Map<string, string>();
 
-  constructor(private readonly sql: SqlDriver) {}
+  constructor(
+    private readonly sql: SqlDriver,
+    /**
+     * Called after a merge committed, before the merging event goes on: ingestion waits
+     * there for event writes already under way and gives their rows the surviving person.
+     */
+    private readonly afterMerge?: (projectId: number, sourceUuid: string, targetUuid: string) => Promise<void>,
+  ) {}
 
   private key(projectId: number, distinctId: string) {
     return `${projectId}\u0000${distinctId}`;
@@ -70,6 +88,20 @@ export class PersonsService {
     }
   }
 
+  /**
+   * The person a resolved person uuid stands for now: events resolved before a merge (earlier
+   * in the same batch, say) but written after it must carry the surviving person.
+   */
+  currentUuid(uuid: string): string {
+    let current = uuid;
+    for (let hops = 0; hops < 100; hops++) {
+      const next = this.mergedInto.get(current);
+      if (next === undefined) return current;
+      current = next;
+    }
+    return current;
+  }
+
   async updateProperties(person: PersonRef, update: PropertyUpdate | null, identify = false): Promise<void> {
     if (update || identify) await updatePersonProperties(this.sql, person.id, update ?? { set: {}, setOnce: {}, unset: [] }, identify);
   }
@@ -81,7 +113,10 @@ export class PersonsService {
    * Returns the person the event belongs to.
    */
   async link(projectId: number, distinctId: string, otherId: string, options: { force: boolean }): Promise<PersonRef> {
-    if (otherId === distinctId) return this.resolve(projectId, distinctId);
+    // Placeholder ids many clients send by mistake would merge every user into one person.
+    if (otherId === distinctId || isIllegalDistinctId(otherId) || isIllegalDistinctId(distinctId)) {
+      return this.resolve(projectId, distinctId);
+    }
     for (let attempt = 0; attempt < 5; attempt++) {
       const [mine, other] = await Promise.all([
         findPersonByDistinctId(this.sql, projectId, distinctId),
@@ -111,6 +146,9 @@ export class PersonsService {
       const target = { id: mine!.id, uuid: mine!.uuid };
       const moved = await this.sql.transaction((tx) => mergePersons(tx, projectId, target, other!));
       for (const id of [...moved, otherId]) this.remember(projectId, id, target);
+      if (this.mergedInto.size >= CACHE_LIMIT) this.mergedInto.clear();
+      this.mergedInto.set(other!.uuid, target.uuid);
+      await this.afterMerge?.(projectId, other!.uuid, target.uuid);
       return target;
     }
     throw new Error(`could not link distinct ids ${distinctId} and ${otherId}: they keep changing`);

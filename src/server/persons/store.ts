@@ -105,7 +105,12 @@ export async function mergePersons(tx: SqlExecutor, projectId: number, target: P
      ON CONFLICT (project_id, person_id, feature_flag_key) DO NOTHING`,
     [target.id, source.id],
   );
-  await tx.query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [target.uuid, source.uuid, projectId]);
+  await reassignEvents(tx, projectId, source.uuid, target.uuid);
   await tx.query(`DELETE FROM persons WHERE id = $1`, [source.id]);
   return moved.map((row) => row.distinct_id);
+}
+
+/** Stored events of one person given to another (a merge). */
+export async function reassignEvents(sql: SqlExecutor, projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
+  await sql.query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
 }

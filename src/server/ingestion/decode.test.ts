@@ -1,0 +1,321 @@
+/**
+ * decodeRequest: every encoding the PostHog SDKs send becomes one JSON value, and every
+ * malformed body becomes an IngestionError (400/413) with a clear detail, never a crash.
+ */
+import { gzipSync } from "node:zlib";
+import LZString from "lz-string";
+import { describe, expect, it } from "vitest";
+import { decodeRequest, MAX_PAYLOAD_BYTES } from "./decode";
+import { IngestionError } from "./errors";
+
+const EVENT = { event: "$pageview", distinct_id: "user-1", properties: { token: "phc_x", $current_url: "https://a.example/ü?q=1+2" } };
+const BATCH = { api_key: "phc_x", batch: [EVENT, { ...EVENT, event: "second" }], sent_at: "2025-01-01T00:00:00.000Z" };
+
+const enc = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64");
+
+function post(path: string, body: Uint8Array | string, headers: Record<string, string> = {}) {
+  return decodeRequest("POST", new URL(path, "http://burrow.test"), new Headers(headers), typeof body === "string" ? enc(body) : body);
+}
+function get(path: string) {
+  return decodeRequest("GET", new URL(path, "http://burrow.test"), new Headers(), new Uint8Array());
+}
+
+function errorOf(fn: () => unknown): IngestionError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(IngestionError);
+    return error as IngestionError;
+  }
+  throw new Error("expected an IngestionError, got a result");
+}
+
+/**
+ * The lz-string stream of "a" repeated 1 + k(k+3)/2 times, written directly (what
+ * LZString.compressToBase64 would produce, but without its slow compression): code k
+ * expands to k characters, so the output grows with the square of the input.
+ */
+function lz64Bomb(codes: number): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const out: string[] = [];
+  let value = 0;
+  let position = 0;
+  const bit = (b: number) => {
+    value = (value << 1) | b;
+    if (position === 5) {
+      out.push(alphabet[value]!);
+      value = 0;
+      position = 0;
+    } else position++;
+  };
+  const write = (v: number, bits: number) => {
+    for (let i = 0; i < bits; i++, v >>= 1) bit(v & 1);
+  };
+  let numBits = 2;
+  let enlargeIn = 2;
+  const tick = () => {
+    if (--enlargeIn === 0) {
+      enlargeIn = 2 ** numBits;
+      numBits++;
+    }
+  };
+  write(0, numBits); // an 8-bit literal follows
+  write(97, 8); // "a"
+  tick();
+  tick();
+  for (let code = 4; code < 4 + codes; code++) {
+    write(code, numBits); // always the newest entry: w + w[0]
+    tick();
+  }
+  write(2, numBits); // end of stream
+  while (position !== 0) bit(0);
+  let text = out.join("");
+  while (text.length % 4) text += "=";
+  return text;
+}
+
+/** A base64 payload with at least one '+' in it, to prove '+'→' ' survives. */
+function payloadWithPlus(): { value: unknown; base64: string } {
+  for (let i = 0; ; i++) {
+    const value = { ...BATCH, sent_at: undefined, pad: "x".repeat(i), marker: ">>>?" };
+    const base64 = b64(value);
+    if (base64.includes("+")) return { value: JSON.parse(JSON.stringify(value)), base64 };
+  }
+}
+
+describe("decodeRequest: encodings the SDKs send", () => {
+  it("parses a plain JSON object body", () => {
+    expect(post("/batch/", JSON.stringify(BATCH), { "content-type": "application/json" }).payload).toEqual(BATCH);
+  });
+
+  it("parses a JSON array body", () => {
+    expect(post("/e/", JSON.stringify([EVENT, EVENT])).payload).toEqual([EVENT, EVENT]);
+  });
+
+  it("gunzips a body sent with Content-Encoding: gzip (posthog-node)", () => {
+    const body = gzipSync(JSON.stringify(BATCH));
+    expect(post("/batch/", body, { "content-type": "application/json", "content-encoding": "gzip" }).payload).toEqual(BATCH);
+  });
+
+  it.each(["gzip", "gzip-js", "GZIP"])("gunzips a body with ?compression=%s", (hint) => {
+    expect(post(`/e/?compression=${hint}`, gzipSync(JSON.stringify([EVENT]))).payload).toEqual([EVENT]);
+  });
+
+  it("sniffs gzip from the magic bytes of a text/plain body with no hint (current posthog-js)", () => {
+    const body = gzipSync(JSON.stringify(BATCH), { level: 6 });
+    expect([...body.subarray(0, 3)]).toEqual([0x1f, 0x8b, 0x08]);
+    expect(post("/e/?ver=1.449.2", body, { "content-type": "text/plain" }).payload).toEqual(BATCH);
+  });
+
+  it("decodes a raw base64 body with ?compression=base64", () => {
+    expect(post("/e/?compression=base64", b64(BATCH), { "content-type": "text/plain" }).payload).toEqual(BATCH);
+  });
+
+  it("decodes a form body data=<base64> with ?compression=base64 (sendBeacon), URL-encoded", () => {
+    const { value, base64 } = payloadWithPlus();
+    const body = `data=${encodeURIComponent(base64)}`;
+    expect(post("/e/?compression=base64", body, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(value);
+  });
+
+  it("decodes a form data= whose '+' characters arrived as spaces (not URL-encoded)", () => {
+    const { value, base64 } = payloadWithPlus();
+    const body = `data=${base64}`; // '+' is a space in form encoding
+    expect(post("/e/?compression=base64", body, { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" }).payload).toEqual(value);
+  });
+
+  it("decodes form data= holding base64 even without a compression hint", () => {
+    expect(post("/e/", `data=${encodeURIComponent(b64(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(EVENT);
+  });
+
+  it("decodes form data= holding plain JSON", () => {
+    expect(post("/e/", `data=${encodeURIComponent(JSON.stringify(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(EVENT);
+  });
+
+  it("takes the project key of a form body from its api_key or token field", () => {
+    const decoded = post("/e/", `data=${encodeURIComponent(b64(EVENT))}&api_key=phc_form`, { "content-type": "application/x-www-form-urlencoded" });
+    expect(decoded.formToken).toBe("phc_form");
+    const byToken = post("/e/", `token=phc_tok&data=${encodeURIComponent(b64(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" });
+    expect(byToken.formToken).toBe("phc_tok");
+  });
+
+  it.each(["lz64", "lz-string"])("decodes lz64 (LZString.compressToBase64) as form data= with ?compression=%s", (hint) => {
+    const compressed = LZString.compressToBase64(JSON.stringify(BATCH));
+    const body = `data=${encodeURIComponent(compressed)}`;
+    expect(post(`/e/?compression=${hint}`, body, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(BATCH);
+  });
+
+  it("decodes lz64 form data= whose '+' characters arrived as spaces", () => {
+    let compressed = "";
+    for (let i = 0; !compressed.includes("+"); i++) compressed = LZString.compressToBase64(JSON.stringify({ ...BATCH, pad: i }));
+    const value = JSON.parse(LZString.decompressFromBase64(compressed));
+    expect(post("/e/?compression=lz64", `data=${compressed}`, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(value);
+  });
+
+  it("decodes lz64 as a raw body", () => {
+    const compressed = LZString.compressToBase64(JSON.stringify([EVENT]));
+    expect(post("/e/?compression=lz64", compressed, { "content-type": "text/plain" }).payload).toEqual([EVENT]);
+  });
+
+  it("decodes GET ?data= holding base64", () => {
+    const decoded = get(`/e/?data=${encodeURIComponent(b64(EVENT))}`);
+    expect(decoded.payload).toEqual(EVENT);
+  });
+
+  it("decodes GET ?data= holding JSON, and takes ?token= as the key", () => {
+    const decoded = get(`/capture/?data=${encodeURIComponent(JSON.stringify(EVENT))}&token=phc_q`);
+    expect(decoded.payload).toEqual(EVENT);
+    expect(decoded.formToken).toBe("phc_q");
+  });
+
+  it("decodes GET ?data= holding lz64 with ?compression=lz64", () => {
+    const decoded = get(`/e/?compression=lz64&data=${encodeURIComponent(LZString.compressToBase64(JSON.stringify(EVENT)))}`);
+    expect(decoded.payload).toEqual(EVENT);
+  });
+
+  it("unwraps a plain body that is still base64 (legacy endpoints)", () => {
+    expect(post("/e/", b64(BATCH)).payload).toEqual(BATCH);
+  });
+});
+
+describe("decodeRequest: sent_at from the query", () => {
+  const ms = Date.parse("2025-03-04T05:06:07.890Z");
+
+  it("reads ?sent_at= in milliseconds", () => {
+    expect(post(`/e/?sent_at=${ms}`, JSON.stringify(EVENT)).querySentAt?.toISOString()).toBe("2025-03-04T05:06:07.890Z");
+  });
+
+  it("reads the _ alias in milliseconds (GET)", () => {
+    expect(get(`/e/?_=${ms}&data=${encodeURIComponent(b64(EVENT))}`).querySentAt?.toISOString()).toBe("2025-03-04T05:06:07.890Z");
+  });
+
+  it("ignores a value in seconds (it would land before 2021)", () => {
+    expect(post(`/e/?sent_at=${Math.floor(ms / 1000)}`, JSON.stringify(EVENT)).querySentAt).toBeNull();
+    expect(post(`/e/?_=${Math.floor(ms / 1000)}`, JSON.stringify(EVENT)).querySentAt).toBeNull();
+  });
+
+  it("ignores a non-numeric or absent value", () => {
+    expect(post("/e/?sent_at=yesterday", JSON.stringify(EVENT)).querySentAt).toBeNull();
+    expect(post("/e/?sent_at=-5", JSON.stringify(EVENT)).querySentAt).toBeNull();
+    expect(post("/e/", JSON.stringify(EVENT)).querySentAt).toBeNull();
+  });
+});
+
+describe("decodeRequest: size limits", () => {
+  it("documents the limit as 20 MB", () => {
+    expect(MAX_PAYLOAD_BYTES).toBe(20 * 1024 * 1024);
+  });
+
+  it("rejects a body over 20 MB with 413 request_too_large", () => {
+    const error = errorOf(() => post("/batch/", new Uint8Array(MAX_PAYLOAD_BYTES + 1).fill(0x20)));
+    expect(error.status).toBe(413);
+    expect(error.code).toBe("request_too_large");
+    expect(error.message).toMatch(/too large/i);
+  });
+
+  it("accepts a body of exactly 20 MB up to JSON parsing", () => {
+    const body = new Uint8Array(MAX_PAYLOAD_BYTES).fill(0x20);
+    body[0] = 0x5b; // "[" ... spaces ... "]"
+    body[body.length - 1] = 0x5d;
+    expect(post("/batch/", body).payload).toEqual([]);
+  });
+
+  it("rejects a small gzip that expands past 20 MB (gzip bomb) with 413", () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_PAYLOAD_BYTES + 1024, 0x20));
+    expect(bomb.length).toBeLessThan(100_000);
+    const error = errorOf(() => post("/batch/", bomb, { "content-type": "text/plain" }));
+    expect(error.status).toBe(413);
+    expect(error.code).toBe("request_too_large");
+  });
+
+  it("rejects the gzip bomb also when announced by Content-Encoding", () => {
+    const bomb = gzipSync(Buffer.alloc(MAX_PAYLOAD_BYTES * 2, 0x20));
+    const error = errorOf(() => post("/batch/", bomb, { "content-encoding": "gzip" }));
+    expect(error.status).toBe(413);
+  });
+});
+
+describe("decodeRequest: malformed bodies are 400 with a clear detail", () => {
+  it("rejects invalid gzip announced by a header", () => {
+    const error = errorOf(() => post("/batch/", "this is not gzip", { "content-encoding": "gzip" }));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe("invalid_payload");
+    expect(error.message).toMatch(/not valid gzip/);
+  });
+
+  it("rejects invalid gzip announced by ?compression=gzip-js", () => {
+    const error = errorOf(() => post("/e/?compression=gzip-js", "{\"event\":\"x\"}"));
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/gzip/);
+  });
+
+  it("rejects a truncated gzip body (magic bytes sniffed)", () => {
+    const full = gzipSync(JSON.stringify(BATCH));
+    const error = errorOf(() => post("/e/", full.subarray(0, full.length - 12), { "content-type": "text/plain" }));
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/gzip/);
+  });
+
+  it("rejects a base64 body with characters outside the alphabet", () => {
+    const error = errorOf(() => post("/e/?compression=base64", "%%%not*base64!!!"));
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/base64/);
+  });
+
+  it("rejects base64 that decodes to something other than JSON", () => {
+    const error = errorOf(() => post("/e/?compression=base64", Buffer.from("hello world").toString("base64")));
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/JSON/);
+  });
+
+  it("rejects invalid lz64", () => {
+    const error = errorOf(() => post("/e/?compression=lz64", "data=%%%%", { "content-type": "application/x-www-form-urlencoded" }));
+    expect(error.status).toBe(400);
+  });
+
+  it("rejects lz64 on which lz-string itself throws (\"zzzz\") with 400, not a crash", () => {
+    const error = errorOf(() => post("/e/?compression=lz64", "zzzz"));
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/lz64/);
+    expect(errorOf(() => get("/e/?compression=lz64&data=zzzz")).status).toBe(400);
+  });
+
+  it("rejects a small lz64 body that expands past 20 MB (lz64 bomb) with 413", () => {
+    const bomb = lz64Bomb(6_600);
+    expect(LZString.decompressFromBase64(lz64Bomb(100))).toBe("a".repeat(5_151));
+    expect(bomb.length).toBeLessThan(20_000);
+    const error = errorOf(() => post("/e/?compression=lz64", bomb));
+    expect(error.status).toBe(413);
+  });
+
+  it("rejects a body that is not JSON", () => {
+    const error = errorOf(() => post("/e/", "{\"event\": \"x\", ", { "content-type": "application/json" }));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe("invalid_payload");
+    expect(error.message).toBe("Malformed request data: the body is not valid JSON.");
+  });
+
+  it("rejects an empty POST with 400 no_data", () => {
+    const error = errorOf(() => post("/e/", new Uint8Array()));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe("no_data");
+    expect(error.message).toMatch(/No data found/);
+  });
+
+  it("rejects a GET without data= with 400 no_data", () => {
+    const error = errorOf(() => get("/e/"));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe("no_data");
+  });
+
+  it("rejects a GET whose data= is garbage", () => {
+    const error = errorOf(() => get("/e/?data=%F0%9F%92%A9not-json"));
+    expect(error.status).toBe(400);
+  });
+
+  it("rejects a form body without data=", () => {
+    const error = errorOf(() => post("/e/", "api_key=phc_x", { "content-type": "application/x-www-form-urlencoded" }));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe("no_data");
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * EventWriter (group commit) on a real database: concurrent writes are committed before
+ * their promises resolve, and one request's bad rows do not fail the others.
+ */
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap } from "@/server/accounts/service";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import type { StoredEventInput } from "@/server/events/store";
+import { EventWriter } from "./writer";
+
+let db: Database;
+let projectId: number;
+
+const event = (distinctId: string, overrides: Partial<StoredEventInput> = {}): StoredEventInput => ({
+  uuid: uuidv7(),
+  projectId,
+  event: "w",
+  distinctId,
+  properties: { n: 1 },
+  timestamp: new Date(),
+  ...overrides,
+});
+
+async function count(uuids: string[]): Promise<number> {
+  const [row] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE uuid = ANY($1::uuid[])`, [uuids]);
+  return row!.n;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  projectId = (await bootstrap(db.prisma, { email: "writer@example.com", password: "pw12345678" })).project_id;
+});
+
+afterAll(async () => {
+  await db.close();
+});
+
+describe(`EventWriter: group commit (${testDbKind})`, () => {
+  it("resolves each write only once its rows are committed", async () => {
+    const writer = new EventWriter(db.sql, testDbKind === "postgres" ? 4 : 1);
+    const batches = Array.from({ length: 40 }, (_, i) => Array.from({ length: 5 }, () => event(`w${i}`)));
+    const seen = await Promise.all(batches.map(async (rows) => {
+      await writer.write(rows);
+      return count(rows.map((r) => r.uuid));
+    }));
+    expect(seen).toEqual(Array(40).fill(5));
+  });
+
+  it("resolves an empty write at once", async () => {
+    await expect(new EventWriter(db.sql).write([])).resolves.toBeUndefined();
+  });
+
+  it("stores the rows of every field as given", async () => {
+    const writer = new EventWriter(db.sql);
+    const row = event("fields", { properties: { a: [1, { b: "ü" }] }, timestamp: new Date("2024-02-29T23:59:59.123Z"), personId: uuidv7(), historicalMigration: true, elementsChain: "a:nth-child(1)" });
+    await writer.write([row]);
+    const [stored] = await db.sql.query<Record<string, unknown>>(
+      `SELECT event, distinct_id, properties, timestamp, person_id::text AS person_id, historical_migration, elements_chain FROM events WHERE uuid = $1::uuid`,
+      [row.uuid],
+    );
+    expect(stored).toEqual({
+      event: "w",
+      distinct_id: "fields",
+      properties: { a: [1, { b: "ü" }] },
+      timestamp: new Date("2024-02-29T23:59:59.123Z"),
+      person_id: row.personId,
+      historical_migration: true,
+      elements_chain: "a:nth-child(1)",
+    });
+  });
+
+  it("fails only the write whose rows the database rejects, not the others sharing its insert", async () => {
+    const writer = new EventWriter(db.sql, 1);
+    const good1 = [event("good1")];
+    const bad = [event("bad", { projectId: 987_654 })]; // no such project: foreign key violation
+    const good2 = [event("good2"), event("good2")];
+    // Handed over in one turn of the event loop: they share one flush.
+    const results = await Promise.allSettled([writer.write(good1), writer.write(bad), writer.write(good2)]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await count([...good1, ...good2].map((r) => r.uuid))).toBe(3);
+    expect(await count(bad.map((r) => r.uuid))).toBe(0);
+  });
+
+  it("settled resolves once the writes handed over before it are in, failed ones included", async () => {
+    const writer = new EventWriter(db.sql, testDbKind === "postgres" ? 4 : 1);
+    await writer.settled(); // nothing pending
+    const rows = Array.from({ length: 8 }, (_, i) => [event(`settled${i}`)]);
+    const writes = rows.map((r) => writer.write(r));
+    const failing = writer.write([event("settled-bad", { projectId: 987_654 })]).catch(() => "failed");
+    await writer.settled();
+    expect(await count(rows.flat().map((r) => r.uuid))).toBe(8);
+    expect(await failing).toBe("failed");
+    await Promise.all(writes);
+  });
+
+  it("drain resolves once everything handed over has been written", async () => {
+    const writer = new EventWriter(db.sql);
+    const rows = Array.from({ length: 10 }, (_, i) => [event(`drain${i}`)]);
+    const writes = rows.map((r) => writer.write(r));
+    await writer.drain();
+    expect(await count(rows.flat().map((r) => r.uuid))).toBe(10);
+    await Promise.all(writes);
+  });
+});
