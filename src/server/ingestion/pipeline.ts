@@ -102,8 +102,8 @@ async function applyPersonsAndGroups(services: IngestionServices, projectId: num
   } else {
     person = await persons.resolve(projectId, event.distinctId);
   }
-  await persons.updateProperties(person, propertyUpdateOf(p), event.event === "$identify");
-  return person.uuid;
+  const updated = await persons.updateProperties(projectId, event.distinctId, person, propertyUpdateOf(p), event.event === "$identify");
+  return updated.uuid;
 }
 
 /**

@@ -447,3 +447,29 @@ describe(`placeholder distinct ids are never merged on (${testDbKind})`, () => {
     expect(await db.prisma.personDistinctId.count({ where: { projectId: project.id, distinctId: placeholder } })).toBe(0);
   });
 });
+
+describe(`a property update racing a merge (${testDbKind})`, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("lands on the surviving person when the cached person was merged away meanwhile", async () => {
+    const org = await db.prisma.organization.create({ data: { name: "race" } });
+    const project = await db.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: "phc_merge_race" } });
+    const ingesting = new PersonsService(db.sql);
+    const other = new PersonsService(db.sql);
+    const anon = await ingesting.resolve(project.id, "anon-1");
+    await other.resolve(project.id, "user-1");
+    const survivor = await other.link(project.id, "user-1", "anon-1", { force: false });
+    expect(survivor.id).not.toBe(anon.id);
+    // `ingesting` still has anon-1 → the deleted person in its cache.
+    const updated = await ingesting.updateProperties(project.id, "anon-1", anon, { set: { plan: "pro" }, setOnce: {}, unset: [] });
+    expect(updated.id).toBe(survivor.id);
+    const person = await db.prisma.person.findUniqueOrThrow({ where: { id: survivor.id } });
+    expect(person.properties).toMatchObject({ plan: "pro" });
+  });
+});

@@ -102,8 +102,26 @@ export class PersonsService {
     return current;
   }
 
-  async updateProperties(person: PersonRef, update: PropertyUpdate | null, identify = false): Promise<void> {
-    if (update || identify) await updatePersonProperties(this.sql, person.id, update ?? { set: {}, setOnce: {}, unset: [] }, identify);
+  /**
+   * Applies an event's property update to the person of `distinctId`. If a concurrent merge
+   * removed that person meanwhile, the update goes to the person the id belongs to now.
+   * Returns the person updated.
+   */
+  async updateProperties(
+    projectId: number,
+    distinctId: string,
+    person: PersonRef,
+    update: PropertyUpdate | null,
+    identify = false,
+  ): Promise<PersonRef> {
+    if (!update && !identify) return person;
+    let current = person;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await updatePersonProperties(this.sql, current.id, update ?? { set: {}, setOnce: {}, unset: [] }, identify)) return current;
+      this.cache.delete(this.key(projectId, distinctId));
+      current = await this.resolve(projectId, distinctId);
+    }
+    throw new Error(`could not update the person of ${distinctId}: it keeps being merged away`);
   }
 
   /**

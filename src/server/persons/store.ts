@@ -64,16 +64,19 @@ export async function addDistinctId(sql: SqlExecutor, projectId: number, personI
  * one UPDATE, evaluated against the row as it is at that moment, so concurrent updates of
  * one person compose without locks and persons never wait on each other.
  */
-export async function updatePersonProperties(sql: SqlExecutor, personId: number, update: PropertyUpdate, identify: boolean): Promise<void> {
-  await sql.query(
+export async function updatePersonProperties(sql: SqlExecutor, personId: number, update: PropertyUpdate, identify: boolean): Promise<boolean> {
+  const rows = await sql.query(
     `UPDATE persons
         SET properties = (($2::jsonb || properties) - $3::text[]) || $4::jsonb,
             is_identified = is_identified OR $5,
             version = version + 1,
             updated_at = now()
-      WHERE id = $1`,
+      WHERE id = $1
+      RETURNING id`,
     [personId, JSON.stringify(update.setOnce), update.unset, JSON.stringify(update.set), identify],
   );
+  // False when the person is gone: a concurrent merge folded it into another.
+  return rows.length > 0;
 }
 
 /**
