@@ -10,7 +10,8 @@
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -41,13 +42,14 @@ interface WrkResult {
   errors: string;
 }
 
-function wrk(url: string, body: string, contentType = "application/json"): WrkResult {
+/** Runs wrk in its own process (asynchronously: the bare server below shares our event loop). */
+async function wrk(url: string, body: string, contentType = "application/json"): Promise<WrkResult> {
   const script = path.join(os.tmpdir(), `burrow-wrk-${process.pid}.lua`);
   fs.writeFileSync(
     script,
     `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "${contentType}"\n`,
   );
-  const out = execFileSync("wrk", ["-t1", `-c${CONNECTIONS}`, `-d${DURATION}`, "--latency", "-s", script, url], { encoding: "utf8" });
+  const { stdout: out } = await promisify(execFile)("wrk", ["-t1", `-c${CONNECTIONS}`, `-d${DURATION}`, "--latency", "-s", script, url], { encoding: "utf8" });
   const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
   return {
     requestsPerSecond: number(/Requests\/sec:\s+([\d.]+)/),
@@ -109,8 +111,7 @@ async function bareNode(body: string): Promise<WrkResult> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  // wrk runs in its own process; the bare server shares this process's core as ours does.
-  const result = await new Promise<WrkResult>((resolve) => setImmediate(() => resolve(wrk(`http://127.0.0.1:${port}/capture/`, body))));
+  const result = await wrk(`http://127.0.0.1:${port}/capture/`, body);
   server.close();
   return result;
 }
@@ -161,8 +162,8 @@ async function run(setup: Setup) {
   let batch: WrkResult;
   let capture: WrkResult;
   try {
-    batch = wrk(`${server.url}/batch/`, batchBody(token, 100));
-    capture = wrk(`${server.url}/capture/`, captureBody(token));
+    batch = await wrk(`${server.url}/batch/`, batchBody(token, 100));
+    capture = await wrk(`${server.url}/capture/`, captureBody(token));
   } finally {
     await stop(server.child);
   }
