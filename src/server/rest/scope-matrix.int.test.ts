@@ -12,6 +12,7 @@ import type { Scope } from "@/server/auth/scopes";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { insertEvents } from "@/server/events/store";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -25,6 +26,9 @@ interface RouteCase {
   /** Per method: the scope it needs (null: any authenticated caller), and a valid body. */
   methods: Partial<Record<Method, { scope: Scope | null; body?: unknown; ok: number }>>;
 }
+
+/** An event stored in both projects, for the routes that read one. */
+const EVENT_UUID = "0190f1c2-0000-7000-8000-00000000e5e5";
 
 const ROUTES: RouteCase[] = [
   {
@@ -50,6 +54,42 @@ const ROUTES: RouteCase[] = [
     path: "/api/environments/{project}/",
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "project:read", ok: 200 } },
+  },
+  {
+    file: "projects/[project_id]/events/route.ts",
+    path: "/api/projects/{project}/events/",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    file: "projects/[project_id]/events/[id]/route.ts",
+    path: `/api/projects/{project}/events/${EVENT_UUID}/`,
+    params: (project) => ({ project_id: project, id: EVENT_UUID }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    file: "projects/[project_id]/events/values/route.ts",
+    path: "/api/projects/{project}/events/values/?key=$browser",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    file: "environments/[project_id]/events/route.ts",
+    path: "/api/environments/{project}/events/",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    file: "environments/[project_id]/events/[id]/route.ts",
+    path: `/api/environments/{project}/events/${EVENT_UUID}/`,
+    params: (project) => ({ project_id: project, id: EVENT_UUID }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    file: "environments/[project_id]/events/values/route.ts",
+    path: "/api/environments/{project}/events/values/?key=$browser",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
   },
 ];
 
@@ -79,6 +119,10 @@ describe(`management routes: authentication, scopes and project access (${testDb
     keys.all = alice.personal_api_key;
     const other = await db.prisma.project.create({ data: { organizationId: alice.organization_id, name: "Second", apiToken: "phc_second" } });
     otherProjectId = other.id;
+    await insertEvents(
+      db.sql,
+      [projectId, otherProjectId].map((id) => ({ uuid: EVENT_UUID, projectId: id, event: "$pageview", distinctId: "d", properties: { $browser: "Firefox" }, timestamp: new Date() })),
+    );
     keys.none = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["feature_flag:read"] })).key;
     keys.limitedElsewhere = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["*"], projectId: otherProjectId })).key;
     const bob = await bootstrap(db.prisma, { email: "bob@example.com", password: "pw12345678", organization: "Bob's" });

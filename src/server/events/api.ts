@@ -1,0 +1,119 @@
+/**
+ * The events API (`/api/projects/:project_id/events/…`, scope query): list (JSON pages
+ * with a `before` cursor in `next`, or a streamed CSV), one event, and a property's values.
+ * The route files under src/app/api call these through `projectRoute("query", …)`.
+ */
+import type { SqlExecutor } from "@/server/db/driver";
+import { serverEnvFrom } from "@/server/env";
+import { AppError } from "@/server/errors";
+import { canonicalUuid, EVENT_LIMITS, parseListQuery, parseValuesQuery, type EventListQuery } from "./params";
+import { CSV_HEADER, eventCsvRecord, eventResource, type EventResource } from "./present";
+import { checkRegexes, getEventRow, listEventRows, personsByUuid, propertyValues, type EventCursor, type EventRow } from "./query";
+
+/**
+ * What a filter can make PostgreSQL refuse — a regular expression it does not accept, or
+ * one too complex — is the caller's mistake: a 400 on `properties`, not a 500.
+ */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "2201B") {
+      throw new AppError("invalid_input", `properties: the database rejected a regular expression (${(error as Error).message}).`, "properties");
+    }
+    if (code === "54000" || code === "54001") throw new AppError("invalid_input", "properties: the filter is too complex.", "properties");
+    throw error;
+  }
+}
+
+/**
+ * `next`: this request's URL on SITE_URL with `before` set to the last row's timestamp
+ * (offset dropped: the cursor replaces it). When the next row has the same timestamp,
+ * `before_uuid` says where in those equal timestamps this page stopped.
+ */
+function nextLink(request: Request, last: EventRow, following: EventRow): string {
+  const url = new URL(request.url);
+  const next = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
+  next.searchParams.set("before", last.timestamp.toISOString());
+  next.searchParams.delete("offset");
+  if (following.timestamp.getTime() === last.timestamp.getTime()) next.searchParams.set("before_uuid", last.uuid);
+  else next.searchParams.delete("before_uuid");
+  return next.toString();
+}
+
+export async function listEvents(request: Request, sql: SqlExecutor, projectId: number): Promise<Response | { next: string | null; results: EventResource[] }> {
+  const now = new Date();
+  const query = parseListQuery(new URL(request.url), request.headers.get("accept"), now);
+  await guarded(() => checkRegexes(sql, query.properties));
+  if (query.format === "csv") return csvResponse(sql, projectId, query, now);
+  const rows = await guarded(() => listEventRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
+  const page = rows.slice(0, query.limit);
+  const persons = await personsByUuid(sql, projectId, page.map((row) => row.person_id));
+  return {
+    next: rows.length > query.limit ? nextLink(request, page[page.length - 1]!, rows[query.limit]!) : null,
+    results: page.map((row) => eventResource(row, persons)),
+  };
+}
+
+/**
+ * The CSV export, streamed: the first chunk is read before answering (so a bad filter is
+ * still a 400), the rest page through the database as the client reads, by cursor.
+ */
+async function csvResponse(sql: SqlExecutor, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
+  let remaining = query.limit;
+  const fetchChunk = async (cursor: EventCursor | null) => {
+    const wanted = Math.min(EVENT_LIMITS.csvChunk, remaining);
+    const rows = await listEventRows(sql, projectId, query, { limit: wanted, offset: cursor ? 0 : query.offset, cursor, now });
+    remaining -= rows.length;
+    // A short chunk, or the limit reached: nothing follows.
+    return { rows, last: rows.length < wanted || remaining <= 0 };
+  };
+  let pending: { rows: EventRow[]; last: boolean } | null = await guarded(() => fetchChunk(null));
+  const encoder = new TextEncoder();
+  let started = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(encoder.encode(CSV_HEADER));
+        return;
+      }
+      if (pending === null || pending.rows.length === 0) {
+        controller.close();
+        return;
+      }
+      const { rows, last } = pending;
+      controller.enqueue(encoder.encode(rows.map(eventCsvRecord).join("")));
+      const end = rows[rows.length - 1]!;
+      try {
+        pending = last ? null : await fetchChunk({ timestamp: end.timestamp, uuid: end.uuid });
+      } catch (error) {
+        console.error("burrow: CSV export failed while streaming", error);
+        controller.error(error);
+      }
+    },
+  });
+  return new Response(stream, {
+    status: 200,
+    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="events.csv"', "cache-control": "no-store" },
+  });
+}
+
+export async function retrieveEvent(request: Request, sql: SqlExecutor, projectId: number, id: string): Promise<Response | EventResource> {
+  const uuid = canonicalUuid(id);
+  if (!uuid) throw new AppError("invalid_input", "Invalid UUID", "id");
+  const format = new URL(request.url).searchParams.get("format");
+  if (format !== null && format !== "json" && format !== "csv") throw new AppError("invalid_input", "format must be 'json' or 'csv'.", "format");
+  const row = await getEventRow(sql, projectId, uuid);
+  if (!row) throw new AppError("not_found", `No events exist for event UUID ${uuid}`);
+  if (format === "csv") {
+    return new Response(CSV_HEADER + eventCsvRecord(row), { status: 200, headers: { "content-type": "text/csv; charset=utf-8" } });
+  }
+  return eventResource(row, await personsByUuid(sql, projectId, [row.person_id]));
+}
+
+export async function eventValues(request: Request, sql: SqlExecutor, projectId: number): Promise<{ name: unknown }[]> {
+  const query = parseValuesQuery(new URL(request.url));
+  return (await propertyValues(sql, projectId, query)).map((name) => ({ name }));
+}

@@ -1,0 +1,327 @@
+/**
+ * The HogQL subset's AST (parse.ts) compiled to PostgreSQL over `events e` (and `pp`, the
+ * event's person, when read). Identifiers map to fixed SQL from the FIELDS table; every
+ * literal and every property name is a bind parameter (SqlParams, as properties/sql.ts);
+ * the SQL text holds only this file's constants. Nothing compiled here can fail at query
+ * time on stored data: numbers are read from property text only when it is a decimal
+ * number, dates only from the timestamp column.
+ *
+ * Semantics (SQL's three-valued logic, as HogQL's): a missing property (or JSON null) is
+ * NULL, so a comparison with it is neither true nor false and the row is not listed.
+ * Comparisons are by text (code point order, case-sensitive) unless one side is a number:
+ * then both sides compare as numbers when both are numeric (a JSON number, or text that is
+ * a decimal number), by text otherwise. `x = null` / `x != null` mean IS [NOT] NULL.
+ * `timestamp` compares with an ISO 8601 string literal; `toDate(timestamp)` (the UTC date)
+ * with a `YYYY-MM-DD` literal.
+ */
+import { isStorableDate, MAX_NUMERIC_TEXT_LENGTH, numberOf, NUMERIC_TEXT, parseIsoDate } from "@/server/properties/coerce";
+import type { SqlParams } from "@/server/properties/sql";
+import { HogqlError, located, type CompareOp, type Expr, type Field, type SelectItem } from "./parse";
+
+export interface HogqlContext {
+  params: SqlParams;
+  /** SQL for the jsonb of event and person properties (the person's may be NULL). */
+  columns: { event: string; person: string };
+}
+
+type Kind = "text" | "uuid" | "json" | "timestamp" | "date" | "number" | "bool" | "null";
+
+interface Value {
+  kind: Kind;
+  /** The expression: text for text/uuid/json (json: `->>`), float8, boolean, timestamptz, date. */
+  sql: string;
+  /** For json: the jsonb value itself (`->`). */
+  node?: string;
+  /** Set for literals: the value as written. */
+  literal?: { value: string | number | boolean | null };
+  aggregate: boolean;
+  /** Reads a column outside any aggregate. */
+  bare?: boolean;
+  pos: number;
+}
+
+const FIELD_SQL: Record<Field, { sql: string; kind: Kind }> = {
+  event: { sql: "e.event", kind: "text" },
+  distinct_id: { sql: "e.distinct_id", kind: "text" },
+  timestamp: { sql: "e.timestamp", kind: "timestamp" },
+  uuid: { sql: "e.uuid::text", kind: "uuid" },
+  person_id: { sql: "e.person_id::text", kind: "uuid" },
+};
+
+/** The column types of an answer with `select` (ClickHouse-style names, as HogQL's). */
+const TYPE_NAMES: Record<Kind, string> = {
+  text: "String",
+  uuid: "UUID",
+  json: "JSON",
+  timestamp: "DateTime",
+  date: "Date",
+  number: "Float64",
+  bool: "Bool",
+  null: "Nullable(Nothing)",
+};
+
+const DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+
+const KIND_NAMES: Record<Kind, string> = {
+  text: "text",
+  uuid: "a uuid",
+  json: "a property",
+  timestamp: "timestamp",
+  date: "a date",
+  number: "a number",
+  bool: "a condition",
+  null: "null",
+};
+
+class Compiler {
+  constructor(private readonly context: HogqlContext) {}
+
+  private get params(): SqlParams {
+    return this.context.params;
+  }
+
+  value(expr: Expr, allowAggregate: boolean): Value {
+    switch (expr.type) {
+      case "literal": {
+        const { value, pos } = expr;
+        const literal = { value };
+        if (value === null) return { kind: "null", sql: "NULL", literal, aggregate: false, pos };
+        if (typeof value === "boolean") return { kind: "bool", sql: value ? "TRUE" : "FALSE", literal, aggregate: false, pos };
+        if (typeof value === "number") return { kind: "number", sql: this.params.add(value, "float8"), literal, aggregate: false, pos };
+        return { kind: "text", sql: this.params.add(value, "text"), literal, aggregate: false, pos };
+      }
+      case "field": {
+        const { sql, kind } = FIELD_SQL[expr.field];
+        return { kind, sql, aggregate: false, bare: true, pos: expr.pos };
+      }
+      case "property": {
+        const column = expr.scope === "person" ? this.context.columns.person : this.context.columns.event;
+        const key = this.params.add(expr.name, "text");
+        return { kind: "json", sql: `(${column} ->> ${key})`, node: `(${column} -> ${key})`, aggregate: false, bare: true, pos: expr.pos };
+      }
+      case "call": {
+        if (expr.name === "count") {
+          if (!allowAggregate) throw new HogqlError("count() is not allowed here (only in select, not inside another aggregate)", expr.pos);
+          if (expr.args.length === 0) return { kind: "number", sql: "count(*)::float8", aggregate: true, pos: expr.pos };
+          const arg = this.value(expr.args[0]!, false);
+          return { kind: "number", sql: `count(${this.nullable(arg)})::float8`, aggregate: true, pos: expr.pos };
+        }
+        const arg = this.value(expr.args[0]!, allowAggregate);
+        if (arg.kind !== "timestamp") throw new HogqlError(`toDate supports timestamp only, not ${KIND_NAMES[arg.kind]}`, expr.pos);
+        return { kind: "date", sql: `((${arg.sql}) AT TIME ZONE 'UTC')::date`, aggregate: arg.aggregate, bare: arg.bare, pos: expr.pos };
+      }
+      case "compare": {
+        const left = this.value(expr.left, allowAggregate);
+        const right = this.value(expr.right, allowAggregate);
+        return this.bool(this.compare(expr.op, left, right, expr.pos), [left, right], expr.pos);
+      }
+      case "like": {
+        const left = this.value(expr.left, allowAggregate);
+        if (expr.right.type !== "literal" || typeof expr.right.value !== "string") throw new HogqlError("the pattern of LIKE/ILIKE must be a string", expr.right.pos);
+        const pattern = expr.right.value;
+        if (/(^|[^\\])(\\\\)*\\$/.test(pattern)) throw new HogqlError("a LIKE pattern must not end with an unescaped backslash", expr.right.pos);
+        const sql = `(${this.text(left)} ${expr.insensitive ? "ILIKE" : "LIKE"} ${this.params.add(pattern, "text")})`;
+        return this.bool(expr.negated ? `(NOT ${sql})` : sql, [left], expr.pos);
+      }
+      case "in": {
+        const left = this.value(expr.left, allowAggregate);
+        const parts = expr.list.map((item) => {
+          if (item.type !== "literal") throw new HogqlError("IN takes a list of literals", item.pos);
+          return this.compare("=", left, this.value(item, false), item.pos);
+        });
+        const sql = `(${parts.join(" OR ")})`;
+        return this.bool(expr.negated ? `(NOT ${sql})` : sql, [left], expr.pos);
+      }
+      case "isNull": {
+        const inner = this.value(expr.expr, allowAggregate);
+        return this.bool(`(${this.nullable(inner)} IS ${expr.negated ? "NOT " : ""}NULL)`, [inner], expr.pos);
+      }
+      case "and":
+      case "or": {
+        const args = expr.args.map((arg) => this.condition(arg, allowAggregate));
+        return this.bool(`(${args.map((a) => a.sql).join(expr.type === "and" ? " AND " : " OR ")})`, args, expr.pos);
+      }
+      case "not": {
+        const inner = this.condition(expr.expr, allowAggregate);
+        return this.bool(`(NOT ${inner.sql})`, [inner], expr.pos);
+      }
+    }
+  }
+
+  private bool(sql: string, from: Value[], pos: number): Value {
+    const aggregate = from.some((v) => v.aggregate);
+    const bare = from.some((v) => v.bare);
+    if (aggregate && bare) throw new HogqlError("an expression cannot mix count() with fields outside it; select them as separate columns", pos);
+    return { kind: "bool", sql, aggregate, bare, pos };
+  }
+
+  /** A boolean expression (for where, and/or/not). */
+  condition(expr: Expr, allowAggregate: boolean): Value {
+    const value = this.value(expr, allowAggregate);
+    if (value.kind !== "bool") throw new HogqlError(`expected a condition, found ${KIND_NAMES[value.kind]}`, value.pos);
+    return value;
+  }
+
+  /** SQL that is NULL exactly when the value is (a missing property or JSON null included). */
+  private nullable(value: Value): string {
+    return value.kind === "null" ? "NULL::text" : value.sql;
+  }
+
+  /** The value as text, for text comparison and LIKE. */
+  private text(value: Value): string {
+    switch (value.kind) {
+      case "text":
+      case "uuid":
+      case "json":
+        return value.sql;
+      case "number":
+        return value.literal ? this.params.add(String(value.literal.value), "text") : `(${value.sql})::text`;
+      case "bool":
+        if (value.literal) return this.params.add(String(value.literal.value), "text");
+        break;
+      case "null":
+        return "NULL::text";
+    }
+    throw new HogqlError(`${KIND_NAMES[value.kind]} cannot be compared as text`, value.pos);
+  }
+
+  /** The value as float8 when it is numeric, else NULL — never an error on stored data. */
+  private number(value: Value): string {
+    switch (value.kind) {
+      case "number":
+        return value.sql;
+      case "json": {
+        const node = value.node!;
+        const raw = value.sql;
+        return (
+          `(CASE jsonb_typeof(${node})` +
+          ` WHEN 'number' THEN (CASE WHEN abs((${node})::numeric) <= 1.7976931348623157e308 THEN ((${node})::numeric)::float8 END)` +
+          ` WHEN 'string' THEN ${this.numericText(raw)} END)`
+        );
+      }
+      case "text":
+      case "uuid":
+        if (value.literal) {
+          const n = numberOf(value.literal.value);
+          return n === null ? "NULL::float8" : this.params.add(n, "float8");
+        }
+        return this.numericText(value.sql);
+      default:
+        return "NULL::float8";
+    }
+  }
+
+  private numericText(raw: string): string {
+    return (
+      `(CASE WHEN length(${raw}) <= ${this.params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")}` +
+      ` THEN (CASE WHEN ${raw} ~ ${this.params.constant(NUMERIC_TEXT)} THEN (${raw})::float8 END) END)`
+    );
+  }
+
+  private compare(op: CompareOp, left: Value, right: Value, pos: number): string {
+    const sqlOp = op === "!=" ? "<>" : op;
+    if (left.kind === "null" || right.kind === "null") {
+      if (left.kind === "null" && right.kind === "null") return op === "=" ? "TRUE" : op === "!=" ? "FALSE" : "NULL::boolean";
+      if (op !== "=" && op !== "!=") throw new HogqlError(`null can only be compared with = or != (or use IS NULL)`, pos);
+      const other = left.kind === "null" ? right : left;
+      return `(${this.nullable(other)} IS ${op === "=" ? "" : "NOT "}NULL)`;
+    }
+    for (const kind of ["timestamp", "date"] as const) {
+      if (left.kind === kind || right.kind === kind) {
+        return `(${this.temporal(kind, left, pos)} ${sqlOp} ${this.temporal(kind, right, pos)})`;
+      }
+    }
+    if ((left.kind === "bool" && !left.literal) || (right.kind === "bool" && !right.literal)) {
+      throw new HogqlError("a condition cannot be compared; combine conditions with AND, OR, NOT", pos);
+    }
+    const byText = `(${this.text(left)} COLLATE "C" ${sqlOp} ${this.text(right)})`;
+    if (left.kind !== "number" && right.kind !== "number") return byText;
+    const a = this.number(left);
+    const b = this.number(right);
+    return `(CASE WHEN ${a} IS NOT NULL AND ${b} IS NOT NULL THEN ${a} ${sqlOp} ${b} ELSE ${byText} END)`;
+  }
+
+  /** One side of a timestamp or date comparison: that kind, or a string literal read as one. */
+  private temporal(kind: "timestamp" | "date", value: Value, pos: number): string {
+    if (value.kind === kind) return value.sql;
+    const text = value.literal && typeof value.literal.value === "string" ? value.literal.value : null;
+    if (text === null) throw new HogqlError(`${KIND_NAMES[kind]} can only be compared with ${kind === "date" ? "a date or a 'YYYY-MM-DD' string" : "a timestamp or an ISO 8601 string"}, not ${KIND_NAMES[value.kind]}`, pos);
+    if (kind === "timestamp") {
+      const date = parseIsoDate(text);
+      if (!date || !isStorableDate(date)) throw new HogqlError(`not an ISO 8601 time: ${JSON.stringify(text)}`, value.pos);
+      return this.params.add(date.toISOString(), "timestamptz");
+    }
+    const match = DATE_RE.exec(text);
+    const date = match ? parseIsoDate(text) : null;
+    if (!date || !isStorableDate(date)) throw new HogqlError(`not a date (YYYY-MM-DD): ${JSON.stringify(text)}`, value.pos);
+    return `(${this.params.add(date.toISOString(), "timestamptz")} AT TIME ZONE 'UTC')::date`;
+  }
+}
+
+export interface CompiledSelect {
+  /** SQL of each column, in order: values as JSON wants them (timestamps as timestamptz). */
+  columns: string[];
+  types: string[];
+  /** 1-based positions of the columns to group by; null when no column aggregates. */
+  groupBy: number[] | null;
+  /** 1-based position of the first aggregate (ordered by, descending). */
+  firstAggregate: number | null;
+}
+
+export function compileSelect(items: readonly SelectItem[], context: HogqlContext): CompiledSelect {
+  const compiler = new Compiler(context);
+  const values = items.map((item, i) => located("select", i, () => compiler.value(item.expr, true)));
+  const columns = values.map((value) => {
+    switch (value.kind) {
+      case "json":
+        return value.node!;
+      case "date":
+        return `to_char(${value.sql}, 'YYYY-MM-DD')`;
+      case "null":
+        return "NULL::text";
+      default:
+        return value.sql;
+    }
+  });
+  const aggregates = values.map((value) => value.aggregate);
+  const first = aggregates.indexOf(true);
+  return {
+    columns,
+    types: values.map((value) => TYPE_NAMES[value.kind]),
+    groupBy: first === -1 ? null : aggregates.flatMap((aggregate, i) => (aggregate ? [] : [i + 1])),
+    firstAggregate: first === -1 ? null : first + 1,
+  };
+}
+
+/** The `where` expressions ANDed, as one boolean SQL expression. */
+export function compileWhere(exprs: readonly Expr[], context: HogqlContext): string {
+  const compiler = new Compiler(context);
+  const parts = exprs.map((expr, i) => located("where", i, () => compiler.condition(expr, false).sql));
+  return parts.length === 0 ? "TRUE" : `(${parts.join(" AND ")})`;
+}
+
+/** Whether any expression reads person properties (the query then joins persons). */
+export function readsPerson(exprs: readonly Expr[]): boolean {
+  const walk = (expr: Expr): boolean => {
+    switch (expr.type) {
+      case "property":
+        return expr.scope === "person";
+      case "literal":
+      case "field":
+        return false;
+      case "call":
+      case "and":
+      case "or":
+        return expr.args.some(walk);
+      case "compare":
+      case "like":
+        return walk(expr.left) || walk(expr.right);
+      case "in":
+        return walk(expr.left) || expr.list.some(walk);
+      case "isNull":
+      case "not":
+        return walk(expr.expr);
+    }
+  };
+  return exprs.some(walk);
+}

@@ -1,0 +1,161 @@
+/**
+ * Shared by the injection tests (injection*.int.test.ts): a corpus of hostile text, a
+ * project whose events carry that text as event name, distinct id, property key and value,
+ * and request helpers that call the real route handlers.
+ */
+import { expect } from "vitest";
+import { bootstrap } from "@/server/accounts/service";
+import { closeDb, registerDb } from "@/server/db";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase } from "@/server/db/testing";
+import { handleBatch } from "@/server/ingestion/handler";
+import * as eventRoute from "@/app/api/projects/[project_id]/events/[id]/route";
+import * as listRoute from "@/app/api/projects/[project_id]/events/route";
+import * as valuesRoute from "@/app/api/projects/[project_id]/events/values/route";
+
+type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+export const CORPUS = [
+  "'",
+  "''",
+  '"',
+  "`",
+  "'; DROP TABLE events; --",
+  "x'); DELETE FROM events; --",
+  "1' OR '1'='1",
+  '" OR ""="',
+  ") OR TRUE --",
+  "-- comment",
+  "/* comment */",
+  "*/ SELECT 1 /*",
+  ";",
+  "; SELECT pg_sleep(1);",
+  "\\",
+  "\\'",
+  "\\\\'; --",
+  "$1",
+  "$$",
+  "$tag$ SELECT 1 $tag$",
+  "%",
+  "_",
+  "%' AND '%'='",
+  "e.properties ->> 'x'",
+  "::text",
+  "?",
+  "NULL",
+  "null",
+  "ünïcödé",
+  "😀 emoji",
+  "\u202eright-to-left",
+  "\u0000",
+  "a\u0000b",
+  "\ufffd",
+  "line\nbreak\r\n",
+  "x".repeat(200),
+];
+
+export interface StoredEvent {
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  properties: Record<string, unknown>;
+  person: Record<string, unknown> | null;
+}
+
+export interface Answer {
+  status: number;
+  /** Parsed JSON (or the text of a CSV), read loosely by the assertions. */
+  body: any;
+}
+
+export interface InjectionFixture {
+  db: Database;
+  stored: StoredEvent[];
+  list(query: Record<string, string>): Promise<Answer>;
+  values(query: Record<string, string>): Promise<Answer>;
+  event(id: string): Promise<Answer>;
+  /** Row counts and a digest of every event: equal before and after means nothing was changed. */
+  snapshot(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** A database with one event per corpus entry (NUL is stored as U+FFFD, as ingestion does). */
+export async function injectionFixture(): Promise<InjectionFixture> {
+  process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
+  const db = await createTestDatabase();
+  registerDb(db);
+  const owner = await bootstrap(db.prisma, { email: "injection@example.com", password: "pw12345678" });
+  const projectId = owner.project_id;
+  const response = await handleBatch(
+    new Request("http://burrow.test/batch/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        api_key: owner.project_api_key,
+        batch: CORPUS.map((text, i) => ({
+          event: text,
+          distinct_id: text,
+          timestamp: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
+          properties: { [text]: text, label: text, n: i },
+        })),
+      }),
+    }),
+  );
+  expect(await response.text()).toBe('{"status":1}');
+  const stored = await db.sql.query<StoredEvent>(
+    `SELECT e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, p.properties AS person
+       FROM events e LEFT JOIN persons p ON p.uuid = e.person_id WHERE e.project_id = $1`,
+    [projectId],
+  );
+  expect(stored).toHaveLength(CORPUS.length);
+
+  async function call(handler: Handler, path: string, params: Record<string, string>): Promise<Answer> {
+    const request = new Request(`http://internal.test${path}`, { headers: { authorization: `Bearer ${owner.personal_api_key}` } });
+    const answer = await handler(request, { params: Promise.resolve(params) });
+    const text = await answer.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // CSV
+    }
+    return { status: answer.status, body };
+  }
+  const search = (query: Record<string, string>) => new URLSearchParams(query).toString();
+  const project = { project_id: String(projectId) };
+  return {
+    db,
+    stored,
+    list: (query) => call(listRoute.GET as Handler, `/api/projects/${projectId}/events/?${search(query)}`, project),
+    values: (query) => call(valuesRoute.GET as Handler, `/api/projects/${projectId}/events/values/?${search(query)}`, project),
+    event: (id) => call(eventRoute.GET as Handler, `/api/projects/${projectId}/events/${encodeURIComponent(id)}/`, { ...project, id }),
+    snapshot: () =>
+      db.sql.query(
+        `SELECT (SELECT count(*)::int FROM events) AS events,
+                (SELECT md5(string_agg(uuid::text || event || distinct_id || properties::text || timestamp::text, ',' ORDER BY project_id, uuid)) FROM events) AS digest,
+                (SELECT count(*)::int FROM persons) AS persons,
+                (SELECT md5(string_agg(id::text || properties::text, ',' ORDER BY id)) FROM persons) AS persons_digest,
+                (SELECT count(*)::int FROM person_distinct_ids) AS distinct_ids,
+                (SELECT count(*)::int FROM projects) AS projects,
+                (SELECT count(*)::int FROM users) AS users`,
+      ),
+    async close() {
+      delete process.env.BURROW_API_RATE_LIMIT_PER_MINUTE;
+      await closeDb();
+    },
+  };
+}
+
+/** A 400 with PostHog's validation body, or a 200 — never anything else. */
+export function expectHandled(answer: Answer, label: string): void {
+  expect([200, 400], `${label}: ${JSON.stringify(answer.body).slice(0, 300)}`).toContain(answer.status);
+  if (answer.status === 400) expect(answer.body, label).toMatchObject({ type: "validation_error", code: "invalid_input", attr: expect.any(String) });
+}
+
+/** A 400, or a 200 listing exactly `expected`. */
+export function expectEvents(answer: Answer, expected: StoredEvent[], label: string): void {
+  expectHandled(answer, label);
+  if (answer.status !== 200) return;
+  const got = answer.body.results.map((e: { id: string }) => e.id).sort();
+  expect(got, label).toEqual(expected.map((e) => e.uuid).sort());
+}

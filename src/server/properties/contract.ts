@@ -1,0 +1,221 @@
+/**
+ * PostHog's property filters: `{key, value, operator, type}` leaves and `{type: "AND"|"OR",
+ * values}` groups. One schema and one operator list, shared by the in-memory matcher
+ * (match.ts, for feature flags) and the SQL compiler (sql.ts, for the events API).
+ */
+import { z } from "zod";
+import { filterDate, storableText } from "./coerce";
+
+export const PROPERTY_OPERATORS = [
+  "exact",
+  "is_not",
+  "icontains",
+  "not_icontains",
+  "regex",
+  "not_regex",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "is_set",
+  "is_not_set",
+  "is_date_before",
+  "is_date_after",
+] as const;
+export type PropertyOperator = (typeof PROPERTY_OPERATORS)[number];
+
+/** Whose properties a filter reads. PostHog's others (cohort, group, element, …) are not supported. */
+export const PROPERTY_FILTER_TYPES = ["event", "person"] as const;
+export type PropertyFilterType = (typeof PROPERTY_FILTER_TYPES)[number];
+
+export type ScalarValue = string | number | boolean | null;
+
+export interface PropertyFilter {
+  type: PropertyFilterType;
+  key: string;
+  operator: PropertyOperator;
+  /** exact/is_not: a list (any of); is_set/is_not_set: null; others: one value. */
+  value: ScalarValue | ScalarValue[];
+  /** Inverts the result (cohort-style filters carry it). */
+  negation: boolean;
+}
+
+export interface PropertyGroup {
+  type: "AND" | "OR";
+  values: PropertyNode[];
+}
+export type PropertyNode = PropertyFilter | PropertyGroup;
+
+export function isPropertyGroup(node: PropertyNode): node is PropertyGroup {
+  return node.type === "AND" || node.type === "OR";
+}
+
+/** Bounds that keep one request's SQL small. */
+export const PROPERTY_LIMITS = {
+  maxFilters: 100,
+  maxDepth: 8,
+  maxListValues: 1000,
+  maxKeyLength: 1000,
+  maxTextLength: 10_000,
+  maxRegexLength: 1000,
+} as const;
+
+const scalar = z.union([z.string().max(PROPERTY_LIMITS.maxTextLength), z.number(), z.boolean(), z.null()], {
+  error: "value must be a string, number, boolean or null.",
+});
+
+/** Whether `text` is a date a filter may compare against (relative like `-7d`, or ISO 8601). */
+export function isFilterDate(text: string): boolean {
+  return filterDate(text, new Date()) !== null;
+}
+
+/** Caller input quoted in an error message, cut short. */
+function shown(input: unknown): string {
+  const text = typeof input === "string" ? input : JSON.stringify(input) ?? String(input);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+function sanitise(value: ScalarValue): ScalarValue {
+  return typeof value === "string" ? storableText(value) : value;
+}
+
+export const propertyFilterSchema = z
+  .object({
+    key: z
+      .string({ error: "key must be a string." })
+      .min(1, "key must not be empty.")
+      .max(PROPERTY_LIMITS.maxKeyLength, `key must be at most ${PROPERTY_LIMITS.maxKeyLength} characters.`),
+    value: z.union([scalar, z.array(scalar).max(PROPERTY_LIMITS.maxListValues)]).optional(),
+    operator: z
+      .enum(PROPERTY_OPERATORS, {
+        error: (issue) => `Unknown operator '${shown(issue.input)}'; supported: ${PROPERTY_OPERATORS.join(", ")}.`,
+      })
+      .nullish(),
+    type: z.enum(PROPERTY_FILTER_TYPES, {
+      error: (issue) => `Property filter type '${shown(issue.input)}' is not supported; use 'event' or 'person'.`,
+    }),
+    negation: z.boolean().nullish(),
+  })
+  .transform((raw, ctx): PropertyFilter => {
+    const operator = raw.operator ?? "exact";
+    const fail = (message: string) => {
+      ctx.addIssue({ code: "custom", message, path: ["value"], input: raw.value });
+      return z.NEVER;
+    };
+    const base = { type: raw.type, key: storableText(raw.key), operator, negation: raw.negation ?? false };
+    if (operator === "is_set" || operator === "is_not_set") return { ...base, value: null };
+    if (raw.value === undefined) return fail(`value is required for operator '${operator}'.`);
+    if (operator === "exact" || operator === "is_not") {
+      const list = Array.isArray(raw.value) ? raw.value : [raw.value];
+      return { ...base, value: list.map(sanitise) };
+    }
+    // Other operators take one value; PostHog's UI sometimes wraps it in a list.
+    let value: ScalarValue;
+    if (Array.isArray(raw.value)) {
+      if (raw.value.length !== 1) return fail(`Operator '${operator}' takes a single value, not a list.`);
+      value = raw.value[0]!;
+    } else {
+      value = raw.value;
+    }
+    value = sanitise(value);
+    switch (operator) {
+      case "regex":
+      case "not_regex": {
+        if (typeof value !== "string") return fail(`Operator '${operator}' needs a regular expression (a string).`);
+        if (value.length > PROPERTY_LIMITS.maxRegexLength) return fail(`The regular expression is longer than ${PROPERTY_LIMITS.maxRegexLength} characters.`);
+        try {
+          new RegExp(value);
+        } catch {
+          return fail(`Invalid regular expression: ${JSON.stringify(shown(value))}.`);
+        }
+        return { ...base, value };
+      }
+      case "gt":
+      case "gte":
+      case "lt":
+      case "lte":
+        if (typeof value !== "number" && typeof value !== "string") return fail(`Operator '${operator}' needs a number or a string.`);
+        return { ...base, value };
+      case "is_date_before":
+      case "is_date_after":
+        if (typeof value !== "string" || !isFilterDate(value)) {
+          return fail(`Operator '${operator}' needs an ISO 8601 date or a relative date such as '-7d'.`);
+        }
+        return { ...base, value };
+      default:
+        // icontains / not_icontains: the value's text (null reads "null").
+        return { ...base, value };
+    }
+  });
+
+type Parsed<T> = { success: true; data: T } | { success: false; issues: { message: string; path: PropertyKey[] }[] };
+
+function fromZod<T>(result: z.ZodSafeParseResult<T>): Parsed<T> {
+  return result.success ? result : { success: false, issues: result.error.issues.map(({ message, path }) => ({ message, path })) };
+}
+
+/** A filter or a group, told apart by `type`: "AND"/"OR" is a group, anything else a filter (default "event"). */
+function parseNode(input: unknown): Parsed<PropertyNode> {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return { success: false, issues: [{ message: "Each property filter must be an object.", path: [] }] };
+  }
+  const type = (input as { type?: unknown }).type;
+  if (type === "AND" || type === "OR") return fromZod(propertyGroupSchema.safeParse(input));
+  return fromZod(propertyFilterSchema.safeParse(type === undefined || type === null ? { ...input, type: "event" } : input));
+}
+
+function reportTo(ctx: z.RefinementCtx, issues: { message: string; path: PropertyKey[] }[]): never {
+  for (const { message, path } of issues) ctx.addIssue({ code: "custom", message, path });
+  return z.NEVER as never;
+}
+
+export const propertyNodeSchema: z.ZodType<PropertyNode> = z.unknown().transform((input, ctx): PropertyNode => {
+  const result = parseNode(input);
+  return result.success ? result.data : reportTo(ctx, result.issues);
+});
+
+export const propertyGroupSchema: z.ZodType<PropertyGroup> = z.object({
+  type: z.enum(["AND", "OR"]),
+  values: z.array(propertyNodeSchema, { error: "values must be a list." }).max(PROPERTY_LIMITS.maxFilters, `A group holds at most ${PROPERTY_LIMITS.maxFilters} entries.`),
+});
+
+/** How deeply lists and groups nest, counted until it passes `limit`. */
+function nestingOf(value: unknown, limit: number, depth = 0): number {
+  if (depth > limit) return depth;
+  let deepest = depth;
+  const children = Array.isArray(value) ? value : typeof value === "object" && value !== null && "values" in value ? [(value as { values: unknown }).values] : [];
+  for (const child of children) {
+    deepest = Math.max(deepest, nestingOf(child, limit, depth + 1));
+    if (deepest > limit) break;
+  }
+  return deepest;
+}
+
+function countFilters(node: PropertyNode): number {
+  return isPropertyGroup(node) ? node.values.reduce((sum, child) => sum + countFilters(child), 0) : 1;
+}
+
+/**
+ * The `properties` parameter (already JSON-parsed): a list of filters and groups (all must
+ * hold), a group, or one filter. Throws a ZodError whose first issue says what is wrong.
+ */
+export const propertiesParamSchema: z.ZodType<PropertyGroup> = z.unknown().transform((input, ctx): PropertyGroup => {
+  // A group is an object holding a list: two levels a group.
+  if (nestingOf(input, PROPERTY_LIMITS.maxDepth * 2 + 1) > PROPERTY_LIMITS.maxDepth * 2 + 1) {
+    return reportTo(ctx, [{ message: `Property groups nest at most ${PROPERTY_LIMITS.maxDepth} deep.`, path: [] }]);
+  }
+  let group: PropertyGroup;
+  if (Array.isArray(input)) {
+    const result = fromZod(z.array(propertyNodeSchema).max(PROPERTY_LIMITS.maxFilters, `At most ${PROPERTY_LIMITS.maxFilters} property filters.`).safeParse(input));
+    if (!result.success) return reportTo(ctx, result.issues);
+    group = { type: "AND", values: result.data };
+  } else {
+    const result = parseNode(input);
+    if (!result.success) return reportTo(ctx, result.issues);
+    group = isPropertyGroup(result.data) ? result.data : { type: "AND", values: [result.data] };
+  }
+  if (countFilters(group) > PROPERTY_LIMITS.maxFilters) {
+    return reportTo(ctx, [{ message: `At most ${PROPERTY_LIMITS.maxFilters} property filters.`, path: [] }]);
+  }
+  return group;
+});
