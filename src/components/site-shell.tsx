@@ -1,20 +1,16 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { SkipLink } from "@/components/ui";
 import { Logo } from "@/components/logo";
 
 /**
- * The frame of the public pages (home, not found): a top bar with the logo and a centred
- * content column. The signed-in admin UI will get its own layout with navigation.
+ * The frame of pages outside the signed-in app (not found, errors): a top bar with the logo and a centred
+ * content column. Signed-in pages use AppShell.
  */
 export function SiteShell({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col">
-      <a
-        href="#main"
-        className="sr-only rounded-control bg-white px-3 py-2 text-sm font-medium text-gray-900 shadow-card focus:not-sr-only focus:fixed focus:top-3 focus:left-3 focus:z-50"
-      >
-        Skip to content
-      </a>
+      <SkipLink />
       <header className="border-b border-gray-200 bg-white">
         <div className="mx-auto flex h-14 w-full max-w-5xl items-center justify-between px-4 sm:px-6">
           <Link href="/" className="rounded-control focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-brand-600">

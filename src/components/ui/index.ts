@@ -13,3 +13,4 @@ export { formatDate, formatDateTime } from "./format";
 export { PageHeader, type PageHeaderProps } from "./page-header";
 export { Popover, popoverItemClasses, type PopoverProps } from "./popover";
 export { Spinner, type SpinnerProps } from "./spinner";
+export { SkipLink } from "./skip-link";
