@@ -7,8 +7,16 @@ import type { SqlExecutor } from "@/server/db/driver";
 import { serverEnvFrom } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { canonicalUuid, EVENT_LIMITS, parseListQuery, parseValuesQuery, type EventListQuery } from "./params";
-import { CSV_HEADER, eventCsvRecord, eventResource, type EventResource } from "./present";
-import { checkRegexes, getEventRow, listEventRows, personsByUuid, propertyValues, type EventCursor, type EventRow } from "./query";
+import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
+import { checkRegexes, getEventRow, listEventRows, listSelectRows, personsByUuid, propertyValues, type EventCursor } from "./query";
+
+/** The answer with the experimental `select`: rows of values in select order. */
+export interface SelectAnswer {
+  columns: string[];
+  types: string[];
+  results: unknown[][];
+  next: string | null;
+}
 
 /**
  * What a filter can make PostgreSQL refuse — a regular expression it does not accept, or
@@ -32,7 +40,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
  * (offset dropped: the cursor replaces it). When the next row has the same timestamp,
  * `before_uuid` says where in those equal timestamps this page stopped.
  */
-function nextLink(request: Request, last: EventRow, following: EventRow): string {
+function nextLink(request: Request, last: EventCursor, following: EventCursor): string {
   const url = new URL(request.url);
   const next = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
   next.searchParams.set("before", last.timestamp.toISOString());
@@ -42,10 +50,32 @@ function nextLink(request: Request, last: EventRow, following: EventRow): string
   return next.toString();
 }
 
-export async function listEvents(request: Request, sql: SqlExecutor, projectId: number): Promise<Response | { next: string | null; results: EventResource[] }> {
+/** `next` of aggregated `select` rows: this request's URL with the offset moved on. */
+function offsetLink(request: Request, offset: number): string {
+  const url = new URL(request.url);
+  const next = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
+  next.searchParams.set("offset", String(offset));
+  return next.toString();
+}
+
+export async function listEvents(
+  request: Request,
+  sql: SqlExecutor,
+  projectId: number,
+): Promise<Response | SelectAnswer | { next: string | null; results: EventResource[] }> {
   const now = new Date();
   const query = parseListQuery(new URL(request.url), request.headers.get("accept"), now);
   await guarded(() => checkRegexes(sql, query.properties));
+  if (query.select) {
+    if (query.format === "csv") return selectCsvResponse(sql, projectId, query, now);
+    const { types, aggregated, rows } = await guarded(() => listSelectRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
+    const page = rows.slice(0, query.limit);
+    let next: string | null = null;
+    if (rows.length > query.limit) {
+      next = aggregated ? offsetLink(request, query.offset + query.limit) : nextLink(request, page[page.length - 1]!.cursor!, rows[query.limit]!.cursor!);
+    }
+    return { columns: query.select.map((item) => item.text), types, results: page.map((row) => row.values), next };
+  }
   if (query.format === "csv") return csvResponse(sql, projectId, query, now);
   const rows = await guarded(() => listEventRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
   const page = rows.slice(0, query.limit);
@@ -62,32 +92,60 @@ export async function listEvents(request: Request, sql: SqlExecutor, projectId: 
  */
 async function csvResponse(sql: SqlExecutor, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
   let remaining = query.limit;
-  const fetchChunk = async (cursor: EventCursor | null) => {
+  const fetchChunk = async (cursor: EventCursor | null): Promise<CsvChunk> => {
     const wanted = Math.min(EVENT_LIMITS.csvChunk, remaining);
     const rows = await listEventRows(sql, projectId, query, { limit: wanted, offset: cursor ? 0 : query.offset, cursor, now });
     remaining -= rows.length;
+    const end = rows[rows.length - 1];
     // A short chunk, or the limit reached: nothing follows.
-    return { rows, last: rows.length < wanted || remaining <= 0 };
+    return { text: rows.map(eventCsvRecord).join(""), more: rows.length < wanted || remaining <= 0 || !end ? null : () => fetchChunk({ timestamp: end.timestamp, uuid: end.uuid }) };
   };
-  let pending: { rows: EventRow[]; last: boolean } | null = await guarded(() => fetchChunk(null));
+  return streamCsv(CSV_HEADER, await guarded(() => fetchChunk(null)));
+}
+
+/**
+ * The CSV export with `select`: header = the expressions as given. Rows that are not
+ * aggregated page by cursor, aggregated rows by offset.
+ */
+async function selectCsvResponse(sql: SqlExecutor, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
+  let remaining = query.limit;
+  const fetchChunk = async (cursor: EventCursor | null, offset: number): Promise<CsvChunk> => {
+    const wanted = Math.min(EVENT_LIMITS.csvChunk, remaining);
+    const { aggregated, rows } = await listSelectRows(sql, projectId, query, { limit: wanted, offset, cursor, now });
+    remaining -= rows.length;
+    const end = rows[rows.length - 1];
+    const more = rows.length < wanted || remaining <= 0 || !end ? null : () => (aggregated ? fetchChunk(null, offset + rows.length) : fetchChunk(end.cursor, 0));
+    return { text: rows.map((row) => selectCsvRecord(row.values)).join(""), more };
+  };
+  return streamCsv(csvRecord(query.select!.map((item) => item.text)), await guarded(() => fetchChunk(null, query.offset)));
+}
+
+/** Some CSV records, and how to read the ones after them (null: none follow). */
+interface CsvChunk {
+  text: string;
+  more: (() => Promise<CsvChunk>) | null;
+}
+
+/** The streamed body: header, the first chunk (read before answering), then the rest as the client reads. */
+function streamCsv(header: string, first: CsvChunk): Response {
+  let pending: CsvChunk | null = first;
   const encoder = new TextEncoder();
   let started = false;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!started) {
         started = true;
-        controller.enqueue(encoder.encode(CSV_HEADER));
+        controller.enqueue(encoder.encode(header));
         return;
       }
-      if (pending === null || pending.rows.length === 0) {
+      if (pending === null || pending.text === "") {
         controller.close();
         return;
       }
-      const { rows, last } = pending;
-      controller.enqueue(encoder.encode(rows.map(eventCsvRecord).join("")));
-      const end = rows[rows.length - 1]!;
+      const { text, more } = pending;
+      controller.enqueue(encoder.encode(text));
       try {
-        pending = last ? null : await fetchChunk({ timestamp: end.timestamp, uuid: end.uuid });
+        pending = more ? await more() : null;
       } catch (error) {
         console.error("burrow: CSV export failed while streaming", error);
         controller.error(error);

@@ -44,3 +44,10 @@ export const CSV_HEADER = csvRecord(CSV_COLUMNS);
 export function eventCsvRecord(row: EventRow): string {
   return csvRecord([row.uuid, row.distinct_id, row.event, row.timestamp.toISOString(), row.person_id ?? "", JSON.stringify(row.properties)]);
 }
+
+/** One CSV record of `select` values: null as an empty field, objects and lists as JSON. */
+export function selectCsvRecord(values: readonly unknown[]): string {
+  return csvRecord(
+    values.map((value) => (value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value))),
+  );
+}

@@ -91,6 +91,54 @@ export async function listEventRows(
   return sql.query<EventRow>(`SELECT ${COLUMNS} ${from} ${ORDER} LIMIT ${limit} OFFSET ${offset}`, params.values);
 }
 
+export interface SelectRow {
+  /** The selected values, in select order (timestamps as ISO text). */
+  values: unknown[];
+  /** Where this row is in the list, for `next`; null when the rows are aggregated. */
+  cursor: EventCursor | null;
+}
+
+/**
+ * One page with the experimental `select`: the selected columns of each event, newest
+ * first — or, when a column aggregates (count), one row per distinct combination of the
+ * other columns, the first aggregate descending (then the other columns ascending).
+ * `cursor` is applied only to rows that are not aggregated (aggregated rows page by offset).
+ */
+export async function listSelectRows(
+  sql: SqlExecutor,
+  projectId: number,
+  query: EventListQuery,
+  page: { limit: number; offset: number; cursor: EventCursor | null; now: Date },
+): Promise<{ types: string[]; aggregated: boolean; rows: SelectRow[] }> {
+  const params = new SqlParams();
+  const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: "pp.properties" } });
+  const aggregated = compiled.groupBy !== null;
+  const from = listFrom(projectId, query, params, page.now, aggregated ? null : page.cursor);
+  const columns = compiled.columns.map((column, i) => `${column} AS c${i}`);
+  let tail: string;
+  if (!aggregated) {
+    columns.push("e.timestamp AS cursor_timestamp", "e.uuid::text AS cursor_uuid");
+    tail = ORDER;
+  } else {
+    const group = compiled.groupBy!.length > 0 ? `GROUP BY ${compiled.groupBy!.join(", ")} ` : "";
+    tail = `${group}ORDER BY ${[`${compiled.firstAggregate} DESC`, ...compiled.groupBy!.map(String)].join(", ")}`;
+  }
+  const limit = params.add(page.limit, "int");
+  const offset = params.add(aggregated || page.cursor === null ? page.offset : 0, "bigint");
+  const rows = await sql.query<Record<string, unknown>>(`SELECT ${columns.join(", ")} ${from} ${tail} LIMIT ${limit} OFFSET ${offset}`, params.values);
+  return {
+    types: compiled.types,
+    aggregated,
+    rows: rows.map((row) => ({
+      values: compiled.columns.map((_, i) => {
+        const value = row[`c${i}`];
+        return value instanceof Date ? value.toISOString() : value;
+      }),
+      cursor: aggregated ? null : { timestamp: row.cursor_timestamp as Date, uuid: row.cursor_uuid as string },
+    })),
+  };
+}
+
 /**
  * Compiles every regular expression of the filters once, on no data: PostgreSQL compiles a
  * pattern only when a row reaches it, so without this a pattern it refuses would fail (or

@@ -37,6 +37,8 @@ interface Value {
   aggregate: boolean;
   /** Reads a column outside any aggregate. */
   bare?: boolean;
+  /** The answer's type name when not the kind's (count: UInt64). */
+  typeName?: string;
   pos: number;
 }
 
@@ -87,8 +89,19 @@ class Compiler {
         const literal = { value };
         if (value === null) return { kind: "null", sql: "NULL", literal, aggregate: false, pos };
         if (typeof value === "boolean") return { kind: "bool", sql: value ? "TRUE" : "FALSE", literal, aggregate: false, pos };
-        if (typeof value === "number") return { kind: "number", sql: this.params.add(value, "float8"), literal, aggregate: false, pos };
-        return { kind: "text", sql: this.params.add(value, "text"), literal, aggregate: false, pos };
+        // Bound only when used: a parameter the statement never reads has no type, which PostgreSQL refuses.
+        let bound: string | undefined;
+        const params = this.params;
+        const cast = typeof value === "number" ? "float8" : "text";
+        return {
+          kind: typeof value === "number" ? "number" : "text",
+          get sql() {
+            return (bound ??= params.add(value, cast));
+          },
+          literal,
+          aggregate: false,
+          pos,
+        };
       }
       case "field": {
         const { sql, kind } = FIELD_SQL[expr.field];
@@ -102,9 +115,9 @@ class Compiler {
       case "call": {
         if (expr.name === "count") {
           if (!allowAggregate) throw new HogqlError("count() is not allowed here (only in select, not inside another aggregate)", expr.pos);
-          if (expr.args.length === 0) return { kind: "number", sql: "count(*)::float8", aggregate: true, pos: expr.pos };
+          if (expr.args.length === 0) return { kind: "number", sql: "count(*)::float8", aggregate: true, typeName: "UInt64", pos: expr.pos };
           const arg = this.value(expr.args[0]!, false);
-          return { kind: "number", sql: `count(${this.nullable(arg)})::float8`, aggregate: true, pos: expr.pos };
+          return { kind: "number", sql: `count(${this.nullable(arg)})::float8`, aggregate: true, typeName: "UInt64", pos: expr.pos };
         }
         const arg = this.value(expr.args[0]!, allowAggregate);
         if (arg.kind !== "timestamp") throw new HogqlError(`toDate supports timestamp only, not ${KIND_NAMES[arg.kind]}`, expr.pos);
@@ -287,7 +300,7 @@ export function compileSelect(items: readonly SelectItem[], context: HogqlContex
   const first = aggregates.indexOf(true);
   return {
     columns,
-    types: values.map((value) => TYPE_NAMES[value.kind]),
+    types: values.map((value) => value.typeName ?? TYPE_NAMES[value.kind]),
     groupBy: first === -1 ? null : aggregates.flatMap((aggregate, i) => (aggregate ? [] : [i + 1])),
     firstAggregate: first === -1 ? null : first + 1,
   };
