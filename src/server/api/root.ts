@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { authRouter } from "./routers/auth";
+import { eventsRouter } from "./routers/events";
 import { organizationRouter } from "./routers/organization";
 import { systemRouter } from "./routers/system";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
@@ -8,6 +9,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 export const appRouter = createTRPCRouter({
   account: accountRouter,
   auth: authRouter,
+  events: eventsRouter,
   organization: organizationRouter,
   system: systemRouter,
 });

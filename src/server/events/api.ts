@@ -175,3 +175,48 @@ export async function eventValues(request: Request, sql: SqlExecutor, projectId:
   const query = parseValuesQuery(new URL(request.url));
   return (await propertyValues(sql, projectId, query)).map((name) => ({ name }));
 }
+
+/** Where the next page of `listEventPage` starts: the last row shown. */
+export interface EventPageCursor {
+  before: string;
+  beforeUuid: string;
+}
+
+/**
+ * One page of the list for the app's explorer (tRPC): `params` are the REST list's query
+ * parameters, checked by the same `parseListQuery`; the cursor, when given, replaces
+ * `before` as the REST `next` link does. JSON only.
+ */
+export async function listEventPage(
+  sql: SqlExecutor,
+  projectId: number,
+  params: URLSearchParams,
+  cursor: EventPageCursor | null,
+): Promise<{ results: EventResource[]; next: EventPageCursor | null }> {
+  const now = new Date();
+  const url = new URL("http://burrow.invalid/");
+  for (const [name, value] of params) if (name !== "format" && name !== "select") url.searchParams.append(name, value);
+  if (cursor) {
+    url.searchParams.set("before", cursor.before);
+    url.searchParams.set("before_uuid", cursor.beforeUuid);
+  }
+  const query = parseListQuery(url, null, now);
+  await guarded(() => checkRegexes(sql, query.properties));
+  const rows = await guarded(() => listEventRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
+  const page = rows.slice(0, query.limit);
+  const persons = await personsByUuid(sql, projectId, page.map((row) => row.person_id));
+  const last = page[page.length - 1];
+  return {
+    results: page.map((row) => eventResource(row, persons)),
+    next: rows.length > query.limit && last ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null,
+  };
+}
+
+/** One event with its person, or a 404 (absent, or in another project). */
+export async function getEvent(sql: SqlExecutor, projectId: number, id: string): Promise<EventResource> {
+  const uuid = canonicalUuid(id);
+  if (!uuid) throw new AppError("invalid_input", "Invalid UUID", "id");
+  const row = await getEventRow(sql, projectId, uuid);
+  if (!row) throw new AppError("not_found", `No events exist for event UUID ${uuid}`);
+  return eventResource(row, await personsByUuid(sql, projectId, [row.person_id]));
+}

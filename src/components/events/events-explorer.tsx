@@ -1,0 +1,327 @@
+"use client";
+
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { ProjectGate } from "@/components/settings/project-gate";
+import { Button, buttonClasses, Card, cn, EmptyState, ErrorState, inputClasses, PageHeader, Spinner } from "@/components/ui";
+import { errorMessage } from "@/trpc/errors";
+import { useTRPC } from "@/trpc/react";
+import type { EventResource } from "@/server/events/present";
+import { EventDrawer } from "./event-drawer";
+import { csvExportHref, OPERATOR_LABELS, TIME_RANGES, VALUELESS, type EventFilters, type PropertyFilterInput } from "./filter-params";
+
+const PAGE_SIZE = 50;
+const REFRESH_MS = 5_000;
+
+interface Draft {
+  event: string;
+  distinctId: string;
+  after: string;
+  properties: (PropertyFilterInput & { id: number })[];
+}
+
+const EMPTY_DRAFT: Draft = { event: "", distinctId: "", after: "", properties: [] };
+
+function filtersOf(draft: Draft): EventFilters {
+  return {
+    event: draft.event,
+    distinctId: draft.distinctId,
+    after: draft.after,
+    properties: draft.properties.map(({ key, operator, value, type }) => ({ key, operator, value, type })),
+  };
+}
+
+export function EventsExplorer() {
+  return (
+    <div className="flex flex-col gap-6" data-testid="events-page">
+      <PageHeader title="Events" description="Everything your project has captured, newest first." />
+      <ProjectGate testId="events-project">{(project) => <Explorer projectId={project.id} />}</ProjectGate>
+    </div>
+  );
+}
+
+function Explorer({ projectId }: { projectId: number }) {
+  const trpc = useTRPC();
+  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
+  const [applied, setApplied] = useState<EventFilters>(filtersOf(EMPTY_DRAFT));
+  const [live, setLive] = useState(false);
+  const [selected, setSelected] = useState<EventResource | null>(null);
+
+  const list = useInfiniteQuery({
+    ...trpc.events.list.infiniteQueryOptions(
+      { projectId, ...applied, limit: PAGE_SIZE },
+      { getNextPageParam: (page) => page.next ?? undefined, initialCursor: null },
+    ),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? REFRESH_MS : false,
+  });
+  const events = list.data?.pages.flatMap((page) => page.results) ?? [];
+  const filtered = Boolean(applied.event || applied.distinctId || applied.after || (applied.properties ?? []).some((p) => p.key.trim()));
+
+  function apply(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setApplied(filtersOf(draft));
+  }
+
+  return (
+    <div className="flex flex-col gap-4">
+      <Card className="p-4" aria-label="Filters">
+        <form onSubmit={apply} className="flex flex-col gap-4" data-testid="events-filters" aria-label="Event filters">
+          <div className="grid gap-3 sm:grid-cols-3">
+            <LabelledInput label="Event name" value={draft.event} onChange={(event) => setDraft({ ...draft, event })} placeholder="e.g. $pageview" testId="filter-event" />
+            <LabelledInput label="Distinct ID" value={draft.distinctId} onChange={(distinctId) => setDraft({ ...draft, distinctId })} placeholder="Any user" testId="filter-distinct-id" />
+            <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
+              Time range
+              <select
+                className={inputClasses({ className: "pr-8" })}
+                value={draft.after}
+                data-testid="filter-time-range"
+                onChange={(event) => {
+                  const next = { ...draft, after: event.target.value };
+                  setDraft(next);
+                  setApplied(filtersOf(next));
+                }}
+              >
+                {TIME_RANGES.map((range) => (
+                  <option key={range.value} value={range.value}>
+                    {range.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </div>
+
+          <fieldset className="min-w-0">
+            <legend className="text-sm font-medium text-gray-800">Property filters</legend>
+            <ul className="mt-2 flex flex-col gap-2" data-testid="property-filters">
+              {draft.properties.map((row, index) => (
+                <PropertyRow
+                  key={row.id}
+                  index={index}
+                  row={row}
+                  onChange={(changed) => setDraft({ ...draft, properties: draft.properties.map((p) => (p.id === row.id ? { ...changed, id: row.id } : p)) })}
+                  onRemove={() => setDraft({ ...draft, properties: draft.properties.filter((p) => p.id !== row.id) })}
+                />
+              ))}
+            </ul>
+            <Button
+              variant="ghost"
+              size="sm"
+              className="mt-2"
+              data-testid="add-property-filter"
+              onClick={() =>
+                setDraft({ ...draft, properties: [...draft.properties, { id: Date.now() + Math.random(), key: "", operator: "exact", value: "", type: "event" }] })
+              }
+            >
+              + Add property filter
+            </Button>
+          </fieldset>
+
+          <div className="flex flex-wrap items-center gap-2 border-t border-gray-100 pt-4">
+            <Button type="submit" data-testid="apply-filters">
+              Apply filters
+            </Button>
+            <Button
+              variant="secondary"
+              data-testid="reset-filters"
+              onClick={() => {
+                setDraft(EMPTY_DRAFT);
+                setApplied(filtersOf(EMPTY_DRAFT));
+              }}
+            >
+              Reset
+            </Button>
+            <div className="ml-auto flex flex-wrap items-center gap-3">
+              <label className="flex items-center gap-2 text-sm text-gray-700">
+                <input type="checkbox" className="size-4 accent-brand-600" checked={live} onChange={(event) => setLive(event.target.checked)} data-testid="auto-refresh" />
+                Auto-refresh
+                {live && <span className="text-xs text-gray-500">(every 5 s)</span>}
+              </label>
+              <a href={csvExportHref(projectId, applied)} download="events.csv" className={buttonClasses({ variant: "secondary" })} data-testid="export-csv">
+                Export CSV
+              </a>
+            </div>
+          </div>
+        </form>
+      </Card>
+
+      <Card className="overflow-hidden" aria-label="Events" data-testid="events-list" data-state={list.isPending ? "loading" : list.isError ? "error" : events.length === 0 ? "empty" : "ready"}>
+        {list.isPending ? (
+          <div className="flex items-center gap-3 px-5 py-8 text-sm text-gray-600">
+            <Spinner label={null} className="text-brand-600" />
+            <span role="status">Loading events…</span>
+          </div>
+        ) : list.isError && events.length === 0 ? (
+          <div className="p-4">
+            <ErrorState title="Could not load events" message={errorMessage(list.error)} onRetry={() => void list.refetch()} retrying={list.isRefetching} />
+          </div>
+        ) : events.length === 0 ? (
+          filtered ? (
+            <EmptyState title="No events match these filters" description="Widen the time range or remove a filter." />
+          ) : (
+            <EmptyState
+              title="No events yet"
+              description="Send some with the snippet in Project settings."
+              action={
+                <Link href="/settings/project" className={buttonClasses()} data-testid="events-empty-settings">
+                  Open Project settings
+                </Link>
+              }
+            />
+          )
+        ) : (
+          <>
+            {list.isError && (
+              <div className="p-3">
+                <ErrorState title="Could not refresh events" message={errorMessage(list.error)} />
+              </div>
+            )}
+            <EventTable events={events} onOpen={setSelected} />
+            <div className="flex items-center justify-between gap-3 border-t border-gray-200 px-4 py-3 text-sm text-gray-600">
+              <span data-testid="events-count">
+                {events.length} {events.length === 1 ? "event" : "events"}
+                {list.isFetching && !list.isFetchingNextPage ? " · refreshing…" : ""}
+              </span>
+              {list.hasNextPage && (
+                <Button variant="secondary" size="sm" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()} data-testid="load-more">
+                  Load more
+                </Button>
+              )}
+            </div>
+          </>
+        )}
+      </Card>
+
+      <EventDrawer projectId={projectId} event={selected} onClose={() => setSelected(null)} />
+    </div>
+  );
+}
+
+function LabelledInput({ label, value, onChange, placeholder, testId }: { label: string; value: string; onChange: (value: string) => void; placeholder?: string; testId: string }) {
+  return (
+    <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
+      {label}
+      <input className={inputClasses()} value={value} placeholder={placeholder} onChange={(event) => onChange(event.target.value)} data-testid={testId} />
+    </label>
+  );
+}
+
+function PropertyRow({
+  row,
+  index,
+  onChange,
+  onRemove,
+}: {
+  row: PropertyFilterInput;
+  index: number;
+  onChange: (row: PropertyFilterInput) => void;
+  onRemove: () => void;
+}) {
+  const n = index + 1;
+  return (
+    <li className="grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[7rem_1fr_11rem_1fr_auto]" data-testid={`property-filter-${index}`}>
+      <select
+        aria-label={`Filter ${n}: whose property`}
+        className={inputClasses({ className: "col-span-2 pr-8 sm:col-span-1" })}
+        value={row.type ?? "event"}
+        onChange={(event) => onChange({ ...row, type: event.target.value as "event" | "person" })}
+        data-testid="property-filter-type"
+      >
+        <option value="event">Event</option>
+        <option value="person">Person</option>
+      </select>
+      <input
+        aria-label={`Filter ${n}: property key`}
+        className={inputClasses({ className: "col-span-2 sm:col-span-1" })}
+        placeholder="Property key, e.g. $browser"
+        value={row.key}
+        onChange={(event) => onChange({ ...row, key: event.target.value })}
+        data-testid="property-filter-key"
+      />
+      <select
+        aria-label={`Filter ${n}: operator`}
+        className={inputClasses({ className: "col-span-2 pr-8 sm:col-span-1" })}
+        value={row.operator}
+        onChange={(event) => onChange({ ...row, operator: event.target.value as PropertyFilterInput["operator"] })}
+        data-testid="property-filter-operator"
+      >
+        {Object.entries(OPERATOR_LABELS).map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <input
+        aria-label={`Filter ${n}: value`}
+        className={inputClasses()}
+        placeholder={VALUELESS.has(row.operator) ? "No value needed" : "Value"}
+        disabled={VALUELESS.has(row.operator)}
+        value={VALUELESS.has(row.operator) ? "" : (row.value ?? "")}
+        onChange={(event) => onChange({ ...row, value: event.target.value })}
+        data-testid="property-filter-value"
+      />
+      <Button variant="ghost" aria-label={`Remove filter ${n}`} onClick={onRemove} data-testid="property-filter-remove" className="px-2.5">
+        <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" className="size-4">
+          <path d="M5 5l10 10M15 5 5 15" />
+        </svg>
+      </Button>
+    </li>
+  );
+}
+
+const timeFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium" });
+
+function shown(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function EventTable({ events, onOpen }: { events: EventResource[]; onOpen: (event: EventResource) => void }) {
+  return (
+    <div className="overflow-x-auto" data-testid="events-table-scroll">
+      <table className="w-full min-w-[44rem] text-sm" data-testid="events-table">
+        <thead className="bg-gray-50 text-xs font-medium tracking-wide whitespace-nowrap text-gray-500 uppercase">
+          <tr>
+            <th scope="col" className="px-4 py-2 text-left font-medium">Time</th>
+            <th scope="col" className="px-4 py-2 text-left font-medium">Event</th>
+            <th scope="col" className="px-4 py-2 text-left font-medium">Distinct ID</th>
+            <th scope="col" className="px-4 py-2 text-left font-medium">URL</th>
+            <th scope="col" className="px-4 py-2 text-left font-medium">Browser</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-gray-200">
+          {events.map((event) => (
+            <tr
+              key={event.id}
+              tabIndex={0}
+              aria-label={`${event.event} by ${event.distinct_id}: show details`}
+              className="cursor-pointer hover:bg-gray-50 focus-visible:bg-brand-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-600"
+              data-testid="event-row"
+              data-event={event.event}
+              onClick={() => onOpen(event)}
+              onKeyDown={(key) => {
+                if (key.key === "Enter" || key.key === " ") {
+                  key.preventDefault();
+                  onOpen(event);
+                }
+              }}
+            >
+              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600 tabular-nums">
+                <time dateTime={event.timestamp}>{timeFormat.format(new Date(event.timestamp))}</time>
+              </td>
+              <td className="max-w-56 truncate px-4 py-2.5 font-medium text-gray-900" data-testid="event-name">
+                {event.event}
+              </td>
+              <td className="max-w-48 truncate px-4 py-2.5 font-mono text-xs text-gray-700" data-testid="event-distinct-id">
+                {event.distinct_id}
+              </td>
+              <td className={cn("max-w-64 truncate px-4 py-2.5 text-gray-600")}>{shown(event.properties.$current_url) || <span className="text-gray-400">—</span>}</td>
+              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600">{shown(event.properties.$browser) || <span className="text-gray-400">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
