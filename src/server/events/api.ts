@@ -8,7 +8,7 @@ import { serverEnvFrom } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { canonicalUuid, EVENT_LIMITS, parseListQuery, parseValuesQuery, type EventListQuery } from "./params";
 import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
-import { checkRegexes, getEventRow, listEventRows, listSelectRows, personsByUuid, propertyValues, type EventCursor } from "./query";
+import { checkRegexes, getEventRow, listEventRows, listSelectRows, personsByUuid, propertyValues, type EventCursor, type EventRow } from "./query";
 
 /** The answer with the experimental `select`: rows of values in select order. */
 export interface SelectAnswer {
@@ -77,13 +77,33 @@ export async function listEvents(
     return { columns: query.select.map((item) => item.text), types, results: page.map((row) => row.values), next };
   }
   if (query.format === "csv") return csvResponse(sql, projectId, query, now);
+  const { results, last, following } = await eventPage(sql, projectId, query, now);
+  return { next: last && following ? nextLink(request, last, following) : null, results };
+}
+
+/**
+ * One page of events with their persons (the REST list and the explorer), and the rows
+ * either side of the page's end that the next cursor is made from (`following` is null on
+ * the last page).
+ */
+async function eventPage(sql: SqlExecutor, projectId: number, query: EventListQuery, now: Date) {
   const rows = await guarded(() => listEventRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
   const page = rows.slice(0, query.limit);
   const persons = await personsByUuid(sql, projectId, page.map((row) => row.person_id));
   return {
-    next: rows.length > query.limit ? nextLink(request, page[page.length - 1]!, rows[query.limit]!) : null,
     results: page.map((row) => eventResource(row, persons)),
+    last: page.at(-1) ?? null,
+    following: rows[query.limit] ?? null,
   };
+}
+
+/** A stored event of the project by its id: 400 for a non-UUID, 404 if there is none. */
+async function findEventRow(sql: SqlExecutor, projectId: number, id: string): Promise<EventRow> {
+  const uuid = canonicalUuid(id);
+  if (!uuid) throw new AppError("invalid_input", "Invalid UUID", "id");
+  const row = await getEventRow(sql, projectId, uuid);
+  if (!row) throw new AppError("not_found", `No events exist for event UUID ${uuid}`);
+  return row;
 }
 
 /**
@@ -159,12 +179,10 @@ function streamCsv(header: string, first: CsvChunk): Response {
 }
 
 export async function retrieveEvent(request: Request, sql: SqlExecutor, projectId: number, id: string): Promise<Response | EventResource> {
-  const uuid = canonicalUuid(id);
-  if (!uuid) throw new AppError("invalid_input", "Invalid UUID", "id");
+  if (!canonicalUuid(id)) throw new AppError("invalid_input", "Invalid UUID", "id");
   const format = new URL(request.url).searchParams.get("format");
   if (format !== null && format !== "json" && format !== "csv") throw new AppError("invalid_input", "format must be 'json' or 'csv'.", "format");
-  const row = await getEventRow(sql, projectId, uuid);
-  if (!row) throw new AppError("not_found", `No events exist for event UUID ${uuid}`);
+  const row = await findEventRow(sql, projectId, id);
   if (format === "csv") {
     return new Response(CSV_HEADER + eventCsvRecord(row), { status: 200, headers: { "content-type": "text/csv; charset=utf-8" } });
   }
@@ -202,21 +220,12 @@ export async function listEventPage(
   }
   const query = parseListQuery(url, null, now);
   await guarded(() => checkRegexes(sql, query.properties));
-  const rows = await guarded(() => listEventRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
-  const page = rows.slice(0, query.limit);
-  const persons = await personsByUuid(sql, projectId, page.map((row) => row.person_id));
-  const last = page[page.length - 1];
-  return {
-    results: page.map((row) => eventResource(row, persons)),
-    next: rows.length > query.limit && last ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null,
-  };
+  const { results, last, following } = await eventPage(sql, projectId, query, now);
+  return { results, next: last && following ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null };
 }
 
 /** One event with its person, or a 404 (absent, or in another project). */
 export async function getEvent(sql: SqlExecutor, projectId: number, id: string): Promise<EventResource> {
-  const uuid = canonicalUuid(id);
-  if (!uuid) throw new AppError("invalid_input", "Invalid UUID", "id");
-  const row = await getEventRow(sql, projectId, uuid);
-  if (!row) throw new AppError("not_found", `No events exist for event UUID ${uuid}`);
+  const row = await findEventRow(sql, projectId, id);
   return eventResource(row, await personsByUuid(sql, projectId, [row.person_id]));
 }
