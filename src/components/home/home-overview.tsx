@@ -4,7 +4,18 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { levelName } from "@/components/account/levels";
 import { useCurrentProject } from "@/components/account/use-current-project";
-import { Badge, buttonClasses, Card, CardBody, CardHeader, CopyField, EmptyState, ErrorState, Spinner } from "@/components/ui";
+import {
+  Badge,
+  buttonClasses,
+  Card,
+  CardBody,
+  CardHeader,
+  CopyField,
+  Detail,
+  EmptyState,
+  ErrorState,
+  Spinner,
+} from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 
 const QUICK_LINKS = [
@@ -128,14 +139,5 @@ function CurrentProjectCard() {
       />
       <CardBody>{body}</CardBody>
     </Card>
-  );
-}
-
-function Detail({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-gray-500">{label}</dt>
-      <dd className="mt-0.5 font-medium break-words text-gray-900">{children}</dd>
-    </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
-import { useSyncExternalStore, type ReactNode } from "react";
-import { Card, CardBody, CardHeader, CodeBlock, CopyField } from "@/components/ui";
+import { useSyncExternalStore } from "react";
+import { Card, CardBody, CardHeader, CodeBlock, CopyField, Detail } from "@/components/ui";
 import { ProjectGate } from "./project-gate";
 
 const subscribeNever = () => () => {};
@@ -90,14 +90,5 @@ export function ProjectSettings() {
         </div>
       )}
     </ProjectGate>
-  );
-}
-
-function Detail({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-gray-500">{label}</dt>
-      <dd className="mt-0.5 font-medium break-words text-gray-900">{children}</dd>
-    </div>
   );
 }

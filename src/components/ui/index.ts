@@ -14,3 +14,4 @@ export { PageHeader, type PageHeaderProps } from "./page-header";
 export { Popover, popoverItemClasses, type PopoverProps } from "./popover";
 export { Spinner, type SpinnerProps } from "./spinner";
 export { SkipLink } from "./skip-link";
+export { Detail } from "./detail";
