@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -9,33 +8,7 @@ import { openDatabase, type Database } from "@/server/db/client";
 import type { DbConfig } from "@/server/db/config";
 import { MIGRATIONS_DIR } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase, testDbKind } from "@/server/db/testing";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = path.join(ROOT, "node_modules/.bin/tsx");
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real admin CLI the way `npm run --silent admin -- …` does. */
-function admin(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
-  const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ["src/cli/admin.ts", ...args], {
-      cwd: ROOT,
-      env: { ...inherited, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { admin, type CliResult } from "./run-admin";
 
 /** stdout of a --json run: exactly one JSON object on one line, and nothing else. */
 function jsonOutput(result: CliResult): Record<string, unknown> {

@@ -1,36 +1,9 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { lockDataDir } from "@/server/db/lock";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = path.join(ROOT, "node_modules/.bin/tsx");
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real admin CLI the way `npm run --silent admin -- …` does. */
-function admin(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
-  const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ["src/cli/admin.ts", ...args], {
-      cwd: ROOT,
-      env: { ...inherited, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { admin, type CliResult } from "./run-admin";
 
 /** What every configuration problem looks like: non-zero exit, one "admin: " line on stderr, empty stdout. */
 function expectOneLineRefusal(result: CliResult): string {
