@@ -1,4 +1,5 @@
-import { v7 as uuidv7, validate as isUuid } from "uuid";
+import { validate as isUuid } from "uuid";
+import { newEventUuid } from "./event-uuid";
 import { MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, type RawEvent } from "./contract";
 
 /** An event that passed validation, normalised for the pipeline. */
@@ -148,7 +149,7 @@ export function normaliseEvent(raw: RawEvent, index: number, context: NormaliseC
     return { index, detail: `Event ${index}: properties are nested more than ${MAX_PROPERTY_DEPTH} levels deep.` };
   }
   return {
-    uuid: typeof raw.uuid === "string" && isUuid(raw.uuid) ? raw.uuid.toLowerCase() : uuidv7(),
+    uuid: typeof raw.uuid === "string" && isUuid(raw.uuid) ? raw.uuid.toLowerCase() : newEventUuid(),
     event,
     distinctId,
     properties,
