@@ -43,6 +43,7 @@ export async function insertEvents(sql: SqlExecutor, events: readonly StoredEven
         chunk.map((e) => e.elementsChain ?? ""),
         chunk.map((e) => e.historicalMigration ?? false),
       ],
+      { prepare: "burrow_insert_events" },
     );
     inserted += rows[0]!.n;
   }
