@@ -3,7 +3,7 @@
  *   - /batch/ with 100 events a request, 16 connections: events/s, beside the raw
  *     multi-row INSERT ceiling of the same database measured in the same run;
  *   - /capture/ with one event a request: requests/s, beside a bare node:http server
- *     answering the same request;
+ *     answering the same request, at 16 connections and at saturation (64);
  *   - p50/p99 latency of both.
  *
  *   npm run bench:ingest [-- --duration 30 --connections 16 --db both|pglite|postgres]
@@ -27,11 +27,13 @@ const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "30" },
     connections: { type: "string", default: "16" },
+    "capture-connections": { type: "string", default: "16,64" },
     db: { type: "string", default: "both" },
   },
 });
 const DURATION = `${Number(values.duration)}s`;
 const CONNECTIONS = Number(values.connections);
+const CAPTURE_CONNECTIONS = values["capture-connections"].split(",").map(Number);
 const ROOT = path.resolve(import.meta.dirname, "..");
 
 interface WrkResult {
@@ -44,13 +46,13 @@ interface WrkResult {
 }
 
 /** Runs wrk in its own process (asynchronously: the bare server below shares our event loop). */
-async function wrk(url: string, body: string, contentType = "application/json"): Promise<WrkResult> {
+async function wrk(url: string, body: string, connections = CONNECTIONS): Promise<WrkResult> {
   const script = path.join(os.tmpdir(), `burrow-wrk-${process.pid}.lua`);
   fs.writeFileSync(
     script,
-    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "${contentType}"\n`,
+    `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`,
   );
-  const { stdout: out } = await promisify(execFile)("wrk", ["-t1", `-c${CONNECTIONS}`, `-d${DURATION}`, "--latency", "-s", script, url], { encoding: "utf8" });
+  const { stdout: out } = await promisify(execFile)("wrk", ["-t1", `-c${connections}`, `-d${DURATION}`, "--latency", "-s", script, url], { encoding: "utf8" });
   const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
   return {
     requestsPerSecond: number(/Requests\/sec:\s+([\d.]+)/),
@@ -103,7 +105,7 @@ async function stop(child: ChildProcess) {
 }
 
 /** The same request answered by a bare node:http server: what HTTP alone costs here. */
-async function bareNode(body: string): Promise<WrkResult> {
+async function bareNode(body: string, connections: number): Promise<WrkResult> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on("end", () => {
@@ -113,7 +115,7 @@ async function bareNode(body: string): Promise<WrkResult> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  const result = await wrk(`http://127.0.0.1:${port}/capture/`, body);
+  const result = await wrk(`http://127.0.0.1:${port}/capture/`, body, connections);
   server.close();
   return result;
 }
@@ -160,13 +162,14 @@ async function run(setup: Setup) {
   const insertCeiling = await ceiling(db, projectId);
   await db.close();
 
-  const bare = await bareNode(captureBody(token));
+  const bare = new Map<number, WrkResult>();
+  for (const connections of CAPTURE_CONNECTIONS) bare.set(connections, await bareNode(captureBody(token), connections));
   const server = await startServer(setup.env);
   let batch: WrkResult;
-  let capture: WrkResult;
+  const capture = new Map<number, WrkResult>();
   try {
     batch = await wrk(`${server.url}/batch/`, batchBody(token, 100));
-    capture = await wrk(`${server.url}/capture/`, captureBody(token));
+    for (const connections of CAPTURE_CONNECTIONS) capture.set(connections, await wrk(`${server.url}/capture/`, captureBody(token), connections));
   } finally {
     await stop(server.child);
   }
@@ -176,13 +179,19 @@ async function run(setup: Setup) {
   await setup.cleanup();
 
   const eventsPerSecond = batch.requestsPerSecond * 100;
-  console.log(`\n${setup.label} (${CONNECTIONS} connections, ${DURATION} each)`);
-  console.log(`  raw INSERT ceiling          ${Math.round(insertCeiling).toString().padStart(8)} rows/s`);
-  console.log(`  /batch/ (100 events)        ${Math.round(eventsPerSecond).toString().padStart(8)} events/s   ${(eventsPerSecond / insertCeiling).toFixed(2)} of ceiling   p50 ${batch.p50}  p99 ${batch.p99}   non-2xx ${batch.non2xx}`);
-  console.log(`  bare node:http              ${Math.round(bare.requestsPerSecond).toString().padStart(8)} req/s      p50 ${bare.p50}  p99 ${bare.p99}`);
-  console.log(`  /capture/ (1 event)         ${Math.round(capture.requestsPerSecond).toString().padStart(8)} req/s      ${(capture.requestsPerSecond / bare.requestsPerSecond).toFixed(2)} of bare    p50 ${capture.p50}  p99 ${capture.p99}   non-2xx ${capture.non2xx}`);
-  const acknowledged = (batch.requests - batch.non2xx) * 100 + (capture.requests - capture.non2xx);
-  console.log(`  events acknowledged / stored ${acknowledged} / ${n}${n >= acknowledged ? "" : "   MISSING EVENTS"}`);
+  console.log(`\n${setup.label} (${DURATION} each)`);
+  console.log(`  raw INSERT ceiling               ${Math.round(insertCeiling).toString().padStart(8)} rows/s`);
+  console.log(`  /batch/ (100 events, ${CONNECTIONS} conns)   ${Math.round(eventsPerSecond).toString().padStart(8)} events/s   ${(eventsPerSecond / insertCeiling).toFixed(2)} of ceiling   p50 ${batch.p50}  p99 ${batch.p99}   non-2xx ${batch.non2xx}`);
+  let acknowledged = (batch.requests - batch.non2xx) * 100;
+  for (const connections of CAPTURE_CONNECTIONS) {
+    const b = bare.get(connections)!;
+    const c = capture.get(connections)!;
+    acknowledged += c.requests - c.non2xx;
+    const label = `${connections} conns`.padEnd(9);
+    console.log(`  bare node:http (${label})      ${Math.round(b.requestsPerSecond).toString().padStart(8)} req/s      p50 ${b.p50}  p99 ${b.p99}`);
+    console.log(`  /capture/ 1 event (${label})   ${Math.round(c.requestsPerSecond).toString().padStart(8)} req/s      ${(c.requestsPerSecond / b.requestsPerSecond).toFixed(2)} of bare    p50 ${c.p50}  p99 ${c.p99}   non-2xx ${c.non2xx}`);
+  }
+  console.log(`  events acknowledged / stored     ${acknowledged} / ${n}${n >= acknowledged ? "" : "   MISSING EVENTS"}`);
 }
 
 if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
