@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "@/generated/prisma/client";
+import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
 import { pgliteDriver, pgPoolDriver, type SqlDriver } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
@@ -13,6 +14,8 @@ export interface Database {
   readonly config: DbConfig;
   readonly prisma: PrismaClient;
   readonly sql: SqlDriver;
+  /** Cache invalidation across the nodes that share this database. */
+  readonly changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -42,12 +45,21 @@ async function openPostgres(url: string): Promise<Database> {
     await pool.end().catch(() => {});
     throw postgresConfigError(url, error);
   }
+  let changes: ChangeFeed;
+  try {
+    changes = await postgresChangeFeed(url, pool);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw postgresConfigError(url, error);
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     config: { kind: "postgres", url },
     prisma,
     sql,
+    changes,
     async close() {
+      await changes.close();
       await prisma.$disconnect();
       await sql.close();
     },
@@ -98,6 +110,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
     config,
     prisma,
     sql,
+    changes: localChangeFeed(),
     async close() {
       await prisma.$disconnect();
       await sql.close();
