@@ -38,7 +38,7 @@ export function createIngestionServices(db: Database): IngestionServices {
   return {
     db,
     projects: new ProjectKeyCache(db.prisma),
-    persons: new PersonsService(db.sql, afterMerge),
+    persons: new PersonsService(db.sql, afterMerge, db.changes),
     groups: new GroupsService(db.sql),
     writer,
   };

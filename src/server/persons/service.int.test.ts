@@ -7,8 +7,9 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
-import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { openDatabase, type Database } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "@/server/db/testing";
 import { handleBatch, handleCaptureEvents } from "@/server/ingestion/handler";
 import { PersonsService, propertyUpdateOf } from "./service";
 
@@ -471,5 +472,36 @@ describe(`a property update racing a merge (${testDbKind})`, () => {
     expect(updated.id).toBe(survivor.id);
     const person = await db.prisma.person.findUniqueOrThrow({ where: { id: survivor.id } });
     expect(person.properties).toMatchObject({ plan: "pro" });
+  });
+});
+
+// Two app nodes on one PostgreSQL server: each has its own distinct-id cache.
+if (testDbKind === "postgres") describe("persons across two nodes", () => {
+  it("a merge on one node reaches the other node's cache within a second", async () => {
+    const database = await createEmptyPostgresDatabase();
+    const nodeA = await openDatabase({ kind: "postgres", url: database.url });
+    const nodeB = await openDatabase({ kind: "postgres", url: database.url });
+    try {
+      await migrate(nodeA.sql);
+      const org = await nodeA.prisma.organization.create({ data: { name: "nodes" } });
+      const project = await nodeA.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: "phc_two_nodes" } });
+      const onA = new PersonsService(nodeA.sql, undefined, nodeA.changes);
+      const onB = new PersonsService(nodeB.sql, undefined, nodeB.changes);
+      const anon = await onB.resolve(project.id, "anon-2");
+      await onA.resolve(project.id, "user-2");
+      const survivor = await onA.link(project.id, "user-2", "anon-2", { force: false });
+      expect(survivor.id).not.toBe(anon.id);
+      const deadline = Date.now() + 1_000;
+      let seen = await onB.resolve(project.id, "anon-2");
+      while (seen.id !== survivor.id && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        seen = await onB.resolve(project.id, "anon-2");
+      }
+      expect(seen).toEqual({ id: survivor.id, uuid: survivor.uuid });
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+      await database.drop();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { ALL_KEYS, type ChangeFeed } from "@/server/db/changes";
 import type { SqlDriver } from "@/server/db/driver";
 import {
   addDistinctId,
@@ -10,6 +11,8 @@ import {
 } from "./store";
 
 const CACHE_LIMIT = 100_000;
+/** Change-feed topic; keys are cache keys of distinct ids that moved to another person. */
+const PERSONS_TOPIC = "persons";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -52,7 +55,14 @@ export class PersonsService {
      * there for event writes already under way and gives their rows the surviving person.
      */
     private readonly afterMerge?: (projectId: number, sourceUuid: string, targetUuid: string) => Promise<void>,
-  ) {}
+    /** Other nodes cache distinct ids too: a merge here makes theirs stale. */
+    private readonly changes?: ChangeFeed,
+  ) {
+    changes?.subscribe(PERSONS_TOPIC, (key) => {
+      if (key === ALL_KEYS) this.cache.clear();
+      else this.cache.delete(key);
+    });
+  }
 
   private key(projectId: number, distinctId: string) {
     return `${projectId}\u0000${distinctId}`;
@@ -163,7 +173,12 @@ export class PersonsService {
       }
       const target = { id: mine!.id, uuid: mine!.uuid };
       const moved = await this.sql.transaction((tx) => mergePersons(tx, projectId, target, other!));
-      for (const id of [...moved, otherId]) this.remember(projectId, id, target);
+      const ids = [...moved, otherId];
+      // Other nodes drop these ids from their caches. This node hears it at once, inside
+      // publish, so it remembers the new person only afterwards.
+      const published = ids.map((id) => this.changes?.publish(PERSONS_TOPIC, this.key(projectId, id)));
+      for (const id of ids) this.remember(projectId, id, target);
+      await Promise.all(published);
       if (this.mergedInto.size >= CACHE_LIMIT) this.mergedInto.clear();
       this.mergedInto.set(other!.uuid, target.uuid);
       await this.afterMerge?.(projectId, other!.uuid, target.uuid);
