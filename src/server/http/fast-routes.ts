@@ -1,5 +1,7 @@
 import { handleHealth, handleReady } from "@/server/health/handlers";
 import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
+import { rawDecide, rawFlags, rawRemoteConfig } from "@/server/flags/sdk-handlers";
+import { rawFlagDefinitions } from "@/server/flags/local-evaluation";
 import type { RawHandler } from "./raw";
 
 /**
@@ -16,9 +18,15 @@ const FAST_ROUTES: ReadonlyMap<string, RawHandler> = new Map([
   ["/track", rawCapture],
   ["/batch", rawBatch],
   ["/engage", rawEngage],
+  ["/decide", rawDecide],
+  ["/flags", rawFlags],
+  ["/flags/definitions", rawFlagDefinitions],
 ]);
+
+/** posthog-js's remote configuration: `/array/<project key>/config` and `config.js`. */
+const REMOTE_CONFIG_PATH = /^\/array\/[^/]+\/config(\.js)?$/;
 
 export function matchFastRoute(pathname: string): RawHandler | undefined {
   const path = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
-  return FAST_ROUTES.get(path);
+  return FAST_ROUTES.get(path) ?? (REMOTE_CONFIG_PATH.test(path) ? rawRemoteConfig : undefined);
 }

@@ -1,0 +1,283 @@
+/**
+ * `/decide?v=3` on the real server (`dist/server.mjs`): 50 flags (a third with person-property
+ * conditions) on a project with 100,000 persons, each request for a different stored person.
+ *
+ *   - saturation: wrk at 64 connections, requests/s and p50/p99, beside a bare node:http
+ *     server (its own process) answering the same request with the same response body;
+ *   - steady load: an open-loop client paced at 1,000 requests/s (latency counted from when
+ *     each request was due, so a stall is not hidden by requests not sent), p50/p99/max.
+ *
+ *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres]
+ *
+ * Targets on a 2-core machine: ≥ 5,000 requests/s at saturation, p99 < 10 ms at 1,000/s.
+ * Needs wrk (apt-get install wrk) and a build (npm run build).
+ */
+import { execFile, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs, promisify } from "node:util";
+import { bootstrap } from "@/server/accounts/service";
+import { openDatabase, type Database } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { startNodeProcess, startServer, stop } from "./lib/server-process";
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "20" },
+    rate: { type: "string", default: "1000" },
+    connections: { type: "string", default: "64" },
+    db: { type: "string", default: "both" },
+  },
+});
+const DURATION_S = Number(values.duration);
+const RATE = Number(values.rate);
+const CONNECTIONS = Number(values.connections);
+const PERSONS = 100_000;
+const FLAGS = 50;
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+/** 50 flags: every third reads person properties; the rest are rollouts and multivariates with payloads. */
+function flagDefinitions(): Array<{ key: string; filters: object }> {
+  const personConditions = [
+    [{ key: "plan", value: ["pro", "team"], operator: "exact", type: "person" }],
+    [{ key: "email", value: "@acme.com", operator: "icontains", type: "person" }],
+    [{ key: "age", value: 40, operator: "gt", type: "person" }],
+    [{ key: "country", value: "^(SE|DE)$", operator: "regex", type: "person" }],
+    [{ key: "plan", value: "free", operator: "is_not", type: "person" }, { key: "age", value: "30", operator: "lte", type: "person" }],
+    [{ key: "signed_up", value: "-180d", operator: "is_date_after", type: "person" }],
+  ];
+  return Array.from({ length: FLAGS }, (_, index) => {
+    const key = `bench-flag-${index}`;
+    if (index % 3 === 0) {
+      return { key, filters: { groups: [{ properties: personConditions[(index / 3) % personConditions.length], rollout_percentage: 50 + (index % 50) }], payloads: { true: '{"on":true}' } } };
+    }
+    if (index % 3 === 1) {
+      return {
+        key,
+        filters: {
+          groups: [{ properties: [], rollout_percentage: 30 + index }],
+          multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] },
+          payloads: { control: '{"v":"c"}', test: '{"v":"t"}' },
+        },
+      };
+    }
+    return { key, filters: { groups: [{ properties: [], rollout_percentage: index * 2 }] } };
+  });
+}
+
+async function seed(db: Database): Promise<string> {
+  await migrate(db.sql);
+  const { project_api_key: token, project_id: projectId } = await bootstrap(db.prisma, { email: "bench@example.com", password: "bench-password" });
+  await db.sql.query(
+    `INSERT INTO persons (project_id, properties, is_identified, updated_at)
+     SELECT $1, jsonb_build_object(
+              'plan', (ARRAY['free','pro','team'])[1 + g % 3],
+              'email', 'user' || g || '@' || (ARRAY['acme.com','example.com','mail.net'])[1 + g % 3],
+              'age', 18 + g % 60,
+              'country', (ARRAY['SE','US','DE','FR'])[1 + g % 4],
+              'signed_up', to_char(now() - (g % 400) * interval '1 day', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+            true, now()
+       FROM generate_series(1, ${PERSONS}) AS g`,
+    [projectId],
+  );
+  await db.sql.query(
+    `INSERT INTO person_distinct_ids (project_id, person_id, distinct_id)
+     SELECT project_id, id, 'person-' || row_number() OVER (ORDER BY id) FROM persons WHERE project_id = $1`,
+    [projectId],
+  );
+  for (const flag of flagDefinitions()) {
+    await db.sql.query(`INSERT INTO feature_flags (project_id, key, name, filters, updated_at) VALUES ($1, $2, $3, $4::jsonb, now())`, [projectId, flag.key, flag.key, JSON.stringify(flag.filters)]);
+  }
+  return token;
+}
+
+interface WrkResult {
+  requestsPerSecond: number;
+  p50: string;
+  p99: string;
+  non2xx: number;
+  errors: string;
+}
+
+/** wrk with a Lua script that asks for a different person (of the 100,000) each request. */
+async function wrk(url: string, token: string): Promise<WrkResult> {
+  const script = path.join(os.tmpdir(), `burrow-wrk-decide-${process.pid}.lua`);
+  fs.writeFileSync(
+    script,
+    `wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local n = 0
+request = function()
+  n = n + 1
+  local id = (n * 7919) % ${PERSONS} + 1
+  return wrk.format(nil, nil, nil, '{"api_key":"${token}","distinct_id":"person-' .. id .. '"}')
+end
+`,
+  );
+  const { stdout: out } = await promisify(execFile)("wrk", ["-t1", `-c${CONNECTIONS}`, `-d${DURATION_S}s`, "--latency", "-s", script, url], { encoding: "utf8" });
+  return {
+    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
+    p50: /Latency Distribution[\s\S]*?50%\s+(\S+)/.exec(out)?.[1] ?? "?",
+    p99: /Latency Distribution[\s\S]*?99%\s+(\S+)/.exec(out)?.[1] ?? "?",
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
+    errors: /Socket errors:.*/.exec(out)?.[0] ?? "none",
+  };
+}
+
+interface PacedResult {
+  sent: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * An open-loop client: request i is due at start + i/rate; its latency runs from when it was
+ * due to when its answer ended, so a server stall counts against every request it delayed.
+ */
+async function paced(url: string, token: string): Promise<PacedResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  let failed = 0;
+  const total = RATE * DURATION_S;
+  const start = performance.now();
+  let sent = 0;
+  const inFlight = new Set<Promise<void>>();
+  const send = (index: number, due: number) => {
+    const body = `{"api_key":"${token}","distinct_id":"person-${((index * 7919) % PERSONS) + 1}"}`;
+    const done = new Promise<void>((resolve) => {
+      const req = http.request(
+        { agent, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on("end", () => {
+            if (res.statusCode !== 200) failed++;
+            latencies.push(performance.now() - due);
+            resolve();
+          });
+        },
+      );
+      req.on("error", () => {
+        failed++;
+        resolve();
+      });
+      req.end(body);
+    });
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+  };
+  while (sent < total) {
+    const elapsed = performance.now() - start;
+    const due = Math.min(total, Math.floor((elapsed * RATE) / 1000) + 1);
+    while (sent < due) {
+      send(sent, start + (sent * 1000) / RATE);
+      sent++;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return { sent, failed, p50: at(0.5), p99: at(0.99), max: latencies[latencies.length - 1]! };
+}
+
+/** A bare node:http server in a process of its own, answering every request with `body`. */
+function bareServer(body: string) {
+  const file = path.join(os.tmpdir(), `burrow-bare-decide-${process.pid}.json`);
+  fs.writeFileSync(file, body);
+  const code = `
+    const http = require("node:http");
+    const body = require("node:fs").readFileSync(${JSON.stringify(file)});
+    const server = http.createServer((req, res) => {
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+        res.end(body);
+      });
+    });
+    server.listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:" + server.address().port));`;
+  return startNodeProcess(["-e", code], {});
+}
+
+interface Setup {
+  label: string;
+  env: Record<string, string>;
+  open: () => Promise<Database>;
+  cleanup: () => Promise<void>;
+}
+
+function pgliteSetup(): Setup {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-decide-"));
+  return { label: "embedded PostgreSQL (PGlite, on disk)", env: { DATA_DIR: dataDir }, open: () => openDatabase({ kind: "pglite", dataDir }), cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+async function postgresSetup(): Promise<Setup> {
+  const database = await createEmptyPostgresDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-secret-"));
+  return {
+    label: "PostgreSQL server",
+    env: { DATABASE_URL: database.url, DATA_DIR: dataDir },
+    open: () => openDatabase({ kind: "postgres", url: database.url }),
+    cleanup: async () => {
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function run(setup: Setup) {
+  const seeding = performance.now();
+  const db = await setup.open();
+  const token = await seed(db);
+  await db.close();
+  console.log(`\n${setup.label}: ${PERSONS} persons and ${FLAGS} flags seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+
+  const server = await startServer(setup.env);
+  let sample: string;
+  let saturated: WrkResult;
+  let steady: PacedResult;
+  try {
+    const url = `${server.url}/decide/?v=3`;
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, distinct_id: "person-42" }) });
+    sample = await response.text();
+    const flags = Object.keys((JSON.parse(sample) as { featureFlags: object }).featureFlags).length;
+    if (response.status !== 200 || flags !== FLAGS) throw new Error(`unexpected /decide answer (${response.status}, ${flags} flags): ${sample.slice(0, 300)}`);
+    saturated = await wrk(url, token);
+    steady = await paced(url, token);
+  } finally {
+    await stop(server.child);
+  }
+  await setup.cleanup();
+
+  const bare = await bareServer(sample);
+  let bareSaturated: WrkResult;
+  let bareSteady: PacedResult;
+  try {
+    bareSaturated = await wrk(`${bare.url}/decide/?v=3`, token);
+    bareSteady = await paced(`${bare.url}/decide/?v=3`, token);
+  } finally {
+    await stop(bare.child);
+  }
+
+  const rps = (value: number) => Math.round(value).toString().padStart(7);
+  const ms = (value: number) => `${value.toFixed(2)} ms`;
+  console.log(`  response: ${sample.length} bytes, ${FLAGS} flags (${Math.ceil(FLAGS / 3)} with person-property conditions)`);
+  console.log(`  saturation, wrk ${CONNECTIONS} connections, ${DURATION_S} s:`);
+  console.log(`    bare node:http     ${rps(bareSaturated.requestsPerSecond)} req/s   p50 ${bareSaturated.p50}  p99 ${bareSaturated.p99}`);
+  console.log(`    /decide?v=3        ${rps(saturated.requestsPerSecond)} req/s   p50 ${saturated.p50}  p99 ${saturated.p99}   ${(saturated.requestsPerSecond / bareSaturated.requestsPerSecond).toFixed(2)} of bare   non-2xx ${saturated.non2xx}   ${saturated.errors}   (target ≥ 5000 req/s)`);
+  console.log(`  steady ${RATE} req/s for ${DURATION_S} s (open loop):`);
+  console.log(`    bare node:http     p50 ${ms(bareSteady.p50)}  p99 ${ms(bareSteady.p99)}  max ${ms(bareSteady.max)}   failed ${bareSteady.failed}/${bareSteady.sent}`);
+  console.log(`    /decide?v=3        p50 ${ms(steady.p50)}  p99 ${ms(steady.p99)}  max ${ms(steady.max)}   failed ${steady.failed}/${steady.sent}   (target p99 < 10 ms)`);
+}
+
+if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
+if (values.db === "both" || values.db === "pglite") await run(pgliteSetup());
+if (values.db === "both" || values.db === "postgres") await run(await postgresSetup());

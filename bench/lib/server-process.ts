@@ -1,0 +1,36 @@
+/** Processes a benchmark starts: the built server (`dist/server.mjs`) or a node script, on a free port. */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** Starts `node <args>` in the project root with PORT=0 and waits for its `listening on <url>` line. */
+export async function startNodeProcess(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: "production", PORT: "0", HOSTNAME: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (chunk) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`process exited (${code}): ${output}`)));
+  });
+  return { url, child };
+}
+
+/** The built server, as `npm start` runs it. */
+export function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  return startNodeProcess(["dist/server.mjs"], env);
+}
+
+/** SIGTERM, and wait until it has exited. */
+export async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}

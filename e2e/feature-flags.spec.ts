@@ -1,0 +1,166 @@
+/**
+ * The feature-flags page (issue 6): a flag created with a person-property condition, rolled
+ * out, tested for a user whose properties came in through posthog-node (the matching
+ * condition is shown), toggled from the keyboard, checked at 390 px, and deleted.
+ */
+import fs from "node:fs";
+import net from "node:net";
+import { expect, test, type Page } from "@playwright/test";
+import { PostHog } from "posthog-node";
+import { signIn } from "./support/accounts";
+import { admin, startServer, tempDataDir, type RunningServer } from "./support/server";
+
+const USER = { email: "flags@example.com", password: "flags-password-123" };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+test.describe("feature flags page", () => {
+  let server: RunningServer;
+  let dataDir: string;
+  let projectKey: string;
+
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    dataDir = tempDataDir();
+    const boot = admin(["bootstrap", "--email", USER.email, "--password", USER.password, "--json"], { DATA_DIR: dataDir });
+    expect(boot.code, boot.stderr).toBe(0);
+    projectKey = (JSON.parse(boot.stdout) as { project_api_key: string }).project_api_key;
+    const port = await freePort();
+    server = await startServer({ DATA_DIR: dataDir, PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
+  });
+
+  test.afterAll(async () => {
+    if (server) expect(await server.stop()).toBe(0);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function shot(page: Page, name: string) {
+    await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
+  }
+
+  async function testFor(page: Page, distinctId: string, properties = "") {
+    const box = page.getByTestId("flag-test");
+    await box.getByTestId("test-distinct-id").fill(distinctId);
+    await box.getByTestId("test-properties").fill(properties);
+    await box.getByTestId("test-run").click();
+    return box.getByTestId("test-result");
+  }
+
+  test("create a flag with a condition, roll it out, test it for a user, toggle and delete it", async ({ page }) => {
+    test.setTimeout(180_000);
+    // A person whose properties arrive through ingestion, as an app would send them.
+    const client = new PostHog(projectKey, { host: server.url, flushAt: 1, flushInterval: 0 });
+    client.identify({ distinctId: "ada", properties: { email: "ada@burrow.test", plan: "enterprise" } });
+    await client.shutdown();
+
+    await signIn(page, USER, server.url);
+    await page.getByRole("link", { name: "Feature flags" }).first().click();
+    await expect(page).toHaveURL(/\/feature-flags$/);
+    await expect(page.getByTestId("flags-list")).toHaveAttribute("data-state", "empty");
+    await shot(page, "flags-empty");
+
+    // Create: one condition set on the person's e-mail, rolled out to nobody yet.
+    await page.getByTestId("new-flag").click();
+    await expect(page).toHaveURL(/\/feature-flags\/new$/);
+    await page.getByTestId("flag-key").fill("new onboarding");
+    await page.getByTestId("flag-name").fill("The new onboarding flow");
+    const condition = page.getByTestId("condition-0");
+    await condition.getByTestId("add-property").click();
+    await condition.getByTestId("property-key").fill("email");
+    await condition.getByTestId("property-operator").selectOption("icontains");
+    await condition.getByTestId("property-value").fill("@burrow.test");
+    await expect(condition.getByTestId("rollout-input")).toHaveValue("0");
+    // The contract's own key rule, shown by the field before anything is sent.
+    await page.getByTestId("flag-save").click();
+    await expect(page.getByTestId("flag-key-error")).toHaveText("Only letters, numbers, hyphens (-) & underscores (_) are allowed.");
+    await page.getByTestId("flag-key").fill("new-onboarding");
+    await shot(page, "flag-new");
+    await page.getByTestId("flag-save").click();
+    await expect(page).toHaveURL(/\/feature-flags\/\d+$/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("new-onboarding");
+
+    // At 0% the condition matches but the rollout leaves ada out.
+    let result = await testFor(page, "ada");
+    await expect(result.getByTestId("test-value")).toHaveText("false");
+    await expect(result.getByTestId("test-reason")).toHaveText("Out of rollout bound");
+
+    // Roll it out with the slider (keyboard: End goes to 100%) and save.
+    const slider = page.getByTestId("condition-0").getByTestId("rollout-slider");
+    await slider.focus();
+    await page.keyboard.press("End");
+    await expect(page.getByTestId("condition-0").getByTestId("rollout-input")).toHaveValue("100");
+    await page.getByTestId("payload-true").fill('{"steps": 3}');
+    await page.getByTestId("flag-save").click();
+    await expect(page.getByTestId("flag-saved")).toHaveText("Saved · version 2");
+    await expect(page.getByTestId("flag-history")).toContainText("updated (filters)");
+    await expect(page.getByTestId("flag-history")).toContainText("created");
+
+    result = await testFor(page, "ada");
+    await expect(result.getByTestId("test-value")).toHaveText("true");
+    await expect(result.getByTestId("test-reason")).toHaveText("Matched condition set 1");
+    await expect(result.getByTestId("test-payload")).toHaveText('{"steps":3}');
+    await shot(page, "flag-tested");
+    // Typed properties win over the stored ones.
+    result = await testFor(page, "ada", '{"email": "ada@elsewhere.example"}');
+    await expect(result.getByTestId("test-reason")).toHaveText("No matching condition set");
+    result = await testFor(page, "bob", "[1]");
+    await expect(page.getByTestId("test-error")).toHaveText('Person properties must be a JSON object, e.g. {"plan": "pro"}.');
+
+    // Variants must sum to 100: the form says so and nothing is saved.
+    await page.getByTestId("flag-multivariate").check();
+    await page.getByTestId("variant-0").getByTestId("variant-rollout").fill("70");
+    await expect(page.getByTestId("variant-sum")).toContainText("Total 120%");
+    await page.getByTestId("flag-save").click();
+    await expect(page.getByTestId("flag-form-error")).toContainText("Variant rollout percentages must sum to 100.");
+    await page.getByTestId("flag-multivariate").uncheck();
+
+    // Toggle it off from the keyboard: the test now says the flag is disabled.
+    const toggle = page.getByTestId("flag-active-switch");
+    await toggle.focus();
+    await page.keyboard.press("Space");
+    await expect(toggle).toHaveAttribute("aria-checked", "false");
+    await expect(page.getByTestId("flag-history")).toContainText("updated (active)");
+    result = await testFor(page, "ada");
+    await expect(result.getByTestId("test-value")).toHaveText("false");
+    await expect(result.getByTestId("test-reason")).toHaveText(/disabled/i);
+
+    // The list: rollout summary, status, search; and at 390 px.
+    await page.getByRole("link", { name: "Feature flags" }).first().click();
+    const row = page.getByTestId("flag-row");
+    await expect(row).toHaveCount(1);
+    await expect(row.getByTestId("flag-rollout")).toHaveText("100% of users matching 1 condition");
+    await expect(row.getByTestId("flag-active-switch")).toHaveAttribute("aria-checked", "false");
+    await row.getByTestId("flag-active-switch").click();
+    await expect(row.getByTestId("flag-active-switch")).toHaveAttribute("aria-checked", "true");
+    await page.getByTestId("flags-search").fill("nothing-like-it");
+    await expect(page.getByTestId("flags-list")).toHaveAttribute("data-state", "empty");
+    await page.getByTestId("flags-search").fill("onboard");
+    await expect(row).toHaveCount(1);
+    await shot(page, "flags-list");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, "flags-list-390");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await row.getByTestId("flag-link").click();
+    await expect(page.getByTestId("flag-form")).toBeVisible();
+    await shot(page, "flag-390");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Delete, confirmed in the dialog: back on an empty list.
+    await page.getByTestId("flag-delete").click();
+    await expect(page.getByTestId("flag-delete-dialog")).toBeVisible();
+    await page.getByTestId("flag-delete-dialog-confirm").click();
+    await expect(page).toHaveURL(/\/feature-flags$/);
+    await page.getByTestId("flags-search").fill("");
+    await expect(page.getByTestId("flags-list")).toHaveAttribute("data-state", "empty");
+  });
+});

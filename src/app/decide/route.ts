@@ -1,0 +1,5 @@
+// `npm start` answers this path on its fast path; this route serves it under `next dev`.
+import { handleDecide } from "@/server/flags/sdk-handlers";
+
+export const dynamic = "force-dynamic";
+export { handleDecide as GET, handleDecide as POST, handleDecide as OPTIONS };

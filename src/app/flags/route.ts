@@ -1,0 +1,5 @@
+// `npm start` answers this path on its fast path; this route serves it under `next dev`.
+import { handleFlags } from "@/server/flags/sdk-handlers";
+
+export const dynamic = "force-dynamic";
+export { handleFlags as GET, handleFlags as POST, handleFlags as OPTIONS };

@@ -1,0 +1,124 @@
+/** The flag form's mapping: draft → the API contract, a saved flag → draft, and the list's rollout line. */
+import { describe, expect, it } from "vitest";
+import type { FlagResource } from "@/server/flags/present";
+import { createFlagInput } from "@/server/flags/schemas";
+import { draftOf, editableInForm, EMPTY_DRAFT, newCondition, rolloutSummary, toFlagInput, type FlagDraft } from "./flag-draft";
+
+function resource(filters: Partial<FlagResource["filters"]>, extra: Partial<FlagResource> = {}): FlagResource {
+  return {
+    id: 1,
+    name: "",
+    key: "k",
+    filters: { groups: [], multivariate: null, aggregation_group_type_index: null, payloads: {}, ...filters },
+    deleted: false,
+    active: true,
+    created_by: null,
+    created_at: "",
+    updated_at: "",
+    version: 1,
+    last_modified_by: null,
+    ensure_experience_continuity: false,
+    is_simple_flag: false,
+    rollout_percentage: null,
+    tags: [],
+    experiment_set: [],
+    surveys: [],
+    features: [],
+    can_edit: true,
+    ...extra,
+  };
+}
+
+describe("toFlagInput", () => {
+  it("builds a body the contract accepts: person filters, lists for exact, payload for true", () => {
+    const draft: FlagDraft = {
+      ...EMPTY_DRAFT,
+      key: " beta ",
+      tags: "a, b,,",
+      conditions: [
+        {
+          ...newCondition("40"),
+          properties: [
+            { id: 1, key: " plan ", operator: "exact", value: "pro, team" },
+            { id: 2, key: "email", operator: "is_set", value: "ignored" },
+          ],
+        },
+      ],
+      payloads: { true: ' {"a": 1} ', control: "unused" },
+    };
+    const input = toFlagInput(draft);
+    expect(input).toMatchObject({
+      key: "beta",
+      tags: ["a", "b"],
+      filters: {
+        groups: [
+          {
+            properties: [
+              { key: "plan", operator: "exact", value: ["pro", "team"], type: "person" },
+              { key: "email", operator: "is_set", value: undefined, type: "person" },
+            ],
+            rollout_percentage: 40,
+            variant: null,
+          },
+        ],
+        multivariate: null,
+        payloads: { true: '{"a": 1}' },
+      },
+    });
+    expect(createFlagInput.safeParse(input).success).toBe(true);
+  });
+
+  it("never turns an empty rollout into null (which means 100%): the contract names the field", () => {
+    const result = createFlagInput.safeParse(toFlagInput({ ...EMPTY_DRAFT, key: "k", conditions: [newCondition("")] }));
+    expect(result.error?.issues[0]?.path).toEqual(["filters", "groups", 0, "rollout_percentage"]);
+  });
+
+  it("sends variants, overrides and per-variant payloads only for a multivariate flag", () => {
+    const input = toFlagInput({ ...EMPTY_DRAFT, key: "k", multivariate: true, conditions: [{ ...newCondition("100"), variant: "test" }], payloads: { true: "1", test: '"t"' } });
+    expect(input.filters).toMatchObject({
+      groups: [{ variant: "test" }],
+      multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] },
+      payloads: { test: '"t"' },
+    });
+    expect(createFlagInput.safeParse(input).success).toBe(true);
+  });
+});
+
+describe("draftOf", () => {
+  it("reads a saved flag back into the same body", () => {
+    const saved = createFlagInput.parse({
+      key: "round-trip",
+      name: "Round trip",
+      tags: ["x"],
+      filters: {
+        groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro", "team"] }], rollout_percentage: 25, variant: "b" }],
+        multivariate: { variants: [{ key: "a", rollout_percentage: 30 }, { key: "b", rollout_percentage: 70 }] },
+        payloads: { b: '{"x":1}' },
+      },
+    });
+    const flag = resource(saved.filters!, { key: saved.key, name: saved.name, tags: saved.tags });
+    expect(createFlagInput.parse(toFlagInput(draftOf(flag)))).toEqual(saved);
+  });
+
+  it("shows a null rollout (everyone) as 100", () => {
+    expect(draftOf(resource({ groups: [{ properties: [], rollout_percentage: null, variant: null }] })).conditions[0]!.rollout).toBe("100");
+  });
+});
+
+describe("editableInForm and rolloutSummary", () => {
+  it("leaves group, cohort and flag conditions to the API", () => {
+    expect(editableInForm(resource({ groups: [{ properties: [{ key: "p", type: "person", operator: "exact", value: "x" }], rollout_percentage: 1, variant: null }] }))).toBe(true);
+    expect(editableInForm(resource({ groups: [], aggregation_group_type_index: 0 }))).toBe(false);
+    expect(editableInForm(resource({ groups: [{ properties: [{ key: "3", type: "flag", operator: "flag_evaluates_to", value: true }], rollout_percentage: 1, variant: null }] }))).toBe(false);
+  });
+
+  it.each([
+    [{ groups: [{ properties: [], rollout_percentage: null, variant: null }] }, "100% of all users"],
+    [{ groups: [{ properties: [], rollout_percentage: 5, variant: null }] }, "5% of all users"],
+    [{ groups: [{ properties: [{ key: "a", type: "person" as const }], rollout_percentage: 50, variant: null }] }, "50% of users matching 1 condition"],
+    [{ groups: [{ properties: [], rollout_percentage: 5, variant: null }, { properties: [], rollout_percentage: 5, variant: null }] }, "2 condition sets"],
+    [{ groups: [], multivariate: { variants: [{ key: "a", rollout_percentage: 100 }] } }, "No conditions · 1 variant"],
+  ])("summarises %j as %s", (filters, text) => {
+    expect(rolloutSummary(resource(filters as Partial<FlagResource["filters"]>))).toBe(text);
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * The flag form's state and how it maps to PostHog's flag JSON, both ways. Pure: the form
+ * edits a Draft, `toFlagInput` builds what `createFlagInput` / `updateFlagInput` (the REST
+ * and tRPC contract) check, and `draftOf` reads a saved flag back.
+ */
+import type { FlagResource } from "@/server/flags/present";
+import type { CreateFlagInput } from "@/server/flags/schemas";
+import { FLAG_PROPERTY_OPERATORS, type FlagPropertyOperator } from "@/server/properties/flag-filters";
+
+export const OPERATOR_LABELS: Record<FlagPropertyOperator, string> = {
+  exact: "equals",
+  is_not: "does not equal",
+  icontains: "contains",
+  not_icontains: "does not contain",
+  starts_with: "starts with",
+  not_starts_with: "does not start with",
+  ends_with: "ends with",
+  not_ends_with: "does not end with",
+  regex: "matches regex",
+  not_regex: "does not match regex",
+  gt: "greater than",
+  gte: "at least",
+  lt: "less than",
+  lte: "at most",
+  is_set: "is set",
+  is_not_set: "is not set",
+  is_date_before: "date before",
+  is_date_after: "date after",
+  semver_eq: "version =",
+  semver_neq: "version ≠",
+  semver_gt: "version >",
+  semver_gte: "version ≥",
+  semver_lt: "version <",
+  semver_lte: "version ≤",
+  semver_tilde: "version ~",
+  semver_caret: "version ^",
+  semver_wildcard: "version matches *",
+};
+export const OPERATORS = FLAG_PROPERTY_OPERATORS;
+
+/** Operators that take no value. */
+export const VALUELESS = new Set<string>(["is_set", "is_not_set"]);
+/** Operators whose value may list several alternatives (comma-separated in the form). */
+export const LISTED = new Set<string>(["exact", "is_not"]);
+
+let nextId = 0;
+/** A stable React key for rows added in the form. */
+export const rowId = () => ++nextId;
+
+export interface PropertyDraft {
+  id: number;
+  key: string;
+  operator: FlagPropertyOperator;
+  value: string;
+}
+
+export interface ConditionDraft {
+  id: number;
+  properties: PropertyDraft[];
+  /** 0–100, as text so the field can be cleared while typing. */
+  rollout: string;
+  /** Variant override; "" for none. */
+  variant: string;
+}
+
+export interface VariantDraft {
+  id: number;
+  key: string;
+  name: string;
+  rollout: string;
+}
+
+export interface FlagDraft {
+  key: string;
+  name: string;
+  active: boolean;
+  ensureExperienceContinuity: boolean;
+  tags: string;
+  conditions: ConditionDraft[];
+  multivariate: boolean;
+  variants: VariantDraft[];
+  /** JSON text by "true" or variant key; "" for no payload. */
+  payloads: Record<string, string>;
+}
+
+export const newCondition = (rollout = "100"): ConditionDraft => ({ id: rowId(), properties: [], rollout, variant: "" });
+export const newProperty = (): PropertyDraft => ({ id: rowId(), key: "", operator: "exact", value: "" });
+export const newVariant = (key: string, rollout: string): VariantDraft => ({ id: rowId(), key, name: "", rollout });
+
+export const EMPTY_DRAFT: FlagDraft = {
+  key: "",
+  name: "",
+  active: true,
+  ensureExperienceContinuity: false,
+  tags: "",
+  conditions: [newCondition("0")],
+  multivariate: false,
+  variants: [newVariant("control", "50"), newVariant("test", "50")],
+  payloads: {},
+};
+
+function valueText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (Array.isArray(value)) return value.map(valueText).join(", ");
+  return String(value);
+}
+
+function valueOf(property: PropertyDraft): string | string[] | undefined {
+  if (VALUELESS.has(property.operator)) return undefined;
+  if (LISTED.has(property.operator)) {
+    return property.value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
+  }
+  return property.value;
+}
+
+/**
+ * A percentage field: the number, or the text as typed so the contract reports the field
+ * (an empty rollout must not become null, which PostHog reads as 100%).
+ */
+function percentageOf(text: string): number | string {
+  const number = Number(text);
+  return text.trim() !== "" && Number.isFinite(number) ? number : text;
+}
+
+/** The payload keys the form shows: "true" for a boolean flag, else each variant's key. */
+export function payloadKeys(draft: FlagDraft): string[] {
+  return draft.multivariate ? draft.variants.map((variant) => variant.key).filter((key) => key !== "") : ["true"];
+}
+
+/** The create/update body for a draft. Payload text that is not JSON is sent as is, so the contract reports it. */
+export function toFlagInput(draft: FlagDraft): CreateFlagInput {
+  const payloads: Record<string, unknown> = {};
+  for (const key of payloadKeys(draft)) {
+    const text = draft.payloads[key]?.trim();
+    if (text) payloads[key] = text;
+  }
+  return {
+    key: draft.key.trim(),
+    name: draft.name,
+    active: draft.active,
+    ensure_experience_continuity: draft.ensureExperienceContinuity,
+    tags: draft.tags
+      .split(",")
+      .map((tag) => tag.trim())
+      .filter((tag) => tag !== ""),
+    filters: {
+      groups: draft.conditions.map((condition) => ({
+        properties: condition.properties.map((property) => ({ key: property.key.trim(), operator: property.operator, value: valueOf(property), type: "person" as const })),
+        rollout_percentage: percentageOf(condition.rollout) as number,
+        variant: draft.multivariate && condition.variant ? condition.variant : null,
+      })),
+      multivariate: draft.multivariate
+        ? { variants: draft.variants.map((variant) => ({ key: variant.key.trim(), name: variant.name, rollout_percentage: percentageOf(variant.rollout) as number })) }
+        : null,
+      payloads,
+    },
+  };
+}
+
+/** A saved flag as a draft. Conditions on other than person properties are kept out of reach of this form (see `editableInForm`). */
+export function draftOf(flag: FlagResource): FlagDraft {
+  const variants = flag.filters.multivariate?.variants ?? [];
+  return {
+    key: flag.key,
+    name: flag.name,
+    active: flag.active,
+    ensureExperienceContinuity: flag.ensure_experience_continuity,
+    tags: flag.tags.join(", "),
+    conditions: flag.filters.groups.map((group) => ({
+      id: rowId(),
+      properties: (group.properties ?? []).map((property) => ({
+        id: rowId(),
+        key: property.key,
+        operator: (property.operator ?? "exact") as FlagPropertyOperator,
+        value: valueText(property.value),
+      })),
+      rollout: group.rollout_percentage === null || group.rollout_percentage === undefined ? "100" : String(group.rollout_percentage),
+      variant: group.variant ?? "",
+    })),
+    multivariate: variants.length > 0,
+    variants: variants.length > 0 ? variants.map((variant) => ({ id: rowId(), key: variant.key, name: variant.name ?? "", rollout: String(variant.rollout_percentage) })) : EMPTY_DRAFT.variants,
+    payloads: { ...flag.filters.payloads },
+  };
+}
+
+/**
+ * Whether the form can edit the flag without losing conditions: it edits person properties
+ * with the matcher's operators; group flags and cohort or flag conditions are API-only.
+ */
+export function editableInForm(flag: FlagResource): boolean {
+  return (
+    flag.filters.aggregation_group_type_index === null &&
+    flag.filters.groups.every((group) =>
+      (group.properties ?? []).every((property) => property.type === "person" && (OPERATORS as readonly string[]).includes(property.operator ?? "exact")),
+    )
+  );
+}
+
+/** One line saying who gets the flag, for the list. */
+export function rolloutSummary(flag: Pick<FlagResource, "filters" | "active">): string {
+  const groups = flag.filters.groups;
+  const variants = flag.filters.multivariate?.variants.length ?? 0;
+  const suffix = variants > 0 ? ` · ${variants} ${variants === 1 ? "variant" : "variants"}` : "";
+  if (groups.length === 0) return `No conditions${suffix}`;
+  if (groups.length === 1) {
+    const group = groups[0]!;
+    const rollout = group.rollout_percentage ?? 100;
+    const count = (group.properties ?? []).length;
+    const who = count === 0 ? "all users" : `users matching ${count} ${count === 1 ? "condition" : "conditions"}`;
+    return `${rollout}% of ${who}${suffix}`;
+  }
+  return `${groups.length} condition sets${suffix}`;
+}
+
+/** The first issue of a failed parse as `attr` (path joined with `__`) and message. */
+export interface FieldIssue {
+  attr: string | null;
+  message: string;
+}

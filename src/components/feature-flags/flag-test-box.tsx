@@ -1,0 +1,104 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { Badge, Button, Card, cn, FormAlert, inputClasses, TextField } from "@/components/ui";
+import { errorMessage } from "@/trpc/errors";
+import { useTRPC } from "@/trpc/react";
+import { testFlagInput } from "@/server/flags/schemas";
+
+/** Parses the properties box: empty is `{}`; anything but a JSON object is an error message. */
+function propertiesOf(text: string): Record<string, unknown> | string {
+  if (text.trim() === "") return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  return 'Person properties must be a JSON object, e.g. {"plan": "pro"}.';
+}
+
+/**
+ * "Test for a user": what the saved flag answers one distinct id (its stored person's
+ * properties, overridden by the ones typed here) and why — the condition set that matched.
+ */
+export function FlagTestBox({ projectId, flagId }: { projectId: number; flagId: number }) {
+  const trpc = useTRPC();
+  const [distinctId, setDistinctId] = useState("");
+  const [properties, setProperties] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const test = useMutation(trpc.flags.testForUser.mutationOptions());
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const personProperties = propertiesOf(properties);
+    if (typeof personProperties === "string") return setProblem(personProperties);
+    const checked = testFlagInput.safeParse({ distinctId, personProperties });
+    if (!checked.success) return setProblem(checked.error.issues[0]!.message);
+    setProblem(null);
+    test.mutate({ projectId, id: flagId, ...checked.data });
+  }
+
+  const result = test.data?.result;
+  return (
+    <Card className="flex flex-col gap-4 p-4 sm:p-5" aria-labelledby="test-title" data-testid="flag-test">
+      <div>
+        <h2 id="test-title" className="text-base font-semibold text-gray-900">
+          Test for a user
+        </h2>
+        <p className="mt-1 text-sm text-gray-600">Evaluates the saved flag as /decide would: the person stored for this distinct ID, with the properties below taking precedence.</p>
+      </div>
+      <form onSubmit={submit} className="flex flex-col gap-3" aria-label="Test the flag for a user" noValidate>
+        <TextField label="Distinct ID" value={distinctId} onChange={(event) => setDistinctId(event.target.value)} autoComplete="off" testId="test-distinct-id" inputClassName="font-mono" />
+        <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
+          Person properties (JSON, optional)
+          <textarea
+            className={cn(inputClasses(), "h-20 py-2 font-mono")}
+            placeholder='{"email": "ada@example.com"}'
+            value={properties}
+            onChange={(event) => setProperties(event.target.value)}
+            spellCheck={false}
+            data-testid="test-properties"
+          />
+        </label>
+        {problem && <FormAlert testId="test-error">{problem}</FormAlert>}
+        {test.isError && <FormAlert testId="test-error">{errorMessage(test.error)}</FormAlert>}
+        <div>
+          <Button type="submit" variant="secondary" loading={test.isPending} data-testid="test-run">
+            Test
+          </Button>
+        </div>
+      </form>
+      {test.isSuccess && (
+        <div className="rounded-control border border-gray-200 bg-gray-50 p-3 text-sm" role="status" aria-live="polite" data-testid="test-result">
+          {result ? (
+            <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2">
+              <dt className="text-gray-500">Value</dt>
+              <dd data-testid="test-value">
+                <Badge tone={result.enabled ? "success" : "neutral"} dot>
+                  {result.enabled ? (result.variant ?? "true") : "false"}
+                </Badge>
+              </dd>
+              <dt className="text-gray-500">Why</dt>
+              <dd className="font-medium text-gray-900" data-testid="test-reason">
+                {result.reason.description}
+              </dd>
+              <dt className="text-gray-500">Payload</dt>
+              <dd className="min-w-0">
+                <code className="font-mono text-xs break-all text-gray-800" data-testid="test-payload">
+                  {result.payload === null ? "none" : JSON.stringify(result.payload)}
+                </code>
+              </dd>
+              {test.data.errorsWhileComputingFlags && (
+                <dd className="col-span-2 text-amber-800">The stored person could not be read; this answer uses only the properties typed above.</dd>
+              )}
+            </dl>
+          ) : (
+            <p data-testid="test-reason">The flag was not evaluated (it is deleted).</p>
+          )}
+        </div>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { evaluateFlagsForDistinctId } from "@/server/flags/decide";
+import { createFlagInput, flagListFilters, testFlagInput, updateFlagInput } from "@/server/flags/schemas";
+import { createFlag, deleteFlag, flagActivity, getFlag, listFlags, updateFlag } from "@/server/flags/service";
+import { MAX_PAGE_SIZE } from "@/server/rest/pagination";
+import { createTRPCRouter, projectProcedure } from "../trpc";
+
+const flagId = z.object({ id: z.number().int().positive() });
+
+/**
+ * The feature-flags page: the REST resource's operations over the same service and
+ * schemas, plus "test for a user", which asks the flag engine (the code /decide and /flags
+ * run) what one distinct id gets and why.
+ */
+export const flagsRouter = createTRPCRouter({
+  list: projectProcedure
+    .input(flagListFilters.extend({ limit: z.number().int().min(1).max(MAX_PAGE_SIZE).optional(), offset: z.number().int().min(0).default(0) }))
+    .query(({ ctx, input }) => listFlags(ctx.db, ctx.project.id, input)),
+
+  get: projectProcedure.input(flagId).query(({ ctx, input }) => getFlag(ctx.db, ctx.project.id, input.id)),
+
+  create: projectProcedure.input(z.object({ flag: createFlagInput })).mutation(({ ctx, input }) => createFlag(ctx.db, ctx.project.id, { userId: ctx.user.id }, input.flag)),
+
+  update: projectProcedure
+    .input(flagId.extend({ patch: updateFlagInput }))
+    .mutation(({ ctx, input }) => updateFlag(ctx.db, ctx.project.id, { userId: ctx.user.id }, input.id, input.patch)),
+
+  delete: projectProcedure.input(flagId).mutation(({ ctx, input }) => deleteFlag(ctx.db, ctx.project.id, { userId: ctx.user.id }, input.id)),
+
+  activity: projectProcedure.input(flagId).query(({ ctx, input }) => flagActivity(ctx.db, ctx.project.id, input.id)),
+
+  /** The saved flag's value for one distinct id: stored person properties overridden by the given ones. */
+  testForUser: projectProcedure.input(flagId.extend(testFlagInput.shape)).mutation(async ({ ctx, input }) => {
+    const flag = await getFlag(ctx.db, ctx.project.id, input.id);
+    const evaluation = await evaluateFlagsForDistinctId(ctx.db, ctx.project.id, {
+      distinctId: input.distinctId,
+      personProperties: input.personProperties,
+      groups: input.groups,
+      groupProperties: input.groupProperties,
+      flagKeys: [flag.key],
+    });
+    return {
+      flag: { id: flag.id, key: flag.key, deleted: flag.deleted },
+      result: evaluation.flags[flag.key] ?? null,
+      errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags,
+    };
+  }),
+});

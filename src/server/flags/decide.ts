@@ -1,0 +1,206 @@
+/**
+ * Every flag of a project for one distinct id, as /decide and /flags answer: the project's
+ * cached definitions, the stored person (and groups, and experience-continuity hash keys)
+ * in ONE query — for the person alone, one batched with concurrent requests' (person-batch.ts)
+ * — overridden by what the request says, plus GeoIP from the client's address.
+ *
+ * Property precedence (lowest first): `distinct_id`, stored person properties, GeoIP, the
+ * request's `person_properties`. Groups likewise: `$group_key`, the stored group's
+ * properties, the request's `group_properties`. (posthog-node adds `distinct_id` and
+ * `$group_key` the same way when it evaluates locally, so both agree.)
+ *
+ * When the database cannot be read, the flags that do not need stored data are still
+ * answered and `errorsWhileComputingFlags` is true; the others are left out.
+ */
+import type { Database } from "@/server/db";
+import { lookupGeoIp } from "@/server/geoip/lookup";
+import { loadFlagDefinitions, type LocalEvaluationFlag, type ProjectFlagDefinitions } from "./definitions";
+import { evaluateFlags, type EvaluationContext, type FlagConditionGroup, type FlagResult } from "./evaluation";
+import { personPropertiesBatcher } from "./person-batch";
+
+export interface FlagsRequest {
+  distinctId: string;
+  /** Override the stored person's properties. */
+  personProperties?: Record<string, unknown>;
+  /** Group type name → group key. */
+  groups?: Record<string, string>;
+  /** Group type name → properties that override the stored group's. */
+  groupProperties?: Record<string, Record<string, unknown>>;
+  /** The client's address, for `$geoip_*` properties (omit to skip GeoIP). */
+  ip?: string | null;
+  /** Evaluate only these flags. */
+  flagKeys?: readonly string[];
+  /** `$anon_distinct_id`: the id to keep bucketing on for experience-continuity flags. */
+  anonDistinctId?: string | null;
+  /** The time relative date filters count back from. */
+  now?: Date;
+}
+
+export interface FlagsEvaluation {
+  flags: Record<string, FlagResult>;
+  errorsWhileComputingFlags: boolean;
+}
+
+/** What a flag needs from the database, worked out once per definitions. */
+interface FlagNeeds {
+  /** Reads person or group properties, or follows another flag that may. */
+  storedData: boolean;
+  continuity: boolean;
+}
+
+const needsCache = new WeakMap<ProjectFlagDefinitions, Map<string, FlagNeeds>>();
+
+function conditionsOf(flag: LocalEvaluationFlag): FlagConditionGroup[] {
+  return [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])];
+}
+
+function needsOf(definitions: ProjectFlagDefinitions): Map<string, FlagNeeds> {
+  let needs = needsCache.get(definitions);
+  if (!needs) {
+    needs = new Map();
+    for (const flag of definitions.flags) {
+      const storedData = conditionsOf(flag).some((condition) => (condition.properties ?? []).some((filter) => filter.type !== "cohort"));
+      needs.set(flag.key, { storedData, continuity: flag.active && flag.ensure_experience_continuity });
+    }
+    needsCache.set(definitions, needs);
+  }
+  return needs;
+}
+
+interface StoredRow {
+  properties: Record<string, unknown> | string | null;
+  overrides?: Record<string, string> | string | null;
+  groups?: { index: number; key: string; properties: Record<string, unknown> }[] | string | null;
+}
+
+function parsed<T>(value: T | string | null | undefined): T | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === "string" ? (JSON.parse(value) as T) : value;
+}
+
+/**
+ * Experience continuity: the first time a request names an `$anon_distinct_id`, every
+ * continuity flag of the persons behind both ids is pinned to that anonymous id
+ * (PostHog's hash-key overrides); later requests keep bucketing on it.
+ */
+async function storeHashKeyOverrides(db: Database, projectId: number, distinctIds: string[], hashKey: string, flagKeys: string[]): Promise<void> {
+  await db.sql.query(
+    `INSERT INTO feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+     SELECT DISTINCT $1::int, d.person_id, f.key, $2::text
+       FROM person_distinct_ids d CROSS JOIN unnest($4::text[]) AS f(key)
+      WHERE d.project_id = $1 AND d.distinct_id = ANY($3::text[])
+     ON CONFLICT (project_id, person_id, feature_flag_key) DO NOTHING`,
+    [projectId, hashKey, distinctIds, flagKeys],
+  );
+}
+
+/** The stored person, and when asked the hash-key overrides and groups, in one statement. */
+async function loadStored(
+  db: Database,
+  projectId: number,
+  distinctId: string,
+  withOverrides: boolean,
+  groups: { index: number; key: string }[],
+): Promise<StoredRow> {
+  const params: unknown[] = [projectId, distinctId];
+  const columns = [
+    `(SELECT p.properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
+       WHERE d.project_id = $1 AND d.distinct_id = $2) AS properties`,
+  ];
+  if (withOverrides) {
+    columns.push(
+      `(SELECT json_object_agg(o.feature_flag_key, o.hash_key)
+          FROM person_distinct_ids d JOIN feature_flag_hash_key_overrides o
+            ON o.project_id = d.project_id AND o.person_id = d.person_id
+         WHERE d.project_id = $1 AND d.distinct_id = $2) AS overrides`,
+    );
+  }
+  if (groups.length > 0) {
+    params.push(groups.map((group) => group.index), groups.map((group) => group.key));
+    columns.push(
+      `(SELECT json_agg(json_build_object('index', g.group_type_index, 'key', g.group_key, 'properties', g.group_properties))
+          FROM groups g JOIN unnest($3::int[], $4::text[]) AS r(i, k) ON g.group_type_index = r.i AND g.group_key = r.k
+         WHERE g.project_id = $1) AS groups`,
+    );
+  }
+  const rows = await db.sql.query<StoredRow>(`SELECT ${columns.join(", ")}`, params);
+  return rows[0] ?? { properties: null };
+}
+
+/** The project's flags for one distinct id (see the module comment). Throws only when the definitions cannot be loaded. */
+export async function evaluateFlagsForDistinctId(db: Database, projectId: number, request: FlagsRequest): Promise<FlagsEvaluation> {
+  const definitions = await loadFlagDefinitions(db, projectId);
+  const needs = needsOf(definitions);
+  const wanted = request.flagKeys ? new Set(request.flagKeys) : null;
+  const flags = wanted ? definitions.flags.filter((flag) => wanted.has(flag.key)) : definitions.flags;
+
+  let needStored = false;
+  const continuityKeys: string[] = [];
+  for (const flag of flags) {
+    const need = needs.get(flag.key)!;
+    if (need.storedData && flag.active) needStored = true;
+    if (need.continuity) continuityKeys.push(flag.key);
+  }
+  // A dependency outside the requested keys may read stored data too: then load it.
+  if (wanted && !needStored) needStored = flags.some((flag) => conditionsOf(flag).some((c) => (c.properties ?? []).some((f) => f.type === "flag")));
+
+  // Group types the request names and the project knows, for the stored groups' properties.
+  const requestGroups = request.groups ?? {};
+  const groupLookups: { index: number; key: string }[] = [];
+  if (needStored) {
+    for (const [index, type] of Object.entries(definitions.groupTypeMapping)) {
+      const key = requestGroups[type];
+      if (key !== undefined && key !== null) groupLookups.push({ index: Number(index), key: String(key) });
+    }
+  }
+
+  let failed = false;
+  let stored: StoredRow = { properties: null };
+  if (needStored || continuityKeys.length > 0) {
+    try {
+      const anon = request.anonDistinctId;
+      if (anon && continuityKeys.length > 0) {
+        await storeHashKeyOverrides(db, projectId, anon === request.distinctId ? [anon] : [request.distinctId, anon], anon, continuityKeys);
+      }
+      // The common case (only the person's properties) shares a batched query with concurrent requests.
+      stored =
+        continuityKeys.length === 0 && groupLookups.length === 0
+          ? { properties: await personPropertiesBatcher(db.sql).load(projectId, request.distinctId) }
+          : await loadStored(db, projectId, request.distinctId, continuityKeys.length > 0, groupLookups);
+    } catch {
+      failed = true;
+    }
+  }
+
+  // `distinct_id` and `$group_key` read as properties, as posthog-node adds them for local evaluation.
+  const personProperties: Record<string, unknown> = { distinct_id: request.distinctId, ...(parsed(stored.properties) ?? {}) };
+  if (request.ip) {
+    const geo = lookupGeoIp(request.ip);
+    if (geo) Object.assign(personProperties, geo);
+  }
+  if (request.personProperties) Object.assign(personProperties, request.personProperties);
+
+  const groupProperties: Record<string, Record<string, unknown>> = {};
+  for (const [type, key] of Object.entries(requestGroups)) groupProperties[type] = { $group_key: key };
+  for (const group of parsed(stored.groups) ?? []) {
+    const type = definitions.groupTypeMapping[String(group.index)];
+    if (type) groupProperties[type] = { ...groupProperties[type], ...(parsed(group.properties) ?? {}) };
+  }
+  for (const [type, properties] of Object.entries(request.groupProperties ?? {})) {
+    if (properties && typeof properties === "object") groupProperties[type] = { ...(groupProperties[type] ?? {}), ...properties };
+  }
+
+  const ctx: EvaluationContext = {
+    distinctId: request.distinctId,
+    personProperties,
+    groups: requestGroups,
+    groupProperties,
+    groupTypeMapping: definitions.groupTypeMapping,
+    hashKeyOverrides: parsed(stored.overrides) ?? undefined,
+    flagsByKey: definitions.flagsByKey,
+    now: request.now,
+  };
+  // Without the stored data, answer only the flags that do not need it.
+  const answerable = failed ? flags.filter((flag) => !flag.active || (!needs.get(flag.key)!.storedData && !needs.get(flag.key)!.continuity)) : flags;
+  return { flags: evaluateFlags(answerable, ctx), errorsWhileComputingFlags: failed };
+}

@@ -1,0 +1,132 @@
+/**
+ * Flag definitions for server-side SDKs' local evaluation:
+ *
+ * - `GET /flags/definitions?token=<project key>&send_cohorts` (posthog-node 5.x; fast path),
+ * - `GET /api/feature_flag/local_evaluation/?token=…` (older SDKs; also `project_id=`, or the
+ *   caller's current project).
+ *
+ * Both take `Authorization: Bearer` with the project's secret key (`phs_…`) or a personal API
+ * key with `feature_flag:read` on that project; the older one also a browser session.
+ * The body is the cached definitions' JSON with a strong ETag: `If-None-Match` with it
+ * answers 304.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
+import { hasScope } from "@/server/auth/scopes";
+import { sessionUserFromHeaders } from "@/server/auth/session";
+import { hashSecret } from "@/server/auth/tokens";
+import { getDb, type Database } from "@/server/db";
+import { AppError, APP_ERRORS } from "@/server/errors";
+import type { RawRequest, RawResponse } from "@/server/http/raw";
+import { sessionPrincipal, type Principal } from "@/server/rest/principal";
+import { resolveProject } from "@/server/rest/project";
+import { checkApiRateLimit } from "@/server/rest/rate-limit";
+import { loadFlagDefinitions } from "./definitions";
+
+const INVALID_PROJECT_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
+
+function bearerOf(authorization: string | null): string | null {
+  if (!authorization) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw new AppError("authentication_failed", "Authorization header must be 'Bearer <personal API key or project secret key>'.");
+  return match[1]!;
+}
+
+/** The project whose secret key this is (and whose public key is `token`, when given). */
+async function projectOfSecretKey(db: Database, secret: string, token: string | null): Promise<number> {
+  const hash = hashSecret(secret);
+  const project = await db.prisma.project.findUnique({ where: { secretApiTokenHash: hash }, select: { id: true, apiToken: true, secretApiTokenHash: true } });
+  const same = project?.secretApiTokenHash && timingSafeEqual(Buffer.from(project.secretApiTokenHash), Buffer.from(hash));
+  if (!project || !same) throw new AppError("authentication_failed", "Project secret API key is invalid.");
+  if (token && token !== project.apiToken) throw new AppError("permission_denied", "The secret API key does not belong to this project.");
+  return project.id;
+}
+
+/** Which project a personal key or session asks about: `token`, else `project_id`, else the current one. */
+async function projectForPrincipal(db: Database, principal: Principal, token: string | null, projectId: string | null): Promise<number> {
+  if (!hasScope(principal.scopes, "feature_flag:read")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:read'");
+  let raw = projectId ?? "@current";
+  if (token) {
+    const project = await db.prisma.project.findUnique({ where: { apiToken: token }, select: { id: true } });
+    if (!project) throw new AppError("authentication_failed", INVALID_PROJECT_KEY);
+    raw = String(project.id);
+  }
+  return (await resolveProject(db.prisma, principal, raw)).id;
+}
+
+async function personalKeyPrincipal(db: Database, key: string): Promise<Principal> {
+  const found = await authenticatePersonalApiKey(db.prisma, key);
+  if (!found) throw new AppError("authentication_failed", "Personal API key found in request Authorization header is invalid.");
+  return { user: found.user, via: "personal_api_key", scopes: found.scopes, scopedProjects: found.scopedProjects, rateKey: `key:${found.keyId}` };
+}
+
+/**
+ * The definitions response for a project already authorised: 304 when `If-None-Match`
+ * names the current ETag.
+ */
+export async function definitionsResponse(db: Database, projectId: number, ifNoneMatch: string | null): Promise<RawResponse> {
+  const definitions = await loadFlagDefinitions(db, projectId);
+  const headers = { etag: definitions.etag, "cache-control": "private, no-cache" };
+  const presented = ifNoneMatch?.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
+  if (presented?.includes(definitions.etag)) return { status: 304, headers, body: null };
+  return { status: 200, headers: { "content-type": "application/json", ...headers }, body: definitions.json };
+}
+
+function errorOf(error: unknown): RawResponse {
+  if (error instanceof AppError) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (error.details.retryAfter) headers["retry-after"] = String(error.details.retryAfter);
+    return { status: error.status, headers, body: JSON.stringify({ type: APP_ERRORS[error.code].type, code: error.code, detail: error.message, attr: error.attr }) };
+  }
+  console.error("burrow: flag definitions failed", error);
+  return { status: 503, headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "server_error", code: "transient_error", detail: "Transient error, please retry.", attr: null }) };
+}
+
+/**
+ * The definitions for a request authorised by a secret key, a personal key, or (when
+ * `session` resolves one) a browser session.
+ */
+export async function serveDefinitions(
+  request: { header(name: string): string | null; url: string },
+  session?: (db: Database) => Promise<Principal | null>,
+): Promise<RawResponse> {
+  try {
+    const url = new URL(request.url, "http://localhost");
+    const token = url.searchParams.get("token")?.trim() || null;
+    const db = await getDb();
+    const bearer = bearerOf(request.header("authorization"));
+    let projectId: number;
+    if (bearer?.startsWith("phs_")) {
+      projectId = await projectOfSecretKey(db, bearer, token);
+    } else {
+      const principal = bearer ? await personalKeyPrincipal(db, bearer) : await session?.(db);
+      if (!principal) throw new AppError("not_authenticated", "Authentication credentials were not provided.");
+      checkApiRateLimit(principal);
+      projectId = await projectForPrincipal(db, principal, token, url.searchParams.get("project_id"));
+    }
+    return await definitionsResponse(db, projectId, request.header("if-none-match"));
+  } catch (error) {
+    return errorOf(error);
+  }
+}
+
+/** `GET /flags/definitions` on the fast path (keys only: no session there). */
+export async function rawFlagDefinitions(request: RawRequest): Promise<RawResponse> {
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return errorOf(new AppError("method_not_allowed", `Method "${request.method}" not allowed.`));
+  }
+  const url = new URL(request.url, "http://localhost");
+  if (!url.searchParams.get("token")) {
+    return errorOf(new AppError("authentication_failed", "No project API key provided: pass ?token=<project API key>."));
+  }
+  return serveDefinitions(request);
+}
+
+/** `GET /api/feature_flag/local_evaluation/` as a Next route: keys as above, or the browser session. */
+export async function handleLocalEvaluation(request: Request): Promise<Response> {
+  const raw = await serveDefinitions({ url: request.url, header: (name) => request.headers.get(name) }, async (db) => {
+    const user = await sessionUserFromHeaders(db.prisma, request.headers);
+    return user ? sessionPrincipal(user) : null;
+  });
+  return new Response(raw.body, { status: raw.status, headers: raw.headers });
+}

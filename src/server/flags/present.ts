@@ -1,0 +1,116 @@
+/**
+ * A stored flag as PostHog's API shows it (FeatureFlagSerializer): the fields Burrow has,
+ * with PostHog's derived ones (`is_simple_flag`, `rollout_percentage`) and the relations
+ * Burrow does not have yet (experiments, surveys, early-access features) as empty lists.
+ */
+import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import { tagNames } from "@/server/tags/service";
+import type { FlagFilters } from "./schemas";
+
+/** The user columns `toUserBasic` reads, for Prisma `select`s. */
+export const USER_BASIC_SELECT = {
+  id: true,
+  uuid: true,
+  distinctId: true,
+  firstName: true,
+  lastName: true,
+  email: true,
+  isEmailVerified: true,
+  hedgehogConfig: true,
+} as const;
+
+export interface FlagResource {
+  id: number;
+  name: string;
+  key: string;
+  filters: FlagFilters;
+  deleted: boolean;
+  active: boolean;
+  created_by: UserBasic | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+  last_modified_by: UserBasic | null;
+  ensure_experience_continuity: boolean;
+  /** One condition set without properties on a person flag: SDKs can decide it alone. */
+  is_simple_flag: boolean;
+  /** The rollout of a simple flag (null: everyone); null for other flags. */
+  rollout_percentage: number | null;
+  tags: string[];
+  experiment_set: number[];
+  surveys: unknown[];
+  features: unknown[];
+  can_edit: boolean;
+}
+
+type UserRow = Parameters<typeof toUserBasic>[0];
+
+export interface FlagRow {
+  id: number;
+  key: string;
+  name: string;
+  filters: unknown;
+  active: boolean;
+  deleted: boolean;
+  ensureExperienceContinuity: boolean;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  createdBy: UserRow | null;
+  taggedItems: { tag: { name: string } }[];
+}
+
+/** The Prisma `include` a FlagRow needs. */
+export const FLAG_ROW_INCLUDE = {
+  createdBy: { select: USER_BASIC_SELECT },
+  taggedItems: { select: { tag: { select: { name: true } } } },
+} as const;
+
+/**
+ * Stored filters read defensively (rows may predate validation or come from another
+ * writer): missing parts take PostHog's defaults.
+ */
+export function storedFilters(value: unknown): FlagFilters {
+  const filters = (typeof value === "object" && value !== null && !Array.isArray(value) ? value : {}) as Partial<FlagFilters>;
+  return {
+    ...filters,
+    groups: Array.isArray(filters.groups) ? filters.groups : [],
+    multivariate: filters.multivariate ?? null,
+    aggregation_group_type_index: filters.aggregation_group_type_index ?? null,
+    payloads: filters.payloads ?? {},
+  };
+}
+
+export function isSimpleFlag(filters: FlagFilters): boolean {
+  return (
+    filters.groups.length === 1 &&
+    filters.groups.every((group) => (group.properties ?? []).length === 0) &&
+    filters.aggregation_group_type_index === null
+  );
+}
+
+export function toFlagResource(row: FlagRow, lastModifiedBy: UserRow | null): FlagResource {
+  const filters = storedFilters(row.filters);
+  const simple = isSimpleFlag(filters);
+  return {
+    id: row.id,
+    name: row.name,
+    key: row.key,
+    filters,
+    deleted: row.deleted,
+    active: row.active,
+    created_by: row.createdBy ? toUserBasic(row.createdBy) : null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    version: row.version,
+    last_modified_by: lastModifiedBy ? toUserBasic(lastModifiedBy) : null,
+    ensure_experience_continuity: row.ensureExperienceContinuity,
+    is_simple_flag: simple,
+    rollout_percentage: simple ? (filters.groups[0]!.rollout_percentage ?? null) : null,
+    tags: tagNames(row.taggedItems),
+    experiment_set: [],
+    surveys: [],
+    features: [],
+    can_edit: true,
+  };
+}

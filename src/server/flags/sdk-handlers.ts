@@ -1,0 +1,263 @@
+/**
+ * The SDK-facing flag endpoints on the server's fast path (raw handlers, as the capture
+ * family): `/decide` (v1–v4), `/flags` (v1 and v2), and posthog-js's remote configuration
+ * `/array/<project key>/config` and `config.js`. Bodies are decoded like ingestion's
+ * (JSON, gzip, base64, lz64, form `data=`); the responses have PostHog's shapes per version.
+ *
+ * The response path builds plain objects (no zod): this is the hottest path after capture.
+ */
+import { randomUUID } from "node:crypto";
+import { getDb, type Database } from "@/server/db";
+import { asRouteHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
+import { decodeRequest } from "@/server/ingestion/decode";
+import { IngestionError } from "@/server/ingestion/errors";
+import { clientIp, corsHeaders } from "@/server/ingestion/handler";
+import { ProjectKeyCache } from "@/server/ingestion/projects";
+import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "./decide";
+import { loadFlagDefinitions, type ProjectFlagDefinitions } from "./definitions";
+import type { FlagDefinition, FlagResult } from "./evaluation";
+import { flagsRequestSchema, type FlagsRequestBody } from "./sdk-contract";
+
+// Project keys to projects, cached as capture caches them (one cache per database).
+const projectCaches = new WeakMap<object, ProjectKeyCache>();
+function projectByKey(db: Database, token: string) {
+  let cache = projectCaches.get(db.prisma);
+  if (!cache) {
+    cache = new ProjectKeyCache(db.prisma);
+    projectCaches.set(db.prisma, cache);
+  }
+  return cache.lookup(token);
+}
+
+const NO_API_KEY = "No project API key provided. You can find your project API key in PostHog project settings.";
+const INVALID_API_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
+
+/** posthog-js asks with only_evaluate_survey_feature_flags for the flags surveys target. */
+const SURVEY_FLAG_PREFIX = "survey-targeting-";
+
+function reply(request: RawRequest, status: number, body: unknown): RawResponse {
+  return { status, headers: { "content-type": "application/json", ...corsHeaders(request) }, body: JSON.stringify(body) };
+}
+
+function failure(request: RawRequest, status: number, type: string, code: string, detail: string): RawResponse {
+  return reply(request, status, { type, code, detail, attr: null });
+}
+
+/** The settings of a project with nothing special enabled (no recordings, surveys, heatmaps, site apps). */
+const PROJECT_SETTINGS = {
+  supportedCompression: ["gzip", "gzip-js"],
+  sessionRecording: false,
+  captureDeadClicks: false,
+  capturePerformance: false,
+  autocapture_opt_out: false,
+  autocaptureExceptions: false,
+  analytics: { endpoint: "/i/v0/e/" },
+  elementsChainAsString: true,
+  surveys: false,
+  heatmaps: false,
+  defaultIdentifiedOnly: true,
+  siteApps: [],
+};
+
+/** What PostHog's `get_base_config` answers for such a project. */
+function baseConfig(): Record<string, unknown> {
+  return { config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, ...PROJECT_SETTINGS, flagsPersistenceDefault: false };
+}
+
+/** A stored payload as the SDKs expect it on the wire: JSON text (stored text is sent as it is). */
+function wirePayload(flag: FlagDefinition | undefined, result: FlagResult): string | null {
+  if (!flag || !result.enabled) return null;
+  const stored = flag.filters.payloads?.[result.variant ?? "true"];
+  if (stored === undefined || stored === null || stored === "") return null;
+  return typeof stored === "string" ? stored : JSON.stringify(stored);
+}
+
+function flagValue(result: FlagResult): boolean | string {
+  return result.enabled ? (result.variant ?? true) : false;
+}
+
+/** `featureFlags` and `featureFlagPayloads` (decide v3, /flags v1): every flag, payloads of the enabled ones. */
+function legacyMaps(evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null) {
+  const featureFlags: Record<string, boolean | string> = {};
+  const featureFlagPayloads: Record<string, string> = {};
+  for (const [key, result] of Object.entries(evaluation.flags)) {
+    featureFlags[key] = flagValue(result);
+    const payload = wirePayload(definitions?.flagsByKey.get(key), result);
+    if (payload !== null) featureFlagPayloads[key] = payload;
+  }
+  return { featureFlags, featureFlagPayloads };
+}
+
+/** The `flags` map of /flags v2 and decide v4. */
+function detailedFlags(evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null) {
+  const flags: Record<string, unknown> = {};
+  for (const [key, result] of Object.entries(evaluation.flags)) {
+    const flag = definitions?.flagsByKey.get(key);
+    flags[key] = {
+      key,
+      enabled: result.enabled,
+      variant: result.variant,
+      reason: result.reason,
+      metadata: { id: flag?.id ?? null, version: flag?.version ?? 0, description: null, payload: wirePayload(flag, result) },
+    };
+  }
+  return flags;
+}
+
+type Endpoint = "decide" | "flags";
+
+/** `?v=`: absent means 1; unreadable means 2, as PostHog's decide does. */
+function versionOf(url: URL): number {
+  const raw = url.searchParams.get("v");
+  if (raw === null) return 1;
+  const version = Number.parseInt(raw, 10);
+  return Number.isFinite(version) ? version : 2;
+}
+
+function shape(endpoint: Endpoint, version: number, withConfig: boolean, evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null) {
+  const requestId = randomUUID();
+  if (endpoint === "flags") {
+    const config = withConfig ? baseConfig() : {};
+    if (version >= 2) {
+      return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId, evaluatedAt: Date.now() };
+    }
+    return { ...config, ...legacyMaps(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
+  }
+  const config = baseConfig();
+  if (version >= 4) {
+    return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
+  }
+  const { featureFlags, featureFlagPayloads } = legacyMaps(evaluation, definitions);
+  if (version === 3) return { ...config, featureFlags, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, featureFlagPayloads, requestId };
+  const enabled = Object.entries(featureFlags).filter(([, value]) => value !== false);
+  if (version === 2) return { ...config, featureFlags: Object.fromEntries(enabled), requestId };
+  return { ...config, featureFlags: enabled.map(([key]) => key), requestId };
+}
+
+const NOTHING: FlagsEvaluation = { flags: {}, errorsWhileComputingFlags: false };
+
+async function evaluate(db: Database, projectId: number, body: FlagsRequestBody, request: RawRequest, url: URL) {
+  let flagKeys = body.flagKeys ?? undefined;
+  if (url.searchParams.get("only_evaluate_survey_feature_flags") === "true") {
+    const definitions = await loadFlagDefinitions(db, projectId);
+    flagKeys = definitions.flags.map((flag) => flag.key).filter((key) => key.startsWith(SURVEY_FLAG_PREFIX) && (!flagKeys || flagKeys.includes(key)));
+  }
+  return evaluateFlagsForDistinctId(db, projectId, {
+    distinctId: body.distinctId!,
+    personProperties: body.personProperties,
+    groups: body.groups,
+    groupProperties: body.groupProperties,
+    ip: body.geoipDisable ? null : clientIp(request.header),
+    flagKeys,
+    anonDistinctId: body.anonDistinctId,
+  });
+}
+
+function flagsEndpoint(endpoint: Endpoint) {
+  return async function handleFlags(request: RawRequest): Promise<RawResponse> {
+    if (request.method === "OPTIONS") return reply(request, 200, { status: 1 });
+    const url = new URL(request.url, "http://localhost");
+    const version = versionOf(url);
+    const withConfig = url.searchParams.get("config") === "true";
+    // A bare GET /decide/ (no data) is how old snippets probe: the config, no flags.
+    if (request.method === "GET" && !url.searchParams.has("data")) {
+      return reply(request, 200, shape(endpoint, Math.max(version, 2), withConfig, NOTHING, null));
+    }
+    if (request.method !== "GET" && request.method !== "POST") {
+      return failure(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
+    }
+
+    let body: FlagsRequestBody;
+    try {
+      const decoded = decodeRequest(request.method, url, { get: request.header }, request.body);
+      const parsed = flagsRequestSchema.safeParse(decoded.payload);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const where = issue.path.length > 0 ? ` (${issue.path.join(".")})` : "";
+        return failure(request, 400, "validation_error", "malformed_data", `Malformed request data: ${issue.message}${where}`);
+      }
+      body = parsed.data;
+      if (!body.token && decoded.formToken) body = { ...body, token: decoded.formToken };
+    } catch (error) {
+      if (error instanceof IngestionError) {
+        const code = error.code === "invalid_payload" ? "malformed_data" : error.code;
+        return failure(request, error.status, error.status === 401 ? "authentication_error" : "validation_error", code, error.message);
+      }
+      throw error;
+    }
+
+    const token = body.token?.trim();
+    if (!token) return failure(request, 401, "authentication_error", "no_api_key", NO_API_KEY);
+    if (!body.distinctId) return failure(request, 400, "validation_error", "missing_distinct_id", "Decide requires a distinct_id.");
+
+    let db: Database;
+    let projectId: number;
+    try {
+      db = await getDb();
+      const project = await projectByKey(db, token);
+      if (!project) return failure(request, 401, "authentication_error", "invalid_api_key", INVALID_API_KEY);
+      projectId = project.id;
+    } catch (error) {
+      // The project cannot be looked up (database down): answer with no flags, flagged as an error,
+      // so SDKs keep the values they have.
+      console.error("burrow: flags could not be computed", error);
+      return reply(request, 200, shape(endpoint, version, withConfig, { flags: {}, errorsWhileComputingFlags: true }, null));
+    }
+
+    if (body.disableFlags) return reply(request, 200, shape(endpoint, version, withConfig, NOTHING, null));
+    let evaluation: FlagsEvaluation;
+    let definitions: ProjectFlagDefinitions | null = null;
+    try {
+      evaluation = await evaluate(db, projectId, body, request, url);
+      definitions = await loadFlagDefinitions(db, projectId);
+    } catch (error) {
+      console.error("burrow: flags could not be computed", error);
+      evaluation = { flags: {}, errorsWhileComputingFlags: true };
+    }
+    return reply(request, 200, shape(endpoint, version, withConfig, evaluation, definitions));
+  };
+}
+
+export const rawDecide = flagsEndpoint("decide");
+export const rawFlags = flagsEndpoint("flags");
+
+/**
+ * posthog-js's remote configuration (`/array/<project key>/config` JSON and `config.js`),
+ * PostHog's RemoteConfig for a project with no recordings, surveys, heatmaps or site apps.
+ */
+export async function rawRemoteConfig(request: RawRequest): Promise<RawResponse> {
+  if (request.method === "OPTIONS") return { status: 204, headers: corsHeaders(request), body: null };
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return failure(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
+  }
+  const path = new URL(request.url, "http://localhost").pathname;
+  const match = /^\/array\/([^/]+)\/(config|config\.js)\/?$/.exec(path);
+  if (!match) return failure(request, 404, "invalid_request", "not_found", "Not found.");
+  const token = decodeURIComponent(match[1]!);
+  let hasFeatureFlags = true;
+  try {
+    const db = await getDb();
+    const project = await projectByKey(db, token);
+    if (!project) return failure(request, 404, "invalid_request", "not_found", "Not found.");
+    const definitions = await loadFlagDefinitions(db, project.id);
+    hasFeatureFlags = definitions.flags.some((flag) => flag.active);
+  } catch (error) {
+    // Without the database, let the SDK ask /flags itself.
+    console.error("burrow: remote config could not be computed", error);
+  }
+  const config = { token, hasFeatureFlags, ...PROJECT_SETTINGS, errorTracking: { autocaptureExceptions: false, suppressionRules: [] }, productTours: false };
+  const headers = { ...corsHeaders(request), "cache-control": "public, max-age=60" };
+  if (match[2] === "config") return { status: 200, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(config) };
+  // The script form assigns the config where posthog-js's remote-config loader reads it.
+  const script =
+    "(function() {\n" +
+    "  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n" +
+    `  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(token)}] = { config: ${JSON.stringify(config)}, siteApps: [] };\n` +
+    "})();\n";
+  return { status: 200, headers: { "content-type": "application/javascript", ...headers }, body: script };
+}
+
+/** The same handlers as fetch-style route handlers (route files under src/app, tests). */
+export const handleDecide = asRouteHandler(rawDecide);
+export const handleFlags = asRouteHandler(rawFlags);
+export const handleRemoteConfig = asRouteHandler(rawRemoteConfig);
