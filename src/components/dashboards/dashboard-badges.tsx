@@ -1,0 +1,41 @@
+import { Badge } from "@/components/ui";
+import { RestrictionLevel } from "@/server/dashboards/permissions";
+
+/** How a dashboard without a name is shown (PostHog allows a null name). */
+export function dashboardTitle(name: string | null): string {
+  return name?.trim() || "Untitled dashboard";
+}
+
+/** Pinned, restricted and shared markers, and the dashboard's tags. */
+export function DashboardBadges({
+  dashboard,
+  showPinned = true,
+}: {
+  dashboard: { pinned: boolean; restriction_level: number; is_shared: boolean; tags: string[] };
+  showPinned?: boolean;
+}) {
+  return (
+    <span className="flex flex-wrap items-center gap-1.5">
+      {showPinned && dashboard.pinned && (
+        <Badge tone="brand" data-testid="badge-pinned">
+          Pinned
+        </Badge>
+      )}
+      {dashboard.restriction_level >= RestrictionLevel.onlyCollaboratorsCanEdit && (
+        <Badge tone="warning" data-testid="badge-restricted">
+          Restricted
+        </Badge>
+      )}
+      {dashboard.is_shared && (
+        <Badge tone="success" dot data-testid="badge-shared">
+          Shared
+        </Badge>
+      )}
+      {dashboard.tags.map((tag) => (
+        <Badge key={tag} data-testid="dashboard-tag">
+          {tag}
+        </Badge>
+      ))}
+    </span>
+  );
+}

@@ -1,0 +1,176 @@
+"use client";
+
+import type { ReactNode } from "react";
+import { Card, cn, EmptyState, formatDateTime, Spinner } from "@/components/ui";
+import type { SharedTile } from "@/server/dashboards/present";
+import { InsightChart, type ChartSeries } from "./insight-chart";
+import { TileGrid } from "./tile-grid";
+
+/**
+ * The pieces of a dashboard's tiles shared by the admin page (editable-tiles.tsx) and the
+ * public shared page: the empty grid, a tile's frame, and an insight's chart in its
+ * loading, error, empty and ready states.
+ */
+
+/** PostHog's tile colors as an accent along the tile's top edge. */
+const ACCENTS: Record<string, string> = {
+  blue: "border-t-blue-500",
+  green: "border-t-green-500",
+  purple: "border-t-purple-500",
+  black: "border-t-gray-900",
+};
+
+export function EmptyTiles({ description, action }: { description: string; action?: ReactNode }) {
+  return (
+    <Card data-testid="dashboard-tiles" data-state="empty">
+      <EmptyState
+        title="No tiles yet"
+        description={description}
+        action={action}
+        icon={
+          <svg viewBox="0 0 20 20" fill="currentColor">
+            <path d="M3 4.5A1.5 1.5 0 0 1 4.5 3h3A1.5 1.5 0 0 1 9 4.5v3A1.5 1.5 0 0 1 7.5 9h-3A1.5 1.5 0 0 1 3 7.5v-3Zm8 0A1.5 1.5 0 0 1 12.5 3h3A1.5 1.5 0 0 1 17 4.5v3A1.5 1.5 0 0 1 15.5 9h-3A1.5 1.5 0 0 1 11 7.5v-3Zm-8 8A1.5 1.5 0 0 1 4.5 11h3A1.5 1.5 0 0 1 9 12.5v3A1.5 1.5 0 0 1 7.5 17h-3A1.5 1.5 0 0 1 3 15.5v-3Zm8 0a1.5 1.5 0 0 1 1.5-1.5h3a1.5 1.5 0 0 1 1.5 1.5v3a1.5 1.5 0 0 1-1.5 1.5h-3a1.5 1.5 0 0 1-1.5-1.5v-3Z" />
+          </svg>
+        }
+      />
+    </Card>
+  );
+}
+
+/** A tile's frame: header (handle, title, actions), body filling the rest, optional footer line. */
+export function TileCard({
+  title,
+  description,
+  color,
+  handle,
+  actions,
+  footer,
+  children,
+  testId,
+}: {
+  title?: string;
+  description?: string;
+  color: string | null;
+  handle?: ReactNode;
+  actions?: ReactNode;
+  footer?: ReactNode;
+  children: ReactNode;
+  testId: string;
+}) {
+  const accent = color ? ACCENTS[color] : undefined;
+  return (
+    <Card className={cn("flex h-full flex-col overflow-hidden", accent && cn("border-t-4", accent))} data-testid={testId} data-color={color ?? "white"}>
+      {(title || handle || actions) && (
+        <div className="flex items-start gap-1.5 px-3 pt-3 pb-1">
+          {handle}
+          <div className="min-w-0 flex-1 pt-0.5">
+            {title && (
+              <h2 className="truncate text-sm font-semibold text-gray-900" title={title} data-testid="tile-title">
+                {title}
+              </h2>
+            )}
+            {description && (
+              <p className="truncate text-xs text-gray-500" title={description}>
+                {description}
+              </p>
+            )}
+          </div>
+          {actions && <div className="flex shrink-0 items-center gap-0.5">{actions}</div>}
+        </div>
+      )}
+      <div className="min-h-0 flex-1 px-3 pb-2">{children}</div>
+      {footer && <div className="border-t border-gray-100 px-3 py-1.5 text-xs text-gray-500">{footer}</div>}
+    </Card>
+  );
+}
+
+export const insightTitle = (insight: { name: string | null; derived_name: string | null }) => insight.name || insight.derived_name || "Untitled insight";
+
+/** An insight's result in its state: computing, failed, nothing in range, or the chart. */
+export type InsightTileState =
+  | { state: "loading" }
+  | { state: "error"; message: string; retry?: ReactNode }
+  | { state: "ready"; result: readonly ChartSeries[] };
+
+export function InsightTileBody({ query, state }: { query: unknown; state: InsightTileState }) {
+  if (state.state === "loading") {
+    return (
+      <div className="flex h-full items-center justify-center gap-2 text-sm text-gray-500" data-testid="tile-body" data-state="loading">
+        <Spinner label={null} className="text-brand-600" />
+        <span role="status">Computing…</span>
+      </div>
+    );
+  }
+  if (state.state === "error") {
+    return (
+      <div className="flex h-full flex-col items-center justify-center gap-2 px-2 text-center" data-testid="tile-body" data-state="error" role="alert">
+        <p className="text-sm font-medium text-red-700">Could not compute this insight</p>
+        <p className="line-clamp-3 text-xs text-gray-600">{state.message}</p>
+        {state.retry}
+      </div>
+    );
+  }
+  const empty = state.result.length === 0 || state.result.every((series) => (series.aggregated_value ?? series.data.reduce((a, b) => a + b, 0)) === 0);
+  if (empty) {
+    return (
+      <div className="flex h-full flex-col items-center justify-center text-center" data-testid="tile-body" data-state="empty">
+        <p className="text-sm font-medium text-gray-700">No events in this range</p>
+        <p className="text-xs text-gray-500">Events captured for it will show here.</p>
+      </div>
+    );
+  }
+  return (
+    <div className="h-full" data-testid="tile-body" data-state="ready">
+      <InsightChart query={query} result={state.result} />
+    </div>
+  );
+}
+
+export function TextTileBody({ body }: { body: string }) {
+  return (
+    <p className="h-full overflow-auto text-sm whitespace-pre-wrap text-gray-800" data-testid="tile-text">
+      {body}
+    </p>
+  );
+}
+
+export const computedAtLabel = (computedAt: string | null | undefined) => (computedAt ? `Computed ${formatDateTime(computedAt)}` : "Not computed yet");
+
+/** The public page's tiles: charts the server computed, nothing to edit. */
+export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
+  if (tiles.length === 0) return <EmptyTiles description="This dashboard has nothing on it yet." />;
+  return (
+    <TileGrid
+      tiles={tiles}
+      tileName={(tile) => (tile.insight ? insightTitle(tile.insight) : "Text")}
+      renderTile={(tile) =>
+        tile.insight ? (
+          <TileCard
+            testId="insight-tile"
+            title={insightTitle(tile.insight)}
+            description={tile.insight.description || undefined}
+            color={tile.color}
+            footer={tile.insight.computation?.state === "ready" ? computedAtLabel(tile.insight.computation.computed_at) : undefined}
+          >
+            <InsightTileBody
+              query={tile.insight.query}
+              state={
+                tile.insight.computation === null
+                  ? { state: "error", message: "This insight was not computed." }
+                  : tile.insight.computation.state === "error"
+                    ? { state: "error", message: tile.insight.computation.message }
+                    : { state: "ready", result: tile.insight.computation.result }
+              }
+            />
+          </TileCard>
+        ) : (
+          <TileCard testId="text-tile" color={tile.color}>
+            <div className="pt-3">
+              <TextTileBody body={tile.text?.body ?? ""} />
+            </div>
+          </TileCard>
+        )
+      }
+    />
+  );
+}

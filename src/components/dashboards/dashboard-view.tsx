@@ -1,0 +1,170 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { TRPCClientError } from "@trpc/client";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { isAdmin } from "@/components/account/levels";
+import { useCurrentProject } from "@/components/account/use-current-project";
+import { ProjectGate } from "@/components/settings/project-gate";
+import { Button, buttonClasses, Card, ConfirmDialog, EmptyState, ErrorState, formatDate, PageHeader, Spinner } from "@/components/ui";
+import { errorMessage } from "@/trpc/errors";
+import { useTRPC } from "@/trpc/react";
+import { DashboardBadges, dashboardTitle } from "./dashboard-badges";
+import { DashboardFormDialog } from "./dashboard-form-dialog";
+import { EditableTiles } from "./editable-tiles";
+import { PermissionsDialog } from "./permissions-dialog";
+import { ShareDialog } from "./share-dialog";
+import type { DashboardData } from "./types";
+
+export function DashboardView({ dashboardId }: { dashboardId: number }) {
+  return (
+    <div className="flex flex-col gap-6" data-testid="dashboard-page">
+      <ProjectGate testId="dashboard-project">{(project) => <Dashboard projectId={project.id} membershipLevel={project.membershipLevel} dashboardId={dashboardId} />}</ProjectGate>
+    </div>
+  );
+}
+
+const isNotFound = (error: unknown) => error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "NOT_FOUND";
+
+function Dashboard({ projectId, membershipLevel, dashboardId }: { projectId: number; membershipLevel: number; dashboardId: number }) {
+  const trpc = useTRPC();
+  const dashboard = useQuery(trpc.dashboards.get.queryOptions({ projectId, dashboardId }));
+  const { me } = useCurrentProject();
+
+  if (dashboard.isPending) {
+    return (
+      <Card className="flex items-center gap-3 px-5 py-8 text-sm text-gray-600" data-testid="dashboard" data-state="loading">
+        <Spinner label={null} className="text-brand-600" />
+        <span role="status">Loading dashboard…</span>
+      </Card>
+    );
+  }
+  if (dashboard.isError) {
+    return isNotFound(dashboard.error) ? (
+      <Card data-testid="dashboard" data-state="not-found">
+        <EmptyState
+          title="Dashboard not found"
+          description="It may have been deleted, or it belongs to another project. Deleted dashboards can be restored from the list."
+          action={
+            <Link href="/dashboards" className={buttonClasses()}>
+              All dashboards
+            </Link>
+          }
+        />
+      </Card>
+    ) : (
+      <Card className="p-4" data-testid="dashboard" data-state="error">
+        <ErrorState title="Could not load the dashboard" message={errorMessage(dashboard.error)} onRetry={() => void dashboard.refetch()} retrying={dashboard.isRefetching} />
+      </Card>
+    );
+  }
+  const canRestrict = dashboard.data.created_by?.id === me.data?.id || isAdmin(membershipLevel);
+  return <DashboardLoaded projectId={projectId} dashboard={dashboard.data} canRestrict={canRestrict} />;
+}
+
+type Open = null | "edit" | "permissions" | "share" | "delete" | "duplicate";
+
+function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: number; dashboard: DashboardData; canRestrict: boolean }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState<Open>(null);
+  const canEdit = dashboard.user_access_level === "editor";
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.dashboards.pathKey() });
+  const pin = useMutation(trpc.dashboards.update.mutationOptions({ onSettled: invalidate }));
+  const remove = useMutation(
+    trpc.dashboards.update.mutationOptions({
+      onSuccess: () => {
+        // Leave first: refetching this dashboard now would only find it gone.
+        router.push("/dashboards");
+        void queryClient.invalidateQueries({ queryKey: trpc.dashboards.list.pathKey() });
+      },
+    }),
+  );
+  const title = dashboardTitle(dashboard.name);
+  const creator = dashboard.created_by ? [dashboard.created_by.first_name, dashboard.created_by.last_name].join(" ").trim() || dashboard.created_by.email : null;
+
+  return (
+    <div className="flex flex-col gap-6" data-testid="dashboard" data-state="ready" data-id={dashboard.id}>
+      <PageHeader
+        eyebrow={
+          <Link href="/dashboards" className="hover:underline">
+            Dashboards
+          </Link>
+        }
+        title={<span data-testid="dashboard-title">{title}</span>}
+        description={dashboard.description || undefined}
+        actions={
+          <>
+            <Button variant="secondary" onClick={() => setOpen("share")} data-testid="open-share">
+              Share
+            </Button>
+            <Button variant="secondary" onClick={() => setOpen("permissions")} data-testid="open-permissions">
+              Permissions
+            </Button>
+            <Button variant="secondary" onClick={() => setOpen("duplicate")} data-testid="open-duplicate">
+              Duplicate
+            </Button>
+            {canEdit && (
+              <>
+                <Button
+                  variant="secondary"
+                  aria-pressed={dashboard.pinned}
+                  loading={pin.isPending}
+                  onClick={() => pin.mutate({ projectId, dashboardId: dashboard.id, pinned: !dashboard.pinned })}
+                  data-testid="toggle-pin"
+                >
+                  {dashboard.pinned ? "Unpin" : "Pin"}
+                </Button>
+                <Button variant="secondary" onClick={() => setOpen("edit")} data-testid="open-edit">
+                  Edit
+                </Button>
+                <Button variant="danger" onClick={() => setOpen("delete")} data-testid="open-delete">
+                  Delete
+                </Button>
+              </>
+            )}
+          </>
+        }
+      />
+      <div className="flex flex-col gap-2 text-sm text-gray-600 sm:flex-row sm:flex-wrap sm:items-center sm:gap-x-4">
+        <DashboardBadges dashboard={dashboard} />
+        <span>
+          {creator ? `Created by ${creator}` : "Created"} on {formatDate(dashboard.created_at)}
+        </span>
+        {!canEdit && (
+          <span className="text-gray-500" data-testid="view-only">
+            You can view this dashboard. Its owner, project admins and collaborators can edit it.
+          </span>
+        )}
+      </div>
+      {pin.isError && <ErrorState title="Could not pin the dashboard" message={errorMessage(pin.error)} />}
+
+      <EditableTiles projectId={projectId} dashboard={dashboard} />
+
+      <DashboardFormDialog projectId={projectId} dashboard={dashboard} open={open === "edit"} onClose={() => setOpen(null)} />
+      <DashboardFormDialog
+        projectId={projectId}
+        duplicateOf={dashboard}
+        open={open === "duplicate"}
+        onClose={() => setOpen(null)}
+        onSaved={(copy) => router.push(`/dashboards/${copy.id}`)}
+      />
+      <PermissionsDialog projectId={projectId} dashboard={dashboard} canRestrict={canRestrict} open={open === "permissions"} onClose={() => setOpen(null)} />
+      <ShareDialog projectId={projectId} dashboardId={dashboard.id} canEdit={canEdit} open={open === "share"} onClose={() => setOpen(null)} />
+      <ConfirmDialog
+        open={open === "delete"}
+        onCancel={() => setOpen(null)}
+        onConfirm={() => remove.mutate({ projectId, dashboardId: dashboard.id, deleted: true })}
+        title={`Delete ${title}?`}
+        description="It moves to Recently deleted, where you can restore it. Its share link stops working until then."
+        confirmLabel="Delete dashboard"
+        pending={remove.isPending}
+        error={remove.isError ? errorMessage(remove.error) : undefined}
+        testId="dashboard-delete-dialog"
+      />
+    </div>
+  );
+}

@@ -1,0 +1,278 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { Button, ErrorState, Popover, popoverItemClasses, Spinner } from "@/components/ui";
+import type { z } from "zod";
+import { TILE_COLORS, type tilePatchSchema } from "@/server/dashboards/contract";
+import type { TileRect } from "@/server/dashboards/tile-layout";
+import { errorMessage } from "@/trpc/errors";
+import { useTRPC } from "@/trpc/react";
+import { computedAtLabel, EmptyTiles, InsightTileBody, insightTitle, TextTileBody, TileCard } from "./dashboard-tiles";
+import { TileGrid, type TileControls } from "./tile-grid";
+import { AddInsightDialog, TextTileDialog } from "./tile-dialogs";
+import type { DashboardData } from "./types";
+
+type Tile = DashboardData["tiles"][number];
+type Open = null | "insight" | "text" | { edit: { id: number; body: string } };
+
+/**
+ * The dashboard page's tiles: each insight computed through the insights API (cached on
+ * the server; "Refresh" recomputes), texts, and for editors adding, moving, resizing,
+ * recoloring and removing tiles.
+ */
+export function EditableTiles({ projectId, dashboard }: { projectId: number; dashboard: DashboardData }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const canEdit = dashboard.user_access_level === "editor";
+  const [open, setOpen] = useState<Open>(null);
+  /** Bumped by "Refresh all": every insight tile recomputes once. */
+  const [refreshRound, setRefreshRound] = useState(0);
+  const dashboardKey = trpc.dashboards.get.queryKey({ projectId, dashboardId: dashboard.id });
+  // Memoised: the grid drops its unsaved positions when (and only when) the tiles change.
+  const tiles = useMemo(() => dashboard.tiles.filter((tile) => (tile.insight ? !tile.insight.deleted : tile.text !== null)), [dashboard.tiles]);
+  const update = useMutation(
+    trpc.dashboards.tiles.update.mutationOptions({
+      onSuccess: (saved) => queryClient.setQueryData(dashboardKey, saved),
+    }),
+  );
+  // One save at a time, in order: answers to quick successive moves must not arrive reordered.
+  const saving = useRef<Promise<unknown>>(Promise.resolve());
+  const patch: Patch = (patches) => {
+    const next = saving.current.catch(() => undefined).then(() => update.mutateAsync({ projectId, dashboardId: dashboard.id, tiles: patches }));
+    saving.current = next;
+    return next;
+  };
+  const commitLayout = (changed: Map<number, TileRect>) => patch([...changed].map(([id, rect]) => ({ id, layouts: { sm: { ...rect } } })));
+
+  const toolbar = (
+    <div className="flex flex-wrap items-center gap-2" data-testid="tiles-toolbar">
+      {canEdit && (
+        <>
+          <Button size="sm" onClick={() => setOpen("insight")} data-testid="add-insight">
+            Add insight
+          </Button>
+          <Button size="sm" variant="secondary" onClick={() => setOpen("text")} data-testid="add-text">
+            Add text
+          </Button>
+        </>
+      )}
+      {tiles.some((tile) => tile.insight) && (
+        <Button size="sm" variant="secondary" onClick={() => setRefreshRound((round) => round + 1)} data-testid="refresh-all">
+          Refresh all
+        </Button>
+      )}
+      {update.isPending && (
+        <span className="flex items-center gap-1.5 text-sm text-gray-500" role="status">
+          <Spinner label={null} /> Saving…
+        </span>
+      )}
+    </div>
+  );
+
+  return (
+    <section className="flex flex-col gap-3" aria-label="Dashboard tiles">
+      {toolbar}
+      {update.isError && <ErrorState title="Could not save the tiles" message={errorMessage(update.error)} />}
+      {tiles.length === 0 ? (
+        <EmptyTiles
+          description={canEdit ? "Add an insight to chart your events, or a text to explain what the dashboard is for." : "Insights and text added to this dashboard will appear here."}
+        />
+      ) : (
+        <TileGrid
+          tiles={tiles}
+          editable={canEdit}
+          onCommit={commitLayout}
+          tileName={(tile) => (tile.insight ? insightTitle(tile.insight) : "text tile")}
+          renderTile={(tile, controls) =>
+            tile.insight ? (
+              <InsightTile projectId={projectId} dashboardId={dashboard.id} tile={tile} insight={tile.insight} canEdit={canEdit} controls={controls} refreshRound={refreshRound} onPatch={patch} />
+            ) : (
+              <TileCard
+                testId="text-tile"
+                color={tile.color}
+                handle={controls.moveHandle}
+                actions={canEdit ? <TileMenu tile={tile} onPatch={patch} onEdit={() => setOpen({ edit: { id: tile.id, body: tile.text?.body ?? "" } })} /> : undefined}
+              >
+                <TextTileBody body={tile.text?.body ?? ""} />
+              </TileCard>
+            )
+          }
+        />
+      )}
+      <AddInsightDialog projectId={projectId} dashboardId={dashboard.id} open={open === "insight"} onClose={() => setOpen(null)} />
+      <TextTileDialog
+        projectId={projectId}
+        dashboardId={dashboard.id}
+        tile={open && typeof open === "object" ? open.edit : undefined}
+        open={open === "text" || (open !== null && typeof open === "object")}
+        onClose={() => setOpen(null)}
+      />
+    </section>
+  );
+}
+
+type Patch = (patches: z.input<typeof tilePatchSchema>[]) => Promise<unknown>;
+
+function InsightTile({
+  projectId,
+  dashboardId,
+  tile,
+  insight,
+  canEdit,
+  controls,
+  refreshRound,
+  onPatch,
+}: {
+  projectId: number;
+  dashboardId: number;
+  tile: Tile;
+  insight: NonNullable<Tile["insight"]>;
+  canEdit: boolean;
+  controls: TileControls;
+  refreshRound: number;
+  onPatch: Patch;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const input = { projectId, insightId: insight.id, dashboardId };
+  const result = useQuery(trpc.insights.compute.queryOptions({ ...input, refresh: "blocking" }));
+  const [refreshing, setRefreshing] = useState(false);
+  const mountedRound = useRef(refreshRound);
+
+  async function refresh() {
+    setRefreshing(true);
+    try {
+      const fresh = await queryClient.fetchQuery({ ...trpc.insights.compute.queryOptions({ ...input, refresh: "force" }), staleTime: 0 });
+      queryClient.setQueryData(trpc.insights.compute.queryKey({ ...input, refresh: "blocking" }), fresh);
+    } catch {
+      void result.refetch();
+    } finally {
+      setRefreshing(false);
+    }
+  }
+  // "Refresh all" reaches every tile as a new round number (a tile added since starts fresh anyway).
+  useEffect(() => {
+    if (refreshRound !== mountedRound.current) void refresh();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new round refreshes
+  }, [refreshRound]);
+
+  const title = insightTitle(insight);
+  const state =
+    result.isPending || refreshing
+      ? ({ state: "loading" } as const)
+      : result.isError
+        ? ({
+            state: "error",
+            message: errorMessage(result.error),
+            retry: (
+              <Button size="sm" variant="secondary" onClick={() => void result.refetch()} data-testid="tile-retry">
+                Try again
+              </Button>
+            ),
+          } as const)
+        : ({ state: "ready", result: result.data.result ?? [] } as const);
+
+  return (
+    <TileCard
+      testId="insight-tile"
+      title={title}
+      description={insight.description || undefined}
+      color={tile.color}
+      handle={controls.moveHandle}
+      footer={<span data-testid="tile-computed-at">{result.data ? computedAtLabel(result.data.computed_at) : refreshing || result.isPending ? "Computing…" : "Not computed"}</span>}
+      actions={
+        <>
+          <button
+            type="button"
+            className="inline-flex size-7 items-center justify-center rounded-control text-gray-500 hover:bg-gray-100 hover:text-gray-800 focus-visible:outline-2 focus-visible:outline-brand-600 disabled:opacity-50"
+            aria-label={`Refresh ${title}`}
+            onClick={() => void refresh()}
+            disabled={refreshing}
+            data-testid="tile-refresh"
+          >
+            <svg viewBox="0 0 20 20" fill="currentColor" className="size-4" aria-hidden="true">
+              <path
+                fillRule="evenodd"
+                d="M15.312 11.424a5.5 5.5 0 0 1-9.201 2.466l-.312-.311h2.433a.75.75 0 0 0 0-1.5H3.989a.75.75 0 0 0-.75.75v4.242a.75.75 0 0 0 1.5 0v-2.43l.31.31a7 7 0 0 0 11.712-3.138.75.75 0 0 0-1.449-.39Zm1.23-3.723a.75.75 0 0 0 .219-.53V2.929a.75.75 0 0 0-1.5 0V5.36l-.31-.31A7 7 0 0 0 3.239 8.188a.75.75 0 1 0 1.448.389A5.5 5.5 0 0 1 13.89 6.11l.311.31h-2.432a.75.75 0 0 0 0 1.5h4.243a.75.75 0 0 0 .53-.219Z"
+                clipRule="evenodd"
+              />
+            </svg>
+          </button>
+          {canEdit && <TileMenu tile={tile} onPatch={onPatch} />}
+        </>
+      }
+    >
+      <InsightTileBody query={insight.query} state={state} />
+    </TileCard>
+  );
+}
+
+const COLOR_LABELS: Record<(typeof TILE_COLORS)[number], string> = { white: "No color", black: "Black", blue: "Blue", green: "Green", purple: "Purple" };
+
+/** A tile's menu: color, edit (texts), remove. */
+function TileMenu({ tile, onPatch, onEdit }: { tile: Tile; onPatch: Patch; onEdit?: () => void }) {
+  return (
+    <Popover
+      align="end"
+      buttonLabel="Tile options"
+      buttonTestId="tile-menu"
+      buttonClassName="inline-flex size-7 items-center justify-center rounded-control text-gray-500 hover:bg-gray-100 hover:text-gray-800 focus-visible:outline-2 focus-visible:outline-brand-600"
+      panelTestId="tile-menu-panel"
+      button={
+        <svg viewBox="0 0 20 20" fill="currentColor" className="size-4" aria-hidden="true">
+          <path d="M10 3a1.5 1.5 0 1 1 0 3 1.5 1.5 0 0 1 0-3Zm0 5.5a1.5 1.5 0 1 1 0 3 1.5 1.5 0 0 1 0-3Zm1.5 7a1.5 1.5 0 1 0-3 0 1.5 1.5 0 0 0 3 0Z" />
+        </svg>
+      }
+    >
+      {(close) => (
+        <>
+          {onEdit && (
+            <button
+              type="button"
+              className={popoverItemClasses}
+              onClick={() => {
+                close();
+                onEdit();
+              }}
+              data-testid="tile-edit-text"
+            >
+              Edit text
+            </button>
+          )}
+          <p className="px-3.5 pt-1.5 pb-1 text-xs font-medium text-gray-500 uppercase">Color</p>
+          {TILE_COLORS.map((color) => (
+            <button
+              key={color}
+              type="button"
+              className={popoverItemClasses}
+              aria-pressed={(tile.color ?? "white") === color}
+              onClick={() => {
+                close();
+                void onPatch([{ id: tile.id, color: color === "white" ? null : color }]);
+              }}
+              data-testid={`tile-color-${color}`}
+            >
+              <span className={`size-3 rounded-full ring-1 ring-gray-300 ${COLOR_SWATCHES[color]}`} aria-hidden="true" />
+              {COLOR_LABELS[color]}
+            </button>
+          ))}
+          <div className="my-1 border-t border-gray-100" />
+          <button
+            type="button"
+            className={`${popoverItemClasses} text-red-700`}
+            onClick={() => {
+              close();
+              void onPatch([{ id: tile.id, deleted: true }]);
+            }}
+            data-testid="tile-remove"
+          >
+            Remove from dashboard
+          </button>
+        </>
+      )}
+    </Popover>
+  );
+}
+
+const COLOR_SWATCHES: Record<(typeof TILE_COLORS)[number], string> = { white: "bg-white", black: "bg-gray-900", blue: "bg-blue-500", green: "bg-green-500", purple: "bg-purple-500" };

@@ -1,0 +1,8 @@
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/api/root";
+
+type Outputs = inferRouterOutputs<AppRouter>["dashboards"];
+
+/** A dashboard as the browser receives it over tRPC (JSON: dates are strings, free-form fields unknown). */
+export type DashboardData = Outputs["get"];
+export type DashboardListItemData = Outputs["list"]["results"][number];

@@ -1,0 +1,108 @@
+/**
+ * Request shapes of the dashboards API, shared by REST (`/api/…/dashboards/`), tRPC and the
+ * admin forms. Field names and messages are PostHog's (DRF's) so clients see the same 400s.
+ * Browser-safe (the forms import it); the list's query lives in list-query.ts.
+ */
+import { z } from "zod";
+import { RestrictionLevel } from "./permissions";
+import { tileLayoutsSchema } from "./tile-layout";
+
+const RESTRICTION_LEVELS: readonly number[] = Object.values(RestrictionLevel);
+
+/** DRF's BooleanField: JSON booleans (and the strings and numbers it also accepts). */
+export const drfBoolean = z.preprocess(
+  (value) => {
+    if (typeof value === "string") {
+      const lower = value.toLowerCase();
+      if (["true", "1", "yes", "on"].includes(lower)) return true;
+      if (["false", "0", "no", "off"].includes(lower)) return false;
+    }
+    if (value === 1) return true;
+    if (value === 0) return false;
+    return value;
+  },
+  z.boolean({ error: "Must be a valid boolean." }),
+);
+
+/** `restriction_level`: 21 or 37 (a number, or its digits as a string, as DRF's ChoiceField). */
+export const restrictionLevelSchema = z
+  .union([z.number(), z.string()], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` })
+  .transform((value, ctx) => {
+    const level = Number(value);
+    if (typeof value === "string" && !/^\d+$/.test(value)) {
+      ctx.addIssue({ code: "custom", message: `"${value}" is not a valid choice.` });
+      return z.NEVER;
+    }
+    if (!RESTRICTION_LEVELS.includes(level)) {
+      ctx.addIssue({ code: "custom", message: `"${String(value)}" is not a valid choice.` });
+      return z.NEVER;
+    }
+    return level;
+  });
+
+const dictionary = (what: string) =>
+  z.custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), `${what} must be a dictionary`);
+
+const tagList = z.array(z.string({ error: "Not a valid string." }).max(255, "Ensure this field has no more than 255 characters."), {
+  error: (issue) => `Expected a list of items but got type "${issue.input === null ? "null" : typeof issue.input}".`,
+});
+
+/** Fields a client may write on create and update (PATCH); all optional, unknown ones ignored. */
+const writableFields = {
+  name: z.string({ error: "Not a valid string." }).max(400, "Ensure this field has no more than 400 characters.").nullable(),
+  description: z.string({ error: "Not a valid string." }),
+  pinned: drfBoolean,
+  deleted: drfBoolean,
+  tags: tagList,
+  restriction_level: restrictionLevelSchema,
+  filters: dictionary("Filters"),
+  variables: dictionary("Variables"),
+  /** With `deleted: true`: also soft-delete the insights that are on no other dashboard. */
+  delete_insights: drfBoolean,
+};
+
+/** PostHog's tile colors (InsightColor); null is the default (white). */
+export const TILE_COLORS = ["white", "black", "blue", "green", "purple"] as const;
+export const TEXT_TILE_MAX = 4000;
+
+export const textBodySchema = z
+  .string({ error: "Not a valid string." })
+  .trim()
+  .min(1, "This field may not be blank.")
+  .max(TEXT_TILE_MAX, `Ensure this field has no more than ${TEXT_TILE_MAX} characters.`);
+
+/**
+ * One entry of PATCH `tiles` (PostHog's DashboardTileSerializer): with `id`, changes that
+ * tile of this dashboard (place, color, text, removal with `deleted: true`); without, adds
+ * a text tile (`text` required). Insight tiles are added through the insights API
+ * (`dashboards: [id]`), as in PostHog; an `insight` given here is ignored.
+ */
+export const tilePatchSchema = z.object({
+  id: z.number({ error: "A valid integer is required." }).int("A valid integer is required.").positive().optional(),
+  layouts: tileLayoutsSchema.optional(),
+  color: z.enum(TILE_COLORS, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }).nullable().optional(),
+  deleted: drfBoolean.optional(),
+  text: z.object({ body: textBodySchema }, { error: "Expected a dictionary of items." }).optional(),
+  filters_overrides: dictionary("Filters overrides").nullable().optional(),
+});
+export type TilePatch = z.output<typeof tilePatchSchema>;
+
+const tilesField = z.array(tilePatchSchema, { error: "Expected a list of items." }).max(200, "Ensure this field has no more than 200 elements.");
+
+export const dashboardUpdateBody = z.object({ ...writableFields, tiles: tilesField }).partial();
+export type DashboardUpdateBody = z.output<typeof dashboardUpdateBody>;
+
+export const dashboardCreateBody = z
+  .object(writableFields)
+  .partial()
+  .extend({
+    /** A built-in template's key (templates.ts); an unknown key is a 400. */
+    use_template: z.string({ error: "Not a valid string." }),
+    /** An existing dashboard of the project to copy (its tiles, filters, variables). */
+    use_dashboard: z.number({ error: "A valid integer is required." }).int("A valid integer is required.").nullable(),
+    /** With `use_dashboard`: copy the insights and texts too, instead of sharing them. */
+    duplicate_tiles: drfBoolean,
+  })
+  .partial()
+  .refine((body) => !(body.use_dashboard && body.use_template), "`use_dashboard` and `use_template` cannot be used together");
+export type DashboardCreateBody = z.output<typeof dashboardCreateBody>;

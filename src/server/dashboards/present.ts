@@ -1,0 +1,255 @@
+/**
+ * Dashboards as PostHog's API shows them: the list item (DashboardBasicSerializer), the
+ * single dashboard (DashboardSerializer, with tiles), and the public view of a shared link.
+ */
+import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import type { TrendsSeriesResult } from "@/server/insights/trends";
+import { tagNames } from "@/server/tags/service";
+import { dashboardPermissions, PrivilegeLevel, RestrictionLevel, type DashboardActor, type DashboardPermissions } from "./permissions";
+import { listSource, type DashboardDetailRow, type DashboardListRow, type DashboardListSource, type TileRow } from "./store";
+
+export interface DashboardListItem {
+  id: number;
+  name: string | null;
+  description: string;
+  pinned: boolean;
+  created_at: string;
+  created_by: UserBasic | null;
+  last_accessed_at: string | null;
+  is_shared: boolean;
+  deleted: boolean;
+  creation_mode: string;
+  tags: string[];
+  restriction_level: number;
+  effective_restriction_level: number;
+  effective_privilege_level: number;
+  /** "editor" or "viewer": the caller's access in words (PostHog's newer field). */
+  user_access_level: "editor" | "viewer";
+  /** PostHog marks dashboards that use the old restriction levels "v1". */
+  access_control_version: "v1" | "v2";
+  last_refresh: string | null;
+  team_id: number;
+}
+
+export interface DashboardTileResource {
+  id: number;
+  insight: TileInsight | null;
+  text: TileText | null;
+  layouts: unknown;
+  color: string | null;
+  filters_overrides: unknown;
+  /** Position after sorting by the small layout's y, then x. */
+  order: number;
+  last_refresh: string | null;
+  is_cached: boolean;
+}
+
+export interface TileInsight {
+  id: number;
+  short_id: string;
+  name: string | null;
+  derived_name: string | null;
+  description: string;
+  query: unknown;
+  filters: unknown;
+  favorited: boolean;
+  saved: boolean;
+  deleted: boolean;
+  created_at: string;
+  created_by: UserBasic | null;
+  last_modified_at: string;
+  last_modified_by: UserBasic | null;
+  last_refresh: string | null;
+}
+
+export interface TileText {
+  id: number;
+  body: string;
+  created_by: UserBasic | null;
+  last_modified_by: UserBasic | null;
+  last_modified_at: string;
+  /** The project's id. */
+  team: number;
+}
+
+export interface DashboardResource extends DashboardListItem {
+  filters: Record<string, unknown>;
+  variables: Record<string, unknown>;
+  breakdown_colors: unknown;
+  data_color_theme_id: number | null;
+  /** The stored filters and variables, or null when empty (PostHog's persisted_*). */
+  persisted_filters: Record<string, unknown> | null;
+  persisted_variables: Record<string, unknown> | null;
+  tiles: DashboardTileResource[];
+}
+
+/**
+ * A tile's chart data as computed for the page that shows it: the shared page computes
+ * every insight tile on the server and sends this along; an unsupported or failing query
+ * is that tile's error, not the page's.
+ */
+export type TileComputation =
+  | { state: "ready"; result: TrendsSeriesResult[]; hasMore: boolean; computed_at: string | null; timezone: string }
+  | { state: "error"; message: string };
+
+/** A tile of a shared dashboard: its content and place, no ids of insights, texts, people or the project. */
+export interface SharedTile {
+  /** The tile's position on the dashboard (not a database id). */
+  id: number;
+  order: number;
+  layouts: unknown;
+  color: string | null;
+  insight: { name: string | null; derived_name: string | null; description: string; query: unknown; computation: TileComputation | null } | null;
+  text: { body: string } | null;
+}
+
+/** What anyone with the share link sees: the dashboard itself, nothing about people or the project. */
+export interface SharedDashboard {
+  name: string | null;
+  description: string;
+  tags: string[];
+  /** A shared view is read-only: restriction 37, privilege 21, as PostHog reports it. */
+  effective_restriction_level: number;
+  effective_privilege_level: number;
+  last_refresh: string | null;
+  tiles: SharedTile[];
+}
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+const asObject = (value: unknown): Record<string, unknown> => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const userOrNull = (user: Parameters<typeof toUserBasic>[0] | null) => (user ? toUserBasic(user) : null);
+
+/** The caller's permissions on a loaded row (which carries their own collaborator row). */
+export function permissionsOf(row: DashboardListRow, actor: DashboardActor): DashboardPermissions {
+  return dashboardPermissions(row, actor, row.collaborators[0]?.level ?? null);
+}
+
+export function dashboardListItem(row: DashboardListSource, actor: DashboardActor): DashboardListItem {
+  const permissions = dashboardPermissions(row, actor, row.collaboratorLevel);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    pinned: row.pinned,
+    created_at: row.createdAt.toISOString(),
+    created_by: userOrNull(row.createdBy),
+    last_accessed_at: iso(row.lastAccessedAt),
+    is_shared: row.isShared,
+    deleted: row.deleted,
+    creation_mode: row.creationMode,
+    tags: row.tags,
+    restriction_level: row.restrictionLevel,
+    effective_restriction_level: permissions.effectiveRestrictionLevel,
+    effective_privilege_level: permissions.effectivePrivilegeLevel,
+    user_access_level: permissions.canEdit ? "editor" : "viewer",
+    access_control_version: row.restrictionLevel > RestrictionLevel.everyoneInProjectCanEdit ? "v1" : "v2",
+    last_refresh: iso(row.lastRefresh),
+    team_id: row.projectId,
+  };
+}
+
+export function dashboardResource(row: DashboardDetailRow, actor: DashboardActor): DashboardResource {
+  const filters = asObject(row.filters);
+  const variables = asObject(row.variables);
+  return {
+    ...dashboardListItem(listSource(row), actor),
+    filters,
+    variables,
+    breakdown_colors: row.breakdownColors ?? null,
+    data_color_theme_id: row.dataColorThemeId,
+    persisted_filters: Object.keys(filters).length > 0 ? filters : null,
+    persisted_variables: Object.keys(variables).length > 0 ? variables : null,
+    tiles: tileResources(row.tiles),
+  };
+}
+
+/** The public view; `computations` are the insight tiles' charts by tile id (none: not computed). */
+export function sharedDashboard(row: DashboardDetailRow, computations: ReadonlyMap<number, TileComputation> = new Map()): SharedDashboard {
+  return {
+    name: row.name,
+    description: row.description,
+    tags: tagNames(row.taggedItems),
+    effective_restriction_level: RestrictionLevel.onlyCollaboratorsCanEdit,
+    effective_privilege_level: PrivilegeLevel.canView,
+    last_refresh: iso(row.lastRefresh),
+    tiles: sortedTiles(row.tiles.filter(isShown)).map((tile, order) => ({
+      id: order,
+      order,
+      layouts: tile.layouts,
+      color: tile.color,
+      insight: tile.insight
+        ? {
+            name: tile.insight.name,
+            derived_name: tile.insight.derivedName,
+            description: tile.insight.description,
+            query: tile.insight.query ?? null,
+            computation: computations.get(tile.id) ?? null,
+          }
+        : null,
+      text: tile.text ? { body: tile.text.body } : null,
+    })),
+  };
+}
+
+/** A tile worth showing: a text, or an insight not deleted. */
+export const isShown = (tile: TileRow) => (tile.insight ? !tile.insight.deleted : tile.text !== null);
+
+/** A tile's position key: the small layout's y then x; a tile without one goes last (100). */
+function layoutKey(tile: TileRow): [number, number] {
+  const sm = asObject(asObject(tile.layouts).sm);
+  const coordinate = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 100);
+  return [coordinate(sm.y), coordinate(sm.x)];
+}
+
+/** Tiles in display order: by the small layout's y, then x. */
+function sortedTiles(tiles: readonly TileRow[]): TileRow[] {
+  return [...tiles].sort((a, b) => {
+    const [ay, ax] = layoutKey(a);
+    const [by, bx] = layoutKey(b);
+    return ay - by || ax - bx || a.id - b.id;
+  });
+}
+
+/** Tiles in display order, as PostHog's API shows them to project members. */
+export function tileResources(tiles: readonly TileRow[]): DashboardTileResource[] {
+  const person = userOrNull;
+  return sortedTiles(tiles)
+    .map((tile, order) => ({
+      id: tile.id,
+      insight: tile.insight
+        ? {
+            id: tile.insight.id,
+            short_id: tile.insight.shortId,
+            name: tile.insight.name,
+            derived_name: tile.insight.derivedName,
+            description: tile.insight.description,
+            query: tile.insight.query ?? null,
+            filters: tile.insight.filters,
+            favorited: tile.insight.favorited,
+            saved: tile.insight.saved,
+            deleted: tile.insight.deleted,
+            created_at: tile.insight.createdAt.toISOString(),
+            created_by: person(tile.insight.createdBy),
+            last_modified_at: tile.insight.lastModifiedAt.toISOString(),
+            last_modified_by: person(tile.insight.lastModifiedBy),
+            last_refresh: iso(tile.insight.lastRefresh),
+          }
+        : null,
+      text: tile.text
+        ? {
+            id: tile.text.id,
+            body: tile.text.body,
+            created_by: person(tile.text.createdBy),
+            last_modified_by: person(tile.text.lastModifiedBy),
+            last_modified_at: tile.text.lastModifiedAt.toISOString(),
+            team: tile.text.projectId,
+          }
+        : null,
+      layouts: tile.layouts,
+      color: tile.color,
+      filters_overrides: tile.filtersOverrides ?? null,
+      order,
+      last_refresh: iso(tile.insight?.lastRefresh ?? null),
+      is_cached: false,
+    }));
+}

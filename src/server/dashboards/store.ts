@@ -1,0 +1,190 @@
+/**
+ * Data access for dashboards: the list page (one SQL statement) and what a single
+ * dashboard loads (Prisma includes), shared by the API, the admin UI and the shared page.
+ */
+import { Prisma } from "@/generated/prisma/client";
+import type { toUserBasic } from "@/server/accounts/users";
+import { tagNames } from "@/server/tags/service";
+import type { PrismaClient } from "@/server/db/client";
+
+/** The sharing configuration in force: the newest one not expired by a token refresh. */
+export const currentSharingWhere = { expiresAt: null } satisfies Prisma.SharingConfigurationWhereInput;
+
+/**
+ * The relations behind a dashboard's list fields (creator, tags, sharing), with the
+ * caller's own collaborator row for their privilege.
+ */
+export function listInclude(userId: number) {
+  return {
+    createdBy: true,
+    taggedItems: { include: { tag: { select: { name: true } } } },
+    sharing: { where: { ...currentSharingWhere, enabled: true }, select: { id: true }, take: 1 },
+    collaborators: { where: { userId }, select: { level: true } },
+  } satisfies Prisma.DashboardInclude;
+}
+
+const userPart = { select: { id: true, uuid: true, distinctId: true, firstName: true, lastName: true, email: true, isEmailVerified: true, hedgehogConfig: true } } as const;
+
+/** A tile with what PostHog shows of its insight or text. */
+export const tileInclude = {
+  insight: { include: { createdBy: userPart, lastModifiedBy: userPart } },
+  text: { include: { createdBy: userPart, lastModifiedBy: userPart } },
+} satisfies Prisma.DashboardTileInclude;
+
+/** A single dashboard: a list item and its live tiles. */
+export function detailInclude(userId: number) {
+  return { ...listInclude(userId), tiles: { where: { deleted: false }, include: tileInclude } } satisfies Prisma.DashboardInclude;
+}
+
+export type DashboardListRow = Prisma.DashboardGetPayload<{ include: ReturnType<typeof listInclude> }>;
+export type DashboardDetailRow = Prisma.DashboardGetPayload<{ include: ReturnType<typeof detailInclude> }>;
+export type TileRow = Prisma.DashboardTileGetPayload<{ include: typeof tileInclude }>;
+
+/** Which dashboards of a project a list shows. */
+export interface DashboardFilter {
+  deleted: boolean;
+  search?: string;
+  tags?: string[];
+}
+
+/** For ILIKE: the searched text's wildcards and escape character must match themselves. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, "\\$&");
+
+/**
+ * A list item's data, as the list query reads it and as a loaded dashboard row provides it
+ * (`listSource`): the dashboard, its creator, tag names, whether its link is on, and the
+ * caller's own collaborator level.
+ */
+export interface DashboardListSource {
+  id: number;
+  projectId: number;
+  name: string | null;
+  description: string;
+  pinned: boolean;
+  deleted: boolean;
+  creationMode: string;
+  restrictionLevel: number;
+  createdById: number | null;
+  createdAt: Date;
+  lastAccessedAt: Date | null;
+  lastRefresh: Date | null;
+  createdBy: Parameters<typeof toUserBasic>[0] | null;
+  tags: string[];
+  isShared: boolean;
+  collaboratorLevel: number | null;
+}
+
+export function listSource(row: DashboardListRow): DashboardListSource {
+  return { ...row, tags: tagNames(row.taggedItems), isShared: row.sharing.length > 0, collaboratorLevel: row.collaborators[0]?.level ?? null };
+}
+
+interface PageRow {
+  id: number;
+  project_id: number;
+  name: string | null;
+  description: string;
+  pinned: boolean;
+  deleted: boolean;
+  creation_mode: string;
+  restriction_level: number;
+  created_by_id: number | null;
+  created_at: Date;
+  last_accessed_at: Date | null;
+  last_refresh: Date | null;
+  user_uuid: string | null;
+  user_distinct_id: string | null;
+  user_first_name: string | null;
+  user_last_name: string | null;
+  user_email: string | null;
+  user_is_email_verified: boolean | null;
+  user_hedgehog_config: unknown;
+  tags: string[];
+  is_shared: boolean;
+  collaborator_level: number | null;
+}
+
+/**
+ * One page in PostHog's order (pinned first, then by name, unnamed last), and how many
+ * match in all. One SQL statement for the page (creator, tags, sharing and the caller's
+ * collaborator row as joins and subqueries on the page's rows) and one count: the list
+ * must answer in a few milliseconds with 10,000 dashboards in a project.
+ */
+export async function findDashboardPage(
+  prisma: PrismaClient,
+  projectId: number,
+  userId: number,
+  filter: DashboardFilter,
+  window: { take: number; skip: number },
+): Promise<{ count: number; rows: DashboardListSource[] }> {
+  const search = filter.search?.trim();
+  const where = Prisma.sql`d.project_id = ${projectId} AND d.deleted = ${filter.deleted} AND d.creation_mode <> 'unlisted'
+    ${search ? Prisma.sql`AND (d.name ILIKE ${`%${likeLiteral(search)}%`} OR d.description ILIKE ${`%${likeLiteral(search)}%`})` : Prisma.empty}
+    ${
+      filter.tags && filter.tags.length > 0
+        ? Prisma.sql`AND EXISTS (SELECT 1 FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id WHERE ti.dashboard_id = d.id AND t.name IN (${Prisma.join(filter.tags)}))`
+        : Prisma.empty
+    }`;
+  const [counted, rows] = await Promise.all([
+    prisma.$queryRaw<{ count: bigint }[]>`SELECT count(*) AS count FROM dashboards d WHERE ${where}`,
+    // The page's ids first, so that the subqueries run for its rows only, not for every row an offset skips.
+    prisma.$queryRaw<PageRow[]>`
+      WITH page AS (
+        SELECT d.id FROM dashboards d WHERE ${where}
+         ORDER BY d.pinned DESC, d.name ASC NULLS LAST, d.id ASC
+         LIMIT ${window.take} OFFSET ${window.skip}
+      )
+      SELECT d.id, d.project_id, d.name, d.description, d.pinned, d.deleted, d.creation_mode, d.restriction_level,
+             d.created_by_id, d.created_at, d.last_accessed_at, d.last_refresh,
+             u.uuid::text AS user_uuid, u.distinct_id AS user_distinct_id, u.first_name AS user_first_name, u.last_name AS user_last_name,
+             u.email AS user_email, u.is_email_verified AS user_is_email_verified, u.hedgehog_config AS user_hedgehog_config,
+             COALESCE((SELECT array_agg(t.name ORDER BY t.name) FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id WHERE ti.dashboard_id = d.id), '{}') AS tags,
+             EXISTS (SELECT 1 FROM sharing_configurations s WHERE s.dashboard_id = d.id AND s.enabled AND s.expires_at IS NULL) AS is_shared,
+             (SELECT c.level FROM dashboard_collaborators c WHERE c.dashboard_id = d.id AND c.user_id = ${userId}) AS collaborator_level
+        FROM page JOIN dashboards d ON d.id = page.id LEFT JOIN users u ON u.id = d.created_by_id
+       ORDER BY d.pinned DESC, d.name ASC NULLS LAST, d.id ASC`,
+  ]);
+  return {
+    count: Number(counted[0]?.count ?? 0),
+    rows: rows.map((row) => ({
+      id: row.id,
+      projectId: row.project_id,
+      name: row.name,
+      description: row.description,
+      pinned: row.pinned,
+      deleted: row.deleted,
+      creationMode: row.creation_mode,
+      restrictionLevel: row.restriction_level,
+      createdById: row.created_by_id,
+      createdAt: row.created_at,
+      lastAccessedAt: row.last_accessed_at,
+      lastRefresh: row.last_refresh,
+      createdBy:
+        row.created_by_id === null
+          ? null
+          : {
+              id: row.created_by_id,
+              uuid: row.user_uuid!,
+              distinctId: row.user_distinct_id!,
+              firstName: row.user_first_name!,
+              lastName: row.user_last_name!,
+              email: row.user_email!,
+              isEmailVerified: row.user_is_email_verified!,
+              hedgehogConfig: row.user_hedgehog_config,
+            },
+      tags: row.tags,
+      isShared: row.is_shared,
+      collaboratorLevel: row.collaborator_level,
+    })),
+  };
+}
+
+/** A dashboard of the project with its tiles; `deleted` says which state it must be in (any when undefined). */
+export function findDashboard(
+  prisma: PrismaClient | Prisma.TransactionClient,
+  projectId: number,
+  id: number,
+  userId: number,
+  deleted?: boolean,
+): Promise<DashboardDetailRow | null> {
+  return prisma.dashboard.findFirst({ where: { id, projectId, ...(deleted === undefined ? {} : { deleted }) }, include: detailInclude(userId) });
+}
