@@ -1,0 +1,355 @@
+/**
+ * Insights: list, retrieve (with the computed result), create, update, soft delete and
+ * restore; and `computeInsight`, which answers an insight or a bare query from the cache or
+ * by computing it — the one path for REST, tRPC, dashboards and shared pages.
+ */
+import { randomInt } from "node:crypto";
+import type { Prisma } from "@/generated/prisma/client";
+import { changesBetween, logActivity } from "@/server/activity/log";
+import { dashboardPermissions, type DashboardActor } from "@/server/dashboards/permissions";
+import type { Database, PrismaClient } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { guarded } from "@/server/events/api";
+import { checkRegexes } from "@/server/events/query";
+import { pageWindow } from "@/server/rest/pagination";
+import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
+import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "./cache";
+import {
+  filtersOverrideSchema,
+  insightQuerySchema,
+  trendsSpec,
+  type FiltersOverride,
+  type InsightCreateBody,
+  type InsightListQuery,
+  type InsightUpdateBody,
+  type TrendsSpec,
+} from "./contract";
+import { isoInZone, knownZone } from "./date-range";
+import { insightInclude, insightResource, type ComputedInsight, type InsightResource, type InsightRow } from "./present";
+import { computeTrends, type TrendsSeriesResult } from "./trends";
+
+const ACTIVITY_SCOPE = "Insight";
+
+interface CachedAnswer {
+  results: TrendsSeriesResult[];
+  hasMore: boolean;
+  resolved_date_range: { date_from: string; date_to: string };
+}
+
+/** Results of this process, by project, time zone and the answer-deciding query (see cache.ts). */
+const resultCache = new ResultCache<CachedAnswer>(INSIGHT_CACHE_LIMITS);
+
+/** Forgets every cached result (tests; nothing else needs to). */
+export function clearInsightCache(): void {
+  resultCache.clear();
+}
+
+/** PostHog's short ids (generate_short_id): 8 letters and digits. */
+const SHORT_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+export function newInsightShortId(): string {
+  let id = "";
+  for (let i = 0; i < 8; i++) id += SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)];
+  return id;
+}
+
+/** A query parsed for computing; an unparseable stored query is the caller's 400 (attr `query`). */
+function parseQuery(query: unknown): ReturnType<typeof insightQuerySchema.parse> {
+  const result = insightQuerySchema.safeParse(query);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where = issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";
+    throw new AppError("invalid_input", `The insight's query is not supported: ${where}${issue.message}`, "query");
+  }
+  return result.data;
+}
+
+async function projectZone(prisma: PrismaClient, projectId: number): Promise<string> {
+  const project = await prisma.project.findUnique({ where: { id: projectId }, select: { timezone: true } });
+  if (!project) throw new AppError("not_found", "Not found.");
+  return knownZone(project.timezone);
+}
+
+const cacheKey = (projectId: number, zone: string, spec: TrendsSpec) => `${projectId}|${zone}|${canonicalJson(spec)}`;
+
+const notComputed = (zone: string): ComputedInsight => ({
+  result: null,
+  hasMore: false,
+  is_cached: false,
+  computed_at: null,
+  last_refresh: null,
+  cache_target_age: null,
+  timezone: zone,
+  resolved_date_range: null,
+});
+
+/** A saved insight (with its id, so that it records `last_refresh`), or a bare query node as `{query}`. */
+export interface InsightSource {
+  id?: number | null;
+  query: unknown;
+}
+
+export interface ComputeOptions {
+  /** `force` recomputes; `blocking` (default) answers from a fresh cache entry or computes; `cache_only` never computes. */
+  refresh?: CacheMode;
+  /** A dashboard's (or tile's) filters laid over the query. */
+  filtersOverride?: FiltersOverride | null;
+  /** The time relative dates count back from (tests). */
+  now?: Date;
+}
+
+/**
+ * The result of an insight or query, in the project's time zone: from the cache while it
+ * is fresh (INSIGHT_CACHE_LIMITS.ttlMs), else computed in SQL and cached. A saved insight
+ * records when it was last computed.
+ */
+export async function computeInsight(db: Database, projectId: number, source: InsightSource, options: ComputeOptions = {}): Promise<ComputedInsight> {
+  const insightId = source.id ?? null;
+  const spec = trendsSpec(parseQuery(source.query), options.filtersOverride ?? null);
+  const zone = await projectZone(db.prisma, projectId);
+  const now = options.now ?? new Date();
+  const answer = await resultCache.get(cacheKey(projectId, zone, spec), options.refresh ?? "blocking", async () => {
+    const { results, hasMore, range } = await computeTrends(db.sql, projectId, spec, zone, now);
+    const value: CachedAnswer = {
+      results,
+      hasMore,
+      resolved_date_range: { date_from: isoInZone(range.dateFrom, zone), date_to: isoInZone(range.dateTo, zone) },
+    };
+    return { value, weight: 1 + results.reduce((sum, item) => sum + item.data.length + item.days.length, 0) };
+  });
+  if (!answer) return notComputed(zone);
+  if (insightId !== null && !answer.cached) {
+    await db.prisma.insight.updateMany({ where: { id: insightId, projectId }, data: { lastRefresh: answer.computedAt } });
+  }
+  const computedAt = answer.computedAt.toISOString();
+  return {
+    result: answer.value.results,
+    hasMore: answer.value.hasMore,
+    is_cached: answer.cached,
+    computed_at: computedAt,
+    last_refresh: computedAt,
+    cache_target_age: new Date(answer.computedAt.getTime() + INSIGHT_CACHE_LIMITS.ttlMs).toISOString(),
+    timezone: zone,
+    resolved_date_range: answer.value.resolved_date_range,
+  };
+}
+
+/**
+ * The filters a dashboard lays over one of its insights: the dashboard's own, then its
+ * tile's overrides, then `override` (each later one's fields win).
+ */
+export async function dashboardFiltersFor(
+  prisma: PrismaClient,
+  projectId: number,
+  dashboardId: number,
+  insightId: number,
+  override: FiltersOverride | null = null,
+): Promise<FiltersOverride> {
+  const dashboard = await prisma.dashboard.findFirst({
+    where: { id: dashboardId, projectId, deleted: false },
+    select: { filters: true, tiles: { where: { insightId, deleted: false }, select: { filtersOverrides: true }, take: 1 } },
+  });
+  if (!dashboard) throw new AppError("invalid_input", `Dashboard ${dashboardId} does not exist.`, "from_dashboard");
+  const asObject = (value: unknown) => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const merged = { ...asObject(dashboard.filters), ...asObject(dashboard.tiles[0]?.filtersOverrides) };
+  const result = filtersOverrideSchema.safeParse(merged);
+  if (!result.success) {
+    throw new AppError("invalid_input", `The dashboard's filters are not supported: ${result.error.issues[0]!.message}`, "from_dashboard");
+  }
+  const defined = (value: object) => Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined && item !== null));
+  return { ...defined(result.data), ...defined(override ?? {}) } as FiltersOverride;
+}
+
+// ---------------------------------------------------------------------------------------
+// The insight resource
+
+/** An insight of the project, live unless `state` is "any", or 404. */
+async function requireInsight(prisma: PrismaClient | Prisma.TransactionClient, projectId: number, id: number, state: "live" | "any" = "live"): Promise<InsightRow> {
+  const row = await prisma.insight.findFirst({ where: { id, projectId, ...(state === "live" ? { deleted: false } : {}) }, include: insightInclude });
+  if (!row) throw new AppError("not_found", "Not found.");
+  return row;
+}
+
+/** Prisma passes `contains` into LIKE as is: its wildcards must match themselves. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, "\\$&");
+
+/**
+ * A page of live insights, most recently changed first. Results are not computed here:
+ * each carries its cached result when there is a fresh one (`is_cached`), else null.
+ */
+export async function listInsights(db: Database, projectId: number, query: InsightListQuery): Promise<{ count: number; results: InsightResource[] }> {
+  const search = query.search?.trim() ? likeLiteral(query.search.trim()) : undefined;
+  const where: Prisma.InsightWhereInput = {
+    projectId,
+    deleted: false,
+    ...(query.short_id !== undefined ? { shortId: query.short_id } : {}),
+    ...(query.saved !== undefined ? { saved: query.saved } : {}),
+    ...(query.favorited !== undefined ? { favorited: query.favorited } : {}),
+    ...(search
+      ? {
+          OR: [
+            { name: { contains: search, mode: "insensitive" } },
+            { derivedName: { contains: search, mode: "insensitive" } },
+            { description: { contains: search, mode: "insensitive" } },
+          ],
+        }
+      : {}),
+  };
+  const zone = await projectZone(db.prisma, projectId);
+  const { take, skip } = pageWindow(query);
+  const [count, rows] = await Promise.all([
+    db.prisma.insight.count({ where }),
+    db.prisma.insight.findMany({ where, include: insightInclude, orderBy: [{ lastModifiedAt: "desc" }, { id: "desc" }], take, skip }),
+  ]);
+  const results = await Promise.all(
+    rows.map(async (row) => {
+      let computed = notComputed(zone);
+      try {
+        computed = await computeInsight(db, projectId, row, { refresh: "cache_only" });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+      }
+      return insightResource(row, computed);
+    }),
+  );
+  return { count, results };
+}
+
+export interface RetrieveOptions extends ComputeOptions {
+  /** Lay this dashboard's filters (and its tile's) over the insight. */
+  fromDashboard?: number;
+}
+
+async function computeRow(db: Database, projectId: number, row: InsightRow, options: RetrieveOptions): Promise<ComputedInsight> {
+  const filtersOverride =
+    options.fromDashboard !== undefined
+      ? await dashboardFiltersFor(db.prisma, projectId, options.fromDashboard, row.id, options.filtersOverride ?? null)
+      : (options.filtersOverride ?? null);
+  return computeInsight(db, projectId, row, { ...options, filtersOverride });
+}
+
+/** The result of a live insight of the project (404 otherwise), as `getInsight` computes it. */
+export async function computeSavedInsight(db: Database, projectId: number, id: number, options: RetrieveOptions = {}): Promise<ComputedInsight> {
+  return computeRow(db, projectId, await requireInsight(db.prisma, projectId, id), options);
+}
+
+/** One live insight with its result (cached or computed, see `computeInsight`). */
+export async function getInsight(db: Database, projectId: number, id: number, options: RetrieveOptions = {}): Promise<InsightResource> {
+  const row = await requireInsight(db.prisma, projectId, id);
+  return insightResource(row, await computeRow(db, projectId, row, options));
+}
+
+/** Before storing a query: it parses, and PostgreSQL accepts its regular expressions (else a 400 now, not on every read). */
+async function checkQuery(db: Database, query: unknown): Promise<void> {
+  const spec = trendsSpec(parseQuery(query));
+  await guarded(async () => {
+    for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await checkRegexes(db.sql, group);
+  });
+}
+
+/**
+ * Puts the insight on exactly `dashboardIds` (live dashboards of the project the caller may
+ * edit): a tile on each new one (a removed tile comes back), the tiles on others removed.
+ */
+async function placeOnDashboards(tx: Prisma.TransactionClient, projectId: number, actor: DashboardActor, insightId: number, dashboardIds: number[]) {
+  const wanted = [...new Set(dashboardIds)];
+  const tiles = await tx.dashboardTile.findMany({ where: { insightId }, select: { id: true, dashboardId: true, deleted: true } });
+  const current = new Set(tiles.filter((tile) => !tile.deleted).map((tile) => tile.dashboardId));
+  const changed = [...wanted.filter((id) => !current.has(id)), ...[...current].filter((id) => !wanted.includes(id))];
+  for (const dashboardId of changed) {
+    const dashboard = await tx.dashboard.findFirst({
+      where: { id: dashboardId, projectId, deleted: false },
+      select: { restrictionLevel: true, createdById: true, collaborators: { where: { userId: actor.userId }, select: { level: true } } },
+    });
+    if (!dashboard) throw new AppError("invalid_input", `Invalid pk "${dashboardId}" - object does not exist.`, "dashboards");
+    if (!dashboardPermissions(dashboard, actor, dashboard.collaborators[0]?.level ?? null).canEdit) {
+      throw new AppError("permission_denied", `You don't have permission to add insights to dashboard: ${dashboardId}`);
+    }
+  }
+  for (const dashboardId of wanted.filter((id) => !current.has(id))) {
+    const removed = tiles.find((tile) => tile.dashboardId === dashboardId);
+    if (removed) await tx.dashboardTile.update({ where: { id: removed.id }, data: { deleted: false } });
+    else await tx.dashboardTile.create({ data: { dashboardId, insightId } });
+  }
+  const leaving = [...current].filter((id) => !wanted.includes(id));
+  if (leaving.length > 0) await tx.dashboardTile.updateMany({ where: { insightId, dashboardId: { in: leaving } }, data: { deleted: true } });
+}
+
+export async function createInsight(db: Database, projectId: number, actor: DashboardActor, body: InsightCreateBody): Promise<InsightResource> {
+  await checkQuery(db, body.query);
+  const id = await db.prisma.$transaction(async (tx) => {
+    const created = await tx.insight.create({
+      data: {
+        shortId: newInsightShortId(),
+        projectId,
+        name: body.name ?? null,
+        derivedName: body.derived_name ?? null,
+        description: body.description ?? "",
+        query: body.query as Prisma.InputJsonValue,
+        saved: body.saved ?? false,
+        favorited: body.favorited ?? false,
+        deleted: body.deleted ?? false,
+        createdById: actor.userId,
+        lastModifiedById: actor.userId,
+      },
+    });
+    if (body.tags) await setTags(tx, projectId, { insightId: created.id }, body.tags);
+    if (body.dashboards) await placeOnDashboards(tx, projectId, actor, created.id, body.dashboards);
+    await logActivity(tx, { projectId, userId: actor.userId, scope: ACTIVITY_SCOPE, itemId: created.id, activity: "created", name: created.name ?? created.derivedName });
+    return created.id;
+  });
+  const row = await requireInsight(db.prisma, projectId, id, "any");
+  return insightResource(row, row.deleted ? notComputed(await projectZone(db.prisma, projectId)) : await computeInsight(db, projectId, row));
+}
+
+function activityFields(row: Pick<InsightRow, "name" | "derivedName" | "description" | "query" | "saved" | "favorited" | "deleted">, tags: string[]) {
+  return {
+    name: row.name,
+    derived_name: row.derivedName,
+    description: row.description,
+    query: row.query,
+    saved: row.saved,
+    favorited: row.favorited,
+    deleted: row.deleted,
+    tags,
+  };
+}
+
+/**
+ * PATCH: changes fields; `deleted: true` soft-deletes (the insight leaves lists and its
+ * tiles stop showing it), `deleted: false` is the one request that finds a deleted insight
+ * and restores it. The answer carries the result, except for a deleted insight.
+ */
+export async function updateInsight(db: Database, projectId: number, actor: DashboardActor, id: number, body: InsightUpdateBody): Promise<InsightResource> {
+  if (body.query !== undefined) await checkQuery(db, body.query);
+  await db.prisma.$transaction(async (tx) => {
+    const row = await requireInsight(tx, projectId, id, body.deleted === false ? "any" : "live");
+    const updated = await tx.insight.update({
+      where: { id },
+      data: {
+        name: body.name,
+        derivedName: body.derived_name,
+        description: body.description,
+        query: body.query === undefined ? undefined : (body.query as Prisma.InputJsonValue),
+        saved: body.saved,
+        favorited: body.favorited,
+        deleted: body.deleted,
+        lastModifiedById: actor.userId,
+        lastModifiedAt: new Date(),
+      },
+    });
+    if (body.dashboards !== undefined) await placeOnDashboards(tx, projectId, actor, id, body.dashboards);
+    const tagsBefore = tagNames(row.taggedItems);
+    let tagsAfter = tagsBefore;
+    if (body.tags !== undefined) {
+      await setTags(tx, projectId, { insightId: id }, body.tags);
+      tagsAfter = normaliseTags(body.tags).sort();
+    }
+    const changes = changesBetween(activityFields(row, tagsBefore), activityFields(updated, tagsAfter));
+    if (changes.length > 0) {
+      const activity = updated.deleted && !row.deleted ? "deleted" : !updated.deleted && row.deleted ? "restored" : "updated";
+      await logActivity(tx, { projectId, userId: actor.userId, scope: ACTIVITY_SCOPE, itemId: id, activity, name: updated.name ?? updated.derivedName, changes });
+    }
+  });
+  const row = await requireInsight(db.prisma, projectId, id, "any");
+  return insightResource(row, row.deleted ? notComputed(await projectZone(db.prisma, projectId)) : await computeInsight(db, projectId, row));
+}
