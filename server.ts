@@ -7,6 +7,7 @@ import type { Socket } from "node:net";
 import next from "next";
 import { ConfigError, dbConfigFromEnv, describeDb } from "@/server/db/config";
 import { openDatabase } from "@/server/db/client";
+import { describeEventStore, eventStoreConfigFromEnv } from "@/server/events/store/config";
 import { closeDb, registerDb } from "@/server/db";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/secret";
@@ -20,7 +21,8 @@ const SHUTDOWN_GRACE_MS = 10_000;
 async function main(): Promise<void> {
   const env = serverEnvFrom();
   const dbConfig = dbConfigFromEnv();
-  const db = await openDatabase(dbConfig);
+  const eventStoreConfig = eventStoreConfigFromEnv();
+  const db = await openDatabase(dbConfig, eventStoreConfig);
   try {
     const applied = await migrate(db.sql);
     if (applied.length > 0) console.log(`burrow: applied migrations ${applied.join(", ")}`);
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
   await app.prepare();
   handleWithNext = app.getRequestHandler();
   ready();
-  console.log(`burrow: listening on ${siteUrl} (${describeDb(dbConfig)})`);
+  console.log(`burrow: listening on ${siteUrl} (${describeDb(dbConfig)}, ${describeEventStore(eventStoreConfig)})`);
 
   installShutdown(server, async () => {
     await drainIngestion();

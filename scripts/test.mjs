@@ -1,5 +1,5 @@
 // `npm test`: unit and integration tests on the embedded database, integration tests again
-// on PostgreSQL, then the browser and server end-to-end tests against `npm start`.
+// on PostgreSQL, the event store's contract tests with the events in ClickHouse, then the browser and server end-to-end tests against `npm start`.
 // Ends with one plain "N passed, N failed" line.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -27,6 +27,13 @@ const passes = [
     command: ["npx", "--no-install", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${RESULTS}/vitest-postgres.json`],
     env: { BURROW_TEST_DB: "postgres" },
     report: `${RESULTS}/vitest-postgres.json`,
+    count: (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + r.numTodoTests }),
+  },
+  {
+    title: "event store contract on ClickHouse (chdb; CLICKHOUSE_URL's server when set)",
+    command: ["npx", "--no-install", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${RESULTS}/vitest-clickhouse.json`],
+    env: { BURROW_TEST_DB: "pglite", BURROW_TEST_EVENTS: "clickhouse" },
+    report: `${RESULTS}/vitest-clickhouse.json`,
     count: (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + r.numTodoTests }),
   },
   {

@@ -8,6 +8,7 @@ import { ZodError } from "zod";
 import { bootstrap, createPersonalApiKey, createUser, findUserByEmail } from "@/server/accounts/service";
 import { ConfigError, dbConfigFromEnv } from "@/server/db/config";
 import { openDatabase, type Database } from "@/server/db/client";
+import { eventStoreConfigFromEnv } from "@/server/events/store/config";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { AppError } from "@/server/errors";
 
@@ -156,7 +157,7 @@ async function main(argv: string[]): Promise<number> {
   let db: Database | undefined;
   try {
     const input = selected.parse(options);
-    db = await openDatabase(dbConfigFromEnv());
+    db = await openDatabase(dbConfigFromEnv(), eventStoreConfigFromEnv());
     const applied = await migrate(db.sql);
     const { json, text } = await selected.run(db, input as never, applied);
     console.log(options.json ? JSON.stringify(json) : text);

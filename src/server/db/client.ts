@@ -3,6 +3,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "@/generated/prisma/client";
+import { PostgresEventStore, type EventStore } from "@/server/events/store";
+import type { EventStoreConfig } from "@/server/events/store/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
 import { pgliteDriver, pgPoolDriver, type SqlDriver } from "./driver";
@@ -16,6 +18,8 @@ export interface Database {
   readonly sql: SqlDriver;
   /** Cache invalidation across the nodes that share this database. */
   readonly changes: ChangeFeed;
+  /** Where events are written and read: this database's events table, or ClickHouse. */
+  readonly events: EventStore;
   close(): Promise<void>;
 }
 
@@ -26,8 +30,26 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * (unreachable server, missing database, bad credentials, locked or unwritable DATA_DIR)
  * become a ConfigError with one line saying what to do.
  */
-export async function openDatabase(config: DbConfig): Promise<Database> {
-  return config.kind === "postgres" ? openPostgres(config.url) : openPglite(config);
+export async function openDatabase(config: DbConfig, eventStore: EventStoreConfig = { kind: "postgres" }): Promise<Database> {
+  const db = config.kind === "postgres" ? await openPostgres(config.url) : await openPglite(config);
+  if (eventStore.kind === "postgres") return db;
+  let events: EventStore;
+  try {
+    // Loaded only when asked for: the ClickHouse client stays out of PostgreSQL-only processes.
+    const { openClickHouseEventStore } = await import("@/server/events/store/clickhouse/open");
+    events = await openClickHouseEventStore(eventStore, db.sql);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return {
+    ...db,
+    events,
+    async close() {
+      await events.close();
+      await db.close();
+    },
+  };
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -58,6 +80,7 @@ async function openPostgres(url: string): Promise<Database> {
     prisma,
     sql,
     changes,
+    events: new PostgresEventStore(sql, 4),
     async close() {
       await changes.close();
       await prisma.$disconnect();
@@ -111,6 +134,8 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
     prisma,
     sql,
     changes: localChangeFeed(),
+    // PGlite has one connection: inserts take turns.
+    events: new PostgresEventStore(sql, 1),
     async close() {
       await prisma.$disconnect();
       await sql.close();

@@ -1,3 +1,4 @@
+import { eventStoreConfigFromEnv } from "@/server/events/store/config";
 import { dbConfigFromEnv } from "./config";
 import { openDatabase, type Database } from "./client";
 import { migrate } from "./migrate";
@@ -21,7 +22,7 @@ export function registerDb(db: Database): void {
  */
 export function getDb(): Promise<Database> {
   holder[DB_KEY] ??= (async () => {
-    const db = await openDatabase(dbConfigFromEnv());
+    const db = await openDatabase(dbConfigFromEnv(), eventStoreConfigFromEnv());
     try {
       await migrate(db.sql);
     } catch (error) {

@@ -147,7 +147,7 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
     await roundTrip("Tag", tag, () => p.tag.findUnique({ where: { id: tag.id } }));
 
     const plugin = await p.plugin.create({
-      data: { key: "drop-events", name: "Drop events", description: "x", pluginType: "builtin", iconUrl: "/i.svg", configSchema: [{ key: "event" }], capabilities: { methods: ["processEvent"] }, organizationId: organization.id },
+      data: { key: "schema-test-plugin", name: "Schema test plugin", description: "x", pluginType: "builtin", iconUrl: "/i.svg", configSchema: [{ key: "event" }], capabilities: { methods: ["processEvent"] }, organizationId: organization.id },
     });
     await roundTrip("Plugin", plugin, () => p.plugin.findUnique({ where: { id: plugin.id } }));
     const config = await p.pluginConfig.create({

@@ -1,9 +1,13 @@
 /**
  * Databases for tests: the embedded one in memory, or a throwaway database on the
  * PostgreSQL server (BURROW_TEST_DB=postgres), migrated and dropped again on close.
+ * With BURROW_TEST_EVENTS=clickhouse the events go to a throwaway ClickHouse database:
+ * on the server CLICKHOUSE_URL names, else in chdb (ClickHouse in the test process).
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
+import type { EventStoreKind } from "@/server/events/store";
 import { openDatabase, type Database } from "./client";
 import { migrate } from "./migrate";
 
@@ -11,20 +15,55 @@ export type TestDbKind = "pglite" | "postgres";
 
 export const testDbKind: TestDbKind = process.env.BURROW_TEST_DB === "postgres" ? "postgres" : "pglite";
 
+/** Where test events go: PostgreSQL (the database above) unless BURROW_TEST_EVENTS=clickhouse. */
+export const testEventStoreKind: EventStoreKind = process.env.BURROW_TEST_EVENTS === "clickhouse" ? "clickhouse" : "postgres";
+
+/** Names the databases a test run uses, for describe() titles: `pglite`, `postgres+clickhouse`, … */
+export const testStoresName = testEventStoreKind === "clickhouse" ? `${testDbKind}+clickhouse` : testDbKind;
+
+/** A throwaway ClickHouse database: on CLICKHOUSE_URL's server, else in chdb's in-memory engine. */
+function testClickHouseConfig(): Exclude<EventStoreConfig, { kind: "postgres" }> {
+  const database = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const configured = eventStoreConfigFromEnv();
+  if (configured.kind === "clickhouse") return { ...configured, database };
+  return { kind: "chdb", path: ":memory:", database };
+}
+
+/** Opens (migrated) and closes, then drops, a database; with its events where `events` says. */
+async function withEventStore(open: (events: EventStoreConfig) => Promise<Database>, events: EventStoreKind): Promise<Database> {
+  if (events === "postgres") return open({ kind: "postgres" });
+  const config = testClickHouseConfig();
+  const db = await open(config);
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      const { dropClickHouseDatabase } = await import("@/server/events/store/clickhouse/open");
+      await dropClickHouseDatabase(config);
+    },
+  };
+}
+
 /** The server test databases are made on; CI has it at 127.0.0.1:5432, user root, trust auth. */
 export const TEST_POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
 
 export async function createTestDatabase(
-  options: { migrated?: boolean; kind?: TestDbKind } = {},
+  options: { migrated?: boolean; kind?: TestDbKind; events?: EventStoreKind } = {},
 ): Promise<Database> {
-  const { migrated = true, kind = testDbKind } = options;
+  const { migrated = true, kind = testDbKind, events = testEventStoreKind } = options;
   if (kind === "pglite") {
-    const db = await openDatabase({ kind: "pglite-memory" });
-    if (migrated) await migrate(db.sql);
-    return db;
+    return withEventStore(async (eventStore) => {
+      const db = await openDatabase({ kind: "pglite-memory" }, eventStore);
+      if (migrated) await migrate(db.sql);
+      return db;
+    }, events);
   }
+  return withEventStore((eventStore) => openMigratedPostgres(migrated, eventStore), events);
+}
+
+async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreConfig): Promise<Database> {
   const database = await createEmptyPostgresDatabase();
-  const db = await openDatabase({ kind: "postgres", url: database.url });
+  const db = await openDatabase({ kind: "postgres", url: database.url }, eventStore);
   if (migrated) await migrate(db.sql);
   return {
     ...db,

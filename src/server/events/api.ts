@@ -3,12 +3,16 @@
  * with a `before` cursor in `next`, or a streamed CSV), one event, and a property's values.
  * The route files under src/app/api call these through `projectRoute("query", …)`.
  */
-import type { SqlExecutor } from "@/server/db/driver";
+import type { Database } from "@/server/db/client";
 import { serverEnvFrom } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { canonicalUuid, EVENT_LIMITS, parseListQuery, parseValuesQuery, type EventListQuery } from "./params";
 import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
-import { checkRegexes, getEventRow, listEventRows, listSelectRows, personsByUuid, propertyValues, type EventCursor, type EventRow } from "./query";
+import { personsByUuid } from "./query";
+import type { EventCursor, EventRow } from "./store";
+
+/** What the events API reads: events from the event store, their persons from PostgreSQL. */
+export type EventsDb = Pick<Database, "sql" | "events">;
 
 /** The answer with the experimental `select`: rows of values in select order. */
 export interface SelectAnswer {
@@ -19,10 +23,10 @@ export interface SelectAnswer {
 }
 
 /**
- * What a filter can make PostgreSQL refuse — a regular expression it does not accept, or
+ * What a filter can make the database refuse — a regular expression it does not accept, or
  * one too complex — is the caller's mistake: a 400 on `properties`, not a 500.
  */
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -31,6 +35,10 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
       throw new AppError("invalid_input", `properties: the database rejected a regular expression (${(error as Error).message}).`, "properties");
     }
     if (code === "54000" || code === "54001") throw new AppError("invalid_input", "properties: the filter is too complex.", "properties");
+    // ClickHouse (RE2) refusing a pattern.
+    if ((error as { type?: unknown }).type === "CANNOT_COMPILE_REGEXP") {
+      throw new AppError("invalid_input", `properties: the database rejected a regular expression (${(error as Error).message.split(". Look at")[0]}).`, "properties");
+    }
     throw error;
   }
 }
@@ -60,15 +68,15 @@ function offsetLink(request: Request, offset: number): string {
 
 export async function listEvents(
   request: Request,
-  sql: SqlExecutor,
+  db: EventsDb,
   projectId: number,
 ): Promise<Response | SelectAnswer | { next: string | null; results: EventResource[] }> {
   const now = new Date();
   const query = parseListQuery(new URL(request.url), request.headers.get("accept"), now);
-  await guarded(() => checkRegexes(sql, query.properties));
+  await guarded(() => db.events.checkFilters(query.properties));
   if (query.select) {
-    if (query.format === "csv") return selectCsvResponse(sql, projectId, query, now);
-    const { types, aggregated, rows } = await guarded(() => listSelectRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
+    if (query.format === "csv") return selectCsvResponse(db, projectId, query, now);
+    const { types, aggregated, rows } = await guarded(() => db.events.select(projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
     const page = rows.slice(0, query.limit);
     let next: string | null = null;
     if (rows.length > query.limit) {
@@ -76,8 +84,8 @@ export async function listEvents(
     }
     return { columns: query.select.map((item) => item.text), types, results: page.map((row) => row.values), next };
   }
-  if (query.format === "csv") return csvResponse(sql, projectId, query, now);
-  const { results, last, following } = await eventPage(sql, projectId, query, now);
+  if (query.format === "csv") return csvResponse(db, projectId, query, now);
+  const { results, last, following } = await eventPage(db, projectId, query, now);
   return { next: last && following ? nextLink(request, last, following) : null, results };
 }
 
@@ -86,10 +94,10 @@ export async function listEvents(
  * either side of the page's end that the next cursor is made from (`following` is null on
  * the last page).
  */
-async function eventPage(sql: SqlExecutor, projectId: number, query: EventListQuery, now: Date) {
-  const rows = await guarded(() => listEventRows(sql, projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
+async function eventPage(db: EventsDb, projectId: number, query: EventListQuery, now: Date) {
+  const rows = await guarded(() => db.events.list(projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
   const page = rows.slice(0, query.limit);
-  const persons = await personsByUuid(sql, projectId, page.map((row) => row.person_id));
+  const persons = await personsByUuid(db.sql, projectId, page.map((row) => row.person_id));
   return {
     results: page.map((row) => eventResource(row, persons)),
     last: page.at(-1) ?? null,
@@ -98,10 +106,10 @@ async function eventPage(sql: SqlExecutor, projectId: number, query: EventListQu
 }
 
 /** A stored event of the project by its id: 400 for a non-UUID, 404 if there is none. */
-async function findEventRow(sql: SqlExecutor, projectId: number, id: string): Promise<EventRow> {
+async function findEventRow(db: EventsDb, projectId: number, id: string): Promise<EventRow> {
   const uuid = canonicalUuid(id);
   if (!uuid) throw new AppError("invalid_input", "Invalid UUID", "id");
-  const row = await getEventRow(sql, projectId, uuid);
+  const row = await db.events.get(projectId, uuid);
   if (!row) throw new AppError("not_found", `No events exist for event UUID ${uuid}`);
   return row;
 }
@@ -110,11 +118,11 @@ async function findEventRow(sql: SqlExecutor, projectId: number, id: string): Pr
  * The CSV export, streamed: the first chunk is read before answering (so a bad filter is
  * still a 400), the rest page through the database as the client reads, by cursor.
  */
-async function csvResponse(sql: SqlExecutor, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
+async function csvResponse(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
   let remaining = query.limit;
   const fetchChunk = async (cursor: EventCursor | null): Promise<CsvChunk> => {
     const wanted = Math.min(EVENT_LIMITS.csvChunk, remaining);
-    const rows = await listEventRows(sql, projectId, query, { limit: wanted, offset: cursor ? 0 : query.offset, cursor, now });
+    const rows = await db.events.list(projectId, query, { limit: wanted, offset: cursor ? 0 : query.offset, cursor, now });
     remaining -= rows.length;
     const end = rows[rows.length - 1];
     // A short chunk, or the limit reached: nothing follows.
@@ -127,11 +135,11 @@ async function csvResponse(sql: SqlExecutor, projectId: number, query: EventList
  * The CSV export with `select`: header = the expressions as given. Rows that are not
  * aggregated page by cursor, aggregated rows by offset.
  */
-async function selectCsvResponse(sql: SqlExecutor, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
+async function selectCsvResponse(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
   let remaining = query.limit;
   const fetchChunk = async (cursor: EventCursor | null, offset: number): Promise<CsvChunk> => {
     const wanted = Math.min(EVENT_LIMITS.csvChunk, remaining);
-    const { aggregated, rows } = await listSelectRows(sql, projectId, query, { limit: wanted, offset, cursor, now });
+    const { aggregated, rows } = await db.events.select(projectId, query, { limit: wanted, offset, cursor, now });
     remaining -= rows.length;
     const end = rows[rows.length - 1];
     const more = rows.length < wanted || remaining <= 0 || !end ? null : () => (aggregated ? fetchChunk(null, offset + rows.length) : fetchChunk(end.cursor, 0));
@@ -178,20 +186,20 @@ function streamCsv(header: string, first: CsvChunk): Response {
   });
 }
 
-export async function retrieveEvent(request: Request, sql: SqlExecutor, projectId: number, id: string): Promise<Response | EventResource> {
+export async function retrieveEvent(request: Request, db: EventsDb, projectId: number, id: string): Promise<Response | EventResource> {
   if (!canonicalUuid(id)) throw new AppError("invalid_input", "Invalid UUID", "id");
   const format = new URL(request.url).searchParams.get("format");
   if (format !== null && format !== "json" && format !== "csv") throw new AppError("invalid_input", "format must be 'json' or 'csv'.", "format");
-  const row = await findEventRow(sql, projectId, id);
+  const row = await findEventRow(db, projectId, id);
   if (format === "csv") {
     return new Response(CSV_HEADER + eventCsvRecord(row), { status: 200, headers: { "content-type": "text/csv; charset=utf-8" } });
   }
-  return eventResource(row, await personsByUuid(sql, projectId, [row.person_id]));
+  return eventResource(row, await personsByUuid(db.sql, projectId, [row.person_id]));
 }
 
-export async function eventValues(request: Request, sql: SqlExecutor, projectId: number): Promise<{ name: unknown }[]> {
+export async function eventValues(request: Request, db: EventsDb, projectId: number): Promise<{ name: unknown }[]> {
   const query = parseValuesQuery(new URL(request.url));
-  return (await propertyValues(sql, projectId, query)).map((name) => ({ name }));
+  return (await db.events.values(projectId, query)).map((name) => ({ name }));
 }
 
 /** Where the next page of `listEventPage` starts: the last row shown. */
@@ -206,7 +214,7 @@ export interface EventPageCursor {
  * `before` as the REST `next` link does. JSON only.
  */
 export async function listEventPage(
-  sql: SqlExecutor,
+  db: EventsDb,
   projectId: number,
   params: URLSearchParams,
   cursor: EventPageCursor | null,
@@ -219,13 +227,13 @@ export async function listEventPage(
     url.searchParams.set("before_uuid", cursor.beforeUuid);
   }
   const query = parseListQuery(url, null, now);
-  await guarded(() => checkRegexes(sql, query.properties));
-  const { results, last, following } = await eventPage(sql, projectId, query, now);
+  await guarded(() => db.events.checkFilters(query.properties));
+  const { results, last, following } = await eventPage(db, projectId, query, now);
   return { results, next: last && following ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null };
 }
 
 /** One event with its person, or a 404 (absent, or in another project). */
-export async function getEvent(sql: SqlExecutor, projectId: number, id: string): Promise<EventResource> {
-  const row = await findEventRow(sql, projectId, id);
-  return eventResource(row, await personsByUuid(sql, projectId, [row.person_id]));
+export async function getEvent(db: EventsDb, projectId: number, id: string): Promise<EventResource> {
+  const row = await findEventRow(db, projectId, id);
+  return eventResource(row, await personsByUuid(db.sql, projectId, [row.person_id]));
 }

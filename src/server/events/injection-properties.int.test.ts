@@ -5,7 +5,7 @@
  * never a 500; the tables are unchanged afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDbKind } from "@/server/db/testing";
+import { testStoresName } from "@/server/db/testing";
 import { propertiesParamSchema } from "@/server/properties/contract";
 import { matchesProperties } from "@/server/properties/match";
 import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "./injection.fixture";
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const OPERATORS = ["exact", "is_not", "icontains", "not_icontains", "regex", "not_regex", "gt", "lte", "is_set", "is_not_set", "is_date_before"];
 
-describe(`injection corpus in properties (${testDbKind})`, () => {
+describe(`injection corpus in properties (${testStoresName})`, () => {
   it.each(CORPUS.map((text) => [JSON.stringify(text).slice(0, 40), text]))("%s: the matcher's answer or a 400, for every operator", async (_label, text) => {
     const filters = [
       ...OPERATORS.map((operator) => ({ key: text, value: text, operator, type: "event" })),

@@ -12,6 +12,8 @@ import { handleBatch } from "@/server/ingestion/handler";
 import * as eventRoute from "@/app/api/projects/[project_id]/events/[id]/route";
 import * as listRoute from "@/app/api/projects/[project_id]/events/route";
 import * as valuesRoute from "@/app/api/projects/[project_id]/events/values/route";
+import { parseListQuery } from "./params";
+import { personsByUuid } from "./query";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -79,6 +81,12 @@ export interface InjectionFixture {
   close(): Promise<void>;
 }
 
+/** Every stored event of the project, through the event store. */
+async function allEvents(db: Database, projectId: number) {
+  const now = new Date();
+  return db.events.list(projectId, parseListQuery(new URL("http://burrow.test/?limit=1000"), null, now), { limit: 1000, offset: 0, cursor: null, now });
+}
+
 /** A database with one event per corpus entry (NUL is stored as U+FFFD, as ingestion does). */
 export async function injectionFixture(): Promise<InjectionFixture> {
   process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
@@ -102,11 +110,16 @@ export async function injectionFixture(): Promise<InjectionFixture> {
     }),
   );
   expect(await response.text()).toBe('{"status":1}');
-  const stored = await db.sql.query<StoredEvent>(
-    `SELECT e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, p.properties AS person
-       FROM events e LEFT JOIN persons p ON p.uuid = e.person_id WHERE e.project_id = $1`,
-    [projectId],
-  );
+  // Read through the event store (PostgreSQL or ClickHouse), persons from PostgreSQL.
+  const storedRows = await allEvents(db, projectId);
+  const persons = await personsByUuid(db.sql, projectId, storedRows.map((row) => row.person_id));
+  const stored: StoredEvent[] = storedRows.map((row) => ({
+    uuid: row.uuid,
+    event: row.event,
+    distinct_id: row.distinct_id,
+    properties: row.properties,
+    person: row.person_id === null ? null : (persons.get(row.person_id)?.properties ?? null),
+  }));
   expect(stored).toHaveLength(CORPUS.length);
 
   async function call(handler: Handler, path: string, params: Record<string, string>): Promise<Answer> {
@@ -129,16 +142,16 @@ export async function injectionFixture(): Promise<InjectionFixture> {
     list: (query) => call(listRoute.GET as Handler, `/api/projects/${projectId}/events/?${search(query)}`, project),
     values: (query) => call(valuesRoute.GET as Handler, `/api/projects/${projectId}/events/values/?${search(query)}`, project),
     event: (id) => call(eventRoute.GET as Handler, `/api/projects/${projectId}/events/${encodeURIComponent(id)}/`, { ...project, id }),
-    snapshot: () =>
-      db.sql.query(
-        `SELECT (SELECT count(*)::int FROM events) AS events,
-                (SELECT md5(string_agg(uuid::text || event || distinct_id || properties::text || timestamp::text, ',' ORDER BY project_id, uuid)) FROM events) AS digest,
-                (SELECT count(*)::int FROM persons) AS persons,
+    snapshot: async () => ({
+      events: (await allEvents(db, projectId)).sort((a, b) => a.uuid.localeCompare(b.uuid)),
+      rest: await db.sql.query(
+        `SELECT (SELECT count(*)::int FROM persons) AS persons,
                 (SELECT md5(string_agg(id::text || properties::text, ',' ORDER BY id)) FROM persons) AS persons_digest,
                 (SELECT count(*)::int FROM person_distinct_ids) AS distinct_ids,
                 (SELECT count(*)::int FROM projects) AS projects,
                 (SELECT count(*)::int FROM users) AS users`,
       ),
+    }),
     async close() {
       delete process.env.BURROW_API_RATE_LIMIT_PER_MINUTE;
       await closeDb();

@@ -7,7 +7,7 @@
  * injection-properties.int.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDbKind } from "@/server/db/testing";
+import { testStoresName } from "@/server/db/testing";
 import { compareCodePoints, fold, storableText, textOf } from "@/server/properties/coerce";
 import { CORPUS, expectEvents, injectionFixture, type InjectionFixture } from "./injection.fixture";
 
@@ -44,7 +44,7 @@ function expectedValues(key: string, prefix: string | null, eventName: string | 
     .map(({ value }) => ({ name: value }));
 }
 
-describe(`injection corpus in every string parameter (${testDbKind})`, () => {
+describe(`injection corpus in every string parameter (${testStoresName})`, () => {
   it("event and distinct_id: exactly the events stored under that text", async () => {
     for (const text of CORPUS) {
       const clean = storableText(text);

@@ -1,7 +1,6 @@
 import type { Database } from "@/server/db";
 import { GroupsService } from "@/server/groups/service";
 import { PersonsService } from "@/server/persons/service";
-import { reassignEvents } from "@/server/persons/store";
 import { ProjectKeyCache } from "./projects";
 import { EventWriter } from "./writer";
 
@@ -28,17 +27,17 @@ export function ingestionServices(db: Database): IngestionServices {
 }
 
 export function createIngestionServices(db: Database): IngestionServices {
-  const writer = new EventWriter(db.sql, db.config.kind === "postgres" ? 4 : 1);
+  const writer = new EventWriter(db.events);
   // Events resolved to a person before it was merged away, and written while the merge ran,
   // still name the old person: once those writes are in, move them too.
   const afterMerge = async (projectId: number, sourceUuid: string, targetUuid: string) => {
     await writer.settled();
-    await reassignEvents(db.sql, projectId, sourceUuid, targetUuid);
+    await db.events.reassignPerson(projectId, sourceUuid, targetUuid);
   };
   return {
     db,
     projects: new ProjectKeyCache(db.prisma),
-    persons: new PersonsService(db.sql, afterMerge, db.changes),
+    persons: new PersonsService(db.sql, db.events, afterMerge, db.changes),
     groups: new GroupsService(db.sql),
     writer,
   };

@@ -39,7 +39,7 @@ afterAll(async () => {
 
 describe(`EventWriter: group commit (${testDbKind})`, () => {
   it("resolves each write only once its rows are committed", async () => {
-    const writer = new EventWriter(db.sql, testDbKind === "postgres" ? 4 : 1);
+    const writer = new EventWriter(db.events);
     const batches = Array.from({ length: 40 }, (_, i) => Array.from({ length: 5 }, () => event(`w${i}`)));
     const seen = await Promise.all(batches.map(async (rows) => {
       await writer.write(rows);
@@ -49,11 +49,11 @@ describe(`EventWriter: group commit (${testDbKind})`, () => {
   });
 
   it("resolves an empty write at once", async () => {
-    await expect(new EventWriter(db.sql).write([])).resolves.toBeUndefined();
+    await expect(new EventWriter(db.events, 1).write([])).resolves.toBeUndefined();
   });
 
   it("stores the rows of every field as given", async () => {
-    const writer = new EventWriter(db.sql);
+    const writer = new EventWriter(db.events, 1);
     const row = event("fields", { properties: { a: [1, { b: "ü" }] }, timestamp: new Date("2024-02-29T23:59:59.123Z"), personId: uuidv7(), historicalMigration: true, elementsChain: "a:nth-child(1)" });
     await writer.write([row]);
     const [stored] = await db.sql.query<Record<string, unknown>>(
@@ -72,7 +72,7 @@ describe(`EventWriter: group commit (${testDbKind})`, () => {
   });
 
   it("fails only the write whose rows the database rejects, not the others sharing its insert", async () => {
-    const writer = new EventWriter(db.sql, 1);
+    const writer = new EventWriter(db.events, 1);
     const good1 = [event("good1")];
     const bad = [event("bad", { projectId: 987_654 })]; // no such project: foreign key violation
     const good2 = [event("good2"), event("good2")];
@@ -84,7 +84,7 @@ describe(`EventWriter: group commit (${testDbKind})`, () => {
   });
 
   it("settled resolves once the writes handed over before it are in, failed ones included", async () => {
-    const writer = new EventWriter(db.sql, testDbKind === "postgres" ? 4 : 1);
+    const writer = new EventWriter(db.events);
     await writer.settled(); // nothing pending
     const rows = Array.from({ length: 8 }, (_, i) => [event(`settled${i}`)]);
     const writes = rows.map((r) => writer.write(r));
@@ -96,7 +96,7 @@ describe(`EventWriter: group commit (${testDbKind})`, () => {
   });
 
   it("drain resolves once everything handed over has been written", async () => {
-    const writer = new EventWriter(db.sql);
+    const writer = new EventWriter(db.events, 1);
     const rows = Array.from({ length: 10 }, (_, i) => [event(`drain${i}`)]);
     const writes = rows.map((r) => writer.write(r));
     await writer.drain();

@@ -1,5 +1,4 @@
-import type { SqlExecutor } from "@/server/db/driver";
-import { insertEvents, type StoredEventInput } from "@/server/events/store";
+import type { EventStore, StoredEventInput } from "@/server/events/store";
 
 interface Waiting {
   events: StoredEventInput[];
@@ -9,9 +8,9 @@ interface Waiting {
 
 /**
  * Group commit: events of all requests that arrive while the previous write is running
- * (or within one event-loop turn) go to the database as one multi-row insert, and each
- * request's promise settles only once its rows are committed, so nothing is acknowledged
- * before it is durable.
+ * (or within one event-loop turn) go to the event store as one multi-row insert, and each
+ * request's promise settles only once the store accepted its rows, so nothing is
+ * acknowledged before it is durable.
  */
 export class EventWriter {
   private waiting: Waiting[] = [];
@@ -20,9 +19,9 @@ export class EventWriter {
   private idle: Array<() => void> = [];
 
   constructor(
-    private readonly sql: SqlExecutor,
-    /** Concurrent inserts: 1 for PGlite (one connection), more for a PostgreSQL pool. */
-    private readonly maxInFlight = 1,
+    private readonly store: EventStore,
+    /** Concurrent inserts: the store's own (1 for PGlite's one connection, more for a pool). */
+    private readonly maxInFlight = store.maxConcurrentInserts,
   ) {}
 
   /** Writes handed over and not yet committed or failed. */
@@ -62,7 +61,7 @@ export class EventWriter {
     this.waiting = [];
     this.inFlight++;
     try {
-      await insertEvents(this.sql, batch.flatMap((w) => w.events));
+      await this.store.insert(batch.flatMap((w) => w.events));
       for (const w of batch) w.resolve();
     } catch (error) {
       if (batch.length === 1) batch[0]!.reject(error);
@@ -71,7 +70,7 @@ export class EventWriter {
         // each request on its own, so only the culprit gets the error.
         for (const w of batch) {
           try {
-            await insertEvents(this.sql, w.events);
+            await this.store.insert(w.events);
             w.resolve();
           } catch (own) {
             w.reject(own);

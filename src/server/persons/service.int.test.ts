@@ -368,8 +368,8 @@ describe(`persons (${testDbKind})`, () => {
 
     it("two services (like two processes) resolving one new id concurrently agree on one person", async () => {
       const d = uid("twoproc");
-      const a = new PersonsService(db.sql);
-      const b = new PersonsService(db.sql);
+      const a = new PersonsService(db.sql, db.events);
+      const b = new PersonsService(db.sql, db.events);
       const refs = await Promise.all([a.resolve(projectId, d), b.resolve(projectId, d), a.resolve(projectId, d), b.resolve(projectId, d)]);
       expect(new Set(refs.map((r) => r.uuid)).size).toBe(1);
       const rows = await db.sql.query(`SELECT p.id FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id WHERE d.distinct_id = $1`, [d]);
@@ -379,8 +379,8 @@ describe(`persons (${testDbKind})`, () => {
     it("two services linking the same new pair concurrently end with one person", async () => {
       const user = uid("pairuser");
       const anon = uid("pairanon");
-      const a = new PersonsService(db.sql);
-      const b = new PersonsService(db.sql);
+      const a = new PersonsService(db.sql, db.events);
+      const b = new PersonsService(db.sql, db.events);
       const refs = await Promise.all([a.link(projectId, user, anon, { force: false }), b.link(projectId, user, anon, { force: false })]);
       expect(refs[0]!.uuid).toBe(refs[1]!.uuid);
       expect((await personOf(user))!.distinct_ids).toEqual([anon, user].sort());
@@ -433,7 +433,7 @@ describe(`placeholder distinct ids are never merged on (${testDbKind})`, () => {
   let persons: PersonsService;
   beforeAll(async () => {
     db = await createTestDatabase();
-    persons = new PersonsService(db.sql);
+    persons = new PersonsService(db.sql, db.events);
   });
   afterAll(async () => {
     await db?.close();
@@ -461,8 +461,8 @@ describe(`a property update racing a merge (${testDbKind})`, () => {
   it("lands on the surviving person when the cached person was merged away meanwhile", async () => {
     const org = await db.prisma.organization.create({ data: { name: "race" } });
     const project = await db.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: "phc_merge_race" } });
-    const ingesting = new PersonsService(db.sql);
-    const other = new PersonsService(db.sql);
+    const ingesting = new PersonsService(db.sql, db.events);
+    const other = new PersonsService(db.sql, db.events);
     const anon = await ingesting.resolve(project.id, "anon-1");
     await other.resolve(project.id, "user-1");
     const survivor = await other.link(project.id, "user-1", "anon-1", { force: false });
@@ -485,8 +485,8 @@ if (testDbKind === "postgres") describe("persons across two nodes", () => {
       await migrate(nodeA.sql);
       const org = await nodeA.prisma.organization.create({ data: { name: "nodes" } });
       const project = await nodeA.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: "phc_two_nodes" } });
-      const onA = new PersonsService(nodeA.sql, undefined, nodeA.changes);
-      const onB = new PersonsService(nodeB.sql, undefined, nodeB.changes);
+      const onA = new PersonsService(nodeA.sql, nodeA.events, undefined, nodeA.changes);
+      const onB = new PersonsService(nodeB.sql, nodeB.events, undefined, nodeB.changes);
       const anon = await onB.resolve(project.id, "anon-2");
       await onA.resolve(project.id, "user-2");
       const survivor = await onA.link(project.id, "user-2", "anon-2", { force: false });

@@ -1,5 +1,6 @@
 import { ALL_KEYS, type ChangeFeed } from "@/server/db/changes";
 import type { SqlDriver } from "@/server/db/driver";
+import type { EventStore } from "@/server/events/store";
 import {
   addDistinctId,
   createPerson,
@@ -50,6 +51,8 @@ export class PersonsService {
 
   constructor(
     private readonly sql: SqlDriver,
+    /** Where the events are: a merge moves the merged person's stored events there. */
+    private readonly events: EventStore,
     /**
      * Called after a merge committed, before the merging event goes on: ingestion waits
      * there for event writes already under way and gives their rows the surviving person.
@@ -172,7 +175,12 @@ export class PersonsService {
         return mine!;
       }
       const target = { id: mine!.id, uuid: mine!.uuid };
-      const moved = await this.sql.transaction((tx) => mergePersons(tx, projectId, target, other!));
+      const moved = await this.sql.transaction(async (tx) => {
+        const ids = await mergePersons(tx, projectId, target, other!);
+        // In the merge's transaction on PostgreSQL; last, so a failure there undoes the merge.
+        await this.events.reassignPerson(projectId, other!.uuid, target.uuid, tx);
+        return ids;
+      });
       const ids = [...moved, otherId];
       // Other nodes drop these ids from their caches. This node hears it at once, inside
       // publish, so it remembers the new person only afterwards.

@@ -80,9 +80,10 @@ export async function updatePersonProperties(sql: SqlExecutor, personId: number,
 }
 
 /**
- * Folds `source` into `target` in one transaction: distinct ids, flag hash-key overrides
- * and already stored events move over; properties combine with the target's winning; the
- * earlier creation time stays; the source is deleted. Returns the distinct ids that moved.
+ * Folds `source` into `target` in one transaction: distinct ids and flag hash-key overrides
+ * move over; properties combine with the target's winning; the earlier creation time stays;
+ * the source is deleted. Returns the distinct ids that moved. (The caller moves the stored
+ * events, through the event store.)
  */
 export async function mergePersons(tx: SqlExecutor, projectId: number, target: PersonRef, source: PersonRef): Promise<string[]> {
   // Lock both rows in id order so two merges of the same pair cannot deadlock.
@@ -108,12 +109,6 @@ export async function mergePersons(tx: SqlExecutor, projectId: number, target: P
      ON CONFLICT (project_id, person_id, feature_flag_key) DO NOTHING`,
     [target.id, source.id],
   );
-  await reassignEvents(tx, projectId, source.uuid, target.uuid);
   await tx.query(`DELETE FROM persons WHERE id = $1`, [source.id]);
   return moved.map((row) => row.distinct_id);
-}
-
-/** Stored events of one person given to another (a merge). */
-export async function reassignEvents(sql: SqlExecutor, projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
-  await sql.query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
 }

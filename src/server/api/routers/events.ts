@@ -19,8 +19,8 @@ export const eventsRouter = createTRPCRouter({
     .query(({ ctx, input }) => {
       const params = filterSearchParams(input);
       if (input.limit !== undefined) params.set("limit", String(input.limit));
-      return listEventPage(ctx.db.sql, ctx.project.id, params, input.cursor ?? null);
+      return listEventPage(ctx.db, ctx.project.id, params, input.cursor ?? null);
     }),
 
-  get: projectProcedure.input(z.object({ id: z.string().max(100) })).query(({ ctx, input }) => getEvent(ctx.db.sql, ctx.project.id, input.id)),
+  get: projectProcedure.input(z.object({ id: z.string().max(100) })).query(({ ctx, input }) => getEvent(ctx.db, ctx.project.id, input.id)),
 });

@@ -1,8 +1,10 @@
 /**
- * The HogQL subset's AST (parse.ts) compiled to PostgreSQL over `events e` (and `pp`, the
- * event's person, when read). Identifiers map to fixed SQL from the FIELDS table; every
- * literal and every property name is a bind parameter (SqlParams, as properties/sql.ts);
- * the SQL text holds only this file's constants. Nothing compiled here can fail at query
+ * The HogQL subset's AST (parse.ts) compiled to SQL: PostgreSQL over `events e` (and `pp`,
+ * the event's person, when read) by default, or another dialect (ClickHouse's, in
+ * store/clickhouse/hogql.ts) given in the context. Identifiers map to fixed SQL from the
+ * dialect's field table; every literal and every property name is a bind parameter
+ * (SqlParams, as properties/sql.ts, or the dialect's own binder); the SQL text holds only
+ * this file's and the dialect's constants. Nothing compiled here can fail at query
  * time on stored data: numbers are read from property text only when it is a decimal
  * number, dates only from the timestamp column.
  *
@@ -18,20 +20,100 @@ import { isStorableDate, MAX_NUMERIC_TEXT_LENGTH, numberOf, NUMERIC_TEXT, parseI
 import type { SqlParams } from "@/server/properties/sql";
 import { HogqlError, located, type CompareOp, type Expr, type Field, type SelectItem } from "./parse";
 
+/** Bind parameters: `add` returns the placeholder of a value, `constant` one bound once. */
+export type HogqlParams = Pick<SqlParams, "add" | "constant">;
+
 export interface HogqlContext {
-  params: SqlParams;
-  /** SQL for the jsonb of event and person properties (the person's may be NULL). */
+  params: HogqlParams;
+  /** SQL for the properties of events and persons (the person's may be NULL). */
   columns: { event: string; person: string };
+  /** The SQL dialect; PostgreSQL when not given. */
+  dialect?: HogqlDialect;
 }
+
+/** A property read: the column holding the properties and the bound key. */
+export interface PropertyRef {
+  column: string;
+  key: string;
+}
+
+/**
+ * The SQL a dialect writes for each piece of the language; the compiler decides the
+ * semantics (kinds, three-valued logic, when to compare as numbers) for all dialects.
+ */
+export interface HogqlDialect {
+  fields: Record<Field, string>;
+  /** The property's text (strings as they are, numbers and booleans as JSON writes them), NULL when missing or JSON null. */
+  propertyText(ref: PropertyRef): string;
+  /** The property's JSON value as the answer carries it. */
+  propertyValue(ref: PropertyRef): string;
+  /** The property as a number when it is a JSON number or a numeric string, else NULL. */
+  propertyNumber(ref: PropertyRef, params: HogqlParams): string;
+  /** Text as a number when it is a decimal number (NUMERIC_TEXT), else NULL. */
+  numericText(text: string, params: HogqlParams): string;
+  countAll: string;
+  count(arg: string): string;
+  /** The UTC date of a timestamp expression. */
+  toDate(timestamp: string): string;
+  /** A date as 'YYYY-MM-DD' text, for the answer. */
+  dateText(date: string): string;
+  nullText: string;
+  nullNumber: string;
+  nullBool: string;
+  numberAsText(sql: string): string;
+  /** Text comparison by code point. */
+  compareText(left: string, op: string, right: string): string;
+  like(text: string, insensitive: boolean, pattern: string): string;
+  /** A LIKE pattern (`%`, `_`, and `\` making the next character literal) as the dialect's LIKE reads it. */
+  likePattern(pattern: string): string;
+  timestampParam(date: Date, params: HogqlParams): string;
+  dateParam(date: Date, params: HogqlParams): string;
+}
+
+export const POSTGRES_HOGQL: HogqlDialect = {
+  fields: {
+    event: "e.event",
+    distinct_id: "e.distinct_id",
+    timestamp: "e.timestamp",
+    uuid: "e.uuid::text",
+    person_id: "e.person_id::text",
+  },
+  propertyText: ({ column, key }) => `(${column} ->> ${key})`,
+  propertyValue: ({ column, key }) => `(${column} -> ${key})`,
+  propertyNumber({ column, key }, params) {
+    const node = `(${column} -> ${key})`;
+    return (
+      `(CASE jsonb_typeof(${node})` +
+      ` WHEN 'number' THEN (CASE WHEN abs((${node})::numeric) <= 1.7976931348623157e308 THEN ((${node})::numeric)::float8 END)` +
+      ` WHEN 'string' THEN ${this.numericText(`(${column} ->> ${key})`, params)} END)`
+    );
+  },
+  numericText: (raw, params) =>
+    `(CASE WHEN length(${raw}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")}` +
+    ` THEN (CASE WHEN ${raw} ~ ${params.constant(NUMERIC_TEXT)} THEN (${raw})::float8 END) END)`,
+  countAll: "count(*)::float8",
+  count: (arg) => `count(${arg})::float8`,
+  toDate: (timestamp) => `((${timestamp}) AT TIME ZONE 'UTC')::date`,
+  dateText: (date) => `to_char(${date}, 'YYYY-MM-DD')`,
+  nullText: "NULL::text",
+  nullNumber: "NULL::float8",
+  nullBool: "NULL::boolean",
+  numberAsText: (sql) => `(${sql})::text`,
+  compareText: (left, op, right) => `(${left} COLLATE "C" ${op} ${right})`,
+  like: (text, insensitive, pattern) => `(${text} ${insensitive ? "ILIKE" : "LIKE"} ${pattern})`,
+  likePattern: (pattern) => pattern,
+  timestampParam: (date, params) => params.add(date.toISOString(), "timestamptz"),
+  dateParam: (date, params) => `(${params.add(date.toISOString(), "timestamptz")} AT TIME ZONE 'UTC')::date`,
+};
 
 type Kind = "text" | "uuid" | "json" | "timestamp" | "date" | "number" | "bool" | "null";
 
 interface Value {
   kind: Kind;
-  /** The expression: text for text/uuid/json (json: `->>`), float8, boolean, timestamptz, date. */
+  /** The expression: text for text/uuid/json (json: the property's text), float8, boolean, timestamptz, date. */
   sql: string;
-  /** For json: the jsonb value itself (`->`). */
-  node?: string;
+  /** For json: which property. */
+  ref?: PropertyRef;
   /** Set for literals: the value as written. */
   literal?: { value: string | number | boolean | null };
   aggregate: boolean;
@@ -42,12 +124,12 @@ interface Value {
   pos: number;
 }
 
-const FIELD_SQL: Record<Field, { sql: string; kind: Kind }> = {
-  event: { sql: "e.event", kind: "text" },
-  distinct_id: { sql: "e.distinct_id", kind: "text" },
-  timestamp: { sql: "e.timestamp", kind: "timestamp" },
-  uuid: { sql: "e.uuid::text", kind: "uuid" },
-  person_id: { sql: "e.person_id::text", kind: "uuid" },
+const FIELD_KINDS: Record<Field, Kind> = {
+  event: "text",
+  distinct_id: "text",
+  timestamp: "timestamp",
+  uuid: "uuid",
+  person_id: "uuid",
 };
 
 /** The column types of an answer with `select` (ClickHouse-style names, as HogQL's). */
@@ -76,9 +158,13 @@ const KIND_NAMES: Record<Kind, string> = {
 };
 
 class Compiler {
-  constructor(private readonly context: HogqlContext) {}
+  readonly dialect: HogqlDialect;
 
-  private get params(): SqlParams {
+  constructor(private readonly context: HogqlContext) {
+    this.dialect = context.dialect ?? POSTGRES_HOGQL;
+  }
+
+  private get params(): HogqlParams {
     return this.context.params;
   }
 
@@ -104,24 +190,23 @@ class Compiler {
         };
       }
       case "field": {
-        const { sql, kind } = FIELD_SQL[expr.field];
-        return { kind, sql, aggregate: false, bare: true, pos: expr.pos };
+        return { kind: FIELD_KINDS[expr.field], sql: this.dialect.fields[expr.field], aggregate: false, bare: true, pos: expr.pos };
       }
       case "property": {
         const column = expr.scope === "person" ? this.context.columns.person : this.context.columns.event;
-        const key = this.params.add(expr.name, "text");
-        return { kind: "json", sql: `(${column} ->> ${key})`, node: `(${column} -> ${key})`, aggregate: false, bare: true, pos: expr.pos };
+        const ref = { column, key: this.params.add(expr.name, "text") };
+        return { kind: "json", sql: this.dialect.propertyText(ref), ref, aggregate: false, bare: true, pos: expr.pos };
       }
       case "call": {
         if (expr.name === "count") {
           if (!allowAggregate) throw new HogqlError("count() is not allowed here (only in select, not inside another aggregate)", expr.pos);
-          if (expr.args.length === 0) return { kind: "number", sql: "count(*)::float8", aggregate: true, typeName: "UInt64", pos: expr.pos };
+          if (expr.args.length === 0) return { kind: "number", sql: this.dialect.countAll, aggregate: true, typeName: "UInt64", pos: expr.pos };
           const arg = this.value(expr.args[0]!, false);
-          return { kind: "number", sql: `count(${this.nullable(arg)})::float8`, aggregate: true, typeName: "UInt64", pos: expr.pos };
+          return { kind: "number", sql: this.dialect.count(this.nullable(arg)), aggregate: true, typeName: "UInt64", pos: expr.pos };
         }
         const arg = this.value(expr.args[0]!, allowAggregate);
         if (arg.kind !== "timestamp") throw new HogqlError(`toDate supports timestamp only, not ${KIND_NAMES[arg.kind]}`, expr.pos);
-        return { kind: "date", sql: `((${arg.sql}) AT TIME ZONE 'UTC')::date`, aggregate: arg.aggregate, bare: arg.bare, pos: expr.pos };
+        return { kind: "date", sql: this.dialect.toDate(arg.sql), aggregate: arg.aggregate, bare: arg.bare, pos: expr.pos };
       }
       case "compare": {
         const left = this.value(expr.left, allowAggregate);
@@ -133,7 +218,7 @@ class Compiler {
         if (expr.right.type !== "literal" || typeof expr.right.value !== "string") throw new HogqlError("the pattern of LIKE/ILIKE must be a string", expr.right.pos);
         const pattern = expr.right.value;
         if (/(^|[^\\])(\\\\)*\\$/.test(pattern)) throw new HogqlError("a LIKE pattern must not end with an unescaped backslash", expr.right.pos);
-        const sql = `(${this.text(left)} ${expr.insensitive ? "ILIKE" : "LIKE"} ${this.params.add(pattern, "text")})`;
+        const sql = this.dialect.like(this.text(left), expr.insensitive, this.params.add(this.dialect.likePattern(pattern), "text"));
         return this.bool(expr.negated ? `(NOT ${sql})` : sql, [left], expr.pos);
       }
       case "in": {
@@ -177,7 +262,7 @@ class Compiler {
 
   /** SQL that is NULL exactly when the value is (a missing property or JSON null included). */
   private nullable(value: Value): string {
-    return value.kind === "null" ? "NULL::text" : value.sql;
+    return value.kind === "null" ? this.dialect.nullText : value.sql;
   }
 
   /** The value as text, for text comparison and LIKE. */
@@ -188,12 +273,12 @@ class Compiler {
       case "json":
         return value.sql;
       case "number":
-        return value.literal ? this.params.add(String(value.literal.value), "text") : `(${value.sql})::text`;
+        return value.literal ? this.params.add(String(value.literal.value), "text") : this.dialect.numberAsText(value.sql);
       case "bool":
         if (value.literal) return this.params.add(String(value.literal.value), "text");
         break;
       case "null":
-        return "NULL::text";
+        return this.dialect.nullText;
     }
     throw new HogqlError(`${KIND_NAMES[value.kind]} cannot be compared as text`, value.pos);
   }
@@ -203,38 +288,24 @@ class Compiler {
     switch (value.kind) {
       case "number":
         return value.sql;
-      case "json": {
-        const node = value.node!;
-        const raw = value.sql;
-        return (
-          `(CASE jsonb_typeof(${node})` +
-          ` WHEN 'number' THEN (CASE WHEN abs((${node})::numeric) <= 1.7976931348623157e308 THEN ((${node})::numeric)::float8 END)` +
-          ` WHEN 'string' THEN ${this.numericText(raw)} END)`
-        );
-      }
+      case "json":
+        return this.dialect.propertyNumber(value.ref!, this.params);
       case "text":
       case "uuid":
         if (value.literal) {
           const n = numberOf(value.literal.value);
-          return n === null ? "NULL::float8" : this.params.add(n, "float8");
+          return n === null ? this.dialect.nullNumber : this.params.add(n, "float8");
         }
-        return this.numericText(value.sql);
+        return this.dialect.numericText(value.sql, this.params);
       default:
-        return "NULL::float8";
+        return this.dialect.nullNumber;
     }
-  }
-
-  private numericText(raw: string): string {
-    return (
-      `(CASE WHEN length(${raw}) <= ${this.params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")}` +
-      ` THEN (CASE WHEN ${raw} ~ ${this.params.constant(NUMERIC_TEXT)} THEN (${raw})::float8 END) END)`
-    );
   }
 
   private compare(op: CompareOp, left: Value, right: Value, pos: number): string {
     const sqlOp = op === "!=" ? "<>" : op;
     if (left.kind === "null" || right.kind === "null") {
-      if (left.kind === "null" && right.kind === "null") return op === "=" ? "TRUE" : op === "!=" ? "FALSE" : "NULL::boolean";
+      if (left.kind === "null" && right.kind === "null") return op === "=" ? "TRUE" : op === "!=" ? "FALSE" : this.dialect.nullBool;
       if (op !== "=" && op !== "!=") throw new HogqlError(`null can only be compared with = or != (or use IS NULL)`, pos);
       const other = left.kind === "null" ? right : left;
       return `(${this.nullable(other)} IS ${op === "=" ? "" : "NOT "}NULL)`;
@@ -247,7 +318,7 @@ class Compiler {
     if ((left.kind === "bool" && !left.literal) || (right.kind === "bool" && !right.literal)) {
       throw new HogqlError("a condition cannot be compared; combine conditions with AND, OR, NOT", pos);
     }
-    const byText = `(${this.text(left)} COLLATE "C" ${sqlOp} ${this.text(right)})`;
+    const byText = this.dialect.compareText(this.text(left), sqlOp, this.text(right));
     if (left.kind !== "number" && right.kind !== "number") return byText;
     const a = this.number(left);
     const b = this.number(right);
@@ -262,12 +333,12 @@ class Compiler {
     if (kind === "timestamp") {
       const date = parseIsoDate(text);
       if (!date || !isStorableDate(date)) throw new HogqlError(`not an ISO 8601 time: ${JSON.stringify(text)}`, value.pos);
-      return this.params.add(date.toISOString(), "timestamptz");
+      return this.dialect.timestampParam(date, this.params);
     }
     const match = DATE_RE.exec(text);
     const date = match ? parseIsoDate(text) : null;
     if (!date || !isStorableDate(date)) throw new HogqlError(`not a date (YYYY-MM-DD): ${JSON.stringify(text)}`, value.pos);
-    return `(${this.params.add(date.toISOString(), "timestamptz")} AT TIME ZONE 'UTC')::date`;
+    return this.dialect.dateParam(date, this.params);
   }
 }
 
@@ -283,15 +354,16 @@ export interface CompiledSelect {
 
 export function compileSelect(items: readonly SelectItem[], context: HogqlContext): CompiledSelect {
   const compiler = new Compiler(context);
+  const { dialect } = compiler;
   const values = items.map((item, i) => located("select", i, () => compiler.value(item.expr, true)));
   const columns = values.map((value) => {
     switch (value.kind) {
       case "json":
-        return value.node!;
+        return dialect.propertyValue(value.ref!);
       case "date":
-        return `to_char(${value.sql}, 'YYYY-MM-DD')`;
+        return dialect.dateText(value.sql);
       case "null":
-        return "NULL::text";
+        return dialect.nullText;
       default:
         return value.sql;
     }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
 import { handleBatch } from "@/server/ingestion/handler";
 import * as listRoute from "@/app/api/projects/[project_id]/events/route";
 
@@ -96,7 +96,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-describe(`events list: select (${testDbKind})`, () => {
+describe(`events list: select (${testStoresName})`, () => {
   it("answers columns, types, rows in select order, newest first, and next", async () => {
     const answer = await list({ select: ["event", "distinct_id", "properties.$browser", "properties.`space key`", "timestamp", "properties.price as p"] });
     expect(answer.status).toBe(200);
@@ -200,7 +200,7 @@ describe(`events list: select (${testDbKind})`, () => {
   });
 });
 
-describe(`events list: where (${testDbKind})`, () => {
+describe(`events list: where (${testStoresName})`, () => {
   it("compares properties as text, case-sensitively", async () => {
     expect(await names(["properties.$browser = 'Chrome'"])).toEqual(["$pageview", "purchase", "$pageview"]);
     expect(await names(["properties.`$browser` == 'chrome'"])).toEqual(["signup"]);
@@ -244,7 +244,8 @@ describe(`events list: where (${testDbKind})`, () => {
     expect(await names(["timestamp > '2024-03-01T00:03:30Z'", "timestamp <= '2024-03-01 00:06:00'"], { before: "2024-03-01T00:05:30Z" })).toEqual(["$pageview", "purchase"]);
   });
 
-  it("person.properties and person_id", async () => {
+  // Persons live in PostgreSQL: ClickHouse answers person.properties with a 400 (below).
+  if (testEventStoreKind !== "clickhouse") it("person.properties and person_id", async () => {
     const alice = await names(["person.properties.email = 'alice@example.com'"]);
     expect(alice).toEqual(["purchase", "$identify", "$pageview"]); // the anonymous event too: merged into alice
     expect(await rows(["person.properties.plan", "count()"])).toEqual([
@@ -255,6 +256,19 @@ describe(`events list: where (${testDbKind})`, () => {
     const [[personId]] = (await rows(["person_id"], { distinct_id: "alice", limit: 1 })) as [[string]];
     expect(await names([`person_id = '${personId}'`])).toEqual(alice);
     expect(await names(["person.properties.email = 'alice@example.com'"], { properties: JSON.stringify([{ key: "plan", value: "pro", type: "person" }]), event: "purchase" })).toEqual(["purchase"]);
+  });
+
+  if (testEventStoreKind === "clickhouse") it("person.properties with events in ClickHouse: a 400 saying so (not there yet)", async () => {
+    for (const [part, expr] of [
+      ["where", "person.properties.email = 'alice@example.com'"],
+      ["select", "person.properties.plan"],
+    ] as const) {
+      const answer = await list({ [part]: [expr] });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ attr: part, detail: `${part}[0]: person.properties is not available while events are kept in ClickHouse; use the properties filter with type "person".` });
+    }
+    const [[personId]] = (await rows(["person_id"], { distinct_id: "alice", limit: 1 })) as [[string]];
+    expect(await names([`person_id = '${personId}'`])).toEqual(["purchase", "$identify", "$pageview"]);
   });
 
   it("is a 400 naming the expression, the part and its position", async () => {

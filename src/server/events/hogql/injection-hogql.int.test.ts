@@ -4,7 +4,7 @@
  * never a 500, and the tables are unchanged afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDbKind } from "@/server/db/testing";
+import { testStoresName } from "@/server/db/testing";
 import { storableText } from "@/server/properties/coerce";
 import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "../injection.fixture";
 
@@ -55,7 +55,7 @@ const ATTACKS = [
   "count() from events",
 ];
 
-describe(`injection corpus in select and where (${testDbKind})`, () => {
+describe(`injection corpus in select and where (${testStoresName})`, () => {
   it("quoted in where: exactly the events carrying the text", async () => {
     for (const text of CORPUS) {
       const clean = storableText(text);

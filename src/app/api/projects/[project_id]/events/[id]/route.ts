@@ -5,7 +5,7 @@ export const dynamic = "force-dynamic";
 
 /** `GET /api/projects/:project_id/events/:id/`: one event by uuid. */
 export const GET = projectRoute<{ project_id: string; id: string }>("query", async ({ request, db, project, params }) =>
-  retrieveEvent(request, db.sql, project.id, params.id),
+  retrieveEvent(request, db, project.id, params.id),
 );
 
 export const POST = methodNotAllowed;

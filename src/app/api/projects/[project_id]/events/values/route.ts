@@ -4,7 +4,7 @@ import { methodNotAllowed, projectRoute } from "@/server/rest/route";
 export const dynamic = "force-dynamic";
 
 /** `GET /api/projects/:project_id/events/values/?key=…`: a property's values, most frequent first. */
-export const GET = projectRoute("query", async ({ request, db, project }) => eventValues(request, db.sql, project.id));
+export const GET = projectRoute("query", async ({ request, db, project }) => eventValues(request, db, project.id));
 
 export const POST = methodNotAllowed;
 export const PATCH = methodNotAllowed;

@@ -1,0 +1,211 @@
+/**
+ * The PostgreSQL event store (PGlite or a server): the `events` table of the Prisma schema.
+ * Reads compile filters to parameterised SQL: every value from a request is a bind
+ * parameter (SqlParams); the SQL text is this file's, properties/sql.ts's and the HogQL
+ * compiler's own.
+ */
+import type { SqlExecutor } from "@/server/db/driver";
+import { fold, LOWER_ASCII, UPPER_ASCII } from "@/server/properties/coerce";
+import { isPropertyGroup, type PropertyNode } from "@/server/properties/contract";
+import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
+import { compileSelect, compileWhere, readsPerson } from "../hogql/compile";
+import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "../params";
+import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput } from ".";
+
+/** Rows per statement: bounded so one statement's arrays stay a few MB at most. */
+const CHUNK = 5_000;
+
+/**
+ * Writes events with one `INSERT … SELECT FROM unnest(…)` per chunk: one round trip and one
+ * plan for thousands of rows, which is what lets ingestion keep up. A uuid the project
+ * already has is skipped, so a retried batch is not stored twice. Returns rows written.
+ */
+export async function insertEvents(sql: SqlExecutor, events: readonly StoredEventInput[]): Promise<number> {
+  let inserted = 0;
+  for (let start = 0; start < events.length; start += CHUNK) {
+    const chunk = events.slice(start, start + CHUNK);
+    const rows = await sql.query<{ n: number }>(
+      `WITH inserted AS (
+         INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id, elements_chain, historical_migration)
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::uuid[], $8::text[], $9::bool[])
+         ON CONFLICT (project_id, uuid) DO NOTHING
+         RETURNING 1
+       ) SELECT count(*)::int AS n FROM inserted`,
+      [
+        chunk.map((e) => e.uuid),
+        chunk.map((e) => e.projectId),
+        chunk.map((e) => e.event),
+        chunk.map((e) => e.distinctId),
+        chunk.map((e) => JSON.stringify(e.properties)),
+        chunk.map((e) => e.timestamp.toISOString()),
+        chunk.map((e) => e.personId ?? null),
+        chunk.map((e) => e.elementsChain ?? ""),
+        chunk.map((e) => e.historicalMigration ?? false),
+      ],
+      { prepare: "burrow_insert_events" },
+    );
+    inserted += rows[0]!.n;
+  }
+  return inserted;
+}
+
+const COLUMNS = `e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, e.timestamp, e.person_id::text AS person_id, e.elements_chain`;
+const ORDER = `ORDER BY e.timestamp DESC, e.uuid DESC`;
+
+/** FROM and WHERE of a list query; filters in the order the indexes want them. */
+function listFrom(projectId: number, query: EventListQuery, params: SqlParams, now: Date, cursor: EventCursor | null): string {
+  const project = params.add(projectId, "int");
+  const where = [`e.project_id = ${project}`];
+  if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
+  if (query.distinctId !== null) where.push(`e.distinct_id = ${params.add(query.distinctId, "text")}`);
+  if (query.personId !== null) {
+    where.push(
+      "uuid" in query.personId
+        ? `e.person_id = ${params.add(query.personId.uuid, "uuid")}`
+        : `e.person_id = (SELECT p.uuid FROM persons p WHERE p.project_id = ${project} AND p.id = ${params.add(query.personId.id, "int")})`,
+    );
+  }
+  if (query.after !== null) where.push(`e.timestamp > ${params.add(query.after.toISOString(), "timestamptz")}`);
+  if (query.before !== null) {
+    const before = params.add(query.before.toISOString(), "timestamptz");
+    where.push(query.beforeUuid === null ? `e.timestamp < ${before}` : `(e.timestamp, e.uuid) < (${before}, ${params.add(query.beforeUuid, "uuid")})`);
+  }
+  if (cursor !== null) {
+    where.push(`(e.timestamp, e.uuid) < (${params.add(cursor.timestamp.toISOString(), "timestamptz")}, ${params.add(cursor.uuid, "uuid")})`);
+  }
+  const person =
+    (query.properties !== null && readsPersonProperties(query.properties)) ||
+    readsPerson([...(query.where ?? []), ...(query.select ?? []).map((item) => item.expr)]);
+  const join = person ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
+  if (query.where) where.push(compileWhere(query.where, { params, columns: { event: "e.properties", person: "pp.properties" } }));
+  if (query.properties !== null) {
+    where.push(
+      propertiesSql(query.properties, {
+        params,
+        columns: { event: "e.properties", person: person ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" },
+        now,
+      }),
+    );
+  }
+  return `FROM events e${join} WHERE ${where.join(" AND ")}`;
+}
+
+/**
+ * Compiles every regular expression of the filters once, on no data: PostgreSQL compiles a
+ * pattern only when a row reaches it, so without this a pattern it refuses would fail (or
+ * not) depending on the data — and a CSV export could fail halfway through its stream.
+ */
+export async function checkRegexes(sql: SqlExecutor, node: PropertyNode | null): Promise<void> {
+  const patterns = regexesOf(node);
+  if (patterns.length === 0) return;
+  await sql.query(`SELECT ${patterns.map((_, i) => `'' ~ $${i + 1}::text`).join(", ")}`, patterns);
+}
+
+/** The patterns of every regex / not_regex filter. */
+export function regexesOf(node: PropertyNode | null): string[] {
+  const patterns: string[] = [];
+  const walk = (n: PropertyNode) => {
+    if (isPropertyGroup(n)) n.values.forEach(walk);
+    else if (n.operator === "regex" || n.operator === "not_regex") patterns.push(String(n.value));
+  };
+  if (node) walk(node);
+  return patterns;
+}
+
+export class PostgresEventStore implements EventStore {
+  readonly kind = "postgres";
+
+  constructor(
+    private readonly sql: SqlExecutor,
+    /** 1 for PGlite (one connection), more for a PostgreSQL pool. */
+    readonly maxConcurrentInserts: number,
+  ) {}
+
+  insert(events: readonly StoredEventInput[]): Promise<number> {
+    return insertEvents(this.sql, events);
+  }
+
+  checkFilters(properties: PropertyNode | null): Promise<void> {
+    return checkRegexes(this.sql, properties);
+  }
+
+  async list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
+    const params = new SqlParams();
+    const from = listFrom(projectId, query, params, page.now, page.cursor);
+    const limit = params.add(page.limit, "int");
+    const offset = params.add(page.offset, "bigint");
+    return this.sql.query<EventRow>(`SELECT ${COLUMNS} ${from} ${ORDER} LIMIT ${limit} OFFSET ${offset}`, params.values);
+  }
+
+  async select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
+    const params = new SqlParams();
+    const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: "pp.properties" } });
+    const aggregated = compiled.groupBy !== null;
+    const from = listFrom(projectId, query, params, page.now, aggregated ? null : page.cursor);
+    const columns = compiled.columns.map((column, i) => `${column} AS c${i}`);
+    let tail: string;
+    if (!aggregated) {
+      columns.push("e.timestamp AS cursor_timestamp", "e.uuid::text AS cursor_uuid");
+      tail = ORDER;
+    } else {
+      const group = compiled.groupBy!.length > 0 ? `GROUP BY ${compiled.groupBy!.join(", ")} ` : "";
+      tail = `${group}ORDER BY ${[`${compiled.firstAggregate} DESC`, ...compiled.groupBy!.map(String)].join(", ")}`;
+    }
+    const limit = params.add(page.limit, "int");
+    const offset = params.add(aggregated || page.cursor === null ? page.offset : 0, "bigint");
+    const rows = await this.sql.query<Record<string, unknown>>(`SELECT ${columns.join(", ")} ${from} ${tail} LIMIT ${limit} OFFSET ${offset}`, params.values);
+    return {
+      types: compiled.types,
+      aggregated,
+      rows: rows.map((row) => ({
+        values: compiled.columns.map((_, i) => {
+          const value = row[`c${i}`];
+          return value instanceof Date ? value.toISOString() : value;
+        }),
+        cursor: aggregated ? null : { timestamp: row.cursor_timestamp as Date, uuid: row.cursor_uuid as string },
+      })),
+    };
+  }
+
+  async get(projectId: number, uuid: string): Promise<EventRow | null> {
+    const rows = await this.sql.query<EventRow>(`SELECT ${COLUMNS} FROM events e WHERE e.project_id = $1::int AND e.uuid = $2::uuid`, [projectId, uuid]);
+    return rows[0] ?? null;
+  }
+
+  async values(projectId: number, query: EventValuesQuery): Promise<unknown[]> {
+    const params = new SqlParams();
+    const project = params.add(projectId, "int");
+    const key = params.add(query.key, "text");
+    const where = [`e.project_id = ${project}`, `e.properties ? ${key}`];
+    if (query.eventName !== null) where.push(`e.event = ${params.add(query.eventName, "text")}`);
+    const itemText = `(CASE jsonb_typeof(item) WHEN 'string' THEN item #>> '{}' ELSE item::text END)`;
+    const having = query.prefix === null
+      ? ""
+      : ` AND starts_with(translate(${itemText}, ${params.add(UPPER_ASCII, "text")}, ${params.add(LOWER_ASCII, "text")}), ${params.add(fold(query.prefix), "text")})`;
+    const sample = params.add(EVENT_LIMITS.valuesSample, "int");
+    const limit = params.add(EVENT_LIMITS.valuesLimit, "int");
+    const rows = await this.sql.query<{ name: unknown }>(
+      `WITH sample AS (
+         SELECT e.properties -> ${key} AS value FROM events e WHERE ${where.join(" AND ")}
+          ORDER BY e.timestamp DESC LIMIT ${sample}
+       ), items AS (
+         SELECT item FROM sample,
+           LATERAL jsonb_array_elements(CASE jsonb_typeof(sample.value) WHEN 'array' THEN sample.value ELSE jsonb_build_array(sample.value) END) AS item
+       )
+       SELECT item AS name FROM items
+        WHERE jsonb_typeof(item) <> 'null'${having}
+        GROUP BY item
+        ORDER BY count(*) DESC, ${itemText} COLLATE "C"
+        LIMIT ${limit}`,
+      params.values,
+    );
+    return rows.map((row) => row.name);
+  }
+
+  async reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void> {
+    await (tx ?? this.sql).query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
+  }
+
+  /** The connection belongs to the database; nothing of its own to close. */
+  async close(): Promise<void> {}
+}
