@@ -5,37 +5,15 @@
  * dashboard is shared and the link, opened in a fresh browser with no session, shows the
  * same charts — also on a 390px screen, where the tiles stack.
  */
-import fs from "node:fs";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
-import { admin, freePort, startServer, tempDataDir, type RunningServer } from "./support/server";
+import { screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@tiles.test", password: "owner-password-123" };
 
 test.describe("dashboard tiles and charts", () => {
-  let server: RunningServer;
-  let dataDir: string;
-  let projectKey: string;
-
-  test.beforeAll(async () => {
-    test.setTimeout(180_000);
-    dataDir = tempDataDir();
-    const boot = admin(["bootstrap", "--email", OWNER.email, "--password", OWNER.password, "--json"], { DATA_DIR: dataDir });
-    expect(boot.code, boot.stderr).toBe(0);
-    projectKey = (JSON.parse(boot.stdout) as { project_api_key: string }).project_api_key;
-    const port = await freePort();
-    server = await startServer({ DATA_DIR: dataDir, PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
-  });
-
-  test.afterAll(async () => {
-    if (server) expect(await server.stop()).toBe(0);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  async function shot(page: Page, name: string) {
-    await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
-  }
+  const site = useBootstrappedSite(OWNER);
 
   /** The tile titled `title`, once its chart is computed. */
   async function readyTile(page: Page, title: string): Promise<Locator> {
@@ -56,7 +34,7 @@ test.describe("dashboard tiles and charts", () => {
 
   test("template charts from posthog-node events, edited on the grid, shared with the same charts", async ({ page, browser }) => {
     test.setTimeout(240_000);
-    const client = new PostHog(projectKey, { host: server.url, flushAt: 1, flushInterval: 0 });
+    const client = new PostHog(site.projectKey, { host: site.url, flushAt: 1, flushInterval: 0 });
     const errors: unknown[] = [];
     client.on("error", (error) => errors.push(error));
     const pageviews = [
@@ -74,13 +52,13 @@ test.describe("dashboard tiles and charts", () => {
     expect(errors).toEqual([]);
 
     // From the template.
-    await signIn(page, OWNER, server.url);
+    await signIn(page, OWNER, site.url);
     await page.getByTestId("nav-dashboards").click();
     await page.getByTestId("new-dashboard").click();
     const form = page.getByTestId("dashboard-form-dialog");
     await form.getByTestId("dashboard-template").selectOption("DEFAULT_APP");
     await expect(form.getByTestId("dashboard-name")).toHaveValue("Product analytics");
-    await shot(page, "01-create-from-template");
+    await screenshot(page, "01-create-from-template");
     await form.getByTestId("dashboard-form-submit").click();
     await expect(page).toHaveURL(/\/dashboards\/\d+$/);
     await expect(page.getByTestId("dashboard-title")).toHaveText("Product analytics");
@@ -133,7 +111,7 @@ test.describe("dashboard tiles and charts", () => {
     await add.getByTestId("insight-event").fill("$feature_flag_called");
     await add.getByTestId("insight-filter-key").fill("$feature_flag");
     await add.getByTestId("insight-filter-value").fill("new-nav");
-    await shot(page, "02-add-insight");
+    await screenshot(page, "02-add-insight");
     await add.getByTestId("add-insight-submit").click();
     await expect(add).toBeHidden();
     const number = await readyTile(page, "Flag calls this week");
@@ -144,7 +122,7 @@ test.describe("dashboard tiles and charts", () => {
     await expect(pageviewsCell).toHaveAttribute("data-w", "9");
     await readyTile(page, "Flag calls this week");
     await chartSummaries(page);
-    await shot(page, "03-dashboard-with-charts");
+    await screenshot(page, "03-dashboard-with-charts");
 
     // Share, and open the link in a fresh browser with no session.
     await page.getByTestId("open-share").click();
@@ -169,7 +147,7 @@ test.describe("dashboard tiles and charts", () => {
     const html = await visitor.content();
     expect(html).not.toContain(OWNER.email);
     expect(html).not.toContain("short_id");
-    await shot(visitor, "04-shared-page");
+    await screenshot(visitor, "04-shared-page");
 
     // 390px: the tiles stack in reading order, full width.
     await visitor.setViewportSize({ width: 390, height: 844 });
@@ -180,12 +158,12 @@ test.describe("dashboard tiles and charts", () => {
       expect(cellBox!.width).toBeCloseTo(boxes[0]!.width, 0);
     }
     for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.y).toBeGreaterThan(boxes[i - 1]!.y);
-    await shot(visitor, "05-shared-page-390");
+    await screenshot(visitor, "05-shared-page-390");
 
     // The dashboard page at 390px too.
     await page.setViewportSize({ width: 390, height: 844 });
     await readyTile(page, "Pageviews");
-    await shot(page, "06-dashboard-390");
+    await screenshot(page, "06-dashboard-390");
     await context.close();
   });
 });

@@ -4,10 +4,9 @@
  * session, rotate the link (the old one is a 404), and turn sharing off (the link is a 404).
  * Also: a view-only member, the list's search, pin, delete and restore, and a 390px screen.
  */
-import fs from "node:fs";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
-import { admin, freePort, startServer, tempDataDir, type RunningServer } from "./support/server";
+import { screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@dashboards.test", password: "owner-password-123" };
 const COLLEAGUE = { email: "colleague@dashboards.test", password: "colleague-password-123" };
@@ -16,27 +15,7 @@ const VIEWER = { email: "viewer@dashboards.test", password: "viewer-password-123
 test.describe("dashboards, collaborators and sharing", () => {
   // The list test continues with the first test's dashboard.
   test.describe.configure({ mode: "serial" });
-  let server: RunningServer;
-  let dataDir: string;
-
-  test.beforeAll(async () => {
-    test.setTimeout(180_000);
-    dataDir = tempDataDir();
-    const boot = admin(["bootstrap", "--email", OWNER.email, "--password", OWNER.password, "--json"], { DATA_DIR: dataDir });
-    expect(boot.code, boot.stderr).toBe(0);
-    const { organization_id } = JSON.parse(boot.stdout) as { organization_id: string };
-    for (const who of [COLLEAGUE, VIEWER]) {
-      const created = admin(["create-user", "--email", who.email, "--password", who.password, "--organization", organization_id, "--json"], { DATA_DIR: dataDir });
-      expect(created.code, created.stderr).toBe(0);
-    }
-    const port = await freePort();
-    server = await startServer({ DATA_DIR: dataDir, PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
-  });
-
-  test.afterAll(async () => {
-    if (server) expect(await server.stop()).toBe(0);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const site = useBootstrappedSite(OWNER, { members: [COLLEAGUE, VIEWER] });
 
   /** A page in a browser context of its own: no cookies of any other page. */
   async function freshPage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<Page> {
@@ -44,17 +23,13 @@ test.describe("dashboards, collaborators and sharing", () => {
     return context.newPage();
   }
 
-  async function shot(page: Page, name: string) {
-    await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
-  }
-
   test("create, restrict, add a collaborator, share, rotate and unshare", async ({ page, browser }) => {
     test.setTimeout(180_000);
-    await signIn(page, OWNER, server.url);
+    await signIn(page, OWNER, site.url);
     await page.getByTestId("nav-dashboards").click();
     await expect(page).toHaveURL(/\/dashboards$/);
     await expect(page.getByTestId("dashboards-list")).toHaveAttribute("data-state", "empty");
-    await shot(page, "01-dashboards-empty");
+    await screenshot(page, "01-dashboards-empty");
 
     // Create.
     await page.getByTestId("new-dashboard").click();
@@ -66,13 +41,13 @@ test.describe("dashboards, collaborators and sharing", () => {
     await page.getByTestId("dashboard-tags").fill("kpi");
     await page.keyboard.press("Enter");
     await expect(page.getByTestId("dashboard-tags-chosen")).toHaveText(/finance\s*kpi/);
-    await shot(page, "02-create-dialog");
+    await screenshot(page, "02-create-dialog");
     await page.getByTestId("dashboard-form-submit").click();
     await expect(page).toHaveURL(/\/dashboards\/\d+$/);
     await expect(page.getByTestId("dashboard-title")).toHaveText("Revenue");
     await expect(page.getByTestId("dashboard-tiles")).toHaveAttribute("data-state", "empty");
     await expect(page.getByTestId("dashboard-tag")).toHaveText(["finance", "kpi"]);
-    await shot(page, "03-dashboard-page");
+    await screenshot(page, "03-dashboard-page");
 
     // Restrict, and add the colleague as a collaborator.
     await page.getByTestId("open-permissions").click();
@@ -88,7 +63,7 @@ test.describe("dashboards, collaborators and sharing", () => {
     await permissions.getByTestId("collaborator-add").click();
     await expect(permissions.getByTestId("collaborator-row")).toHaveAttribute("data-email", COLLEAGUE.email);
     await expect(picker.locator("option", { hasText: COLLEAGUE.email })).toHaveCount(0);
-    await shot(page, "04-permissions-dialog");
+    await screenshot(page, "04-permissions-dialog");
     await page.keyboard.press("Escape");
     await expect(permissions).toBeHidden();
     await expect(page.getByTestId("badge-restricted")).toBeVisible();
@@ -102,8 +77,8 @@ test.describe("dashboards, collaborators and sharing", () => {
     await expect(share.getByTestId("share-toggle")).toHaveAttribute("aria-checked", "true");
     await expect(share.getByTestId("share-url")).toBeVisible();
     const firstLink = await share.getByTestId("share-url").inputValue();
-    expect(firstLink).toMatch(new RegExp(`^${server.url}/shared/[A-Za-z0-9_-]{30}$`));
-    await shot(page, "05-share-dialog");
+    expect(firstLink).toMatch(new RegExp(`^${site.url}/shared/[A-Za-z0-9_-]{30}$`));
+    await screenshot(page, "05-share-dialog");
 
     // The link in a fresh browser with no session: the dashboard, read-only, nothing else.
     const visitor = await freshPage(browser);
@@ -118,7 +93,7 @@ test.describe("dashboards, collaborators and sharing", () => {
     const html = await visitor.content();
     expect(html).not.toContain(OWNER.email);
     expect(html).not.toContain("phc_");
-    await shot(visitor, "06-shared-page");
+    await screenshot(visitor, "06-shared-page");
 
     // The first HTML already holds the dashboard (no client fetch needed), and is not cached.
     const raw = await visitor.request.get(firstLink);
@@ -145,40 +120,40 @@ test.describe("dashboards, collaborators and sharing", () => {
     expect(off?.status()).toBe(404);
     await expect(visitor.getByTestId("shared-not-found")).toBeVisible();
     await expect(visitor.locator('meta[name="robots"]').first()).toHaveAttribute("content", /noindex/);
-    await shot(visitor, "07-shared-404");
+    await screenshot(visitor, "07-shared-404");
     await visitor.context().close();
 
     // The collaborator may edit; a member who is not one may only view.
     const dashboardUrl = page.url();
     const colleague = await freshPage(browser);
-    await signIn(colleague, COLLEAGUE, server.url);
+    await signIn(colleague, COLLEAGUE, site.url);
     await colleague.goto(dashboardUrl);
     await expect(colleague.getByTestId("dashboard-title")).toHaveText("Revenue");
     await expect(colleague.getByTestId("open-edit")).toBeVisible();
     await colleague.context().close();
 
     const viewer = await freshPage(browser);
-    await signIn(viewer, VIEWER, server.url);
+    await signIn(viewer, VIEWER, site.url);
     await viewer.goto(dashboardUrl);
     await expect(viewer.getByTestId("dashboard-title")).toHaveText("Revenue");
     await expect(viewer.getByTestId("view-only")).toBeVisible();
     await expect(viewer.getByTestId("open-edit")).toHaveCount(0);
     await viewer.getByTestId("open-share").click();
     await expect(viewer.getByTestId("share-toggle")).toBeDisabled();
-    await shot(viewer, "08-view-only");
+    await screenshot(viewer, "08-view-only");
     await viewer.context().close();
   });
 
   test("list: search, tags, pin, delete and restore; keyboard; 390px", async ({ page, browser }) => {
     test.setTimeout(120_000);
-    await signIn(page, OWNER, server.url);
-    await page.goto(`${server.url}/dashboards`);
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/dashboards`);
     for (const name of ["Acquisition", "Zebra metrics"]) {
       await page.getByTestId("new-dashboard").click();
       await page.getByTestId("dashboard-name").fill(name);
       await page.getByTestId("dashboard-form-submit").click();
       await expect(page).toHaveURL(/\/dashboards\/\d+$/);
-      await page.goto(`${server.url}/dashboards`);
+      await page.goto(`${site.url}/dashboards`);
     }
     const rows = page.getByTestId("dashboard-row");
     await expect(rows.getByTestId("dashboard-link")).toHaveText(["Acquisition", "Revenue", "Zebra metrics"]);
@@ -195,7 +170,7 @@ test.describe("dashboards, collaborators and sharing", () => {
     await page.getByTestId("dashboards-tag-filter").selectOption("kpi");
     await expect(rows.getByTestId("dashboard-link")).toHaveText(["Revenue"]);
     await page.getByTestId("dashboards-tag-filter").selectOption("");
-    await shot(page, "10-list");
+    await screenshot(page, "10-list");
 
     // Delete from the row menu, with the keyboard.
     const acquisition = rows.filter({ hasText: "Acquisition" });
@@ -214,7 +189,7 @@ test.describe("dashboards, collaborators and sharing", () => {
     const deleted = page.getByTestId("deleted-dashboard-row");
     await expect(deleted).toHaveCount(1);
     await expect(deleted).toContainText("Acquisition");
-    await shot(page, "11-recently-deleted");
+    await screenshot(page, "11-recently-deleted");
     await deleted.getByTestId("dashboard-restore").click();
     await expect(page.getByTestId("dashboards-list")).toHaveAttribute("data-state", "empty");
     await page.getByTestId("dashboards-tab-active").click();
@@ -222,25 +197,25 @@ test.describe("dashboards, collaborators and sharing", () => {
 
     // A narrow screen: the list, a dashboard and the share dialog still fit.
     const phone = await freshPage(browser, { width: 390, height: 844 });
-    await signIn(phone, OWNER, server.url);
-    await phone.goto(`${server.url}/dashboards`);
+    await signIn(phone, OWNER, site.url);
+    await phone.goto(`${site.url}/dashboards`);
     await expect(phone.getByTestId("dashboard-row")).toHaveCount(3);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await shot(phone, "12-list-390");
+    await screenshot(phone, "12-list-390");
     await phone.getByTestId("dashboard-link").filter({ hasText: "Revenue" }).click();
     await expect(phone.getByTestId("dashboard-title")).toHaveText("Revenue");
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await shot(phone, "13-dashboard-390");
+    await screenshot(phone, "13-dashboard-390");
     await phone.getByTestId("open-share").click();
     await phone.getByTestId("share-toggle").click();
     await expect(phone.getByTestId("share-url")).toBeVisible();
-    await shot(phone, "14-share-390");
+    await screenshot(phone, "14-share-390");
     const link = await phone.getByTestId("share-url").inputValue();
     const visitor = await freshPage(browser, { width: 390, height: 844 });
     await visitor.goto(link);
     await expect(visitor.getByTestId("shared-title")).toHaveText("Revenue");
     expect(await visitor.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await shot(visitor, "15-shared-390");
+    await screenshot(visitor, "15-shared-390");
     await visitor.context().close();
     await phone.context().close();
   });

@@ -4,27 +4,12 @@
  * and exported as CSV with the current filter.
  */
 import fs from "node:fs";
-import net from "node:net";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
-import { admin, startServer, tempDataDir, type RunningServer } from "./support/server";
+import { screenshot, useBootstrappedSite } from "./support/site";
 
 const USER = { email: "explorer@example.com", password: "explorer-password-123" };
-const SHOTS = path.join("test-results", "screenshots");
-
-/** A free TCP port, so that SITE_URL (sign-in redirects) can name the server's real address. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Parses RFC 4180 CSV (quoted fields, doubled quotes, CRLF). */
 function parseCsv(text: string): string[][] {
@@ -56,27 +41,10 @@ function parseCsv(text: string): string[][] {
 }
 
 test.describe("events explorer", () => {
-  let server: RunningServer;
-  let dataDir: string;
-  let projectKey: string;
-
-  test.beforeAll(async () => {
-    test.setTimeout(120_000);
-    dataDir = tempDataDir();
-    const boot = admin(["bootstrap", "--email", USER.email, "--password", USER.password, "--json"], { DATA_DIR: dataDir });
-    expect(boot.code, boot.stderr).toBe(0);
-    projectKey = (JSON.parse(boot.stdout) as { project_api_key: string }).project_api_key;
-    const port = await freePort();
-    server = await startServer({ DATA_DIR: dataDir, PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
-  });
-
-  test.afterAll(async () => {
-    if (server) expect(await server.stop()).toBe(0);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const site = useBootstrappedSite(USER);
 
   async function send(events: { distinctId: string; event: string; properties?: Record<string, unknown> }[]) {
-    const client = new PostHog(projectKey, { host: server.url, flushAt: 1, flushInterval: 0 });
+    const client = new PostHog(site.projectKey, { host: site.url, flushAt: 1, flushInterval: 0 });
     const errors: unknown[] = [];
     client.on("error", (error) => errors.push(error));
     for (const event of events) client.capture(event);
@@ -86,7 +54,6 @@ test.describe("events explorer", () => {
 
   test("lists, filters, shows and exports events sent with posthog-node", async ({ page }) => {
     test.setTimeout(120_000);
-    fs.mkdirSync(SHOTS, { recursive: true });
     await send([
       { distinctId: "user-ann", event: "$pageview", properties: { $current_url: "https://shop.example/", $browser: "Chrome" } },
       { distinctId: "user-ann", event: "signed up", properties: { plan: "pro" } },
@@ -96,7 +63,7 @@ test.describe("events explorer", () => {
       { distinctId: "user-cy", event: "purchase", properties: { plan: "free", amount: 7 } },
     ]);
 
-    await signIn(page, USER, server.url);
+    await signIn(page, USER, site.url);
     await page.getByTestId("nav-events").click();
     await expect(page).toHaveURL(/\/events$/);
     const rows = page.getByTestId("event-row");
@@ -104,7 +71,7 @@ test.describe("events explorer", () => {
     await expect(page.getByTestId("events-count")).toHaveText(/^6 events/);
     // Newest first: the last one sent is on top.
     await expect(rows.first().getByTestId("event-distinct-id")).toHaveText("user-cy");
-    await page.screenshot({ path: path.join(SHOTS, "events-desktop.png"), fullPage: true });
+    await screenshot(page, "events-desktop");
 
     // Event name.
     await page.getByTestId("filter-event").fill("purchase");
@@ -123,7 +90,7 @@ test.describe("events explorer", () => {
     await page.getByTestId("apply-filters").click();
     await expect(rows).toHaveCount(1);
     await expect(rows.first().getByTestId("event-distinct-id")).toHaveText("user-ann");
-    await page.screenshot({ path: path.join(SHOTS, "events-filtered.png"), fullPage: true });
+    await screenshot(page, "events-filtered");
 
     // The detail drawer, opened from the keyboard: all properties and the person.
     await rows.first().focus();
@@ -138,7 +105,7 @@ test.describe("events explorer", () => {
     await expect(drawer.getByTestId("person-distinct-ids")).toContainText("user-ann");
     await drawer.getByTestId("event-properties-json-toggle").click();
     await expect(drawer.getByTestId("event-properties-json")).toContainText('"amount": 42');
-    await page.screenshot({ path: path.join(SHOTS, "events-drawer.png") });
+    await screenshot(page, "events-drawer", { fullPage: false });
     await page.keyboard.press("Escape");
     await expect(drawer).toBeHidden();
     // And by mouse.
@@ -173,9 +140,9 @@ test.describe("events explorer", () => {
     await expect(page.getByTestId("events-table")).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: path.join(SHOTS, "events-mobile.png"), fullPage: true });
+    await screenshot(page, "events-mobile");
     await rows.first().click();
     await expect(drawer).toBeVisible();
-    await page.screenshot({ path: path.join(SHOTS, "events-mobile-drawer.png") });
+    await screenshot(page, "events-mobile-drawer", { fullPage: false });
   });
 });

@@ -3,49 +3,15 @@
  * out, tested for a user whose properties came in through posthog-node (the matching
  * condition is shown), toggled from the keyboard, checked at 390 px, and deleted.
  */
-import fs from "node:fs";
-import net from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
-import { admin, startServer, tempDataDir, type RunningServer } from "./support/server";
+import { screenshot, useBootstrappedSite } from "./support/site";
 
 const USER = { email: "flags@example.com", password: "flags-password-123" };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 test.describe("feature flags page", () => {
-  let server: RunningServer;
-  let dataDir: string;
-  let projectKey: string;
-
-  test.beforeAll(async () => {
-    test.setTimeout(120_000);
-    dataDir = tempDataDir();
-    const boot = admin(["bootstrap", "--email", USER.email, "--password", USER.password, "--json"], { DATA_DIR: dataDir });
-    expect(boot.code, boot.stderr).toBe(0);
-    projectKey = (JSON.parse(boot.stdout) as { project_api_key: string }).project_api_key;
-    const port = await freePort();
-    server = await startServer({ DATA_DIR: dataDir, PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
-  });
-
-  test.afterAll(async () => {
-    if (server) expect(await server.stop()).toBe(0);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  async function shot(page: Page, name: string) {
-    await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage: true });
-  }
+  const site = useBootstrappedSite(USER);
 
   async function testFor(page: Page, distinctId: string, properties = "") {
     const box = page.getByTestId("flag-test");
@@ -58,15 +24,15 @@ test.describe("feature flags page", () => {
   test("create a flag with a condition, roll it out, test it for a user, toggle and delete it", async ({ page }) => {
     test.setTimeout(180_000);
     // A person whose properties arrive through ingestion, as an app would send them.
-    const client = new PostHog(projectKey, { host: server.url, flushAt: 1, flushInterval: 0 });
+    const client = new PostHog(site.projectKey, { host: site.url, flushAt: 1, flushInterval: 0 });
     client.identify({ distinctId: "ada", properties: { email: "ada@burrow.test", plan: "enterprise" } });
     await client.shutdown();
 
-    await signIn(page, USER, server.url);
+    await signIn(page, USER, site.url);
     await page.getByRole("link", { name: "Feature flags" }).first().click();
     await expect(page).toHaveURL(/\/feature-flags$/);
     await expect(page.getByTestId("flags-list")).toHaveAttribute("data-state", "empty");
-    await shot(page, "flags-empty");
+    await screenshot(page, "flags-empty");
 
     // Create: one condition set on the person's e-mail, rolled out to nobody yet.
     await page.getByTestId("new-flag").click();
@@ -83,7 +49,7 @@ test.describe("feature flags page", () => {
     await page.getByTestId("flag-save").click();
     await expect(page.getByTestId("flag-key-error")).toHaveText("Only letters, numbers, hyphens (-) & underscores (_) are allowed.");
     await page.getByTestId("flag-key").fill("new-onboarding");
-    await shot(page, "flag-new");
+    await screenshot(page, "flag-new");
     await page.getByTestId("flag-save").click();
     await expect(page).toHaveURL(/\/feature-flags\/\d+$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("new-onboarding");
@@ -108,7 +74,7 @@ test.describe("feature flags page", () => {
     await expect(result.getByTestId("test-value")).toHaveText("true");
     await expect(result.getByTestId("test-reason")).toHaveText("Matched condition set 1");
     await expect(result.getByTestId("test-payload")).toHaveText('{"steps":3}');
-    await shot(page, "flag-tested");
+    await screenshot(page, "flag-tested");
     // Typed properties win over the stored ones.
     result = await testFor(page, "ada", '{"email": "ada@elsewhere.example"}');
     await expect(result.getByTestId("test-reason")).toHaveText("No matching condition set");
@@ -145,13 +111,13 @@ test.describe("feature flags page", () => {
     await expect(page.getByTestId("flags-list")).toHaveAttribute("data-state", "empty");
     await page.getByTestId("flags-search").fill("onboard");
     await expect(row).toHaveCount(1);
-    await shot(page, "flags-list");
+    await screenshot(page, "flags-list");
     await page.setViewportSize({ width: 390, height: 844 });
-    await shot(page, "flags-list-390");
+    await screenshot(page, "flags-list-390");
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await row.getByTestId("flag-link").click();
     await expect(page.getByTestId("flag-form")).toBeVisible();
-    await shot(page, "flag-390");
+    await screenshot(page, "flag-390");
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 900 });
 

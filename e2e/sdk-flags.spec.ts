@@ -5,15 +5,10 @@
  * project, and the `$feature_flag_called` events they send come back through ingestion and
  * the events API.
  */
-import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { DATABASE_KINDS, createDeployment, waitFor, type Deployment } from "./support/burrow";
-
-const BUNDLE = path.resolve(import.meta.dirname, "../node_modules/posthog-js/dist/array.full.js");
+import { servePostHogJsPage } from "./support/site";
 
 const FLAGS = [
   { key: "beta-banner", filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"text":"Welcome to the beta"}' } } },
@@ -86,18 +81,8 @@ async function servePage(key: string, apiHost: string) {
   });
 </script></head>
 <body><h1>Flags from Burrow</h1><dl id="flags"><dt>loading…</dt></dl></body></html>`;
-  const server = http.createServer((req, res) => {
-    if (req.url === "/posthog.js") {
-      res.writeHead(200, { "content-type": "text/javascript" });
-      fs.createReadStream(BUNDLE).pipe(res);
-    } else if (req.url?.startsWith("/shop")) {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(html);
-    } else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/shop`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const page = await servePostHogJsPage(html);
+  return { url: `${page.origin}/shop`, close: page.close };
 }
 
 for (const kind of DATABASE_KINDS) {

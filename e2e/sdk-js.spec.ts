@@ -3,15 +3,10 @@
  * origin initialises it against a running Burrow, captures, identifies, and the events
  * it sent (and Burrow acknowledged) are read back from the database.
  */
-import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { expect, test, type Page, type Request } from "@playwright/test";
 import { createDeployment, personOf, storedEvents, waitFor, type DatabaseKind } from "./support/burrow";
-
-const BUNDLE = path.resolve(import.meta.dirname, "../node_modules/posthog-js/dist/array.full.js");
+import { servePostHogJsPage } from "./support/site";
 
 /** A page server of the test's own (a different origin from Burrow's, so CORS applies). */
 async function servePage(init: { key: string; apiHost: string; requestBatching: boolean }) {
@@ -30,20 +25,8 @@ async function servePage(init: { key: string; apiHost: string; requestBatching: 
   });
 </script></head>
 <body><h1>Shop</h1><button id="buy">Buy</button></body></html>`;
-  const server = http.createServer((req, res) => {
-    if (req.url === "/posthog.js") {
-      res.writeHead(200, { "content-type": "text/javascript" });
-      fs.createReadStream(BUNDLE).pipe(res);
-    } else if (req.url?.startsWith("/shop")) {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(html);
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/shop?campaign=e2e`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const page = await servePostHogJsPage(html);
+  return { url: `${page.origin}/shop?campaign=e2e`, close: page.close };
 }
 
 interface BrowserEvent {

@@ -1,10 +1,23 @@
 /** Starts and stops real Burrow processes (the built server and the admin CLI) for tests. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** A free TCP port, so that SITE_URL (sign-in redirects, share links) can name the server's real address. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "burrow-test-"));

@@ -1,4 +1,4 @@
-import { Badge } from "@/components/ui";
+import { Badge, formatDate } from "@/components/ui";
 import { RestrictionLevel } from "@/server/dashboards/permissions";
 
 /** How a dashboard without a name is shown (PostHog allows a null name). */
@@ -36,6 +36,17 @@ export function DashboardBadges({
           {tag}
         </Badge>
       ))}
+    </span>
+  );
+}
+
+/** "Created by Ada Lovelace on 3 Feb 2026", or without the name when the creator is gone. */
+export function DashboardCreated({ dashboard }: { dashboard: { created_at: string; created_by: { first_name: string; last_name: string; email: string } | null } }) {
+  const who = dashboard.created_by;
+  const name = who ? [who.first_name, who.last_name].join(" ").trim() || who.email : null;
+  return (
+    <span>
+      {name ? `Created by ${name}` : "Created"} on {formatDate(dashboard.created_at)}
     </span>
   );
 }

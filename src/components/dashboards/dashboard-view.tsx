@@ -8,11 +8,12 @@ import { useState } from "react";
 import { isAdmin } from "@/components/account/levels";
 import { useCurrentProject } from "@/components/account/use-current-project";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, buttonClasses, Card, ConfirmDialog, EmptyState, ErrorState, formatDate, PageHeader, Spinner } from "@/components/ui";
+import { Button, buttonClasses, Card, EmptyState, ErrorState, LoadingState, PageHeader } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import { DashboardBadges, dashboardTitle } from "./dashboard-badges";
+import { DashboardBadges, DashboardCreated, dashboardTitle } from "./dashboard-badges";
 import { DashboardFormDialog } from "./dashboard-form-dialog";
+import { DeleteDashboardDialog } from "./delete-dashboard-dialog";
 import { EditableTiles } from "./editable-tiles";
 import { PermissionsDialog } from "./permissions-dialog";
 import { ShareDialog } from "./share-dialog";
@@ -35,9 +36,8 @@ function Dashboard({ projectId, membershipLevel, dashboardId }: { projectId: num
 
   if (dashboard.isPending) {
     return (
-      <Card className="flex items-center gap-3 px-5 py-8 text-sm text-gray-600" data-testid="dashboard" data-state="loading">
-        <Spinner label={null} className="text-brand-600" />
-        <span role="status">Loading dashboard…</span>
+      <Card data-testid="dashboard" data-state="loading">
+        <LoadingState label="Loading dashboard…" />
       </Card>
     );
   }
@@ -74,17 +74,7 @@ function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: num
   const canEdit = dashboard.user_access_level === "editor";
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.dashboards.pathKey() });
   const pin = useMutation(trpc.dashboards.update.mutationOptions({ onSettled: invalidate }));
-  const remove = useMutation(
-    trpc.dashboards.update.mutationOptions({
-      onSuccess: () => {
-        // Leave first: refetching this dashboard now would only find it gone.
-        router.push("/dashboards");
-        void queryClient.invalidateQueries({ queryKey: trpc.dashboards.list.pathKey() });
-      },
-    }),
-  );
   const title = dashboardTitle(dashboard.name);
-  const creator = dashboard.created_by ? [dashboard.created_by.first_name, dashboard.created_by.last_name].join(" ").trim() || dashboard.created_by.email : null;
 
   return (
     <div className="flex flex-col gap-6" data-testid="dashboard" data-state="ready" data-id={dashboard.id}>
@@ -131,9 +121,7 @@ function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: num
       />
       <div className="flex flex-col gap-2 text-sm text-gray-600 sm:flex-row sm:flex-wrap sm:items-center sm:gap-x-4">
         <DashboardBadges dashboard={dashboard} />
-        <span>
-          {creator ? `Created by ${creator}` : "Created"} on {formatDate(dashboard.created_at)}
-        </span>
+        <DashboardCreated dashboard={dashboard} />
         {!canEdit && (
           <span className="text-gray-500" data-testid="view-only">
             You can view this dashboard. Its owner, project admins and collaborators can edit it.
@@ -154,17 +142,7 @@ function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: num
       />
       <PermissionsDialog projectId={projectId} dashboard={dashboard} canRestrict={canRestrict} open={open === "permissions"} onClose={() => setOpen(null)} />
       <ShareDialog projectId={projectId} dashboardId={dashboard.id} canEdit={canEdit} open={open === "share"} onClose={() => setOpen(null)} />
-      <ConfirmDialog
-        open={open === "delete"}
-        onCancel={() => setOpen(null)}
-        onConfirm={() => remove.mutate({ projectId, dashboardId: dashboard.id, deleted: true })}
-        title={`Delete ${title}?`}
-        description="It moves to Recently deleted, where you can restore it. Its share link stops working until then."
-        confirmLabel="Delete dashboard"
-        pending={remove.isPending}
-        error={remove.isError ? errorMessage(remove.error) : undefined}
-        testId="dashboard-delete-dialog"
-      />
+      <DeleteDashboardDialog projectId={projectId} dashboard={dashboard} open={open === "delete"} onClose={() => setOpen(null)} onDeleted={() => router.push("/dashboards")} />
     </div>
   );
 }

@@ -5,11 +5,12 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useDeferredValue, useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, Card, cn, ConfirmDialog, EmptyState, ErrorState, formatDate, inputClasses, PageHeader, Popover, popoverItemClasses, Spinner } from "@/components/ui";
+import { Button, cn, EmptyState, ListCard, ListFooter, PageButtons, PageHeader, Popover, popoverItemClasses, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import { DashboardBadges, dashboardTitle } from "./dashboard-badges";
+import { DashboardBadges, DashboardCreated, dashboardTitle } from "./dashboard-badges";
 import { DashboardFormDialog } from "./dashboard-form-dialog";
+import { DeleteDashboardDialog } from "./delete-dashboard-dialog";
 import type { DashboardListItemData } from "./types";
 
 const PAGE_SIZE = 50;
@@ -106,58 +107,45 @@ function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: (
       </div>
 
       <div className="grid gap-3 sm:grid-cols-[1fr_14rem]" role="search" aria-label="Filter dashboards">
-        <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
-          Search
-          <input
-            type="search"
-            className={inputClasses()}
-            placeholder="Name or description"
-            value={search}
-            onChange={(event) => {
-              setSearch(event.target.value);
-              setPage(0);
-            }}
-            data-testid="dashboards-search"
-          />
-        </label>
-        <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
-          Tag
-          <select
-            className={inputClasses({ className: "pr-8" })}
-            value={tag}
-            onChange={(event) => {
-              setTag(event.target.value);
-              setPage(0);
-            }}
-            data-testid="dashboards-tag-filter"
-          >
-            <option value="">Any tag</option>
-            {(tags.data ?? []).map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <TextField
+          type="search"
+          label="Search"
+          placeholder="Name or description"
+          value={search}
+          onChange={(event) => {
+            setSearch(event.target.value);
+            setPage(0);
+          }}
+          testId="dashboards-search"
+        />
+        <SelectField
+          label="Tag"
+          value={tag}
+          onChange={(event) => {
+            setTag(event.target.value);
+            setPage(0);
+          }}
+          testId="dashboards-tag-filter"
+        >
+          <option value="">Any tag</option>
+          {(tags.data ?? []).map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </SelectField>
       </div>
 
-      <Card
-        className="overflow-hidden"
+      <ListCard
         aria-label={view === "active" ? "Dashboards" : "Recently deleted dashboards"}
         data-testid="dashboards-list"
         data-view={view}
-        data-state={list.isPending ? "loading" : list.isError ? "error" : dashboards.length === 0 ? "empty" : "ready"}
-      >
-        {list.isPending ? (
-          <div className="flex items-center gap-3 px-5 py-8 text-sm text-gray-600">
-            <Spinner label={null} className="text-brand-600" />
-            <span role="status">Loading dashboards…</span>
-          </div>
-        ) : list.isError ? (
-          <div className="p-4">
-            <ErrorState title="Could not load dashboards" message={errorMessage(list.error)} onRetry={() => void list.refetch()} retrying={list.isRefetching} />
-          </div>
-        ) : dashboards.length === 0 ? (
+        query={list}
+        empty={dashboards.length === 0}
+        loadingLabel="Loading dashboards…"
+        errorTitle="Could not load dashboards"
+        errorMessage={list.isError ? errorMessage(list.error) : undefined}
+        emptyState={
           filtered ? (
             <EmptyState title="No dashboards match" description="Try other words or another tag." />
           ) : view === "deleted" ? (
@@ -173,51 +161,26 @@ function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: (
               }
             />
           )
-        ) : (
-          <>
-            <ul className="divide-y divide-gray-200" data-testid="dashboard-rows">
-              {dashboards.map((dashboard) =>
-                view === "active" ? <DashboardRow key={dashboard.id} dashboard={dashboard} projectId={projectId} /> : <DeletedRow key={dashboard.id} dashboard={dashboard} projectId={projectId} />,
-              )}
-            </ul>
-            <div className="flex flex-wrap items-center justify-between gap-3 border-t border-gray-200 px-4 py-3 text-sm text-gray-600">
-              <span data-testid="dashboards-count">
-                {list.data.count} {list.data.count === 1 ? "dashboard" : "dashboards"}
-                {list.isFetching ? " · refreshing…" : ""}
-              </span>
-              {list.data.count > PAGE_SIZE && (
-                <div className="flex gap-2">
-                  <Button variant="secondary" size="sm" disabled={page === 0} onClick={() => setPage(page - 1)}>
-                    Previous
-                  </Button>
-                  <Button variant="secondary" size="sm" disabled={(page + 1) * PAGE_SIZE >= list.data.count} onClick={() => setPage(page + 1)}>
-                    Next
-                  </Button>
-                </div>
-              )}
-            </div>
-          </>
-        )}
-      </Card>
+        }
+      >
+        <ul className="divide-y divide-gray-200" data-testid="dashboard-rows">
+          {dashboards.map((dashboard) =>
+            view === "active" ? <DashboardRow key={dashboard.id} dashboard={dashboard} projectId={projectId} /> : <DeletedRow key={dashboard.id} dashboard={dashboard} projectId={projectId} />,
+          )}
+        </ul>
+        <ListFooter count={list.data?.count ?? 0} noun={["dashboard", "dashboards"]} refreshing={list.isFetching} testId="dashboards-count">
+          <PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />
+        </ListFooter>
+      </ListCard>
     </div>
   );
 }
 
-function Creator({ dashboard }: { dashboard: DashboardListItemData }) {
-  const who = dashboard.created_by ? [dashboard.created_by.first_name, dashboard.created_by.last_name].join(" ").trim() || dashboard.created_by.email : "someone";
-  return (
-    <span>
-      Created by {who} on {formatDate(dashboard.created_at)}
-    </span>
-  );
-}
-
-function useDashboardUpdate(onSuccess?: () => void) {
+function useDashboardUpdate() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   return useMutation(
     trpc.dashboards.update.mutationOptions({
-      onSuccess,
       onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.dashboards.pathKey() }),
     }),
   );
@@ -227,7 +190,6 @@ function DashboardRow({ dashboard, projectId }: { dashboard: DashboardListItemDa
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const update = useDashboardUpdate();
-  const remove = useDashboardUpdate(() => setDeleting(false));
   const canEdit = dashboard.user_access_level === "editor";
   const title = dashboardTitle(dashboard.name);
   const pinned = update.isPending && typeof update.variables.pinned === "boolean" ? update.variables.pinned : dashboard.pinned;
@@ -264,11 +226,11 @@ function DashboardRow({ dashboard, projectId }: { dashboard: DashboardListItemDa
         </div>
         {dashboard.description && <p className="mt-0.5 line-clamp-2 text-sm text-gray-600">{dashboard.description}</p>}
         <p className="mt-1 text-xs text-gray-500">
-          <Creator dashboard={dashboard} />
+          <DashboardCreated dashboard={dashboard} />
         </p>
-        {(update.isError || remove.isError) && (
+        {update.isError && (
           <p role="alert" className="mt-1 text-xs text-red-700">
-            {errorMessage(update.error ?? remove.error)}
+            {errorMessage(update.error)}
           </p>
         )}
       </div>
@@ -313,17 +275,7 @@ function DashboardRow({ dashboard, projectId }: { dashboard: DashboardListItemDa
         </Popover>
       )}
       <DashboardFormDialog projectId={projectId} dashboard={{ ...dashboard }} open={editing} onClose={() => setEditing(false)} />
-      <ConfirmDialog
-        open={deleting}
-        onCancel={() => setDeleting(false)}
-        onConfirm={() => remove.mutate({ projectId, dashboardId: dashboard.id, deleted: true })}
-        title={`Delete ${title}?`}
-        description="It moves to Recently deleted, where you can restore it. Its share link stops working until then."
-        confirmLabel="Delete dashboard"
-        pending={remove.isPending}
-        error={remove.isError ? errorMessage(remove.error) : undefined}
-        testId="dashboard-delete-dialog"
-      />
+      <DeleteDashboardDialog projectId={projectId} dashboard={dashboard} open={deleting} onClose={() => setDeleting(false)} onDeleted={() => setDeleting(false)} />
     </li>
   );
 }

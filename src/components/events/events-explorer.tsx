@@ -4,7 +4,7 @@ import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, buttonClasses, Card, cn, EmptyState, ErrorState, inputClasses, PageHeader, Spinner } from "@/components/ui";
+import { Button, buttonClasses, Card, cn, EmptyState, inputClasses, ListCard, ListFooter, PageHeader, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
@@ -69,27 +69,24 @@ function Explorer({ projectId }: { projectId: number }) {
       <Card className="p-4" aria-label="Filters">
         <form onSubmit={apply} className="flex flex-col gap-4" data-testid="events-filters" aria-label="Event filters">
           <div className="grid gap-3 sm:grid-cols-3">
-            <LabelledInput label="Event name" value={draft.event} onChange={(event) => setDraft({ ...draft, event })} placeholder="e.g. $pageview" testId="filter-event" />
-            <LabelledInput label="Distinct ID" value={draft.distinctId} onChange={(distinctId) => setDraft({ ...draft, distinctId })} placeholder="Any user" testId="filter-distinct-id" />
-            <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
-              Time range
-              <select
-                className={inputClasses({ className: "pr-8" })}
-                value={draft.after}
-                data-testid="filter-time-range"
-                onChange={(event) => {
-                  const next = { ...draft, after: event.target.value };
-                  setDraft(next);
-                  setApplied(filtersOf(next));
-                }}
-              >
-                {TIME_RANGES.map((range) => (
-                  <option key={range.value} value={range.value}>
-                    {range.label}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <TextField label="Event name" value={draft.event} onChange={(event) => setDraft({ ...draft, event: event.target.value })} placeholder="e.g. $pageview" testId="filter-event" />
+            <TextField label="Distinct ID" value={draft.distinctId} onChange={(event) => setDraft({ ...draft, distinctId: event.target.value })} placeholder="Any user" testId="filter-distinct-id" />
+            <SelectField
+              label="Time range"
+              value={draft.after}
+              testId="filter-time-range"
+              onChange={(event) => {
+                const next = { ...draft, after: event.target.value };
+                setDraft(next);
+                setApplied(filtersOf(next));
+              }}
+            >
+              {TIME_RANGES.map((range) => (
+                <option key={range.value} value={range.value}>
+                  {range.label}
+                </option>
+              ))}
+            </SelectField>
           </div>
 
           <fieldset className="min-w-0">
@@ -146,17 +143,15 @@ function Explorer({ projectId }: { projectId: number }) {
         </form>
       </Card>
 
-      <Card className="overflow-hidden" aria-label="Events" data-testid="events-list" data-state={list.isPending ? "loading" : list.isError ? "error" : events.length === 0 ? "empty" : "ready"}>
-        {list.isPending ? (
-          <div className="flex items-center gap-3 px-5 py-8 text-sm text-gray-600">
-            <Spinner label={null} className="text-brand-600" />
-            <span role="status">Loading events…</span>
-          </div>
-        ) : list.isError && events.length === 0 ? (
-          <div className="p-4">
-            <ErrorState title="Could not load events" message={errorMessage(list.error)} onRetry={() => void list.refetch()} retrying={list.isRefetching} />
-          </div>
-        ) : events.length === 0 ? (
+      <ListCard
+        aria-label="Events"
+        data-testid="events-list"
+        query={list}
+        empty={events.length === 0}
+        loadingLabel="Loading events…"
+        errorTitle="Could not load events"
+        errorMessage={list.isError ? errorMessage(list.error) : undefined}
+        emptyState={
           filtered ? (
             <EmptyState title="No events match these filters" description="Widen the time range or remove a filter." />
           ) : (
@@ -170,40 +165,20 @@ function Explorer({ projectId }: { projectId: number }) {
               }
             />
           )
-        ) : (
-          <>
-            {list.isError && (
-              <div className="p-3">
-                <ErrorState title="Could not refresh events" message={errorMessage(list.error)} />
-              </div>
-            )}
-            <EventTable events={events} onOpen={setSelected} />
-            <div className="flex items-center justify-between gap-3 border-t border-gray-200 px-4 py-3 text-sm text-gray-600">
-              <span data-testid="events-count">
-                {events.length} {events.length === 1 ? "event" : "events"}
-                {list.isFetching && !list.isFetchingNextPage ? " · refreshing…" : ""}
-              </span>
-              {list.hasNextPage && (
-                <Button variant="secondary" size="sm" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()} data-testid="load-more">
-                  Load more
-                </Button>
-              )}
-            </div>
-          </>
-        )}
-      </Card>
+        }
+      >
+        <EventTable events={events} onOpen={setSelected} />
+        <ListFooter count={events.length} noun={["event", "events"]} refreshing={list.isFetching && !list.isFetchingNextPage} testId="events-count">
+          {list.hasNextPage && (
+            <Button variant="secondary" size="sm" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()} data-testid="load-more">
+              Load more
+            </Button>
+          )}
+        </ListFooter>
+      </ListCard>
 
       <EventDrawer projectId={projectId} event={selected} onClose={() => setSelected(null)} />
     </div>
-  );
-}
-
-function LabelledInput({ label, value, onChange, placeholder, testId }: { label: string; value: string; onChange: (value: string) => void; placeholder?: string; testId: string }) {
-  return (
-    <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
-      {label}
-      <input className={inputClasses()} value={value} placeholder={placeholder} onChange={(event) => onChange(event.target.value)} data-testid={testId} />
-    </label>
   );
 }
 

@@ -5,27 +5,16 @@
  */
 import type { FlagResource } from "@/server/flags/present";
 import type { CreateFlagInput } from "@/server/flags/schemas";
+import { OPERATOR_LABELS as EVENT_OPERATOR_LABELS, VALUELESS } from "@/components/events/filter-params";
 import { FLAG_PROPERTY_OPERATORS, type FlagPropertyOperator } from "@/server/properties/flag-filters";
 
+/** The events explorer's operator labels, and those of the operators only flags have. */
 export const OPERATOR_LABELS: Record<FlagPropertyOperator, string> = {
-  exact: "equals",
-  is_not: "does not equal",
-  icontains: "contains",
-  not_icontains: "does not contain",
+  ...EVENT_OPERATOR_LABELS,
   starts_with: "starts with",
   not_starts_with: "does not start with",
   ends_with: "ends with",
   not_ends_with: "does not end with",
-  regex: "matches regex",
-  not_regex: "does not match regex",
-  gt: "greater than",
-  gte: "at least",
-  lt: "less than",
-  lte: "at most",
-  is_set: "is set",
-  is_not_set: "is not set",
-  is_date_before: "date before",
-  is_date_after: "date after",
   semver_eq: "version =",
   semver_neq: "version ≠",
   semver_gt: "version >",
@@ -38,8 +27,7 @@ export const OPERATOR_LABELS: Record<FlagPropertyOperator, string> = {
 };
 export const OPERATORS = FLAG_PROPERTY_OPERATORS;
 
-/** Operators that take no value. */
-export const VALUELESS = new Set<string>(["is_set", "is_not_set"]);
+export { VALUELESS };
 /** Operators whose value may list several alternatives (comma-separated in the form). */
 export const LISTED = new Set<string>(["exact", "is_not"]);
 

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, Card, CodeBlock, ConfirmDialog, ErrorState, formatDateTime, PageHeader, Spinner } from "@/components/ui";
+import { Badge, Button, Card, CodeBlock, ConfirmDialog, ErrorState, formatDateTime, LoadingState, PageHeader } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { FlagResource } from "@/server/flags/present";
@@ -48,9 +48,8 @@ function FlagEditor({ projectId, id }: { projectId: number; id: number }) {
 
   if (flag.isPending) {
     return (
-      <Card className="flex items-center gap-3 px-5 py-8 text-sm text-gray-600" data-state="loading">
-        <Spinner label={null} className="text-brand-600" />
-        <span role="status">Loading flag…</span>
+      <Card data-state="loading">
+        <LoadingState label="Loading flag…" />
       </Card>
     );
   }

@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import Link from "next/link";
 import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, buttonClasses, Card, EmptyState, ErrorState, inputClasses, PageHeader, Spinner } from "@/components/ui";
+import { Badge, buttonClasses, Card, EmptyState, ListCard, ListFooter, PageButtons, PageHeader, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { FlagResource } from "@/server/flags/present";
@@ -48,50 +48,42 @@ function FlagsList({ projectId }: { projectId: number }) {
     <div className="flex flex-col gap-4">
       <Card className="p-4">
         <div className="grid gap-3 sm:grid-cols-[1fr_12rem]" role="search" aria-label="Filter flags">
-          <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
-            Search
-            <input
-              type="search"
-              className={inputClasses()}
-              placeholder="Key or description"
-              value={search}
-              onChange={(event) => {
-                setSearch(event.target.value);
-                setPage(0);
-              }}
-              data-testid="flags-search"
-            />
-          </label>
-          <label className="flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800">
-            Status
-            <select
-              className={inputClasses({ className: "pr-8" })}
-              value={active}
-              onChange={(event) => {
-                setActive(event.target.value as ActiveFilter);
-                setPage(0);
-              }}
-              data-testid="flags-status-filter"
-            >
-              <option value="">All flags</option>
-              <option value="true">Enabled</option>
-              <option value="false">Disabled</option>
-            </select>
-          </label>
+          <TextField
+            type="search"
+            label="Search"
+            placeholder="Key or description"
+            value={search}
+            onChange={(event) => {
+              setSearch(event.target.value);
+              setPage(0);
+            }}
+            testId="flags-search"
+          />
+          <SelectField
+            label="Status"
+            value={active}
+            onChange={(event) => {
+              setActive(event.target.value as ActiveFilter);
+              setPage(0);
+            }}
+            testId="flags-status-filter"
+          >
+            <option value="">All flags</option>
+            <option value="true">Enabled</option>
+            <option value="false">Disabled</option>
+          </SelectField>
         </div>
       </Card>
 
-      <Card className="overflow-hidden" aria-label="Feature flags" data-testid="flags-list" data-state={list.isPending ? "loading" : list.isError ? "error" : flags.length === 0 ? "empty" : "ready"}>
-        {list.isPending ? (
-          <div className="flex items-center gap-3 px-5 py-8 text-sm text-gray-600">
-            <Spinner label={null} className="text-brand-600" />
-            <span role="status">Loading flags…</span>
-          </div>
-        ) : list.isError ? (
-          <div className="p-4">
-            <ErrorState title="Could not load feature flags" message={errorMessage(list.error)} onRetry={() => void list.refetch()} retrying={list.isRefetching} />
-          </div>
-        ) : flags.length === 0 ? (
+      <ListCard
+        aria-label="Feature flags"
+        data-testid="flags-list"
+        query={list}
+        empty={flags.length === 0}
+        loadingLabel="Loading flags…"
+        errorTitle="Could not load feature flags"
+        errorMessage={list.isError ? errorMessage(list.error) : undefined}
+        emptyState={
           filtered ? (
             <EmptyState title="No flags match" description="Try another search or status." />
           ) : (
@@ -105,32 +97,17 @@ function FlagsList({ projectId }: { projectId: number }) {
               }
             />
           )
-        ) : (
-          <>
-            <ul className="divide-y divide-gray-200" data-testid="flags-rows">
-              {flags.map((flag) => (
-                <FlagRow key={flag.id} flag={flag} projectId={projectId} />
-              ))}
-            </ul>
-            <div className="flex flex-wrap items-center justify-between gap-3 border-t border-gray-200 px-4 py-3 text-sm text-gray-600">
-              <span data-testid="flags-count">
-                {list.data.count} {list.data.count === 1 ? "flag" : "flags"}
-                {list.isFetching ? " · refreshing…" : ""}
-              </span>
-              {list.data.count > PAGE_SIZE && (
-                <div className="flex gap-2">
-                  <Button variant="secondary" size="sm" disabled={page === 0} onClick={() => setPage(page - 1)}>
-                    Previous
-                  </Button>
-                  <Button variant="secondary" size="sm" disabled={(page + 1) * PAGE_SIZE >= list.data.count} onClick={() => setPage(page + 1)}>
-                    Next
-                  </Button>
-                </div>
-              )}
-            </div>
-          </>
-        )}
-      </Card>
+        }
+      >
+        <ul className="divide-y divide-gray-200" data-testid="flags-rows">
+          {flags.map((flag) => (
+            <FlagRow key={flag.id} flag={flag} projectId={projectId} />
+          ))}
+        </ul>
+        <ListFooter count={list.data?.count ?? 0} noun={["flag", "flags"]} refreshing={list.isFetching} testId="flags-count">
+          <PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />
+        </ListFooter>
+      </ListCard>
     </div>
   );
 }

@@ -8,7 +8,7 @@ import * as item from "@/app/api/environments/[project_id]/dashboards/[id]/colla
 import * as collection from "@/app/api/environments/[project_id]/dashboards/[id]/collaborators/route";
 import * as dashboardItem from "@/app/api/environments/[project_id]/dashboards/[id]/route";
 import * as dashboards from "@/app/api/environments/[project_id]/dashboards/route";
-import { callRoute, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
+import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
@@ -33,11 +33,7 @@ const add = (who: Person, dashboardId: number | string, body: unknown) => callRo
 const remove = (who: Person, dashboardId: number | string, userUuid: string) =>
   callRoute(item, "DELETE", `${path(dashboardId)}${userUuid}/`, params(dashboardId, { user_uuid: userUuid }), who.key);
 
-async function dashboard(who: Person, body: Record<string, unknown>): Promise<number> {
-  const answer = await callRoute(dashboards, "POST", `/api/environments/${world.projectId}/dashboards/`, { project_id: String(world.projectId) }, who.key, body);
-  expect(answer.status, answer.text).toBe(201);
-  return answer.body.id;
-}
+const dashboard = (who: Person, body: Record<string, unknown>) => createDashboardAs(world, who, body);
 
 const invalid = (detail: string, attr: string | null = null) => ({ status: 400, body: { type: "validation_error", code: "invalid_input", detail, attr } });
 

@@ -3,6 +3,8 @@
  * an admin and two members (each with an all-scopes personal key), a user of another
  * organization, and a way to call the real route handlers as any of them.
  */
+import { expect } from "vitest";
+import * as dashboards from "@/app/api/environments/[project_id]/dashboards/route";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 
@@ -87,4 +89,11 @@ export async function callRoute(
     }
   }
   return { status: response.status, body: parsed, text, headers: response.headers };
+}
+
+/** Creates a dashboard in the world's project through the REST API, as `who`; its id. */
+export async function createDashboardAs(world: World, who: Person, body: Record<string, unknown>): Promise<number> {
+  const answer = await callRoute(dashboards, "POST", `/api/environments/${world.projectId}/dashboards/`, { project_id: String(world.projectId) }, who.key, body);
+  expect(answer.status, answer.text).toBe(201);
+  return answer.body.id;
 }

@@ -3,6 +3,7 @@
  * single dashboard (DashboardSerializer, with tiles), and the public view of a shared link.
  */
 import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import type { InsightResource } from "@/server/insights/present";
 import type { TrendsSeriesResult } from "@/server/insights/trends";
 import { tagNames } from "@/server/tags/service";
 import { dashboardPermissions, PrivilegeLevel, RestrictionLevel, type DashboardActor, type DashboardPermissions } from "./permissions";
@@ -44,23 +45,25 @@ export interface DashboardTileResource {
   is_cached: boolean;
 }
 
-export interface TileInsight {
-  id: number;
-  short_id: string;
-  name: string | null;
-  derived_name: string | null;
-  description: string;
-  query: unknown;
-  filters: unknown;
-  favorited: boolean;
-  saved: boolean;
-  deleted: boolean;
-  created_at: string;
-  created_by: UserBasic | null;
-  last_modified_at: string;
-  last_modified_by: UserBasic | null;
-  last_refresh: string | null;
-}
+/** A tile's insight: PostHog nests the insight's own fields (not its result, tags or dashboards) in the tile. */
+export type TileInsight = Pick<
+  InsightResource,
+  | "id"
+  | "short_id"
+  | "name"
+  | "derived_name"
+  | "description"
+  | "query"
+  | "filters"
+  | "favorited"
+  | "saved"
+  | "deleted"
+  | "created_at"
+  | "created_by"
+  | "last_modified_at"
+  | "last_modified_by"
+  | "last_refresh"
+>;
 
 export interface TileText {
   id: number;

@@ -6,6 +6,7 @@ import { Prisma } from "@/generated/prisma/client";
 import type { toUserBasic } from "@/server/accounts/users";
 import { tagNames } from "@/server/tags/service";
 import type { PrismaClient } from "@/server/db/client";
+import { containsPattern } from "@/server/properties/sql";
 
 /** The sharing configuration in force: the newest one not expired by a token refresh. */
 export const currentSharingWhere = { expiresAt: null } satisfies Prisma.SharingConfigurationWhereInput;
@@ -46,9 +47,6 @@ export interface DashboardFilter {
   search?: string;
   tags?: string[];
 }
-
-/** For ILIKE: the searched text's wildcards and escape character must match themselves. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, "\\$&");
 
 /**
  * A list item's data, as the list query reads it and as a loaded dashboard row provides it
@@ -118,7 +116,7 @@ export async function findDashboardPage(
 ): Promise<{ count: number; rows: DashboardListSource[] }> {
   const search = filter.search?.trim();
   const where = Prisma.sql`d.project_id = ${projectId} AND d.deleted = ${filter.deleted} AND d.creation_mode <> 'unlisted'
-    ${search ? Prisma.sql`AND (d.name ILIKE ${`%${likeLiteral(search)}%`} OR d.description ILIKE ${`%${likeLiteral(search)}%`})` : Prisma.empty}
+    ${search ? Prisma.sql`AND (d.name ILIKE ${containsPattern(search)} OR d.description ILIKE ${containsPattern(search)})` : Prisma.empty}
     ${
       filter.tags && filter.tags.length > 0
         ? Prisma.sql`AND EXISTS (SELECT 1 FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id WHERE ti.dashboard_id = d.id AND t.name IN (${Prisma.join(filter.tags)}))`

@@ -22,23 +22,14 @@ export const MAX_FLAG_KEY_LENGTH = 400;
 /** Group types a project may have (PostHog allows five, indexes 0–4). */
 const MAX_GROUP_TYPE_INDEX = 4;
 
-/** Every operator PostHog knows for flag conditions (posthog.schema.PropertyOperator and the flags service's additions). */
-export const POSTHOG_FLAG_OPERATORS = [
-  "exact",
-  "is_not",
-  "icontains",
-  "not_icontains",
-  "regex",
-  "not_regex",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "is_set",
-  "is_not_set",
+/**
+ * Every operator PostHog knows for flag conditions (posthog.schema.PropertyOperator and the
+ * flags service's additions): those Burrow evaluates, and those it recognises but does not
+ * evaluate yet (refused with a clearer message than an unknown operator gets).
+ */
+const POSTHOG_FLAG_OPERATORS: readonly string[] = [
+  ...FLAG_PROPERTY_OPERATORS,
   "is_date_exact",
-  "is_date_before",
-  "is_date_after",
   "between",
   "not_between",
   "min",
@@ -47,20 +38,7 @@ export const POSTHOG_FLAG_OPERATORS = [
   "not_in",
   "is_cleaned_path_exact",
   "flag_evaluates_to",
-  "starts_with",
-  "not_starts_with",
-  "ends_with",
-  "not_ends_with",
-  "semver_eq",
-  "semver_neq",
-  "semver_gt",
-  "semver_gte",
-  "semver_lt",
-  "semver_lte",
-  "semver_tilde",
-  "semver_caret",
-  "semver_wildcard",
-] as const;
+];
 
 /** Whose property a condition reads. Flags cannot read event properties (PostHog's rule). */
 export const FLAG_PROPERTY_TYPES = ["person", "group", "cohort", "flag"] as const;
@@ -218,7 +196,7 @@ function checkProperty(property: FlagConditionProperty, groupIndex: number | nul
   if (groupIndex !== null && (property.type !== "group" || property.group_type_index !== groupIndex)) {
     return { message: "Filters are not valid (can only use group properties)", path: [...at, property.type !== "group" ? "type" : "group_type_index"] };
   }
-  if (!(POSTHOG_FLAG_OPERATORS as readonly string[]).includes(operator)) {
+  if (!POSTHOG_FLAG_OPERATORS.includes(operator)) {
     return { message: `Unknown operator '${shown(operator)}'.`, path: [...at, "operator"] };
   }
   if (property.type === "flag" && operator !== "flag_evaluates_to") {

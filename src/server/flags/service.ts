@@ -10,6 +10,7 @@ import { changesBetween, logActivity } from "@/server/activity/log";
 import type { Database } from "@/server/db";
 import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import { containsPattern } from "@/server/properties/sql";
 import { pageQuery, pageWindow } from "@/server/rest/pagination";
 import { setTags, tagNames } from "@/server/tags/service";
 import { invalidateFlagDefinitions } from "./definitions";
@@ -205,11 +206,6 @@ const ORDER_SQL: Record<NonNullable<FlagListFilters["order"]>, string> = {
   "-updated_at": "f.updated_at DESC",
 };
 
-/** `search` as a LIKE pattern that matches the text literally. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
 /**
  * The project's live flags, newest first unless `order` says otherwise, with PostHog's list
  * filters: `search` (key or name, case-insensitive), `active`, `type` (boolean or
@@ -224,7 +220,7 @@ export async function listFlags(db: Database, projectId: number, query: FlagList
   };
   const where = ["f.project_id = $1", "NOT f.deleted"];
   if (query.search) {
-    const pattern = bind(likePattern(query.search));
+    const pattern = bind(containsPattern(query.search));
     where.push(`(f.key ILIKE ${pattern} ESCAPE '\\' OR f.name ILIKE ${pattern} ESCAPE '\\')`);
   }
   if (query.active) where.push(`f.active = ${bind(query.active === "true")}`);

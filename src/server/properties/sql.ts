@@ -31,6 +31,11 @@ export class SqlParams {
   }
 }
 
+/** A LIKE / ILIKE pattern (backslash escapes, PostgreSQL's default) matching any text that contains `text` literally: its `%`, `_` and backslashes escaped. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, "\\$&")}%`;
+}
+
 export interface PropertySqlContext {
   params: SqlParams;
   /** SQL for the jsonb each filter type reads, never null (e.g. `e.properties`, `COALESCE(p.properties, '{}'::jsonb)`). */

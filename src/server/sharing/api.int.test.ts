@@ -9,7 +9,7 @@ import * as sharing from "@/app/api/environments/[project_id]/dashboards/[id]/sh
 import * as dashboards from "@/app/api/environments/[project_id]/dashboards/route";
 import * as projectSharing from "@/app/api/projects/[project_id]/dashboards/[id]/sharing/route";
 import { createPersonalApiKey } from "@/server/accounts/service";
-import { callRoute, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
+import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
@@ -35,11 +35,7 @@ const update = (who: Person | string, id: number | string, body: unknown) => cal
 const rotate = (who: Person | string, id: number | string) => callRoute(refresh, "POST", `${path(id)}refresh/`, params(id), typeof who === "string" ? who : who.key);
 const dashboardOf = (who: Person, id: number) => callRoute(dashboardItem, "GET", `/api/environments/${world.projectId}/dashboards/${id}/`, params(id), who.key);
 
-async function dashboard(who: Person, body: Record<string, unknown>): Promise<number> {
-  const answer = await callRoute(dashboards, "POST", `/api/environments/${world.projectId}/dashboards/`, { project_id: String(world.projectId) }, who.key, body);
-  expect(answer.status, answer.text).toBe(201);
-  return answer.body.id;
-}
+const dashboard = (who: Person, body: Record<string, unknown>) => createDashboardAs(world, who, body);
 
 const TOKEN = /^[A-Za-z0-9_-]{30}$/;
 

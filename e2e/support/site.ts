@@ -1,0 +1,95 @@
+/**
+ * What the browser specs share: a bootstrapped Burrow of a spec's own, served for the
+ * whole describe block; full-page screenshots in the test's output; and a page of another
+ * origin that loads the real posthog-js bundle.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { admin, freePort, startServer, tempDataDir, type RunningServer } from "./server";
+
+export interface Account {
+  email: string;
+  password: string;
+}
+
+/** A running, bootstrapped Burrow: read its fields inside tests (they are set in beforeAll). */
+export interface BootstrappedSite {
+  readonly url: string;
+  readonly projectKey: string;
+}
+
+/**
+ * Registers beforeAll/afterAll hooks in the calling describe block: a fresh DATA_DIR
+ * bootstrapped with `owner` (and `members` added to the owner's organization), and the built
+ * server on a free port, whose SITE_URL (sign-in redirects, share links) names that port.
+ */
+export function useBootstrappedSite(owner: Account, { members = [] }: { members?: readonly Account[] } = {}): BootstrappedSite {
+  let server: RunningServer | undefined;
+  let dataDir: string | undefined;
+  let projectKey: string | undefined;
+
+  test.beforeAll(async () => {
+    test.setTimeout(180_000);
+    dataDir = tempDataDir();
+    const env = { DATA_DIR: dataDir };
+    const boot = admin(["bootstrap", "--email", owner.email, "--password", owner.password, "--json"], env);
+    expect(boot.code, boot.stderr).toBe(0);
+    const booted = JSON.parse(boot.stdout) as { organization_id: string; project_api_key: string };
+    projectKey = booted.project_api_key;
+    for (const member of members) {
+      const created = admin(["create-user", "--email", member.email, "--password", member.password, "--organization", booted.organization_id, "--json"], env);
+      expect(created.code, created.stderr).toBe(0);
+    }
+    const port = await freePort();
+    server = await startServer({ ...env, PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
+  });
+
+  test.afterAll(async () => {
+    if (server) expect(await server.stop()).toBe(0);
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`The site's ${what} is only known once beforeAll has run.`);
+    return value;
+  };
+  return {
+    get url() {
+      return started(server, "server").url;
+    },
+    get projectKey() {
+      return started(projectKey, "project key");
+    },
+  };
+}
+
+/** A screenshot `<name>.png` in the running test's output folder, of the whole page unless `fullPage` is false. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
+  await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage });
+}
+
+const POSTHOG_JS_BUNDLE = path.resolve(import.meta.dirname, "../../node_modules/posthog-js/dist/array.full.js");
+
+/**
+ * A page server of the test's own (another origin than Burrow's, so CORS applies): `html`
+ * at /shop (any query), and the unmodified posthog-js bundle at /posthog.js.
+ */
+export async function servePostHogJsPage(html: string): Promise<{ origin: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.url === "/posthog.js") {
+      res.writeHead(200, { "content-type": "text/javascript" });
+      fs.createReadStream(POSTHOG_JS_BUNDLE).pipe(res);
+    } else if (req.url?.startsWith("/shop")) {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(html);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

@@ -1,0 +1,100 @@
+import type { ComponentPropsWithRef, ReactNode } from "react";
+import { Button } from "./button";
+import { Card } from "./card";
+import { cn } from "./cn";
+import { ErrorState } from "./error-state";
+import { LoadingState } from "./loading-state";
+
+/** Which of its states a fetched list is in; ListCard sets it as `data-state` for tests. */
+export type ListState = "loading" | "error" | "empty" | "ready";
+
+/** What ListCard needs of a list's query (react-query's result has it all). */
+export interface ListQueryStatus {
+  isPending: boolean;
+  isError: boolean;
+  isRefetching: boolean;
+  refetch: () => unknown;
+}
+
+export interface ListCardProps extends Omit<ComponentPropsWithRef<"section">, "children"> {
+  query: ListQueryStatus;
+  /** True when there are no rows to show. */
+  empty: boolean;
+  /** E.g. "Loading flags…". */
+  loadingLabel: string;
+  /** E.g. "Could not load feature flags". */
+  errorTitle: string;
+  /** The failure in words the reader can act on. */
+  errorMessage?: string;
+  /** Shown when the query succeeded with no rows: the first-use or the nothing-matches state. */
+  emptyState: ReactNode;
+  /** The rows, usually followed by a ListFooter. */
+  children: ReactNode;
+}
+
+/**
+ * A card holding a fetched list in one of its states: loading, failed (with a retry), empty,
+ * or its rows. A failed refresh of rows already shown keeps them, with the error above.
+ */
+export function ListCard({ query, empty, loadingLabel, errorTitle, errorMessage, emptyState, children, className, ...props }: ListCardProps) {
+  const state: ListState = query.isPending ? "loading" : query.isError && empty ? "error" : empty ? "empty" : "ready";
+  const error = <ErrorState title={errorTitle} message={errorMessage} onRetry={() => void query.refetch()} retrying={query.isRefetching} />;
+  return (
+    <Card className={cn("overflow-hidden", className)} data-state={state} {...props}>
+      {state === "loading" ? (
+        <LoadingState label={loadingLabel} />
+      ) : state === "error" ? (
+        <div className="p-4">{error}</div>
+      ) : state === "empty" ? (
+        emptyState
+      ) : (
+        <>
+          {query.isError && <div className="p-3">{error}</div>}
+          {children}
+        </>
+      )}
+    </Card>
+  );
+}
+
+/** Below a list's rows: how many there are (and whether they are being refreshed), then e.g. the paging buttons. */
+export function ListFooter({
+  count,
+  noun,
+  refreshing = false,
+  testId,
+  children,
+}: {
+  count: number;
+  /** The singular and plural of what is counted: ["flag", "flags"]. */
+  noun: readonly [string, string];
+  refreshing?: boolean;
+  /** Test id of the count. */
+  testId?: string;
+  children?: ReactNode;
+}) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3 border-t border-gray-200 px-4 py-3 text-sm text-gray-600">
+      <span data-testid={testId}>
+        {count} {count === 1 ? noun[0] : noun[1]}
+        {refreshing ? " · refreshing…" : ""}
+      </span>
+      {children}
+    </div>
+  );
+}
+
+/** Previous / Next for an offset-paged list; nothing when everything fits on one page. */
+export function PageButtons({ page, pageSize, count, onPage }: { page: number; pageSize: number; count: number; onPage: (page: number) => void }) {
+  if (count <= pageSize) return null;
+  return (
+    <div className="flex gap-2">
+      <Button variant="secondary" size="sm" disabled={page === 0} onClick={() => onPage(page - 1)}>
+        Previous
+      </Button>
+      <Button variant="secondary" size="sm" disabled={(page + 1) * pageSize >= count} onClick={() => onPage(page + 1)}>
+        Next
+      </Button>
+    </div>
+  );
+}
