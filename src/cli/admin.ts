@@ -3,12 +3,15 @@
  * Same configuration as the server; with the embedded database it refuses to run while a
  * server holds DATA_DIR. With --json, stdout carries exactly one JSON object.
  */
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
 import { bootstrap, createPersonalApiKey, createUser, findUserByEmail } from "@/server/accounts/service";
 import { ConfigError, dbConfigFromEnv } from "@/server/db/config";
 import { openDatabase, type Database } from "@/server/db/client";
-import { eventStoreConfigFromEnv } from "@/server/events/store/config";
+import { DEFAULT_MOVE_BATCH_SIZE, fileCheckpoint, moveEventsToClickHouse } from "@/server/events/move-to-clickhouse";
+import { describeEventStore, eventStoreConfigFromEnv } from "@/server/events/store/config";
+import { moveProgressReporter } from "./progress";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { AppError } from "@/server/errors";
 
@@ -18,7 +21,8 @@ commands:
   bootstrap --email E --password P [--organization NAME] [--project NAME]
   create-user --email E --password P --organization ORG_ID [--level member|admin]
   create-api-key --email E --scopes S1,S2,… [--project PROJECT_ID] [--label L]
-  migrate`;
+  migrate
+  move-events-to-clickhouse [--project PROJECT_ID] [--batch-size N] [--checkpoint FILE]`;
 
 class UsageError extends Error {}
 
@@ -115,6 +119,49 @@ const COMMANDS: Record<string, Command> = {
     },
   }),
 
+  "move-events-to-clickhouse": command({
+    parse(options) {
+      const project = optional(options, "project");
+      const batchSize = optional(options, "batch-size");
+      return {
+        projectId: project === undefined ? undefined : positiveInt(project, "project"),
+        batchSize: batchSize === undefined ? DEFAULT_MOVE_BATCH_SIZE : positiveInt(batchSize, "batch-size"),
+        checkpoint: optional(options, "checkpoint"),
+      };
+    },
+    async run(db, { projectId, batchSize, checkpoint }) {
+      // One position per target and scope, in DATA_DIR unless --checkpoint names a file.
+      const file = path.resolve(checkpoint ?? path.join(process.env.DATA_DIR?.trim() || "./data", "move-events-to-clickhouse.json"));
+      const target = describeEventStore(eventStoreConfigFromEnv());
+      const scope = projectId === undefined ? "all projects" : `project ${projectId}`;
+      const progress = moveProgressReporter(process.stderr);
+      let result;
+      try {
+        result = await moveEventsToClickHouse(db.sql, db.events, {
+          projectId,
+          batchSize,
+          checkpoint: fileCheckpoint(file, `${target}, ${scope}`),
+          onProgress: progress.update,
+        });
+      } finally {
+        progress.end();
+      }
+      const json = {
+        moved: result.movedNow,
+        moved_total: result.moved,
+        inserted_total: result.inserted,
+        total: result.total,
+        resumed: result.resumed,
+        checkpoint: file,
+      };
+      const text = [
+        `${result.resumed ? "resumed; " : ""}moved ${result.movedNow} events of ${scope} now, ${result.moved} of ${result.total} in all (${target})`,
+        `${result.moved - result.inserted} were in ClickHouse already and were skipped; checkpoint ${file}`,
+      ].join("\n");
+      return { json, text };
+    },
+  }),
+
   migrate: command({
     parse: () => null,
     async run(_db, _input, applied) {
@@ -146,6 +193,8 @@ async function main(argv: string[]): Promise<number> {
         level: { type: "string" },
         scopes: { type: "string" },
         label: { type: "string" },
+        "batch-size": { type: "string" },
+        checkpoint: { type: "string" },
       },
       strict: true,
     }).values;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPersonalApiKey } from "@/server/accounts/service";
-import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createPersonalApiKey, deletePersonalApiKey } from "@/server/accounts/service";
+import { openDatabase, type Database } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "@/server/db/testing";
 import { authenticatePersonalApiKey } from "./personal-api-keys";
 
 let sequence = 0;
@@ -113,5 +114,39 @@ describe(`authenticatePersonalApiKey (${testDbKind})`, () => {
     expect(await authenticatePersonalApiKey(db.prisma, key, new Date("2030-01-01T00:00:00.000Z"))).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(await lastUsedAt(record.id)).toBeNull();
+  });
+});
+
+// Keys are not cached on any node (one indexed lookup per request), so a revoked key or a
+// deactivated user is refused by every node from the next request on. This guards that: a
+// per-node key cache added later must be invalidated across nodes to pass.
+if (testDbKind === "postgres") describe("personal API keys across two nodes", () => {
+  it("a key revoked or a user deactivated on node A is refused by node B at once", async () => {
+    const database = await createEmptyPostgresDatabase();
+    const nodeA = await openDatabase({ kind: "postgres", url: database.url });
+    const nodeB = await openDatabase({ kind: "postgres", url: database.url });
+    try {
+      await migrate(nodeA.sql);
+      const organization = await nodeA.prisma.organization.create({ data: { name: "nodes" } });
+      const newUser = (n: number) =>
+        nodeA.prisma.user.create({
+          data: { email: `node${n}@example.com`, passwordHash: "$argon2id$unused", distinctId: `node-${n}`, memberships: { create: { organizationId: organization.id, level: 1 } } },
+        });
+      const revoked = await newUser(1);
+      const deactivated = await newUser(2);
+      const first = await createPersonalApiKey(nodeA.prisma, revoked.id, { scopes: ["dashboard:read"] as never });
+      const second = await createPersonalApiKey(nodeA.prisma, deactivated.id, { scopes: ["dashboard:read"] as never });
+      expect(await authenticatePersonalApiKey(nodeB.prisma, first.key)).toMatchObject({ keyId: first.record.id });
+      expect(await authenticatePersonalApiKey(nodeB.prisma, second.key)).toMatchObject({ keyId: second.record.id });
+
+      await deletePersonalApiKey(nodeA.prisma, revoked.id, first.record.id);
+      expect(await authenticatePersonalApiKey(nodeB.prisma, first.key)).toBeNull();
+      await nodeA.prisma.user.update({ where: { id: deactivated.id }, data: { isActive: false } });
+      expect(await authenticatePersonalApiKey(nodeB.prisma, second.key)).toBeNull();
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+      await database.drop();
+    }
   });
 });
