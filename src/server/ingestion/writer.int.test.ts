@@ -48,6 +48,57 @@ describe(`EventWriter: group commit (${testDbKind})`, () => {
     expect(seen).toEqual(Array(40).fill(5));
   });
 
+  it("holds small writes back while an insert runs and sends them as one; a large backlog starts a second insert", async () => {
+    // The real store, watched: how many rows each insert carried and how many ran at once.
+    const inserts: number[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    let started = () => {};
+    const insertStarted = () => new Promise<void>((resolve) => (started = resolve));
+    const watched = Object.create(db.events) as typeof db.events;
+    // The first insert of each round is held open until the test let the others queue.
+    let gate: Promise<void> | null = null;
+    let open = () => {};
+    const hold = () => (gate = new Promise<void>((resolve) => (open = resolve)));
+    watched.insert = async (rows) => {
+      inserts.push(rows.length);
+      started();
+      mostAtOnce = Math.max(mostAtOnce, ++running);
+      try {
+        const held = gate;
+        gate = null;
+        if (held) await held;
+        return await db.events.insert(rows);
+      } finally {
+        running--;
+      }
+    };
+    const writer = new EventWriter(watched, 4);
+    hold();
+    let firstInsert = insertStarted();
+    const first = writer.write([event("hold-0")]);
+    await firstInsert;
+    const small = Array.from({ length: 30 }, (_, i) => writer.write([event(`hold-${i + 1}`)]));
+    await new Promise((resolve) => setImmediate(resolve));
+    open();
+    await Promise.all([first, ...small]);
+    expect(inserts).toEqual([1, 30]);
+    expect(mostAtOnce).toBe(1);
+
+    inserts.length = 0;
+    hold();
+    firstInsert = insertStarted();
+    const head = writer.write([event("bulk-head")]);
+    await firstInsert;
+    const secondInsert = insertStarted();
+    const bulk = writer.write(Array.from({ length: 600 }, (_, i) => event(`bulk-${i}`)));
+    await secondInsert;
+    open();
+    await Promise.all([head, bulk]);
+    expect(inserts).toEqual([1, 600]);
+    expect(mostAtOnce).toBe(2);
+  });
+
   it("resolves an empty write at once", async () => {
     await expect(new EventWriter(db.events, 1).write([])).resolves.toBeUndefined();
   });

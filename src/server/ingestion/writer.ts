@@ -1,5 +1,13 @@
 import type { EventStore, StoredEventInput } from "@/server/events/store";
 
+/**
+ * A second insert starts while one is running only for this many waiting rows. Small inserts
+ * side by side cost the database a statement and a commit each; held back, they join one
+ * larger insert, which is what lets single-event capture keep up. Bulk loads (`/batch/`)
+ * still use every connection the store allows.
+ */
+const PARALLEL_INSERT_MIN_ROWS = 500;
+
 interface Waiting {
   events: StoredEventInput[];
   resolve: () => void;
@@ -14,6 +22,7 @@ interface Waiting {
  */
 export class EventWriter {
   private waiting: Waiting[] = [];
+  private waitingRows = 0;
   private inFlight = 0;
   private scheduled = false;
   private idle: Array<() => void> = [];
@@ -31,6 +40,7 @@ export class EventWriter {
     if (events.length === 0) return Promise.resolve();
     const done = new Promise<void>((resolve, reject) => {
       this.waiting.push({ events, resolve, reject });
+      this.waitingRows += events.length;
       this.schedule();
     });
     const tracked: Promise<void> = done.then(
@@ -46,8 +56,13 @@ export class EventWriter {
     return Promise.all([...this.unsettled]).then(() => undefined);
   }
 
+  private mayStartInsert(): boolean {
+    if (this.waiting.length === 0 || this.inFlight >= this.maxInFlight) return false;
+    return this.inFlight === 0 || this.waitingRows >= PARALLEL_INSERT_MIN_ROWS;
+  }
+
   private schedule() {
-    if (this.scheduled || this.inFlight >= this.maxInFlight || this.waiting.length === 0) return;
+    if (this.scheduled || !this.mayStartInsert()) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -56,9 +71,10 @@ export class EventWriter {
   }
 
   private async flush() {
-    if (this.inFlight >= this.maxInFlight || this.waiting.length === 0) return;
+    if (!this.mayStartInsert()) return;
     const batch = this.waiting;
     this.waiting = [];
+    this.waitingRows = 0;
     this.inFlight++;
     try {
       await this.store.insert(batch.flatMap((w) => w.events));
