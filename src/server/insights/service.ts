@@ -10,7 +10,6 @@ import { dashboardPermissions, type DashboardActor } from "@/server/dashboards/p
 import type { Database, PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/events/api";
-import { checkRegexes } from "@/server/events/query";
 import { pageWindow } from "@/server/rest/pagination";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "./cache";
@@ -108,7 +107,7 @@ export async function computeInsight(db: Database, projectId: number, source: In
   const zone = await projectZone(db.prisma, projectId);
   const now = options.now ?? new Date();
   const answer = await resultCache.get(cacheKey(projectId, zone, spec), options.refresh ?? "blocking", async () => {
-    const { results, hasMore, range } = await computeTrends(db.sql, projectId, spec, zone, now);
+    const { results, hasMore, range } = await computeTrends(db.events, projectId, spec, zone, now);
     const value: CachedAnswer = {
       results,
       hasMore,
@@ -238,11 +237,11 @@ export async function getInsight(db: Database, projectId: number, id: number, op
   return insightResource(row, await computeRow(db, projectId, row, options));
 }
 
-/** Before storing a query: it parses, and PostgreSQL accepts its regular expressions (else a 400 now, not on every read). */
+/** Before storing a query: it parses, and the event store accepts its regular expressions (else a 400 now, not on every read). */
 async function checkQuery(db: Database, query: unknown): Promise<void> {
   const spec = trendsSpec(parseQuery(query));
   await guarded(async () => {
-    for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await checkRegexes(db.sql, group);
+    for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await db.events.checkFilters(group);
   });
 }
 

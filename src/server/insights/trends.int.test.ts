@@ -10,8 +10,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { insertEvents } from "@/server/events/store";
+import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { parseListQuery } from "@/server/events/params";
 import { handleBatch } from "@/server/ingestion/handler";
 import { clearInsightCache, computeInsight } from "./service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsSeriesResult } from "./trends";
@@ -41,8 +41,7 @@ async function capture(events: Sent[]): Promise<void> {
 
 /** Events with no person (person processing off): unique users count their distinct ids. */
 async function insertAnonymous(project: number, events: { distinctId: string; timestamp: string; event?: string; properties?: Record<string, unknown> }[]) {
-  await insertEvents(
-    db.sql,
+  await db.events.insert(
     events.map((e) => ({ uuid: randomUUID(), projectId: project, event: e.event ?? "$pageview", distinctId: e.distinctId, properties: e.properties ?? {}, timestamp: new Date(e.timestamp) })),
   );
 }
@@ -105,16 +104,18 @@ async function trends(query: Record<string, unknown>, project = projectId, now?:
 }
 const byValue = (results: TrendsSeriesResult[]) => results.map((r) => [r.breakdown_value, r.data, r.count]);
 
-describe(`trends (${testDbKind})`, () => {
+describe(`trends (${testStoresName})`, () => {
   it("merged persons share one person, and the anonymous events have none", async () => {
-    const rows = await db.sql.query<{ distinct_id: string; person_id: string | null }>(
-      `SELECT distinct_id, person_id::text AS person_id FROM events WHERE project_id = $1 AND distinct_id IN ('alice', 'anon-x', 'ghost-1')`,
-      [projectId],
-    );
-    const personOf = (id: string) => new Set(rows.filter((r) => r.distinct_id === id).map((r) => r.person_id));
-    expect(personOf("alice").size).toBe(1);
-    expect(personOf("anon-x")).toEqual(personOf("alice"));
-    expect(personOf("ghost-1")).toEqual(new Set([null]));
+    const now = new Date();
+    const personOf = async (distinctId: string) => {
+      const query = parseListQuery(new URL(`http://burrow.test/?distinct_id=${distinctId}`), null, now);
+      const rows = await db.events.list(projectId, query, { limit: 100, offset: 0, cursor: null, now });
+      expect(rows.length).toBeGreaterThan(0);
+      return new Set(rows.map((row) => row.person_id));
+    };
+    expect((await personOf("alice")).size).toBe(1);
+    expect(await personOf("anon-x")).toEqual(await personOf("alice"));
+    expect(await personOf("ghost-1")).toEqual(new Set([null]));
   });
 
   it("counts events per day, zero-filled, in PostHog's result shape", async () => {
@@ -187,6 +188,30 @@ describe(`trends (${testDbKind})`, () => {
     ]);
     expect(results[0]!.label).toBe("Chrome");
     expect((await compute(projectId, pageviews({ breakdownFilter: { breakdown: "$browser" } }))).hasMore).toBe(false);
+  });
+
+  it("breaks down by numbers and booleans as their JSON text, and counts from the first event for date_from all", async () => {
+    const { organizationId } = await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+    const typed = (await db.prisma.project.create({ data: { organizationId, name: "Typed", apiToken: "phc_typed", timezone: "UTC" } })).id;
+    await insertAnonymous(typed, [
+      { distinctId: "t1", timestamp: "2024-05-02T10:00:00.000Z", event: "typed", properties: { v: 30 } },
+      { distinctId: "t1", timestamp: "2024-05-02T11:00:00.000Z", event: "typed", properties: { v: 30 } },
+      { distinctId: "t2", timestamp: "2024-05-03T10:00:00.000Z", event: "typed", properties: { v: true } },
+      { distinctId: "t3", timestamp: "2024-05-03T11:00:00.000Z", event: "typed", properties: { v: null } },
+      { distinctId: "t3", timestamp: "2024-05-04T11:00:00.000Z", event: "typed", properties: { v: "x" } },
+      { distinctId: "t3", timestamp: "2024-05-04T12:00:00.000Z", event: "typed", properties: { v: 2.5 } },
+    ]);
+    const results = await trends({ kind: "TrendsQuery", series: [{ event: "typed" }], dateRange: { date_from: "all", date_to: "2024-05-04" }, breakdownFilter: { breakdown: "v" } }, typed);
+    expect(byValue(results)).toEqual([
+      ["30", [2, 0, 0], 2],
+      [BREAKDOWN_NULL, [0, 1, 0], 1],
+      ["2.5", [0, 0, 1], 1],
+      ["true", [0, 1, 0], 1],
+      ["x", [0, 0, 1], 1],
+    ]);
+    expect(results[0]!.days).toEqual(["2024-05-02", "2024-05-03", "2024-05-04"]);
+    const users = await trends({ kind: "TrendsQuery", series: [{ event: "typed", math: "dau" }], dateRange: { date_from: "all", date_to: "2024-05-04" } }, typed);
+    expect(users[0]!.data).toEqual([1, 2, 1]);
   });
 
   it("keeps the top values and folds the rest into PostHog's other bucket", async () => {

@@ -1,26 +1,21 @@
 /**
- * Trends computed in SQL on the events table: one statement per series that filters the
- * events (the events API's property-filter SQL), counts them — or their unique users — per
- * bucket of the project's time zone, and zero-fills the buckets with generate_series. A
- * breakdown ranks the property's values by event count in the same statement and folds
- * all but the top ones into PostHog's "other" bucket.
+ * Trends: each series is one aggregation of the event store (`store.trend`: events — or
+ * their unique users — per bucket of the project's time zone, optionally per breakdown
+ * value with the top ones kept and the rest in "other"); this file resolves the date range,
+ * zero-fills the buckets the store has no events in, and shapes PostHog's result. Which
+ * database runs the aggregation is the store's business.
  *
  * Results come in PostHog's trends shape: `[{label, count, data, labels, days, action,
  * breakdown_value?, aggregated_value?}]`.
  */
-import type { SqlExecutor } from "@/server/db/driver";
 import { guarded } from "@/server/events/api";
-import { checkRegexes } from "@/server/events/query";
+import { BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/events/store";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
-import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
 import type { Math, TrendsSpec } from "./contract";
-import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallFromText, wallText, type Interval, type ResolvedDateRange } from "./date-range";
+import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "./date-range";
 
-/** PostHog's breakdown value of the bucket holding every value past the limit. */
-export const BREAKDOWN_OTHER = "$$_posthog_breakdown_other_$$";
-/** PostHog's breakdown value of events without the property (or with it null or ""). */
-export const BREAKDOWN_NULL = "$$_posthog_breakdown_null_$$";
+export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/events/store";
 
 export interface TrendsAction {
   /** Every day (hour for hourly charts) of the range, as `days`. */
@@ -58,128 +53,54 @@ export interface TrendsAnswer {
   range: ResolvedDateRange;
 }
 
-/** Bucket start (wall clock of the zone) of a local timestamp `local`, per interval; weeks start on Sunday. */
-const BUCKET_OF: Record<Interval, (local: string) => string> = {
-  hour: (local) => `date_trunc('hour', ${local})`,
-  day: (local) => `date_trunc('day', ${local})`,
-  week: (local) => `(date_trunc('week', ${local} + interval '1 day') - interval '1 day')`,
-  month: (local) => `date_trunc('month', ${local})`,
-};
-const STEP: Record<Interval, string> = { hour: "1 hour", day: "1 day", week: "7 days", month: "1 month" };
-
-/** Unique users: persons, and for events without one, their distinct ids (PostHog counts person_id). */
-const UNIQUE_USERS = "count(DISTINCT e.person_id) + count(DISTINCT e.distinct_id) FILTER (WHERE e.person_id IS NULL)";
-
-interface SeriesRow {
-  value: string | null;
-  bucket: string;
-  n: number;
+/** The filter groups of one series: the insight's and the series' own. */
+function seriesFilters(spec: TrendsSpec, index: number): PropertyGroup[] {
+  return [spec.properties, spec.series[index]!.properties].filter((group): group is PropertyGroup => group !== null);
 }
 
-/** The one statement of a series: rows (value, bucket, n) for every value and every bucket. */
-export function seriesStatement(projectId: number, spec: TrendsSpec, index: number, range: ResolvedDateRange, now: Date): { text: string; values: unknown[] } {
-  const series = spec.series[index]!;
-  const { breakdown } = spec;
-  const params = new SqlParams();
-  const filters = [spec.properties, series.properties].filter((group): group is PropertyGroup => group !== null);
-  const person = breakdown?.type === "person" || filters.some(readsPersonProperties);
-  const join = person ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
-  const columns = { event: "e.properties", person: person ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
-
-  const where = [
-    `e.project_id = ${params.add(projectId, "int")}`,
-    `e.timestamp >= ${params.add(range.from.toISOString(), "timestamptz")}`,
-    `e.timestamp <= ${params.add(range.to.toISOString(), "timestamptz")}`,
-  ];
-  if (series.event !== null) where.push(`e.event = ${params.add(series.event, "text")}`);
-  for (const group of filters) where.push(propertiesSql(group, { params, columns, now }));
-
-  const first = `${params.add(wallText(range.firstBucket), "text")}::timestamp`;
-  // Total values: one bucket, the whole range.
-  const bucketsSql = spec.totalValue
-    ? `SELECT ${first} AS bucket`
-    : `SELECT generate_series(${first}, ${params.add(wallText(range.lastBucket), "text")}::timestamp, interval '${STEP[range.interval]}') AS bucket`;
-  const bucket = spec.totalValue ? first : BUCKET_OF[range.interval](`(e.timestamp AT TIME ZONE ${params.add(range.zone, "text")})`);
-  const from = `FROM events e${join} WHERE ${where.join(" AND ")}`;
-  const bucketText = `to_char(b.bucket, 'YYYY-MM-DD HH24:MI:SS')`;
-
-  if (!breakdown) {
-    const aggregate = series.math === "dau" ? UNIQUE_USERS : "count(*)";
-    return {
-      text: `WITH buckets AS (${bucketsSql}),
-        counted AS (SELECT ${bucket} AS bucket, ${aggregate} AS n ${from} GROUP BY 1)
-        SELECT NULL::text AS value, ${bucketText} AS bucket, COALESCE(c.n, 0)::float8 AS n
-          FROM buckets b LEFT JOIN counted c ON c.bucket = b.bucket
-         ORDER BY b.bucket`,
-      values: params.values,
-    };
+/**
+ * Every value's counts over `buckets` (wall text; [null] for one total bucket), zero where
+ * the store had no events. Without a breakdown there is one value, null.
+ */
+function zeroFilled(rows: TrendRow[], buckets: (string | null)[], breakdown: boolean): Map<string | null, number[]> {
+  const counts = new Map<string | null, Map<string | null, number>>();
+  // (No buckets, no series: as PostgreSQL's generate_series over an empty range gave.)
+  if (!breakdown && buckets.length > 0) counts.set(null, new Map());
+  for (const row of rows) {
+    let byBucket = counts.get(row.value);
+    if (!byBucket) counts.set(row.value, (byBucket = new Map()));
+    byBucket.set(row.bucket, Number(row.n));
   }
-
-  const source = breakdown.type === "person" ? columns.person : "e.properties";
-  const value = `COALESCE(NULLIF(${source} ->> ${params.add(breakdown.key, "text")}, ''), ${params.add(BREAKDOWN_NULL, "text")})`;
-  const limit = params.add(breakdown.limit, "int");
-  const other = params.add(BREAKDOWN_OTHER, "text");
-  // Values rank by their number of events (PostHog ranks unique-user breakdowns so too),
-  // ties to the larger value; all past the limit fold into "other".
-  const rank = `row_number() OVER (ORDER BY sum(events) DESC, value COLLATE "C" DESC) AS rank`;
-  const folded = `CASE WHEN r.rank <= ${limit} THEN r.value ELSE ${other} END`;
-  const tail = `SELECT v.value, ${bucketText} AS bucket, COALESCE(s.n, 0)::float8 AS n
-        FROM (SELECT DISTINCT value FROM series) v CROSS JOIN buckets b
-        LEFT JOIN series s ON s.value = v.value AND s.bucket = b.bucket
-       ORDER BY v.value, b.bucket`;
-  if (series.math === "dau") {
-    // Unique users are counted per (folded value, bucket) straight from the events, so a
-    // user seen under two folded values counts once in "other". Two passes over the events
-    // cost less than keeping every (bucket, value, user) group between them.
-    return {
-      text: `WITH buckets AS (${bucketsSql}),
-        ranked AS (SELECT value, ${rank} FROM (SELECT ${value} AS value, count(*) AS events ${from} GROUP BY 1) counted GROUP BY value),
-        series AS (
-          SELECT ${folded} AS value, ${bucket} AS bucket, ${UNIQUE_USERS} AS n
-            FROM events e${join} JOIN ranked r ON r.value = ${value}
-           WHERE ${where.join(" AND ")}
-           GROUP BY 1, 2
-        )
-        ${tail}`,
-      values: params.values,
-    };
-  }
-  return {
-    text: `WITH buckets AS (${bucketsSql}),
-      grouped AS (SELECT ${bucket} AS bucket, ${value} AS value, count(*) AS events ${from} GROUP BY 1, 2),
-      ranked AS (SELECT value, ${rank} FROM grouped GROUP BY value),
-      series AS (
-        SELECT ${folded} AS value, g.bucket, sum(g.events) AS n
-          FROM grouped g JOIN ranked r ON r.value = g.value
-         GROUP BY 1, 2
-      )
-      ${tail}`,
-    values: params.values,
-  };
-}
-
-/** The project's first event, for `date_from: "all"`. */
-async function earliestEvent(sql: SqlExecutor, projectId: number): Promise<Date | null> {
-  const rows = await sql.query<{ t: Date | null }>(`SELECT min(timestamp) AS t FROM events WHERE project_id = $1::int`, [projectId]);
-  return rows[0]?.t ? new Date(rows[0].t) : null;
+  return new Map([...counts].map(([value, byBucket]) => [value, buckets.map((bucket) => byBucket.get(bucket) ?? 0)]));
 }
 
 /** Computes every series of `spec` for the project, in its time zone, as of `now`. */
-export async function computeTrends(sql: SqlExecutor, projectId: number, spec: TrendsSpec, zone: string, now: Date): Promise<TrendsAnswer> {
-  const earliest = spec.dateRange.date_from === "all" ? await earliestEvent(sql, projectId) : null;
+export async function computeTrends(store: EventStore, projectId: number, spec: TrendsSpec, zone: string, now: Date): Promise<TrendsAnswer> {
+  const earliest = spec.dateRange.date_from === "all" ? await store.earliestTimestamp(projectId) : null;
   const range = resolveDateRange(spec.dateRange, spec.interval, zone, now, earliest);
-  const filterGroups = [spec.properties, ...spec.series.map((s) => s.properties)].filter((group): group is PropertyGroup => group !== null);
   const perSeries = await guarded(async () => {
-    for (const group of filterGroups) await checkRegexes(sql, group);
+    for (let index = 0; index < spec.series.length; index++) for (const group of seriesFilters(spec, index)) await store.checkFilters(group);
     return Promise.all(
-      spec.series.map((_, index) => {
-        const statement = seriesStatement(projectId, spec, index, range, now);
-        return sql.query<SeriesRow>(statement.text, statement.values);
-      }),
+      spec.series.map((series, index) =>
+        store.trend(projectId, {
+          event: series.event,
+          filters: seriesFilters(spec, index),
+          math: series.math,
+          from: range.from,
+          to: range.to,
+          zone: range.zone,
+          interval: spec.totalValue ? null : range.interval,
+          breakdown: spec.breakdown ? { type: spec.breakdown.type, key: spec.breakdown.key, limit: spec.breakdown.limit } : null,
+          now,
+        }),
+      ),
     );
   });
 
-  const allDays = bucketStarts(range).map((wall) => bucketDay(wall, range.interval));
+  const walls = bucketStarts(range);
+  const allDays = walls.map((wall) => bucketDay(wall, range.interval));
+  const labels = walls.map((wall) => bucketLabel(wall, range));
+  const buckets = spec.totalValue ? [null] : walls.map(wallText);
   let hasMore = false;
   const results = perSeries.flatMap((rows, index) => {
     const series = spec.series[index]!;
@@ -197,18 +118,15 @@ export async function computeTrends(sql: SqlExecutor, projectId: number, spec: T
       math_group_type_index: null,
       properties: {},
     };
-    const byValue = new Map<string | null, SeriesRow[]>();
-    for (const row of rows) byValue.set(row.value, [...(byValue.get(row.value) ?? []), row]);
-    let items = [...byValue.entries()].map(([value, valueRows]): TrendsSeriesResult => {
-      const data = valueRows.map((row) => Number(row.n));
+    let items = [...zeroFilled(rows, buckets, spec.breakdown !== null)].map(([value, data]): TrendsSeriesResult => {
       const item: TrendsSeriesResult = spec.totalValue
         ? { label: seriesLabel, count: 0, data: [], labels: [], days: allDays, aggregated_value: data[0] ?? 0, action }
         : {
             label: seriesLabel,
             count: data.reduce((sum, n) => sum + n, 0),
             data,
-            labels: valueRows.map((row) => bucketLabel(wallFromText(row.bucket), range)),
-            days: valueRows.map((row) => bucketDay(wallFromText(row.bucket), range.interval)),
+            labels,
+            days: allDays,
             action,
           };
       if (spec.breakdown && value !== null) {

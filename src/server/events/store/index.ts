@@ -7,6 +7,7 @@
 import type { PropertyNode } from "@/server/properties/contract";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { EventListQuery, EventValuesQuery } from "../params";
+import type { TrendQuery, TrendRow } from "./trend-query";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -98,7 +99,12 @@ export interface EventStore {
    * transaction of the merge: the PostgreSQL store moves the events inside it.
    */
   reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void>;
+  /** Insights' aggregation (see trend-query.ts): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
+  trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
+  /** The project's first event's time, for `date_from: "all"`; null without events. */
+  earliestTimestamp(projectId: number): Promise<Date | null>;
   close(): Promise<void>;
 }
 
 export { insertEvents, PostgresEventStore } from "./postgres";
+export * from "./trend-query";

@@ -10,7 +10,8 @@ import { isPropertyGroup, type PropertyNode } from "@/server/properties/contract
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
 import { compileSelect, compileWhere, readsPerson } from "../hogql/compile";
 import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "../params";
-import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput } from ".";
+import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
+import { postgresTrendStatement } from "./postgres-trend";
 
 /** Rows per statement: bounded so one statement's arrays stay a few MB at most. */
 const CHUNK = 5_000;
@@ -204,6 +205,16 @@ export class PostgresEventStore implements EventStore {
 
   async reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void> {
     await (tx ?? this.sql).query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
+  }
+
+  async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    const statement = postgresTrendStatement(projectId, query);
+    return this.sql.query<TrendRow>(statement.text, statement.values);
+  }
+
+  async earliestTimestamp(projectId: number): Promise<Date | null> {
+    const rows = await this.sql.query<{ t: Date | null }>(`SELECT min(timestamp) AS t FROM events WHERE project_id = $1::int`, [projectId]);
+    return rows[0]?.t ? new Date(rows[0].t) : null;
   }
 
   /** The connection belongs to the database; nothing of its own to close. */

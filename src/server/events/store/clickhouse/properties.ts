@@ -93,8 +93,11 @@ function filterSql(filter: PropertyFilter, context: ChPropertyContext): string {
   const key = params.add(filter.key, "text");
   const type = `JSONType(${column}, ${key})`;
   const has = `JSONHas(${column}, ${key})`;
-  // textOf: strings as they are, numbers and booleans as JSON writes them, null as 'null', objects/arrays none.
-  const text = `multiIf(${type} = 'String', JSONExtractString(${column}, ${key}), ${type} IN ${SCALAR_TYPES}, JSONExtractRaw(${column}, ${key}), ${has}, 'null', NULL)`;
+  // textOf: strings as they are, numbers and booleans as JSON writes them, null (and
+  // objects/arrays) as 'null', missing as NULL. Read from the value's raw JSON ('' when
+  // missing), so that the event's JSON is parsed once, not once per test of its type.
+  const raw = `JSONExtractRaw(${column}, ${key})`;
+  const text = `multiIf(${raw} = '', NULL, startsWith(${raw}, '"'), JSONExtractString(${raw}), startsWith(${raw}, '[') OR startsWith(${raw}, '{'), 'null', ${raw})`;
   const negated = (operator: string, sql: string) => (filter.operator === operator ? sql : `(NOT ${sql})`);
 
   switch (filter.operator) {

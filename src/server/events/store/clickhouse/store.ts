@@ -9,15 +9,16 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
 import { fold } from "@/server/properties/coerce";
-import type { PropertyNode } from "@/server/properties/contract";
+import type { PropertyFilter, PropertyNode } from "@/server/properties/contract";
 import { compileSelect, compileWhere, readsPerson } from "../../hogql/compile";
 import type { Expr } from "../../hogql/parse";
 import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "../../params";
-import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput } from "..";
+import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
 import { CLICKHOUSE_HOGQL } from "./hogql";
 import { ChParams, chTime } from "./params";
-import { chPropertiesSql, resolvePersonFilters } from "./properties";
+import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
+import { clickHouseTrendStatement, type PersonValues } from "./trend";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;
@@ -26,6 +27,14 @@ const COLUMNS =
   "toString(e.uuid) AS c_uuid, e.event AS c_event, e.distinct_id AS c_distinct_id, e.properties AS c_properties, " +
   "e.timestamp AS c_timestamp, toString(e.person_id) AS c_person_id, e.elements_chain AS c_elements_chain";
 const ORDER = "ORDER BY e.timestamp DESC, toString(e.uuid) DESC";
+
+/**
+ * Days back from the newest bound the list looks first (then wider, then all): ClickHouse
+ * sorts every row its WHERE leaves, so a page of the newest events is read from a recent
+ * slice of the ordering key when that slice holds a whole page (as PostHog's events query).
+ */
+const LIST_WINDOWS_DAYS = [1, 7, 30, 365];
+const DAY_MS = 86_400_000;
 
 interface ChEventRow {
   c_uuid: string;
@@ -172,11 +181,16 @@ export class ClickHouseEventStore implements EventStore {
   async list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
     const params = new ChParams();
     const from = await this.listFrom(projectId, query, params, page.now, page.cursor);
-    const rows = await this.rows<ChEventRow>(
-      `SELECT ${COLUMNS} ${from} ${ORDER} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")}`,
-      params.values,
-    );
-    return rows.map(eventRowOf);
+    const tail = `${ORDER} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")}`;
+    // Every event outside a window is older than every event in it: a window that holds
+    // offset + limit events answers the page exactly as the whole table would.
+    const newest = Math.min(page.now.getTime(), query.before?.getTime() ?? Infinity, page.cursor?.timestamp.getTime() ?? Infinity);
+    for (const days of LIST_WINDOWS_DAYS) {
+      const since = params.add(new Date(newest - days * DAY_MS).toISOString(), "timestamptz");
+      const rows = await this.rows<ChEventRow>(`SELECT ${COLUMNS} ${from} AND e.timestamp >= ${since} ${tail}`, params.values);
+      if (rows.length >= page.limit) return rows.map(eventRowOf);
+    }
+    return (await this.rows<ChEventRow>(`SELECT ${COLUMNS} ${from} ${tail}`, params.values)).map(eventRowOf);
   }
 
   async select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
@@ -244,6 +258,47 @@ export class ClickHouseEventStore implements EventStore {
       query: `UPDATE ${this.table} SET person_id = {target:UUID} WHERE project_id = {project:Int32} AND person_id = {source:UUID}`,
       query_params: { target: targetUuid, source: sourceUuid, project: projectId },
     });
+  }
+
+  async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    const persons = new Map<PropertyFilter, PersonSet>();
+    for (const group of query.filters) {
+      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    }
+    const personValues = query.breakdown?.type === "person" ? await this.personValues(projectId, query.breakdown.key) : null;
+    const statement = clickHouseTrendStatement(this.table, projectId, query, persons, personValues);
+    const rows = await this.rows<{ value: string | null; bucket: string | null; n: number }>(statement.text, statement.params);
+    return rows.map((row) => ({ value: row.value, bucket: row.bucket, n: Number(row.n) }));
+  }
+
+  /** Each person of the project with the property set (not null, not ""), and its text as PostgreSQL's `->>` gives it. */
+  private async personValues(projectId: number, key: string): Promise<PersonValues> {
+    const rows = await this.sql.query<{ uuid: string; value: string }>(
+      `SELECT uuid::text AS uuid, properties ->> $2::text AS value FROM persons
+        WHERE project_id = $1::int AND COALESCE(properties ->> $2::text, '') <> '' LIMIT $3::int`,
+      [projectId, key, MAX_RESOLVED_PERSONS + 1],
+    );
+    if (rows.length > MAX_RESOLVED_PERSONS) {
+      throw new AppError(
+        "invalid_input",
+        `breakdown: more than ${MAX_RESOLVED_PERSONS} persons have "${key}", more than the ClickHouse event store takes for a person breakdown; break down by an event property.`,
+        "breakdown",
+      );
+    }
+    return { uuids: rows.map((row) => row.uuid), values: rows.map((row) => row.value) };
+  }
+
+  async earliestTimestamp(projectId: number): Promise<Date | null> {
+    // min() of no rows is 1970 in ClickHouse, not NULL: HAVING keeps it empty.
+    const rows = await this.rows<{ t: string }>(`SELECT min(e.timestamp) AS t FROM ${this.table} AS e WHERE e.project_id = {project:Int32} HAVING count() > 0`, {
+      project: projectId,
+    });
+    return rows[0] ? timeOf(rows[0].t) : null;
+  }
+
+  /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */
+  async settle(): Promise<void> {
+    await this.client.command({ query: `OPTIMIZE TABLE ${this.table} FINAL` });
   }
 
   close(): Promise<void> {

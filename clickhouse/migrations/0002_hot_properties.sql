@@ -1,0 +1,14 @@
+-- Hot properties as columns: the text PostgreSQL's `properties ->> key` gives ('' when the
+-- key is missing or null), computed at insert, so that breaking down by them reads one
+-- plain column instead of parsing every event's JSON (store/clickhouse/hot-properties.ts
+-- names them; keep both in step). Parts written before this migration compute the value
+-- on read: same answers, only slower until merged (or ALTER TABLE … MATERIALIZE COLUMN).
+
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_browser String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$browser'), '"'), JSONExtractString(JSONExtractRaw(properties, '$browser')), JSONExtractRaw(properties, '$browser') = 'null', '', JSONExtractRaw(properties, '$browser'));
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_os String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$os'), '"'), JSONExtractString(JSONExtractRaw(properties, '$os')), JSONExtractRaw(properties, '$os') = 'null', '', JSONExtractRaw(properties, '$os'));
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_device_type String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$device_type'), '"'), JSONExtractString(JSONExtractRaw(properties, '$device_type')), JSONExtractRaw(properties, '$device_type') = 'null', '', JSONExtractRaw(properties, '$device_type'));
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_lib String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$lib'), '"'), JSONExtractString(JSONExtractRaw(properties, '$lib')), JSONExtractRaw(properties, '$lib') = 'null', '', JSONExtractRaw(properties, '$lib'));
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_current_url String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$current_url'), '"'), JSONExtractString(JSONExtractRaw(properties, '$current_url')), JSONExtractRaw(properties, '$current_url') = 'null', '', JSONExtractRaw(properties, '$current_url'));
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_pathname String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$pathname'), '"'), JSONExtractString(JSONExtractRaw(properties, '$pathname')), JSONExtractRaw(properties, '$pathname') = 'null', '', JSONExtractRaw(properties, '$pathname'));
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_host String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$host'), '"'), JSONExtractString(JSONExtractRaw(properties, '$host')), JSONExtractRaw(properties, '$host') = 'null', '', JSONExtractRaw(properties, '$host'));
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_referring_domain String MATERIALIZED multiIf(startsWith(JSONExtractRaw(properties, '$referring_domain'), '"'), JSONExtractString(JSONExtractRaw(properties, '$referring_domain')), JSONExtractRaw(properties, '$referring_domain') = 'null', '', JSONExtractRaw(properties, '$referring_domain'));
