@@ -1,17 +1,25 @@
 import { accountRouter } from "./routers/account";
 import { authRouter } from "./routers/auth";
+import { dashboardsRouter } from "./routers/dashboards";
 import { eventsRouter } from "./routers/events";
+import { flagsRouter } from "./routers/flags";
+import { insightsRouter } from "./routers/insights";
 import { organizationRouter } from "./routers/organization";
 import { systemRouter } from "./routers/system";
+import { transformationsRouter } from "./routers/transformations";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 /** Every tRPC router, by name. Add a domain's router here. */
 export const appRouter = createTRPCRouter({
   account: accountRouter,
   auth: authRouter,
+  dashboards: dashboardsRouter,
   events: eventsRouter,
+  flags: flagsRouter,
+  insights: insightsRouter,
   organization: organizationRouter,
   system: systemRouter,
+  transformations: transformationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

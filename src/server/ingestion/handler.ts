@@ -1,4 +1,5 @@
 import { getDb } from "@/server/db";
+import { transformationsFor } from "@/server/transformations/runtime";
 import { asRouteHandler, jsonResponse, type RawRequest, type RawResponse } from "@/server/http/raw";
 import { decodeRequest } from "./decode";
 import { IngestionError } from "./errors";
@@ -45,8 +46,9 @@ export function captureHandler(path: RequestInfo["path"]) {
     try {
       const url = new URL(request.url, "http://localhost");
       const decoded = decodeRequest(request.method, url, { get: request.header }, request.body);
-      const services = ingestionServices(await getDb());
-      const result = await ingestDecoded(services, decoded, { path, ip: clientIp(request.header), now });
+      const db = await getDb();
+      const services = ingestionServices(db);
+      const result = await ingestDecoded(services, decoded, { path, ip: clientIp(request.header), now }, transformationsFor(db));
       const errors = result.dropped.map(({ index, detail }) => ({ index, detail }));
       return respond(errors.length > 0 ? JSON.stringify({ status: 1, errors }) : '{"status":1}', 200, request);
     } catch (error) {

@@ -25,12 +25,198 @@ interface RouteCase {
   params: (project: string) => Record<string, string>;
   /** Per method: the scope it needs (null: any authenticated caller), and a valid body. */
   methods: Partial<Record<Method, { scope: Scope | null; body?: unknown; ok: number }>>;
+  /** Puts in place what a successful call needs (run before every call). */
+  prepare?: (project: string, db: Database) => Promise<void>;
 }
 
 /** An event stored in both projects, for the routes that read one. */
 const EVENT_UUID = "0190f1c2-0000-7000-8000-00000000e5e5";
+/** A feature flag in each project (and `@current`): project id → flag id, set in beforeAll. */
+const FLAG_IDS = new Map<string, number>();
+let flagKeys = 0;
+
+/** A restricted dashboard in each project (and `@current`): project id → dashboard id, set in beforeAll. */
+const DASHBOARD_IDS = new Map<string, number>();
+/** A member of the organization whom the collaborator routes add and remove. */
+let carolUuid = "";
+
+/** The dashboard, collaborator and sharing routes under one prefix. */
+function dashboardRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const base = `${prefix}/[project_id]/dashboards`;
+  const at = `/api/${prefix}/{project}/dashboards`;
+  const withId = (project: string) => ({ project_id: project, id: String(DASHBOARD_IDS.get(project) ?? 0) });
+  /** Carol's collaborator row as the call needs it: absent before an add, present before a remove. */
+  const carolCollaborates = (wanted: boolean) => async (project: string, db: Database) => {
+    const dashboardId = DASHBOARD_IDS.get(project);
+    if (!dashboardId) return;
+    const carol = await db.prisma.user.findUniqueOrThrow({ where: { uuid: carolUuid } });
+    await db.prisma.dashboardCollaborator.deleteMany({ where: { dashboardId, userId: carol.id } });
+    if (wanted) await db.prisma.dashboardCollaborator.create({ data: { dashboardId, userId: carol.id, level: 37 } });
+  };
+  return [
+    {
+      file: `${base}/route.ts`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "dashboard:read", ok: 200 }, POST: { scope: "dashboard:write", body: { name: "matrix" }, ok: 201 } },
+    },
+    {
+      file: `${base}/[id]/route.ts`,
+      path: `${at}/{dashboard}/`,
+      params: withId,
+      methods: {
+        GET: { scope: "dashboard:read", ok: 200 },
+        PATCH: { scope: "dashboard:write", body: { name: "renamed" }, ok: 200 },
+        PUT: { scope: "dashboard:write", body: { description: "put" }, ok: 200 },
+        // PostHog forbids hard deletes: 405 with an empty body once the caller may write.
+        DELETE: { scope: "dashboard:write", ok: 405 },
+      },
+    },
+    {
+      file: `${base}/[id]/collaborators/route.ts`,
+      path: `${at}/{dashboard}/collaborators/`,
+      params: withId,
+      prepare: carolCollaborates(false),
+      methods: {
+        GET: { scope: "dashboard:read", ok: 200 },
+        POST: {
+          scope: "dashboard:write",
+          get body() {
+            return { user_uuid: carolUuid, level: 37 };
+          },
+          ok: 201,
+        },
+      },
+    },
+    {
+      file: `${base}/[id]/collaborators/[user_uuid]/route.ts`,
+      path: `${at}/{dashboard}/collaborators/{carol}/`,
+      params: (project) => ({ ...withId(project), user_uuid: carolUuid }),
+      prepare: carolCollaborates(true),
+      methods: { DELETE: { scope: "dashboard:write", ok: 204 } },
+    },
+    {
+      file: `${base}/[id]/sharing/route.ts`,
+      path: `${at}/{dashboard}/sharing/`,
+      params: withId,
+      methods: {
+        GET: { scope: "sharing_configuration:read", ok: 200 },
+        PATCH: { scope: "sharing_configuration:write", body: { enabled: true }, ok: 200 },
+      },
+    },
+    {
+      file: `${base}/[id]/sharing/refresh/route.ts`,
+      path: `${at}/{dashboard}/sharing/refresh/`,
+      params: withId,
+      methods: { POST: { scope: "sharing_configuration:write", ok: 200 } },
+    },
+  ];
+}
+
+/** An insight in each project (and `@current`): project id → insight id, set in beforeAll. */
+const INSIGHT_IDS = new Map<string, number>();
+
+/** The insight routes under one prefix. */
+function insightRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const query = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: { date_from: "-7d" } };
+  return [
+    {
+      file: `${prefix}/[project_id]/insights/route.ts`,
+      path: `/api/${prefix}/{project}/insights/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "insight:read", ok: 200 }, POST: { scope: "insight:write", body: { name: "matrix", query }, ok: 201 } },
+    },
+    {
+      file: `${prefix}/[project_id]/insights/[id]/route.ts`,
+      path: `/api/${prefix}/{project}/insights/{insight}/`,
+      params: (project) => ({ project_id: project, id: String(INSIGHT_IDS.get(project) ?? 0) }),
+      methods: {
+        GET: { scope: "insight:read", ok: 200 },
+        PATCH: { scope: "insight:write", body: { name: "renamed" }, ok: 200 },
+        PUT: { scope: "insight:write", body: { description: "put" }, ok: 200 },
+        // PostHog forbids hard deletes: 405 with an empty body once the caller may write.
+        DELETE: { scope: "insight:write", ok: 405 },
+      },
+    },
+  ];
+}
+
+/** A transformation config in each project (and `@current`): project id → config id, set in beforeAll. */
+const CONFIG_IDS = new Map<string, number>();
+/** The project of the call being made (set by `prepare`), for bodies that name its config. */
+let configProject = "";
+
+/** The pipeline transformation config routes under one prefix. */
+function transformationRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const base = `${prefix}/[project_id]/pipeline_transformation_configs`;
+  const at = `/api/${prefix}/{project}/pipeline_transformation_configs`;
+  const withId = (project: string) => ({ project_id: project, id: String(CONFIG_IDS.get(project) ?? 0) });
+  /** DELETE marks the config deleted: bring it back before every call. */
+  const restore = async (project: string, db: Database) => {
+    configProject = project;
+    const id = CONFIG_IDS.get(project);
+    if (id) await db.prisma.pluginConfig.update({ where: { id }, data: { deleted: false } });
+  };
+  return [
+    {
+      file: `${base}/route.ts`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "plugin:read", ok: 200 }, POST: { scope: "plugin:write", body: { plugin: 1, order: 9 }, ok: 201 } },
+    },
+    {
+      file: `${base}/[id]/route.ts`,
+      path: `${at}/{config}/`,
+      params: withId,
+      prepare: restore,
+      methods: {
+        GET: { scope: "plugin:read", ok: 200 },
+        PATCH: { scope: "plugin:write", body: { name: "renamed" }, ok: 200 },
+        DELETE: { scope: "plugin:write", ok: 204 },
+      },
+    },
+    { file: `${base}/[id]/activity/route.ts`, path: `${at}/{config}/activity/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
+    { file: `${base}/[id]/frontend/route.ts`, path: `${at}/{config}/frontend/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
+    {
+      file: `${base}/[id]/job/route.ts`,
+      path: `${at}/{config}/job/`,
+      params: withId,
+      prepare: restore,
+      methods: { POST: { scope: "plugin:write", body: { job: { type: "dry_run", payload: { events: [{ event: "matrix" }] } } }, ok: 200 } },
+    },
+    { file: `${base}/[id]/migrate/route.ts`, path: `${at}/{config}/migrate/`, params: withId, prepare: restore, methods: { POST: { scope: "plugin:write", ok: 200 } } },
+    {
+      file: `${base}/rearrange/route.ts`,
+      path: `${at}/rearrange/`,
+      params: (project) => ({ project_id: project }),
+      prepare: restore,
+      methods: {
+        PATCH: {
+          scope: "plugin:write",
+          get body() {
+            return { orders: { [String(CONFIG_IDS.get(configProject) ?? 0)]: 0 } };
+          },
+          ok: 200,
+        },
+      },
+    },
+  ];
+}
 
 const ROUTES: RouteCase[] = [
+  ...transformationRoutes("projects"),
+  ...transformationRoutes("environments"),
+  {
+    // The plugin catalogue is not a project's: plugin:read is checked in src/server/transformations/api.int.test.ts.
+    file: "plugins/route.ts",
+    path: "/api/plugins/",
+    params: () => ({}),
+    methods: { GET: { scope: null, ok: 200 } },
+  },
+  ...dashboardRoutes("projects"),
+  ...dashboardRoutes("environments"),
+  ...insightRoutes("projects"),
+  ...insightRoutes("environments"),
   {
     file: "users/[user_id]/route.ts",
     path: "/api/users/@me/",
@@ -91,6 +277,40 @@ const ROUTES: RouteCase[] = [
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
+  {
+    file: "projects/[project_id]/feature_flags/route.ts",
+    path: "/api/projects/{project}/feature_flags/",
+    params: (project) => ({ project_id: project }),
+    methods: {
+      GET: { scope: "feature_flag:read", ok: 200 },
+      // Every successful create needs a key of its own.
+      POST: {
+        scope: "feature_flag:write",
+        get body() {
+          return { key: `matrix-${++flagKeys}` };
+        },
+        ok: 201,
+      },
+    },
+  },
+  {
+    file: "projects/[project_id]/feature_flags/[id]/route.ts",
+    path: "/api/projects/{project}/feature_flags/{flag}/",
+    params: (project) => ({ project_id: project, id: String(FLAG_IDS.get(project) ?? 0) }),
+    methods: {
+      GET: { scope: "feature_flag:read", ok: 200 },
+      PATCH: { scope: "feature_flag:write", body: { name: "renamed" }, ok: 200 },
+      // PostHog forbids hard deletes: 405 once the caller may write.
+      DELETE: { scope: "feature_flag:write", ok: 405 },
+    },
+  },
+  {
+    // Local-evaluation definitions: the project comes from ?project_id= (or ?token=).
+    file: "feature_flag/local_evaluation/route.ts",
+    path: "/api/feature_flag/local_evaluation/?project_id={project}",
+    params: () => ({}),
+    methods: { GET: { scope: "feature_flag:read", ok: 200 } },
+  },
 ];
 
 const API_DIR = path.resolve("src/app/api");
@@ -109,7 +329,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
   let db: Database;
   let projectId: number;
   let otherProjectId: number;
-  const keys = {} as Record<"all" | "none" | "limitedElsewhere" | "otherOrg", string>;
+  const keys = {} as Record<"all" | "none" | "noneOfFlags" | "limitedElsewhere" | "otherOrg", string>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -124,10 +344,31 @@ describe(`management routes: authentication, scopes and project access (${testDb
       [projectId, otherProjectId].map((id) => ({ uuid: EVENT_UUID, projectId: id, event: "$pageview", distinctId: "d", properties: { $browser: "Firefox" }, timestamp: new Date() })),
     );
     keys.none = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["feature_flag:read"] })).key;
+    // For the routes feature_flag:read opens: a key with another scope.
+    keys.noneOfFlags = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["query:read"] })).key;
+    for (const id of [projectId, otherProjectId]) {
+      FLAG_IDS.set(String(id), (await db.prisma.featureFlag.create({ data: { projectId: id, key: "matrix-flag" } })).id);
+    }
+    FLAG_IDS.set("@current", FLAG_IDS.get(String(projectId))!);
     keys.limitedElsewhere = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["*"], projectId: otherProjectId })).key;
     const bob = await bootstrap(db.prisma, { email: "bob@example.com", password: "pw12345678", organization: "Bob's" });
     keys.otherOrg = bob.personal_api_key;
-    await createUser(db.prisma, { email: "carol@example.com", password: "pw12345678", organizationId: alice.organization_id });
+    carolUuid = (await createUser(db.prisma, { email: "carol@example.com", password: "pw12345678", organizationId: alice.organization_id })).uuid;
+    for (const id of [projectId, otherProjectId]) {
+      const dashboard = await db.prisma.dashboard.create({ data: { projectId: id, name: "matrix", restrictionLevel: 37, createdById: alice.user.id } });
+      DASHBOARD_IDS.set(String(id), dashboard.id);
+    }
+    DASHBOARD_IDS.set("@current", DASHBOARD_IDS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) {
+      const insight = await db.prisma.insight.create({ data: { projectId: id, shortId: `matrix${id}`, name: "matrix", query: { kind: "TrendsQuery", series: [{ event: "$pageview" }] } } });
+      INSIGHT_IDS.set(String(id), insight.id);
+    }
+    INSIGHT_IDS.set("@current", INSIGHT_IDS.get(String(projectId))!);
+    const flatten = await db.prisma.plugin.findUniqueOrThrow({ where: { key: "flatten" } });
+    for (const id of [projectId, otherProjectId]) {
+      CONFIG_IDS.set(String(id), (await db.prisma.pluginConfig.create({ data: { projectId: id, pluginId: flatten.id, enabled: true, config: {} } })).id);
+    }
+    CONFIG_IDS.set("@current", CONFIG_IDS.get(String(projectId))!);
   });
   afterAll(async () => {
     await closeDb();
@@ -138,6 +379,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
     const handler = module[method];
     if (!handler) throw new Error(`${route.file} has no ${method}`);
     const spec = route.methods[method]!;
+    await route.prepare?.(project, db);
     const request = new Request(`http://localhost${route.path.replace("{project}", project)}`, {
       method,
       headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
@@ -145,7 +387,12 @@ describe(`management routes: authentication, scopes and project access (${testDb
     });
     const response = await handler(request, { params: Promise.resolve(route.params(project)) });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
+    // Error bodies are JSON; a success may be another type (a config's frontend is JavaScript).
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: response.status, body };
   }
 
   it("lists every management route file", () => {
@@ -177,7 +424,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
         const scope = spec.scope;
 
         it(`answers 403 to a key without ${scope}`, async () => {
-          expect(await call(route, method, keys.none)).toEqual({
+          expect(await call(route, method, scope.startsWith("feature_flag:") ? keys.noneOfFlags : keys.none)).toEqual({
             status: 403,
             body: { type: "authentication_error", code: "permission_denied", detail: `API key missing required scope '${scope}'`, attr: null },
           });

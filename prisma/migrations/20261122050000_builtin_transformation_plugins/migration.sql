@@ -1,0 +1,42 @@
+-- The built-in transformation plugins (src/server/transformations/catalogue.ts), in the
+-- order of their ids. config_schema is the form derived from each plugin's zod schema;
+-- catalogue.int.test.ts checks these rows against the code.
+INSERT INTO "plugins" ("key", "name", "description", "plugin_type", "config_schema", "capabilities", "updated_at")
+VALUES
+    ('drop-events', 'Drop events',
+     'Drops events that match: by event name, by event property filters, or both. A config with neither drops nothing.',
+     'builtin', '[{"key":"events","name":"Event names","type":"list","default":[],"hint":"Drop events with any of these names. Empty: any name.","required":false,"secret":false},{"key":"properties","name":"Property filters","type":"json","default":[],"hint":"PostHog property filters, e.g. [{\"key\": \"$host\", \"value\": \"localhost\"}]. All must hold.","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('property-filter', 'Property filter',
+     'Removes the listed properties from events (and from the person properties they set with $set / $set_once). A dotted name such as "address.street" removes a nested property.',
+     'builtin', '[{"key":"properties","name":"Properties to remove","type":"list","default":[],"hint":"One name per line; \"a.b\" removes b inside a.","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('rename', 'Rename and standardise names',
+     'Renames events and properties: exact renames first, then an optional naming convention (snake_case or camelCase) for event names and top-level property names.',
+     'builtin', '[{"key":"event_renames","name":"Event renames","type":"json","default":{},"hint":"JSON object: {\"old name\": \"new name\"}.","required":false,"secret":false},{"key":"property_renames","name":"Property renames","type":"json","default":{},"hint":"JSON object: {\"old name\": \"new name\"}.","required":false,"secret":false},{"key":"event_case","name":"Event name convention","type":"choice","default":"keep","hint":"Convert event names to this convention.","required":false,"secret":false,"choices":["keep","snake_case","camelCase"]},{"key":"property_case","name":"Property name convention","type":"choice","default":"keep","hint":"Convert top-level property names to this convention.","required":false,"secret":false,"choices":["keep","snake_case","camelCase"]},{"key":"keep_posthog_names","name":"Keep PostHog''s $ names","type":"boolean","default":true,"hint":"Leave names starting with $ ($pageview, $browser …) as they are when converting.","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('flatten', 'Flatten properties',
+     'Turns nested properties into top-level ones: {"address": {"city": "Paris"}} adds "address__city": "Paris" (list items by index), so they can be filtered on. $set, $set_once and other PostHog structures are left as they are.',
+     'builtin', '[{"key":"separator","name":"Separator","type":"string","default":"__","hint":"Joins the names along the path (PostHog''s plugin uses __).","required":false,"secret":false},{"key":"keep_nested","name":"Keep the nested originals","type":"boolean","default":true,"hint":"Off: the nested property is replaced by its flattened ones.","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('pii', 'Hash or redact PII',
+     'Replaces the listed properties (also in $set / $set_once) by a salted SHA-256 hash, which still tells equal values apart, or by "[REDACTED]". Optionally hashes the distinct id too.',
+     'builtin', '[{"key":"properties","name":"Properties","type":"list","default":["email","$email","phone","name"],"hint":"One name per line.","required":false,"secret":false},{"key":"mode","name":"Mode","type":"choice","default":"hash","hint":"hash: salted SHA-256; redact: replace by [REDACTED].","required":false,"secret":false,"choices":["hash","redact"]},{"key":"salt","name":"Salt","type":"string","hint":"Mixed into every hash. Left empty on creation, a random one is made.","required":false,"secret":true},{"key":"hash_distinct_id","name":"Hash the distinct id","type":"boolean","default":false,"hint":"Also replace the distinct id by its salted hash (persons then use the hash).","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('add-properties', 'Add or override properties',
+     'Sets the given properties on every event: overriding what the event sent, or only where it has none.',
+     'builtin', '[{"key":"properties","name":"Properties","type":"json","default":{},"hint":"JSON object of the properties to set, e.g. {\"environment\": \"production\"}.","required":false,"secret":false},{"key":"override","name":"Override","type":"boolean","default":true,"hint":"Off: only set properties the event does not have.","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('geoip', 'GeoIP enrichment',
+     'Looks up the event''s $ip in the GeoLite2 city database (the one flag evaluation uses) and sets $geoip_city_name, $geoip_country_code and the other $geoip_* properties; with person properties on, also $set them on the person and $set_once the $initial_geoip_* ones, as PostHog does. Events with $geoip_disable pass unchanged.',
+     'builtin', '[{"key":"set_person_properties","name":"Set person properties","type":"boolean","default":true,"hint":"Also $set $geoip_* and $set_once $initial_geoip_* on the person.","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('url-parser', 'URL parser',
+     'Splits a URL property ($current_url by default) into <prefix>protocol, <prefix>host, <prefix>path, <prefix>hash and <prefix>params (the query parameters as an object; flatten them with the Flatten plugin after this one). Events without a valid absolute URL pass unchanged.',
+     'builtin', '[{"key":"source","name":"URL property","type":"string","default":"$current_url","hint":"The property holding the URL.","required":false,"secret":false},{"key":"prefix","name":"Prefix","type":"string","default":"url_","hint":"Put before the new properties'' names.","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP),
+    ('user-agent', 'User-agent parser',
+     'Reads a user-agent string ($raw_user_agent by default) and sets $browser, $browser_version, $os, $os_version and $device_type.',
+     'builtin', '[{"key":"source","name":"User-agent property","type":"string","default":"$raw_user_agent","hint":"The property holding the user-agent string.","required":false,"secret":false},{"key":"override","name":"Override","type":"boolean","default":false,"hint":"Off: keep what the SDK already set (posthog-js sets $browser and $os itself).","required":false,"secret":false}]'::jsonb,
+     '{"methods":["processEvent"],"jobs":["dry_run"]}'::jsonb, CURRENT_TIMESTAMP)
+ON CONFLICT ("key") DO NOTHING;

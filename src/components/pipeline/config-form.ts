@@ -1,0 +1,83 @@
+/**
+ * The config form of a transformation, generated from its plugin's `config_schema`
+ * (src/server/transformations/catalogue.ts): form values from a stored config, and a
+ * config from form values (lists one per line, JSON fields parsed). The server checks the
+ * result against the plugin's zod schema; this only turns text into JSON.
+ */
+import type { ConfigField } from "@/server/transformations/catalogue";
+
+export type FieldValue = string | boolean;
+export type FormValues = Record<string, FieldValue>;
+
+/** Form values for `fields`: the stored config's where it has one, else the field's default. Secrets start empty. */
+export function initialValues(fields: readonly ConfigField[], config: Record<string, unknown> | null): FormValues {
+  const values: FormValues = {};
+  for (const field of fields) {
+    const value = config && field.key in config ? config[field.key] : field.default;
+    switch (field.type) {
+      case "boolean":
+        values[field.key] = value === true;
+        break;
+      case "list":
+        values[field.key] = Array.isArray(value) ? value.map(String).join("\n") : "";
+        break;
+      case "json":
+        values[field.key] = value === undefined ? "" : JSON.stringify(value, null, 2);
+        break;
+      default:
+        values[field.key] = field.secret || value === undefined || value === null ? "" : String(value);
+    }
+  }
+  return values;
+}
+
+/**
+ * The config to send, or the fields that are not valid JSON. An empty secret is left out:
+ * the server keeps the stored one (or makes one).
+ */
+export function configFromValues(fields: readonly ConfigField[], values: FormValues): { config: Record<string, unknown>; errors: Record<string, string> } {
+  const config: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const field of fields) {
+    const value = values[field.key];
+    switch (field.type) {
+      case "boolean":
+        config[field.key] = value === true;
+        break;
+      case "list":
+        config[field.key] = String(value ?? "")
+          .split("\n")
+          .map((line) => line.trim())
+          .filter((line) => line !== "");
+        break;
+      case "json": {
+        const text = String(value ?? "").trim();
+        if (text === "") break;
+        try {
+          config[field.key] = JSON.parse(text);
+        } catch (error) {
+          errors[field.key] = `Not valid JSON: ${(error as Error).message}`;
+        }
+        break;
+      }
+      default:
+        if (field.secret && value === "") break;
+        config[field.key] = String(value ?? "");
+    }
+  }
+  return { config, errors };
+}
+
+/** A sample event for the test panel, touching what the built-in plugins read. */
+export const SAMPLE_EVENT = {
+  event: "Order Completed",
+  distinct_id: "sample-user",
+  properties: {
+    $current_url: "https://shop.example.com/checkout?utm_source=newsletter&plan=pro",
+    $raw_user_agent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+    $ip: "8.8.8.8",
+    email: "ann@example.com",
+    "Plan Type": "pro",
+    address: { city: "Paris", zip: "75001" },
+  },
+};

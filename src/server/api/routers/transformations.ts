@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { activityQuery, createConfigInput, jobInput, rearrangeInput, sampleEventInput, updateConfigInput } from "@/server/transformations/contract";
+import {
+  configActivity,
+  createConfig,
+  deleteConfig,
+  listAllConfigs,
+  listPlugins,
+  rearrangeConfigs,
+  runJob,
+  testChain,
+  updateConfig,
+} from "@/server/transformations/service";
+import { createTRPCRouter, projectProcedure } from "../trpc";
+
+const configId = z.object({ id: z.number().int().positive() });
+
+/** The pipeline page: the same contracts and services as the REST resource. */
+export const transformationsRouter = createTRPCRouter({
+  plugins: projectProcedure.query(({ ctx }) => listPlugins(ctx.db)),
+
+  list: projectProcedure.query(({ ctx }) => listAllConfigs(ctx.db, ctx.project.id)),
+
+  create: projectProcedure.input(createConfigInput).mutation(({ ctx, input }) => {
+    const { projectId: _projectId, ...data } = input;
+    return createConfig(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, data);
+  }),
+
+  update: projectProcedure
+    .input(configId.extend({ changes: updateConfigInput }))
+    .mutation(({ ctx, input }) => updateConfig(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input.id, input.changes)),
+
+  delete: projectProcedure.input(configId).mutation(({ ctx, input }) => deleteConfig(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input.id)),
+
+  rearrange: projectProcedure.input(rearrangeInput).mutation(({ ctx, input }) => rearrangeConfigs(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input)),
+
+  activity: projectProcedure.input(configId.extend(activityQuery.shape)).query(({ ctx, input }) => configActivity(ctx.db, ctx.project.id, input.id, input, null)),
+
+  dryRun: projectProcedure
+    .input(configId.extend(jobInput.shape))
+    .mutation(({ ctx, input }) => runJob(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input.id, input)),
+
+  testChain: projectProcedure.input(z.object({ event: sampleEventInput })).mutation(({ ctx, input }) => testChain(ctx.db, ctx.project.id, input.event)),
+});

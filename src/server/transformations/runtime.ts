@@ -1,0 +1,141 @@
+/**
+ * Transformations on the ingestion path: each project's chain of enabled configs, in
+ * order, built once and kept in memory. Ingestion asks for a project's chain once per
+ * request; while nothing changed that is a map lookup (no query), and a project without
+ * configs gets the same empty list. Every config write publishes the project on the
+ * database's change feed: this node drops the chain at once, other nodes within a second
+ * (LISTEN/NOTIFY); a 10 s TTL is the safety net for a notification that never came.
+ *
+ * A step counts what it saw, dropped and failed on (RunStats). A transform that throws
+ * leaves the event as it was (transforms are pure, see plugin.ts): the chain goes on with
+ * the unchanged event, and the error is recorded on the config.
+ */
+import type { Database } from "@/server/db";
+import { ALL_KEYS } from "@/server/db/changes";
+import type { TransformationsFor, TransformStep } from "@/server/ingestion/pipeline";
+import type { IngestEvent } from "@/server/ingestion/normalise";
+import { builtinPlugin, parsePluginConfig } from "./catalogue";
+import type { Transform } from "./plugin";
+import { RunStats, type RunCounter } from "./stats";
+import { loadChainConfigs, type ChainConfig } from "./store";
+
+const CHAIN_TTL_MS = 10_000;
+/** Change-feed topic; keys are project ids whose configs changed. */
+const TRANSFORMATIONS_TOPIC = "transformations";
+
+/** How an error reads on the config and in its activity (no stack: it may be long and says little to users). */
+export function errorMessage(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : `Error: ${String(error)}`;
+  return text.length > 1000 ? `${text.slice(0, 1000)}…` : text;
+}
+
+/** The config's transform; one that cannot be built (unknown plugin, config the plugin no longer accepts) fails every event. */
+export function buildTransform(config: ChainConfig): Transform {
+  try {
+    const plugin = builtinPlugin(config.pluginKey);
+    if (!plugin) throw new Error(`The plugin '${config.pluginKey}' is not available on this server.`);
+    return plugin.build(parsePluginConfig(plugin, config.config) as never);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return () => {
+      throw new Error(`The config cannot run: ${message}`);
+    };
+  }
+}
+
+/** A chain step: runs the transform, counting; an exception counts as an error and passes the event on unchanged. */
+function countedStep(configId: number, transform: Transform, stats: RunStats): TransformStep {
+  let counter: RunCounter | null = null;
+  let hourEnd = 0;
+  return (event: IngestEvent) => {
+    const now = Date.now();
+    if (counter === null || counter.flushed || now >= hourEnd) {
+      counter = stats.counter(configId, now);
+      hourEnd = (Math.floor(now / 3_600_000) + 1) * 3_600_000;
+    }
+    counter.seen++;
+    try {
+      const result = transform(event);
+      if (result === null) counter.dropped++;
+      return result;
+    } catch (error) {
+      counter.errors++;
+      counter.lastError = errorMessage(error);
+      return event;
+    }
+  };
+}
+
+interface CachedChain {
+  steps: Promise<TransformStep[]>;
+  until: number;
+}
+
+export class TransformationRuntime {
+  readonly stats: RunStats;
+  private readonly chains = new Map<number, CachedChain>();
+
+  constructor(private readonly db: Database) {
+    this.stats = new RunStats(db.sql);
+    db.changes.subscribe(TRANSFORMATIONS_TOPIC, (key) => {
+      if (key === ALL_KEYS) this.chains.clear();
+      else this.invalidate(Number(key));
+    });
+  }
+
+  /** The hook ingestion calls once per request (pipeline.ts `TransformationsFor`). */
+  readonly transformationsFor: TransformationsFor = (projectId) => {
+    const cached = this.chains.get(projectId);
+    if (cached && cached.until > Date.now()) return cached.steps;
+    return this.load(projectId);
+  };
+
+  private load(projectId: number): Promise<TransformStep[]> {
+    const steps = loadChainConfigs(this.db.sql, projectId).then((configs) =>
+      configs.map((config) => countedStep(config.id, buildTransform(config), this.stats)),
+    );
+    // Concurrent requests share one load (an invalidation removes it, loading or not); a
+    // failed load is not kept.
+    const entry: CachedChain = { steps, until: Date.now() + CHAIN_TTL_MS };
+    this.chains.set(projectId, entry);
+    steps.catch(() => {
+      if (this.chains.get(projectId) === entry) this.chains.delete(projectId);
+    });
+    return steps;
+  }
+
+  /** Drops a project's chain: its next request loads it anew. */
+  invalidate(projectId: number): void {
+    this.chains.delete(projectId);
+  }
+}
+
+// One runtime per database and process, shared by the server's modules and Next's bundle
+// (modules load twice): a config written through Next must invalidate the chain the
+// server's capture path uses.
+const KEY = Symbol.for("burrow.transformationRuntime");
+type Holder = { [KEY]?: WeakMap<Database, TransformationRuntime> };
+
+export function transformationRuntime(db: Database): TransformationRuntime {
+  const holder = globalThis as Holder;
+  const runtimes = (holder[KEY] ??= new WeakMap());
+  let runtime = runtimes.get(db);
+  if (!runtime) {
+    runtime = new TransformationRuntime(db);
+    runtimes.set(db, runtime);
+  }
+  return runtime;
+}
+
+/**
+ * After a write to a project's configs has committed: every node (this one at once) loads
+ * the project's chain anew for its next request.
+ */
+export async function publishConfigChange(db: Database, projectId: number): Promise<void> {
+  await db.changes.publish(TRANSFORMATIONS_TOPIC, String(projectId));
+}
+
+/** What ingestion passes to `ingestDecoded`: the project's chain of enabled configs. */
+export function transformationsFor(db: Database): TransformationsFor {
+  return transformationRuntime(db).transformationsFor;
+}
