@@ -8,7 +8,7 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 import * as envEvent from "@/app/api/environments/[project_id]/events/[id]/route";
 import * as envList from "@/app/api/environments/[project_id]/events/route";
 import * as envValues from "@/app/api/environments/[project_id]/events/values/route";
@@ -71,14 +71,7 @@ interface Sent {
 }
 
 async function capture(events: Sent[], key = projectKey): Promise<void> {
-  const response = await handleBatch(
-    new Request("http://burrow.test/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: key, batch: events.map((e) => ({ uuid: randomUUID(), ...e })) }),
-    }),
-  );
-  expect(await response.text()).toBe('{"status":1}');
+  await sendBatch(key, events.map((e) => ({ uuid: randomUUID(), ...e })));
 }
 
 const T0 = Date.parse("2024-03-01T00:00:00.000Z");

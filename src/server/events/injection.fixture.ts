@@ -8,7 +8,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase } from "@/server/db/testing";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 import * as eventRoute from "@/app/api/projects/[project_id]/events/[id]/route";
 import * as listRoute from "@/app/api/projects/[project_id]/events/route";
 import * as valuesRoute from "@/app/api/projects/[project_id]/events/values/route";
@@ -94,22 +94,15 @@ export async function injectionFixture(): Promise<InjectionFixture> {
   registerDb(db);
   const owner = await bootstrap(db.prisma, { email: "injection@example.com", password: "pw12345678" });
   const projectId = owner.project_id;
-  const response = await handleBatch(
-    new Request("http://burrow.test/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        api_key: owner.project_api_key,
-        batch: CORPUS.map((text, i) => ({
-          event: text,
-          distinct_id: text,
-          timestamp: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
-          properties: { [text]: text, label: text, n: i },
-        })),
-      }),
-    }),
+  await sendBatch(
+    owner.project_api_key,
+    CORPUS.map((text, i) => ({
+      event: text,
+      distinct_id: text,
+      timestamp: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
+      properties: { [text]: text, label: text, n: i },
+    })),
   );
-  expect(await response.text()).toBe('{"status":1}');
   // Read through the event store (PostgreSQL or ClickHouse), persons from PostgreSQL.
   const storedRows = await allEvents(db, projectId);
   const persons = await personsByUuid(db.sql, projectId, storedRows.map((row) => row.person_id));

@@ -8,7 +8,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 import * as listRoute from "@/app/api/projects/[project_id]/events/route";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -53,14 +53,7 @@ async function names(where: string[], query: Record<string, string | number | st
 }
 
 async function capture(events: { event: string; distinct_id: string; properties?: Record<string, unknown>; timestamp: string }[], key = projectKey) {
-  const response = await handleBatch(
-    new Request("http://burrow.test/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: key, batch: events.map((e) => ({ uuid: randomUUID(), ...e })) }),
-    }),
-  );
-  expect(await response.text()).toBe('{"status":1}');
+  await sendBatch(key, events.map((e) => ({ uuid: randomUUID(), ...e })));
 }
 
 const T0 = Date.parse("2024-03-01T00:00:00.000Z");

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 import { createIngestionServices } from "@/server/ingestion/services";
 import { registerDb, closeDb } from "@/server/db";
 import { parseListQuery, parseValuesQuery } from "../params";
@@ -151,12 +151,7 @@ describe(`event store (${testStoresName})`, () => {
   it("takes ingestion's writes, and a merge moves the anonymous person's events", async () => {
     const anon = `anon-${randomUUID()}`;
     const user = `user-${randomUUID()}`;
-    const send = async (batch: object[]) => {
-      const response = await handleBatch(
-        new Request("http://burrow.test/batch/", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: projectKey, batch }) }),
-      );
-      expect(await response.text()).toBe('{"status":1}');
-    };
+    const send = (batch: object[]) => sendBatch(projectKey, batch);
     const uuid = randomUUID();
     await send([{ event: "$pageview", distinct_id: anon, uuid, timestamp: at(40).toISOString() }]);
     await send([{ event: "$pageview", distinct_id: anon, uuid, timestamp: at(41).toISOString() }]); // a retry: not stored twice
