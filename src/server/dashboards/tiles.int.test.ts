@@ -14,7 +14,7 @@ import * as sharingRoute from "@/app/api/environments/[project_id]/dashboards/[i
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeSavedInsight } from "@/server/insights/service";
 import { findSharedDashboardWithCharts } from "@/server/sharing/service";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
@@ -42,14 +42,7 @@ beforeAll(async () => {
     { event: "$feature_flag_called", distinct_id: "ben", timestamp: at(yesterday), properties: { $feature_flag: "new-nav", $feature_flag_response: false } },
     { event: "$feature_flag_called", distinct_id: "ben", timestamp: at(yesterday), properties: { $feature_flag: "beta", $feature_flag_response: true } },
   ];
-  const response = await handleBatch(
-    new Request("http://burrow.test/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: apiToken, batch: events.map((event) => ({ uuid: randomUUID(), ...event })) }),
-    }),
-  );
-  expect(await response.text()).toBe('{"status":1}');
+  await sendBatch(apiToken, events.map((event) => ({ uuid: randomUUID(), ...event })));
 });
 
 afterAll(async () => {

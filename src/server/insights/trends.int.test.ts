@@ -12,7 +12,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { parseListQuery } from "@/server/events/params";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeInsight } from "./service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsSeriesResult } from "./trends";
 
@@ -29,14 +29,7 @@ interface Sent {
 }
 
 async function capture(events: Sent[]): Promise<void> {
-  const response = await handleBatch(
-    new Request("http://burrow.test/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: projectKey, batch: events.map((e) => ({ uuid: randomUUID(), ...e })) }),
-    }),
-  );
-  expect(await response.text()).toBe('{"status":1}');
+  await sendBatch(projectKey, events.map((e) => ({ uuid: randomUUID(), ...e })));
 }
 
 /** Events with no person (person processing off): unique users count their distinct ids. */

@@ -18,7 +18,7 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 import { SECRET_MASK, type ConfigResource } from "./present";
 import { transformationRuntime } from "./runtime";
 
@@ -63,14 +63,7 @@ const patch = (id: number, body: unknown) => call(configRoute, "PATCH", `${BASE(
 const list = (query = "") => call(listRoute, "GET", `${BASE()}/${query}`);
 
 async function ingest(properties: Record<string, unknown>, distinctId = `d-${Math.random()}`) {
-  const response = await handleBatch(
-    new Request("http://burrow.test/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: projectKey, batch: [{ event: "rest test", distinct_id: distinctId, properties }] }),
-    }),
-  );
-  expect(await response.text()).toBe('{"status":1}');
+  await sendBatch(projectKey, [{ event: "rest test", distinct_id: distinctId, properties }]);
   const [row] = await db.sql.query<{ properties: Record<string, unknown> }>(`SELECT properties FROM events WHERE distinct_id = $1`, [distinctId]);
   return row!.properties;
 }
@@ -349,12 +342,7 @@ describe(`pipeline transformation configs REST (${testDbKind})`, () => {
       await patch(body.id, { name: "Dropper" });
       await patch(body.id, { description: "drops" });
       const distinctId = `stats-${Date.now()}`;
-      await handleBatch(
-        new Request("http://burrow.test/batch/", {
-          method: "POST",
-          body: JSON.stringify({ api_key: projectKey, batch: [{ event: "drop me", distinct_id: distinctId }, { event: "keep me", distinct_id: distinctId }] }),
-        }),
-      );
+      await sendBatch(projectKey, [{ event: "drop me", distinct_id: distinctId }, { event: "keep me", distinct_id: distinctId }]);
       await transformationRuntime(db).stats.flush();
 
       const path = `${BASE()}/${body.id}/activity/`;

@@ -11,7 +11,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { flagHash } from "@/server/flags/evaluation";
-import { handleBatch } from "@/server/ingestion/handler";
+import { sendBatch } from "@/server/ingestion/testing";
 
 let db: Database;
 let projectId: number;
@@ -19,14 +19,7 @@ let otherOrgProjectId: number;
 let api: ReturnType<typeof createCaller>;
 
 async function capture(apiKey: string, batch: Record<string, unknown>[]) {
-  const response = await handleBatch(
-    new Request("http://burrow.test/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: apiKey, batch: batch.map((event) => ({ uuid: randomUUID(), ...event })) }),
-    }),
-  );
-  expect(await response.text()).toBe('{"status":1}');
+  await sendBatch(apiKey, batch.map((event) => ({ uuid: randomUUID(), ...event })));
 }
 
 beforeAll(async () => {
