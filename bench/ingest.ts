@@ -5,11 +5,12 @@
  *   - /capture/ with one event a request: requests/s, beside a bare node:http server
  *     answering the same request, at 16 connections and at saturation (64);
  *   - p50/p99 latency of both;
- *   - /batch/ with five enabled transformations (issue 8) beside /batch/ with none measured
- *     right before it (same table size, same machine load), both with posthog-js-sized
- *     pageviews: the ratio.
+ *   - /batch/ with five enabled transformations (issue 8) beside /batch/ with none, in
+ *     alternating rounds, both with posthog-js-sized pageviews: the ratio, and the CPU time
+ *     the server and PostgreSQL spent per event on each side.
  *
- *   npm run bench:ingest [-- --duration 30 --connections 16 --db both|pglite|postgres]
+ *   npm run bench:ingest [-- --duration 30 --connections 16 --db both|pglite|postgres
+ *                           --parts batch,capture,transformations --rounds 2]
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build).
  */
@@ -33,12 +34,23 @@ const { values } = parseArgs({
     connections: { type: "string", default: "16" },
     "capture-connections": { type: "string", default: "16,64" },
     db: { type: "string", default: "both" },
+    parts: { type: "string", default: "batch,capture,transformations" },
+    rounds: { type: "string", default: "2" },
   },
 });
 const DURATION = `${Number(values.duration)}s`;
 const CONNECTIONS = Number(values.connections);
 const CAPTURE_CONNECTIONS = values["capture-connections"].split(",").map(Number);
+const PARTS = new Set(values.parts.split(","));
+const ROUNDS = Number(values.rounds);
 const ROOT = path.resolve(import.meta.dirname, "..");
+
+interface Phase {
+  result: WrkResult;
+  eventsPerSecond: number;
+  serverCpuPerEvent: number;
+  databaseCpuPerEvent: number;
+}
 
 interface WrkResult {
   requestsPerSecond: number;
@@ -112,12 +124,14 @@ function captureBody(token: string): string {
 }
 
 /**
- * Five enabled transformation configs, made through the REST API as a user would (the
- * server holds the database). Each really works on the bench events (drop-events checks
- * every name and drops none, so the stored counts stay comparable).
+ * Five transformation configs, made through the REST API as a user would (the server
+ * holds the database), and a switch that enables or disables all five. Each really works
+ * on the bench events (drop-events checks every name and drops none, so the stored counts
+ * stay comparable).
  */
-async function enableFiveTransformations(url: string, projectId: number, personalKey: string): Promise<void> {
-  const plugins = (await (await fetch(`${url}/api/plugins/`, { headers: { authorization: `Bearer ${personalKey}` } })).json()) as { results: { id: number; key: string }[] };
+async function fiveTransformations(url: string, projectId: number, personalKey: string): Promise<(enabled: boolean) => Promise<void>> {
+  const headers = { authorization: `Bearer ${personalKey}`, "content-type": "application/json" };
+  const plugins = (await (await fetch(`${url}/api/plugins/`, { headers })).json()) as { results: { id: number; key: string }[] };
   const id = (key: string) => plugins.results.find((plugin) => plugin.key === key)!.id;
   const configs = [
     { plugin: id("drop-events"), config: { events: ["$autocapture"], properties: [{ key: "$browser", value: "Netscape" }] } },
@@ -126,14 +140,50 @@ async function enableFiveTransformations(url: string, projectId: number, persona
     { plugin: id("pii"), config: { properties: ["$browser"], salt: "bench" } },
     { plugin: id("rename"), config: { property_case: "snake_case", keep_posthog_names: false } },
   ];
+  const base = `${url}/api/environments/${projectId}/pipeline_transformation_configs/`;
+  const ids: number[] = [];
   for (const [order, body] of configs.entries()) {
-    const response = await fetch(`${url}/api/environments/${projectId}/pipeline_transformation_configs/`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${personalKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ ...body, order, enabled: true }),
-    });
+    const response = await fetch(base, { method: "POST", headers, body: JSON.stringify({ ...body, order, enabled: false }) });
     if (response.status !== 201) throw new Error(`creating a transformation config failed: ${response.status} ${await response.text()}`);
+    ids.push(((await response.json()) as { id: number }).id);
   }
+  return async (enabled) => {
+    for (const configId of ids) {
+      const response = await fetch(`${base}${configId}/`, { method: "PATCH", headers, body: JSON.stringify({ enabled }) });
+      if (response.status !== 200) throw new Error(`switching a transformation config failed: ${response.status} ${await response.text()}`);
+    }
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU seconds used so far by each PostgreSQL server process, by pid. */
+function postgresCpuSeconds(): Map<number, number> {
+  const used = new Map<number, number>();
+  for (const entry of fs.existsSync("/proc") ? fs.readdirSync("/proc") : []) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") used.set(Number(entry), cpuSeconds(Number(entry)));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return used;
+}
+
+/** CPU seconds PostgreSQL used since `before`: over processes alive at the end (a backend that ended meanwhile is not counted). */
+function postgresCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of postgresCpuSeconds()) total += seconds - (before.get(pid) ?? 0);
+  return total;
 }
 
 /** The same request answered by a bare node:http server: what HTTP alone costs here. */
@@ -191,22 +241,46 @@ async function run(setup: Setup) {
   let db = await setup.open();
   await migrate(db.sql);
   const { project_api_key: token, project_id: projectId, personal_api_key: personalKey } = await bootstrap(db.prisma, { email: "bench@example.com", password: "bench-password" });
-  const insertCeiling = await ceiling(db, projectId);
+  const insertCeiling = PARTS.has("batch") ? await ceiling(db, projectId) : null;
   await db.close();
 
   const bare = new Map<number, WrkResult>();
-  for (const connections of CAPTURE_CONNECTIONS) bare.set(connections, await bareNode(captureBody(token), connections));
+  if (PARTS.has("capture")) for (const connections of CAPTURE_CONNECTIONS) bare.set(connections, await bareNode(captureBody(token), connections));
   const server = await startServer(setup.env);
-  let batch: WrkResult;
-  let untransformed: WrkResult;
-  let transformed: WrkResult;
+  let acknowledged = 0;
+  const measure = async (url: string, body: string, eventsPerRequest: number, connections?: number) => {
+    const result = await wrk(url, body, connections);
+    acknowledged += (result.requests - result.non2xx) * eventsPerRequest;
+    return result;
+  };
+  let batch: WrkResult | null = null;
+  const transformations: { none: Phase[]; five: Phase[] } = { none: [], five: [] };
   const capture = new Map<number, WrkResult>();
   try {
-    batch = await wrk(`${server.url}/batch/`, batchBody(token, 100));
-    for (const connections of CAPTURE_CONNECTIONS) capture.set(connections, await wrk(`${server.url}/capture/`, captureBody(token), connections));
-    untransformed = await wrk(`${server.url}/batch/`, browserPageviewBatchBody(token, 100));
-    await enableFiveTransformations(server.url, projectId, personalKey);
-    transformed = await wrk(`${server.url}/batch/`, browserPageviewBatchBody(token, 100));
+    if (PARTS.has("batch")) batch = await measure(`${server.url}/batch/`, batchBody(token, 100), 100);
+    if (PARTS.has("capture")) {
+      for (const connections of CAPTURE_CONNECTIONS) capture.set(connections, await measure(`${server.url}/capture/`, captureBody(token), 1, connections));
+    }
+    if (PARTS.has("transformations")) {
+      // Alternating rounds, so that warm-up, table growth and the machine's mood fall on both sides.
+      const enable = await fiveTransformations(server.url, projectId, personalKey);
+      const body = browserPageviewBatchBody(token, 100);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const side of ["none", "five"] as const) {
+          await enable(side === "five");
+          const serverCpu = cpuSeconds(server.child.pid!);
+          const databaseCpu = postgresCpuSeconds();
+          const result = await measure(`${server.url}/batch/`, body, 100);
+          const events = (result.requests - result.non2xx) * 100;
+          transformations[side].push({
+            result,
+            eventsPerSecond: result.requestsPerSecond * 100,
+            serverCpuPerEvent: ((cpuSeconds(server.child.pid!) - serverCpu) / events) * 1e6,
+            databaseCpuPerEvent: setup.env.DATABASE_URL ? (postgresCpuSince(databaseCpu) / events) * 1e6 : Number.NaN,
+          });
+        }
+      }
+    }
   } finally {
     await stop(server.child);
   }
@@ -215,19 +289,26 @@ async function run(setup: Setup) {
   await db.close();
   await setup.cleanup();
 
-  const eventsPerSecond = batch.requestsPerSecond * 100;
   console.log(`\n${setup.label} (${DURATION} each)`);
-  console.log(`  raw INSERT ceiling               ${Math.round(insertCeiling).toString().padStart(8)} rows/s`);
-  console.log(`  /batch/ (100 events, ${CONNECTIONS} conns)   ${Math.round(eventsPerSecond).toString().padStart(8)} events/s   ${(eventsPerSecond / insertCeiling).toFixed(2)} of ceiling   p50 ${batch.p50}  p99 ${batch.p99}   non-2xx ${batch.non2xx}`);
-  const untransformedPerSecond = untransformed.requestsPerSecond * 100;
-  const transformedPerSecond = transformed.requestsPerSecond * 100;
-  console.log(`  /batch/ posthog-js events, none   ${Math.round(untransformedPerSecond).toString().padStart(8)} events/s   p50 ${untransformed.p50}  p99 ${untransformed.p99}   non-2xx ${untransformed.non2xx}`);
-  console.log(`  /batch/ the same, 5 transforms   ${Math.round(transformedPerSecond).toString().padStart(8)} events/s   ${(transformedPerSecond / untransformedPerSecond).toFixed(2)} of none (goal ≥ 0.80)   p50 ${transformed.p50}  p99 ${transformed.p99}   non-2xx ${transformed.non2xx}`);
-  let acknowledged = (batch.requests - batch.non2xx + untransformed.requests - untransformed.non2xx + transformed.requests - transformed.non2xx) * 100;
-  for (const connections of CAPTURE_CONNECTIONS) {
+  if (batch && insertCeiling !== null) {
+    const eventsPerSecond = batch.requestsPerSecond * 100;
+    console.log(`  raw INSERT ceiling               ${Math.round(insertCeiling).toString().padStart(8)} rows/s`);
+    console.log(`  /batch/ (100 events, ${CONNECTIONS} conns)   ${Math.round(eventsPerSecond).toString().padStart(8)} events/s   ${(eventsPerSecond / insertCeiling).toFixed(2)} of ceiling   p50 ${batch.p50}  p99 ${batch.p99}   non-2xx ${batch.non2xx}`);
+  }
+  if (transformations.five.length > 0) {
+    const cpu = (value: number) => (Number.isNaN(value) ? "" : `${Math.round(value)} µs`);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of ["none", "five"] as const) {
+        const { result, eventsPerSecond, serverCpuPerEvent, databaseCpuPerEvent } = transformations[side][round]!;
+        const label = side === "none" ? "posthog-js events, none " : "the same, 5 transforms  ";
+        console.log(`  /batch/ ${label}  ${Math.round(eventsPerSecond).toString().padStart(8)} events/s   CPU per event: server ${cpu(serverCpuPerEvent)}${Number.isNaN(databaseCpuPerEvent) ? "" : `, PostgreSQL ${cpu(databaseCpuPerEvent)}`}   p50 ${result.p50}  p99 ${result.p99}   non-2xx ${result.non2xx}`);
+      }
+    }
+    const mean = (phases: Phase[]) => phases.reduce((sum, phase) => sum + phase.eventsPerSecond, 0) / phases.length;
+    console.log(`  transformation ratio (five / none, mean of ${ROUNDS} rounds): ${(mean(transformations.five) / mean(transformations.none)).toFixed(2)} (goal ≥ 0.80)`);
+  }
+  for (const [connections, c] of capture) {
     const b = bare.get(connections)!;
-    const c = capture.get(connections)!;
-    acknowledged += c.requests - c.non2xx;
     const label = `${connections} conns`.padEnd(9);
     console.log(`  bare node:http (${label})      ${Math.round(b.requestsPerSecond).toString().padStart(8)} req/s      p50 ${b.p50}  p99 ${b.p99}`);
     console.log(`  /capture/ 1 event (${label})   ${Math.round(c.requestsPerSecond).toString().padStart(8)} req/s      ${(c.requestsPerSecond / b.requestsPerSecond).toFixed(2)} of bare    p50 ${c.p50}  p99 ${c.p99}   non-2xx ${c.non2xx}`);

@@ -23,9 +23,14 @@ export async function startNodeProcess(args: string[], env: Record<string, strin
   return { url, child };
 }
 
-/** The built server, as `npm start` runs it. */
+/**
+ * The built server, as `npm start` runs it. BENCH_SERVER_NODE_ARGS adds node flags, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under a bench's load (node
+ * refuses --cpu-prof in NODE_OPTIONS).
+ */
 export function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  return startNodeProcess(["dist/server.mjs"], env);
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  return startNodeProcess([...nodeArgs, "dist/server.mjs"], env);
 }
 
 /** SIGTERM, and wait until it has exited. */
