@@ -1,4 +1,5 @@
 import { validate as isUuid } from "uuid";
+import { storableText } from "@/server/properties/coerce";
 import { newEventUuid } from "./event-uuid";
 import { MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, type RawEvent } from "./contract";
 
@@ -24,19 +25,36 @@ export const MAX_PROPERTY_DEPTH = 1000;
 
 class TooDeep extends Error {}
 
-const UNSTORABLE = /[\u0000\ud800-\udfff]/;
-const NUL_OR_LONE_SURROGATE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** Text PostgreSQL can store: NUL and lone surrogates become U+FFFD, as PostHog does. */
-function storableText(text: string): string {
-  return UNSTORABLE.test(text) ? text.replace(NUL_OR_LONE_SURROGATE, "\ufffd") : text;
-}
-
-/** A copy of a JSON value with storable text throughout; throws TooDeep past MAX_PROPERTY_DEPTH. */
+/**
+ * A JSON value with storable text throughout (storableText): the value itself when nothing
+ * in it needs cleaning, as almost every event's properties, else a copy. Throws TooDeep
+ * past MAX_PROPERTY_DEPTH.
+ */
 function storableJson(value: unknown, depth: number): unknown {
   if (typeof value === "string") return storableText(value);
   if (typeof value !== "object" || value === null) return value;
   if (depth >= MAX_PROPERTY_DEPTH) throw new TooDeep();
+  return needsCleaning(value, depth) ? cleanCopy(value, depth) : value;
+}
+
+/** Whether an object or array holds text to clean, in a key or a value (checking the depth on the way). */
+function needsCleaning(value: object, depth: number): boolean {
+  if (depth >= MAX_PROPERTY_DEPTH) throw new TooDeep();
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (typeof item === "string" ? storableText(item) !== item : typeof item === "object" && item !== null && needsCleaning(item, depth + 1)) return true;
+    }
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (storableText(key) !== key) return true;
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === "string" ? storableText(item) !== item : typeof item === "object" && item !== null && needsCleaning(item, depth + 1)) return true;
+  }
+  return false;
+}
+
+function cleanCopy(value: object, depth: number): unknown {
   if (Array.isArray(value)) return value.map((item) => storableJson(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
@@ -44,6 +62,17 @@ function storableJson(value: unknown, depth: number): unknown {
     Object.defineProperty(out, storableText(key), { value: storableJson(item, depth + 1), enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/**
+ * The stored top level of an event's properties: a copy (the pipeline adds to it) with
+ * storable keys and values, without `token`, the project key posthog-js sends in every
+ * event. The rest-destructuring copy keeps V8's fast object layout; deleting a key, or
+ * building a copy key by key, would not, and every later step pays for that.
+ */
+function storableProperties(given: Record<string, unknown>): Record<string, unknown> {
+  const { token: _token, ...properties } = needsCleaning(given, 0) ? (cleanCopy(given, 0) as Record<string, unknown>) : given;
+  return properties;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -119,7 +148,17 @@ export function normaliseEvent(raw: RawEvent, index: number, context: NormaliseC
   if (raw.properties !== undefined && raw.properties !== null && !isObject(raw.properties)) {
     return { index, detail: `Event ${index}: properties must be an object.` };
   }
-  let properties: Record<string, unknown> = { ...(isObject(raw.properties) ? raw.properties : {}) };
+  let properties: Record<string, unknown>;
+  try {
+    properties = storableProperties(isObject(raw.properties) ? raw.properties : {});
+    for (const key of ["$set", "$set_once"] as const) {
+      const given = raw[key];
+      if (isObject(given)) properties[key] = storableJson({ ...(isObject(properties[key]) ? properties[key] : {}), ...given }, 1);
+    }
+  } catch (error) {
+    if (!(error instanceof TooDeep)) throw error;
+    return { index, detail: `Event ${index}: properties are nested more than ${MAX_PROPERTY_DEPTH} levels deep.` };
+  }
   const name = raw.event ?? context.defaultEvent;
   if (typeof name !== "string" || name.trim() === "") {
     return { index, detail: `Event ${index}: 'event' is required and must be a non-empty string.` };
@@ -137,17 +176,7 @@ export function normaliseEvent(raw: RawEvent, index: number, context: NormaliseC
   if (context.historicalMigration && parseDate(raw.timestamp) === null) {
     return { index, detail: `Event ${index}: historical migrations need an ISO 8601 'timestamp' on every event.` };
   }
-  for (const key of ["$set", "$set_once"] as const) {
-    if (isObject(raw[key])) properties[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...raw[key] };
-  }
   if (properties.$ip === undefined && context.ip) properties.$ip = context.ip;
-  delete properties.token;
-  try {
-    properties = storableJson(properties, 0) as Record<string, unknown>;
-  } catch (error) {
-    if (!(error instanceof TooDeep)) throw error;
-    return { index, detail: `Event ${index}: properties are nested more than ${MAX_PROPERTY_DEPTH} levels deep.` };
-  }
   return {
     uuid: typeof raw.uuid === "string" && isUuid(raw.uuid) ? raw.uuid.toLowerCase() : newEventUuid(),
     event,
