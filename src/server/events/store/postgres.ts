@@ -13,40 +13,58 @@ import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "../par
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
 
-/** Rows per statement: bounded so one statement's arrays stay a few MB at most. */
-const CHUNK = 5_000;
+/** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
+const CHUNK_ROWS = 5_000;
+const CHUNK_TEXT = 32 * 1024 * 1024;
+
+/** One event as a row of the JSON document insertEvents sends. */
+function eventRowJson(e: StoredEventInput): string {
+  return JSON.stringify({
+    uuid: e.uuid,
+    project_id: e.projectId,
+    event: e.event,
+    distinct_id: e.distinctId,
+    properties: e.properties,
+    timestamp: e.timestamp.toISOString(),
+    person_id: e.personId ?? null,
+    elements_chain: e.elementsChain ?? "",
+    historical_migration: e.historicalMigration ?? false,
+  });
+}
+
+const INSERT_EVENTS = `WITH inserted AS (
+  INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id, elements_chain, historical_migration)
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(uuid uuid, project_id int, event text, distinct_id text, properties jsonb,
+                                                 timestamp timestamptz, person_id uuid, elements_chain text, historical_migration bool)
+  ON CONFLICT (project_id, uuid) DO NOTHING
+  RETURNING 1
+) SELECT count(*)::int AS n FROM inserted`;
 
 /**
- * Writes events with one `INSERT … SELECT FROM unnest(…)` per chunk: one round trip and one
- * plan for thousands of rows, which is what lets ingestion keep up. A uuid the project
- * already has is skipped, so a retried batch is not stored twice. Returns rows written.
+ * Writes events with one `INSERT … SELECT FROM jsonb_to_recordset(…)` per chunk: one round
+ * trip and one plan for thousands of rows, which is what lets ingestion keep up. The rows
+ * travel as one JSON document: the driver sends it as it is, where array parameters would
+ * have every properties text escaped again (measured: half the Node CPU of the insert, and
+ * a little less for PostgreSQL). A uuid the project already has is skipped, so a retried
+ * batch is not stored twice. Returns rows written.
  */
 export async function insertEvents(sql: SqlExecutor, events: readonly StoredEventInput[]): Promise<number> {
   let inserted = 0;
-  for (let start = 0; start < events.length; start += CHUNK) {
-    const chunk = events.slice(start, start + CHUNK);
-    const rows = await sql.query<{ n: number }>(
-      `WITH inserted AS (
-         INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id, elements_chain, historical_migration)
-         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::uuid[], $8::text[], $9::bool[])
-         ON CONFLICT (project_id, uuid) DO NOTHING
-         RETURNING 1
-       ) SELECT count(*)::int AS n FROM inserted`,
-      [
-        chunk.map((e) => e.uuid),
-        chunk.map((e) => e.projectId),
-        chunk.map((e) => e.event),
-        chunk.map((e) => e.distinctId),
-        chunk.map((e) => JSON.stringify(e.properties)),
-        chunk.map((e) => e.timestamp.toISOString()),
-        chunk.map((e) => e.personId ?? null),
-        chunk.map((e) => e.elementsChain ?? ""),
-        chunk.map((e) => e.historicalMigration ?? false),
-      ],
-      { prepare: "burrow_insert_events" },
-    );
-    inserted += rows[0]!.n;
+  let rows: string[] = [];
+  let text = 0;
+  const send = async () => {
+    const result = await sql.query<{ n: number }>(INSERT_EVENTS, [`[${rows.join(",")}]`], { prepare: "burrow_insert_events" });
+    inserted += result[0]!.n;
+    rows = [];
+    text = 0;
+  };
+  for (const event of events) {
+    const row = eventRowJson(event);
+    if (rows.length > 0 && (rows.length >= CHUNK_ROWS || text + row.length > CHUNK_TEXT)) await send();
+    rows.push(row);
+    text += row.length;
   }
+  if (rows.length > 0) await send();
   return inserted;
 }
 

@@ -80,6 +80,16 @@ describe(`event store (${testStoresName})`, () => {
     expect((await all(otherProjectId, { distinct_id: "dedup" })).map((row) => row.event)).toEqual(["elsewhere"]);
   });
 
+  it("stores a batch larger than one statement takes, and large properties, each row once", async () => {
+    const many = Array.from({ length: 5_001 }, (_, i) => event({ distinctId: "chunked", properties: { i } }));
+    const large = event({ distinctId: "chunked", properties: { blob: "x".repeat(2_000_000), quote: '"\\' } });
+    expect(await db.events.insert([...many, large])).toBe(5_002);
+    expect(await db.events.insert([many[5_000]!, large])).toBe(0);
+    const stored = await db.events.get(projectId, large.uuid);
+    expect(stored?.properties).toEqual(large.properties);
+    expect((await db.events.get(projectId, many[5_000]!.uuid))?.properties).toEqual({ i: 5_000 });
+  });
+
   it("gives an event back as stored", async () => {
     const stored = event({
       event: "exact",
