@@ -6,12 +6,18 @@ import { IngestionError, invalidPayload } from "./errors";
 import { isProblem, normaliseEvent, type EventProblem, type IngestEvent } from "./normalise";
 import type { IngestionServices } from "./services";
 
-/** One step of a project's transformation chain: the event changed, or null to drop it. */
-export type TransformStep = (event: IngestEvent) => IngestEvent | null | Promise<IngestEvent | null>;
+/** A project's enabled transformations, in order, run over a request's events. */
+export interface TransformChain {
+  /** The configs that run, in order. */
+  readonly configIds: readonly number[];
+  /** The events kept, changed. */
+  run(events: IngestEvent[]): IngestEvent[];
+}
 
-/** The ordered transformation steps of a project (empty until transformations exist). */
-export type TransformationsFor = (projectId: number) => Promise<TransformStep[]>;
-export const noTransformations: TransformationsFor = async () => [];
+/** The transformation chain of a project (none until transformations exist). */
+export type TransformationsFor = (projectId: number) => Promise<TransformChain>;
+const emptyChain: TransformChain = { configIds: [], run: (events) => events };
+export const noTransformations: TransformationsFor = async () => emptyChain;
 
 export interface RequestInfo {
   path: "capture" | "batch" | "engage";
@@ -144,15 +150,9 @@ export async function ingestDecoded(
   });
   if (events.length === 0) throw invalidPayload(dropped.map((d) => d.detail).join(" "));
 
-  const steps = await transformationsFor(project.id);
+  const transformed = (await transformationsFor(project.id)).run(events);
   const rows: StoredEventInput[] = [];
-  for (const received of events) {
-    let event: IngestEvent | null = received;
-    for (const step of steps) {
-      event = await step(event);
-      if (!event) break;
-    }
-    if (!event) continue;
+  for (const event of transformed) {
     // PostHog drops even a client-sent $ip for projects that anonymise IPs (after transformations).
     if (project.anonymizeIps) delete event.properties.$ip;
     const personId = await applyPersonsAndGroups(services, project.id, event);

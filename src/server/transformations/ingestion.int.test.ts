@@ -273,9 +273,9 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
     try {
       const elsewhere = transformationRuntime(otherNode);
       const before = await elsewhere.transformationsFor(actor.projectId);
-      expect(before).toEqual([]);
-      await enable("flatten");
-      await expect.poll(async () => (await elsewhere.transformationsFor(actor.projectId)).length, { timeout: 1_000, interval: 50 }).toBe(1);
+      expect(before.configIds).toEqual([]);
+      const flatten = await enable("flatten");
+      await expect.poll(async () => (await elsewhere.transformationsFor(actor.projectId)).configIds, { timeout: 1_000, interval: 50 }).toEqual([flatten.id]);
     } finally {
       await otherNode.close();
     }
@@ -285,11 +285,11 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
     const runtime = transformationRuntime(db);
     const first = runtime.transformationsFor(actor.projectId);
     expect(runtime.transformationsFor(actor.projectId)).toBe(first);
-    expect(await first).toEqual([]);
-    await enable("flatten");
+    expect((await first).configIds).toEqual([]);
+    const flatten = await enable("flatten");
     const second = runtime.transformationsFor(actor.projectId);
     expect(second).not.toBe(first);
-    expect(await second).toHaveLength(1);
+    expect((await second).configIds).toEqual([flatten.id]);
     expect(runtime.transformationsFor(actor.projectId)).toBe(second);
   });
 });

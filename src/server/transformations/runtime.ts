@@ -2,7 +2,7 @@
  * Transformations on the ingestion path: each project's chain of enabled configs, in
  * order, built once and kept in memory. Ingestion asks for a project's chain once per
  * request; while nothing changed that is a map lookup (no query), and a project without
- * configs gets the same empty list. Every config write publishes the project on the
+ * configs gets an empty chain. Every config write publishes the project on the
  * database's change feed: this node drops the chain at once, other nodes within a second
  * (LISTEN/NOTIFY); a 10 s TTL is the safety net for a notification that never came.
  *
@@ -12,11 +12,11 @@
  */
 import type { Database } from "@/server/db";
 import { ALL_KEYS } from "@/server/db/changes";
-import type { TransformationsFor, TransformStep } from "@/server/ingestion/pipeline";
+import type { TransformChain, TransformationsFor } from "@/server/ingestion/pipeline";
 import type { IngestEvent } from "@/server/ingestion/normalise";
 import { builtinPlugin, parsePluginConfig } from "./catalogue";
 import type { Transform } from "./plugin";
-import { RunStats, type RunCounter } from "./stats";
+import { RunStats } from "./stats";
 import { loadChainConfigs, type ChainConfig } from "./store";
 
 const CHAIN_TTL_MS = 10_000;
@@ -43,31 +43,41 @@ export function buildTransform(config: ChainConfig): Transform {
   }
 }
 
-/** A chain step: runs the transform, counting; an exception counts as an error and passes the event on unchanged. */
-function countedStep(configId: number, transform: Transform, stats: RunStats): TransformStep {
-  let counter: RunCounter | null = null;
-  let hourEnd = 0;
-  return (event: IngestEvent) => {
-    const now = Date.now();
-    if (counter === null || counter.flushed || now >= hourEnd) {
-      counter = stats.counter(configId, now);
-      hourEnd = (Math.floor(now / 3_600_000) + 1) * 3_600_000;
-    }
-    counter.seen++;
-    try {
-      const result = transform(event);
-      if (result === null) counter.dropped++;
-      return result;
-    } catch (error) {
-      counter.errors++;
-      counter.lastError = errorMessage(error);
-      return event;
-    }
+/**
+ * The chain of a project's configs. Each event goes through every step before the next
+ * event starts, so the copies steps make die young; counters are taken once per request.
+ * A step that throws counts an error and passes the event on unchanged.
+ */
+function chainOf(configs: { id: number; transform: Transform }[], stats: RunStats): TransformChain {
+  return {
+    configIds: configs.map((config) => config.id),
+    run(events) {
+      if (configs.length === 0) return events;
+      const now = Date.now();
+      const counters = configs.map((config) => stats.counter(config.id, now));
+      const kept: IngestEvent[] = [];
+      for (const received of events) {
+        let event: IngestEvent | null = received;
+        for (let i = 0; i < configs.length && event !== null; i++) {
+          const counter = counters[i]!;
+          counter.seen++;
+          try {
+            event = configs[i]!.transform(event);
+            if (event === null) counter.dropped++;
+          } catch (error) {
+            counter.errors++;
+            counter.lastError = errorMessage(error);
+          }
+        }
+        if (event !== null) kept.push(event);
+      }
+      return kept;
+    },
   };
 }
 
 interface CachedChain {
-  steps: Promise<TransformStep[]>;
+  chain: Promise<TransformChain>;
   until: number;
 }
 
@@ -86,22 +96,22 @@ export class TransformationRuntime {
   /** The hook ingestion calls once per request (pipeline.ts `TransformationsFor`). */
   readonly transformationsFor: TransformationsFor = (projectId) => {
     const cached = this.chains.get(projectId);
-    if (cached && cached.until > Date.now()) return cached.steps;
+    if (cached && cached.until > Date.now()) return cached.chain;
     return this.load(projectId);
   };
 
-  private load(projectId: number): Promise<TransformStep[]> {
-    const steps = loadChainConfigs(this.db.sql, projectId).then((configs) =>
-      configs.map((config) => countedStep(config.id, buildTransform(config), this.stats)),
+  private load(projectId: number): Promise<TransformChain> {
+    const chain = loadChainConfigs(this.db.sql, projectId).then((configs) =>
+      chainOf(configs.map((config) => ({ id: config.id, transform: buildTransform(config) })), this.stats),
     );
     // Concurrent requests share one load (an invalidation removes it, loading or not); a
     // failed load is not kept.
-    const entry: CachedChain = { steps, until: Date.now() + CHAIN_TTL_MS };
+    const entry: CachedChain = { chain, until: Date.now() + CHAIN_TTL_MS };
     this.chains.set(projectId, entry);
-    steps.catch(() => {
+    chain.catch(() => {
       if (this.chains.get(projectId) === entry) this.chains.delete(projectId);
     });
-    return steps;
+    return chain;
   }
 
   /** Drops a project's chain: its next request loads it anew. */

@@ -15,8 +15,6 @@ export interface RunCounter {
   dropped: number;
   errors: number;
   lastError: string | null;
-  /** Set when a flush took the counter: whoever holds it must ask for a fresh one. */
-  flushed: boolean;
 }
 
 interface PendingCount {
@@ -32,13 +30,16 @@ export class RunStats {
 
   constructor(private readonly sql: SqlExecutor) {}
 
-  /** The counter of a config for the hour holding `at` (ms); created on first use. */
+  /**
+   * The counter of a config for the hour holding `at` (ms); created on first use. Count into
+   * it before the next await: a flush takes the counters it finds, and keeps no link to them.
+   */
   counter(configId: number, at: number): RunCounter {
     const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
     const key = `${configId}:${hour}`;
     let entry = this.pending.get(key);
     if (!entry) {
-      entry = { configId, hour, counter: { seen: 0, dropped: 0, errors: 0, lastError: null, flushed: false } };
+      entry = { configId, hour, counter: { seen: 0, dropped: 0, errors: 0, lastError: null } };
       this.pending.set(key, entry);
       this.schedule();
     }
@@ -65,7 +66,6 @@ export class RunStats {
     if (this.pending.size === 0) return;
     const taken = [...this.pending.values()];
     this.pending = new Map();
-    for (const entry of taken) entry.counter.flushed = true;
     try {
       await this.sql.query(
         `INSERT INTO plugin_config_metrics (plugin_config_id, hour, events_seen, events_dropped, errors, last_error)

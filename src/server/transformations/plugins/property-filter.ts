@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { IngestEvent } from "@/server/ingestion/normalise";
-import { definePlugin, field, isPlainObject, propertyNameList, withProperties } from "../plugin";
+import { copyRecord, definePlugin, field, isPlainObject, propertyNameList, setOwn, withProperties } from "../plugin";
 
 /** Where person properties ride on an event: removed there too, so they do not reach the person. */
 const PERSON_SETS = ["$set", "$set_once"] as const;
@@ -16,7 +16,10 @@ function without(record: Record<string, unknown>, path: string[]): Record<string
   const inner = record[head];
   if (!isPlainObject(inner)) return record;
   const changed = without(inner, rest);
-  return changed === inner ? record : { ...record, [head]: changed };
+  if (changed === inner) return record;
+  const copy = copyRecord(record);
+  setOwn(copy, head, changed);
+  return copy;
 }
 
 /** A name as a path: the exact key when the record has it, else split at dots ("a.b" is b inside a). */
@@ -47,7 +50,10 @@ export const propertyFilterPlugin = definePlugin({
         const set = properties[key];
         if (!isPlainObject(set)) continue;
         const changed = removeAll(set, names);
-        if (changed !== set) properties = { ...properties, [key]: changed };
+        if (changed === set) continue;
+        // properties is either the event's own (copy it) or already a copy made above.
+        if (properties === event.properties) properties = copyRecord(properties);
+        setOwn(properties, key, changed);
       }
       return properties === event.properties ? event : withProperties(event, properties);
     };

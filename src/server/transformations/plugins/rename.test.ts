@@ -33,6 +33,36 @@ describe("rename plugin", () => {
     expect(result.properties.the_order).toBe(7);
   });
 
+  it("gives two names that become one the later value", () => {
+    const clash = ingestEvent({ properties: { "Plan Type": "first", plan_type: "second", other: 1 } });
+    expect(runPlugin(renamePlugin, { property_case: "snake_case" }, clash)!.properties).toEqual({ plan_type: "second", other: 1 });
+  });
+
+  it("renames events of many key sequences, each by its own keys", () => {
+    const transform = renamePlugin.build(renamePlugin.config.parse({ property_case: "camelCase" }) as never);
+    const word = (i: number) => [...i.toString(26)].map((digit) => String.fromCharCode(97 + parseInt(digit, 26))).join("");
+    // More sequences than the plugin remembers, each seen twice.
+    for (let round = 0; round < 2; round++) {
+      for (let n = 1; n <= 40; n++) {
+        const properties = Object.fromEntries(Array.from({ length: n }, (_, i) => [`key_${word(i)}`, i]));
+        const result = transform(ingestEvent({ properties }))!;
+        expect(Object.keys(result.properties)).toEqual(Array.from({ length: n }, (_, i) => `key${word(i)[0]!.toUpperCase()}${word(i).slice(1)}`));
+        expect(Object.values(result.properties)).toEqual(Array.from({ length: n }, (_, i) => i));
+      }
+    }
+    const unchanged = ingestEvent({ properties: { already: 1, camel: 2 } });
+    expect(transform(unchanged)).toBe(unchanged);
+  });
+
+  it("keeps a __proto__ property a plain property", () => {
+    const properties = JSON.parse('{"__proto__": {"polluted": true}, "Some Name": 1}') as Record<string, unknown>;
+    const result = runPlugin(renamePlugin, { property_renames: { "Some Name": "renamed" } }, ingestEvent({ properties }))!;
+    expect(Object.prototype.hasOwnProperty.call(result.properties, "__proto__")).toBe(true);
+    expect(Object.keys(result.properties)).toEqual(["__proto__", "renamed"]);
+    expect(Object.getPrototypeOf(result.properties)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("keeps a name that converts to nothing", () => {
     const weird = ingestEvent({ event: "!!!", properties: { "???": 1 } });
     const result = runPlugin(renamePlugin, { event_case: "snake_case", property_case: "camelCase" }, weird);

@@ -14,18 +14,71 @@ const renames = (what: string) =>
 function caseConverter(nameCase: NameCase, keepPostHogNames: boolean): ((name: string) => string) | null {
   if (nameCase === "keep") return null;
   const convert = nameCase === "snake_case" ? snakeCase : camelCase;
-  // Events repeat the same few names: remember conversions (bounded).
-  const seen = new Map<string, string>();
   return (name) => {
     // PostHog's own names ($pageview, $browser) are what its UI and SDKs look for.
     if (keepPostHogNames && name.startsWith("$")) return name;
-    let converted = seen.get(name);
-    if (converted === undefined) {
-      converted = convert(name) || name;
+    return convert(name) || name;
+  };
+}
+
+/** Events repeat the same few names: remembers what a name becomes (bounded). */
+function remembered(rename: (name: string) => string): (name: string) => string {
+  const seen = new Map<string, string>();
+  return (name) => {
+    let target = seen.get(name);
+    if (target === undefined) {
+      target = rename(name);
       if (seen.size >= 10_000) seen.clear();
-      seen.set(name, converted);
+      seen.set(name, target);
     }
-    return converted;
+    return target;
+  };
+}
+
+/**
+ * How the properties of one key sequence are renamed. Events from one SDK carry the same
+ * keys in the same order, so each sequence is worked out once: `template` holds the new
+ * names in order (null when no name changes), and an event's renamed properties are a
+ * spread copy of it with the values filled in. Building a 30-key object key by key instead
+ * costs V8 several times more, and leaves an object that is slower to serialise.
+ */
+interface RenamedShape {
+  keys: string[];
+  targets: string[];
+  template: Record<string, unknown> | null;
+  /** No new name is "__proto__": plain assignment is safe (setOwn costs a call per key). */
+  plain: boolean;
+}
+
+/** The last few key sequences seen, most recent first. */
+const SHAPES_KEPT = 16;
+
+function shapeCache(targetOf: (name: string) => string): (keys: string[]) => RenamedShape {
+  const shapes: RenamedShape[] = [];
+  const same = (a: string[], b: string[]) => {
+    if (a.length !== b.length) return false;
+    for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
+    return true;
+  };
+  return (keys) => {
+    const index = shapes.findIndex((shape) => same(shape.keys, keys));
+    let shape = shapes[index];
+    if (shape) {
+      if (index > 0) shapes.splice(index, 1), shapes.unshift(shape);
+      return shape;
+    }
+    const targets = keys.map(targetOf);
+    const changed = targets.some((target, i) => target !== keys[i]);
+    // fromEntries defines own properties: a "__proto__" name stays a plain key.
+    shape = {
+      keys,
+      targets,
+      template: changed ? Object.fromEntries(targets.map((target) => [target, undefined])) : null,
+      plain: !targets.includes("__proto__"),
+    };
+    shapes.unshift(shape);
+    if (shapes.length > SHAPES_KEPT) shapes.pop();
+    return shape;
   };
 }
 
@@ -49,23 +102,30 @@ export const renamePlugin = definePlugin({
     const propertyRenames = new Map(Object.entries(config.property_renames));
     const eventCase = caseConverter(config.event_case, config.keep_posthog_names);
     const propertyCase = caseConverter(config.property_case, config.keep_posthog_names);
-    const renamesProperties = propertyRenames.size > 0 || propertyCase !== null;
-    return (event) => {
-      let name = eventRenames.get(event.event) ?? event.event;
-      if (eventCase) name = eventCase(name);
+    const eventName = remembered((name) => {
+      const renamed = eventRenames.get(name) ?? name;
+      const converted = eventCase ? eventCase(renamed) : renamed;
       // A convention may lengthen a name; past the stored limit the event keeps its name.
-      if (name.length > MAX_EVENT_NAME_LENGTH) name = event.event;
+      return converted.length > MAX_EVENT_NAME_LENGTH ? name : converted;
+    });
+    const shapeOf =
+      propertyRenames.size > 0 || propertyCase !== null
+        ? shapeCache((key) => {
+            const renamed = propertyRenames.get(key) ?? key;
+            return propertyCase ? propertyCase(renamed) : renamed;
+          })
+        : null;
+    return (event) => {
+      const name = eventName(event.event);
       let properties = event.properties;
-      if (renamesProperties) {
-        const renamed: Record<string, unknown> = {};
-        let changed = false;
-        for (const [key, value] of Object.entries(event.properties)) {
-          let target = propertyRenames.get(key) ?? key;
-          if (propertyCase) target = propertyCase(target);
-          if (target !== key) changed = true;
-          setOwn(renamed, target, value);
-        }
-        if (changed) properties = renamed;
+      const shape = shapeOf?.(Object.keys(properties));
+      if (shape?.template) {
+        const { keys, targets } = shape;
+        const renamed = { ...shape.template };
+        // Two names may become one: the later value wins, as it would key by key.
+        if (shape.plain) for (let i = 0; i < keys.length; i++) renamed[targets[i]!] = properties[keys[i]!];
+        else for (let i = 0; i < keys.length; i++) setOwn(renamed, targets[i]!, properties[keys[i]!]);
+        properties = renamed;
       }
       if (name === event.event && properties === event.properties) return event;
       return { ...withProperties(event, properties), event: name };
