@@ -64,7 +64,10 @@ function shapeCache(targetOf: (name: string) => string): (keys: string[]) => Ren
     const index = shapes.findIndex((shape) => same(shape.keys, keys));
     let shape = shapes[index];
     if (shape) {
-      if (index > 0) shapes.splice(index, 1), shapes.unshift(shape);
+      if (index > 0) {
+        shapes.splice(index, 1);
+        shapes.unshift(shape);
+      }
       return shape;
     }
     const targets = keys.map(targetOf);
