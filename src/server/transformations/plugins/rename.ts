@@ -113,10 +113,12 @@ export const renamePlugin = definePlugin({
     });
     const shapeOf =
       propertyRenames.size > 0 || propertyCase !== null
-        ? shapeCache((key) => {
-            const renamed = propertyRenames.get(key) ?? key;
-            return propertyCase ? propertyCase(renamed) : renamed;
-          })
+        ? shapeCache(
+            remembered((key) => {
+              const renamed = propertyRenames.get(key) ?? key;
+              return propertyCase ? propertyCase(renamed) : renamed;
+            }),
+          )
         : null;
     return (event) => {
       const name = eventName(event.event);
