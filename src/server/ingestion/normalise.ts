@@ -32,24 +32,20 @@ class TooDeep extends Error {}
  */
 function storableJson(value: unknown, depth: number): unknown {
   if (typeof value === "string") return storableText(value);
-  if (typeof value !== "object" || value === null) return value;
-  if (depth >= MAX_PROPERTY_DEPTH) throw new TooDeep();
-  return needsCleaning(value, depth) ? cleanCopy(value, depth) : value;
+  return needsCleaning(value, depth) ? cleanCopy(value as object, depth) : value;
 }
 
-/** Whether an object or array holds text to clean, in a key or a value (checking the depth on the way). */
-function needsCleaning(value: object, depth: number): boolean {
+/** Whether a JSON value holds text to clean, in a key or a value; throws TooDeep past MAX_PROPERTY_DEPTH. */
+function needsCleaning(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return storableText(value) !== value;
+  if (typeof value !== "object" || value === null) return false;
   if (depth >= MAX_PROPERTY_DEPTH) throw new TooDeep();
   if (Array.isArray(value)) {
-    for (const item of value) {
-      if (typeof item === "string" ? storableText(item) !== item : typeof item === "object" && item !== null && needsCleaning(item, depth + 1)) return true;
-    }
+    for (const item of value) if (needsCleaning(item, depth + 1)) return true;
     return false;
   }
   for (const key of Object.keys(value)) {
-    if (storableText(key) !== key) return true;
-    const item = (value as Record<string, unknown>)[key];
-    if (typeof item === "string" ? storableText(item) !== item : typeof item === "object" && item !== null && needsCleaning(item, depth + 1)) return true;
+    if (storableText(key) !== key || needsCleaning((value as Record<string, unknown>)[key], depth + 1)) return true;
   }
   return false;
 }
