@@ -100,7 +100,8 @@ export async function injectionFixture(): Promise<InjectionFixture> {
       event: text,
       distinct_id: text,
       timestamp: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
-      properties: { [text]: text, label: text, n: i },
+      // Each event's distinct id is its own person, with the text as a person property too.
+      properties: { [text]: text, label: text, n: i, $set: { [text]: text } },
     })),
   );
   // Read through the event store (PostgreSQL or ClickHouse), persons from PostgreSQL.

@@ -378,35 +378,55 @@ export function compileSelect(items: readonly SelectItem[], context: HogqlContex
   };
 }
 
+/** One `where` expression, the `index`-th (for messages), as a boolean SQL expression. */
+export function compileCondition(expr: Expr, index: number, context: HogqlContext): string {
+  return located("where", index, () => new Compiler(context).condition(expr, false).sql);
+}
+
 /** The `where` expressions ANDed, as one boolean SQL expression. */
 export function compileWhere(exprs: readonly Expr[], context: HogqlContext): string {
-  const compiler = new Compiler(context);
-  const parts = exprs.map((expr, i) => located("where", i, () => compiler.condition(expr, false).sql));
+  const parts = exprs.map((expr, i) => compileCondition(expr, i, context));
   return parts.length === 0 ? "TRUE" : `(${parts.join(" AND ")})`;
+}
+
+/** What expressions read: the person properties, by name, and whether anything of the event itself (a field, a property). */
+export function hogqlReads(exprs: readonly Expr[]): { personProperties: Set<string>; event: boolean } {
+  const reads = { personProperties: new Set<string>(), event: false };
+  const walk = (expr: Expr): void => {
+    switch (expr.type) {
+      case "property":
+        if (expr.scope === "person") reads.personProperties.add(expr.name);
+        else reads.event = true;
+        return;
+      case "field":
+        reads.event = true;
+        return;
+      case "literal":
+        return;
+      case "call":
+      case "and":
+      case "or":
+        expr.args.forEach(walk);
+        return;
+      case "compare":
+      case "like":
+        walk(expr.left);
+        walk(expr.right);
+        return;
+      case "in":
+        walk(expr.left);
+        expr.list.forEach(walk);
+        return;
+      case "isNull":
+      case "not":
+        walk(expr.expr);
+    }
+  };
+  exprs.forEach(walk);
+  return reads;
 }
 
 /** Whether any expression reads person properties (the query then joins persons). */
 export function readsPerson(exprs: readonly Expr[]): boolean {
-  const walk = (expr: Expr): boolean => {
-    switch (expr.type) {
-      case "property":
-        return expr.scope === "person";
-      case "literal":
-      case "field":
-        return false;
-      case "call":
-      case "and":
-      case "or":
-        return expr.args.some(walk);
-      case "compare":
-      case "like":
-        return walk(expr.left) || walk(expr.right);
-      case "in":
-        return walk(expr.left) || expr.list.some(walk);
-      case "isNull":
-      case "not":
-        return walk(expr.expr);
-    }
-  };
-  return exprs.some(walk);
+  return hogqlReads(exprs).personProperties.size > 0;
 }

@@ -8,6 +8,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
+import { MAX_RESOLVED_PERSONS } from "@/server/events/store/clickhouse/properties";
 import { sendBatch } from "@/server/ingestion/testing";
 import * as listRoute from "@/app/api/projects/[project_id]/events/route";
 
@@ -80,7 +81,8 @@ beforeAll(async () => {
     { event: "signup", distinct_id: "carol", timestamp: at(6), properties: { $browser: "chrome", plan: null, price: 100 } },
     { event: "$pageview", distinct_id: "carol", timestamp: at(24 * 60 + 1), properties: { $browser: "Chrome" } },
   ]);
-  await capture([{ event: "purchase", distinct_id: "zed", timestamp: at(3), properties: { price: 99, $browser: "Chrome" } }], otherKey);
+  // Another project's person with alice's properties: never read for this project.
+  await capture([{ event: "purchase", distinct_id: "zed", timestamp: at(3), properties: { price: 99, $browser: "Chrome", $set: { email: "alice@example.com", plan: "pro" } } }], otherKey);
 });
 
 afterAll(async () => {
@@ -237,8 +239,7 @@ describe(`events list: where (${testStoresName})`, () => {
     expect(await names(["timestamp > '2024-03-01T00:03:30Z'", "timestamp <= '2024-03-01 00:06:00'"], { before: "2024-03-01T00:05:30Z" })).toEqual(["$pageview", "purchase"]);
   });
 
-  // Persons live in PostgreSQL: ClickHouse answers person.properties with a 400 (below).
-  if (testEventStoreKind !== "clickhouse") it("person.properties and person_id", async () => {
+  it("person.properties and person_id", async () => {
     const alice = await names(["person.properties.email = 'alice@example.com'"]);
     expect(alice).toEqual(["purchase", "$identify", "$pageview"]); // the anonymous event too: merged into alice
     expect(await rows(["person.properties.plan", "count()"])).toEqual([
@@ -251,17 +252,42 @@ describe(`events list: where (${testStoresName})`, () => {
     expect(await names(["person.properties.email = 'alice@example.com'"], { properties: JSON.stringify([{ key: "plan", value: "pro", type: "person" }]), event: "purchase" })).toEqual(["purchase"]);
   });
 
-  if (testEventStoreKind === "clickhouse") it("person.properties with events in ClickHouse: a 400 saying so (not there yet)", async () => {
-    for (const [part, expr] of [
-      ["where", "person.properties.email = 'alice@example.com'"],
-      ["select", "person.properties.plan"],
-    ] as const) {
-      const answer = await list({ [part]: [expr] });
-      expect(answer.status).toBe(400);
-      expect(answer.body).toMatchObject({ attr: part, detail: `${part}[0]: person.properties is not available while events are kept in ClickHouse; use the properties filter with type "person".` });
+  it("person.properties: a condition that holds without a person, one mixed with the event's, and selected beside a condition on persons", async () => {
+    // Bob and carol have no email: their events, and none of alice's (nor the other project's).
+    expect(await names(["person.properties.email is null"])).toEqual(["$pageview", "signup", "$pageview", "purchase"]);
+    expect(await names(["not (person.properties.plan = 'pro')"])).toEqual([]); // null plan: neither true nor false
+    // Bob's "abc" is not a number, so it compares with 50 as text, and "abc" > "50".
+    expect(await names(["person.properties.plan = 'pro' or properties.price > 50"])).toEqual(["signup", "$pageview", "purchase", "$identify", "$pageview"]);
+    expect(await rows(["distinct_id", "person.properties.email"], { event: "purchase" })).toEqual([
+      ["bob", null],
+      ["alice", "alice@example.com"],
+    ]);
+    expect(await rows(["event", "person.properties.plan", "properties.price"], { where: ["person.properties.email like '%@example.com'", "properties.price >= 5"] })).toEqual([
+      ["purchase", "pro", 20],
+      ["$pageview", "pro", 5],
+    ]);
+    expect(await rows(["person.properties.email", "count()"], { where: ["person.properties.plan = 'pro'"] })).toEqual([["alice@example.com", 3]]);
+  });
+
+  if (testEventStoreKind === "clickhouse") it("person.properties with events in ClickHouse: more persons than a query takes is a 400 saying how to narrow it", async () => {
+    await db.sql.query(
+      `INSERT INTO persons (project_id, properties, is_identified, updated_at)
+       SELECT $1, jsonb_build_object('tier', 'gold', 'n', i), true, now() FROM generate_series(1, $2::int) AS i`,
+      [projectId, MAX_RESOLVED_PERSONS + 1],
+    );
+    try {
+      const select = await list({ select: ["person.properties.tier", "count()"] });
+      expect(select.status).toBe(400);
+      expect(select.body).toMatchObject({ attr: "select", detail: expect.stringContaining(`select: more than ${MAX_RESOLVED_PERSONS} persons have person.properties.tier`) });
+      const where = await list({ where: ["person.properties.tier = 'gold'"] });
+      expect(where.status).toBe(400);
+      expect(where.body).toMatchObject({ attr: "where", detail: expect.stringContaining(`where[0] matches more than ${MAX_RESOLVED_PERSONS} persons`) });
+      // Narrowed by a condition on persons alone, the same columns are read.
+      expect(await rows(["person.properties.tier", "count()"], { where: ["person.properties.n = 7"] })).toEqual([]);
+      expect(await rows(["person.properties.plan", "count()"], { where: ["person.properties.email = 'alice@example.com'"] })).toEqual([["pro", 3]]);
+    } finally {
+      await db.sql.query(`DELETE FROM persons WHERE project_id = $1 AND properties ? 'tier'`, [projectId]);
     }
-    const [[personId]] = (await rows(["person_id"], { distinct_id: "alice", limit: 1 })) as [[string]];
-    expect(await names([`person_id = '${personId}'`])).toEqual(["purchase", "$identify", "$pageview"]);
   });
 
   it("is a 400 naming the expression, the part and its position", async () => {

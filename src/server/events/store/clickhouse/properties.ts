@@ -50,45 +50,63 @@ function personLeaves(node: PropertyNode): PropertyFilter[] {
 }
 
 /**
- * Each person-property filter of `node`, evaluated in PostgreSQL: the persons of the
- * project it holds for — or, when it also holds for an event without a (stored) person,
- * the persons it fails for. More than MAX_RESOLVED_PERSONS is a 400.
+ * A condition on a person's properties alone, evaluated in PostgreSQL over the project's
+ * persons: the persons it holds for — or, when it also holds for an event without a
+ * (stored) person, the persons it fails for. `condition` writes it for the person
+ * properties in `person` (NULL: no person). More than MAX_RESOLVED_PERSONS is a 400,
+ * `tooMany(complement)` saying why.
  */
+export async function resolvePersonSet(
+  sql: SqlExecutor,
+  projectId: number,
+  condition: (params: SqlParams, person: string) => string,
+  tooMany: (complement: boolean) => AppError,
+): Promise<PersonSet> {
+  const without = new SqlParams();
+  const [{ holds }] = (await sql.query<{ holds: boolean }>(`SELECT (${condition(without, "NULL::jsonb")}) IS TRUE AS holds`, without.values)) as [{ holds: boolean }];
+  const params = new SqlParams();
+  const test = `(${condition(params, "p.properties")}) IS ${holds ? "NOT TRUE" : "TRUE"}`;
+  const rows = await sql.query<{ uuid: string }>(
+    `SELECT p.uuid::text AS uuid FROM persons p WHERE p.project_id = ${params.add(projectId, "int")} AND ${test} LIMIT ${params.add(MAX_RESOLVED_PERSONS + 1, "int")}`,
+    params.values,
+  );
+  if (rows.length > MAX_RESOLVED_PERSONS) throw tooMany(holds);
+  return { uuids: rows.map((row) => row.uuid), complement: holds };
+}
+
+/** Each person-property filter of `node`, resolved by resolvePersonSet. */
 export async function resolvePersonFilters(sql: SqlExecutor, projectId: number, node: PropertyNode | null, now: Date): Promise<Map<PropertyFilter, PersonSet>> {
   const sets = new Map<PropertyFilter, PersonSet>();
   if (!node) return sets;
   for (const leaf of personLeaves(node)) {
-    const without = new SqlParams();
-    const [{ holds }] = (await sql.query<{ holds: boolean }>(
-      `SELECT ${propertiesSql(leaf, { params: without, columns: { event: "'{}'::jsonb", person: "'{}'::jsonb" }, now })} AS holds`,
-      without.values,
-    )) as [{ holds: boolean }];
-    const params = new SqlParams();
-    const condition = propertiesSql(leaf, { params, columns: { event: "'{}'::jsonb", person: "p.properties" }, now });
-    const rows = await sql.query<{ uuid: string }>(
-      `SELECT p.uuid::text AS uuid FROM persons p WHERE p.project_id = ${params.add(projectId, "int")} AND ${holds ? `NOT ${condition}` : condition}
-        LIMIT ${params.add(MAX_RESOLVED_PERSONS + 1, "int")}`,
-      params.values,
+    const set = await resolvePersonSet(
+      sql,
+      projectId,
+      // A person-less event reads no properties at all: '{}' as the list's own SQL has it.
+      (params, person) => propertiesSql(leaf, { params, columns: { event: "'{}'::jsonb", person: `COALESCE(${person}, '{}'::jsonb)` }, now }),
+      (complement) =>
+        new AppError(
+          "invalid_input",
+          `properties: the person filter on "${leaf.key}" ${complement ? "excludes" : "matches"} more than ${MAX_RESOLVED_PERSONS} persons, more than the ClickHouse event store takes; narrow it.`,
+          "properties",
+        ),
     );
-    if (rows.length > MAX_RESOLVED_PERSONS) {
-      throw new AppError(
-        "invalid_input",
-        `properties: the person filter on "${leaf.key}" ${holds ? "excludes" : "matches"} more than ${MAX_RESOLVED_PERSONS} persons, more than the ClickHouse event store takes; narrow it.`,
-        "properties",
-      );
-    }
-    sets.set(leaf, { uuids: rows.map((row) => row.uuid), complement: holds });
+    sets.set(leaf, set);
   }
   return sets;
+}
+
+/** The test that an event's person is in a resolved set (an event without a person is in no set). */
+export function personSetSql(set: PersonSet, params: ChParams, personColumn: string): string {
+  const member = `has(${params.add(set.uuids, "uuid[]")}, ${personColumn})`;
+  return set.complement ? `(NOT ${member})` : member;
 }
 
 function filterSql(filter: PropertyFilter, context: ChPropertyContext): string {
   const { params, column } = context;
   if (filter.type === "person") {
     // Negation is part of the resolved set (the leaf was evaluated whole).
-    const set = context.persons.get(filter)!;
-    const member = `has(${params.add(set.uuids, "uuid[]")}, ${context.personColumn})`;
-    return set.complement ? `(NOT ${member})` : member;
+    return personSetSql(context.persons.get(filter)!, params, context.personColumn);
   }
   const key = params.add(filter.key, "text");
   const type = `JSONType(${column}, ${key})`;

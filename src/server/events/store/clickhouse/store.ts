@@ -2,20 +2,20 @@
  * The ClickHouse event store: the `events` table of clickhouse/migrations/, through
  * `@clickhouse/client` (a server over HTTP, or chdb in the process). Filters compile to
  * ClickHouse SQL with every request value a bind parameter (ChParams); person-property
- * filters are resolved in PostgreSQL first (properties.ts). Person properties in the
- * HogQL `select`/`where` are not available here yet (a 400 naming them).
+ * filters are resolved in PostgreSQL first (properties.ts), and person properties in the
+ * HogQL `select`/`where` come from PostgreSQL with the query (hogql-persons.ts).
  */
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
 import { fold } from "@/server/properties/coerce";
 import type { PropertyFilter, PropertyNode } from "@/server/properties/contract";
-import { compileSelect, compileWhere, readsPerson } from "../../hogql/compile";
-import type { Expr } from "../../hogql/parse";
+import { compileCondition, compileSelect } from "../../hogql/compile";
 import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "../../params";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
 import { CLICKHOUSE_HOGQL } from "./hogql";
+import { hogqlPersons, type HogqlPersons } from "./hogql-persons";
 import { ListWindows } from "./list-window";
 import { ChParams, chTime } from "./params";
 import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
@@ -146,10 +146,8 @@ export class ClickHouseEventStore implements EventStore {
     await this.rows(`SELECT ${patterns.map((pattern) => `match('', ${params.add(pattern, "text")})`).join(", ")}`, params.values);
   }
 
-  /** FROM and WHERE of a list query. */
-  private async listFrom(projectId: number, query: EventListQuery, params: ChParams, now: Date, cursor: EventCursor | null): Promise<string> {
-    refusePersonHogql("where", query.where ?? []);
-    refusePersonHogql("select", (query.select ?? []).map((item) => item.expr));
+  /** FROM and WHERE of a list query; `persons` from hogqlPersons for its `where`. */
+  private async listFrom(projectId: number, query: EventListQuery, params: ChParams, now: Date, cursor: EventCursor | null, persons: HogqlPersons): Promise<string> {
     const where = [`e.project_id = ${params.add(projectId, "int")}`];
     if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
     if (query.distinctId !== null) where.push(`e.distinct_id = ${params.add(query.distinctId, "text")}`);
@@ -170,7 +168,10 @@ export class ClickHouseEventStore implements EventStore {
     };
     if (query.before !== null) upTo(query.before, query.beforeUuid);
     if (cursor !== null) upTo(cursor.timestamp, cursor.uuid);
-    if (query.where) where.push(compileWhere(query.where, { params, columns: { event: "e.properties", person: "" }, dialect: CLICKHOUSE_HOGQL }));
+    where.push(...persons.conditions);
+    for (const { expr, index } of persons.where) {
+      where.push(compileCondition(expr, index, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL }));
+    }
     if (query.properties !== null) {
       const persons = await resolvePersonFilters(this.sql, projectId, query.properties, now);
       where.push(chPropertiesSql(query.properties, { params, column: "e.properties", personColumn: "e.person_id", persons, now }));
@@ -180,7 +181,8 @@ export class ClickHouseEventStore implements EventStore {
 
   async list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
     const params = new ChParams();
-    const from = await this.listFrom(projectId, query, params, page.now, page.cursor);
+    const persons = await hogqlPersons(this.sql, projectId, query, params);
+    const from = await this.listFrom(projectId, query, params, page.now, page.cursor, persons);
     const tail = `${ORDER} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")} ${SMALL_ANSWER}`;
     const newest = Math.min(page.now.getTime(), query.before?.getTime() ?? Infinity, page.cursor?.timestamp.getTime() ?? Infinity);
     const key = listWindowKey(projectId, query);
@@ -201,10 +203,10 @@ export class ClickHouseEventStore implements EventStore {
 
   async select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
     const params = new ChParams();
-    refusePersonHogql("select", query.select!.map((item) => item.expr));
-    const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: "" }, dialect: CLICKHOUSE_HOGQL });
+    const persons = await hogqlPersons(this.sql, projectId, query, params);
+    const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL });
     const aggregated = compiled.groupBy !== null;
-    const from = await this.listFrom(projectId, query, params, page.now, aggregated ? null : page.cursor);
+    const from = await this.listFrom(projectId, query, params, page.now, aggregated ? null : page.cursor, persons);
     const columns = compiled.columns.map((column, i) => `${column} AS c${i}`);
     let tail: string;
     if (!aggregated) {
@@ -315,13 +317,4 @@ export class ClickHouseEventStore implements EventStore {
 /** The filters of a list query, for its window hint: the same filters on the same project find events at the same pace. */
 function listWindowKey(projectId: number, query: EventListQuery): string {
   return JSON.stringify([projectId, query.event, query.distinctId, query.personId, query.properties, query.where ?? null]);
-}
-
-/** Person properties in HogQL need the persons beside each event, which live in PostgreSQL. */
-function refusePersonHogql(attr: "select" | "where", exprs: readonly Expr[]): void {
-  exprs.forEach((expr, i) => {
-    if (readsPerson([expr])) {
-      throw new AppError("invalid_input", `${attr}[${i}]: person.properties is not available while events are kept in ClickHouse; use the properties filter with type "person".`, attr);
-    }
-  });
 }
