@@ -10,6 +10,7 @@ import { dashboardPermissions, type DashboardActor } from "@/server/dashboards/p
 import type { Database, PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/events/api";
+import { likeLiteral } from "@/server/properties/sql";
 import { pageWindow } from "@/server/rest/pagination";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "./cache";
@@ -168,14 +169,12 @@ async function requireInsight(prisma: PrismaClient | Prisma.TransactionClient, p
   return row;
 }
 
-/** Prisma passes `contains` into LIKE as is: its wildcards must match themselves. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, "\\$&");
-
 /**
  * A page of live insights, most recently changed first. Results are not computed here:
  * each carries its cached result when there is a fresh one (`is_cached`), else null.
  */
 export async function listInsights(db: Database, projectId: number, query: InsightListQuery): Promise<{ count: number; results: InsightResource[] }> {
+  // Prisma passes `contains` into LIKE as it is: its wildcards must match themselves.
   const search = query.search?.trim() ? likeLiteral(query.search.trim()) : undefined;
   const where: Prisma.InsightWhereInput = {
     projectId,

@@ -31,9 +31,14 @@ export class SqlParams {
   }
 }
 
-/** A LIKE / ILIKE pattern (backslash escapes, PostgreSQL's default) matching any text that contains `text` literally: its `%`, `_` and backslashes escaped. */
+/** `text` as a LIKE / ILIKE pattern (backslash escapes, PostgreSQL's default) that matches only itself: its `%`, `_` and backslashes escaped. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, "\\$&");
+}
+
+/** A LIKE / ILIKE pattern matching any text that contains `text` literally. */
 export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, "\\$&")}%`;
+  return `%${likeLiteral(text)}%`;
 }
 
 export interface PropertySqlContext {
