@@ -6,6 +6,8 @@ import os from "node:os";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
+/** How long a server may take to stop after SIGTERM (its own grace for requests is 10 s). */
+const STOP_TIMEOUT_MS = 30_000;
 
 /** A free TCP port, so that SITE_URL (sign-in redirects, share links) can name the server's real address. */
 export function freePort(): Promise<number> {
@@ -39,7 +41,7 @@ export interface RunningServer {
   url: string;
   process: ChildProcess;
   output: () => string;
-  /** Sends SIGTERM and resolves with the exit code. */
+  /** Sends SIGTERM and resolves with the exit code (rejects, after SIGKILL, if it does not stop within 30 s). */
   stop: () => Promise<number | null>;
 }
 
@@ -75,7 +77,17 @@ export async function startServer(env: Record<string, string | undefined>): Prom
     output: () => output,
     stop: async () => {
       child.kill("SIGTERM");
-      return exited;
+      // The server gives in-flight requests 10 s; one that hangs past that should fail the
+      // test with what it printed, not leave it to the test's own timeout.
+      let hung = false;
+      const timer = setTimeout(() => {
+        hung = true;
+        child.kill("SIGKILL");
+      }, STOP_TIMEOUT_MS);
+      const code = await exited;
+      clearTimeout(timer);
+      if (hung) throw new Error(`the server did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; it printed:\n${output.slice(-4000)}`);
+      return code;
     },
   };
 }
