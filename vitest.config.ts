@@ -17,5 +17,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Test databases on the embedded database start from dumps made once per run.
+    globalSetup: onPostgres ? [] : ["src/server/db/pglite-templates.ts"],
   },
 });

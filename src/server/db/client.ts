@@ -124,7 +124,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
       );
     }
   } else {
-    db = new PGlite();
+    db = new PGlite(config.from ? { loadDataDir: config.from } : {});
     await db.waitReady;
   }
   const sql = pgliteDriver(db);

@@ -5,8 +5,8 @@ import { z } from "zod";
 export type DbConfig =
   | { kind: "postgres"; url: string }
   | { kind: "pglite"; dataDir: string }
-  /** In-memory embedded database: tests and benchmarks only. */
-  | { kind: "pglite-memory" };
+  /** In-memory embedded database: tests and benchmarks only; `from` is a dump (PGlite's dumpDataDir) to start from. */
+  | { kind: "pglite-memory"; from?: Blob };
 
 /**
  * A configuration problem the operator must fix. Its message is the one line start-up

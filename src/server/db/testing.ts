@@ -5,11 +5,13 @@
  * on the server CLICKHOUSE_URL names, else in chdb (ClickHouse in the test process).
  */
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import pg from "pg";
 import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
 import type { EventStoreKind } from "@/server/events/store";
 import { openDatabase, type Database } from "./client";
 import { migrate } from "./migrate";
+import { PGLITE_TEMPLATES_ENV, templateFile } from "./pglite-templates";
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -44,6 +46,12 @@ async function withEventStore(open: (events: EventStoreConfig) => Promise<Databa
   };
 }
 
+/** The dump an embedded test database starts from, when vitest's global setup made them (pglite-templates.ts). */
+async function pgliteTemplate(migrated: boolean): Promise<Blob | undefined> {
+  const dir = process.env[PGLITE_TEMPLATES_ENV];
+  return dir ? new Blob([await fs.promises.readFile(templateFile(dir, migrated))]) : undefined;
+}
+
 /** The server test databases are made on; CI has it at 127.0.0.1:5432, user root, trust auth. */
 export const TEST_POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
 
@@ -53,8 +61,9 @@ export async function createTestDatabase(
   const { migrated = true, kind = testDbKind, events = testEventStoreKind } = options;
   if (kind === "pglite") {
     return withEventStore(async (eventStore) => {
-      const db = await openDatabase({ kind: "pglite-memory" }, eventStore);
-      if (migrated) await migrate(db.sql);
+      const from = await pgliteTemplate(migrated);
+      const db = await openDatabase({ kind: "pglite-memory", from }, eventStore);
+      if (migrated && !from) await migrate(db.sql);
       return db;
     }, events);
   }
