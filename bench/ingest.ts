@@ -9,7 +9,12 @@
  *     alternating rounds, both with posthog-js-sized pageviews: the ratio, and the CPU time
  *     the server and PostgreSQL spent per event on each side.
  *
- *   npm run bench:ingest [-- --duration 30 --connections 16 --db both|pglite|postgres
+ *   - with `--db clickhouse` (PostgreSQL's server for everything else, the events in chdb
+ *     on disk, or in CLICKHOUSE_URL's server): the same, with the store's own insert of
+ *     1,000-row batches as the ceiling, and how many rows each ClickHouse insert carried
+ *     in each phase (rows of one insert share its `inserted_at`).
+ *
+ *   npm run bench:ingest [-- --duration 30 --connections 16 --db both|pglite|postgres|clickhouse
  *                           --parts batch,capture,transformations --rounds 2]
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build).
@@ -25,6 +30,9 @@ import { bootstrap } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { clickHouseClient, dropClickHouseDatabase } from "@/server/events/store/clickhouse/open";
+import { DEFAULT_CLICKHOUSE_DATABASE, eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
+import type { StoredEventInput } from "@/server/events/store";
 import { makeEvents, rawInsert, timedInsert } from "./lib/raw-insert";
 import { startServer, stop } from "./lib/server-process";
 
@@ -203,7 +211,8 @@ async function bareNode(body: string, connections: number): Promise<WrkResult> {
 }
 
 async function ceiling(db: Database, projectId: number): Promise<number> {
-  const write = rawInsert(db);
+  // ClickHouse: the store's own insert (its uuid check and one insert), there being no other path.
+  const write = db.events.kind === "clickhouse" ? (rows: StoredEventInput[]) => db.events.insert(rows) : rawInsert(db);
   await write(makeEvents(projectId, 1_000));
   // Batches of 1,000 rows, as bench/db-insert.ts measures it.
   return (await timedInsert(makeEvents(projectId, 100_000), 1_000, write)).rate;
@@ -213,26 +222,107 @@ interface Setup {
   label: string;
   env: Record<string, string>;
   open: () => Promise<Database>;
+  /** The bench's events stored (read once the server has stopped). */
+  stored: () => Promise<number>;
+  /** Rows per event-store insert during [from, to], where the store can tell. */
+  insertSizes?: (projectId: number, from: Date, to: Date) => Promise<InsertSizes>;
   cleanup: () => Promise<void>;
+}
+
+interface InsertSizes {
+  inserts: number;
+  p50: number;
+  p90: number;
+  max: number;
+  /** Share of the rows that went in inserts of at least 1,000 rows. */
+  inThousands: number;
+}
+
+const STORED_SQL = "SELECT count(*)::int AS n FROM events WHERE distinct_id LIKE 'bench-user-%'";
+
+/** Counts the bench's events in a PostgreSQL events table. */
+function storedInPostgres(open: () => Promise<Database>): () => Promise<number> {
+  return async () => {
+    const db = await open();
+    try {
+      return (await db.sql.query<{ n: number }>(STORED_SQL))[0]!.n;
+    } finally {
+      await db.close();
+    }
+  };
 }
 
 function pgliteSetup(): Setup {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-ingest-"));
+  const open = () => openDatabase({ kind: "pglite", dataDir });
   return {
     label: "embedded PostgreSQL (PGlite, on disk)",
     env: { DATA_DIR: dataDir },
-    open: () => openDatabase({ kind: "pglite", dataDir }),
+    open,
+    stored: storedInPostgres(open),
     cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
   };
 }
 
 async function postgresSetup(): Promise<Setup> {
   const database = await createEmptyPostgresDatabase();
+  const open = () => openDatabase({ kind: "postgres", url: database.url });
   return {
     label: "PostgreSQL server",
     env: { DATABASE_URL: database.url, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-secret-")) },
-    open: () => openDatabase({ kind: "postgres", url: database.url }),
+    open,
+    stored: storedInPostgres(open),
     cleanup: database.drop,
+  };
+}
+
+/** PostgreSQL's server for everything but events; events in chdb on disk, or in a throwaway database of CLICKHOUSE_URL's server. */
+async function clickHouseSetup(): Promise<Setup> {
+  const database = await createEmptyPostgresDatabase();
+  const configured = eventStoreConfigFromEnv();
+  const chdbDir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-ingest-chdb-"));
+  let events: Exclude<EventStoreConfig, { kind: "postgres" }>;
+  let clickHouseUrl: string;
+  if (configured.kind === "clickhouse") {
+    events = { ...configured, database: `burrow_bench_${process.pid}` };
+    const url = new URL(configured.url);
+    url.pathname = `/${events.database}`;
+    clickHouseUrl = url.toString();
+  } else {
+    events = { kind: "chdb", path: chdbDir, database: DEFAULT_CLICKHOUSE_DATABASE };
+    clickHouseUrl = `chdb:${chdbDir}`;
+  }
+  const table = `\`${events.database}\`.events`;
+  // Asked only while no server holds the store (chdb is one process per directory).
+  const ask = async <Row>(query: string, params: Record<string, unknown> = {}): Promise<Row[]> => {
+    const client = await clickHouseClient(events);
+    try {
+      return await (await client.query({ query, query_params: params, format: "JSONEachRow" })).json<Row>();
+    } finally {
+      await client.close();
+    }
+  };
+  return {
+    label: `ClickHouse events (${events.kind === "chdb" ? "chdb on disk" : `server ${new URL(events.url).host}`}), PostgreSQL server for the rest`,
+    env: { DATABASE_URL: database.url, CLICKHOUSE_URL: clickHouseUrl, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-secret-")) },
+    open: () => openDatabase({ kind: "postgres", url: database.url }, events),
+    stored: async () => Number((await ask<{ n: string }>(`SELECT count() AS n FROM ${table} WHERE startsWith(distinct_id, 'bench-user-')`))[0]!.n),
+    // One insert's rows share the `inserted_at` ClickHouse gave them (one block: inserts under ~10 MB).
+    insertSizes: async (projectId, from, to) => {
+      const [row] = await ask<Record<string, number | string>>(
+        `SELECT count() AS inserts, quantileExact(0.5)(n) AS p50, quantileExact(0.9)(n) AS p90, max(n) AS max, sumIf(n, n >= 1000) / sum(n) AS in_thousands
+           FROM (SELECT inserted_at, count() AS n FROM ${table}
+                  WHERE project_id = {project:Int32} AND inserted_at >= {from:DateTime64(6, 'UTC')} AND inserted_at <= {to:DateTime64(6, 'UTC')}
+                  GROUP BY inserted_at)`,
+        { project: projectId, from: from.toISOString().replace("T", " ").replace("Z", ""), to: to.toISOString().replace("T", " ").replace("Z", "") },
+      );
+      return { inserts: Number(row!.inserts), p50: Number(row!.p50), p90: Number(row!.p90), max: Number(row!.max), inThousands: Number(row!.in_thousands) };
+    },
+    cleanup: async () => {
+      if (events.kind === "clickhouse") await dropClickHouseDatabase(events);
+      fs.rmSync(chdbDir, { recursive: true, force: true });
+      await database.drop();
+    },
   };
 }
 
@@ -248,8 +338,12 @@ async function run(setup: Setup) {
   if (PARTS.has("capture")) for (const connections of CAPTURE_CONNECTIONS) bare.set(connections, await bareNode(captureBody(token), connections));
   const server = await startServer(setup.env);
   let acknowledged = 0;
-  const measure = async (url: string, body: string, eventsPerRequest: number, connections?: number) => {
+  /** When each measured phase ran, for the store's insert sizes. */
+  const phases: { label: string; from: Date; to: Date }[] = [];
+  const measure = async (url: string, body: string, eventsPerRequest: number, connections: number = CONNECTIONS, label = "") => {
+    const from = new Date();
     const result = await wrk(url, body, connections);
+    phases.push({ label: label || `${new URL(url).pathname} ${eventsPerRequest} event${eventsPerRequest === 1 ? "" : "s"}, ${connections} conns`, from, to: new Date() });
     acknowledged += (result.requests - result.non2xx) * eventsPerRequest;
     return result;
   };
@@ -270,7 +364,7 @@ async function run(setup: Setup) {
           await enable(side === "five");
           const serverCpu = cpuSeconds(server.child.pid!);
           const databaseCpu = postgresCpuSeconds();
-          const result = await measure(`${server.url}/batch/`, body, 100);
+          const result = await measure(`${server.url}/batch/`, body, 100, CONNECTIONS, `/batch/ posthog-js events, ${side === "none" ? "no" : "5"} transformations`);
           const events = (result.requests - result.non2xx) * 100;
           transformations[side].push({
             result,
@@ -284,15 +378,15 @@ async function run(setup: Setup) {
   } finally {
     await stop(server.child);
   }
-  db = await setup.open();
-  const n = (await db.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE distinct_id LIKE 'bench-user-%'"))[0]!.n;
-  await db.close();
+  const n = await setup.stored();
+  const insertSizes = [];
+  if (setup.insertSizes) for (const phase of phases) insertSizes.push({ phase, sizes: await setup.insertSizes(projectId, phase.from, phase.to) });
   await setup.cleanup();
 
   console.log(`\n${setup.label} (${DURATION} each)`);
   if (batch && insertCeiling !== null) {
     const eventsPerSecond = batch.requestsPerSecond * 100;
-    console.log(`  raw INSERT ceiling               ${Math.round(insertCeiling).toString().padStart(8)} rows/s`);
+    console.log(`  ${setup.insertSizes ? "store.insert ceiling (1,000 rows)" : "raw INSERT ceiling              "} ${Math.round(insertCeiling).toString().padStart(8)} rows/s`);
     console.log(`  /batch/ (100 events, ${CONNECTIONS} conns)   ${Math.round(eventsPerSecond).toString().padStart(8)} events/s   ${(eventsPerSecond / insertCeiling).toFixed(2)} of ceiling   p50 ${batch.p50}  p99 ${batch.p99}   non-2xx ${batch.non2xx}`);
   }
   if (transformations.five.length > 0) {
@@ -313,9 +407,15 @@ async function run(setup: Setup) {
     console.log(`  bare node:http (${label})      ${Math.round(b.requestsPerSecond).toString().padStart(8)} req/s      p50 ${b.p50}  p99 ${b.p99}`);
     console.log(`  /capture/ 1 event (${label})   ${Math.round(c.requestsPerSecond).toString().padStart(8)} req/s      ${(c.requestsPerSecond / b.requestsPerSecond).toFixed(2)} of bare    p50 ${c.p50}  p99 ${c.p99}   non-2xx ${c.non2xx}`);
   }
+  for (const { phase, sizes } of insertSizes) {
+    console.log(
+      `  rows per insert, ${phase.label.padEnd(42)} ${String(sizes.inserts).padStart(7)} inserts   p50 ${sizes.p50}  p90 ${sizes.p90}  max ${sizes.max}   ${(sizes.inThousands * 100).toFixed(0)}% of rows in inserts of ≥ 1,000`,
+    );
+  }
   console.log(`  events acknowledged / stored     ${acknowledged} / ${n}${n >= acknowledged ? "" : "   MISSING EVENTS"}`);
 }
 
 if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
 if (values.db === "both" || values.db === "pglite") await run(pgliteSetup());
 if (values.db === "both" || values.db === "postgres") await run(await postgresSetup());
+if (values.db === "clickhouse") await run(await clickHouseSetup());

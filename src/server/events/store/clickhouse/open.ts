@@ -20,11 +20,15 @@ async function chdbClient(path: string): Promise<ClickHouseClient> {
   return createClient({ connection });
 }
 
+/** A client for the ClickHouse a configuration names (not checked, not migrated). */
+export async function clickHouseClient(config: Exclude<EventStoreConfig, { kind: "postgres" }>): Promise<ClickHouseClient> {
+  return config.kind === "chdb"
+    ? chdbClient(config.path)
+    : createClient({ url: config.url, request_timeout: 60_000, clickhouse_settings: { date_time_input_format: "best_effort" } });
+}
+
 export async function openClickHouseEventStore(config: Exclude<EventStoreConfig, { kind: "postgres" }>, sql: SqlExecutor): Promise<ClickHouseEventStore> {
-  const client =
-    config.kind === "chdb"
-      ? await chdbClient(config.path)
-      : createClient({ url: config.url, request_timeout: 60_000, clickhouse_settings: { date_time_input_format: "best_effort" } });
+  const client = await clickHouseClient(config);
   const where = config.kind === "chdb" ? `chdb ${config.path}` : new URL(config.url).host;
   try {
     await client.query({ query: "SELECT 1", format: "JSONEachRow" });
@@ -43,7 +47,7 @@ export async function openClickHouseEventStore(config: Exclude<EventStoreConfig,
 
 /** Removes a database with everything in it (throwaway test databases). */
 export async function dropClickHouseDatabase(config: Exclude<EventStoreConfig, { kind: "postgres" }>): Promise<void> {
-  const client = config.kind === "chdb" ? await chdbClient(config.path) : createClient({ url: config.url });
+  const client = await clickHouseClient(config);
   try {
     await client.command({ query: `DROP DATABASE IF EXISTS \`${config.database}\`` });
   } finally {
