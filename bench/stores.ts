@@ -25,7 +25,7 @@ import { registerDb } from "@/server/db";
 import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
 import { dropClickHouseDatabase } from "@/server/events/store/clickhouse/open";
 import { computeInsight } from "@/server/insights/service";
-import { seedEvents, type SeededDatabase } from "./lib/seed-events";
+import { p50AndMax, seedEvents, type SeededDatabase } from "./lib/seed-events";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "1000000" }, runs: { type: "string", default: "20" } } });
 const EVENTS = Number(values.events);
@@ -91,10 +91,11 @@ function clickHouseConfig(): { config: Exclude<EventStoreConfig, { kind: "postgr
   };
 }
 
-/** p50 and max of some times, in milliseconds. */
-function summary(times: number[]): { p50: number; max: number } {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { p50: sorted[Math.floor(sorted.length / 2)]!, max: sorted.at(-1)! };
+/** One measure on one store: p50 and max in milliseconds, and what the answer held. */
+interface Figure {
+  p50: number;
+  max: number;
+  shown: string;
 }
 
 /**
@@ -102,7 +103,7 @@ function summary(times: number[]): { p50: number; max: number } {
  * goes first alternating too), so that whatever else the machine does at the time weighs on
  * both alike. The route reads the process's database: each run registers its own first.
  */
-async function timeBoth(item: Measure, stores: readonly SeededDatabase[]): Promise<{ p50: number; max: number; shown: string }[]> {
+async function timeBoth(item: Measure, stores: readonly SeededDatabase[]): Promise<Figure[]> {
   const times: number[][] = stores.map(() => []);
   const shown: string[] = stores.map(() => "");
   const once = async (i: number) => {
@@ -116,7 +117,7 @@ async function timeBoth(item: Measure, stores: readonly SeededDatabase[]): Promi
     const order = run % 2 === 0 ? stores.map((_, i) => i) : stores.map((_, i) => stores.length - 1 - i);
     for (const i of order) times[i]!.push(await once(i));
   }
-  return stores.map((_, i) => ({ ...summary(times[i]!), shown: shown[i]! }));
+  return stores.map((_, i) => ({ ...p50AndMax(times[i]!), shown: shown[i]! }));
 }
 
 console.log(`${EVENTS} events over 90 days; ${RUNS} runs each after one warm-up, the two stores alternating; insights uncached.\n`);
@@ -129,7 +130,7 @@ try {
   const insertRates = seeded.map((store) => EVENTS / store.insertSeconds);
   console.log(`\nClickHouse: ${clickhouse.where}`);
   console.log(`${"".padEnd(48)} ${"PostgreSQL p50 / max".padStart(22)} ${"ClickHouse p50 / max".padStart(22)}`);
-  const figures = [];
+  const figures: (readonly [Figure, Figure])[] = [];
   for (const item of MEASURES) {
     const [pg, chFigure] = (await timeBoth(item, [postgres, ch])) as [Figure, Figure];
     figures.push([pg, chFigure] as const);
@@ -142,7 +143,6 @@ try {
   await clickhouse.cleanUp();
 }
 
-type Figure = { p50: number; max: number; shown: string };
 
 function report([pgRate, chRate]: [number, number], figures: (readonly [Figure, Figure])[]): void {
   const cell = (text: string, width: number) => text.padStart(width);

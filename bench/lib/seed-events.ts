@@ -91,6 +91,11 @@ export async function timeRuns(runs: number, work: () => Promise<unknown>): Prom
     await work();
     times.push(performance.now() - t);
   }
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(times.length / 2)]!, max: times.at(-1)! };
+  return p50AndMax(times);
+}
+
+/** p50 and max of some times (milliseconds). */
+export function p50AndMax(times: readonly number[]): { p50: number; max: number } {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: sorted[Math.floor(sorted.length / 2)]!, max: sorted.at(-1)! };
 }

@@ -173,8 +173,8 @@ export class ClickHouseEventStore implements EventStore {
       where.push(compileCondition(expr, index, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL }));
     }
     if (query.properties !== null) {
-      const persons = await resolvePersonFilters(this.sql, projectId, query.properties, now);
-      where.push(chPropertiesSql(query.properties, { params, column: "e.properties", personColumn: "e.person_id", persons, now }));
+      const personSets = await resolvePersonFilters(this.sql, projectId, query.properties, now);
+      where.push(chPropertiesSql(query.properties, { params, column: "e.properties", personColumn: "e.person_id", persons: personSets, now }));
     }
     return `FROM ${this.table} AS e WHERE ${where.join(" AND ")}`;
   }
