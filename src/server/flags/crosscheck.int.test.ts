@@ -180,7 +180,7 @@ describe(`posthog-node local evaluation vs /flags (${testDbKind})`, () => {
       const request: RawRequest = { method: "POST", url: "/flags/?v=2", header: (name) => (name === "content-type" ? "application/json" : null), body: Buffer.from(body), remoteAddress: null };
       const response = await rawFlags(request);
       expect(response.status).toBe(200);
-      const served = JSON.parse(response.body!) as { flags: Record<string, { enabled: boolean; variant: string | null; metadata: { payload: string | null } }>; errorsWhileComputingFlags: boolean };
+      const served = JSON.parse(String(response.body)) as { flags: Record<string, { enabled: boolean; variant: string | null; metadata: { payload: string | null } }>; errorsWhileComputingFlags: boolean };
       expect(served.errorsWhileComputingFlags).toBe(false);
 
       for (const { key } of FLAGS) {

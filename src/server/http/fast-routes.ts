@@ -2,6 +2,8 @@ import { handleHealth, handleReady } from "@/server/health/handlers";
 import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
 import { rawDecide, rawFlags, rawRemoteConfig } from "@/server/flags/sdk-handlers";
 import { rawFlagDefinitions } from "@/server/flags/local-evaluation";
+import { rawEarlyAccessFeatures, rawSurveys } from "@/server/sdk/product-lists";
+import { rawStaticAsset } from "@/server/sdk/static-assets";
 import type { RawHandler } from "./raw";
 
 /**
@@ -21,12 +23,19 @@ const FAST_ROUTES: ReadonlyMap<string, RawHandler> = new Map([
   ["/decide", rawDecide],
   ["/flags", rawFlags],
   ["/flags/definitions", rawFlagDefinitions],
+  ["/api/early_access_features", rawEarlyAccessFeatures],
+  ["/api/surveys", rawSurveys],
 ]);
 
 /** posthog-js's remote configuration: `/array/<project key>/config` and `config.js`. */
 const REMOTE_CONFIG_PATH = /^\/array\/[^/]+\/config(\.js)?$/;
+/** posthog-js's bundles: `/static/<name>` and `/static/<version>/<name>`. */
+const STATIC_ASSET_PATH = /^\/static\/(?:[^/]+\/)?[^/]+$/;
 
 export function matchFastRoute(pathname: string): RawHandler | undefined {
   const path = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
-  return FAST_ROUTES.get(path) ?? (REMOTE_CONFIG_PATH.test(path) ? rawRemoteConfig : undefined);
+  const route = FAST_ROUTES.get(path);
+  if (route) return route;
+  if (REMOTE_CONFIG_PATH.test(path)) return rawRemoteConfig;
+  return STATIC_ASSET_PATH.test(path) ? rawStaticAsset : undefined;
 }

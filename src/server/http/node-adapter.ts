@@ -24,7 +24,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
   });
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null) {
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string | Uint8Array | null) {
   if (body !== null) headers["content-length"] = String(Buffer.byteLength(body));
   res.writeHead(status, headers);
   res.end(body ?? undefined);

@@ -18,7 +18,8 @@ export interface RawRequest {
 export interface RawResponse {
   status: number;
   headers: Record<string, string>;
-  body: string | null;
+  /** Text, or bytes as read from a file (posthog-js's bundles at /static/). */
+  body: string | Uint8Array<ArrayBuffer> | null;
 }
 
 export type RawHandler = (request: RawRequest) => Promise<RawResponse>;
