@@ -314,8 +314,8 @@ const ROUTES: RouteCase[] = [
 ];
 
 const API_DIR = path.resolve("src/app/api");
-/** Routes that are not management routes: they have their own authentication. */
-const NOT_MANAGEMENT = ["auth/", "trpc/"];
+/** Routes that are not management routes: they have their own authentication (posthog-js's take the project key). */
+const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features/", "surveys/"];
 
 function routeFiles(dir = API_DIR): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
