@@ -10,11 +10,9 @@
  * The body is the cached definitions' JSON with a strong ETag: `If-None-Match` with it
  * answers 304.
  */
-import { timingSafeEqual } from "node:crypto";
 import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
 import { hasScope } from "@/server/auth/scopes";
 import { sessionUserFromHeaders } from "@/server/auth/session";
-import { hashSecret } from "@/server/auth/tokens";
 import { getDb, type Database } from "@/server/db";
 import { AppError, APP_ERRORS } from "@/server/errors";
 import type { RawRequest, RawResponse } from "@/server/http/raw";
@@ -22,6 +20,7 @@ import { sessionPrincipal, type Principal } from "@/server/rest/principal";
 import { resolveProject } from "@/server/rest/project";
 import { checkApiRateLimit } from "@/server/rest/rate-limit";
 import { loadFlagDefinitions } from "./definitions";
+import { projectOfSecretKey } from "./secret-key";
 
 const INVALID_PROJECT_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
 
@@ -30,16 +29,6 @@ function bearerOf(authorization: string | null): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw new AppError("authentication_failed", "Authorization header must be 'Bearer <personal API key or project secret key>'.");
   return match[1]!;
-}
-
-/** The project whose secret key this is (and whose public key is `token`, when given). */
-async function projectOfSecretKey(db: Database, secret: string, token: string | null): Promise<number> {
-  const hash = hashSecret(secret);
-  const project = await db.prisma.project.findUnique({ where: { secretApiTokenHash: hash }, select: { id: true, apiToken: true, secretApiTokenHash: true } });
-  const same = project?.secretApiTokenHash && timingSafeEqual(Buffer.from(project.secretApiTokenHash), Buffer.from(hash));
-  if (!project || !same) throw new AppError("authentication_failed", "Project secret API key is invalid.");
-  if (token && token !== project.apiToken) throw new AppError("permission_denied", "The secret API key does not belong to this project.");
-  return project.id;
 }
 
 /** Which project a personal key or session asks about: `token`, else `project_id`, else the current one. */

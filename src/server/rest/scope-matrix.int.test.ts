@@ -304,6 +304,13 @@ const ROUTES: RouteCase[] = [
       DELETE: { scope: "feature_flag:write", ok: 405 },
     },
   },
+  ...(["projects", "environments"] as const).map((prefix) => ({
+    // A flag's payload for server SDKs (getRemoteConfigPayload), by key.
+    file: `${prefix}/[project_id]/feature_flags/[id]/remote_config/route.ts`,
+    path: `/api/${prefix}/{project}/feature_flags/matrix-flag/remote_config/`,
+    params: (project: string) => ({ project_id: project, id: "matrix-flag" }),
+    methods: { GET: { scope: "feature_flag:read" as const, ok: 200 } },
+  })),
   {
     // Local-evaluation definitions: the project comes from ?project_id= (or ?token=).
     file: "feature_flag/local_evaluation/route.ts",

@@ -1,0 +1,102 @@
+/**
+ * `GET /api/(projects|environments)/:project_id/feature_flags/:id_or_key/remote_config?token=`:
+ * a flag's payload for server SDKs (posthog-node's and posthog-python's
+ * `getRemoteConfigPayload(key)`), as PostHog's `remote_config` action answers it: the payload
+ * of the `"true"` value, JSON-encoded once more (the stored JSON text as a JSON string, which
+ * the SDKs parse again), or `null` when there is none — so a multivariate flag, whose payloads
+ * are per variant, answers `null`, as in PostHog.
+ *
+ * Differences from PostHog, where Burrow has less: there is no "remote configuration" flag
+ * type, so every live flag answers (inactive ones too: PostHog does not look at `active`
+ * either); deleted flags are 404.
+ *
+ * Credentials: the project's secret key (`phs_…`), or a personal API key (or the browser
+ * session) with `feature_flag:read` on the project. posthog-node always asks for `@current`
+ * and names the project with `token`, so for `@current` the token's project is the one (the
+ * key's project rules apply to it); a numeric project id must be the token's.
+ */
+import { z } from "zod";
+import { hasScope } from "@/server/auth/scopes";
+import { getDb, type Database } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { authenticate, type Principal } from "@/server/rest/principal";
+import { resolveProject } from "@/server/rest/project";
+import { checkApiRateLimit } from "@/server/rest/rate-limit";
+import { json, toErrorResponse } from "@/server/rest/respond";
+import { FLAG_KEY_PATTERN, MAX_FLAG_KEY_LENGTH } from "./schemas";
+import { projectOfSecretKey } from "./secret-key";
+
+const INVALID_PROJECT_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
+
+const remoteConfigQuery = z.object({ token: z.string().trim().max(200).optional() });
+
+/** A flag id (digits) or key, as PostHog takes either; anything else names no flag. */
+const flagReference = z.string().max(MAX_FLAG_KEY_LENGTH).regex(FLAG_KEY_PATTERN);
+
+/**
+ * The stored JSON text of a live flag's `"true"` payload, or null; 404 when the project has
+ * no live flag with that id or key. Digits are tried as an id first, then as a key (PostHog
+ * takes digits only as an id, which hides flags whose key is a number).
+ */
+export async function remoteConfigPayload(db: Database, projectId: number, idOrKey: string): Promise<string | null> {
+  const reference = flagReference.safeParse(idOrKey);
+  if (!reference.success) throw new AppError("not_found", "Not found.");
+  const byId = /^\d{1,9}$/.test(idOrKey) ? { id: Number(idOrKey) } : null;
+  const flags = await db.prisma.featureFlag.findMany({
+    where: { projectId, deleted: false, OR: [...(byId ? [byId] : []), { key: idOrKey }] },
+    select: { id: true, key: true, filters: true },
+  });
+  const flag = (byId && flags.find((candidate) => candidate.id === byId.id)) || flags.find((candidate) => candidate.key === idOrKey);
+  if (!flag) throw new AppError("not_found", "Not found.");
+  const stored = (flag.filters as { payloads?: Record<string, unknown> } | null)?.payloads?.["true"];
+  if (stored === undefined || stored === null || stored === "") return null;
+  return typeof stored === "string" ? stored : JSON.stringify(stored);
+}
+
+/** The project a personal key or session asks about (see the module comment), with its scope checked. */
+async function projectForPrincipal(db: Database, principal: Principal, pathProject: string, token: string | undefined): Promise<number> {
+  if (!hasScope(principal.scopes, "feature_flag:read")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:read'");
+  let wanted = pathProject;
+  if (token) {
+    const project = await db.prisma.project.findUnique({ where: { apiToken: token }, select: { id: true } });
+    if (!project) throw new AppError("authentication_failed", INVALID_PROJECT_KEY);
+    if (pathProject !== "@current" && pathProject !== String(project.id)) {
+      throw new AppError("invalid_input", `The project API key is not project ${pathProject}'s.`, "token");
+    }
+    wanted = String(project.id);
+  }
+  return (await resolveProject(db.prisma, principal, wanted)).id;
+}
+
+/** The project a secret key opens: its own, which the path must name (or `@current`). */
+async function projectForSecretKey(db: Database, secret: string, pathProject: string, token: string | undefined): Promise<number> {
+  const projectId = await projectOfSecretKey(db, secret, token ?? null);
+  if (pathProject !== "@current" && pathProject !== String(projectId)) {
+    throw new AppError("permission_denied", "The secret API key does not belong to this project.");
+  }
+  return projectId;
+}
+
+type Params = { project_id: string; id: string };
+
+/** The route handler (GET) for both path prefixes. */
+export async function handleRemoteConfigPayload(request: Request, context: { params: Promise<Params> }): Promise<Response> {
+  try {
+    const params = await context.params;
+    const url = new URL(request.url);
+    const { token } = remoteConfigQuery.parse({ token: url.searchParams.get("token") ?? undefined });
+    const db = await getDb();
+    const secret = /^Bearer\s+(phs_\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    let projectId: number;
+    if (secret) {
+      projectId = await projectForSecretKey(db, secret, params.project_id, token || undefined);
+    } else {
+      const principal = await authenticate(db.prisma, request);
+      checkApiRateLimit(principal);
+      projectId = await projectForPrincipal(db, principal, params.project_id, token || undefined);
+    }
+    return json(await remoteConfigPayload(db, projectId, params.id));
+  } catch (error) {
+    return toErrorResponse(error);
+  }
+}
