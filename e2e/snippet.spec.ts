@@ -1,0 +1,91 @@
+/**
+ * PostHog's standard HTML snippet, as its docs give it, on a page of another origin with
+ * `api_host` set to a running Burrow: the snippet loads `<api_host>/static/array.js` from
+ * Burrow, posthog-js sends the `$pageview`, and Burrow stores it (read back through the events
+ * API with a personal key). The page also lazy-loads an extension bundle from Burrow the way
+ * posthog-js does, and `getEarlyAccessFeatures` calls back with [].
+ */
+import { expect, test } from "@playwright/test";
+import { DATABASE_KINDS, createDeployment, waitFor } from "./support/burrow";
+import { servePostHogJsPage } from "./support/site";
+
+/** PostHog's loader snippet (posthog-js README / "Install the snippet" docs), unchanged but for the key and the options. */
+function snippetPage(projectKey: string, apiHost: string): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Snippet only</title>
+<script>
+    !function(t,e){var o,n,p,r;e.__SV||(window.posthog&&window.posthog.__loaded)||(window.posthog=e,e._i=[],e.init=function(i,s,a){function g(t,e){var o=e.split(".");2==o.length&&(t=t[o[0]],e=o[1]),t[e]=function(){t.push([e].concat(Array.prototype.slice.call(arguments,0)))}}(p=t.createElement("script")).type="text/javascript",p.crossOrigin="anonymous",p.async=!0,p.src=s.api_host.replace(".i.posthog.com","-assets.i.posthog.com")+"/static/array.js",(r=t.getElementsByTagName("script")[0]).parentNode.insertBefore(p,r);var u=e;for(void 0!==a?u=e[a]=[]:a="posthog",u.people=u.people||[],u.toString=function(t){var e="posthog";return"posthog"!==a&&(e+="."+a),t||(e+=" (stub)"),e},u.people.toString=function(){return u.toString(1)+".people (stub)"},o="init capture register register_once register_for_session unregister unregister_for_session getFeatureFlag getFeatureFlagPayload isFeatureEnabled reloadFeatureFlags updateEarlyAccessFeatureEnrollment getEarlyAccessFeatures on onFeatureFlags onSurveysLoaded onSessionId getSurveys getActiveMatchingSurveys renderSurvey canRenderSurvey canRenderSurveyAsync identify setPersonProperties group resetGroups setPersonPropertiesForFlags resetPersonPropertiesForFlags setGroupPropertiesForFlags resetGroupPropertiesForFlags reset get_distinct_id getGroups get_session_id get_session_replay_url alias set_config startSessionRecording stopSessionRecording sessionRecordingStarted captureException loadToolbar get_property getSessionProperty createPersonProfile opt_in_capturing opt_out_capturing has_opted_in_capturing has_opted_out_capturing clear_opt_in_out_capturing debug".split(" "),n=0;n<o.length;n++)g(u,o[n]);e._i.push([i,s,a])},e.__SV=1)}(document,window.posthog||[]);
+    posthog.init(${JSON.stringify(projectKey)}, {
+        api_host: ${JSON.stringify(apiHost)},
+        person_profiles: 'identified_only',
+        // Headless Chromium is flagged as a bot; posthog-js would drop its events.
+        opt_out_useragent_filter: true,
+    })
+</script>
+</head><body><h1>Snippet only</h1></body></html>`;
+}
+
+interface PostHogOnPage {
+  __loaded?: boolean;
+  version: string;
+  get_distinct_id(): string;
+  getEarlyAccessFeatures(callback: (features: unknown[]) => void, forceReload?: boolean): void;
+}
+type PageWindow = Window & { posthog: PostHogOnPage; __PosthogExtensions__?: { loadExternalDependency?: (instance: PostHogOnPage, name: string, done: (error?: unknown) => void) => void } };
+
+for (const kind of DATABASE_KINDS) {
+  test.describe(`PostHog's HTML snippet against Burrow on the ${kind} database`, () => {
+    test("loads array.js from Burrow, and the $pageview it sends is stored; early access features call back with []", async ({ page }) => {
+      test.setTimeout(90_000);
+      const deployment = await createDeployment(kind);
+      const server = await deployment.start();
+      const site = await servePostHogJsPage(snippetPage(deployment.projectKey, server.url));
+      const fromBurrow: string[] = [];
+      page.on("response", (response) => {
+        if (response.url().startsWith(server.url)) fromBurrow.push(`${response.request().method()} ${new URL(response.url()).pathname} ${response.status()}`);
+      });
+      try {
+        await page.goto(`${site.origin}/shop`);
+        await page.waitForFunction(() => (window as unknown as PageWindow).posthog.__loaded === true);
+        expect(fromBurrow).toContain("GET /static/array.js 200");
+        const distinctId = await page.evaluate(() => (window as unknown as PageWindow).posthog.get_distinct_id());
+
+        // The stub queues calls made before array.js arrives; this one runs against the loaded SDK.
+        const features = await page.evaluate(
+          () => new Promise<unknown[]>((resolve) => (window as unknown as PageWindow).posthog.getEarlyAccessFeatures(resolve, true)),
+        );
+        expect(features).toEqual([]);
+        expect(fromBurrow).toContain("GET /api/early_access_features/ 200");
+
+        // posthog-js lazy-loads its extensions from <api_host>/static/<name>.js?v=<version>.
+        const lazyLoad = await page.evaluate(
+          () =>
+            new Promise<string>((resolve) => {
+              const w = window as unknown as PageWindow;
+              const load = w.__PosthogExtensions__?.loadExternalDependency;
+              if (!load) return resolve("no loader");
+              load(w.posthog, "recorder", (error) => resolve(error ? `failed: ${String(error)}` : "loaded"));
+            }),
+        );
+        expect(lazyLoad).toBe("loaded");
+        expect(fromBurrow).toContain("GET /static/recorder.js 200");
+
+        const stored = await waitFor("the $pageview in the events API", async () => {
+          const response = await fetch(`${server.url}/api/projects/${deployment.projectId}/events/?event=%24pageview`, {
+            headers: { authorization: `Bearer ${deployment.personalKey}` },
+          });
+          expect(response.status).toBe(200);
+          const { results } = (await response.json()) as { results: Array<{ distinct_id: string; properties: Record<string, unknown> }> };
+          return results.length > 0 ? results : undefined;
+        });
+        expect(stored).toHaveLength(1);
+        expect(stored[0]!.distinct_id).toBe(distinctId);
+        expect(stored[0]!.properties).toMatchObject({ $current_url: `${site.origin}/shop`, $lib: "web" });
+      } finally {
+        await site.close();
+        expect(await server.stop()).toBe(0);
+        await deployment.dispose();
+      }
+    });
+  });
+}
