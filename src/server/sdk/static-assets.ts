@@ -11,6 +11,10 @@
  * the file system with a name of its own (no traversal, no probing). Files are read on first
  * use and kept (each is at most a few hundred kilobytes, and only what browsers ask for is
  * read). On the fast path: browsers fetch these once per page load.
+ *
+ * Kept as bytes, not text: node:http encodes a string body on every response, which for the
+ * 380 KB array.js measured 660–1,180 req/s on a bare node:http server against 3,400–7,800 for
+ * the same bytes (wrk, 20 connections, shared 2-core machine); this handler did 2,600–6,800.
  */
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
@@ -61,6 +65,7 @@ function dist(): Promise<Dist> {
 }
 
 async function readAsset(dir: string, name: string): Promise<Asset> {
+  // A plain Uint8Array (one copy): what both Response and node:http take.
   const body = new Uint8Array(await readFile(path.join(dir, name)));
   return {
     body,
