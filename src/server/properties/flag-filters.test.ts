@@ -53,7 +53,7 @@ describe("matchesFlagPropertyFilter: PostHog's flag operators", () => {
   });
 
   it("regex runs in linear time: a catastrophic pattern cannot stall evaluation", () => {
-    // V8's backtracking took 3.6 s on 27 characters here, about a minute on 34.
+    // V8's backtracking took 1.7 s on 27 characters, doubling with each one (4 min at 34).
     const start = performance.now();
     expect(match({ value: "^(a+)+$", operator: "regex" }, { k: `${"a".repeat(34)}b` })).toBe(false);
     expect(match({ value: "^(a+)+$", operator: "not_regex" }, { k: `${"a".repeat(34)}b` })).toBe(true);
