@@ -20,36 +20,37 @@ import { RE2JS } from "re2js";
  * patterns on every request; the bound keeps ad-hoc event filters from growing it forever.
  */
 const CACHE_LIMIT = 1000;
-const cache = new Map<string, RE2JS | null>();
+type Compiled = { regex: RE2JS } | { error: string };
+const cache = new Map<string, Compiled>();
 
-function compile(pattern: string): { regex: RE2JS } | { error: string } {
-  try {
-    return { regex: RE2JS.compile(pattern) };
-  } catch (error) {
-    return { error: (error as Error).message };
+function compile(pattern: string): Compiled {
+  const cached = cache.get(pattern);
+  if (cached) {
+    cache.delete(pattern); // re-inserted last: most recently used
+    cache.set(pattern, cached);
+    return cached;
   }
+  let compiled: Compiled;
+  try {
+    compiled = { regex: RE2JS.compile(pattern) };
+  } catch (error) {
+    compiled = { error: (error as Error).message.replace(/^error parsing regexp: /, "") };
+  }
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(pattern, compiled);
+  return compiled;
 }
 
 /** The pattern compiled, or null when RE2 cannot run it. */
 export function compiledRegex(pattern: string): RE2JS | null {
-  const cached = cache.get(pattern);
-  if (cached !== undefined) {
-    cache.delete(pattern);
-    cache.set(pattern, cached);
-    return cached;
-  }
   const compiled = compile(pattern);
-  const regex = "regex" in compiled ? compiled.regex : null;
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(pattern, regex);
-  return regex;
+  return "regex" in compiled ? compiled.regex : null;
 }
 
 /** Why RE2 refuses the pattern (e.g. "invalid escape sequence: `\1`"), or null when it runs it. */
 export function regexSyntaxError(pattern: string): string | null {
-  if (compiledRegex(pattern)) return null;
   const compiled = compile(pattern);
-  return "error" in compiled ? compiled.error.replace(/^error parsing regexp: /, "") : null;
+  return "error" in compiled ? compiled.error : null;
 }
 
 /** Whether the pattern occurs in `text`; null when the pattern cannot run. */
