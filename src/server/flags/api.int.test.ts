@@ -141,6 +141,17 @@ describe(`feature flags REST (${testDbKind})`, () => {
       [{ key: "k", filters: { groups: [{ rollout_percentage: 150 }] } }, "rollout_percentage must be a number between 0 and 100.", "filters__groups__0__rollout_percentage"],
       [{ key: "k", active: "yes" }, "Must be a valid boolean.", "active"],
       [{ key: "k", filters: { groups: [{ properties: [{ key: "id", type: "cohort", operator: "in", value: 7 }] }] } }, "Cohort with id 7 does not exist", "filters__groups__0__properties__0__value"],
+      // Patterns RE2 cannot run in linear time (flags evaluate for anonymous callers of /flags).
+      [
+        { key: "k", filters: { groups: [{ properties: [{ key: "p", type: "person", operator: "regex", value: "(a)\\1" }] }] } },
+        "Invalid regular expression: (a)\\1 (invalid escape sequence: `\\1`)",
+        "filters__groups__0__properties__0__value",
+      ],
+      [
+        { key: "k", filters: { groups: [{}, { properties: [{ key: "p", type: "person", operator: "not_regex", value: "(?=x)" }] }] } },
+        "Invalid regular expression: (?=x) (invalid or unsupported Perl syntax: `(?=`)",
+        "filters__groups__1__properties__0__value",
+      ],
     ])("answers 400 for %j", async (body, detail, attr) => {
       expect(strip(await collection("POST", "", body))).toEqual(validation(detail, attr));
       expect(await db.prisma.featureFlag.count({ where: { key: "k" } })).toBe(0);
@@ -194,6 +205,9 @@ describe(`feature flags REST (${testDbKind})`, () => {
       );
       expect(strip(await item("PATCH", flag.id, { filters: { multivariate: { variants: [{ key: "a", rollout_percentage: 99 }] } } }))).toEqual(
         validation("Invalid variant definitions: Variant rollout percentages must sum to 100.", "filters__multivariate__variants"),
+      );
+      expect(strip(await item("PATCH", flag.id, { filters: { groups: [{ properties: [{ key: "p", type: "person", operator: "regex", value: "(?=x)" }] }] } }))).toEqual(
+        validation("Invalid regular expression: (?=x) (invalid or unsupported Perl syntax: `(?=`)", "filters__groups__0__properties__0__value"),
       );
     });
 

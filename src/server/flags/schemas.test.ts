@@ -157,7 +157,10 @@ describe("property conditions", () => {
     [{ key: "", operator: "exact", value: "x", type: "person" }, "key must not be empty.", "key"],
     [person("p", "exact"), "A value is required for operator 'exact'.", "value"],
     [person("p", "exact", []), "A value is required for operator 'exact'.", "value"],
-    [person("p", "regex", "(unclosed"), "Invalid regular expression: (unclosed", "value"],
+    [person("p", "regex", "(unclosed"), "Invalid regular expression: (unclosed (missing closing ): `(unclosed`)", "value"],
+    // JavaScript runs these; RE2 (linear time, no backtracking) cannot.
+    [person("p", "regex", "(a)\\1"), "Invalid regular expression: (a)\\1 (invalid escape sequence: `\\1`)", "value"],
+    [person("p", "not_regex", "(?=x)"), "Invalid regular expression: (?=x) (invalid or unsupported Perl syntax: `(?=`)", "value"],
     [person("p", "icontains", 5), "Invalid value for operator icontains: 5", "value"],
     [person("p", "gt", true), "Invalid value for operator gt: true", "value"],
     [person("p", "is_date_before", "yesterday"), "Invalid date value: yesterday", "value"],

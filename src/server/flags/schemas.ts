@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { isFilterDate, PROPERTY_LIMITS } from "@/server/properties/contract";
 import { FLAG_PROPERTY_OPERATORS } from "@/server/properties/flag-filters";
+import { regexSyntaxError } from "@/server/properties/regex";
 import { normaliseTags } from "@/server/tags/service";
 
 /** PostHog's rule for flag (and variant) keys. */
@@ -153,11 +154,8 @@ function checkPropertyValue(property: FlagConditionProperty, operator: string, a
       if (typeof one !== "string") return fail(`Invalid value for operator ${operator}: ${shown(value ?? null)}`);
       if (operator.endsWith("regex")) {
         if (one.length > PROPERTY_LIMITS.maxRegexLength) return fail(`The regular expression is longer than ${PROPERTY_LIMITS.maxRegexLength} characters.`);
-        try {
-          new RegExp(one);
-        } catch {
-          return fail(`Invalid regular expression: ${shown(one)}`);
-        }
+        const refused = regexSyntaxError(one);
+        if (refused) return fail(`Invalid regular expression: ${shown(one)} (${refused})`);
       }
       return null;
     }

@@ -218,6 +218,21 @@ describe(`/decide and /flags (${testDbKind})`, () => {
     expect(Object.keys(alias.json.flags)).toEqual(["colors"]);
   });
 
+  it("evaluates a catastrophic regex in linear time for an anonymous caller", async () => {
+    // V8's backtracking took minutes on this input (1.7 s at 27 characters, doubling with each), blocking every other request.
+    const person = (operator: string) => ({ groups: [{ properties: [{ key: "name", type: "person", operator, value: "^(a+)+$" }], rollout_percentage: 100 }] });
+    await createFlag("redos-regex", person("regex"));
+    await createFlag("redos-not-regex", person("not_regex"));
+    const ask = () => call(handleFlags, "/flags/?v=2", { body: { token, distinct_id: "redos", person_properties: { name: `${"a".repeat(34)}b` }, flag_keys_to_evaluate: ["redos-regex", "redos-not-regex"] } });
+    await ask(); // warm: definitions loaded, patterns compiled
+    const start = performance.now();
+    const answer = await ask();
+    const elapsed = performance.now() - start;
+    expect(answer.json.flags["redos-regex"].enabled).toBe(false);
+    expect(answer.json.flags["redos-not-regex"].enabled).toBe(true);
+    expect(elapsed).toBeLessThan(500);
+  });
+
   it("serves a changed flag at once after invalidation", async () => {
     const flag = await createFlag("toggled", { groups: [{ rollout_percentage: 100 }] });
     const ask = async () => (await call(handleFlags, "/flags/?v=2", { body: { token, distinct_id: "t" } })).json.flags["toggled"];

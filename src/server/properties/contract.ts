@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { filterDate, storableText } from "./coerce";
+import { regexSyntaxError } from "./regex";
 
 export const PROPERTY_OPERATORS = [
   "exact",
@@ -123,11 +124,8 @@ export const propertyFilterSchema = z
       case "not_regex": {
         if (typeof value !== "string") return fail(`Operator '${operator}' needs a regular expression (a string).`);
         if (value.length > PROPERTY_LIMITS.maxRegexLength) return fail(`The regular expression is longer than ${PROPERTY_LIMITS.maxRegexLength} characters.`);
-        try {
-          new RegExp(value);
-        } catch {
-          return fail(`Invalid regular expression: ${JSON.stringify(shown(value))}.`);
-        }
+        const refused = regexSyntaxError(value);
+        if (refused) return fail(`Invalid regular expression: ${JSON.stringify(shown(value))} (${refused}).`);
         return { ...base, value };
       }
       case "gt":

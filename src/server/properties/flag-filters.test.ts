@@ -47,6 +47,17 @@ describe("matchesFlagPropertyFilter: PostHog's flag operators", () => {
     expect(match({ value: "acme", operator: "not_regex" }, { k: "bob@example.com" })).toBe(true);
     expect(match({ value: "(", operator: "regex" }, { k: "(" })).toBe(false);
     expect(match({ value: "(", operator: "not_regex" }, { k: "(" })).toBe(false);
+    // A stored pattern RE2 cannot run (saved before it was refused) matches neither way too.
+    expect(match({ value: "(a)\\1", operator: "regex" }, { k: "aa" })).toBe(false);
+    expect(match({ value: "(a)\\1", operator: "not_regex" }, { k: "ab" })).toBe(false);
+  });
+
+  it("regex runs in linear time: a catastrophic pattern cannot stall evaluation", () => {
+    // V8's backtracking took 1.7 s on 27 characters, doubling with each one (4 min at 34).
+    const start = performance.now();
+    expect(match({ value: "^(a+)+$", operator: "regex" }, { k: `${"a".repeat(34)}b` })).toBe(false);
+    expect(match({ value: "^(a+)+$", operator: "not_regex" }, { k: `${"a".repeat(34)}b` })).toBe(true);
+    expect(performance.now() - start).toBeLessThan(200);
   });
 
   it("gt/gte/lt/lte compare numbers when both sides parse, else text", () => {

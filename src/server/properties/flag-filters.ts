@@ -11,8 +11,8 @@
  *   lower-cased (Unicode), numbers and objects by their JSON text.
  * - icontains, starts_with, ends_with (and their negations): ASCII-folded substring tests
  *   (a list reads as its items joined by commas, as in the SDKs).
- * - regex / not_regex: a JavaScript regular expression searched in the value's text; an
- *   invalid pattern matches neither way.
+ * - regex / not_regex: an RE2 regular expression (regex.ts) searched in the value's text,
+ *   case-sensitive; a pattern RE2 cannot run matches neither way.
  * - gt / gte / lt / lte: `parseFloat` of both sides, numerically when both are finite,
  *   else the texts in UTF-16 order; a null value never compares.
  * - is_date_before / is_date_after: the filter is relative (`-7d`, `30d`: h, d, w, m, y,
@@ -26,6 +26,7 @@
  */
 import { fold } from "./coerce";
 import { PROPERTY_OPERATORS } from "./contract";
+import { regexFinds } from "./regex";
 
 /** One filter as PostHog stores it in a flag's conditions. */
 export interface FlagPropertyFilter {
@@ -115,23 +116,6 @@ function exactMatch(target: unknown, actual: unknown): boolean {
   const text = flagValueText(actual).toLowerCase();
   if (Array.isArray(target)) return target.some((item) => flagValueText(item).toLowerCase() === text);
   return flagValueText(target).toLowerCase() === text;
-}
-
-/** Compiled patterns, shared by every request; null marks a pattern JavaScript rejects. */
-const REGEX_CACHE_LIMIT = 10_000;
-const regexCache = new Map<string, RegExp | null>();
-export function compiledFlagRegex(pattern: string): RegExp | null {
-  let compiled = regexCache.get(pattern);
-  if (compiled === undefined) {
-    try {
-      compiled = new RegExp(pattern);
-    } catch {
-      compiled = null;
-    }
-    if (regexCache.size >= REGEX_CACHE_LIMIT) regexCache.clear();
-    regexCache.set(pattern, compiled);
-  }
-  return compiled;
 }
 
 function compareOrder(operator: string, left: number | string, right: number | string): boolean {
@@ -268,9 +252,8 @@ function evaluate(filter: FlagPropertyFilter, properties: Readonly<Record<string
     }
     case "regex":
     case "not_regex": {
-      const regex = compiledFlagRegex(looseText(target));
-      if (!regex) return false;
-      const found = regex.test(looseText(actual));
+      const found = regexFinds(looseText(target), looseText(actual));
+      if (found === null) return false;
       return operator === "regex" ? found : !found;
     }
     case "gt":

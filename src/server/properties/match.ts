@@ -9,8 +9,8 @@
  *   with partial properties) a missing key throws InconclusiveMatchError instead.
  * - exact / is_not: case-insensitive (ASCII) equality of the value's text with any listed
  *   value; booleans read "true"/"false", null reads "null".
- * - icontains / not_icontains: case-insensitive (ASCII) substring. regex / not_regex: a
- *   JavaScript regular expression searched in the value's text (case-sensitive).
+ * - icontains / not_icontains: case-insensitive (ASCII) substring. regex / not_regex: an
+ *   RE2 regular expression (regex.ts) searched in the value's text (case-sensitive).
  * - gt / gte / lt / lte: numerically when both sides are numbers (or decimal strings),
  *   else by comparing the texts code point by code point; a null value is never compared.
  * - is_date_before / is_date_after: the value must be an ISO 8601 string; the filter's date
@@ -18,6 +18,7 @@
  * - Objects and arrays have no text: no positive comparison matches them.
  */
 import { compareCodePoints, dateOf, filterDate, fold, numberOf, textOf } from "./coerce";
+import { regexFinds } from "./regex";
 import { isPropertyGroup, type PropertyFilter, type PropertyNode, type ScalarValue } from "./contract";
 
 export class InconclusiveMatchError extends Error {
@@ -74,11 +75,9 @@ function evaluate(filter: PropertyFilter, properties: Properties, now: Date): bo
     case "not_regex": {
       let found = false;
       if (text !== null) {
-        try {
-          found = new RegExp(String(one(filter.value))).test(text);
-        } catch {
-          return false; // an invalid pattern matches neither way (the schema rejects them)
-        }
+        const result = regexFinds(String(one(filter.value)), text);
+        if (result === null) return false; // an invalid pattern matches neither way (the schema rejects them)
+        found = result;
       }
       return filter.operator === "regex" ? found : !found;
     }

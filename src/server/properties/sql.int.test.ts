@@ -35,7 +35,8 @@ const FILTERS: unknown[] = [
     { key: "v", operator: "icontains", value },
     { key: "v", operator: "not_icontains", value },
   ]),
-  ...["^h", "^H", "[0-9]+", "^[0-9]+$", "o W", "^$", "\\\\", "'", "e$", "^(abc|b)$", "😀", "^\\d"].flatMap((value) => [
+  // RE2's syntax (what the matcher runs) that PostgreSQL reads the same way, catastrophic for V8 included.
+  ...["^h", "^H", "[0-9]+", "^[0-9]+$", "o W", "^$", "\\\\", "'", "e$", "^(abc|b)$", "😀", "^\\d", "(?i)^h", "^(x+)+$", "l{2}", "[[:digit:]]{2}", "(?:ab|b)c"].flatMap((value) => [
     { key: "v", operator: "regex", value },
     { key: "v", operator: "not_regex", value },
   ]),

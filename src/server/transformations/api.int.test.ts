@@ -180,6 +180,14 @@ describe(`pipeline transformation configs REST (${testDbKind})`, () => {
       expect(await bad({ config: { colour: "red" } })).toMatchObject({ attr: "config__colour", detail: expect.stringContaining("Unknown config field 'colour'") });
       const dropFilter = await create({ plugin: plugin["drop-events"], config: { properties: [{ key: "x", operator: "between", value: 1 }] } });
       expect(dropFilter).toMatchObject({ status: 400, body: { attr: expect.stringMatching(/^config__properties/), detail: expect.stringContaining("Unknown operator 'between'") } });
+      // Patterns RE2 cannot run in linear time: refused when saved, not left to stall ingestion.
+      for (const value of ["(a)\\1", "(?=x)"]) {
+        const redos = await create({ plugin: plugin["drop-events"], config: { properties: [{ key: "name", operator: "regex", value }] } });
+        expect(redos, value).toMatchObject({
+          status: 400,
+          body: { type: "validation_error", code: "invalid_input", attr: expect.stringMatching(/^config__properties/), detail: expect.stringContaining("Invalid regular expression") },
+        });
+      }
       const malformed = await call(listRoute, "POST", `${BASE()}/`, { raw: "{not json" });
       expect(malformed).toMatchObject({ status: 400, body: { type: "validation_error", detail: "Malformed JSON request body." } });
     });
@@ -260,6 +268,10 @@ describe(`pipeline transformation configs REST (${testDbKind})`, () => {
       expect(await patch(body.id, { order: "first" })).toMatchObject({ status: 400, body: { attr: "order" } });
       expect(await patch(body.id, { config: { separator: "toolong" }, enabled: true })).toMatchObject({ status: 400, body: { attr: "config__separator" } });
       expect((await retrieve(body.id)).body).toEqual(body);
+      const drop = (await create({ plugin: plugin["drop-events"], config: { events: ["spam"] } })).body;
+      const redos = await patch(drop.id, { config: { properties: [{ key: "name", operator: "not_regex", value: "(?=x)" }] } });
+      expect(redos).toMatchObject({ status: 400, body: { type: "validation_error", attr: expect.stringMatching(/^config__properties/), detail: expect.stringContaining("Invalid regular expression") } });
+      expect((await retrieve(drop.id)).body).toEqual(drop);
       expect((await patch(body.id, { plugin: plugin.flatten, order: 4 })).body.order).toBe(4);
     });
 

@@ -57,6 +57,19 @@ describe(`flags router (${testDbKind})`, () => {
     await expect(
       api.flags.create({ projectId, flag: { key: "bad-variants", filters: { groups: [{}], multivariate: { variants: [{ key: "a", rollout_percentage: 10 }] } } } }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    for (const value of ["(a)\\1", "(?=x)"]) {
+      const refused = await api.flags
+        .create({ projectId, flag: { key: "redos", filters: { groups: [{ properties: [{ key: "name", type: "person", operator: "regex", value }] }] } } })
+        .catch((error: unknown) => error);
+      expect(refused, value).toMatchObject({
+        code: "BAD_REQUEST",
+        cause: { issues: [{ message: expect.stringMatching(/^Invalid regular expression/), path: ["flag", "filters", "groups", 0, "properties", 0, "value"] }] },
+      });
+    }
+    const plain = await api.flags.create({ projectId, flag: { key: "regex-later" } });
+    await expect(
+      api.flags.update({ projectId, id: plain.id, patch: { filters: { groups: [{ properties: [{ key: "name", type: "person", operator: "regex", value: "(a)\\1" }] }] } } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", cause: { attr: "filters__groups__0__properties__0__value", message: expect.stringMatching(/^Invalid regular expression/) } });
     await api.flags.create({ projectId, flag: { key: "dupe" } });
     await expect(api.flags.create({ projectId, flag: { key: "dupe" } })).rejects.toMatchObject({ message: "There is already a feature flag with this key." });
   });

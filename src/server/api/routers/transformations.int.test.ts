@@ -85,6 +85,18 @@ describe(`transformations router (${testDbKind})`, () => {
     expect(failure).toBeInstanceOf(TRPCError);
     expect((failure as TRPCError).code).toBe("BAD_REQUEST");
     expect((failure as TRPCError).message).toBe("separator: the separator must not be empty.");
+    for (const value of ["(a)\\1", "(?=x)"]) {
+      const redos = await api.transformations
+        .create({ projectId, plugin: plugin["drop-events"]!, config: { properties: [{ key: "name", operator: "regex", value }] } })
+        .catch((error: unknown) => error);
+      expect(redos, value).toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("Invalid regular expression"), cause: { attr: expect.stringMatching(/^config__properties/) } });
+    }
+    const drop = await api.transformations.create({ projectId, plugin: plugin["drop-events"]!, config: { events: ["spam"] } });
+    const redos = await api.transformations
+      .update({ projectId, id: drop.id, changes: { config: { properties: [{ key: "name", operator: "regex", value: "(a)\\1" }] } } })
+      .catch((error: unknown) => error);
+    expect(redos).toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("Invalid regular expression"), cause: { attr: expect.stringMatching(/^config__properties/) } });
+    await api.transformations.delete({ projectId, id: drop.id });
     const missing = await api.transformations.update({ projectId, id: 999999, changes: { enabled: true } }).catch((error: unknown) => error);
     expect((missing as TRPCError).code).toBe("NOT_FOUND");
     const forbidden = await outsider.transformations.list({ projectId }).catch((error: unknown) => error);

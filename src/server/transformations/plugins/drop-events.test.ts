@@ -40,6 +40,24 @@ describe("drop events plugin", () => {
     expect(runPlugin(dropEventsPlugin, config, pageview)).toBe(pageview);
   });
 
+  it("matches regex filters in linear time, even a catastrophic pattern on a long property", () => {
+    const config = { properties: [{ key: "name", operator: "regex", value: "^(a+)+$" }] };
+    const long = ingestEvent({ event: "signup", properties: { name: `${"a".repeat(10_000)}b` } });
+    const start = performance.now();
+    expect(runPlugin(dropEventsPlugin, config, long)).toBe(long);
+    expect(performance.now() - start).toBeLessThan(200);
+    const exact = ingestEvent({ event: "signup", properties: { name: "a".repeat(10_000) } });
+    expect(runPlugin(dropEventsPlugin, config, exact)).toBeNull();
+  });
+
+  it("refuses patterns RE2 cannot run (backreferences, lookaround)", () => {
+    for (const value of ["(a)\\1", "(?=x)"]) {
+      const parsed = dropEventsPlugin.config.safeParse({ properties: [{ key: "name", operator: "regex", value }] });
+      expect(parsed.success, value).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/^Invalid regular expression/);
+    }
+  });
+
   it("refuses person property filters and bad filters", () => {
     const person = dropEventsPlugin.config.safeParse({ properties: [{ key: "email", value: "x", type: "person" }] });
     expect(person.success).toBe(false);
