@@ -15,6 +15,7 @@ import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { drainIngestion } from "@/server/ingestion/services";
 import { serveRaw } from "@/server/http/node-adapter";
+import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
     const pathname = queryAt === -1 ? (req.url ?? "/") : req.url!.slice(0, queryAt);
     const fast = matchFastRoute(pathname);
     if (fast) void serveRaw(fast, req, res);
+    // Next reads bodies whole and unbounded before our routes authenticate: bound them first.
+    else if (!holdBodyTo(req, res, nextBodyLimitFor(pathname))) return;
     else if (handleWithNext) void handleWithNext(req, res);
     else void prepared.then(() => handleWithNext!(req, res));
   });

@@ -16,6 +16,7 @@ import { flagHash, type FlagFilters } from "./evaluation";
 import { handleLocalEvaluation } from "./local-evaluation";
 import { handleDecide, handleFlags, handleRemoteConfig } from "./sdk-handlers";
 import { asRouteHandler } from "@/server/http/raw";
+import { lz64Bomb } from "@/server/ingestion/lz64-bomb";
 import { rawFlagDefinitions } from "./local-evaluation";
 
 const handleDefinitions = asRouteHandler(rawFlagDefinitions);
@@ -105,7 +106,7 @@ describe(`/decide and /flags (${testDbKind})`, () => {
       config: { enable_collect_everything: true },
       toolbarParams: {},
       isAuthenticated: false,
-      supportedCompression: ["gzip", "gzip-js"],
+      supportedCompression: ["gzip", "gzip-js", "lz64"],
       sessionRecording: false,
     });
     expect(json.requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -134,7 +135,7 @@ describe(`/decide and /flags (${testDbKind})`, () => {
     expect(v2.flags["pro-users"]).toMatchObject({ enabled: true, variant: null, reason: { code: "condition_match" }, metadata: { payload: null } });
     expect(v2.flags["never"]).toMatchObject({ enabled: false, reason: { code: "out_of_rollout_bound", condition_index: 0, description: "Out of rollout bound" } });
     const withConfig = (await call(handleFlags, "/flags?v=2&config=true", { body })).json;
-    expect(withConfig).toMatchObject({ supportedCompression: ["gzip", "gzip-js"], config: { enable_collect_everything: true }, flags: expect.any(Object) });
+    expect(withConfig).toMatchObject({ supportedCompression: ["gzip", "gzip-js", "lz64"], config: { enable_collect_everything: true }, flags: expect.any(Object) });
     const legacy = (await call(handleFlags, "/flags", { body })).json;
     expect(legacy).toMatchObject({ featureFlags: { "pro-users": true, never: false }, featureFlagPayloads: { "always-on": '{"banner":"hello"}' }, errorsWhileComputingFlags: false });
   });
@@ -169,6 +170,27 @@ describe(`/decide and /flags (${testDbKind})`, () => {
     expect(form.json.flags["pro-users"].enabled).toBe(true);
     const lz = await call(handleDecide, "/decide/?v=3&compression=lz64", { raw: LZString.compressToBase64(body), headers: { "content-type": "text/plain" } });
     expect(lz.json.featureFlags["pro-users"]).toBe(true);
+  });
+
+  it("honours compression=lz64 and gzip-js sent as form fields beside data=, on /decide and /flags", async () => {
+    const body = JSON.stringify({ token, distinct_id: "enc-form", person_properties: { plan: "pro" } });
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const lz = await call(handleDecide, "/decide/?v=3", { raw: `data=${encodeURIComponent(LZString.compressToBase64(body))}&compression=lz64`, headers: form });
+    expect(lz.json.featureFlags["pro-users"]).toBe(true);
+    const gz = await call(handleFlags, "/flags/?v=2", { raw: `data=${encodeURIComponent(gzipSync(body).toString("base64"))}&compression=gzip-js`, headers: form });
+    expect(gz.json.flags["pro-users"].enabled).toBe(true);
+  });
+
+  it("refuses an lz64 bomb (55 KB that would expand to 289 MB) with 413, as a body or as form data=", async () => {
+    const bomb = lz64Bomb(24_000);
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    for (const [handler, path] of [[handleDecide, "/decide/?v=3"], [handleFlags, "/flags/?v=2"]] as const) {
+      const raw = await call(handler, `${path}&compression=lz64`, { raw: bomb, headers: { "content-type": "text/plain" } });
+      expect(raw.status).toBe(413);
+      expect(raw.json).toMatchObject({ type: "validation_error", code: "request_too_large" });
+      const inForm = await call(handler, path, { raw: `data=${encodeURIComponent(bomb)}&compression=lz64`, headers: form });
+      expect(inForm.status).toBe(413);
+    }
   });
 
   it("answers CORS preflights", async () => {
@@ -400,7 +422,7 @@ describe(`remote config (${testDbKind})`, () => {
   it("/array/<key>/config answers the config part; config.js assigns it for posthog-js", async () => {
     const json = await call(handleRemoteConfig, `/array/${token}/config`, { method: "GET" });
     expect(json.status).toBe(200);
-    expect(json.json).toMatchObject({ token, hasFeatureFlags: true, supportedCompression: ["gzip", "gzip-js"], sessionRecording: false, surveys: false, siteApps: [] });
+    expect(json.json).toMatchObject({ token, hasFeatureFlags: true, supportedCompression: ["gzip", "gzip-js", "lz64"], sessionRecording: false, surveys: false, siteApps: [] });
     const js = await call(handleRemoteConfig, `/array/${token}/config.js`, { method: "GET" });
     expect(js.headers.get("content-type")).toBe("application/javascript");
     const window: { _POSTHOG_REMOTE_CONFIG?: Record<string, { config: Json }> } = {};

@@ -45,7 +45,8 @@ function failure(request: RawRequest, status: number, type: string, code: string
 
 /** The settings of a project with nothing special enabled (no recordings, surveys, heatmaps, site apps). */
 const PROJECT_SETTINGS = {
-  supportedCompression: ["gzip", "gzip-js"],
+  // lz64 too: older posthog-js sends it when offered (decoding is bounded, see ingestion/lz64.ts).
+  supportedCompression: ["gzip", "gzip-js", "lz64"],
   sessionRecording: false,
   captureDeadClicks: false,
   capturePerformance: false,

@@ -1,24 +1,28 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RawHandler } from "./raw";
+import { declaredTooLarge, refuseTooLarge } from "./too-large";
 
 /** Requests larger than this are refused before a handler sees them (PostHog accepts 20 MB). */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
 const EMPTY = new Uint8Array();
 
+/** The body, or null once it passes MAX_BODY_BYTES (then the rest is left unread). */
 function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        req.destroy();
+        req.off("data", onData);
+        chunks.length = 0;
         resolve(null);
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.on("error", reject);
   });
@@ -34,16 +38,9 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 export async function serveRaw(handler: RawHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const method = req.method ?? "GET";
+    if (method !== "GET" && method !== "HEAD" && declaredTooLarge(req, MAX_BODY_BYTES)) return refuseTooLarge(req, res, MAX_BODY_BYTES);
     const body = method === "GET" || method === "HEAD" ? EMPTY : await readBody(req);
-    if (body === null) {
-      send(res, 413, { "content-type": "application/json", connection: "close" }, JSON.stringify({
-        type: "validation_error",
-        code: "request_too_large",
-        detail: `Request too large: bodies are limited to ${MAX_BODY_BYTES} bytes.`,
-        attr: null,
-      }));
-      return;
-    }
+    if (body === null) return refuseTooLarge(req, res, MAX_BODY_BYTES);
     const peer = req.socket.remoteAddress ?? null;
     const response = await handler({
       method,

@@ -164,6 +164,22 @@ describe(`capture endpoints (${testDbKind})`, () => {
       expect((await eventsOf(distinctId)).map((r) => r.event)).toEqual(["lz"]);
     });
 
+    it("stores lz64 and gzip-js form posts whose compression hint is a form field, on /e/ and /engage/", async () => {
+      const form = { "content-type": "application/x-www-form-urlencoded" };
+      const lzId = uniqueId("lz-field");
+      const lz = LZString.compressToBase64(JSON.stringify({ event: "lz field", distinct_id: lzId, token: key }));
+      expect((await send(handleCaptureEvents, "/e/", null, { raw: `data=${encodeURIComponent(lz)}&compression=lz64`, headers: form })).status).toBe(200);
+      expect((await eventsOf(lzId)).map((r) => r.event)).toEqual(["lz field"]);
+      const engageId = uniqueId("engage-field");
+      const engage = LZString.compressToBase64(JSON.stringify({ $token: key, $distinct_id: engageId, $set: { plan: "lz" } }));
+      expect((await send(handleEngage, "/engage/", null, { raw: `compression=lz64&data=${encodeURIComponent(engage)}`, headers: form })).status).toBe(200);
+      expect((await eventsOf(engageId)).map((r) => r.event)).toEqual(["$identify"]);
+      const gzId = uniqueId("gz-field");
+      const gz = gzipSync(JSON.stringify([{ event: "gz field", distinct_id: gzId, properties: { token: key } }])).toString("base64");
+      expect((await send(handleCaptureEvents, "/e/", null, { raw: `data=${encodeURIComponent(gz)}&compression=gzip-js`, headers: form })).status).toBe(200);
+      expect((await eventsOf(gzId)).map((r) => r.event)).toEqual(["gz field"]);
+    });
+
     it("stores a GET /e/?data= event, the key from the data", async () => {
       const distinctId = uniqueId("get");
       const data = Buffer.from(JSON.stringify({ event: "get event", properties: { token: key, distinct_id: distinctId } })).toString("base64");

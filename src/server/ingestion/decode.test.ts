@@ -7,6 +7,7 @@ import LZString from "lz-string";
 import { describe, expect, it } from "vitest";
 import { decodeRequest, MAX_PAYLOAD_BYTES } from "./decode";
 import { IngestionError } from "./errors";
+import { lz64Bomb } from "./lz64-bomb";
 
 const EVENT = { event: "$pageview", distinct_id: "user-1", properties: { token: "phc_x", $current_url: "https://a.example/ü?q=1+2" } };
 const BATCH = { api_key: "phc_x", batch: [EVENT, { ...EVENT, event: "second" }], sent_at: "2025-01-01T00:00:00.000Z" };
@@ -29,50 +30,6 @@ function errorOf(fn: () => unknown): IngestionError {
     return error as IngestionError;
   }
   throw new Error("expected an IngestionError, got a result");
-}
-
-/**
- * The lz-string stream of "a" repeated 1 + k(k+3)/2 times, written directly (what
- * LZString.compressToBase64 would produce, but without its slow compression): code k
- * expands to k characters, so the output grows with the square of the input.
- */
-function lz64Bomb(codes: number): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const out: string[] = [];
-  let value = 0;
-  let position = 0;
-  const bit = (b: number) => {
-    value = (value << 1) | b;
-    if (position === 5) {
-      out.push(alphabet[value]!);
-      value = 0;
-      position = 0;
-    } else position++;
-  };
-  const write = (v: number, bits: number) => {
-    for (let i = 0; i < bits; i++, v >>= 1) bit(v & 1);
-  };
-  let numBits = 2;
-  let enlargeIn = 2;
-  const tick = () => {
-    if (--enlargeIn === 0) {
-      enlargeIn = 2 ** numBits;
-      numBits++;
-    }
-  };
-  write(0, numBits); // an 8-bit literal follows
-  write(97, 8); // "a"
-  tick();
-  tick();
-  for (let code = 4; code < 4 + codes; code++) {
-    write(code, numBits); // always the newest entry: w + w[0]
-    tick();
-  }
-  write(2, numBits); // end of stream
-  while (position !== 0) bit(0);
-  let text = out.join("");
-  while (text.length % 4) text += "=";
-  return text;
 }
 
 /** A base64 payload with at least one '+' in it, to prove '+'→' ' survives. */
@@ -175,6 +132,41 @@ describe("decodeRequest: encodings the SDKs send", () => {
 
   it("unwraps a plain body that is still base64 (legacy endpoints)", () => {
     expect(post("/e/", b64(BATCH)).payload).toEqual(BATCH);
+  });
+});
+
+describe("decodeRequest: the compression hint as a form field (posthog-js sendBeacon, older versions)", () => {
+  const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
+  it("decodes data=<lz64>&compression=lz64, also with the hint first and '+' arriving as spaces", () => {
+    let compressed = "";
+    for (let i = 0; !compressed.includes("+"); i++) compressed = LZString.compressToBase64(JSON.stringify({ ...BATCH, pad: i }));
+    const value = JSON.parse(LZString.decompressFromBase64(compressed));
+    expect(post("/e/", `data=${encodeURIComponent(compressed)}&compression=lz64`, FORM).payload).toEqual(value);
+    expect(post("/e/", `compression=lz-string&data=${compressed}`, FORM).payload).toEqual(value);
+  });
+
+  it("decodes data=<base64>&compression=base64", () => {
+    const { value, base64 } = payloadWithPlus();
+    expect(post("/e/", `data=${encodeURIComponent(base64)}&compression=base64`, FORM).payload).toEqual(value);
+  });
+
+  it.each(["gzip-js", "gzip"])("decodes data=<gzip> with compression=%s, percent-encoded bytes or base64", (hint) => {
+    const gz = gzipSync(JSON.stringify(BATCH));
+    const percentEncoded = [...gz].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+    expect(post("/e/", `data=${percentEncoded}&compression=${hint}`, FORM).payload).toEqual(BATCH);
+    expect(post("/e/", `data=${encodeURIComponent(gz.toString("base64"))}&compression=${hint}`, FORM).payload).toEqual(BATCH);
+  });
+
+  it("lets ?compression= win over the form field, as PostHog does", () => {
+    const body = `data=${encodeURIComponent(b64(EVENT))}&compression=lz64`;
+    expect(post("/e/?compression=base64", body, FORM).payload).toEqual(EVENT);
+  });
+
+  it("rejects a gzip hint on a data field that is not gzip with 400", () => {
+    const error = errorOf(() => post("/e/", `data=${encodeURIComponent(b64(EVENT))}&compression=gzip-js`, FORM));
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/not valid gzip/);
   });
 });
 
@@ -282,10 +274,22 @@ describe("decodeRequest: malformed bodies are 400 with a clear detail", () => {
 
   it("rejects a small lz64 body that expands past 20 MB (lz64 bomb) with 413", () => {
     const bomb = lz64Bomb(6_600);
-    expect(LZString.decompressFromBase64(lz64Bomb(100))).toBe("a".repeat(5_151));
     expect(bomb.length).toBeLessThan(20_000);
     const error = errorOf(() => post("/e/?compression=lz64", bomb));
     expect(error.status).toBe(413);
+  });
+
+  it("rejects the lz64 bomb (55 KB → 289 MB) as form data=, with the hint in the form or the query, and as GET ?data=", () => {
+    const bomb = lz64Bomb(24_000);
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    expect(errorOf(() => post("/e/", `data=${encodeURIComponent(bomb)}&compression=lz64`, form)).status).toBe(413);
+    expect(errorOf(() => post("/engage/?compression=lz64", `data=${encodeURIComponent(bomb)}`, form)).status).toBe(413);
+    expect(errorOf(() => get(`/e/?compression=lz64&data=${encodeURIComponent(bomb)}`)).status).toBe(413);
+  });
+
+  it("rejects lz64 whose text is under 20 M characters but over 20 MB as UTF-8 with 413", () => {
+    // 12.5 M × "é": 25 MB as UTF-8.
+    expect(errorOf(() => post("/e/?compression=lz64", lz64Bomb(5_000, "é"))).status).toBe(413);
   });
 
   it("rejects a body that is not JSON", () => {

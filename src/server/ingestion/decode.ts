@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
-import LZString from "lz-string";
 import { IngestionError, invalidPayload } from "./errors";
+import { decompressLz64, Lz64Malformed, Lz64TooLarge } from "./lz64";
 
 /** Largest accepted body, compressed or not (PostHog's /batch limit). */
 export const MAX_PAYLOAD_BYTES = 20 * 1024 * 1024;
@@ -28,32 +28,68 @@ function fromBase64(text: string): string {
 }
 
 function fromLz64(text: string): string {
-  let out: string | null;
+  let out: string;
   try {
-    // lz-string throws a TypeError on some malformed input instead of returning null.
-    out = LZString.decompressFromBase64(text.trim().replace(/ /g, "+"));
-  } catch {
-    out = null;
+    // The limit is enforced while decompressing (a 56 KB body can expand to 300 MB). It
+    // counts UTF-16 code units, which are never more than the UTF-8 bytes they become.
+    out = decompressLz64(text.trim().replace(/ /g, "+"), MAX_PAYLOAD_BYTES);
+  } catch (error) {
+    if (error instanceof Lz64TooLarge) throw tooLarge();
+    if (error instanceof Lz64Malformed) throw invalidPayload("Malformed request data: the body is not valid lz64.");
+    throw error;
   }
   if (!out) throw invalidPayload("Malformed request data: the body is not valid lz64.");
-  // lz64 expands quadratically at worst: hold it to the same limit as gzip.
-  if (out.length > MAX_PAYLOAD_BYTES) throw tooLarge();
+  // As UTF-8 the text can be up to 3× its code units: the same 20 MB as gzip's output.
+  if (Buffer.byteLength(out) > MAX_PAYLOAD_BYTES) throw tooLarge();
   return out;
 }
 
 type Compression = "gzip" | "base64" | "lz64" | null;
 
-function compressionOf(url: URL): Compression {
-  const hint = (url.searchParams.get("compression") ?? "").toLowerCase();
-  if (hint === "gzip" || hint === "gzip-js") return "gzip";
-  if (hint === "base64") return "base64";
-  if (hint === "lz64" || hint === "lz-string") return "lz64";
+/** A `compression` hint, from the query or (as PostHog reads it too) a form field. */
+function compressionOf(hint: string | null): Compression {
+  const value = (hint ?? "").toLowerCase();
+  if (value === "gzip" || value === "gzip-js") return "gzip";
+  if (value === "base64") return "base64";
+  if (value === "lz64" || value === "lz-string") return "lz64";
   return null;
 }
 
-/** The text of a `data=` value: base64, lz64 or plain JSON, whatever the hint says. */
-function decodeDataField(value: string, compression: Compression): string {
+/**
+ * A form (or query) field's value as bytes. URLSearchParams decodes `%XX` as UTF-8, which
+ * would mangle the bytes of a gzip value; null when the field is absent.
+ */
+function fieldBytes(encoded: string, name: string): Buffer | null {
+  for (const pair of encoded.split("&")) {
+    const eq = pair.indexOf("=");
+    if (eq === -1 || pair.slice(0, eq) !== name) continue;
+    const value = pair.slice(eq + 1).replace(/\+/g, " ");
+    const bytes: number[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const hex = value[i] === "%" ? value.slice(i + 1, i + 3) : "";
+      if (/^[0-9a-fA-F]{2}$/.test(hex)) {
+        bytes.push(parseInt(hex, 16));
+        i += 2;
+      } else bytes.push(...Buffer.from(value[i]!, "utf8"));
+    }
+    return Buffer.from(bytes);
+  }
+  return null;
+}
+
+/** A gzip `data=` value: its bytes percent-encoded, or base64 (a text field carries either). */
+function gunzipField(value: string, raw: Buffer | null): string {
+  if (raw && isGzip(raw)) return gunzip(raw).toString("utf8");
+  const cleaned = value.trim().replace(/ /g, "+");
+  const decoded = /^[A-Za-z0-9+/=_-]+$/.test(cleaned) ? Buffer.from(cleaned, "base64") : null;
+  if (decoded && isGzip(decoded)) return gunzip(decoded).toString("utf8");
+  throw invalidPayload("Malformed request data: the data field is not valid gzip.");
+}
+
+/** The text of a `data=` value: gzip, base64, lz64 or plain JSON, whatever the hint says. */
+function decodeDataField(value: string, raw: Buffer | null, compression: Compression): string {
   if (compression === "lz64") return fromLz64(value);
+  if (compression === "gzip") return gunzipField(value, raw);
   const trimmed = value.trim();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) return trimmed;
   return fromBase64(trimmed);
@@ -95,33 +131,43 @@ function querySentAt(url: URL): Date | null {
 /**
  * Everything the SDKs send, to one JSON value: JSON bodies; gzip by header, by
  * `?compression=gzip|gzip-js` or sniffed from the magic bytes (posthog-js sends gzip as
- * text/plain with no hint); `?compression=base64|lz64`; form bodies and GET with `data=`.
+ * text/plain with no hint); `?compression=base64|lz64`; form bodies and GET with `data=`,
+ * whose `compression` hint may also be a form field. Every decompression stops at 20 MB.
  */
 export function decodeRequest(method: string, url: URL, headers: { get(name: string): string | null }, body: Uint8Array): DecodedRequest {
   if (body.length > MAX_PAYLOAD_BYTES) throw tooLarge();
-  const compression = compressionOf(url);
+  const queryHint = compressionOf(url.searchParams.get("compression"));
   const sentAt = querySentAt(url);
 
   if (method === "GET") {
     const data = url.searchParams.get("data");
     if (!data) throw new IngestionError(400, "no_data", "No data found. Send the payload in the body of a POST, or as ?data= on a GET.");
-    return { payload: parseJson(decodeDataField(data, compression)), querySentAt: sentAt, formToken: url.searchParams.get("token") ?? url.searchParams.get("api_key") };
+    const text = decodeDataField(data, queryHint === "gzip" ? fieldBytes(url.search.slice(1), "data") : null, queryHint);
+    return { payload: parseJson(text), querySentAt: sentAt, formToken: url.searchParams.get("token") ?? url.searchParams.get("api_key") };
   }
 
   if (body.length === 0) throw new IngestionError(400, "no_data", "No data found. Make sure to use a POST request when sending the payload in the body of the request.");
-  let bytes: Uint8Array = body;
-  const encoding = (headers.get("content-encoding") ?? "").toLowerCase();
-  if (encoding === "gzip" || compression === "gzip" || isGzip(bytes)) bytes = gunzip(bytes);
-
   const contentType = (headers.get("content-type") ?? "").toLowerCase();
+  const isForm = contentType.startsWith("application/x-www-form-urlencoded");
+  const encoding = (headers.get("content-encoding") ?? "").toLowerCase();
+  let bytes: Uint8Array = body;
+  // A gzip hint on a form body that is not itself gzip is about its data= field.
+  const bodyIsGzip = encoding === "gzip" || isGzip(bytes) || (queryHint === "gzip" && !isForm);
+  if (bodyIsGzip) bytes = gunzip(bytes);
+
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-  if (contentType.startsWith("application/x-www-form-urlencoded")) {
+  if (isForm) {
     const form = new URLSearchParams(text);
     const data = form.get("data");
     if (data === null) throw new IngestionError(400, "no_data", "No data found: a form body needs a data= field.");
-    return { payload: parseJson(decodeDataField(data, compression)), querySentAt: sentAt, formToken: form.get("api_key") ?? form.get("token") };
+    // posthog-js (sendBeacon, older versions) sends `data=…&compression=lz64` in the body;
+    // the query's hint wins, as in PostHog.
+    let hint = queryHint ?? compressionOf(form.get("compression"));
+    if (hint === "gzip" && bodyIsGzip) hint = null;
+    const decoded = decodeDataField(data, hint === "gzip" ? fieldBytes(text, "data") : null, hint);
+    return { payload: parseJson(decoded), querySentAt: sentAt, formToken: form.get("api_key") ?? form.get("token") };
   }
-  if (compression === "base64") return { payload: parseJson(fromBase64(text)), querySentAt: sentAt, formToken: null };
-  if (compression === "lz64") return { payload: parseJson(fromLz64(text)), querySentAt: sentAt, formToken: null };
+  if (queryHint === "base64") return { payload: parseJson(fromBase64(text)), querySentAt: sentAt, formToken: null };
+  if (queryHint === "lz64") return { payload: parseJson(fromLz64(text)), querySentAt: sentAt, formToken: null };
   return { payload: parseJson(text), querySentAt: sentAt, formToken: null };
 }

@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { declaredTooLarge, refuseTooLarge } from "./too-large";
+
+/**
+ * Body limit for everything the server hands to Next: the management REST API, tRPC and
+ * next-auth's sign-in. Next reads a route's body whole before our code (and its
+ * authentication) runs, so without this a 300 MB body was buffered for anyone. Their
+ * bodies are small JSON or forms (the largest today, a dashboard or flag definition, is a
+ * few KB), so 1 MB leaves room.
+ */
+export const NEXT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Path prefixes that need a larger body than NEXT_BODY_LIMIT_BYTES, and how large. None does today. */
+const LARGER_BODIES: ReadonlyArray<readonly [prefix: string, bytes: number]> = [];
+
+export function nextBodyLimitFor(pathname: string): number {
+  for (const [prefix, bytes] of LARGER_BODIES) if (pathname.startsWith(prefix)) return bytes;
+  return NEXT_BODY_LIMIT_BYTES;
+}
+
+/**
+ * Holds a request bound for Next to `limit` bytes of body. A Content-Length over it is
+ * answered 413 at once, unread (returns false: do not hand the request on). Otherwise the
+ * body is counted as the parser hands it to the request stream, without reading it (Next
+ * does that): past the limit the rest is dropped, never reaching Next, and the client gets
+ * the 413, while Next's read of the body fails when the connection closes.
+ */
+export function holdBodyTo(req: IncomingMessage, res: ServerResponse, limit: number): boolean {
+  if (req.method === "GET" || req.method === "HEAD") return true;
+  if (declaredTooLarge(req, limit)) {
+    refuseTooLarge(req, res, limit);
+    return false;
+  }
+  let received = 0;
+  let refused = false;
+  // node:http hands each body chunk to the request with push(); counting there leaves the
+  // stream untouched for whoever reads it.
+  const push = req.push.bind(req);
+  req.push = (chunk: unknown, encoding?: BufferEncoding) => {
+    if (refused) return true;
+    if (chunk !== null) {
+      received += (chunk as Buffer).length;
+      if (received > limit) {
+        refused = true;
+        if (!res.headersSent) refuseTooLarge(req, res, limit);
+        else req.socket.destroy();
+        // Once the 413 is answered node no longer aborts the request when its socket
+        // closes, and Next would wait for the rest of the body for ever: fail its read then.
+        req.socket.once("close", () => {
+          if (!req.readableEnded) req.destroy(new Error("request body too large"));
+        });
+        return true;
+      }
+    }
+    return push(chunk, encoding);
+  };
+  return true;
+}
