@@ -3,6 +3,7 @@
  * management API, the ingestion fast path (served without Next), and the public shared page.
  */
 import { expect, test } from "@playwright/test";
+import { ensureOwner } from "./support/accounts";
 
 const EXPECTED = {
   "content-security-policy": "frame-ancestors 'none'",
@@ -28,11 +29,16 @@ for (const [method, path] of [
   });
 }
 
-test("the signed-in UI cannot be framed by another page", async ({ page, baseURL }) => {
-  // A frame whose document answers with frame-ancestors 'none' stays empty.
-  await page.setContent(`<iframe id="victim" src="${baseURL}/login"></iframe>`);
-  const frame = page.frameLocator("#victim");
-  await expect(frame.getByTestId("login-email")).toHaveCount(0);
+test("no page of Burrow can be framed by another page", async ({ page }) => {
+  await ensureOwner();
   await page.goto("/login");
   await expect(page.getByTestId("login-email")).toBeVisible();
+  const loginUrl = page.url();
+  // Another site's page framing the login page: Chromium refuses to render it and shows
+  // its error page in the frame instead.
+  await page.setContent(`<iframe id="victim" src="${loginUrl}"></iframe>`);
+  const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
+  expect(frame).toBeDefined();
+  await expect.poll(() => frame!.url()).toMatch(/^chrome-error:/);
+  await expect(page.frameLocator("#victim").getByTestId("login-email")).toHaveCount(0);
 });
