@@ -72,4 +72,14 @@ describe(`sign-in with e-mail and password (${testDbKind})`, () => {
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(SIGN_IN_MAX_FAILURES);
     expect(throttle.retryAfter("nobody@example.com")).toBe(300);
   });
+
+  it("gives a slot back without counting it when the attempt had no outcome (the database failed)", () => {
+    const throttle = new SignInThrottle(300_000);
+    for (let i = 0; i < 10; i++) throttle.reserve("flaky@example.com").settle(null);
+    const held = Array.from({ length: SIGN_IN_MAX_FAILURES }, () => throttle.reserve("flaky@example.com"));
+    expect(() => throttle.reserve("flaky@example.com")).toThrow(AppError);
+    for (const slot of held) slot.settle(null);
+    expect(throttle.retryAfter("flaky@example.com")).toBe(0);
+    expect(() => throttle.reserve("flaky@example.com").settle(true)).not.toThrow();
+  });
 });

@@ -18,9 +18,9 @@ interface Attempts {
   lockedUntil: number;
 }
 
-/** A reserved attempt: settle it exactly once with the outcome. */
+/** A reserved attempt: settle it once with the outcome (null: none, e.g. the database failed). */
 export interface AttemptSlot {
-  settle(ok: boolean): void;
+  settle(ok: boolean | null): void;
 }
 
 /**
@@ -88,7 +88,7 @@ export class SignInThrottle {
         if (ok) {
           entry.failures = 0;
           entry.lockedUntil = 0;
-        } else {
+        } else if (ok === false) {
           entry.failures += 1;
           if (entry.failures >= SIGN_IN_MAX_FAILURES && entry.lockedUntil === 0) entry.lockedUntil = this.now() + this.windowMs;
         }
@@ -123,18 +123,19 @@ export async function checkPassword(
 ) {
   const email = credentials.email.trim().toLowerCase();
   const slot = throttle.reserve(email);
-  let user = null;
+  let outcome: boolean | null = null;
   try {
     const found = await prisma.user.findUnique({ where: { email } });
     // Verify against a real hash even for unknown addresses, so timing does not tell
     // which addresses have accounts.
     const ok = await verifyPassword(found?.passwordHash ?? DUMMY_HASH, credentials.password);
-    if (found && ok && found.isActive) user = found;
+    const user = found && ok && found.isActive ? found : null;
+    outcome = user !== null;
+    return user;
   } finally {
-    // A database error counts as a failure too: the slot must come back either way.
-    slot.settle(user !== null);
+    // The slot comes back whatever happened; a database error is no wrong password.
+    slot.settle(outcome);
   }
-  return user;
 }
 
 /** Signing in: checkPassword, and the login is recorded. */
