@@ -16,6 +16,7 @@ import { matchFastRoute } from "@/server/http/fast-routes";
 import { drainIngestion } from "@/server/ingestion/services";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
+import { setSecurityHeaders } from "@/server/http/security-headers";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   const app = next({ dev: false, dir: process.cwd(), hostname: env.hostname, port, httpServer: server });
   let handleWithNext: ReturnType<typeof app.getRequestHandler> | undefined;
   server.on("request", (req, res) => {
+    setSecurityHeaders(res);
     const queryAt = req.url?.indexOf("?") ?? -1;
     const pathname = queryAt === -1 ? (req.url ?? "/") : req.url!.slice(0, queryAt);
     const fast = matchFastRoute(pathname);

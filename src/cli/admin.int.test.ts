@@ -136,6 +136,13 @@ describe(`admin CLI against a fresh database (${testDbKind})`, () => {
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   }, 30_000);
 
+  it("create-user refuses a password of spaces with the password rule on stderr", async () => {
+    const result = await admin(env, "create-user", "--email", "c@example.com", "--password", "        ", "--organization", bootstrapped.organizationId!, "--json");
+    expectFailure(result);
+    expect(result.stderr).toContain("Passwords have at least 8 characters that are not spaces.");
+    await withDb(async (db) => expect(await db.prisma.user.findUnique({ where: { email: "c@example.com" } })).toBeNull());
+  }, 30_000);
+
   it("create-api-key --json makes a key with the given scopes, limited to one project", async () => {
     const out = jsonOutput(
       await admin(env, "create-api-key", "--email", "a@example.com", "--scopes", "dashboard:read,query:read", "--project", String(bootstrapped.projectId), "--json"),

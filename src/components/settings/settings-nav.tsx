@@ -8,6 +8,7 @@ const SECTIONS = [
   { href: "/settings/project", label: "Project" },
   { href: "/settings/organization", label: "Organization" },
   { href: "/settings/personal-api-keys", label: "Personal API keys" },
+  { href: "/settings/password", label: "Password" },
 ] as const;
 
 /** Tabs above the settings on narrow screens, a side list on wide ones. */

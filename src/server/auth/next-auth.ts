@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { authSecret } from "./secret";
+import { endSessions, SESSION_VERSION_CLAIM, tokenSessionVersion } from "./session-version";
 import { signInThrottle, verifyCredentials } from "./sign-in";
 
 const credentials = z.object({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) });
@@ -24,7 +25,9 @@ export function authOptions(): NextAuthOptions {
           const { prisma } = await getDb();
           try {
             const user = await verifyCredentials(prisma, signInThrottle(), parsed.data);
-            return user ? { id: String(user.id), email: user.email, name: user.firstName || user.email } : null;
+            return user
+              ? { id: String(user.id), email: user.email, name: user.firstName || user.email, sessionVersion: user.sessionVersion }
+              : null;
           } catch (error) {
             // next-auth reports a thrown error's message as the `error` of the sign-in.
             if (error instanceof AppError && error.code === "throttled") throw new Error("throttled");
@@ -33,5 +36,20 @@ export function authOptions(): NextAuthOptions {
         },
       }),
     ],
+    callbacks: {
+      // At sign-in `user` is what authorize returned: stamp the token with its session version.
+      jwt({ token, user }) {
+        if (user && "sessionVersion" in user) token[SESSION_VERSION_CLAIM] = user.sessionVersion;
+        return token;
+      },
+    },
+    events: {
+      // Clearing the cookie is not enough: a copy of it would stay valid for 14 days.
+      async signOut({ token }) {
+        const userId = Number(token?.sub);
+        if (!Number.isInteger(userId) || userId <= 0) return;
+        await endSessions((await getDb()).prisma, userId, tokenSessionVersion(token));
+      },
+    },
   };
 }

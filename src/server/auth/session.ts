@@ -1,6 +1,7 @@
 import { decode } from "next-auth/jwt";
 import type { PrismaClient } from "@/server/db/client";
 import { authSecret } from "./secret";
+import { tokenSessionVersion } from "./session-version";
 
 /** next-auth's session cookie: `__Secure-` prefixed when the site is served over https. */
 export const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"] as const;
@@ -24,7 +25,8 @@ export interface SessionUser {
 
 /**
  * The signed-in user of a request, from next-auth's session cookie (a JWT signed with the
- * auth secret), or null. Reads the user afresh so a deactivated user loses access at once.
+ * auth secret), or null. Reads the user afresh so a deactivated user, or a session ended by
+ * sign-out or a password change (session-version.ts), loses access at once.
  */
 export async function sessionUserFromHeaders(prisma: PrismaClient, headers: Headers): Promise<SessionUser | null> {
   const cookieHeader = headers.get("cookie");
@@ -36,10 +38,10 @@ export async function sessionUserFromHeaders(prisma: PrismaClient, headers: Head
     if (!Number.isInteger(userId) || userId <= 0) return null;
     const user = await prisma.user.findUnique({
       where: { id: userId },
-      select: { id: true, uuid: true, email: true, firstName: true, currentProjectId: true, isActive: true },
+      select: { id: true, uuid: true, email: true, firstName: true, currentProjectId: true, isActive: true, sessionVersion: true },
     });
-    if (!user?.isActive) return null;
-    const { isActive: _active, ...rest } = user;
+    if (!user?.isActive || user.sessionVersion !== tokenSessionVersion(payload)) return null;
+    const { isActive: _active, sessionVersion: _version, ...rest } = user;
     return rest;
   }
   return null;

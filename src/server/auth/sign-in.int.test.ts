@@ -46,4 +46,40 @@ describe(`sign-in with e-mail and password (${testDbKind})`, () => {
     for (let i = 0; i < SIGN_IN_MAX_FAILURES - 1; i++) await attempt("wrong");
     expect(throttle.retryAfter("owner@example.com")).toBe(0);
   });
+
+  it("lets at most five of 30 parallel wrong passwords reach argon2; the rest, then the right one, are throttled until the lock ends", async () => {
+    let now = 5_000_000;
+    const throttle = new SignInThrottle(300_000, () => now);
+    const attempt = (password: string) => verifyCredentials(db.prisma, throttle, { email: "owner@example.com", password });
+    const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => attempt(`wrong-${i}`)));
+    // A null answer means argon2 ran and refused; a throttled rejection means it never ran.
+    const verified = outcomes.filter((o) => o.status === "fulfilled");
+    const throttled = outcomes.filter((o) => o.status === "rejected");
+    expect(verified).toHaveLength(SIGN_IN_MAX_FAILURES);
+    expect(verified.every((o) => o.status === "fulfilled" && o.value === null)).toBe(true);
+    expect(throttled).toHaveLength(30 - SIGN_IN_MAX_FAILURES);
+    for (const o of throttled) expect(o.status === "rejected" && o.reason).toMatchObject({ code: "throttled", status: 429 });
+    await expect(attempt("correct horse battery")).rejects.toMatchObject({ code: "throttled", details: { retryAfter: 300 } });
+    now += 300_000;
+    expect((await attempt("correct horse battery"))?.email).toBe("owner@example.com");
+  });
+
+  it("counts attempts for unknown addresses the same way", async () => {
+    const throttle = new SignInThrottle(300_000);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, () => verifyCredentials(db.prisma, throttle, { email: "nobody@example.com", password: "guess" })),
+    );
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(SIGN_IN_MAX_FAILURES);
+    expect(throttle.retryAfter("nobody@example.com")).toBe(300);
+  });
+
+  it("gives a slot back without counting it when the attempt had no outcome (the database failed)", () => {
+    const throttle = new SignInThrottle(300_000);
+    for (let i = 0; i < 10; i++) throttle.reserve("flaky@example.com").settle(null);
+    const held = Array.from({ length: SIGN_IN_MAX_FAILURES }, () => throttle.reserve("flaky@example.com"));
+    expect(() => throttle.reserve("flaky@example.com")).toThrow(AppError);
+    for (const slot of held) slot.settle(null);
+    expect(throttle.retryAfter("flaky@example.com")).toBe(0);
+    expect(() => throttle.reserve("flaky@example.com").settle(true)).not.toThrow();
+  });
 });

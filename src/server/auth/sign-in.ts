@@ -9,41 +9,92 @@ function lockoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return (Number.isFinite(seconds) && seconds > 0 ? seconds : 300) * 1000;
 }
 
+interface Attempts {
+  /** Wrong passwords in a row. */
+  failures: number;
+  /** Attempts that hold a slot and have not been settled yet (argon2 still running). */
+  inFlight: number;
+  /** When the lock ends (ms), or 0 when not locked. */
+  lockedUntil: number;
+}
+
+/** A reserved attempt: settle it once with the outcome (null: none, e.g. the database failed). */
+export interface AttemptSlot {
+  settle(ok: boolean | null): void;
+}
+
 /**
  * Failed sign-ins per e-mail address: after five in a row the address is locked for the
  * lockout window (5 minutes; BURROW_SIGNIN_LOCKOUT_SECONDS), whatever password is tried;
- * a success clears the count. Kept in memory: a restart forgets it, which only helps the
- * legitimate user.
+ * a success clears the count.
+ *
+ * An attempt takes a slot synchronously, before anything is awaited, and failures plus
+ * attempts in flight never exceed five. Counting only settled failures let 30 parallel
+ * guesses all reach argon2, since each checked the count before any had failed.
+ *
+ * Kept in memory, per process: a restart forgets it (which only helps the legitimate user),
+ * and each node of a multi-node deployment counts on its own.
  */
 export class SignInThrottle {
-  private readonly failures = new Map<string, { count: number; lockedUntil: number }>();
+  private readonly attempts = new Map<string, Attempts>();
 
   constructor(
     private readonly windowMs: number = lockoutMs(),
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Seconds until `email` may try again, or 0. */
-  retryAfter(email: string): number {
-    const entry = this.failures.get(email);
-    if (!entry || entry.lockedUntil === 0) return 0;
-    const remaining = entry.lockedUntil - this.now();
-    if (remaining <= 0) {
-      this.failures.delete(email);
-      return 0;
+  /** The address's entry with an expired lock cleared, or undefined. */
+  private current(email: string): Attempts | undefined {
+    const entry = this.attempts.get(email);
+    if (entry && entry.lockedUntil !== 0 && entry.lockedUntil <= this.now()) {
+      entry.lockedUntil = 0;
+      entry.failures = 0;
+      this.forgetIfIdle(email, entry);
     }
-    return Math.ceil(remaining / 1000);
+    return this.attempts.get(email);
   }
 
-  recordFailure(email: string): void {
-    const entry = this.failures.get(email) ?? { count: 0, lockedUntil: 0 };
-    entry.count += 1;
-    if (entry.count >= SIGN_IN_MAX_FAILURES) entry.lockedUntil = this.now() + this.windowMs;
-    this.failures.set(email, entry);
+  private forgetIfIdle(email: string, entry: Attempts): void {
+    if (entry.failures === 0 && entry.inFlight === 0 && entry.lockedUntil === 0) this.attempts.delete(email);
   }
 
-  recordSuccess(email: string): void {
-    this.failures.delete(email);
+  /** Seconds until `email` may try again because it is locked, or 0. */
+  retryAfter(email: string): number {
+    const entry = this.current(email);
+    if (!entry || entry.lockedUntil === 0) return 0;
+    return Math.ceil((entry.lockedUntil - this.now()) / 1000);
+  }
+
+  /**
+   * Takes an attempt slot for `email`, or throws `throttled` when the address is locked or
+   * its five slots are taken by failures and attempts still running. Synchronous on
+   * purpose: the check and the reservation cannot be interleaved with another attempt.
+   */
+  reserve(email: string): AttemptSlot {
+    const locked = this.retryAfter(email);
+    if (locked > 0) throw throttledError(locked);
+    const entry = this.current(email) ?? { failures: 0, inFlight: 0, lockedUntil: 0 };
+    // The running attempts settle within an argon2 verification (~50 ms here): ask for a
+    // second, after which the address is either locked or free again.
+    if (entry.failures + entry.inFlight >= SIGN_IN_MAX_FAILURES) throw throttledError(1);
+    entry.inFlight += 1;
+    this.attempts.set(email, entry);
+    let settled = false;
+    return {
+      settle: (ok) => {
+        if (settled) return;
+        settled = true;
+        entry.inFlight -= 1;
+        if (ok) {
+          entry.failures = 0;
+          entry.lockedUntil = 0;
+        } else if (ok === false) {
+          entry.failures += 1;
+          if (entry.failures >= SIGN_IN_MAX_FAILURES && entry.lockedUntil === 0) entry.lockedUntil = this.now() + this.windowMs;
+        }
+        this.forgetIfIdle(email, entry);
+      },
+    };
   }
 }
 
@@ -61,27 +112,40 @@ export function throttledError(seconds: number): AppError {
 }
 
 /**
- * Checks an e-mail and password. Returns the user, or null for a wrong pair; throws a
- * `throttled` AppError while the address is locked out. Records the outcome.
+ * Checks an e-mail and password through the throttle. Returns the active user, or null
+ * for a wrong pair (counted as a failure); throws a `throttled` AppError while the address
+ * is locked out or has five attempts pending.
  */
-export async function verifyCredentials(
+export async function checkPassword(
   prisma: PrismaClient,
   throttle: SignInThrottle,
   credentials: { email: string; password: string },
 ) {
   const email = credentials.email.trim().toLowerCase();
-  const wait = throttle.retryAfter(email);
-  if (wait > 0) throw throttledError(wait);
-  const user = await prisma.user.findUnique({ where: { email } });
-  // Verify against a real hash even for unknown addresses, so timing does not tell
-  // which addresses have accounts.
-  const ok = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, credentials.password);
-  if (!user || !ok || !user.isActive) {
-    throttle.recordFailure(email);
-    return null;
+  const slot = throttle.reserve(email);
+  let outcome: boolean | null = null;
+  try {
+    const found = await prisma.user.findUnique({ where: { email } });
+    // Verify against a real hash even for unknown addresses, so timing does not tell
+    // which addresses have accounts.
+    const ok = await verifyPassword(found?.passwordHash ?? DUMMY_HASH, credentials.password);
+    const user = found && ok && found.isActive ? found : null;
+    outcome = user !== null;
+    return user;
+  } finally {
+    // The slot comes back whatever happened; a database error is no wrong password.
+    slot.settle(outcome);
   }
-  throttle.recordSuccess(email);
-  await prisma.user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
+}
+
+/** Signing in: checkPassword, and the login is recorded. */
+export async function verifyCredentials(
+  prisma: PrismaClient,
+  throttle: SignInThrottle,
+  credentials: { email: string; password: string },
+) {
+  const user = await checkPassword(prisma, throttle, credentials);
+  if (user) await prisma.user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
   return user;
 }
 

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { createPersonalApiKeyInput, createProjectInput } from "@/server/accounts/contract";
+import { changePasswordInput, createPersonalApiKeyInput, createProjectInput } from "@/server/accounts/contract";
+import { changePassword } from "@/server/accounts/password-change";
 import { createProject, currentProjectId, getProjectForUser, listProjectsForUser, switchProject } from "@/server/accounts/projects";
 import { createPersonalApiKey, deletePersonalApiKey, listPersonalApiKeys } from "@/server/accounts/service";
 import { getMe } from "@/server/accounts/users";
+import { signInThrottle } from "@/server/auth/sign-in";
 import { createTRPCRouter, projectProcedure, protectedProcedure } from "../trpc";
 
 /** The signed-in user: who they are, their projects, their personal API keys. */
@@ -27,6 +29,11 @@ export const accountRouter = createTRPCRouter({
       await switchProject(ctx.db.prisma, ctx.user.id, project.id);
       return project;
     }),
+
+  /** Ends every session of the user, this one included: the client signs in again with the new password. */
+  changePassword: protectedProcedure
+    .input(changePasswordInput)
+    .mutation(({ ctx, input }) => changePassword(ctx.db.prisma, signInThrottle(), ctx.user.id, input)),
 
   personalApiKeys: protectedProcedure.query(({ ctx }) => listPersonalApiKeys(ctx.db.prisma, ctx.user.id)),
 
