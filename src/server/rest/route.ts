@@ -100,6 +100,14 @@ export function userRoute<Params = Record<string, never>>(
   };
 }
 
+/** Throws PostHog's 403 unless the caller may use `scope` (`:read` for GET/HEAD, `:write` otherwise). */
+export function requireScope(context: UserContext<unknown>, scope: ScopeObject): void {
+  const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
+  if (!hasScope(context.principal.scopes, needed)) {
+    throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
+  }
+}
+
 /**
  * A management route under `/api/(projects|environments)/:project_id/…`: as `userRoute`,
  * and before `handler` runs, checks the scope (`<object>:read` for GET/HEAD,
@@ -112,10 +120,7 @@ export function projectRoute<Params extends { project_id: string }>(
   options: RouteOptions = {},
 ) {
   return userRoute<Params>(async (context) => {
-    const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
-    if (!hasScope(context.principal.scopes, needed)) {
-      throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
-    }
+    requireScope(context, scope);
     const project = await resolveProject(context.db.prisma, context.principal, context.params.project_id);
     return handler({ ...context, project });
   }, options);
