@@ -17,8 +17,8 @@ import { createTRPCRouter, projectProcedure } from "../trpc";
 const dashboardId = z.object({ dashboardId: recordId() });
 
 /** A sharing configuration with the public link the admin UI shows and copies. */
-function withShareUrl<T extends { access_token: string }>(config: T): T & { share_url: string } {
-  return { ...config, share_url: `${serverEnvFrom().siteUrl}/shared/${config.access_token}` };
+function withShareUrl<T extends { access_token: string | null }>(config: T): T & { share_url: string | null } {
+  return { ...config, share_url: config.access_token === null ? null : `${serverEnvFrom().siteUrl}/shared/${config.access_token}` };
 }
 
 /**
