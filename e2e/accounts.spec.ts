@@ -161,6 +161,8 @@ test("sign up on a fresh instance, sign out, sign in, create a personal key, use
     await page.getByTestId("key-label").fill("Deploy script");
     await page.getByTestId("scope-dashboard-read").check();
     await page.getByTestId("scope-feature_flag-write").check();
+    // /api/users/@me/ below needs user:read, as in PostHog.
+    await page.getByTestId("scope-user-read").check();
     await page.getByTestId("key-project").selectOption({ label: "Storefront" });
     await page.getByTestId("create-key-submit").click();
 

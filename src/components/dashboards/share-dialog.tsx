@@ -85,7 +85,7 @@ function Sharing({ projectId, dashboardId, canEdit }: { projectId: number; dashb
       </div>
       {!canEdit && <p className="text-sm text-gray-500">Only people who can edit this dashboard can change its sharing.</p>}
 
-      {config.data.enabled && (
+      {config.data.enabled && config.data.share_url !== null && (
         <>
           <CopyField label="Share link" value={config.data.share_url} testId="share-url" />
           <a href={config.data.share_url} target="_blank" rel="noreferrer" className="text-sm font-medium text-brand-700 hover:underline" data-testid="share-open">

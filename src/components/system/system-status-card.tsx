@@ -48,11 +48,13 @@ export function SystemStatusCard() {
           />
         ) : (
           <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
-            <Stat label="Database" className="col-span-2" testId="status-database">
-              <span className="block text-sm font-medium break-words text-gray-900 sm:text-base">
-                {status.data.database}
-              </span>
-            </Stat>
+            {status.data.database !== null && (
+              <Stat label="Database" className="col-span-2" testId="status-database">
+                <span className="block text-sm font-medium break-words text-gray-900 sm:text-base">
+                  {status.data.database}
+                </span>
+              </Stat>
+            )}
             <Stat label="Projects" testId="status-projects">
               <Count value={status.data.projects} />
             </Stat>

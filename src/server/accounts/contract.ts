@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordId } from "@/server/input/record-id";
 import { scopesSchema } from "@/server/auth/scopes";
 
 /** PostHog's organization membership levels. */
@@ -44,7 +45,7 @@ export const createPersonalApiKeyInput = z.object({
   label: z.string().trim().max(40, "Labels have at most 40 characters.").default(""),
   scopes: scopesSchema,
   /** Limit the key to this one project; unset: every project the user can access. */
-  projectId: z.number().int().positive().optional(),
+  projectId: recordId().optional(),
 });
 export type CreatePersonalApiKeyInput = z.input<typeof createPersonalApiKeyInput>;
 

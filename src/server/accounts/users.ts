@@ -36,20 +36,22 @@ export function toUserBasic(user: {
 }
 
 /** The signed-in user as `/api/users/@me/` shows them: the basics, and their projects. */
-export async function getMe(prisma: PrismaClient, userId: number) {
+export async function getMe(prisma: PrismaClient, userId: number, scopedProjects: readonly number[] = []) {
   const user = await prisma.user.findUnique({
     where: { id: userId },
     include: { memberships: { include: { organization: { include: { projects: { orderBy: { id: "asc" } } } } } } },
   });
   if (!user) throw new AppError("not_found", "Not found.");
-  return {
-    ...toUserBasic(user),
-    current_project_id: user.currentProjectId,
-    organizations: user.memberships.map((membership) => ({
+  // A key limited to some projects must not reveal the others (nor organizations without one of them).
+  const visible = (projectId: number) => scopedProjects.length === 0 || scopedProjects.includes(projectId);
+  const organizations = user.memberships
+    .map((membership) => ({
       id: membership.organization.id,
       name: membership.organization.name,
       membership_level: membership.level,
-      projects: membership.organization.projects.map((project) => ({ id: project.id, name: project.name })),
-    })),
-  };
+      projects: membership.organization.projects.filter((project) => visible(project.id)).map((project) => ({ id: project.id, name: project.name })),
+    }))
+    .filter((organization) => scopedProjects.length === 0 || organization.projects.length > 0);
+  const currentProjectId = user.currentProjectId !== null && visible(user.currentProjectId) ? user.currentProjectId : (organizations[0]?.projects[0]?.id ?? null);
+  return { ...toUserBasic(user), current_project_id: currentProjectId, organizations };
 }

@@ -10,6 +10,8 @@ import { z, ZodError } from "zod";
 import { getDb, type Database } from "@/server/db";
 import { ConfigError } from "@/server/db/config";
 import { APP_ERRORS, AppError } from "@/server/errors";
+import { refuseNul } from "@/server/input/nul";
+import { recordId } from "@/server/input/record-id";
 import type { SessionUser } from "@/server/auth/session";
 import { sessionUserFromHeaders } from "@/server/auth/session";
 import { sessionPrincipal } from "@/server/rest/principal";
@@ -70,12 +72,18 @@ const appErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** U+0000 anywhere in the input is a 400 before any procedure runs (see src/server/input/nul.ts). */
+const nulFreeInput = t.middleware(async ({ getRawInput, next }) => {
+  refuseNul(await getRawInput());
+  return next();
+});
+
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 
 /** Anyone may call it; no session is looked at. */
-export const publicProcedure = t.procedure.use(appErrors);
+export const publicProcedure = t.procedure.use(appErrors).use(nulFreeInput);
 
 /** A signed-in user; narrows `ctx.user`. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
@@ -88,7 +96,7 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
  * Uses the same project check as the REST edge.
  */
 export const projectProcedure = protectedProcedure
-  .input(z.object({ projectId: z.number().int().positive() }))
+  .input(z.object({ projectId: recordId() }))
   .use(async ({ ctx, input, next }) => {
     const project = await resolveProject(ctx.db.prisma, sessionPrincipal(ctx.user), String(input.projectId));
     return next({ ctx: { ...ctx, project } });

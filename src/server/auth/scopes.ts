@@ -10,6 +10,8 @@ export const SCOPE_OBJECTS = [
   "project",
   "query",
   "sharing_configuration",
+  /** PostHog's `user` scope object: `/api/users/@me/`. */
+  "user",
 ] as const;
 export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
 

@@ -8,6 +8,7 @@ import * as envItem from "@/app/api/environments/[project_id]/dashboards/[id]/ro
 import * as envList from "@/app/api/environments/[project_id]/dashboards/route";
 import * as projectItem from "@/app/api/projects/[project_id]/dashboards/[id]/route";
 import * as projectList from "@/app/api/projects/[project_id]/dashboards/route";
+import { createCaller } from "@/server/api/root";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
@@ -100,9 +101,30 @@ describe(`dashboards REST API (${testDbKind})`, () => {
         persisted_filters: null,
         persisted_variables: null,
         tiles: [],
+        use_template: "",
+        use_dashboard: null,
+        delete_insights: false,
       });
       const stored = await db.prisma.dashboard.findUniqueOrThrow({ where: { id: answer.body.id } });
       expect(stored).toMatchObject({ projectId: world.projectId, createdById: world.member.id, name: "Revenue" });
+    });
+
+    it("echoes use_template, use_dashboard and delete_insights in single-dashboard responses (the reference's fields), not in lists", async () => {
+      const UNSET = { use_template: "", use_dashboard: null, delete_insights: false };
+      const fromTemplate = await create(world.member, { use_template: "DEFAULT_APP" });
+      expect(fromTemplate.body).toMatchObject({ ...UNSET, use_template: "DEFAULT_APP" });
+      const copy = await create(world.member, { name: "Copy", use_dashboard: fromTemplate.body.id, delete_insights: true });
+      expect(copy.body).toMatchObject({ use_template: "", use_dashboard: fromTemplate.body.id, delete_insights: true });
+      expect((await retrieve(world.member, copy.body.id)).body).toMatchObject(UNSET);
+      expect((await patch(world.member, copy.body.id, { name: "Renamed" })).body).toMatchObject(UNSET);
+      expect((await patch(world.member, copy.body.id, { deleted: true, delete_insights: true })).body).toMatchObject({ ...UNSET, delete_insights: true });
+      const api = createCaller({ db, headers: new Headers(), user: { id: world.member.id, uuid: world.member.uuid, email: world.member.email, firstName: "", currentProjectId: world.projectId } });
+      const viaTrpc = await api.dashboards.create({ projectId: world.projectId, name: "tRPC", use_template: "WEB_TRAFFIC" });
+      expect(viaTrpc).toMatchObject({ ...UNSET, use_template: "WEB_TRAFFIC" });
+      expect(await api.dashboards.get({ projectId: world.projectId, dashboardId: viaTrpc.id })).toMatchObject(UNSET);
+      expect(await api.dashboards.update({ projectId: world.projectId, dashboardId: viaTrpc.id, name: "tRPC 2" })).toMatchObject(UNSET);
+      const listed = await list(world.member, "?search=tRPC");
+      for (const field of Object.keys(UNSET)) expect(listed.body.results[0]).not.toHaveProperty(field);
     });
 
     it("creates with no body at all: name null, PostHog's defaults", async () => {

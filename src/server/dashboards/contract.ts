@@ -4,6 +4,7 @@
  * Browser-safe (the forms import it); the list's query lives in list-query.ts.
  */
 import { z } from "zod";
+import { recordId } from "@/server/input/record-id";
 import { RestrictionLevel } from "./permissions";
 import { tileLayoutsSchema } from "./tile-layout";
 
@@ -78,7 +79,7 @@ export const textBodySchema = z
  * (`dashboards: [id]`), as in PostHog; an `insight` given here is ignored.
  */
 export const tilePatchSchema = z.object({
-  id: z.number({ error: "A valid integer is required." }).int("A valid integer is required.").positive().optional(),
+  id: recordId().optional(),
   layouts: tileLayoutsSchema.optional(),
   color: z.enum(TILE_COLORS, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }).nullable().optional(),
   deleted: drfBoolean.optional(),
@@ -99,7 +100,7 @@ export const dashboardCreateBody = z
     /** A built-in template's key (templates.ts); an unknown key is a 400. */
     use_template: z.string({ error: "Not a valid string." }),
     /** An existing dashboard of the project to copy (its tiles, filters, variables). */
-    use_dashboard: z.number({ error: "A valid integer is required." }).int("A valid integer is required.").nullable(),
+    use_dashboard: recordId().nullable(),
     /** With `use_dashboard`: copy the insights and texts too, instead of sharing them. */
     duplicate_tiles: drfBoolean,
   })

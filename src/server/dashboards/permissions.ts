@@ -62,6 +62,26 @@ export function isInherentEditor(dashboard: { createdById: number | null }, acto
   return dashboard.createdById === actor.userId || actor.membershipLevel >= MembershipLevel.admin;
 }
 
+export const NO_INSIGHT_EDIT_PERMISSION =
+  "This insight is on a dashboard that can only be edited by its owner, team members invited to editing the dashboard, and project admins.";
+
+/** A dashboard an insight is on, with the caller's collaborator level there (if any). */
+export interface InsightDashboard {
+  restrictionLevel: number;
+  createdById: number | null;
+  collaboratorLevel: number | null;
+}
+
+/**
+ * PostHog's `UserInsightPermissions.effective_privilege_level` (and its `CanEditInsight`):
+ * an insight on no dashboard is editable by everyone in the project; otherwise by whoever
+ * may edit at least one of its dashboards.
+ */
+export function canEditInsight(dashboards: readonly InsightDashboard[], actor: DashboardActor): boolean {
+  if (dashboards.length === 0) return true;
+  return dashboards.some((dashboard) => dashboardPermissions(dashboard, actor, dashboard.collaboratorLevel).canEdit);
+}
+
 /** Throws PostHog's 403 unless the caller may edit. */
 export function assertCanEdit(permissions: DashboardPermissions): void {
   if (!permissions.canEdit) throw new AppError("permission_denied", NO_EDIT_PERMISSION);

@@ -75,7 +75,21 @@ export interface TileText {
   team: number;
 }
 
-export interface DashboardResource extends DashboardListItem {
+/**
+ * How a dashboard was seeded or deleted, as the request said. PostHog keeps these
+ * write-only; the reference (API-SPEC) lists them in single-dashboard responses, and where
+ * both can hold we hold both: echoed from the request, `""`/`null`/`false` when unset.
+ * Nothing stores them, so a retrieve always shows the unset values.
+ */
+export interface SeedFields {
+  use_template: string;
+  use_dashboard: number | null;
+  delete_insights: boolean;
+}
+
+export const UNSET_SEED: SeedFields = { use_template: "", use_dashboard: null, delete_insights: false };
+
+export interface DashboardResource extends DashboardListItem, SeedFields {
   filters: Record<string, unknown>;
   variables: Record<string, unknown>;
   breakdown_colors: unknown;
@@ -151,11 +165,12 @@ export function dashboardListItem(row: DashboardListSource, actor: DashboardActo
   };
 }
 
-export function dashboardResource(row: DashboardDetailRow, actor: DashboardActor): DashboardResource {
+export function dashboardResource(row: DashboardDetailRow, actor: DashboardActor, seed: SeedFields = UNSET_SEED): DashboardResource {
   const filters = asObject(row.filters);
   const variables = asObject(row.variables);
   return {
     ...dashboardListItem(listSource(row), actor),
+    ...seed,
     filters,
     variables,
     breakdown_colors: row.breakdownColors ?? null,

@@ -11,7 +11,7 @@ import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import type { DashboardCreateBody, DashboardUpdateBody } from "./contract";
 import type { DashboardListQuery } from "./list-query";
 import { assertCanEdit, type DashboardActor, type DashboardPermissions } from "./permissions";
-import { dashboardListItem, dashboardResource, isShown, permissionsOf, type DashboardListItem, type DashboardResource } from "./present";
+import { dashboardListItem, dashboardResource, isShown, permissionsOf, UNSET_SEED, type DashboardListItem, type DashboardResource } from "./present";
 import { findDashboard, findDashboardPage, type DashboardDetailRow } from "./store";
 import { findTemplate } from "./templates";
 import { applyTilePatches, createTemplateTiles, insertInsight } from "./tiles";
@@ -140,7 +140,11 @@ export async function createDashboard(
     return created.id;
   });
   const row = await findDashboard(prisma, projectId, id, actor.userId);
-  return dashboardResource(row!, actor);
+  return dashboardResource(row!, actor, {
+    use_template: body.use_template ?? "",
+    use_dashboard: body.use_dashboard ?? null,
+    delete_insights: body.delete_insights ?? false,
+  });
 }
 
 /** The stored fields of a dashboard that activity records compare. */
@@ -208,7 +212,7 @@ export async function updateDashboard(
     }
   });
   const row = await findDashboard(prisma, projectId, id, actor.userId);
-  return dashboardResource(row!, actor);
+  return dashboardResource(row!, actor, { ...UNSET_SEED, delete_insights: body.delete_insights ?? false });
 }
 
 /** Soft-deletes all of the dashboard's tiles, and with `withInsights` the insights no other live tile shows. */

@@ -9,6 +9,8 @@
  * REST edge reports as `attr` joined with `__`.
  */
 import { z } from "zod";
+import { hasNul, NUL_MESSAGE } from "@/server/input/nul";
+import { INT4_MAX } from "@/server/input/record-id";
 import { isFilterDate, PROPERTY_LIMITS } from "@/server/properties/contract";
 import { FLAG_PROPERTY_OPERATORS } from "@/server/properties/flag-filters";
 import { regexSyntaxError } from "@/server/properties/regex";
@@ -358,6 +360,11 @@ const jsonList = (name: string) =>
       ctx.addIssue({ code: "custom", message: `${name} must be a JSON list of strings.` });
       return z.NEVER;
     }
+    // Its JSON escapes decode to NUL only here, after the edges looked at the raw text.
+    if (value.some(hasNul)) {
+      ctx.addIssue({ code: "custom", message: NUL_MESSAGE });
+      return z.NEVER;
+    }
     return value;
   });
 
@@ -368,7 +375,7 @@ export const flagListFilters = z.object({
   search: z.string().max(400).optional(),
   active: z.enum(["true", "false"], { error: "active must be 'true' or 'false'." }).optional(),
   type: z.enum(["boolean", "multivariant", "experiment", "remote_config"], { error: "type must be 'boolean', 'multivariant', 'experiment' or 'remote_config'." }).optional(),
-  created_by_id: z.coerce.number({ error: "created_by_id must be an integer." }).int("created_by_id must be an integer.").min(0).max(2_147_483_647).optional(),
+  created_by_id: z.coerce.number({ error: "created_by_id must be an integer." }).int("created_by_id must be an integer.").min(0).max(INT4_MAX).optional(),
   tags: jsonList("tags").optional(),
   excluded_properties: jsonList("excluded_properties").optional(),
   order: z.enum(FLAG_LIST_ORDERS, { error: `order must be one of ${FLAG_LIST_ORDERS.join(", ")}.` }).optional(),

@@ -8,6 +8,7 @@
  * comparisons, multiple breakdowns, …) is a 400 rather than silently ignored.
  */
 import { z } from "zod";
+import { INT4_MAX, recordId } from "@/server/input/record-id";
 import { drfBoolean } from "@/server/dashboards/contract";
 import { propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
 import { pageQuery } from "@/server/rest/pagination";
@@ -213,7 +214,7 @@ const writableFields = {
   deleted: drfBoolean,
   tags: tagList,
   /** Dashboards (ids) the insight is on: new ones get a tile, ones left out lose theirs. */
-  dashboards: z.array(z.number({ error: "A valid integer is required." }).int("A valid integer is required."), { error: "Expected a list of items." }).max(100),
+  dashboards: z.array(recordId(), { error: "Expected a list of items." }).max(100),
 };
 
 export const insightUpdateBody = z.object(writableFields).partial();
@@ -269,7 +270,7 @@ const filtersOverrideParam = z
 /** `GET …/insights/:id/`: `refresh`, `from_dashboard` (its filters and the tile's apply), `filters_override` (JSON). */
 export const insightRetrieveQuery = z.object({
   refresh: refreshSchema.optional(),
-  from_dashboard: z.coerce.number({ error: "from_dashboard must be a dashboard id." }).int("from_dashboard must be a dashboard id.").positive().max(2_147_483_647).optional(),
+  from_dashboard: z.coerce.number({ error: "from_dashboard must be a dashboard id." }).int("from_dashboard must be a dashboard id.").positive().max(INT4_MAX).optional(),
   filters_override: filtersOverrideParam.optional(),
 });
 export type InsightRetrieveQuery = z.output<typeof insightRetrieveQuery>;

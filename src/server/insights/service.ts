@@ -6,7 +6,7 @@
 import { randomInt } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import { changesBetween, logActivity } from "@/server/activity/log";
-import { dashboardPermissions, type DashboardActor } from "@/server/dashboards/permissions";
+import { canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/dashboards/permissions";
 import type { Database, PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/events/api";
@@ -272,6 +272,22 @@ async function placeOnDashboards(tx: Prisma.TransactionClient, projectId: number
   if (leaving.length > 0) await tx.dashboardTile.updateMany({ where: { insightId, dashboardId: { in: leaving } }, data: { deleted: true } });
 }
 
+/**
+ * PostHog's `CanEditInsight`: an insight shown on live dashboards is edited (renamed, its
+ * query changed, deleted, moved off a dashboard) only by someone who may edit one of them,
+ * so a restricted dashboard's charts cannot be changed behind its editors' backs.
+ */
+async function assertCanEditInsight(tx: Prisma.TransactionClient, actor: DashboardActor, insightId: number): Promise<void> {
+  const tiles = await tx.dashboardTile.findMany({
+    where: { insightId, deleted: false, dashboard: { deleted: false } },
+    select: {
+      dashboard: { select: { restrictionLevel: true, createdById: true, collaborators: { where: { userId: actor.userId }, select: { level: true } } } },
+    },
+  });
+  const dashboards = tiles.map(({ dashboard }) => ({ ...dashboard, collaboratorLevel: dashboard.collaborators[0]?.level ?? null }));
+  if (!canEditInsight(dashboards, actor)) throw new AppError("permission_denied", NO_INSIGHT_EDIT_PERMISSION);
+}
+
 export async function createInsight(db: Database, projectId: number, actor: DashboardActor, body: InsightCreateBody): Promise<InsightResource> {
   await checkQuery(db, body.query);
   const id = await db.prisma.$transaction(async (tx) => {
@@ -321,6 +337,7 @@ export async function updateInsight(db: Database, projectId: number, actor: Dash
   if (body.query !== undefined) await checkQuery(db, body.query);
   await db.prisma.$transaction(async (tx) => {
     const row = await requireInsight(tx, projectId, id, body.deleted === false ? "any" : "live");
+    await assertCanEditInsight(tx, actor, id);
     const updated = await tx.insight.update({
       where: { id },
       data: {

@@ -2,6 +2,8 @@ import { z, type ZodType } from "zod";
 import { hasScope, type ScopeObject } from "@/server/auth/scopes";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { refuseNul } from "@/server/input/nul";
+import { INT4_MAX } from "@/server/input/record-id";
 import { authenticate, type Principal } from "./principal";
 import { resolveProject, type ProjectAccess } from "./project";
 import { checkApiRateLimit } from "./rate-limit";
@@ -14,9 +16,9 @@ export interface UserContext<Params> {
   params: Params;
   db: Database;
   principal: Principal;
-  /** The query string parsed by `schema` (a 400 naming the parameter if it does not fit). */
+  /** The query string parsed by `schema` (a 400 naming the parameter if it does not fit, or if it holds U+0000). */
   query<T>(schema: ZodType<T>): T;
-  /** The JSON body parsed by `schema` (a 400 if it is not JSON or does not fit). */
+  /** The JSON body parsed by `schema` (a 400 if it is not JSON, does not fit, or holds U+0000). */
   body<T>(schema: ZodType<T>): Promise<T>;
 }
 
@@ -35,13 +37,25 @@ function searchParamsObject(url: URL): Record<string, string | string[]> {
   return out;
 }
 
+/**
+ * Parses management input with `schema`, refusing U+0000 both in what was sent and in what
+ * the schema made of it (query parameters such as `tags` carry JSON whose escapes decode
+ * to NUL only when parsed).
+ */
+function parseInput<T>(schema: ZodType<T>, raw: unknown): T {
+  refuseNul(raw);
+  const parsed = schema.parse(raw);
+  refuseNul(parsed);
+  return parsed;
+}
+
 function contextFor<Params>(request: Request, params: Params, db: Database, principal: Principal): UserContext<Params> {
   return {
     request,
     params,
     db,
     principal,
-    query: (schema) => schema.parse(searchParamsObject(new URL(request.url))),
+    query: (schema) => parseInput(schema, searchParamsObject(new URL(request.url))),
     async body(schema) {
       const text = await request.text();
       let value: unknown;
@@ -50,7 +64,7 @@ function contextFor<Params>(request: Request, params: Params, db: Database, prin
       } catch {
         throw new AppError("invalid_input", "Malformed JSON request body.");
       }
-      return schema.parse(value);
+      return parseInput(schema, value);
     },
   };
 }
@@ -86,6 +100,14 @@ export function userRoute<Params = Record<string, never>>(
   };
 }
 
+/** Throws PostHog's 403 unless the caller may use `scope` (`:read` for GET/HEAD, `:write` otherwise). */
+export function requireScope(context: UserContext<unknown>, scope: ScopeObject): void {
+  const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
+  if (!hasScope(context.principal.scopes, needed)) {
+    throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
+  }
+}
+
 /**
  * A management route under `/api/(projects|environments)/:project_id/…`: as `userRoute`,
  * and before `handler` runs, checks the scope (`<object>:read` for GET/HEAD,
@@ -98,10 +120,7 @@ export function projectRoute<Params extends { project_id: string }>(
   options: RouteOptions = {},
 ) {
   return userRoute<Params>(async (context) => {
-    const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
-    if (!hasScope(context.principal.scopes, needed)) {
-      throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
-    }
+    requireScope(context, scope);
     const project = await resolveProject(context.db.prisma, context.principal, context.params.project_id);
     return handler({ ...context, project });
   }, options);
@@ -115,7 +134,7 @@ export async function methodNotAllowed(request: Request): Promise<Response> {
 /** An integer path id, or 404 (PostHog answers a non-numeric id as not found). */
 export function pathId(value: string): number {
   const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(id) || id > 2_147_483_647) throw new AppError("not_found", "Not found.");
+  if (!Number.isSafeInteger(id) || id > INT4_MAX) throw new AppError("not_found", "Not found.");
   return id;
 }
 

@@ -27,6 +27,8 @@ interface RouteCase {
   methods: Partial<Record<Method, { scope: Scope | null; body?: unknown; ok: number }>>;
   /** Puts in place what a successful call needs (run before every call). */
   prepare?: (project: string, db: Database) => Promise<void>;
+  /** Names no project: the other-organization, project-limit and unknown-project checks do not apply. */
+  noProject?: boolean;
 }
 
 /** An event stored in both projects, for the routes that read one. */
@@ -221,13 +223,15 @@ const ROUTES: RouteCase[] = [
     file: "users/[user_id]/route.ts",
     path: "/api/users/@me/",
     params: () => ({ user_id: "@me" }),
-    methods: { GET: { scope: null, ok: 200 } },
+    noProject: true,
+    methods: { GET: { scope: "user:read", ok: 200 } },
   },
   {
     file: "projects/route.ts",
     path: "/api/projects/",
     params: () => ({}),
-    methods: { GET: { scope: null, ok: 200 } },
+    noProject: true,
+    methods: { GET: { scope: "project:read", ok: 200 } },
   },
   {
     file: "projects/[project_id]/route.ts",
@@ -437,6 +441,8 @@ describe(`management routes: authentication, scopes and project access (${testDb
           });
         });
 
+        if (route.noProject) return;
+
         it("answers 403 to a key of another organization", async () => {
           const { status, body } = await call(route, method, keys.otherOrg);
           expect(status).toBe(403);
@@ -471,5 +477,14 @@ describe(`management routes: authentication, scopes and project access (${testDb
       results: [{ id: otherProjectId, name: "Second", organization: expect.any(String) }],
     });
     expect((await call(route, "GET", keys.all)).body).toMatchObject({ count: 2 });
+  });
+
+  it("shows a project-limited key only its project in /api/users/@me/", async () => {
+    const route = ROUTES.find((r) => r.file === "users/[user_id]/route.ts")!;
+    const limited = (await call(route, "GET", keys.limitedElsewhere)).body as { current_project_id: number; organizations: { projects: { id: number }[] }[] };
+    expect(limited.current_project_id).toBe(otherProjectId);
+    expect(limited.organizations.flatMap((organization) => organization.projects.map((project) => project.id))).toEqual([otherProjectId]);
+    const all = (await call(route, "GET", keys.all)).body as typeof limited;
+    expect(all.organizations.flatMap((organization) => organization.projects.map((project) => project.id)).sort()).toEqual([projectId, otherProjectId].sort());
   });
 });

@@ -164,10 +164,24 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
 
     it("a view-only member may read the configuration but not enable or rotate it", async () => {
       const id = await dashboard(world.owner, { name: "Locked", restriction_level: 37 });
-      const token = (await read(world.viewer, id)).body.access_token;
       expect(await update(world.viewer, id, { enabled: true })).toMatchObject(noEdit);
       expect(await rotate(world.viewer, id)).toMatchObject(noEdit);
+      const token = (await read(world.owner, id)).body.access_token;
+      expect(token).toMatch(TOKEN);
       expect((await read(world.owner, id)).body).toMatchObject({ enabled: false, access_token: token });
+    });
+
+    it("a view-only member's read creates no token, and shows none while sharing is off", async () => {
+      const id = await dashboard(world.owner, { name: "Quiet", restriction_level: 37 });
+      const first = await read(world.viewer, id);
+      expect([first.status, first.body]).toEqual([200, { created_at: null, enabled: false, access_token: null, settings: null }]);
+      expect(await db.prisma.sharingConfiguration.count({ where: { dashboardId: id } })).toBe(0);
+      const stored = (await read(world.owner, id)).body;
+      expect((await read(world.viewer, id)).body).toEqual({ ...stored, access_token: null });
+      // Once an editor shares it, the link is public and a viewer may copy it.
+      const shared = (await update(world.owner, id, { enabled: true })).body;
+      expect((await read(world.viewer, id)).body).toEqual(shared);
+      expect(shared.access_token).toMatch(TOKEN);
     });
 
     it("a collaborator and a project admin may share a restricted dashboard", async () => {

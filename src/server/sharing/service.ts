@@ -18,9 +18,11 @@ import { computeSavedInsight } from "@/server/insights/service";
 import { accessTokenSchema, type SharingUpdateBody } from "./contract";
 
 export interface SharingConfigurationResource {
-  created_at: string;
+  /** null: no configuration is stored yet (shown to someone who cannot edit; see getDashboardSharing). */
+  created_at: string | null;
   enabled: boolean;
-  access_token: string;
+  /** null for someone who cannot edit the dashboard while sharing is off. */
+  access_token: string | null;
   settings: Record<string, unknown> | null;
 }
 
@@ -49,9 +51,19 @@ async function currentConfiguration(tx: Prisma.TransactionClient, projectId: num
   return tx.sharingConfiguration.create({ data: { projectId, dashboardId, enabled: false, accessToken: newAccessToken(), createdById: userId } });
 }
 
+/**
+ * `GET …/sharing/`. An editor gets the configuration in force, created (disabled) on first
+ * read. Someone who cannot edit creates nothing by reading, and gets no token while sharing
+ * is off: a token they could keep would become a working public link the moment an editor
+ * turns sharing on. While it is on, the link is public anyway and they see it.
+ */
 export async function getDashboardSharing(prisma: PrismaClient, projectId: number, actor: DashboardActor, dashboardId: number): Promise<SharingConfigurationResource> {
-  await requireDashboard(prisma, projectId, actor, dashboardId);
-  return sharingResource(await prisma.$transaction((tx) => currentConfiguration(tx, projectId, dashboardId, actor.userId)));
+  const { permissions } = await requireDashboard(prisma, projectId, actor, dashboardId);
+  if (permissions.canEdit) return sharingResource(await prisma.$transaction((tx) => currentConfiguration(tx, projectId, dashboardId, actor.userId)));
+  const current = await prisma.sharingConfiguration.findFirst({ where: { dashboardId, ...currentSharingWhere }, orderBy: { id: "desc" } });
+  if (!current) return { created_at: null, enabled: false, access_token: null, settings: null };
+  const resource = sharingResource(current);
+  return current.enabled ? resource : { ...resource, access_token: null };
 }
 
 export async function updateDashboardSharing(

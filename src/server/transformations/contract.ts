@@ -4,15 +4,14 @@
  * team_id, plugin_info, error, …) are ignored, as DRF does.
  */
 import { z } from "zod";
-
-const INT32_MAX = 2_147_483_647;
+import { INT4_MAX } from "@/server/input/record-id";
 
 const integer = (name: string) =>
   z
     .number({ error: `${name} must be an integer.` })
     .int(`${name} must be an integer.`)
     .min(0, `${name} must not be negative.`)
-    .max(INT32_MAX, `${name} is too large.`);
+    .max(INT4_MAX, `${name} is too large.`);
 
 const writableFields = {
   enabled: z.boolean({ error: "enabled must be true or false." }),

@@ -1,11 +1,13 @@
 import { listProjectsForUser } from "@/server/accounts/projects";
 import { pageQuery, paginate, pageWindow } from "@/server/rest/pagination";
-import { methodNotAllowed, userRoute } from "@/server/rest/route";
+import { methodNotAllowed, requireScope, userRoute } from "@/server/rest/route";
 
 export const dynamic = "force-dynamic";
 
-/** `GET /api/projects/`: the projects the caller can use (a key's project limit applies). */
-export const GET = userRoute(async ({ request, db, principal, query }) => {
+/** `GET /api/projects/`: the projects the caller can use (scope `project:read`; a key's project limit applies). */
+export const GET = userRoute(async (context) => {
+  requireScope(context, "project");
+  const { request, db, principal, query } = context;
   const page = query(pageQuery);
   const projects = (await listProjectsForUser(db.prisma, principal.user.id))
     .flatMap(({ organization, projects }) => projects.map((p) => ({ id: p.id, name: p.name, organization: organization.id })))

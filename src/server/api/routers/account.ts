@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordId } from "@/server/input/record-id";
 import { changePasswordInput, createPersonalApiKeyInput, createProjectInput } from "@/server/accounts/contract";
 import { changePassword } from "@/server/accounts/password-change";
 import { createProject, currentProjectId, getProjectForUser, listProjectsForUser, switchProject } from "@/server/accounts/projects";
@@ -19,7 +20,7 @@ export const accountRouter = createTRPCRouter({
   project: projectProcedure.query(({ ctx }) => getProjectForUser(ctx.db.prisma, ctx.user.id, ctx.project.id)),
 
   switchProject: protectedProcedure
-    .input(z.object({ projectId: z.number().int().positive() }))
+    .input(z.object({ projectId: recordId() }))
     .mutation(({ ctx, input }) => switchProject(ctx.db.prisma, ctx.user.id, input.projectId)),
 
   createProject: protectedProcedure

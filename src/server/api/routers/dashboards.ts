@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordId } from "@/server/input/record-id";
 import { addCollaboratorBody } from "@/server/collaborators/contract";
 import { addCollaborator, listCollaborators, removeCollaborator } from "@/server/collaborators/service";
 import { dashboardCreateBody, dashboardUpdateBody, tilePatchSchema } from "@/server/dashboards/contract";
@@ -13,11 +14,11 @@ import { getDashboardSharing, refreshDashboardSharing, updateDashboardSharing } 
 import { listProjectTags } from "@/server/tags/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
-const dashboardId = z.object({ dashboardId: z.number().int().positive() });
+const dashboardId = z.object({ dashboardId: recordId() });
 
 /** A sharing configuration with the public link the admin UI shows and copies. */
-function withShareUrl<T extends { access_token: string }>(config: T): T & { share_url: string } {
-  return { ...config, share_url: `${serverEnvFrom().siteUrl}/shared/${config.access_token}` };
+function withShareUrl<T extends { access_token: string | null }>(config: T): T & { share_url: string | null } {
+  return { ...config, share_url: config.access_token === null ? null : `${serverEnvFrom().siteUrl}/shared/${config.access_token}` };
 }
 
 /**

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { recordId } from "@/server/input/record-id";
 import { evaluateFlagsForDistinctId } from "@/server/flags/decide";
 import { createFlagInput, flagListFilters, testFlagInput, updateFlagInput } from "@/server/flags/schemas";
 import { createFlag, deleteFlag, flagActivity, getFlag, listFlags, updateFlag } from "@/server/flags/service";
 import { MAX_PAGE_SIZE } from "@/server/rest/pagination";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
-const flagId = z.object({ id: z.number().int().positive() });
+const flagId = z.object({ id: recordId() });
 
 /**
  * The feature-flags page: the REST resource's operations over the same service and

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { recordId } from "@/server/input/record-id";
 import { actorOf } from "@/server/dashboards/permissions";
 import { filtersOverrideSchema, insightCreateBody, insightListQuery, insightUpdateBody } from "@/server/insights/contract";
 import { AppError } from "@/server/errors";
 import { computeInsight, computeSavedInsight, createInsight, getInsight, listInsights, updateInsight } from "@/server/insights/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
-const insightId = z.object({ insightId: z.number().int().positive() });
+const insightId = z.object({ insightId: recordId() });
 const refresh = z.enum(["force", "blocking", "cache_only"]).optional();
 
 /**
@@ -17,7 +18,7 @@ export const insightsRouter = createTRPCRouter({
 
   /** One insight with its result; `dashboardId` lays that dashboard's filters (and its tile's) over it. */
   get: projectProcedure
-    .input(insightId.extend({ refresh, dashboardId: z.number().int().positive().optional(), filtersOverride: filtersOverrideSchema.nullish() }))
+    .input(insightId.extend({ refresh, dashboardId: recordId().optional(), filtersOverride: filtersOverrideSchema.nullish() }))
     .query(({ ctx, input }) =>
       getInsight(ctx.db, ctx.project.id, input.insightId, { refresh: input.refresh, fromDashboard: input.dashboardId, filtersOverride: input.filtersOverride ?? null }),
     ),
@@ -29,9 +30,9 @@ export const insightsRouter = createTRPCRouter({
   compute: projectProcedure
     .input(
       z.object({
-        insightId: z.number().int().positive().optional(),
+        insightId: recordId().optional(),
         query: z.unknown().optional(),
-        dashboardId: z.number().int().positive().optional(),
+        dashboardId: recordId().optional(),
         filtersOverride: filtersOverrideSchema.nullish(),
         refresh,
       }),

@@ -25,8 +25,8 @@ describe(`system.status (${testDbKind})`, () => {
     await expect(anonymous.system.status()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
   });
 
-  it("names the database and counts nothing on a fresh one", async () => {
-    expect(await api.system.status()).toEqual({ database: describeDb(db.config), projects: 0, users: 0 });
+  it("counts nothing on a fresh one, and names no database to a user who administers no organization", async () => {
+    expect(await api.system.status()).toEqual({ database: null, projects: 0, users: 0 });
   });
 
   it("counts the projects and users that exist", async () => {
@@ -41,5 +41,17 @@ describe(`system.status (${testDbKind})`, () => {
       data: { email: "status@example.com", passwordHash: "$argon2id$unused", distinctId: "status-user" },
     });
     expect(await api.system.status()).toMatchObject({ projects: 2, users: 1 });
+  });
+
+  it("names the database (the server's data path) only to organization admins and owners", async () => {
+    const organization = await db.prisma.organization.create({ data: { name: "Levels" } });
+    const as = async (level: number) => {
+      const user = await db.prisma.user.create({ data: { email: `level${level}@example.com`, passwordHash: "$argon2id$unused", distinctId: `level-${level}` } });
+      await db.prisma.organizationMembership.create({ data: { organizationId: organization.id, userId: user.id, level } });
+      return createCaller({ db, headers: new Headers(), user: { id: user.id, uuid: user.uuid, email: user.email, firstName: "", currentProjectId: null } });
+    };
+    expect((await (await as(1)).system.status()).database).toBeNull();
+    expect((await (await as(8)).system.status()).database).toBe(describeDb(db.config));
+    expect((await (await as(15)).system.status()).database).toBe(describeDb(db.config));
   });
 });

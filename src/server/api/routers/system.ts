@@ -3,6 +3,6 @@ import { getSystemStatus } from "@/server/system/service";
 import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const systemRouter = createTRPCRouter({
-  // Signed-in users only: it names the database.
-  status: protectedProcedure.output(systemStatusSchema).query(({ ctx }) => getSystemStatus(ctx.db)),
+  // Signed-in users only; the database line only for organization admins and owners.
+  status: protectedProcedure.output(systemStatusSchema).query(({ ctx }) => getSystemStatus(ctx.db, ctx.user.id)),
 });

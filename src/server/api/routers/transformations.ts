@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordId } from "@/server/input/record-id";
 import { activityQuery, createConfigInput, jobInput, rearrangeInput, sampleEventInput, updateConfigInput } from "@/server/transformations/contract";
 import {
   configActivity,
@@ -13,7 +14,7 @@ import {
 } from "@/server/transformations/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
-const configId = z.object({ id: z.number().int().positive() });
+const configId = z.object({ id: recordId() });
 
 /** The pipeline page: the same contracts and services as the REST resource. */
 export const transformationsRouter = createTRPCRouter({

@@ -1,11 +1,16 @@
 import { getMe } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
-import { userRoute } from "@/server/rest/route";
+import { requireScope, userRoute } from "@/server/rest/route";
 
 export const dynamic = "force-dynamic";
 
-/** `GET /api/users/@me/`: whom the presented key belongs to. */
-export const GET = userRoute<{ user_id: string }>(async ({ params, db, principal }) => {
+/**
+ * `GET /api/users/@me/`: whom the presented key belongs to (scope `user:read`, as PostHog's
+ * UserViewSet). A key limited to projects sees only those, and their organizations.
+ */
+export const GET = userRoute<{ user_id: string }>(async (context) => {
+  requireScope(context, "user");
+  const { params, db, principal } = context;
   if (params.user_id !== "@me") throw new AppError("not_found", "Not found.");
-  return getMe(db.prisma, principal.user.id);
+  return getMe(db.prisma, principal.user.id, principal.scopedProjects);
 });

@@ -1,0 +1,473 @@
+/**
+ * Hostile input at both edges, table-driven: every REST management route and every tRPC
+ * procedure that takes text or ids gets, in turn, U+0000 in each of its string fields and
+ * query filters, and ids of 2³¹, 2⁵³, 1e308 and −1 in each id (path, body, input). Each
+ * must be a 400 (a 404 for an id in a REST path), never a 500, and nothing stored may
+ * change. A route file added under src/app/api must be added to REST_CASES.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap, createUser } from "@/server/accounts/service";
+import { createCaller } from "@/server/api/root";
+import { closeDb, registerDb } from "@/server/db";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { NUL_MESSAGE } from "./nul";
+
+type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+type Path = (string | number)[];
+
+const HUGE_IDS = [2 ** 31, 2 ** 53, 1e308, -1];
+/** As they arrive in a path: JavaScript's spelling of 2⁵³ and 1e308, and digits beyond any int4. */
+const HUGE_PATH_IDS = ["2147483648", "9007199254740992", "1e+308", "-1", "99999999999999999999"];
+
+/** What the tests created: ids and keys the cases' inputs name. */
+const w = {
+  projectId: 0,
+  organizationId: "",
+  key: "",
+  dashboardId: 0,
+  tileId: 0,
+  insightId: 0,
+  flagId: 0,
+  configId: 0,
+  pluginId: 0,
+  carolUuid: "",
+  user: { id: 0, uuid: "", email: "" },
+};
+
+interface RestCase {
+  /** The route file under src/app/api whose handler is called. */
+  file: string;
+  method: Method;
+  /** Path parameters (`project_id` added); `ids` names those that are row ids. */
+  params?: () => Record<string, string>;
+  ids?: string[];
+  /** Query parameters: each is sent with NUL in it, in turn (the others as given). */
+  query?: () => Record<string, string>;
+  /** A valid body: each string in it gets NUL in turn; `bodyIds` are paths to its ids. */
+  body?: () => unknown;
+  bodyIds?: Path[];
+  /** Events read NUL as U+FFFD (README, Events API): for them only "no 500" is asserted. */
+  nulReadsAsReplacement?: boolean;
+  /** Where a query parameter names a project (local evaluation), NUL makes an unknown one: 404. */
+  nulStatus?: number;
+}
+
+const QUERY = () => ({
+  kind: "TrendsQuery",
+  series: [{ kind: "EventsNode", event: "$pageview", custom_name: "Views" }],
+  properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }],
+  breakdownFilter: { breakdown: "$browser", breakdown_type: "event" },
+});
+const INSIGHT_BODY = () => ({ name: "Views", derived_name: "Pageviews", description: "Daily", query: QUERY(), tags: ["growth"], dashboards: [w.dashboardId] });
+const FLAG_BODY = () => ({
+  key: "hostile-flag",
+  name: "Hostile",
+  filters: { groups: [{ properties: [{ key: "email", value: "a@example.com", operator: "icontains", type: "person" }], rollout_percentage: 50 }] },
+  tags: ["beta"],
+});
+const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", description: "Nested", config: { separator: "__" } });
+const dashboard = () => ({ id: String(w.dashboardId) });
+
+const REST_CASES: RestCase[] = [
+  { file: "projects/route.ts", method: "GET", query: () => ({ limit: "10", offset: "0" }) },
+  { file: "projects/[project_id]/route.ts", method: "GET" },
+  { file: "users/[user_id]/route.ts", method: "GET", params: () => ({ user_id: "@me" }) },
+  { file: "plugins/route.ts", method: "GET" },
+  { file: "feature_flag/local_evaluation/route.ts", method: "GET", query: () => ({ project_id: String(w.projectId) }), nulStatus: 404 },
+  {
+    file: "projects/[project_id]/dashboards/route.ts",
+    method: "GET",
+    query: () => ({ search: "board", tags: "team", limit: "10" }),
+  },
+  {
+    file: "projects/[project_id]/dashboards/route.ts",
+    method: "POST",
+    body: () => ({ name: "Copy", description: "About", tags: ["team"], use_dashboard: w.dashboardId }),
+    bodyIds: [["use_dashboard"]],
+  },
+  { file: "projects/[project_id]/dashboards/route.ts", method: "POST", body: () => ({ name: "From template", use_template: "DEFAULT_APP" }) },
+  { file: "projects/[project_id]/dashboards/[id]/route.ts", method: "GET", params: dashboard, ids: ["id"] },
+  {
+    file: "projects/[project_id]/dashboards/[id]/route.ts",
+    method: "PATCH",
+    params: dashboard,
+    ids: ["id"],
+    body: () => ({ name: "Board", description: "About", tags: ["team"], tiles: [{ id: w.tileId, color: "blue", text: { body: "Hello" } }, { text: { body: "New" } }] }),
+    bodyIds: [["tiles", 0, "id"]],
+  },
+  { file: "projects/[project_id]/dashboards/[id]/collaborators/route.ts", method: "GET", params: dashboard, ids: ["id"] },
+  {
+    file: "projects/[project_id]/dashboards/[id]/collaborators/route.ts",
+    method: "POST",
+    params: dashboard,
+    ids: ["id"],
+    body: () => ({ user_uuid: w.carolUuid, level: 37 }),
+  },
+  {
+    file: "projects/[project_id]/dashboards/[id]/collaborators/[user_uuid]/route.ts",
+    method: "DELETE",
+    params: () => ({ id: String(w.dashboardId), user_uuid: w.carolUuid }),
+    ids: ["id"],
+  },
+  { file: "projects/[project_id]/dashboards/[id]/sharing/route.ts", method: "GET", params: dashboard, ids: ["id"] },
+  {
+    file: "projects/[project_id]/dashboards/[id]/sharing/route.ts",
+    method: "PATCH",
+    params: dashboard,
+    ids: ["id"],
+    body: () => ({ enabled: true, settings: { whitelabel: "yes" } }),
+  },
+  { file: "projects/[project_id]/dashboards/[id]/sharing/refresh/route.ts", method: "POST", params: dashboard, ids: ["id"] },
+  { file: "projects/[project_id]/insights/route.ts", method: "GET", query: () => ({ search: "views", short_id: "abcdefgh" }) },
+  { file: "projects/[project_id]/insights/route.ts", method: "POST", body: INSIGHT_BODY, bodyIds: [["dashboards", 0]] },
+  {
+    file: "projects/[project_id]/insights/[id]/route.ts",
+    method: "GET",
+    params: () => ({ id: String(w.insightId) }),
+    ids: ["id"],
+    query: () => ({ filters_override: JSON.stringify({ properties: [{ key: "$browser", value: "Chrome" }] }), from_dashboard: String(w.dashboardId) }),
+  },
+  {
+    file: "projects/[project_id]/insights/[id]/route.ts",
+    method: "PATCH",
+    params: () => ({ id: String(w.insightId) }),
+    ids: ["id"],
+    body: INSIGHT_BODY,
+    bodyIds: [["dashboards", 0]],
+  },
+  {
+    file: "projects/[project_id]/feature_flags/route.ts",
+    method: "GET",
+    query: () => ({ search: "flag", tags: '["beta"]', excluded_properties: '["email"]', created_by_id: String(w.user.id) }),
+  },
+  { file: "projects/[project_id]/feature_flags/route.ts", method: "POST", body: FLAG_BODY },
+  { file: "projects/[project_id]/feature_flags/[id]/route.ts", method: "GET", params: () => ({ id: String(w.flagId) }), ids: ["id"] },
+  { file: "projects/[project_id]/feature_flags/[id]/route.ts", method: "PATCH", params: () => ({ id: String(w.flagId) }), ids: ["id"], body: FLAG_BODY },
+  { file: "environments/[project_id]/pipeline_transformation_configs/route.ts", method: "GET" },
+  { file: "environments/[project_id]/pipeline_transformation_configs/route.ts", method: "POST", body: CONFIG_BODY, bodyIds: [["plugin"]] },
+  { file: "environments/[project_id]/pipeline_transformation_configs/[id]/route.ts", method: "GET", params: () => ({ id: String(w.configId) }), ids: ["id"] },
+  {
+    file: "environments/[project_id]/pipeline_transformation_configs/[id]/route.ts",
+    method: "PATCH",
+    params: () => ({ id: String(w.configId) }),
+    ids: ["id"],
+    body: CONFIG_BODY,
+    bodyIds: [["plugin"]],
+  },
+  { file: "environments/[project_id]/pipeline_transformation_configs/[id]/route.ts", method: "DELETE", params: () => ({ id: String(w.configId) }), ids: ["id"] },
+  {
+    file: "environments/[project_id]/pipeline_transformation_configs/[id]/activity/route.ts",
+    method: "GET",
+    params: () => ({ id: String(w.configId) }),
+    ids: ["id"],
+    query: () => ({ limit: "10", page: "1" }),
+  },
+  { file: "environments/[project_id]/pipeline_transformation_configs/[id]/frontend/route.ts", method: "GET", params: () => ({ id: String(w.configId) }), ids: ["id"] },
+  {
+    file: "environments/[project_id]/pipeline_transformation_configs/[id]/job/route.ts",
+    method: "POST",
+    params: () => ({ id: String(w.configId) }),
+    ids: ["id"],
+    body: () => ({ job: { type: "dry_run", payload: { events: [{ event: "signup", distinct_id: "d1", properties: { plan: "pro" } }] } } }),
+  },
+  { file: "environments/[project_id]/pipeline_transformation_configs/[id]/migrate/route.ts", method: "POST", params: () => ({ id: String(w.configId) }), ids: ["id"] },
+  {
+    file: "environments/[project_id]/pipeline_transformation_configs/rearrange/route.ts",
+    method: "PATCH",
+    body: () => ({ orders: { [String(w.configId)]: 0 } }),
+  },
+  {
+    file: "projects/[project_id]/events/route.ts",
+    method: "GET",
+    query: () => ({ event: "$pageview", distinct_id: "d1", properties: JSON.stringify([{ key: "$browser", value: "Chrome" }]) }),
+    nulReadsAsReplacement: true,
+  },
+  { file: "projects/[project_id]/events/[id]/route.ts", method: "GET", params: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }), nulReadsAsReplacement: true },
+  { file: "projects/[project_id]/events/values/route.ts", method: "GET", query: () => ({ key: "$browser", value: "Ch" }), nulReadsAsReplacement: true },
+];
+
+/** Every path to a string in `value` (object keys are checked by the edge too, values here). */
+function stringPaths(value: unknown, at: Path = []): Path[] {
+  if (typeof value === "string") return [at];
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringPaths(item, [...at, index]));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => stringPaths(item, [...at, key]));
+  return [];
+}
+
+/** A deep copy of `value` with what is at `at` replaced by `replace(old)`. */
+function replaced(value: unknown, at: Path, replace: (old: unknown) => unknown): unknown {
+  if (at.length === 0) return replace(value);
+  const [head, ...rest] = at;
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) };
+  copy[head!] = replaced(copy[head!], rest, replace);
+  return copy;
+}
+
+const withNul = (old: unknown) => `${String(old).slice(0, 1)}\u0000${String(old).slice(1)}`;
+
+let db: Database;
+
+async function callRest(testCase: RestCase, overrides: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown } = {}) {
+  const module = (await import(`@/app/api/${testCase.file.replace(/\.ts$/, "")}`)) as Record<string, Handler>;
+  const params: Record<string, string> = { project_id: String(w.projectId), ...testCase.params?.(), ...overrides.params };
+  const query = new URLSearchParams(overrides.query ?? testCase.query?.() ?? {});
+  const body = overrides.body ?? testCase.body?.();
+  const url = `http://localhost/api/${testCase.file.replace(/route\.ts$/, "").replace(/\[(\w+)\]/g, (_, name: string) => encodeURIComponent(params[name] ?? ""))}?${query}`;
+  const request = new Request(url, {
+    method: testCase.method,
+    headers: { authorization: `Bearer ${w.key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const response = await module[testCase.method]!(request, { params: Promise.resolve(params) });
+  const text = await response.text();
+  let parsed: any = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {}
+  return { status: response.status, body: parsed, text };
+}
+
+/** Everything the management API can write, read back in a stable order. */
+async function snapshot(): Promise<string> {
+  const byId = { orderBy: { id: "asc" as const } };
+  const rows = await Promise.all([
+    db.prisma.dashboard.findMany({ ...byId, omit: { lastAccessedAt: true } }),
+    db.prisma.insight.findMany({ ...byId, omit: { lastRefresh: true } }),
+    db.prisma.dashboardTile.findMany(byId),
+    db.prisma.dashboardText.findMany(byId),
+    db.prisma.dashboardCollaborator.findMany(byId),
+    db.prisma.sharingConfiguration.findMany(byId),
+    db.prisma.featureFlag.findMany(byId),
+    db.prisma.pluginConfig.findMany(byId),
+    db.prisma.tag.findMany(),
+    db.prisma.taggedItem.findMany(),
+    db.prisma.user.findMany({ ...byId, omit: { lastLoginAt: true, updatedAt: true } }),
+    db.prisma.organization.findMany(),
+    db.prisma.organizationInvite.findMany(),
+    db.prisma.personalApiKey.findMany({ omit: { lastUsedAt: true } }),
+    db.prisma.project.findMany(byId),
+  ]);
+  return JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
+}
+
+beforeAll(async () => {
+  process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
+  db = await createTestDatabase();
+  registerDb(db);
+  const boot = await bootstrap(db.prisma, { email: "alice@example.com", password: "pw12345678" });
+  Object.assign(w, { projectId: boot.project_id, organizationId: boot.organization_id, key: boot.personal_api_key, user: boot.user });
+  w.carolUuid = (await createUser(db.prisma, { email: "carol@example.com", password: "pw12345678", organizationId: boot.organization_id })).uuid;
+  const board = await db.prisma.dashboard.create({ data: { projectId: w.projectId, name: "Board", restrictionLevel: 37, createdById: boot.user.id } });
+  w.dashboardId = board.id;
+  const insight = await db.prisma.insight.create({ data: { projectId: w.projectId, shortId: "abcdefgh", name: "Views", query: QUERY(), createdById: boot.user.id } });
+  w.insightId = insight.id;
+  w.tileId = (await db.prisma.dashboardTile.create({ data: { dashboardId: board.id, insightId: insight.id } })).id;
+  w.flagId = (await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing" } })).id;
+  w.pluginId = (await db.prisma.plugin.findUniqueOrThrow({ where: { key: "flatten" } })).id;
+  w.configId = (await db.prisma.pluginConfig.create({ data: { projectId: w.projectId, pluginId: w.pluginId, enabled: true, config: {} } })).id;
+});
+
+afterAll(async () => {
+  await closeDb();
+});
+
+const API_DIR = path.resolve("src/app/api");
+
+/** Route files whose handlers are their own (others re-export one under the other prefix). */
+function ownRouteFiles(dir = API_DIR): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return ownRouteFiles(full);
+    if (entry.name !== "route.ts" || /^export \{[^}]*\} from /m.test(fs.readFileSync(full, "utf8"))) return [];
+    return [path.relative(API_DIR, full)];
+  });
+}
+
+describe(`hostile input at the REST edge (${testDbKind})`, () => {
+  it("covers every management route file", () => {
+    const files = ownRouteFiles().filter((file) => !file.startsWith("auth/") && !file.startsWith("trpc/"));
+    expect([...new Set(REST_CASES.map((c) => c.file))].sort()).toEqual(files.sort());
+  });
+
+  for (const testCase of REST_CASES) {
+    describe(`${testCase.method} ${testCase.file}`, () => {
+      it("refuses NUL in every query filter and body string with a 400 naming the field, and stores nothing", async () => {
+        const before = await snapshot();
+        for (const name of Object.keys(testCase.query?.() ?? {})) {
+          const query = { ...testCase.query!(), [name]: withNul(testCase.query!()[name]) };
+          const answer = await callRest(testCase, { query });
+          if (testCase.nulReadsAsReplacement) expect(answer.status, `?${name}: ${answer.text}`).toBeLessThan(500);
+          else if (testCase.nulStatus) expect([name, answer.status]).toEqual([name, testCase.nulStatus]);
+          else expect([name, answer.status, answer.body?.detail, answer.body?.attr]).toEqual([name, 400, NUL_MESSAGE, name]);
+        }
+        const body = testCase.body?.();
+        for (const at of stringPaths(body)) {
+          const answer = await callRest(testCase, { body: replaced(body, at, withNul) });
+          expect([at, answer.status, answer.body?.detail, answer.body?.attr]).toEqual([at, 400, NUL_MESSAGE, at.join("__")]);
+        }
+        for (const name of Object.keys(testCase.params?.() ?? {})) {
+          const answer = await callRest(testCase, { params: { [name]: withNul(testCase.params!()[name]) } });
+          expect([name, answer.status], answer.text).toEqual([name, expect.toSatisfy((status: number) => status === 400 || status === 404)]);
+        }
+        expect(await snapshot()).toBe(before);
+      });
+
+      if (testCase.ids?.length || testCase.bodyIds?.length) {
+        it("answers 404 for ids beyond the id column in the path and 400 in the body, and stores nothing", async () => {
+          const before = await snapshot();
+          for (const name of testCase.ids ?? []) {
+            for (const id of HUGE_PATH_IDS) {
+              const answer = await callRest(testCase, { params: { [name]: id } });
+              expect([name, id, answer.status, answer.body?.code], answer.text).toEqual([name, id, 404, "not_found"]);
+            }
+          }
+          for (const at of testCase.bodyIds ?? []) {
+            for (const id of HUGE_IDS) {
+              const answer = await callRest(testCase, { body: replaced(testCase.body!(), at, () => id) });
+              expect([at, id, answer.status, answer.body?.attr], answer.text).toEqual([at, id, 400, at.join("__")]);
+            }
+          }
+          expect(await snapshot()).toBe(before);
+        });
+      }
+    });
+  }
+
+  it("answers 400 for a rearrange naming a config id beyond the id column, or with NUL in a key", async () => {
+    const rearrange = REST_CASES.find((c) => c.file.endsWith("rearrange/route.ts"))!;
+    const before = await snapshot();
+    const nulKey = await callRest(rearrange, { body: { orders: { [`${w.configId}\u0000`]: 0 } } });
+    expect([nulKey.status, nulKey.body?.detail]).toEqual([400, NUL_MESSAGE]);
+    for (const id of ["2147483648", "9007199254740992", "-1"]) {
+      const answer = await callRest(rearrange, { body: { orders: { [id]: 0 } } });
+      expect([id, answer.status], answer.text).toEqual([id, 400]);
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("refuses NUL that only a JSON parameter's escapes make (flags' tags and excluded_properties)", async () => {
+    const flags = REST_CASES.find((c) => c.file === "projects/[project_id]/feature_flags/route.ts" && c.method === "GET")!;
+    for (const name of ["tags", "excluded_properties"]) {
+      const answer = await callRest(flags, { query: { [name]: '["be\\u0000ta"]' } });
+      expect([answer.status, answer.body?.detail, answer.body?.attr]).toEqual([400, NUL_MESSAGE, name]);
+    }
+    // Property filters read an escaped NUL as U+FFFD, as the events API does: a 200, not a 500.
+    const insight = REST_CASES.find((c) => c.file === "projects/[project_id]/insights/[id]/route.ts" && c.method === "GET")!;
+    const override = await callRest(insight, { query: { filters_override: '{"properties":[{"key":"$browser","value":"Chr\\u0000ome"}]}' } });
+    expect(override.status, override.text).toBe(200);
+  });
+});
+
+interface TrpcCase {
+  /** `router.procedure` (or `router.sub.procedure`). */
+  procedure: string;
+  input: () => Record<string, unknown>;
+  /** Paths to ids in the input (`projectId` is added for every project procedure). */
+  ids?: Path[];
+  /** Procedures that need no project. */
+  noProject?: boolean;
+}
+
+const TRPC_CASES: TrpcCase[] = [
+  { procedure: "account.switchProject", input: () => ({ projectId: w.projectId }), ids: [["projectId"]], noProject: true },
+  { procedure: "account.createProject", input: () => ({ name: "Second", organizationId: w.organizationId }), noProject: true },
+  { procedure: "account.createPersonalApiKey", input: () => ({ label: "ci", scopes: ["dashboard:read"], projectId: w.projectId }), ids: [["projectId"]], noProject: true },
+  { procedure: "account.deletePersonalApiKey", input: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }), noProject: true },
+  { procedure: "auth.invite", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz" }), noProject: true },
+  { procedure: "auth.signUp", input: () => ({ email: "new@example.com", password: "pw12345678", firstName: "New", organization: "Org", project: "Proj" }), noProject: true },
+  { procedure: "auth.acceptInvite", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz", password: "pw12345678", firstName: "New" }), noProject: true },
+  { procedure: "account.project", input: () => ({}) },
+  { procedure: "organization.invite", input: () => ({ email: "invitee@example.com", level: "member" }) },
+  { procedure: "organization.revokeInvite", input: () => ({ inviteId: "0190f1c2-0000-7000-8000-00000000e5e5" }) },
+  { procedure: "dashboards.list", input: () => ({ search: "board", tags: ["team"] }) },
+  { procedure: "dashboards.get", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
+  { procedure: "dashboards.create", input: () => ({ name: "Copy", description: "About", tags: ["team"], use_dashboard: w.dashboardId }), ids: [["use_dashboard"]] },
+  { procedure: "dashboards.update", input: () => ({ dashboardId: w.dashboardId, name: "Board", description: "About", tags: ["team"] }), ids: [["dashboardId"]] },
+  {
+    procedure: "dashboards.tiles.addInsight",
+    input: () => ({ dashboardId: w.dashboardId, insight: { name: "Views", description: "Daily", query: QUERY() } }),
+    ids: [["dashboardId"]],
+  },
+  {
+    procedure: "dashboards.tiles.update",
+    input: () => ({ dashboardId: w.dashboardId, tiles: [{ id: w.tileId, color: "blue", text: { body: "Hello" } }] }),
+    ids: [["dashboardId"], ["tiles", 0, "id"]],
+  },
+  { procedure: "dashboards.collaborators.list", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
+  { procedure: "dashboards.collaborators.add", input: () => ({ dashboardId: w.dashboardId, user_uuid: w.carolUuid, level: 37 }), ids: [["dashboardId"]] },
+  { procedure: "dashboards.collaborators.remove", input: () => ({ dashboardId: w.dashboardId, userUuid: w.carolUuid }), ids: [["dashboardId"]] },
+  { procedure: "dashboards.sharing.get", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
+  { procedure: "dashboards.sharing.update", input: () => ({ dashboardId: w.dashboardId, enabled: true, settings: { whitelabel: "yes" } }), ids: [["dashboardId"]] },
+  { procedure: "dashboards.sharing.refresh", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
+  { procedure: "events.list", input: () => ({ event: "$pageview", distinctId: "d1" }) },
+  { procedure: "events.get", input: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }) },
+  { procedure: "flags.list", input: () => ({ search: "flag", tags: '["beta"]' }) },
+  { procedure: "flags.get", input: () => ({ id: w.flagId }), ids: [["id"]] },
+  { procedure: "flags.create", input: () => ({ flag: FLAG_BODY() }) },
+  { procedure: "flags.update", input: () => ({ id: w.flagId, patch: FLAG_BODY() }), ids: [["id"]] },
+  { procedure: "flags.delete", input: () => ({ id: w.flagId }), ids: [["id"]] },
+  { procedure: "flags.activity", input: () => ({ id: w.flagId }), ids: [["id"]] },
+  { procedure: "insights.list", input: () => ({ search: "views", short_id: "abcdefgh" }) },
+  { procedure: "insights.get", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
+  { procedure: "insights.compute", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
+  { procedure: "insights.compute", input: () => ({ query: QUERY() }) },
+  { procedure: "insights.create", input: INSIGHT_BODY, ids: [["dashboards", 0]] },
+  { procedure: "insights.update", input: () => ({ insightId: w.insightId, ...INSIGHT_BODY() }), ids: [["insightId"], ["dashboards", 0]] },
+  { procedure: "transformations.create", input: CONFIG_BODY, ids: [["plugin"]] },
+  { procedure: "transformations.update", input: () => ({ id: w.configId, changes: CONFIG_BODY() }), ids: [["id"], ["changes", "plugin"]] },
+  { procedure: "transformations.delete", input: () => ({ id: w.configId }), ids: [["id"]] },
+  { procedure: "transformations.rearrange", input: () => ({ orders: { [String(w.configId)]: 0 } }) },
+  { procedure: "transformations.activity", input: () => ({ id: w.configId }), ids: [["id"]] },
+  {
+    procedure: "transformations.dryRun",
+    input: () => ({ id: w.configId, job: { type: "dry_run", payload: { events: [{ event: "signup", distinct_id: "d1", properties: { plan: "pro" } }] } } }),
+    ids: [["id"]],
+  },
+];
+
+async function callTrpc(testCase: TrpcCase, input: Record<string, unknown>): Promise<{ code: string; message: string } | "ok"> {
+  const api: any = createCaller({ db, headers: new Headers(), user: { ...w.user, firstName: "", currentProjectId: w.projectId } });
+  const procedure = testCase.procedure.split(".").reduce((node, name) => node[name], api);
+  try {
+    await procedure(input);
+    return "ok";
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    return { code: error.code, message: error.message };
+  }
+}
+
+describe(`hostile input at the tRPC edge (${testDbKind})`, () => {
+  for (const testCase of TRPC_CASES) {
+    const full = () => (testCase.noProject ? testCase.input() : { projectId: w.projectId, ...testCase.input() });
+    const ids = [...(testCase.noProject ? [] : [["projectId"]]), ...(testCase.ids ?? [])];
+
+    it(`${testCase.procedure}: NUL in any string and ids beyond the id column are 400s, and nothing is stored`, async () => {
+      const before = await snapshot();
+      const input = full();
+      for (const at of stringPaths(input)) {
+        const answer = await callTrpc(testCase, replaced(input, at, withNul) as Record<string, unknown>);
+        expect([at, answer]).toEqual([at, { code: "BAD_REQUEST", message: NUL_MESSAGE }]);
+      }
+      for (const at of ids) {
+        for (const id of HUGE_IDS) {
+          const answer = await callTrpc(testCase, replaced(input, at, () => id) as Record<string, unknown>);
+          expect([at, id, answer]).toEqual([at, id, expect.objectContaining({ code: "BAD_REQUEST" })]);
+        }
+      }
+      expect(await snapshot()).toBe(before);
+    });
+  }
+
+  it("refuses rearranging a config id beyond the id column", async () => {
+    const rearrange = TRPC_CASES.find((c) => c.procedure === "transformations.rearrange")!;
+    for (const id of ["2147483648", "9007199254740992"]) {
+      expect(await callTrpc(rearrange, { projectId: w.projectId, orders: { [id]: 0 } })).toMatchObject({ code: "BAD_REQUEST" });
+    }
+  });
+});
