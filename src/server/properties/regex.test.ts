@@ -29,6 +29,14 @@ describe("regex", () => {
     expect(regexSyntaxError("(a)\\1")).toBe("invalid escape sequence: `\\1`");
   });
 
+  it("refuses a program too large to run cheaply on long values", () => {
+    expect(regexSyntaxError("(((a|b|c|d){50}){20})x")).toBe("pattern too complex (3045 RE2 instructions; at most 1000)");
+    expect(compiledRegex("(((a|b|c|d){50}){20})x")).toBeNull();
+    // An alternation of 50 domains is a third of the budget.
+    expect(regexSyntaxError(Array.from({ length: 50 }, (_, i) => `domain${i}\\.com`).join("|"))).toBeNull();
+    expect(timed(() => regexFinds("((a|b|c|d){50}){6}x", `${"abcd".repeat(250_000)}x`))).toBeLessThan(500);
+  });
+
   it("answers null (no match either way) for a pattern it cannot run", () => {
     expect(compiledRegex("(?=x)")).toBeNull();
     expect(regexFinds("(?=x)", "x")).toBeNull();
