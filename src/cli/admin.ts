@@ -58,6 +58,20 @@ const command = <Input>(definition: {
   run(db: Database, input: Input, applied: string[]): Promise<{ json: object; text: string }>;
 }): Command => definition as Command;
 
+/**
+ * `BURROW_TEST_KILL_MOVE_AFTER_INSERTS=N` kills the move (SIGKILL, no clean-up) right after
+ * its N-th ClickHouse insert, before that batch's position is saved: the worst moment for
+ * the checkpoint, chosen by tests instead of a race against a timer.
+ */
+function killAfterInsertsForTests(): (() => void) | undefined {
+  const after = Number(process.env.BURROW_TEST_KILL_MOVE_AFTER_INSERTS);
+  if (!Number.isInteger(after) || after < 1) return undefined;
+  let inserts = 0;
+  return () => {
+    if (++inserts === after) process.kill(process.pid, "SIGKILL");
+  };
+}
+
 const COMMANDS: Record<string, Command> = {
   bootstrap: command({
     parse: (options) => ({
@@ -142,6 +156,7 @@ const COMMANDS: Record<string, Command> = {
           batchSize,
           checkpoint: fileCheckpoint(file, `${target}, ${scope}`),
           onProgress: progress.update,
+          afterInsert: killAfterInsertsForTests(),
         });
       } finally {
         progress.end();

@@ -3,7 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "@/generated/prisma/client";
-import { PostgresEventStore, type EventStore } from "@/server/events/store";
+import { PGLITE_CHUNK_ROWS, PostgresEventStore, type EventStore } from "@/server/events/store";
 import type { EventStoreConfig } from "@/server/events/store/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
@@ -134,8 +134,8 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
     prisma,
     sql,
     changes: localChangeFeed(),
-    // PGlite has one connection: inserts take turns.
-    events: new PostgresEventStore(sql, 1),
+    // PGlite has one connection: inserts take turns, in statements short enough to let other requests in.
+    events: new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS),
     async close() {
       await prisma.$disconnect();
       await sql.close();

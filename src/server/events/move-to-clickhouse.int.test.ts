@@ -95,6 +95,7 @@ describe(`move-events-to-clickhouse (${testDbKind} → chdb)`, () => {
     expect(saved).toEqual({
       moved: 60,
       inserted: 60,
+      pending: null,
       position: { projectId: projectOne, timestamp: sorted[59]!.timestamp.toISOString(), uuid: sorted[59]!.uuid },
     });
     expect((await inClickHouse(projectOne!)).map((e) => e.uuid).sort()).toEqual(sorted.slice(0, 60).map((e) => e.uuid).sort());
@@ -149,6 +150,42 @@ describe(`move-events-to-clickhouse (${testDbKind} → chdb)`, () => {
       const expected = source.filter((e) => e.projectId === projectId).map((e) => e.uuid).sort();
       expect((await inClickHouse(projectId)).map((e) => e.uuid).sort(), `project ${projectId}`).toEqual(expected);
     }
+  });
+
+  it("stopped after ClickHouse took a batch but before its position was saved: resumed, the counts stay exact", async () => {
+    const organization = await db.prisma.organization.create({ data: { name: "move-kill" } });
+    const projectId = (await db.prisma.project.create({ data: { organizationId: organization.id, name: "kill", apiToken: "phc_move_kill" } })).id;
+    const start = Date.parse("2025-02-01T00:00:00.000Z");
+    const events: StoredEventInput[] = Array.from({ length: 95 }, (_, i) => ({
+      uuid: uuidv7(),
+      projectId,
+      event: "killed",
+      distinctId: `user-${i % 3}`,
+      timestamp: new Date(start + i * 1_000),
+      properties: { index: i },
+    }));
+    await insertEvents(db.sql, events);
+    const checkpoint = fileCheckpoint(path.join(dir, "kill.json"), `chdb project ${projectId}`);
+    let inserts = 0;
+    await expect(
+      moveEventsToClickHouse(db.sql, clickhouse, {
+        projectId,
+        batchSize: 20,
+        checkpoint,
+        afterInsert: () => {
+          if (++inserts === 2) throw new Error("killed");
+        },
+      }),
+    ).rejects.toThrow("killed");
+    // ClickHouse has 40; the checkpoint says 20 done and the next 20 (all new) about to be written.
+    expect(await inClickHouse(projectId)).toHaveLength(40);
+    const saved = (await checkpoint.load())!;
+    expect(saved).toMatchObject({ moved: 20, inserted: 20, pending: { fresh: 20, through: { projectId, uuid: events[39]!.uuid } } });
+
+    // Resumed with another batch size: the pending range first, counted as recorded, then the rest.
+    const resumed = await moveEventsToClickHouse(db.sql, clickhouse, { projectId, batchSize: 50, checkpoint });
+    expect(resumed).toMatchObject({ resumed: true, total: 95, moved: 95, movedNow: 75, inserted: 95, pending: null });
+    expect((await inClickHouse(projectId)).map((e) => e.uuid).sort()).toEqual(events.map((e) => e.uuid).sort());
   });
 
   it("refuses an unknown project, a bad batch size and a checkpoint file it did not write", async () => {

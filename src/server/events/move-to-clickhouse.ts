@@ -6,6 +6,12 @@
  * already has there are skipped, so nothing is stored twice). After each batch ClickHouse
  * accepted, the position is saved: a run that stops (killed, a lost connection) is started
  * again and goes on from the last saved batch. PostgreSQL's rows are left as they are.
+ *
+ * The count of events new to ClickHouse stays exact across a kill: just before ClickHouse
+ * writes a batch, the batch (its last position, how many of its events are new) is saved as
+ * pending. A run that finds a pending batch moves exactly that range first and counts what
+ * was recorded, whether or not the killed run's insert had gone through (the insert skips
+ * what ClickHouse has, so it is not stored twice either way).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,6 +19,7 @@ import { z } from "zod";
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
 import type { EventStore, StoredEventInput } from "./store";
+import { ClickHouseEventStore } from "./store/clickhouse/store";
 
 export const DEFAULT_MOVE_BATCH_SIZE = 10_000;
 export const MAX_MOVE_BATCH_SIZE = 100_000;
@@ -21,12 +28,17 @@ export const MAX_MOVE_BATCH_SIZE = 100_000;
 const positionSchema = z.object({ projectId: z.number().int(), timestamp: z.iso.datetime(), uuid: z.uuid() });
 export type MovePosition = z.infer<typeof positionSchema>;
 
+/** A batch about to be written: the range after `position` up to `through`, and how many of its events ClickHouse lacked. */
+const pendingSchema = z.object({ through: positionSchema, fresh: z.number().int().nonnegative() });
+
 const progressSchema = z.object({
   position: positionSchema.nullable(),
   /** Events read from PostgreSQL and handed to ClickHouse so far, over all runs. */
   moved: z.number().int().nonnegative(),
   /** Of those, how many ClickHouse did not have yet. */
   inserted: z.number().int().nonnegative(),
+  /** Saved before each insert, cleared with the position after it (absent in files of older versions). */
+  pending: pendingSchema.nullable().default(null),
 });
 export type MoveState = z.infer<typeof progressSchema>;
 
@@ -87,6 +99,8 @@ export interface MoveOptions {
   onProgress?: (progress: MoveProgress) => void;
   /** Called after each batch was saved; throwing stops the move there (tests interrupt a move so). */
   afterBatch?: (state: MoveState) => void;
+  /** Called after ClickHouse took a batch, before its position is saved; tests stop a move there as a kill would. */
+  afterInsert?: (state: MoveState) => void;
 }
 
 export interface MoveResult extends MoveState {
@@ -127,9 +141,26 @@ async function remainingCount(sql: SqlExecutor, projectIds: number[], position: 
   return count;
 }
 
+/** One batch of a project's events after `after`, oldest first: `limit` of them, or all up to `through`. */
+function readBatch(sql: SqlExecutor, projectId: number, after: MovePosition | null, range: { limit: number } | { through: MovePosition }): Promise<SourceRow[]> {
+  const params: unknown[] = [projectId];
+  const where = [`project_id = $1`];
+  if (after) where.push(`(timestamp, uuid) > ($${params.push(after.timestamp)}::timestamptz, $${params.push(after.uuid)}::uuid)`);
+  if ("through" in range) where.push(`(timestamp, uuid) <= ($${params.push(range.through.timestamp)}::timestamptz, $${params.push(range.through.uuid)}::uuid)`);
+  const limit = "limit" in range ? `LIMIT $${params.push(range.limit)}` : "";
+  return sql.query<SourceRow>(
+    `SELECT uuid::text AS uuid, project_id, event, distinct_id, properties, timestamp, person_id::text AS person_id, elements_chain, historical_migration
+       FROM events
+      WHERE ${where.join(" AND ")}
+      ORDER BY timestamp, uuid
+      ${limit}`,
+    params,
+  );
+}
+
 /** Copies the events (of one project or all) from PostgreSQL into the ClickHouse store `target`, resuming from the checkpoint. */
 export async function moveEventsToClickHouse(sql: SqlExecutor, target: EventStore, options: MoveOptions): Promise<MoveResult> {
-  if (target.kind !== "clickhouse") {
+  if (!(target instanceof ClickHouseEventStore)) {
     throw new AppError("invalid_input", "CLICKHOUSE_URL is not set: events are already in PostgreSQL. Set CLICKHOUSE_URL to the ClickHouse to move them to.");
   }
   const batchSize = options.batchSize ?? DEFAULT_MOVE_BATCH_SIZE;
@@ -144,7 +175,7 @@ export async function moveEventsToClickHouse(sql: SqlExecutor, target: EventStor
   const projectIds = projects.map((project) => project.id);
 
   const saved = await options.checkpoint.load();
-  const state: MoveState = saved ?? { position: null, moved: 0, inserted: 0 };
+  const state: MoveState = saved ?? { position: null, moved: 0, inserted: 0, pending: null };
   const movedBefore = state.moved;
   const total = movedBefore + (await remainingCount(sql, projectIds, state.position));
   options.onProgress?.({ moved: state.moved, total });
@@ -153,15 +184,10 @@ export async function moveEventsToClickHouse(sql: SqlExecutor, target: EventStor
     if (state.position && projectId < state.position.projectId) continue;
     for (;;) {
       const after = state.position && state.position.projectId === projectId ? state.position : null;
-      const rows = await sql.query<SourceRow>(
-        `SELECT uuid::text AS uuid, project_id, event, distinct_id, properties, timestamp, person_id::text AS person_id, elements_chain, historical_migration
-           FROM events
-          WHERE project_id = $1 ${after ? "AND (timestamp, uuid) > ($3::timestamptz, $4::uuid)" : ""}
-          ORDER BY timestamp, uuid
-          LIMIT $2`,
-        after ? [projectId, batchSize, after.timestamp, after.uuid] : [projectId, batchSize],
-      );
-      if (rows.length === 0) break;
+      // A batch a killed run had recorded as pending: that very range again, counted as recorded.
+      const replay = state.pending && state.pending.through.projectId === projectId ? state.pending : null;
+      const rows = await readBatch(sql, projectId, after, replay ? { through: replay.through } : { limit: batchSize });
+      if (rows.length === 0 && !replay) break;
       const batch: StoredEventInput[] = rows.map((row) => ({
         uuid: row.uuid,
         projectId: row.project_id,
@@ -173,14 +199,24 @@ export async function moveEventsToClickHouse(sql: SqlExecutor, target: EventStor
         elementsChain: row.elements_chain,
         historicalMigration: row.historical_migration,
       }));
-      state.inserted += await target.insert(batch);
+      const last = rows.at(-1);
+      const through = replay?.through ?? { projectId, timestamp: last!.timestamp.toISOString(), uuid: last!.uuid };
+      const written = await target.insert(batch, {
+        beforeWrite: async (fresh) => {
+          if (replay) return;
+          state.pending = { through, fresh };
+          await options.checkpoint.save(state);
+        },
+      });
+      options.afterInsert?.(state);
+      state.inserted += replay ? replay.fresh : written;
       state.moved += rows.length;
-      const last = rows[rows.length - 1]!;
-      state.position = { projectId, timestamp: last.timestamp.toISOString(), uuid: last.uuid };
+      state.position = through;
+      state.pending = null;
       await options.checkpoint.save(state);
       options.onProgress?.({ moved: state.moved, total });
       options.afterBatch?.(state);
-      if (rows.length < batchSize) break;
+      if (!replay && rows.length < batchSize) break;
     }
   }
   return { ...state, total, movedNow: state.moved - movedBefore, resumed: saved !== null };

@@ -1,3 +1,4 @@
+import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/events/store";
 import { propertyUpdateOf } from "@/server/persons/service";
 import { batchBodySchema, rawEventSchema, type RawEvent } from "./contract";
@@ -13,6 +14,9 @@ export interface TransformChain {
   /** The events kept, changed. */
   run(events: IngestEvent[]): IngestEvent[];
 }
+
+/** Events handed to a transformation chain at once: a slice of the thread holds many of these. */
+const TRANSFORM_CHUNK = 500;
 
 /** The transformation chain of a project (none until transformations exist). */
 export type TransformationsFor = (projectId: number) => Promise<TransformChain>;
@@ -112,6 +116,17 @@ async function applyPersonsAndGroups(services: IngestionServices, projectId: num
   return updated.uuid;
 }
 
+/** The chain over a request's events, a chunk at a time, letting other requests in between. */
+async function runInSlices(chain: TransformChain, events: IngestEvent[], slice: TimeSlice): Promise<IngestEvent[]> {
+  if (chain.configIds.length === 0) return events;
+  const kept: IngestEvent[] = [];
+  for (let start = 0; start < events.length; start += TRANSFORM_CHUNK) {
+    for (const event of chain.run(events.slice(start, start + TRANSFORM_CHUNK))) kept.push(event);
+    await slice.pace();
+  }
+  return kept;
+}
+
 /**
  * The ingestion pipeline for one request: shape → project → validate and normalise →
  * transformations → persons and groups → durable write. Resolves only after the events
@@ -125,10 +140,14 @@ export async function ingestDecoded(
 ): Promise<IngestResult> {
   const envelope = envelopeOf(decoded);
   if (envelope.events.length === 0) throw invalidPayload("The request holds no event.");
-  const raws: (RawEvent | null)[] = envelope.events.map((e) => {
+  // Every loop over the events shares the thread: a batch of 100,000 must not hold other requests.
+  const slice = new TimeSlice();
+  const raws: (RawEvent | null)[] = [];
+  for (const e of envelope.events) {
     const parsed = rawEventSchema.safeParse(e);
-    return parsed.success ? parsed.data : null;
-  });
+    raws.push(parsed.success ? parsed.data : null);
+    await slice.pace();
+  }
   const token = projectToken(envelope, raws.filter((r): r is RawEvent => r !== null));
   const project = await services.projects.lookup(token);
   if (!project) throw new IngestionError(401, "invalid_api_key", "Project API key invalid. You can find your project API key in Burrow's project settings.");
@@ -143,14 +162,15 @@ export async function ingestDecoded(
   };
   const dropped: EventProblem[] = [];
   const events: IngestEvent[] = [];
-  raws.forEach((raw, index) => {
+  for (const [index, raw] of raws.entries()) {
     const result = raw ? normaliseEvent(raw, index, context) : { index, detail: `Event ${index}: must be a JSON object.` };
     if (isProblem(result)) dropped.push(result);
     else events.push(result);
-  });
+    await slice.pace();
+  }
   if (events.length === 0) throw invalidPayload(dropped.map((d) => d.detail).join(" "));
 
-  const transformed = (await transformationsFor(project.id)).run(events);
+  const transformed = await runInSlices(await transformationsFor(project.id), events, slice);
   const rows: StoredEventInput[] = [];
   for (const event of transformed) {
     // PostHog drops even a client-sent $ip for projects that anonymise IPs (after transformations).
@@ -166,6 +186,8 @@ export async function ingestDecoded(
       personId,
       historicalMigration: event.historicalMigration,
     });
+    // Known persons answer from memory without a macrotask; new ones are PGlite queries on this thread.
+    await slice.pace();
   }
   // A merge later in this batch (or in a concurrent request) may have removed a person that
   // earlier rows were resolved to: write them with the surviving person.

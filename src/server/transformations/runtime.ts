@@ -45,7 +45,8 @@ export function buildTransform(config: ChainConfig): Transform {
 
 /**
  * The chain of a project's configs. Each event goes through every step before the next
- * event starts, so the copies steps make die young; counters are taken once per request.
+ * event starts, so the copies steps make die young; counters are taken once per call (ingestion
+ * hands a request over in chunks of 500, letting other requests in between).
  * A step that throws counts an error and passes the event on unchanged.
  */
 function chainOf(configs: { id: number; transform: Transform }[], stats: RunStats): TransformChain {

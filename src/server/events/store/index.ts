@@ -106,5 +106,5 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
-export { insertEvents, PostgresEventStore } from "./postgres";
+export { insertEvents, PGLITE_CHUNK_ROWS, PostgresEventStore } from "./postgres";
 export * from "./trend-query";

@@ -5,6 +5,7 @@
  * compiler's own.
  */
 import type { SqlExecutor } from "@/server/db/driver";
+import { TimeSlice } from "@/server/event-loop";
 import { fold, LOWER_ASCII, UPPER_ASCII } from "@/server/properties/coerce";
 import { isPropertyGroup, type PropertyNode } from "@/server/properties/contract";
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
@@ -16,6 +17,11 @@ import { postgresTrendStatement } from "./postgres-trend";
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
 const CHUNK_ROWS = 5_000;
 const CHUNK_TEXT = 32 * 1024 * 1024;
+/**
+ * PGlite runs each statement in the server's thread, where nothing else runs until it ends:
+ * smaller statements let other requests in between (see insertEvents).
+ */
+export const PGLITE_CHUNK_ROWS = 1_000;
 
 /** One event as a row of the JSON document insertEvents sends. */
 function eventRowJson(e: StoredEventInput): string {
@@ -48,7 +54,9 @@ const INSERT_EVENTS = `WITH inserted AS (
  * a little less for PostgreSQL). A uuid the project already has is skipped, so a retried
  * batch is not stored twice. Returns rows written.
  */
-export async function insertEvents(sql: SqlExecutor, events: readonly StoredEventInput[]): Promise<number> {
+export async function insertEvents(sql: SqlExecutor, events: readonly StoredEventInput[], chunkRows = CHUNK_ROWS): Promise<number> {
+  // A large batch shares the thread (building its JSON; on PGlite, every statement too).
+  const slice = new TimeSlice();
   let inserted = 0;
   let rows: string[] = [];
   let text = 0;
@@ -60,9 +68,10 @@ export async function insertEvents(sql: SqlExecutor, events: readonly StoredEven
   };
   for (const event of events) {
     const row = eventRowJson(event);
-    if (rows.length > 0 && (rows.length >= CHUNK_ROWS || text + row.length > CHUNK_TEXT)) await send();
+    if (rows.length > 0 && (rows.length >= chunkRows || text + row.length > CHUNK_TEXT)) await send();
     rows.push(row);
     text += row.length;
+    await slice.pace();
   }
   if (rows.length > 0) await send();
   return inserted;
@@ -138,10 +147,12 @@ export class PostgresEventStore implements EventStore {
     private readonly sql: SqlExecutor,
     /** 1 for PGlite (one connection), more for a PostgreSQL pool. */
     readonly maxConcurrentInserts: number,
+    /** Rows per INSERT statement (PGLITE_CHUNK_ROWS on PGlite). */
+    private readonly chunkRows?: number,
   ) {}
 
   insert(events: readonly StoredEventInput[]): Promise<number> {
-    return insertEvents(this.sql, events);
+    return insertEvents(this.sql, events, this.chunkRows);
   }
 
   checkFilters(properties: PropertyNode | null): Promise<void> {

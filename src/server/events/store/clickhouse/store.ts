@@ -102,7 +102,11 @@ export class ClickHouseEventStore implements EventStore {
     return result.json<Row>();
   }
 
-  async insert(events: readonly StoredEventInput[]): Promise<number> {
+  /**
+   * The store's insert; `beforeWrite` hears how many of the events are new just before they
+   * are written (the move to ClickHouse records it, so that a kill mid-insert keeps its count exact).
+   */
+  async insert(events: readonly StoredEventInput[], options: { beforeWrite?: (fresh: number) => Promise<void> } = {}): Promise<number> {
     if (events.length === 0) return 0;
     const stored = new Set<string>();
     const projects = [...new Set(events.map((e) => e.projectId))];
@@ -133,6 +137,7 @@ export class ClickHouseEventStore implements EventStore {
         historical_migration: e.historicalMigration ?? false,
       });
     }
+    await options.beforeWrite?.(values.length);
     if (values.length > 0) await this.client.insert({ table: this.table, values, format: "JSONEachRow" });
     return values.length;
   }
