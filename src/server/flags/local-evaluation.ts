@@ -11,6 +11,7 @@
  * answers 304.
  */
 import { timingSafeEqual } from "node:crypto";
+import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
 import { hasScope } from "@/server/auth/scopes";
 import { sessionUserFromHeaders } from "@/server/auth/session";
@@ -22,8 +23,6 @@ import { sessionPrincipal, type Principal } from "@/server/rest/principal";
 import { resolveProject } from "@/server/rest/project";
 import { checkApiRateLimit } from "@/server/rest/rate-limit";
 import { loadFlagDefinitions } from "./definitions";
-
-const INVALID_PROJECT_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
 
 function bearerOf(authorization: string | null): string | null {
   if (!authorization) return null;
