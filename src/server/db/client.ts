@@ -113,7 +113,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   let lock: DataDirLock | undefined;
   let db: PGlite;
   if (config.kind === "pglite") {
-    lock = lockDataDir(config.dataDir);
+    lock = await lockDataDir(config.dataDir);
     try {
       db = new PGlite(`${config.dataDir}/pgdata`);
       await db.waitReady;
