@@ -9,6 +9,7 @@ import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes"
 import { ConfigError, type DbConfig } from "./config";
 import { pgliteDriver, pgPoolDriver, type SqlDriver } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
+import { pgliteTypeParsers } from "./pglite-parsers";
 
 export type { PrismaClient };
 
@@ -115,7 +116,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   if (config.kind === "pglite") {
     lock = await lockDataDir(config.dataDir);
     try {
-      db = new PGlite(`${config.dataDir}/pgdata`);
+      db = new PGlite(`${config.dataDir}/pgdata`, { parsers: pgliteTypeParsers });
       await db.waitReady;
     } catch (error) {
       lock.release();
@@ -124,7 +125,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
       );
     }
   } else {
-    db = new PGlite(config.from ? { loadDataDir: config.from } : {});
+    db = new PGlite({ parsers: pgliteTypeParsers, ...(config.from ? { loadDataDir: config.from } : {}) });
     await db.waitReady;
   }
   const sql = pgliteDriver(db);
