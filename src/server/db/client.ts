@@ -7,6 +7,7 @@ import { PostgresEventStore, type EventStore } from "@/server/events/store";
 import type { EventStoreConfig } from "@/server/events/store/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
+import { makeTreePrivate } from "./data-dir-mode";
 import { pgliteDriver, pgPoolDriver, type SqlDriver } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
 import { pgliteTypeParsers } from "./pglite-parsers";
@@ -118,6 +119,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
     try {
       db = new PGlite(`${config.dataDir}/pgdata`, { parsers: pgliteTypeParsers });
       await db.waitReady;
+      makeTreePrivate(config.dataDir);
     } catch (error) {
       lock.release();
       throw new ConfigError(

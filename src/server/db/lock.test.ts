@@ -106,28 +106,6 @@ describe("lockDataDir", () => {
     expect(fs.readdirSync(dataDir)).toEqual([LOCK_FILE]);
   });
 
-  it("makes an existing DATA_DIR left open by an older Burrow private, all the way down; leaves a private one as it is", async () => {
-    const dataDir = tempDir();
-    fs.chmodSync(dataDir, 0o755);
-    fs.mkdirSync(path.join(dataDir, "pgdata", "base"), { recursive: true, mode: 0o755 });
-    fs.writeFileSync(path.join(dataDir, "pgdata", "base", "1234"), "", { mode: 0o666 });
-    fs.chmodSync(path.join(dataDir, "pgdata", "base", "1234"), 0o666);
-    fs.symlinkSync("/etc/hostname", path.join(dataDir, "pgdata", "a-link"));
-    const outside = fs.statSync("/etc/hostname").mode & 0o777;
-    (await take(dataDir)).release();
-    expect(mode(dataDir)).toBe(0o700);
-    expect(mode(path.join(dataDir, "pgdata"))).toBe(0o700);
-    expect(mode(path.join(dataDir, "pgdata", "base"))).toBe(0o700);
-    expect(mode(path.join(dataDir, "pgdata", "base", "1234"))).toBe(0o600);
-    // A link is not followed out of DATA_DIR.
-    expect(fs.statSync("/etc/hostname").mode & 0o777).toBe(outside);
-
-    // Inside a private DATA_DIR, what the owner chose stays (the tree is walked only once).
-    fs.chmodSync(path.join(dataDir, "pgdata", "base", "1234"), 0o644);
-    await take(dataDir);
-    expect(mode(path.join(dataDir, "pgdata", "base", "1234"))).toBe(0o644);
-  });
-
   it("refuses a second lock on the same DATA_DIR within one process", async () => {
     const dataDir = tempDir();
     await take(dataDir);

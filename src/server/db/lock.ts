@@ -3,7 +3,6 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ConfigError } from "./config";
-import { makeDataDirPrivate } from "./data-dir-mode";
 
 const LOCK_FILE = "burrow.lock";
 
@@ -94,8 +93,8 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const lockPath = path.join(dir, LOCK_FILE);
   let realDir: string;
   try {
+    // Private from the start; the database opened in it makes the rest private (client.ts).
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    makeDataDirPrivate(dir);
     realDir = fs.realpathSync(dir);
   } catch (error) {
     throw unwritable(dir, error);
