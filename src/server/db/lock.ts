@@ -39,10 +39,11 @@ function unwritable(dataDir: string, error: unknown): ConfigError {
 /**
  * The lock itself, on Linux: a listening Unix socket on an abstract name made from DATA_DIR's
  * real path. Only one socket can listen on a name, and the kernel closes it with the
- * process's other files as the process exits (kill -9 included), before the process is even
- * a zombie. A pid file cannot tell as much: kill(pid, 0) calls a zombie alive (a server
- * restarted right after kill -9 was refused), and a dead server's pid may belong to another
- * process by now. Resolves to null when another process listens there.
+ * process's other files when the process dies (kill -9 included; 18–38 ms after the kill in
+ * lock.test.ts), whether or not anyone ever reaps the dead process. A pid file cannot tell as
+ * much: kill(pid, 0) calls a zombie alive (a server restarted right after kill -9 of its
+ * process group was refused: its orphan was still a zombie), and a dead server's pid may
+ * belong to another process by now. Resolves to null when another process listens there.
  */
 function listenOnAbstractName(realDir: string): Promise<net.Server | null> {
   const name = `\0burrow-data-dir-${createHash("sha256").update(realDir).digest("hex").slice(0, 40)}`;
@@ -60,8 +61,8 @@ function listenOnAbstractName(realDir: string): Promise<net.Server | null> {
 
 /**
  * Elsewhere (no abstract sockets), the pid file alone: held while the process it names runs.
- * Weaker (no guard against two processes starting at the same instant, and a reused pid
- * keeps the lock), as Burrow's lock was before on every system.
+ * Weaker: two processes starting at the same instant may both pass, and a zombie or a
+ * reused pid keeps the lock until the pid file is removed.
  */
 function heldByPidFile(lockPath: string): number | null {
   const holder = readHolder(lockPath);
