@@ -21,6 +21,9 @@ import { setSecurityHeaders } from "@/server/http/security-headers";
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
+  // Everything the server writes (the embedded database, the session secret, the lock) is
+  // for this user alone.
+  process.umask(0o077);
   const env = serverEnvFrom();
   const dbConfig = dbConfigFromEnv();
   const eventStoreConfig = eventStoreConfigFromEnv();

@@ -41,21 +41,36 @@ export interface RunningServer {
   url: string;
   process: ChildProcess;
   output: () => string;
-  /** Sends SIGTERM and resolves with the exit code (rejects, after SIGKILL, if it does not stop within 30 s). */
+  /**
+   * Sends SIGTERM (to the whole group with `processGroup`) and resolves with the exit code
+   * (rejects, after SIGKILL, if it does not stop within 30 s).
+   */
   stop: () => Promise<number | null>;
 }
 
+export interface StartOptions {
+  /**
+   * Runs the server as `npm start` leaves it: below a parent process (a shell here, npm
+   * there), both in a process group of their own, so that `kill -9` of the group (process.kill
+   * of -process.pid) orphans the server. Whoever adopts orphans then reaps it when it
+   * pleases; until then the dead server is a zombie.
+   */
+  processGroup?: boolean;
+}
+
 /** Runs the built server (dist/server.mjs) on a free port and waits until it listens. */
-export async function startServer(env: Record<string, string | undefined>): Promise<RunningServer> {
-  const child = spawn(process.execPath, ["dist/server.mjs"], {
-    cwd: ROOT,
-    env: cleanEnv({ PORT: "0", HOSTNAME: "127.0.0.1", ...env }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export async function startServer(env: Record<string, string | undefined>, options: StartOptions = {}): Promise<RunningServer> {
+  const spawnOptions = { cwd: ROOT, env: cleanEnv({ PORT: "0", HOSTNAME: "127.0.0.1", ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+  // `; exit $?` keeps the shell from exec'ing node: it stays the server's parent.
+  const child = options.processGroup
+    ? spawn("sh", ["-c", `'${process.execPath}' dist/server.mjs; exit $?`], { ...spawnOptions, detached: true })
+    : spawn(process.execPath, ["dist/server.mjs"], spawnOptions);
+  const signal = (name: NodeJS.Signals) => (options.processGroup ? process.kill(-child.pid!, name) : child.kill(name));
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close": also every process that shares the output pipes (the server below the shell) is gone.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
     const check = () => {
@@ -76,13 +91,13 @@ export async function startServer(env: Record<string, string | undefined>): Prom
     process: child,
     output: () => output,
     stop: async () => {
-      child.kill("SIGTERM");
+      signal("SIGTERM");
       // The server gives in-flight requests 10 s; one that hangs past that should fail the
       // test with what it printed, not leave it to the test's own timeout.
       let hung = false;
       const timer = setTimeout(() => {
         hung = true;
-        child.kill("SIGKILL");
+        signal("SIGKILL");
       }, STOP_TIMEOUT_MS);
       const code = await exited;
       clearTimeout(timer);

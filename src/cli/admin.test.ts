@@ -53,7 +53,7 @@ describe("admin CLI refuses bad configuration with one clear line", () => {
 
   it("a DATA_DIR held by another process (a running server)", async () => {
     const dataDir = path.join(tmp, "held");
-    const lock = lockDataDir(dataDir);
+    const lock = await lockDataDir(dataDir);
     try {
       const line = expectOneLineRefusal(await admin({ DATA_DIR: dataDir }, ...bootstrapArgs));
       expect(line).toContain("DATA_DIR");

@@ -245,4 +245,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// What the CLI writes into DATA_DIR (a new database, the lock) is for this user alone, as the server's.
+process.umask(0o077);
 process.exitCode = await main(process.argv.slice(2));

@@ -7,8 +7,10 @@ import { PGLITE_CHUNK_ROWS, PostgresEventStore, type EventStore } from "@/server
 import type { EventStoreConfig } from "@/server/events/store/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
+import { makeTreePrivate } from "./data-dir-mode";
 import { pgliteDriver, pgPoolDriver, type SqlDriver } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
+import { pgliteTypeParsers } from "./pglite-parsers";
 
 export type { PrismaClient };
 
@@ -113,10 +115,11 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   let lock: DataDirLock | undefined;
   let db: PGlite;
   if (config.kind === "pglite") {
-    lock = lockDataDir(config.dataDir);
+    lock = await lockDataDir(config.dataDir);
     try {
-      db = new PGlite(`${config.dataDir}/pgdata`);
+      db = new PGlite(`${config.dataDir}/pgdata`, { parsers: pgliteTypeParsers });
       await db.waitReady;
+      makeTreePrivate(config.dataDir);
     } catch (error) {
       lock.release();
       throw new ConfigError(
@@ -124,7 +127,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
       );
     }
   } else {
-    db = new PGlite(config.from ? { loadDataDir: config.from } : {});
+    db = new PGlite({ parsers: pgliteTypeParsers, ...(config.from ? { loadDataDir: config.from } : {}) });
     await db.waitReady;
   }
   const sql = pgliteDriver(db);

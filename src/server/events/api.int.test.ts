@@ -8,6 +8,7 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { handleBatch } from "@/server/ingestion/handler";
 import { sendBatch } from "@/server/ingestion/testing";
 import * as envEvent from "@/app/api/environments/[project_id]/events/[id]/route";
 import * as envList from "@/app/api/environments/[project_id]/events/route";
@@ -25,6 +26,7 @@ let projectKey: string;
 let personalKey: string;
 let otherProjectId: number;
 let otherProjectKey: string;
+let organizationId: string;
 const zedUuid = randomUUID();
 
 interface Answer {
@@ -55,9 +57,9 @@ function qs(query: Record<string, string | number>): string {
 
 const list = (query: Record<string, string | number> = {}, headers?: Record<string, string>, project = projectId) =>
   call(listRoute.GET as Handler, `/api/projects/${project}/events/${qs(query)}`, { project_id: String(project) }, headers);
-const listUrl = (url: string) => {
+const listUrl = (url: string, project = projectId) => {
   const parsed = new URL(url);
-  return call(listRoute.GET as Handler, parsed.pathname + parsed.search, { project_id: String(projectId) });
+  return call(listRoute.GET as Handler, parsed.pathname + parsed.search, { project_id: String(project) });
 };
 const one = (id: string, project = projectId) => call(eventRoute.GET as Handler, `/api/projects/${project}/events/${encodeURIComponent(id)}/`, { project_id: String(project), id });
 const values = (query: Record<string, string>) => call(valuesRoute.GET as Handler, `/api/projects/${projectId}/events/values/${qs(query)}`, { project_id: String(projectId) });
@@ -91,6 +93,7 @@ beforeAll(async () => {
   projectId = owner.project_id;
   projectKey = owner.project_api_key;
   personalKey = owner.personal_api_key;
+  organizationId = owner.organization_id;
   otherProjectKey = "phc_events_other_project";
   otherProjectId = (await db.prisma.project.create({ data: { organizationId: owner.organization_id, name: "Other", apiToken: otherProjectKey } })).id;
 
@@ -518,6 +521,55 @@ describe(`GET /api/projects/:id/events/:id/ (${testStoresName})`, () => {
     });
     expect((await one(zedUuid)).status).toBe(404);
     expect((await one(zedUuid, otherProjectId)).status).toBe(200);
+  });
+});
+
+// PGlite handed timestamps to `new Date(text)`, whose fallback parser reads years 0–49 as
+// 2000–2049 and 50–99 as 1950–1999: 0001-01-01 was listed as 2001-01-01.
+describe(`timestamps of any year PostgreSQL keeps, 0001–9999 (${testStoresName})`, () => {
+  const TIMES = ["0001-01-01T00:00:00.000Z", "0049-06-01T12:34:56.789Z", "0099-12-31T23:59:59.999Z", "0100-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"];
+  let oldProjectId: number;
+  const uuidAt = new Map<string, string>();
+
+  beforeAll(async () => {
+    const key = "phc_events_old_times_project";
+    oldProjectId = (await db.prisma.project.create({ data: { organizationId, name: "Old times", apiToken: key } })).id;
+    const batch = TIMES.map((timestamp) => ({ uuid: randomUUID(), event: "old", distinct_id: "historian", timestamp }));
+    for (const e of batch) uuidAt.set(e.timestamp, e.uuid);
+    // historical_migration: the timestamps are kept as sent (otherwise a far future one becomes now).
+    const response = await handleBatch(
+      new Request("http://burrow.test/batch/", { method: "POST", body: JSON.stringify({ api_key: key, historical_migration: true, batch }) }),
+    );
+    expect(await response.text()).toBe('{"status":1}');
+  });
+
+  it("lists them back exactly, in order, in JSON and CSV", async () => {
+    const json = await list({}, undefined, oldProjectId);
+    expect(json.status).toBe(200);
+    expect(json.body.results.map((e: { timestamp: string }) => e.timestamp)).toEqual([...TIMES].reverse());
+    const csv = parseCsv((await list({ format: "csv" }, undefined, oldProjectId)).text);
+    expect(csv.slice(1).map((row) => row[3])).toEqual([...TIMES].reverse());
+  });
+
+  it("filters and pages by them exactly", async () => {
+    const early = await list({ before: "0100-01-01", after: "0001-01-01" }, undefined, oldProjectId);
+    expect(early.body.results.map((e: { timestamp: string }) => e.timestamp)).toEqual([TIMES[2], TIMES[1]]);
+    const seen: string[] = [];
+    let page = await list({ limit: 2 }, undefined, oldProjectId);
+    for (;;) {
+      seen.push(...page.body.results.map((e: { timestamp: string }) => e.timestamp));
+      if (!page.body.next) break;
+      page = await listUrl(page.body.next, oldProjectId);
+    }
+    expect(seen).toEqual([...TIMES].reverse());
+  });
+
+  it("returns each one exactly from the single-event route", async () => {
+    for (const [timestamp, uuid] of uuidAt) {
+      const answer = await one(uuid, oldProjectId);
+      expect(answer.status).toBe(200);
+      expect(answer.body.timestamp).toBe(timestamp);
+    }
   });
 });
 

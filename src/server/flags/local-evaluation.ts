@@ -10,6 +10,7 @@
  * The body is the cached definitions' JSON with a strong ETag: `If-None-Match` with it
  * answers 304.
  */
+import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
 import { hasScope } from "@/server/auth/scopes";
 import { sessionUserFromHeaders } from "@/server/auth/session";
@@ -21,8 +22,6 @@ import { resolveProject } from "@/server/rest/project";
 import { checkApiRateLimit } from "@/server/rest/rate-limit";
 import { loadFlagDefinitions } from "./definitions";
 import { projectOfSecretKey } from "./secret-key";
-
-const INVALID_PROJECT_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
 
 function bearerOf(authorization: string | null): string | null {
   if (!authorization) return null;

@@ -146,7 +146,7 @@ describe(`remote config payloads (${testDbKind})`, () => {
   it("refuses a token of no project (401), a token of another project than the path's (400), and a secret key of another project (403)", async () => {
     expect(await get(`/api/projects/@current/feature_flags/banner-config/remote_config?token=phc_nobody`)).toEqual({
       status: 401,
-      body: { type: "authentication_error", code: "authentication_failed", detail: "Project API key invalid. You can find your project API key in PostHog project settings.", attr: null },
+      body: { type: "authentication_error", code: "authentication_failed", detail: "Project API key invalid. You can find your project API key in Burrow's project settings.", attr: null },
     });
     expect(await get(`/api/projects/${projectId}/feature_flags/banner-config/remote_config?token=phc_remote_other`)).toEqual({
       status: 400,

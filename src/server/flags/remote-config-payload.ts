@@ -17,6 +17,7 @@
  */
 import { z } from "zod";
 import { hasScope } from "@/server/auth/scopes";
+import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { authenticate, type Principal } from "@/server/rest/principal";
@@ -26,7 +27,6 @@ import { json, toErrorResponse } from "@/server/rest/respond";
 import { FLAG_KEY_PATTERN, MAX_FLAG_KEY_LENGTH } from "./schemas";
 import { projectOfSecretKey } from "./secret-key";
 
-const INVALID_PROJECT_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
 
 const remoteConfigQuery = z.object({ token: z.string().trim().max(200).optional() });
 

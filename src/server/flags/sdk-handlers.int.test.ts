@@ -207,17 +207,33 @@ describe(`/decide and /flags (${testDbKind})`, () => {
   });
 
   it("refuses missing and wrong keys (401), a missing distinct id and malformed bodies (400)", async () => {
-    expect(await call(handleFlags, "/flags/?v=2", { body: { distinct_id: "x" } })).toMatchObject({
-      status: 401,
-      json: { type: "authentication_error", code: "no_api_key", attr: null },
+    // PostHog's type and code, but the way to the key is Burrow's settings, as capture says.
+    for (const handler of [handleDecide, handleFlags]) {
+      expect(await call(handler, "/flags/?v=2", { body: { distinct_id: "x" } })).toMatchObject({
+        status: 401,
+        json: {
+          type: "authentication_error",
+          code: "no_api_key",
+          detail: "No project API key provided. You can find your project API key in Burrow's project settings.",
+          attr: null,
+        },
+      });
+      const wrong = await call(handler, "/decide/?v=3", { body: { api_key: "phc_nope", distinct_id: "x" } });
+      expect(wrong.status).toBe(401);
+      expect(wrong.json).toEqual({
+        type: "authentication_error",
+        code: "invalid_api_key",
+        detail: "Project API key invalid. You can find your project API key in Burrow's project settings.",
+        attr: null,
+      });
+    }
+    const localEvaluation = await call(handleLocalEvaluation, "/api/feature_flag/local_evaluation/?token=phc_nope", {
+      method: "GET",
+      headers: { authorization: `Bearer ${personalKey}` },
     });
-    const wrong = await call(handleDecide, "/decide/?v=3", { body: { api_key: "phc_nope", distinct_id: "x" } });
-    expect(wrong.status).toBe(401);
-    expect(wrong.json).toEqual({
-      type: "authentication_error",
-      code: "invalid_api_key",
-      detail: "Project API key invalid. You can find your project API key in PostHog project settings.",
-      attr: null,
+    expect(localEvaluation).toMatchObject({
+      status: 401,
+      json: { detail: "Project API key invalid. You can find your project API key in Burrow's project settings." },
     });
     expect(await call(handleFlags, "/flags/?v=2", { body: { token } })).toMatchObject({ status: 400, json: { code: "missing_distinct_id", detail: "Decide requires a distinct_id." } });
     expect((await call(handleFlags, "/flags/?v=2", { raw: "{not json" })).json).toMatchObject({ type: "validation_error", code: "malformed_data" });

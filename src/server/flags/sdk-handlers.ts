@@ -7,6 +7,7 @@
  * The response path builds plain objects (no zod): this is the hottest path after capture.
  */
 import { randomUUID } from "node:crypto";
+import { FLAGS_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { getDb, type Database } from "@/server/db";
 import { asRouteHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
 import { decodeRequest } from "@/server/ingestion/decode";
@@ -28,9 +29,6 @@ function projectByKey(db: Database, token: string) {
   }
   return cache.lookup(token);
 }
-
-const NO_API_KEY = "No project API key provided. You can find your project API key in PostHog project settings.";
-const INVALID_API_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
 
 /** posthog-js asks with only_evaluate_survey_feature_flags for the flags surveys target. */
 const SURVEY_FLAG_PREFIX = "survey-targeting-";
@@ -188,7 +186,7 @@ function flagsEndpoint(endpoint: Endpoint) {
     }
 
     const token = body.token?.trim();
-    if (!token) return failure(request, 401, "authentication_error", "no_api_key", NO_API_KEY);
+    if (!token) return failure(request, 401, "authentication_error", "no_api_key", FLAGS_MISSING_PROJECT_KEY);
     if (!body.distinctId) return failure(request, 400, "validation_error", "missing_distinct_id", "Decide requires a distinct_id.");
 
     let db: Database;
@@ -196,7 +194,7 @@ function flagsEndpoint(endpoint: Endpoint) {
     try {
       db = await getDb();
       const project = await projectByKey(db, token);
-      if (!project) return failure(request, 401, "authentication_error", "invalid_api_key", INVALID_API_KEY);
+      if (!project) return failure(request, 401, "authentication_error", "invalid_api_key", INVALID_PROJECT_KEY);
       projectId = project.id;
     } catch (error) {
       // The project cannot be looked up (database down): answer with no flags, flagged as an error,

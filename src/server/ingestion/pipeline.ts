@@ -1,3 +1,4 @@
+import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/events/store";
 import { propertyUpdateOf } from "@/server/persons/service";
@@ -81,7 +82,7 @@ function projectToken(envelope: Envelope, events: RawEvent[]): string {
     token = [...tokens][0];
   }
   if (typeof token !== "string" || token.trim() === "") {
-    throw new IngestionError(401, "missing_api_key", "API key not provided. You can find your project API key in Burrow's project settings.");
+    throw new IngestionError(401, "missing_api_key", CAPTURE_MISSING_PROJECT_KEY);
   }
   const trimmed = token.trim();
   // PostHog's other token checks; they also keep text the database rejects (NUL) out of the lookup.
@@ -150,7 +151,7 @@ export async function ingestDecoded(
   }
   const token = projectToken(envelope, raws.filter((r): r is RawEvent => r !== null));
   const project = await services.projects.lookup(token);
-  if (!project) throw new IngestionError(401, "invalid_api_key", "Project API key invalid. You can find your project API key in Burrow's project settings.");
+  if (!project) throw new IngestionError(401, "invalid_api_key", INVALID_PROJECT_KEY);
 
   const context = {
     now: info.now,

@@ -76,7 +76,7 @@ for (const { path, empty, route } of endpoints) {
           expect(missing.body).toEqual({
             type: "authentication_error",
             code: "missing_api_key",
-            detail: "API key not provided. You can find your project API key in PostHog project settings.",
+            detail: "API key not provided. You can find your project API key in Burrow's project settings.",
             attr: null,
           });
           expect(missing.headers.get("access-control-allow-origin")).toBe("https://shop.example");
@@ -86,7 +86,7 @@ for (const { path, empty, route } of endpoints) {
         expect(invalid.body).toEqual({
           type: "authentication_error",
           code: "invalid_api_key",
-          detail: "Project API key invalid. You can find your project API key in PostHog project settings.",
+          detail: "Project API key invalid. You can find your project API key in Burrow's project settings.",
           attr: null,
         });
       }

@@ -10,13 +10,12 @@
  * key or one of no project is PostHog's 401 (`missing_api_key` / `invalid_api_key`).
  */
 import { z } from "zod";
+import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVALID_KEY } from "@/server/accounts/project-key-messages";
 import { getDb } from "@/server/db";
 import { asRouteHandler, type RawHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
 import { corsHeaders } from "@/server/ingestion/handler";
 import { ingestionServices } from "@/server/ingestion/services";
 
-const MISSING_KEY = "API key not provided. You can find your project API key in PostHog project settings.";
-const INVALID_KEY = "Project API key invalid. You can find your project API key in PostHog project settings.";
 
 /** PostHog's `get_token` also reads `api_key`; the other parameters (`stage`, `_`) change nothing in an empty list. */
 const projectKeyQuery = z.object({
