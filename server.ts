@@ -13,6 +13,7 @@ import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/secret";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
+import { isUnknownRestPath } from "@/server/rest/routes";
 import { drainIngestion } from "@/server/ingestion/services";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
     const pathname = queryAt === -1 ? (req.url ?? "/") : req.url!.slice(0, queryAt);
     const fast = matchFastRoute(pathname);
     if (fast) void serveRaw(fast, req, res);
+    // The management API's catch-all routes would answer these with an empty 404.
+    else if (isUnknownRestPath(pathname)) void prepared.then(() => app.render404(req, res));
     // Next reads bodies whole and unbounded before our routes authenticate: bound them first.
     else if (!holdBodyTo(req, res, nextBodyLimitFor(pathname))) return;
     else if (handleWithNext) void handleWithNext(req, res);

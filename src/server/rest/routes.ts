@@ -83,3 +83,22 @@ export function allowHeader(resource: RestResource): string {
   const defined = REST_METHODS.filter((method) => !resource.undefinedMethods?.includes(method));
   return [...defined, "HEAD", "OPTIONS"].sort().join(", ");
 }
+
+const PREFIXED_PATH = /^\/api\/(projects|environments)\/([^/]+)(?:\/(.*))?$/;
+
+/**
+ * Whether a request path lies under `/api/<prefix>/:project_id/` but names no resource.
+ * server.ts answers these with Next's 404 page before Next is reached, as Next did when each
+ * resource was its own route file: the catch-all route can only answer an empty 404.
+ */
+export function isUnknownRestPath(pathname: string): boolean {
+  const match = PREFIXED_PATH.exec(pathname);
+  if (!match) return false;
+  let segments: string[];
+  try {
+    segments = (match[3] ?? "").split("/").map(decodeURIComponent);
+  } catch {
+    return false; // Malformed escapes: Next answers them as before.
+  }
+  return matchRestRoute(match[1] as RestPrefix, segments) === undefined;
+}
