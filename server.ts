@@ -60,10 +60,10 @@ async function main(): Promise<void> {
     const pathname = queryAt === -1 ? (req.url ?? "/") : req.url!.slice(0, queryAt);
     const fast = matchFastRoute(pathname);
     if (fast) void serveRaw(fast, req, res);
-    // The management API's catch-all routes would answer these with an empty 404.
-    else if (isUnknownRestPath(pathname)) void prepared.then(() => app.render404(req, res));
     // Next reads bodies whole and unbounded before our routes authenticate: bound them first.
     else if (!holdBodyTo(req, res, nextBodyLimitFor(pathname))) return;
+    // The management API's catch-all routes would answer these with an empty 404.
+    else if (isUnknownRestPath(pathname)) void prepared.then(() => app.render404(req, res));
     else if (handleWithNext) void handleWithNext(req, res);
     else void prepared.then(() => handleWithNext!(req, res));
   });
