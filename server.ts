@@ -13,6 +13,7 @@ import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/secret";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
+import { isUnknownRestPath } from "@/server/rest/routes";
 import { drainIngestion } from "@/server/ingestion/services";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
     if (fast) void serveRaw(fast, req, res);
     // Next reads bodies whole and unbounded before our routes authenticate: bound them first.
     else if (!holdBodyTo(req, res, nextBodyLimitFor(pathname))) return;
+    // The management API's catch-all routes would answer these with an empty 404.
+    else if (isUnknownRestPath(pathname)) void prepared.then(() => app.render404(req, res));
     else if (handleWithNext) void handleWithNext(req, res);
     else void prepared.then(() => handleWithNext!(req, res));
   });

@@ -11,12 +11,14 @@
  * shared), and the database is dropped at the end.
  */
 import { parseArgs } from "node:util";
-import { GET as listDashboards } from "@/app/api/environments/[project_id]/dashboards/route";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import { openDatabase } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const { GET: listDashboards } = restRoute("environments", "dashboards");
 
 const { values } = parseArgs({ options: { dashboards: { type: "string", default: "10000" }, runs: { type: "string", default: "30" } } });
 const DASHBOARDS = Number(values.dashboards);

@@ -9,8 +9,10 @@
  * database on TEST_POSTGRES_URL's server, and drops it at the end.
  */
 import { parseArgs } from "node:util";
-import { GET as listEvents } from "@/app/api/projects/[project_id]/events/route";
 import { seedEvents, timeRuns } from "./lib/seed-events";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const { GET: listEvents } = restRoute("projects", "events");
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "1000000" }, runs: { type: "string", default: "20" } } });
 const EVENTS = Number(values.events);

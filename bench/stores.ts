@@ -20,12 +20,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { GET as listEvents } from "@/app/api/projects/[project_id]/events/route";
 import { registerDb } from "@/server/db";
 import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
 import { dropClickHouseDatabase } from "@/server/events/store/clickhouse/open";
 import { computeInsight } from "@/server/insights/service";
 import { p50AndMax, seedEvents, type SeededDatabase } from "./lib/seed-events";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const { GET: listEvents } = restRoute("projects", "events");
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "1000000" }, runs: { type: "string", default: "20" } } });
 const EVENTS = Number(values.events);

@@ -4,14 +4,16 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as item from "@/app/api/environments/[project_id]/dashboards/[id]/collaborators/[user_uuid]/route";
-import * as collection from "@/app/api/environments/[project_id]/dashboards/[id]/collaborators/route";
-import * as dashboardItem from "@/app/api/environments/[project_id]/dashboards/[id]/route";
-import * as dashboards from "@/app/api/environments/[project_id]/dashboards/route";
 import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const item = restRoute("environments", "dashboards/:id/collaborators/:user_uuid");
+const collection = restRoute("environments", "dashboards/:id/collaborators");
+const dashboardItem = restRoute("environments", "dashboards/:id");
+const dashboards = restRoute("environments", "dashboards");
 
 let db: Database;
 let world: World;

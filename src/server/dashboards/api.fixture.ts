@@ -4,9 +4,11 @@
  * organization, and a way to call the real route handlers as any of them.
  */
 import { expect } from "vitest";
-import * as dashboards from "@/app/api/environments/[project_id]/dashboards/route";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const dashboards = restRoute("environments", "dashboards");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 

@@ -4,15 +4,17 @@
  * and PostHog's restriction rules (owner, project admin, collaborator, view-only member).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as envItem from "@/app/api/environments/[project_id]/dashboards/[id]/route";
-import * as envList from "@/app/api/environments/[project_id]/dashboards/route";
-import * as projectItem from "@/app/api/projects/[project_id]/dashboards/[id]/route";
-import * as projectList from "@/app/api/projects/[project_id]/dashboards/route";
 import { createCaller } from "@/server/api/root";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const envItem = restRoute("environments", "dashboards/:id");
+const envList = restRoute("environments", "dashboards");
+const projectItem = restRoute("projects", "dashboards/:id");
+const projectList = restRoute("projects", "dashboards");
 
 const SITE = "https://burrow.example.test";
 let db: Database;

@@ -8,17 +8,19 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as envItem from "@/app/api/environments/[project_id]/dashboards/[id]/route";
-import * as envList from "@/app/api/environments/[project_id]/dashboards/route";
-import * as sharingRoute from "@/app/api/environments/[project_id]/dashboards/[id]/sharing/route";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeSavedInsight } from "@/server/insights/service";
+import { restRoute } from "@/server/rest/routes.fixture";
 import { findSharedDashboardWithCharts } from "@/server/sharing/service";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
 import { addInsightTile } from "./tiles";
+
+const envItem = restRoute("environments", "dashboards/:id");
+const envList = restRoute("environments", "dashboards");
+const sharingRoute = restRoute("environments", "dashboards/:id/sharing");
 
 let db: Database;
 let world: World;

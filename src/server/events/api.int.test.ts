@@ -10,12 +10,14 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { handleBatch } from "@/server/ingestion/handler";
 import { sendBatch } from "@/server/ingestion/testing";
-import * as envEvent from "@/app/api/environments/[project_id]/events/[id]/route";
-import * as envList from "@/app/api/environments/[project_id]/events/route";
-import * as envValues from "@/app/api/environments/[project_id]/events/values/route";
-import * as eventRoute from "@/app/api/projects/[project_id]/events/[id]/route";
-import * as listRoute from "@/app/api/projects/[project_id]/events/route";
-import * as valuesRoute from "@/app/api/projects/[project_id]/events/values/route";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const envEvent = restRoute("environments", "events/:id");
+const envList = restRoute("environments", "events");
+const envValues = restRoute("environments", "events/values");
+const eventRoute = restRoute("projects", "events/:id");
+const listRoute = restRoute("projects", "events");
+const valuesRoute = restRoute("projects", "events/values");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 

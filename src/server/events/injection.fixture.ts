@@ -9,11 +9,13 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
-import * as eventRoute from "@/app/api/projects/[project_id]/events/[id]/route";
-import * as listRoute from "@/app/api/projects/[project_id]/events/route";
-import * as valuesRoute from "@/app/api/projects/[project_id]/events/values/route";
 import { parseListQuery } from "./params";
 import { personsByUuid } from "./query";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const eventRoute = restRoute("projects", "events/:id");
+const listRoute = restRoute("projects", "events");
+const valuesRoute = restRoute("projects", "events/values");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 

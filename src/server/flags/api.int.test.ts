@@ -4,13 +4,15 @@
  * log, and the definitions cache /decide reads being refreshed by every write.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as itemRoute from "@/app/api/projects/[project_id]/feature_flags/[id]/route";
-import * as listRoute from "@/app/api/projects/[project_id]/feature_flags/route";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { loadFlagDefinitions } from "./definitions";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const itemRoute = restRoute("projects", "feature_flags/:id");
+const listRoute = restRoute("projects", "feature_flags");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";

@@ -13,8 +13,10 @@ import { hashSecret } from "@/server/auth/tokens";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import * as projectsRoute from "@/app/api/projects/[project_id]/feature_flags/[id]/remote_config/route";
-import * as environmentsRoute from "@/app/api/environments/[project_id]/feature_flags/[id]/remote_config/route";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const projectsRoute = restRoute("projects", "feature_flags/:id/remote_config");
+const environmentsRoute = restRoute("environments", "feature_flags/:id/remote_config");
 
 const SECRET = "phs_remoteConfigSecretKey0123456789abcdef";
 const ROUTE = /^\/api\/(projects|environments)\/([^/]+)\/feature_flags\/([^/]+)\/remote_config\/?$/;

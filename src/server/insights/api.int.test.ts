@@ -5,16 +5,18 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import * as envItem from "@/app/api/environments/[project_id]/insights/[id]/route";
-import * as envList from "@/app/api/environments/[project_id]/insights/route";
-import * as itemRoute from "@/app/api/projects/[project_id]/insights/[id]/route";
-import * as listRoute from "@/app/api/projects/[project_id]/insights/route";
 import { createCaller } from "@/server/api/root";
 import { callRoute, createWorld, type World } from "@/server/dashboards/api.fixture";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { clearInsightCache } from "./service";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const envItem = restRoute("environments", "insights/:id");
+const envList = restRoute("environments", "insights");
+const itemRoute = restRoute("projects", "insights/:id");
+const listRoute = restRoute("projects", "insights");
 
 let db: Database;
 let world: World;

@@ -5,14 +5,16 @@
  * gets PostHog's 403 and the insight stays as it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as itemRoute from "@/app/api/projects/[project_id]/insights/[id]/route";
-import * as listRoute from "@/app/api/projects/[project_id]/insights/route";
 import { createCaller } from "@/server/api/root";
 import { callRoute, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
 import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/dashboards/permissions";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const itemRoute = restRoute("projects", "insights/:id");
+const listRoute = restRoute("projects", "insights");
 
 let db: Database;
 let world: World;

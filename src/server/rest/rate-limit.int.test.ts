@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { GET as getProject } from "@/app/api/projects/[project_id]/route";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const { GET: getProject } = restRoute("projects", "");
 
 describe(`management API rate limit (${testDbKind})`, () => {
   let keys: string[];

@@ -139,3 +139,26 @@ export function pathId(value: string): number {
 }
 
 export { z };
+
+/** A route handler as Next calls it: the request and its (promised) path parameters. */
+export type RouteHandler = (request: Request, route: { params: Promise<any> }) => Promise<Response>;
+
+export const REST_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"] as const;
+export type RestMethod = (typeof REST_METHODS)[number];
+
+/** The two prefixes management resources live under; PostHog's environments are projects here. */
+export type RestPrefix = "projects" | "environments";
+
+/**
+ * One management resource: its path under `/api/<prefix>/:project_id/` (`""` for the project
+ * itself; `:name` segments become params), its handlers, and where it is mounted.
+ */
+export interface RestResource {
+  path: string;
+  /** Both unless listed: feature flag management is only under /api/projects/ (README). */
+  prefixes?: readonly RestPrefix[];
+  /** The methods served; any other of REST_METHODS answers PostHog's 405 (`methodNotAllowed`). */
+  methods: Partial<Record<RestMethod, RouteHandler>>;
+  /** Methods answered with an empty 405 and left out of `Allow`, as Next answers a method a route does not define. */
+  undefinedMethods?: readonly RestMethod[];
+}

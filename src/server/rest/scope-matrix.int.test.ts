@@ -2,10 +2,9 @@
  * Every management route, called through its real Next route handler on a real database:
  * no key and a wrong key get 401, a key without the scope gets 403, a key of another
  * organization or limited to another project gets 403, an unknown project 404 — each
- * with PostHog's error body. A route added under src/app/api must be added to ROUTES.
+ * with PostHog's error body. A route added to the route table (src/server/rest/routes.ts) or
+ * under src/app/api must be added to ROUTES.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
 import type { Scope } from "@/server/auth/scopes";
@@ -13,13 +12,13 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { insertEvents } from "@/server/events/store";
+import { apiRouteHandlers, apiRoutePatterns } from "@/server/rest/routes.fixture";
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
 interface RouteCase {
-  /** The route file under src/app/api. */
-  file: string;
+  /** The route under /api/ as `apiRoutePatterns` names it (`projects/:project_id/dashboards/:id`). */
+  route: string;
   /** Path with `{project}` where the project id goes. */
   path: string;
   params: (project: string) => Record<string, string>;
@@ -44,7 +43,7 @@ let carolUuid = "";
 
 /** The dashboard, collaborator and sharing routes under one prefix. */
 function dashboardRoutes(prefix: "projects" | "environments"): RouteCase[] {
-  const base = `${prefix}/[project_id]/dashboards`;
+  const base = `${prefix}/:project_id/dashboards`;
   const at = `/api/${prefix}/{project}/dashboards`;
   const withId = (project: string) => ({ project_id: project, id: String(DASHBOARD_IDS.get(project) ?? 0) });
   /** Carol's collaborator row as the call needs it: absent before an add, present before a remove. */
@@ -57,13 +56,13 @@ function dashboardRoutes(prefix: "projects" | "environments"): RouteCase[] {
   };
   return [
     {
-      file: `${base}/route.ts`,
+      route: base,
       path: `${at}/`,
       params: (project) => ({ project_id: project }),
       methods: { GET: { scope: "dashboard:read", ok: 200 }, POST: { scope: "dashboard:write", body: { name: "matrix" }, ok: 201 } },
     },
     {
-      file: `${base}/[id]/route.ts`,
+      route: `${base}/:id`,
       path: `${at}/{dashboard}/`,
       params: withId,
       methods: {
@@ -75,7 +74,7 @@ function dashboardRoutes(prefix: "projects" | "environments"): RouteCase[] {
       },
     },
     {
-      file: `${base}/[id]/collaborators/route.ts`,
+      route: `${base}/:id/collaborators`,
       path: `${at}/{dashboard}/collaborators/`,
       params: withId,
       prepare: carolCollaborates(false),
@@ -91,14 +90,14 @@ function dashboardRoutes(prefix: "projects" | "environments"): RouteCase[] {
       },
     },
     {
-      file: `${base}/[id]/collaborators/[user_uuid]/route.ts`,
+      route: `${base}/:id/collaborators/:user_uuid`,
       path: `${at}/{dashboard}/collaborators/{carol}/`,
       params: (project) => ({ ...withId(project), user_uuid: carolUuid }),
       prepare: carolCollaborates(true),
       methods: { DELETE: { scope: "dashboard:write", ok: 204 } },
     },
     {
-      file: `${base}/[id]/sharing/route.ts`,
+      route: `${base}/:id/sharing`,
       path: `${at}/{dashboard}/sharing/`,
       params: withId,
       methods: {
@@ -107,7 +106,7 @@ function dashboardRoutes(prefix: "projects" | "environments"): RouteCase[] {
       },
     },
     {
-      file: `${base}/[id]/sharing/refresh/route.ts`,
+      route: `${base}/:id/sharing/refresh`,
       path: `${at}/{dashboard}/sharing/refresh/`,
       params: withId,
       methods: { POST: { scope: "sharing_configuration:write", ok: 200 } },
@@ -123,13 +122,13 @@ function insightRoutes(prefix: "projects" | "environments"): RouteCase[] {
   const query = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: { date_from: "-7d" } };
   return [
     {
-      file: `${prefix}/[project_id]/insights/route.ts`,
+      route: `${prefix}/:project_id/insights`,
       path: `/api/${prefix}/{project}/insights/`,
       params: (project) => ({ project_id: project }),
       methods: { GET: { scope: "insight:read", ok: 200 }, POST: { scope: "insight:write", body: { name: "matrix", query }, ok: 201 } },
     },
     {
-      file: `${prefix}/[project_id]/insights/[id]/route.ts`,
+      route: `${prefix}/:project_id/insights/:id`,
       path: `/api/${prefix}/{project}/insights/{insight}/`,
       params: (project) => ({ project_id: project, id: String(INSIGHT_IDS.get(project) ?? 0) }),
       methods: {
@@ -150,7 +149,7 @@ let configProject = "";
 
 /** The pipeline transformation config routes under one prefix. */
 function transformationRoutes(prefix: "projects" | "environments"): RouteCase[] {
-  const base = `${prefix}/[project_id]/pipeline_transformation_configs`;
+  const base = `${prefix}/:project_id/pipeline_transformation_configs`;
   const at = `/api/${prefix}/{project}/pipeline_transformation_configs`;
   const withId = (project: string) => ({ project_id: project, id: String(CONFIG_IDS.get(project) ?? 0) });
   /** DELETE marks the config deleted: bring it back before every call. */
@@ -161,13 +160,13 @@ function transformationRoutes(prefix: "projects" | "environments"): RouteCase[] 
   };
   return [
     {
-      file: `${base}/route.ts`,
+      route: base,
       path: `${at}/`,
       params: (project) => ({ project_id: project }),
       methods: { GET: { scope: "plugin:read", ok: 200 }, POST: { scope: "plugin:write", body: { plugin: 1, order: 9 }, ok: 201 } },
     },
     {
-      file: `${base}/[id]/route.ts`,
+      route: `${base}/:id`,
       path: `${at}/{config}/`,
       params: withId,
       prepare: restore,
@@ -177,18 +176,18 @@ function transformationRoutes(prefix: "projects" | "environments"): RouteCase[] 
         DELETE: { scope: "plugin:write", ok: 204 },
       },
     },
-    { file: `${base}/[id]/activity/route.ts`, path: `${at}/{config}/activity/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
-    { file: `${base}/[id]/frontend/route.ts`, path: `${at}/{config}/frontend/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
+    { route: `${base}/:id/activity`, path: `${at}/{config}/activity/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
+    { route: `${base}/:id/frontend`, path: `${at}/{config}/frontend/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
     {
-      file: `${base}/[id]/job/route.ts`,
+      route: `${base}/:id/job`,
       path: `${at}/{config}/job/`,
       params: withId,
       prepare: restore,
       methods: { POST: { scope: "plugin:write", body: { job: { type: "dry_run", payload: { events: [{ event: "matrix" }] } } }, ok: 200 } },
     },
-    { file: `${base}/[id]/migrate/route.ts`, path: `${at}/{config}/migrate/`, params: withId, prepare: restore, methods: { POST: { scope: "plugin:write", ok: 200 } } },
+    { route: `${base}/:id/migrate`, path: `${at}/{config}/migrate/`, params: withId, prepare: restore, methods: { POST: { scope: "plugin:write", ok: 200 } } },
     {
-      file: `${base}/rearrange/route.ts`,
+      route: `${base}/rearrange`,
       path: `${at}/rearrange/`,
       params: (project) => ({ project_id: project }),
       prepare: restore,
@@ -210,7 +209,7 @@ const ROUTES: RouteCase[] = [
   ...transformationRoutes("environments"),
   {
     // The plugin catalogue is not a project's: plugin:read is checked in src/server/transformations/api.int.test.ts.
-    file: "plugins/route.ts",
+    route: "plugins",
     path: "/api/plugins/",
     params: () => ({}),
     methods: { GET: { scope: null, ok: 200 } },
@@ -220,69 +219,69 @@ const ROUTES: RouteCase[] = [
   ...insightRoutes("projects"),
   ...insightRoutes("environments"),
   {
-    file: "users/[user_id]/route.ts",
+    route: "users/:user_id",
     path: "/api/users/@me/",
     params: () => ({ user_id: "@me" }),
     noProject: true,
     methods: { GET: { scope: "user:read", ok: 200 } },
   },
   {
-    file: "projects/route.ts",
+    route: "projects",
     path: "/api/projects/",
     params: () => ({}),
     noProject: true,
     methods: { GET: { scope: "project:read", ok: 200 } },
   },
   {
-    file: "projects/[project_id]/route.ts",
+    route: "projects/:project_id",
     path: "/api/projects/{project}/",
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "project:read", ok: 200 } },
   },
   {
-    file: "environments/[project_id]/route.ts",
+    route: "environments/:project_id",
     path: "/api/environments/{project}/",
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "project:read", ok: 200 } },
   },
   {
-    file: "projects/[project_id]/events/route.ts",
+    route: "projects/:project_id/events",
     path: "/api/projects/{project}/events/",
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
   {
-    file: "projects/[project_id]/events/[id]/route.ts",
+    route: "projects/:project_id/events/:id",
     path: `/api/projects/{project}/events/${EVENT_UUID}/`,
     params: (project) => ({ project_id: project, id: EVENT_UUID }),
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
   {
-    file: "projects/[project_id]/events/values/route.ts",
+    route: "projects/:project_id/events/values",
     path: "/api/projects/{project}/events/values/?key=$browser",
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
   {
-    file: "environments/[project_id]/events/route.ts",
+    route: "environments/:project_id/events",
     path: "/api/environments/{project}/events/",
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
   {
-    file: "environments/[project_id]/events/[id]/route.ts",
+    route: "environments/:project_id/events/:id",
     path: `/api/environments/{project}/events/${EVENT_UUID}/`,
     params: (project) => ({ project_id: project, id: EVENT_UUID }),
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
   {
-    file: "environments/[project_id]/events/values/route.ts",
+    route: "environments/:project_id/events/values",
     path: "/api/environments/{project}/events/values/?key=$browser",
     params: (project) => ({ project_id: project }),
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
   {
-    file: "projects/[project_id]/feature_flags/route.ts",
+    route: "projects/:project_id/feature_flags",
     path: "/api/projects/{project}/feature_flags/",
     params: (project) => ({ project_id: project }),
     methods: {
@@ -298,7 +297,7 @@ const ROUTES: RouteCase[] = [
     },
   },
   {
-    file: "projects/[project_id]/feature_flags/[id]/route.ts",
+    route: "projects/:project_id/feature_flags/:id",
     path: "/api/projects/{project}/feature_flags/{flag}/",
     params: (project) => ({ project_id: project, id: String(FLAG_IDS.get(project) ?? 0) }),
     methods: {
@@ -310,31 +309,22 @@ const ROUTES: RouteCase[] = [
   },
   ...(["projects", "environments"] as const).map((prefix) => ({
     // A flag's payload for server SDKs (getRemoteConfigPayload), by key.
-    file: `${prefix}/[project_id]/feature_flags/[id]/remote_config/route.ts`,
+    route: `${prefix}/:project_id/feature_flags/:id/remote_config`,
     path: `/api/${prefix}/{project}/feature_flags/matrix-flag/remote_config/`,
     params: (project: string) => ({ project_id: project, id: "matrix-flag" }),
     methods: { GET: { scope: "feature_flag:read" as const, ok: 200 } },
   })),
   {
     // Local-evaluation definitions: the project comes from ?project_id= (or ?token=).
-    file: "feature_flag/local_evaluation/route.ts",
+    route: "feature_flag/local_evaluation",
     path: "/api/feature_flag/local_evaluation/?project_id={project}",
     params: () => ({}),
     methods: { GET: { scope: "feature_flag:read", ok: 200 } },
   },
 ];
 
-const API_DIR = path.resolve("src/app/api");
 /** Routes that are not management routes: they have their own authentication (posthog-js's take the project key). */
-const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features/", "surveys/"];
-
-function routeFiles(dir = API_DIR): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return routeFiles(full);
-    return entry.name === "route.ts" ? [path.relative(API_DIR, full)] : [];
-  });
-}
+const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features", "surveys"];
 
 describe(`management routes: authentication, scopes and project access (${testDbKind})`, () => {
   let db: Database;
@@ -386,9 +376,8 @@ describe(`management routes: authentication, scopes and project access (${testDb
   });
 
   async function call(route: RouteCase, method: Method, key: string | null, project = String(projectId)) {
-    const module = (await import(`@/app/api/${route.file.replace(/\.ts$/, "")}`)) as Record<string, Handler>;
-    const handler = module[method];
-    if (!handler) throw new Error(`${route.file} has no ${method}`);
+    const handler = (await apiRouteHandlers(route.route))[method];
+    if (!handler) throw new Error(`${route.route} has no ${method}`);
     const spec = route.methods[method]!;
     await route.prepare?.(project, db);
     const request = new Request(`http://localhost${route.path.replace("{project}", project)}`, {
@@ -406,9 +395,9 @@ describe(`management routes: authentication, scopes and project access (${testDb
     return { status: response.status, body };
   }
 
-  it("lists every management route file", () => {
-    const files = routeFiles().filter((file) => !NOT_MANAGEMENT.some((prefix) => file.startsWith(prefix)));
-    expect(files.sort()).toEqual(ROUTES.map((route) => route.file).sort());
+  it("lists every management route (route table and route files)", () => {
+    const routes = apiRoutePatterns().filter((route) => !NOT_MANAGEMENT.some((prefix) => route.startsWith(prefix)));
+    expect(routes.sort()).toEqual(ROUTES.map((route) => route.route).sort());
   });
 
   for (const route of ROUTES) {
@@ -469,7 +458,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
   }
 
   it("lists only the projects a project-limited key may use, with PostHog's pagination envelope", async () => {
-    const route = ROUTES.find((r) => r.file === "projects/route.ts")!;
+    const route = ROUTES.find((r) => r.route === "projects")!;
     expect((await call(route, "GET", keys.limitedElsewhere)).body).toEqual({
       count: 1,
       next: null,
@@ -480,7 +469,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
   });
 
   it("shows a project-limited key only its project in /api/users/@me/", async () => {
-    const route = ROUTES.find((r) => r.file === "users/[user_id]/route.ts")!;
+    const route = ROUTES.find((r) => r.route === "users/:user_id")!;
     const limited = (await call(route, "GET", keys.limitedElsewhere)).body as { current_project_id: number; organizations: { projects: { id: number }[] }[] };
     expect(limited.current_project_id).toBe(otherProjectId);
     expect(limited.organizations.flatMap((organization) => organization.projects.map((project) => project.id))).toEqual([otherProjectId]);

@@ -3,17 +3,19 @@
  * disabled, PATCH enables, refresh rotates), and what the public page resolves a token to.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as dashboardItem from "@/app/api/environments/[project_id]/dashboards/[id]/route";
-import * as refresh from "@/app/api/environments/[project_id]/dashboards/[id]/sharing/refresh/route";
-import * as sharing from "@/app/api/environments/[project_id]/dashboards/[id]/sharing/route";
-import * as dashboards from "@/app/api/environments/[project_id]/dashboards/route";
-import * as projectSharing from "@/app/api/projects/[project_id]/dashboards/[id]/sharing/route";
 import { createPersonalApiKey } from "@/server/accounts/service";
 import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { findSharedDashboard } from "./service";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const dashboardItem = restRoute("environments", "dashboards/:id");
+const refresh = restRoute("environments", "dashboards/:id/sharing/refresh");
+const sharing = restRoute("environments", "dashboards/:id/sharing");
+const dashboards = restRoute("environments", "dashboards");
+const projectSharing = restRoute("projects", "dashboards/:id/sharing");
 
 let db: Database;
 let world: World;

@@ -5,14 +5,6 @@
  * in src/server/rest/scope-matrix.int.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as configRoute from "@/app/api/environments/[project_id]/pipeline_transformation_configs/[id]/route";
-import * as activityRoute from "@/app/api/environments/[project_id]/pipeline_transformation_configs/[id]/activity/route";
-import * as frontendRoute from "@/app/api/environments/[project_id]/pipeline_transformation_configs/[id]/frontend/route";
-import * as jobRoute from "@/app/api/environments/[project_id]/pipeline_transformation_configs/[id]/job/route";
-import * as migrateRoute from "@/app/api/environments/[project_id]/pipeline_transformation_configs/[id]/migrate/route";
-import * as rearrangeRoute from "@/app/api/environments/[project_id]/pipeline_transformation_configs/rearrange/route";
-import * as listRoute from "@/app/api/environments/[project_id]/pipeline_transformation_configs/route";
-import * as projectsListRoute from "@/app/api/projects/[project_id]/pipeline_transformation_configs/route";
 import * as pluginsRoute from "@/app/api/plugins/route";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
@@ -21,6 +13,16 @@ import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
 import { SECRET_MASK, type ConfigResource } from "./present";
 import { transformationRuntime } from "./runtime";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const configRoute = restRoute("environments", "pipeline_transformation_configs/:id");
+const activityRoute = restRoute("environments", "pipeline_transformation_configs/:id/activity");
+const frontendRoute = restRoute("environments", "pipeline_transformation_configs/:id/frontend");
+const jobRoute = restRoute("environments", "pipeline_transformation_configs/:id/job");
+const migrateRoute = restRoute("environments", "pipeline_transformation_configs/:id/migrate");
+const rearrangeRoute = restRoute("environments", "pipeline_transformation_configs/rearrange");
+const listRoute = restRoute("environments", "pipeline_transformation_configs");
+const projectsListRoute = restRoute("projects", "pipeline_transformation_configs");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";

@@ -10,7 +10,9 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
 import { MAX_RESOLVED_PERSONS } from "@/server/events/store/clickhouse/properties";
 import { sendBatch } from "@/server/ingestion/testing";
-import * as listRoute from "@/app/api/projects/[project_id]/events/route";
+import { restRoute } from "@/server/rest/routes.fixture";
+
+const listRoute = restRoute("projects", "events");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 

@@ -1,3 +1,0 @@
-// PostHog's environments are projects here: the same resource under both prefixes.
-export { GET, POST, PATCH, PUT, DELETE } from "../../../projects/[project_id]/events/route";
-export const dynamic = "force-dynamic";

@@ -1,0 +1,12 @@
+// Every resource under /api/projects/:project_id/ is declared once in src/server/rest/routes.ts.
+import { restRouteHandlers } from "@/server/rest/next-routes";
+
+export const dynamic = "force-dynamic";
+
+const handlers = restRouteHandlers("projects");
+export const GET = handlers.GET;
+export const POST = handlers.POST;
+export const PATCH = handlers.PATCH;
+export const PUT = handlers.PUT;
+export const DELETE = handlers.DELETE;
+export const OPTIONS = handlers.OPTIONS;
