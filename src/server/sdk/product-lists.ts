@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { getDb } from "@/server/db";
 import { asRouteHandler, type RawHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
-import { corsHeaders } from "@/server/ingestion/handler";
+import { corsHeaders } from "@/server/http/cors";
 import { ingestionServices } from "@/server/ingestion/services";
 
 const MISSING_KEY = "API key not provided. You can find your project API key in PostHog project settings.";
