@@ -6,7 +6,8 @@
 import type { Database } from "@/server/db/client";
 import { serverEnvFrom } from "@/server/env";
 import { AppError } from "@/server/errors";
-import { canonicalUuid, EVENT_LIMITS, parseListQuery, parseValuesQuery, type EventListQuery } from "./params";
+import { filterParams, type EventFilters, type EventPageCursor } from "./filters";
+import { canonicalUuid, EVENT_LIMITS, listQueryOf, parseListQuery, parseValuesQuery, type EventListParams, type EventListQuery } from "./params";
 import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
 import { personsByUuid } from "./query";
 import type { EventCursor, EventRow } from "./store";
@@ -202,31 +203,23 @@ export async function eventValues(request: Request, db: EventsDb, projectId: num
   return (await db.events.values(projectId, query)).map((name) => ({ name }));
 }
 
-/** Where the next page of `listEventPage` starts: the last row shown. */
-export interface EventPageCursor {
-  before: string;
-  beforeUuid: string;
-}
-
 /**
- * One page of the list for the app's explorer (tRPC): `params` are the REST list's query
- * parameters, checked by the same `parseListQuery`; the cursor, when given, replaces
- * `before` as the REST `next` link does. JSON only.
+ * One page of the list for the app's explorer (tRPC): the filters are read by the REST
+ * list's own checks (`listQueryOf`); the cursor, when given, replaces `before` as the REST
+ * `next` link does. JSON only.
  */
 export async function listEventPage(
   db: EventsDb,
   projectId: number,
-  params: URLSearchParams,
-  cursor: EventPageCursor | null,
+  page: { filters?: EventFilters; limit?: number; cursor?: EventPageCursor | null },
 ): Promise<{ results: EventResource[]; next: EventPageCursor | null }> {
   const now = new Date();
-  const url = new URL("http://burrow.invalid/");
-  for (const [name, value] of params) if (name !== "format" && name !== "select") url.searchParams.append(name, value);
-  if (cursor) {
-    url.searchParams.set("before", cursor.before);
-    url.searchParams.set("before_uuid", cursor.beforeUuid);
-  }
-  const query = parseListQuery(url, null, now);
+  const params: EventListParams = filterParams(page.filters ?? {});
+  if (page.limit !== undefined) params.limit = String(page.limit);
+  // An empty parameter counts as not given, as in the REST query string.
+  if (page.cursor?.before) params.before = page.cursor.before;
+  if (page.cursor?.beforeUuid) params.before_uuid = page.cursor.beforeUuid;
+  const query = listQueryOf(params, null, now);
   await guarded(() => db.events.checkFilters(query.properties));
   const { results, last, following } = await eventPage(db, projectId, query, now);
   return { results, next: last && following ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null };
