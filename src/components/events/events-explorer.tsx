@@ -9,7 +9,8 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
 import { EventDrawer } from "./event-drawer";
-import { csvExportHref, OPERATOR_LABELS, TIME_RANGES, VALUELESS, type EventFilters, type PropertyFilterInput } from "./filter-params";
+import { VALUELESS, type EventFilters, type PropertyFilterInput } from "@/server/events/filters";
+import { csvExportHref, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 5_000;

@@ -4,26 +4,12 @@
  * Browser-safe (the forms import it); the list's query lives in list-query.ts.
  */
 import { z } from "zod";
+import { drfBoolean } from "@/server/input/drf";
 import { recordId } from "@/server/input/record-id";
 import { RestrictionLevel } from "./permissions";
 import { tileLayoutsSchema } from "./tile-layout";
 
 const RESTRICTION_LEVELS: readonly number[] = Object.values(RestrictionLevel);
-
-/** DRF's BooleanField: JSON booleans (and the strings and numbers it also accepts). */
-export const drfBoolean = z.preprocess(
-  (value) => {
-    if (typeof value === "string") {
-      const lower = value.toLowerCase();
-      if (["true", "1", "yes", "on"].includes(lower)) return true;
-      if (["false", "0", "no", "off"].includes(lower)) return false;
-    }
-    if (value === 1) return true;
-    if (value === 0) return false;
-    return value;
-  },
-  z.boolean({ error: "Must be a valid boolean." }),
-);
 
 /** `restriction_level`: 21 or 37 (a number, or its digits as a string, as DRF's ChoiceField). */
 export const restrictionLevelSchema = z

@@ -1,7 +1,7 @@
 /** The dashboards list's query (REST query string and tRPC input): a page, searched, by tags. */
 import { z } from "zod";
-import { pageQuery } from "@/server/rest/pagination";
-import { drfBoolean } from "./contract";
+import { drfBoolean } from "@/server/input/drf";
+import { pageQuery } from "@/server/input/page";
 
 /** Repeatable query parameter (`?tags=a&tags=b`): one value arrives as a string. */
 const repeated = z.union([z.string(), z.array(z.string())]).transform((value) => (Array.isArray(value) ? value : [value]));

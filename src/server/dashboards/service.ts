@@ -6,7 +6,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import { changesBetween, logActivity } from "@/server/activity/log";
 import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { pageWindow } from "@/server/rest/pagination";
+import { pageWindow } from "@/server/input/page";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import type { DashboardCreateBody, DashboardUpdateBody } from "./contract";
 import type { DashboardListQuery } from "./list-query";

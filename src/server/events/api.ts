@@ -1,12 +1,13 @@
 /**
- * The events API (`/api/projects/:project_id/events/…`, scope query): list (JSON pages
- * with a `before` cursor in `next`, or a streamed CSV), one event, and a property's values.
- * The route files under src/app/api call these through `projectRoute("query", …)`.
+ * The events service behind `/api/projects/:project_id/events/…` and the explorer: a list
+ * (JSON pages with where the next starts, or a streamed CSV body), one event, and a
+ * property's values. Typed queries in, plain data out; the REST edge (rest.ts) parses the
+ * query string and builds PostHog's `next` links and CSV responses.
  */
 import type { Database } from "@/server/db/client";
-import { serverEnvFrom } from "@/server/env";
 import { AppError } from "@/server/errors";
-import { canonicalUuid, EVENT_LIMITS, parseListQuery, parseValuesQuery, type EventListQuery } from "./params";
+import { filterParams, type EventFilters, type EventPageCursor } from "./filters";
+import { canonicalUuid, EVENT_LIMITS, listQueryOf, type EventListParams, type EventListQuery, type EventValuesQuery } from "./params";
 import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
 import { personsByUuid } from "./query";
 import type { EventCursor, EventRow } from "./store";
@@ -14,13 +15,18 @@ import type { EventCursor, EventRow } from "./store";
 /** What the events API reads: events from the event store, their persons from PostgreSQL. */
 export type EventsDb = Pick<Database, "sql" | "events">;
 
-/** The answer with the experimental `select`: rows of values in select order. */
-export interface SelectAnswer {
-  columns: string[];
-  types: string[];
-  results: unknown[][];
-  next: string | null;
-}
+/**
+ * Where the REST list's next page starts: before the last row's timestamp (and, when the
+ * next row shares it, before the last row's uuid among them), or at an offset for
+ * aggregated `select` rows.
+ */
+export type EventListNext = { before: Date; beforeUuid: string | null } | { offset: number } | null;
+
+/** One answer of the list: events, `select` rows of values in select order, or a CSV body. */
+export type EventListAnswer =
+  | { kind: "events"; results: EventResource[]; next: EventListNext }
+  | { kind: "select"; columns: string[]; types: string[]; results: unknown[][]; next: EventListNext }
+  | { kind: "csv"; body: ReadableStream<Uint8Array> };
 
 /**
  * What a filter can make the database refuse — a regular expression it does not accept, or
@@ -43,50 +49,24 @@ export async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * `next`: this request's URL on SITE_URL with `before` set to the last row's timestamp
- * (offset dropped: the cursor replaces it). When the next row has the same timestamp,
- * `before_uuid` says where in those equal timestamps this page stopped.
- */
-function nextLink(request: Request, last: EventCursor, following: EventCursor): string {
-  const url = new URL(request.url);
-  const next = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
-  next.searchParams.set("before", last.timestamp.toISOString());
-  next.searchParams.delete("offset");
-  if (following.timestamp.getTime() === last.timestamp.getTime()) next.searchParams.set("before_uuid", last.uuid);
-  else next.searchParams.delete("before_uuid");
-  return next.toString();
+/** Where the page after `last` starts: `following` (the row after it) says whether a uuid is needed. */
+function cursorAfter(last: EventCursor, following: EventCursor): EventListNext {
+  return { before: last.timestamp, beforeUuid: following.timestamp.getTime() === last.timestamp.getTime() ? last.uuid : null };
 }
 
-/** `next` of aggregated `select` rows: this request's URL with the offset moved on. */
-function offsetLink(request: Request, offset: number): string {
-  const url = new URL(request.url);
-  const next = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
-  next.searchParams.set("offset", String(offset));
-  return next.toString();
-}
-
-export async function listEvents(
-  request: Request,
-  db: EventsDb,
-  projectId: number,
-): Promise<Response | SelectAnswer | { next: string | null; results: EventResource[] }> {
-  const now = new Date();
-  const query = parseListQuery(new URL(request.url), request.headers.get("accept"), now);
+export async function listEvents(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<EventListAnswer> {
   await guarded(() => db.events.checkFilters(query.properties));
   if (query.select) {
-    if (query.format === "csv") return selectCsvResponse(db, projectId, query, now);
+    if (query.format === "csv") return { kind: "csv", body: await selectCsvBody(db, projectId, query, now) };
     const { types, aggregated, rows } = await guarded(() => db.events.select(projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
     const page = rows.slice(0, query.limit);
-    let next: string | null = null;
-    if (rows.length > query.limit) {
-      next = aggregated ? offsetLink(request, query.offset + query.limit) : nextLink(request, page[page.length - 1]!.cursor!, rows[query.limit]!.cursor!);
-    }
-    return { columns: query.select.map((item) => item.text), types, results: page.map((row) => row.values), next };
+    let next: EventListNext = null;
+    if (rows.length > query.limit) next = aggregated ? { offset: query.offset + query.limit } : cursorAfter(page[page.length - 1]!.cursor!, rows[query.limit]!.cursor!);
+    return { kind: "select", columns: query.select.map((item) => item.text), types, results: page.map((row) => row.values), next };
   }
-  if (query.format === "csv") return csvResponse(db, projectId, query, now);
+  if (query.format === "csv") return { kind: "csv", body: await csvBody(db, projectId, query, now) };
   const { results, last, following } = await eventPage(db, projectId, query, now);
-  return { next: last && following ? nextLink(request, last, following) : null, results };
+  return { kind: "events", results, next: last && following ? cursorAfter(last, following) : null };
 }
 
 /**
@@ -118,7 +98,7 @@ async function findEventRow(db: EventsDb, projectId: number, id: string): Promis
  * The CSV export, streamed: the first chunk is read before answering (so a bad filter is
  * still a 400), the rest page through the database as the client reads, by cursor.
  */
-async function csvResponse(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
+async function csvBody(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<ReadableStream<Uint8Array>> {
   let remaining = query.limit;
   const fetchChunk = async (cursor: EventCursor | null): Promise<CsvChunk> => {
     const wanted = Math.min(EVENT_LIMITS.csvChunk, remaining);
@@ -135,7 +115,7 @@ async function csvResponse(db: EventsDb, projectId: number, query: EventListQuer
  * The CSV export with `select`: header = the expressions as given. Rows that are not
  * aggregated page by cursor, aggregated rows by offset.
  */
-async function selectCsvResponse(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<Response> {
+async function selectCsvBody(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<ReadableStream<Uint8Array>> {
   let remaining = query.limit;
   const fetchChunk = async (cursor: EventCursor | null, offset: number): Promise<CsvChunk> => {
     const wanted = Math.min(EVENT_LIMITS.csvChunk, remaining);
@@ -155,7 +135,7 @@ interface CsvChunk {
 }
 
 /** The streamed body: header, the first chunk (read before answering), then the rest as the client reads. */
-function streamCsv(header: string, first: CsvChunk): Response {
+function streamCsv(header: string, first: CsvChunk): ReadableStream<Uint8Array> {
   let pending: CsvChunk | null = first;
   const encoder = new TextEncoder();
   let started = false;
@@ -180,53 +160,35 @@ function streamCsv(header: string, first: CsvChunk): Response {
       }
     },
   });
-  return new Response(stream, {
-    status: 200,
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="events.csv"', "cache-control": "no-store" },
-  });
+  return stream;
 }
 
-export async function retrieveEvent(request: Request, db: EventsDb, projectId: number, id: string): Promise<Response | EventResource> {
-  if (!canonicalUuid(id)) throw new AppError("invalid_input", "Invalid UUID", "id");
-  const format = new URL(request.url).searchParams.get("format");
-  if (format !== null && format !== "json" && format !== "csv") throw new AppError("invalid_input", "format must be 'json' or 'csv'.", "format");
-  const row = await findEventRow(db, projectId, id);
-  if (format === "csv") {
-    return new Response(CSV_HEADER + eventCsvRecord(row), { status: 200, headers: { "content-type": "text/csv; charset=utf-8" } });
-  }
-  return eventResource(row, await personsByUuid(db.sql, projectId, [row.person_id]));
+/** One event as a CSV record under the export's header: 400 for a non-UUID, 404 if there is none. */
+export async function eventCsv(db: EventsDb, projectId: number, id: string): Promise<string> {
+  return CSV_HEADER + eventCsvRecord(await findEventRow(db, projectId, id));
 }
 
-export async function eventValues(request: Request, db: EventsDb, projectId: number): Promise<{ name: unknown }[]> {
-  const query = parseValuesQuery(new URL(request.url));
+export async function eventValues(db: EventsDb, projectId: number, query: EventValuesQuery): Promise<{ name: unknown }[]> {
   return (await db.events.values(projectId, query)).map((name) => ({ name }));
 }
 
-/** Where the next page of `listEventPage` starts: the last row shown. */
-export interface EventPageCursor {
-  before: string;
-  beforeUuid: string;
-}
-
 /**
- * One page of the list for the app's explorer (tRPC): `params` are the REST list's query
- * parameters, checked by the same `parseListQuery`; the cursor, when given, replaces
- * `before` as the REST `next` link does. JSON only.
+ * One page of the list for the app's explorer (tRPC): the filters are read by the REST
+ * list's own checks (`listQueryOf`); the cursor, when given, replaces `before` as the REST
+ * `next` link does. JSON only.
  */
 export async function listEventPage(
   db: EventsDb,
   projectId: number,
-  params: URLSearchParams,
-  cursor: EventPageCursor | null,
+  page: { filters?: EventFilters; limit?: number; cursor?: EventPageCursor | null },
 ): Promise<{ results: EventResource[]; next: EventPageCursor | null }> {
   const now = new Date();
-  const url = new URL("http://burrow.invalid/");
-  for (const [name, value] of params) if (name !== "format" && name !== "select") url.searchParams.append(name, value);
-  if (cursor) {
-    url.searchParams.set("before", cursor.before);
-    url.searchParams.set("before_uuid", cursor.beforeUuid);
-  }
-  const query = parseListQuery(url, null, now);
+  const params: EventListParams = filterParams(page.filters ?? {});
+  if (page.limit !== undefined) params.limit = String(page.limit);
+  // An empty parameter counts as not given, as in the REST query string.
+  if (page.cursor?.before) params.before = page.cursor.before;
+  if (page.cursor?.beforeUuid) params.before_uuid = page.cursor.beforeUuid;
+  const query = listQueryOf(params, null, now);
   await guarded(() => db.events.checkFilters(query.properties));
   const { results, last, following } = await eventPage(db, projectId, query, now);
   return { results, next: last && following ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null };

@@ -195,7 +195,18 @@ export function parseListQuery(url: URL, accept: string | null, now: Date): Even
   if (orderBy !== null && !/^\[\s*"-timestamp"\s*\]$/.test(orderBy)) {
     throw new AppError("invalid_input", 'orderBy supports only ["-timestamp"] (newest first) for now.', "orderBy");
   }
-  const parsed = listSchema.parse(paramsOf(url, Object.keys(listSchema.shape)));
+  return listQueryOf(paramsOf(url, Object.keys(listSchema.shape)), accept, now);
+}
+
+/** The named list parameters that are not empty, one value each, or a list when repeated (a 400). */
+export type EventListParams = Record<string, string | string[]>;
+
+/**
+ * The list's parameters, by their REST names, checked and brought into one shape: the REST
+ * query string and the explorer's typed filters (filters.ts) both end here.
+ */
+export function listQueryOf(params: EventListParams, accept: string | null, now: Date): EventListQuery {
+  const parsed = listSchema.parse(params);
   const format = formatOf(parsed.format, accept);
   const [defaultLimit, maxLimit] = format === "csv" ? [EVENT_LIMITS.csvDefaultLimit, EVENT_LIMITS.csvMaxLimit] : [EVENT_LIMITS.defaultLimit, EVENT_LIMITS.maxLimit];
   if (parsed.limit !== undefined && parsed.limit > maxLimit) {

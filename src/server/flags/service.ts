@@ -11,7 +11,7 @@ import type { Database } from "@/server/db";
 import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { containsPattern } from "@/server/properties/sql";
-import { pageQuery, pageWindow } from "@/server/rest/pagination";
+import { pageQuery, pageWindow } from "@/server/input/page";
 import { setTags, tagNames } from "@/server/tags/service";
 import { invalidateFlagDefinitions } from "./definitions";
 import { FLAG_ROW_INCLUDE, storedFilters, toFlagResource, USER_BASIC_SELECT, type FlagResource, type FlagRow } from "./present";

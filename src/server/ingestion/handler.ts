@@ -1,32 +1,15 @@
 import { getDb } from "@/server/db";
 import { transformationsFor } from "@/server/transformations/runtime";
 import { asRouteHandler, jsonResponse, type RawRequest, type RawResponse } from "@/server/http/raw";
+import { clientIp } from "@/server/http/client-ip";
+import { corsHeaders } from "@/server/http/cors";
 import { decodeRequest } from "./decode";
 import { IngestionError } from "./errors";
 import { ingestDecoded, type RequestInfo } from "./pipeline";
 import { ingestionServices } from "./services";
 
-/** Browsers send events from any site: mirror the origin and the requested headers. */
-export function corsHeaders(request: RawRequest): Record<string, string> {
-  const origin = request.header("origin");
-  return {
-    "access-control-allow-origin": origin ?? "*",
-    ...(origin ? { "access-control-allow-credentials": "true", vary: "Origin" } : {}),
-    "access-control-allow-methods": "GET, POST, OPTIONS",
-    "access-control-allow-headers": request.header("access-control-request-headers") ?? "*",
-    "access-control-max-age": "86400",
-  };
-}
-
 function respond(body: string, status: number, request: RawRequest): RawResponse {
   return jsonResponse(status, body, corsHeaders(request));
-}
-
-/** The client's address: the first X-Forwarded-For entry (the server adds the socket's). */
-export function clientIp(header: RawRequest["header"]): string | null {
-  const forwarded = header("x-forwarded-for");
-  const first = forwarded?.split(",")[0]?.trim();
-  return first ? first.replace(/^::ffff:/, "") : null;
 }
 
 /**

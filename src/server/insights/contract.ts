@@ -9,9 +9,9 @@
  */
 import { z } from "zod";
 import { INT4_MAX, recordId } from "@/server/input/record-id";
-import { drfBoolean } from "@/server/dashboards/contract";
+import { drfBoolean } from "@/server/input/drf";
 import { propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
-import { pageQuery } from "@/server/rest/pagination";
+import { pageQuery } from "@/server/input/page";
 import { checkDateValue, INTERVALS, type Interval } from "./date-range";
 
 export const MATHS = ["total", "dau"] as const;

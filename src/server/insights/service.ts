@@ -11,7 +11,7 @@ import type { Database, PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/events/api";
 import { likeLiteral } from "@/server/properties/sql";
-import { pageWindow } from "@/server/rest/pagination";
+import { pageWindow } from "@/server/input/page";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "./cache";
 import {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { pageQuery, paginate } from "./pagination";
+import { pageQuery } from "@/server/input/page";
+import { paginate } from "./pagination";
 
 const request = (url: string) => new Request(url);
 

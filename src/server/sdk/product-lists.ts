@@ -13,7 +13,7 @@ import { z } from "zod";
 import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVALID_KEY } from "@/server/accounts/project-key-messages";
 import { getDb } from "@/server/db";
 import { asRouteHandler, type RawHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
-import { corsHeaders } from "@/server/ingestion/handler";
+import { corsHeaders } from "@/server/http/cors";
 import { ingestionServices } from "@/server/ingestion/services";
 
 

@@ -1,6 +1,6 @@
 /** Request shapes of a dashboard's sharing configuration (REST and tRPC). */
 import { z } from "zod";
-import { drfBoolean } from "@/server/dashboards/contract";
+import { drfBoolean } from "@/server/input/drf";
 
 /** `PATCH …/sharing/`: turn the public link on or off; `settings` is kept as given. */
 export const sharingUpdateBody = z

@@ -1,4 +1,5 @@
-import { paginate, pageQuery, pageWindow } from "@/server/rest/pagination";
+import { pageQuery, pageWindow } from "@/server/input/page";
+import { paginate } from "@/server/rest/pagination";
 import { pathId, projectRoute, type RestResource } from "@/server/rest/route";
 import { activityQuery, createConfigInput, jobInput, rearrangeInput, updateConfigInput } from "@/server/transformations/contract";
 import {

@@ -290,7 +290,7 @@ function ingestEventOf(sample: SampleEvent, index: number, now: Date): IngestEve
 
 /** The project's newest stored events, as they would enter the chain. */
 async function recentEvents(db: Database, projectId: number, limit: number, now: Date): Promise<IngestEvent[]> {
-  const { results } = await listEventPage(db, projectId, new URLSearchParams({ limit: String(limit) }), null);
+  const { results } = await listEventPage(db, projectId, { limit });
   return results.map((event, index) =>
     ingestEventOf(
       sampleEventInput.parse({ uuid: event.id, event: event.event, distinct_id: event.distinct_id, properties: event.properties, timestamp: event.timestamp }),

@@ -1,5 +1,6 @@
 import { listProjectsForUser } from "@/server/accounts/projects";
-import { pageQuery, paginate, pageWindow } from "@/server/rest/pagination";
+import { pageQuery, pageWindow } from "@/server/input/page";
+import { paginate } from "@/server/rest/pagination";
 import { methodNotAllowed, requireScope, userRoute } from "@/server/rest/route";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,6 @@
 /** events.list / events.get over tRPC: the REST list's filters, parsing and cursor. */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { csvExportHref, filterSearchParams } from "@/components/events/filter-params";
 import { createCaller } from "@/server/api/root";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
@@ -72,13 +71,5 @@ describe(`events router (${testDbKind})`, () => {
     expect(event.person?.properties).toMatchObject({ email: "alice@example.com" });
     await expect(api.events.get({ projectId, id: randomUUID() })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(api.events.get({ projectId: projectId + 1000, id: latest!.id })).rejects.toMatchObject({ code: expect.stringMatching(/NOT_FOUND|FORBIDDEN/) });
-  });
-
-  it("builds the CSV link from the same parameters", () => {
-    const filters = { event: "purchase", after: "-7d", properties: [{ key: "plan", operator: "exact" as const, value: "pro" }] };
-    expect(filterSearchParams(filters).toString()).toBe(
-      "event=purchase&after=-7d&properties=" + encodeURIComponent(JSON.stringify([{ key: "plan", operator: "exact", value: "pro", type: "event" }])).replace(/%20/g, "+"),
-    );
-    expect(csvExportHref(7, filters)).toMatch(/^\/api\/projects\/7\/events\/\?format=csv&event=purchase&after=-7d&properties=/);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { eventFiltersInput, filterSearchParams } from "@/components/events/filter-params";
 import { getEvent, listEventPage } from "@/server/events/api";
+import { eventFiltersInput, eventPageCursor } from "@/server/events/filters";
 import { EVENT_LIMITS } from "@/server/events/params";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
@@ -13,14 +13,10 @@ export const eventsRouter = createTRPCRouter({
     .input(
       eventFiltersInput.extend({
         limit: z.number().int().min(1).max(EVENT_LIMITS.maxLimit).optional(),
-        cursor: z.object({ before: z.string().max(100), beforeUuid: z.string().max(100) }).nullish(),
+        cursor: eventPageCursor.nullish(),
       }),
     )
-    .query(({ ctx, input }) => {
-      const params = filterSearchParams(input);
-      if (input.limit !== undefined) params.set("limit", String(input.limit));
-      return listEventPage(ctx.db, ctx.project.id, params, input.cursor ?? null);
-    }),
+    .query(({ ctx, input }) => listEventPage(ctx.db, ctx.project.id, { filters: input, limit: input.limit, cursor: input.cursor })),
 
   get: projectProcedure.input(z.object({ id: z.string().max(100) })).query(({ ctx, input }) => getEvent(ctx.db, ctx.project.id, input.id)),
 });

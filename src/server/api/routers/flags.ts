@@ -3,7 +3,7 @@ import { recordId } from "@/server/input/record-id";
 import { evaluateFlagsForDistinctId } from "@/server/flags/decide";
 import { createFlagInput, flagListFilters, testFlagInput, updateFlagInput } from "@/server/flags/schemas";
 import { createFlag, deleteFlag, flagActivity, getFlag, listFlags, updateFlag } from "@/server/flags/service";
-import { MAX_PAGE_SIZE } from "@/server/rest/pagination";
+import { MAX_PAGE_SIZE } from "@/server/input/page";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 const flagId = z.object({ id: recordId() });

@@ -1,0 +1,61 @@
+/**
+ * The REST edge of the events API: reads the query string into the service's typed
+ * queries and turns its answers into PostHog's shapes — `next` as an absolute URL on
+ * SITE_URL (this request's, with the cursor or offset moved on) and CSV responses.
+ */
+import { serverEnvFrom } from "@/server/env";
+import { AppError } from "@/server/errors";
+import { eventCsv, eventValues, getEvent, listEvents, type EventListNext, type EventsDb } from "./api";
+import { canonicalUuid, parseListQuery, parseValuesQuery } from "./params";
+import type { EventResource } from "./present";
+
+const CSV_TYPE = "text/csv; charset=utf-8";
+
+/**
+ * `next`: this request's URL on SITE_URL with `before` set to the last row's timestamp
+ * (offset dropped: the cursor replaces it) and `before_uuid` when the next row has the same
+ * timestamp; aggregated `select` rows move the offset on instead.
+ */
+function nextLink(request: Request, next: EventListNext): string | null {
+  if (!next) return null;
+  const url = new URL(request.url);
+  const link = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
+  if ("offset" in next) {
+    link.searchParams.set("offset", String(next.offset));
+    return link.toString();
+  }
+  link.searchParams.set("before", next.before.toISOString());
+  link.searchParams.delete("offset");
+  if (next.beforeUuid) link.searchParams.set("before_uuid", next.beforeUuid);
+  else link.searchParams.delete("before_uuid");
+  return link.toString();
+}
+
+export async function listEventsResponse(request: Request, db: EventsDb, projectId: number) {
+  const now = new Date();
+  const query = parseListQuery(new URL(request.url), request.headers.get("accept"), now);
+  const answer = await listEvents(db, projectId, query, now);
+  switch (answer.kind) {
+    case "csv":
+      return new Response(answer.body, {
+        status: 200,
+        headers: { "content-type": CSV_TYPE, "content-disposition": 'attachment; filename="events.csv"', "cache-control": "no-store" },
+      });
+    case "select":
+      return { columns: answer.columns, types: answer.types, results: answer.results, next: nextLink(request, answer.next) };
+    case "events":
+      return { next: nextLink(request, answer.next), results: answer.results };
+  }
+}
+
+export async function retrieveEventResponse(request: Request, db: EventsDb, projectId: number, id: string): Promise<Response | EventResource> {
+  if (!canonicalUuid(id)) throw new AppError("invalid_input", "Invalid UUID", "id");
+  const format = new URL(request.url).searchParams.get("format");
+  if (format !== null && format !== "json" && format !== "csv") throw new AppError("invalid_input", "format must be 'json' or 'csv'.", "format");
+  if (format === "csv") return new Response(await eventCsv(db, projectId, id), { status: 200, headers: { "content-type": CSV_TYPE } });
+  return getEvent(db, projectId, id);
+}
+
+export async function eventValuesResponse(request: Request, db: EventsDb, projectId: number): Promise<{ name: unknown }[]> {
+  return eventValues(db, projectId, parseValuesQuery(new URL(request.url)));
+}

@@ -1,0 +1,16 @@
+import type { RawRequest } from "@/server/http/raw";
+
+/**
+ * CORS for the SDK endpoints (capture, flags, remote config, product lists): browsers send
+ * them from any site, so mirror the origin and the requested headers.
+ */
+export function corsHeaders(request: RawRequest): Record<string, string> {
+  const origin = request.header("origin");
+  return {
+    "access-control-allow-origin": origin ?? "*",
+    ...(origin ? { "access-control-allow-credentials": "true", vary: "Origin" } : {}),
+    "access-control-allow-methods": "GET, POST, OPTIONS",
+    "access-control-allow-headers": request.header("access-control-request-headers") ?? "*",
+    "access-control-max-age": "86400",
+  };
+}
