@@ -11,6 +11,7 @@
  * answers 304.
  */
 import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
+import { refuseNul } from "@/server/input/nul";
 import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
 import { hasScope } from "@/server/auth/scopes";
 import { sessionUserFromHeaders } from "@/server/auth/session";
@@ -35,6 +36,7 @@ async function projectForPrincipal(db: Database, principal: Principal, token: st
   if (!hasScope(principal.scopes, "feature_flag:read")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:read'");
   let raw = projectId ?? "@current";
   if (token) {
+    refuseNul({ token });
     const project = await db.prisma.project.findUnique({ where: { apiToken: token }, select: { id: true } });
     if (!project) throw new AppError("authentication_failed", INVALID_PROJECT_KEY);
     raw = String(project.id);

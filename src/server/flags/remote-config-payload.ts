@@ -19,6 +19,7 @@ import { z } from "zod";
 import { hasScope } from "@/server/auth/scopes";
 import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { getDb, type Database } from "@/server/db";
+import { refuseNul } from "@/server/input/nul";
 import { AppError } from "@/server/errors";
 import { authenticate, type Principal } from "@/server/rest/principal";
 import { resolveProject } from "@/server/rest/project";
@@ -85,6 +86,8 @@ export async function handleRemoteConfigPayload(request: Request, context: { par
     const params = await context.params;
     const url = new URL(request.url);
     const { token } = remoteConfigQuery.parse({ token: url.searchParams.get("token") ?? undefined });
+    // A NUL would reach the project lookup and fail the query (a 500).
+    refuseNul({ token });
     const db = await getDb();
     const secret = /^Bearer\s+(phs_\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
     let projectId: number;

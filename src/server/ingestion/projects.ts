@@ -18,6 +18,8 @@ export class ProjectKeyCache {
   constructor(private readonly prisma: PrismaClient) {}
 
   async lookup(token: string): Promise<IngestProject | null> {
+    // No project key holds a NUL (PostgreSQL cannot even compare one: the query would fail).
+    if (token.includes("\u0000")) return null;
     const now = Date.now();
     const hit = this.entries.get(token);
     if (hit && hit.until > now) return hit.project;
