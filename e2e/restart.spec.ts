@@ -10,6 +10,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { createDeployment, storedEvents, type Deployment } from "./support/burrow";
 import { startServer, type RunningServer } from "./support/server";
+import { openToOthers } from "../src/server/db/open-to-others.fixture";
 
 const RESTARTS = 20;
 const EVENTS_PER_RUN = 3;
@@ -17,18 +18,6 @@ const EVENTS_PER_RUN = 3;
 const RESTART_WITHIN_MS = 100;
 
 test.describe.configure({ mode: "serial" });
-
-/** Every entry under `dir` (and `dir` itself) that its group or others may read, write or enter. */
-function openToOthers(dir: string): string[] {
-  const open: string[] = [];
-  const visit = (entry: string) => {
-    const stat = fs.lstatSync(entry);
-    if (!stat.isSymbolicLink() && (stat.mode & 0o077) !== 0) open.push(`${path.relative(dir, entry) || "."} ${(stat.mode & 0o777).toString(8)}`);
-    if (stat.isDirectory()) for (const name of fs.readdirSync(entry)) visit(path.join(entry, name));
-  };
-  visit(dir);
-  return open;
-}
 
 function processState(pid: number): string | null {
   try {

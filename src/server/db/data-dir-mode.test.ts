@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "./client";
 import { makeTreePrivate } from "./data-dir-mode";
+import { openToOthers } from "./open-to-others.fixture";
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -17,18 +18,6 @@ function tempDir(): string {
 }
 
 const mode = (entry: string) => fs.statSync(entry).mode & 0o777;
-
-/** Every entry under `dir` (and `dir` itself) open to group or others, with its mode. */
-function openToOthers(dir: string): string[] {
-  const open: string[] = [];
-  const visit = (entry: string) => {
-    const stat = fs.lstatSync(entry);
-    if (!stat.isSymbolicLink() && (stat.mode & 0o077) !== 0) open.push(`${path.relative(dir, entry) || "."} ${(stat.mode & 0o777).toString(8)}`);
-    if (stat.isDirectory()) for (const name of fs.readdirSync(entry)) visit(path.join(entry, name));
-  };
-  visit(dir);
-  return open;
-}
 
 describe("makeTreePrivate", () => {
   it("takes group and others' access from every file and directory, keeping the owner's", () => {
