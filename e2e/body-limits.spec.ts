@@ -4,7 +4,9 @@
  * and the server keeps answering; an lz64 bomb on the fast path stops at 20 MB; sign-in
  * still works under the limit.
  */
+import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { lz64Bomb } from "../src/server/ingestion/lz64-bomb";
 import { sharedBaseUrl, signInAsOwner } from "./support/accounts";
@@ -80,15 +82,32 @@ test("a chunked 2 MB body to tRPC gets a 413 the client can read", async () => {
   expect(await healthMs()).toBeLessThan(1_000);
 });
 
-test("an lz64 bomb (55 KB that would expand to 289 MB) gets 413 while /_health answers within 1 s", async () => {
-  const bomb = lz64Bomb(24_000);
-  const refused = fetch(`${sharedBaseUrl()}/batch/?compression=lz64`, { method: "POST", body: bomb, headers: { "content-type": "text/plain" } });
-  const health = await healthMs();
-  const response = await refused;
-  expect(response.status).toBe(413);
-  expect(await response.json()).toMatchObject({ code: "request_too_large" });
-  expect(health).toBeLessThan(1_000);
-});
+/**
+ * The shared server's resident memory and its peak since the last reset (Linux /proc). The
+ * embedded database's lock file names the server's pid; writing 5 to clear_refs resets the peak.
+ */
+function serverMemoryMb(resetPeak = false): { rss: number; peak: number } {
+  const pid = Number(fs.readFileSync(path.join(process.env.E2E_DATA_DIR!, "burrow.lock"), "utf8"));
+  if (resetPeak) fs.writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+}
+
+for (const target of ["/batch/?compression=lz64", "/decide/?v=3&compression=lz64"]) {
+  test(`an lz64 bomb to ${target} (55 KB that would expand to 289 MB) gets 413, grows RSS by under 300 MB, and /_health answers within 1 s`, async () => {
+    const bomb = lz64Bomb(24_000);
+    const before = serverMemoryMb(true);
+    const refused = fetch(`${sharedBaseUrl()}${target}`, { method: "POST", body: bomb, headers: { "content-type": "text/plain" } });
+    const health = await healthMs();
+    const response = await refused;
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: "request_too_large" });
+    expect(health).toBeLessThan(1_000);
+    // lz-string's own decoder peaked at about +590 MB on this body.
+    expect(serverMemoryMb().peak - before.rss).toBeLessThan(300);
+  });
+}
 
 test("signing in (next-auth, under the limit) still works", async ({ page }) => {
   await signInAsOwner(page);
