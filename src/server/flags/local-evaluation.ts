@@ -10,8 +10,6 @@
  * The body is the cached definitions' JSON with a strong ETag: `If-None-Match` with it
  * answers 304.
  */
-import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
-import { refuseNul } from "@/server/input/nul";
 import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
 import { hasScope } from "@/server/auth/scopes";
 import { sessionUserFromHeaders } from "@/server/auth/session";
@@ -22,6 +20,7 @@ import { sessionPrincipal, type Principal } from "@/server/rest/principal";
 import { resolveProject } from "@/server/rest/project";
 import { checkApiRateLimit } from "@/server/rest/rate-limit";
 import { loadFlagDefinitions } from "./definitions";
+import { projectIdOfToken } from "./project-key";
 import { projectOfSecretKey } from "./secret-key";
 
 function bearerOf(authorization: string | null): string | null {
@@ -35,12 +34,7 @@ function bearerOf(authorization: string | null): string | null {
 async function projectForPrincipal(db: Database, principal: Principal, token: string | null, projectId: string | null): Promise<number> {
   if (!hasScope(principal.scopes, "feature_flag:read")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:read'");
   let raw = projectId ?? "@current";
-  if (token) {
-    refuseNul({ token });
-    const project = await db.prisma.project.findUnique({ where: { apiToken: token }, select: { id: true } });
-    if (!project) throw new AppError("authentication_failed", INVALID_PROJECT_KEY);
-    raw = String(project.id);
-  }
+  if (token) raw = String(await projectIdOfToken(db, token));
   return (await resolveProject(db.prisma, principal, raw)).id;
 }
 

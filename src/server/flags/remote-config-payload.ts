@@ -17,7 +17,6 @@
  */
 import { z } from "zod";
 import { hasScope } from "@/server/auth/scopes";
-import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { getDb, type Database } from "@/server/db";
 import { refuseNul } from "@/server/input/nul";
 import { AppError } from "@/server/errors";
@@ -26,6 +25,7 @@ import { resolveProject } from "@/server/rest/project";
 import { checkApiRateLimit } from "@/server/rest/rate-limit";
 import { json, toErrorResponse } from "@/server/rest/respond";
 import { FLAG_KEY_PATTERN, MAX_FLAG_KEY_LENGTH } from "./schemas";
+import { projectIdOfToken } from "./project-key";
 import { projectOfSecretKey } from "./secret-key";
 
 
@@ -59,12 +59,11 @@ async function projectForPrincipal(db: Database, principal: Principal, pathProje
   if (!hasScope(principal.scopes, "feature_flag:read")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:read'");
   let wanted = pathProject;
   if (token) {
-    const project = await db.prisma.project.findUnique({ where: { apiToken: token }, select: { id: true } });
-    if (!project) throw new AppError("authentication_failed", INVALID_PROJECT_KEY);
-    if (pathProject !== "@current" && pathProject !== String(project.id)) {
+    const projectId = await projectIdOfToken(db, token);
+    if (pathProject !== "@current" && pathProject !== String(projectId)) {
       throw new AppError("invalid_input", `The project API key is not project ${pathProject}'s.`, "token");
     }
-    wanted = String(project.id);
+    wanted = String(projectId);
   }
   return (await resolveProject(db.prisma, principal, wanted)).id;
 }
@@ -86,7 +85,7 @@ export async function handleRemoteConfigPayload(request: Request, context: { par
     const params = await context.params;
     const url = new URL(request.url);
     const { token } = remoteConfigQuery.parse({ token: url.searchParams.get("token") ?? undefined });
-    // A NUL would reach the project lookup and fail the query (a 500).
+    // Before either kind of key looks at it: a NUL is a 400 on both paths.
     refuseNul({ token });
     const db = await getDb();
     const secret = /^Bearer\s+(phs_\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
