@@ -13,7 +13,7 @@ import { asRouteHandler, type RawRequest, type RawResponse } from "@/server/http
 import { decodeRequest } from "@/server/ingestion/decode";
 import { IngestionError } from "@/server/ingestion/errors";
 import { clientIp } from "@/server/http/client-ip";
-import { corsHeaders } from "@/server/http/cors";
+import { corsError, corsHeaders, corsJson } from "@/server/http/cors";
 import { ProjectKeyCache } from "@/server/ingestion/projects";
 import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "./decide";
 import { loadFlagDefinitions, type ProjectFlagDefinitions } from "./definitions";
@@ -33,14 +33,6 @@ function projectByKey(db: Database, token: string) {
 
 /** posthog-js asks with only_evaluate_survey_feature_flags for the flags surveys target. */
 const SURVEY_FLAG_PREFIX = "survey-targeting-";
-
-function reply(request: RawRequest, status: number, body: unknown): RawResponse {
-  return { status, headers: { "content-type": "application/json", ...corsHeaders(request) }, body: JSON.stringify(body) };
-}
-
-function failure(request: RawRequest, status: number, type: string, code: string, detail: string): RawResponse {
-  return reply(request, status, { type, code, detail, attr: null });
-}
 
 /** The settings of a project with nothing special enabled (no recordings, surveys, heatmaps, site apps). */
 const PROJECT_SETTINGS = {
@@ -155,16 +147,16 @@ async function evaluate(db: Database, projectId: number, body: FlagsRequestBody,
 
 function flagsEndpoint(endpoint: Endpoint) {
   return async function handleFlags(request: RawRequest): Promise<RawResponse> {
-    if (request.method === "OPTIONS") return reply(request, 200, { status: 1 });
+    if (request.method === "OPTIONS") return corsJson(request, 200, { status: 1 });
     const url = new URL(request.url, "http://localhost");
     const version = versionOf(url);
     const withConfig = url.searchParams.get("config") === "true";
     // A bare GET /decide/ (no data) is how old snippets probe: the config, no flags.
     if (request.method === "GET" && !url.searchParams.has("data")) {
-      return reply(request, 200, shape(endpoint, Math.max(version, 2), withConfig, NOTHING, null));
+      return corsJson(request, 200, shape(endpoint, Math.max(version, 2), withConfig, NOTHING, null));
     }
     if (request.method !== "GET" && request.method !== "POST") {
-      return failure(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
+      return corsError(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
     }
 
     let body: FlagsRequestBody;
@@ -174,37 +166,37 @@ function flagsEndpoint(endpoint: Endpoint) {
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         const where = issue.path.length > 0 ? ` (${issue.path.join(".")})` : "";
-        return failure(request, 400, "validation_error", "malformed_data", `Malformed request data: ${issue.message}${where}`);
+        return corsError(request, 400, "validation_error", "malformed_data", `Malformed request data: ${issue.message}${where}`);
       }
       body = parsed.data;
       if (!body.token && decoded.formToken) body = { ...body, token: decoded.formToken };
     } catch (error) {
       if (error instanceof IngestionError) {
         const code = error.code === "invalid_payload" ? "malformed_data" : error.code;
-        return failure(request, error.status, error.status === 401 ? "authentication_error" : "validation_error", code, error.message);
+        return corsError(request, error.status, error.status === 401 ? "authentication_error" : "validation_error", code, error.message);
       }
       throw error;
     }
 
     const token = body.token?.trim();
-    if (!token) return failure(request, 401, "authentication_error", "no_api_key", FLAGS_MISSING_PROJECT_KEY);
-    if (!body.distinctId) return failure(request, 400, "validation_error", "missing_distinct_id", "Decide requires a distinct_id.");
+    if (!token) return corsError(request, 401, "authentication_error", "no_api_key", FLAGS_MISSING_PROJECT_KEY);
+    if (!body.distinctId) return corsError(request, 400, "validation_error", "missing_distinct_id", "Decide requires a distinct_id.");
 
     let db: Database;
     let projectId: number;
     try {
       db = await getDb();
       const project = await projectByKey(db, token);
-      if (!project) return failure(request, 401, "authentication_error", "invalid_api_key", INVALID_PROJECT_KEY);
+      if (!project) return corsError(request, 401, "authentication_error", "invalid_api_key", INVALID_PROJECT_KEY);
       projectId = project.id;
     } catch (error) {
       // The project cannot be looked up (database down): answer with no flags, flagged as an error,
       // so SDKs keep the values they have.
       console.error("burrow: flags could not be computed", error);
-      return reply(request, 200, shape(endpoint, version, withConfig, { flags: {}, errorsWhileComputingFlags: true }, null));
+      return corsJson(request, 200, shape(endpoint, version, withConfig, { flags: {}, errorsWhileComputingFlags: true }, null));
     }
 
-    if (body.disableFlags) return reply(request, 200, shape(endpoint, version, withConfig, NOTHING, null));
+    if (body.disableFlags) return corsJson(request, 200, shape(endpoint, version, withConfig, NOTHING, null));
     let evaluation: FlagsEvaluation;
     let definitions: ProjectFlagDefinitions | null = null;
     try {
@@ -214,7 +206,7 @@ function flagsEndpoint(endpoint: Endpoint) {
       console.error("burrow: flags could not be computed", error);
       evaluation = { flags: {}, errorsWhileComputingFlags: true };
     }
-    return reply(request, 200, shape(endpoint, version, withConfig, evaluation, definitions));
+    return corsJson(request, 200, shape(endpoint, version, withConfig, evaluation, definitions));
   };
 }
 
@@ -228,17 +220,17 @@ export const rawFlags = flagsEndpoint("flags");
 export async function rawRemoteConfig(request: RawRequest): Promise<RawResponse> {
   if (request.method === "OPTIONS") return { status: 204, headers: corsHeaders(request), body: null };
   if (request.method !== "GET" && request.method !== "HEAD") {
-    return failure(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
+    return corsError(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
   }
   const path = new URL(request.url, "http://localhost").pathname;
   const match = /^\/array\/([^/]+)\/(config|config\.js)\/?$/.exec(path);
-  if (!match) return failure(request, 404, "invalid_request", "not_found", "Not found.");
+  if (!match) return corsError(request, 404, "invalid_request", "not_found", "Not found.");
   const token = decodeURIComponent(match[1]!);
   let hasFeatureFlags = true;
   try {
     const db = await getDb();
     const project = await projectByKey(db, token);
-    if (!project) return failure(request, 404, "invalid_request", "not_found", "Not found.");
+    if (!project) return corsError(request, 404, "invalid_request", "not_found", "Not found.");
     const definitions = await loadFlagDefinitions(db, project.id);
     hasFeatureFlags = definitions.flags.some((flag) => flag.active);
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { RawRequest } from "@/server/http/raw";
+import type { RawRequest, RawResponse } from "@/server/http/raw";
 
 /**
  * CORS for the SDK endpoints (capture, flags, remote config, product lists): browsers send
@@ -13,4 +13,14 @@ export function corsHeaders(request: RawRequest): Record<string, string> {
     "access-control-allow-headers": request.header("access-control-request-headers") ?? "*",
     "access-control-max-age": "86400",
   };
+}
+
+/** A JSON answer with CORS. */
+export function corsJson(request: RawRequest, status: number, body: unknown): RawResponse {
+  return { status, headers: { "content-type": "application/json", ...corsHeaders(request) }, body: JSON.stringify(body) };
+}
+
+/** PostHog's error body (`type`, `code`, `detail`, `attr: null`) with CORS. */
+export function corsError(request: RawRequest, status: number, type: string, code: string, detail: string): RawResponse {
+  return corsJson(request, status, { type, code, detail, attr: null });
 }

@@ -12,8 +12,8 @@
 import { z } from "zod";
 import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVALID_KEY } from "@/server/accounts/project-key-messages";
 import { getDb } from "@/server/db";
-import { asRouteHandler, type RawHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
-import { corsHeaders } from "@/server/http/cors";
+import { asRouteHandler, type RawHandler } from "@/server/http/raw";
+import { corsError, corsHeaders } from "@/server/http/cors";
 import { ingestionServices } from "@/server/ingestion/services";
 
 
@@ -23,34 +23,26 @@ const projectKeyQuery = z.object({
   api_key: z.string().trim().optional(),
 });
 
-function reply(request: RawRequest, status: number, body: unknown): RawResponse {
-  return { status, headers: { "content-type": "application/json", ...corsHeaders(request) }, body: JSON.stringify(body) };
-}
-
-function failure(request: RawRequest, status: number, type: string, code: string, detail: string): RawResponse {
-  return reply(request, status, { type, code, detail, attr: null });
-}
-
 /** A GET endpoint that checks the project key and answers `emptyAnswer`. */
 function emptyProductList(emptyAnswer: Record<string, unknown>): RawHandler {
   const body = JSON.stringify(emptyAnswer);
   return async function handleProductList(request) {
     if (request.method === "OPTIONS") return { status: 200, headers: corsHeaders(request), body: "" };
     if (request.method !== "GET" && request.method !== "HEAD") {
-      return failure(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
+      return corsError(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
     }
     const url = new URL(request.url, "http://localhost");
     const query = projectKeyQuery.parse({ token: url.searchParams.get("token") ?? undefined, api_key: url.searchParams.get("api_key") ?? undefined });
     const token = query.token || query.api_key;
-    if (!token) return failure(request, 401, "authentication_error", "missing_api_key", MISSING_KEY);
+    if (!token) return corsError(request, 401, "authentication_error", "missing_api_key", MISSING_KEY);
     let known: boolean;
     try {
       known = (await ingestionServices(await getDb()).projects.lookup(token)) !== null;
     } catch (error) {
       console.error("burrow: project key could not be checked", error);
-      return failure(request, 503, "server_error", "transient_error", "Transient error, please retry.");
+      return corsError(request, 503, "server_error", "transient_error", "Transient error, please retry.");
     }
-    if (!known) return failure(request, 401, "authentication_error", "invalid_api_key", INVALID_KEY);
+    if (!known) return corsError(request, 401, "authentication_error", "invalid_api_key", INVALID_KEY);
     return { status: 200, headers: { "content-type": "application/json", ...corsHeaders(request) }, body };
   };
 }
