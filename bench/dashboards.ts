@@ -16,7 +16,7 @@ import { closeDb, registerDb } from "@/server/db";
 import { openDatabase } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const { GET: listDashboards } = restRoute("environments", "dashboards");
 

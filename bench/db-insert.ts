@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { createTestDatabase } from "@/server/db/testing";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { insertEvents, type StoredEventInput } from "@/server/events/store";
+import { insertEvents, type StoredEventInput } from "@/server/db/events";
 import { makeEvents, rawInsert, timedInsert } from "./lib/raw-insert";
 
 const { values } = parseArgs({ options: { rows: { type: "string", default: "100000" }, batch: { type: "string", default: "1000" } } });

@@ -30,9 +30,9 @@ import { bootstrap } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import { clickHouseClient, dropClickHouseDatabase } from "@/server/events/store/clickhouse/open";
-import { DEFAULT_CLICKHOUSE_DATABASE, eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
-import type { StoredEventInput } from "@/server/events/store";
+import { clickHouseClient, dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
+import { DEFAULT_CLICKHOUSE_DATABASE, eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
+import type { StoredEventInput } from "@/server/db/events";
 import { makeEvents, rawInsert, timedInsert } from "./lib/raw-insert";
 import { startServer, stop } from "./lib/server-process";
 

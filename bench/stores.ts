@@ -21,11 +21,11 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { registerDb } from "@/server/db";
-import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
-import { dropClickHouseDatabase } from "@/server/events/store/clickhouse/open";
+import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
+import { dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
 import { computeInsight } from "@/server/insights/service";
 import { p50AndMax, seedEvents, type SeededDatabase } from "./lib/seed-events";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const { GET: listEvents } = restRoute("projects", "events");
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/server/db/client";
-import type { StoredEventInput } from "@/server/events/store";
+import type { StoredEventInput } from "@/server/db/events";
 
 /** Synthetic events shaped like posthog-js pageviews. */
 export function makeEvents(projectId: number, count: number): StoredEventInput[] {

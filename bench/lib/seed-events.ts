@@ -9,9 +9,9 @@ import { registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import type { StoredEventInput } from "@/server/events/store";
-import { ClickHouseEventStore } from "@/server/events/store/clickhouse/store";
-import type { EventStoreConfig } from "@/server/events/store/config";
+import type { StoredEventInput } from "@/server/db/events";
+import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
+import type { EventStoreConfig } from "@/server/db/events/config";
 import { v7 as uuidv7 } from "uuid";
 
 export const EVENT_NAMES = ["$pageview", "$pageleave", "$autocapture", "signed_up", "purchase", "$identify", "clicked_cta", "viewed_pricing"];

@@ -10,7 +10,7 @@ import { bootstrap, createPersonalApiKey, createUser, findUserByEmail } from "@/
 import { ConfigError, dbConfigFromEnv } from "@/server/db/config";
 import { openDatabase, type Database } from "@/server/db/client";
 import { DEFAULT_MOVE_BATCH_SIZE, fileCheckpoint, moveEventsToClickHouse } from "@/server/events/move-to-clickhouse";
-import { describeEventStore, eventStoreConfigFromEnv } from "@/server/events/store/config";
+import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { moveProgressReporter } from "./progress";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { AppError } from "@/server/errors";

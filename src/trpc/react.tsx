@@ -4,7 +4,7 @@ import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-quer
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/http/trpc/root";
 
 /** `useTRPC()` gives typed query/mutation options: `useQuery(trpc.system.status.queryOptions())`. */
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();

@@ -1,5 +1,5 @@
 import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/http/trpc/root";
 
 type Outputs = inferRouterOutputs<AppRouter>["dashboards"];
 

@@ -5,7 +5,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { authenticate } from "@/server/rest/principal";
+import { authenticate } from "@/server/http/rest/principal";
 import { authOptions } from "./next-auth";
 import { authSecret } from "./secret";
 import { sessionUserFromHeaders } from "./session";

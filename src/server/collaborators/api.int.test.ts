@@ -8,7 +8,7 @@ import { callRoute, createDashboardAs, createWorld, type Person, type World } fr
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const item = restRoute("environments", "dashboards/:id/collaborators/:user_uuid");
 const collection = restRoute("environments", "dashboards/:id/collaborators");

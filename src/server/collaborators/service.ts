@@ -5,7 +5,7 @@
 import { Prisma } from "@/generated/prisma/client";
 import { toUserBasic, type UserBasic } from "@/server/accounts/users";
 import { logActivity } from "@/server/activity/log";
-import { isInherentEditor, assertCanEdit, PrivilegeLevel, RestrictionLevel, type DashboardActor } from "@/server/dashboards/permissions";
+import { isInherentEditor, assertCanEdit, PrivilegeLevel, RestrictionLevel, type DashboardActor } from "@/server/access/service";
 import { requireDashboard } from "@/server/dashboards/service";
 import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";

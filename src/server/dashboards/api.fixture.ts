@@ -6,7 +6,7 @@
 import { expect } from "vitest";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const dashboards = restRoute("environments", "dashboards");
 

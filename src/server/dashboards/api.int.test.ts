@@ -4,12 +4,12 @@
  * and PostHog's restriction rules (owner, project admin, collaborator, view-only member).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api/root";
+import { createCaller } from "@/server/http/trpc/root";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const envItem = restRoute("environments", "dashboards/:id");
 const envList = restRoute("environments", "dashboards");

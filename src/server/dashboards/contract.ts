@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { drfBoolean } from "@/server/input/drf";
 import { recordId } from "@/server/input/record-id";
-import { RestrictionLevel } from "./permissions";
+import { RestrictionLevel } from "@/server/access/service";
 import { tileLayoutsSchema } from "./tile-layout";
 
 const RESTRICTION_LEVELS: readonly number[] = Object.values(RestrictionLevel);

@@ -6,7 +6,7 @@ import { toUserBasic, type UserBasic } from "@/server/accounts/users";
 import type { InsightResource } from "@/server/insights/present";
 import type { TrendsSeriesResult } from "@/server/insights/trends";
 import { tagNames } from "@/server/tags/service";
-import { dashboardPermissions, PrivilegeLevel, RestrictionLevel, type DashboardActor, type DashboardPermissions } from "./permissions";
+import { dashboardPermissions, PrivilegeLevel, RestrictionLevel, type DashboardActor, type DashboardPermissions } from "@/server/access/service";
 import { listSource, type DashboardDetailRow, type DashboardListRow, type DashboardListSource, type TileRow } from "./store";
 
 export interface DashboardListItem {

@@ -10,7 +10,7 @@ import { pageWindow } from "@/server/input/page";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import type { DashboardCreateBody, DashboardUpdateBody } from "./contract";
 import type { DashboardListQuery } from "./list-query";
-import { assertCanEdit, type DashboardActor, type DashboardPermissions } from "./permissions";
+import { assertCanEdit, type DashboardActor, type DashboardPermissions } from "@/server/access/service";
 import { dashboardListItem, dashboardResource, isShown, permissionsOf, UNSET_SEED, type DashboardListItem, type DashboardResource } from "./present";
 import { findDashboard, findDashboardPage, type DashboardDetailRow } from "./store";
 import { findTemplate } from "./templates";

@@ -13,7 +13,7 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeSavedInsight } from "@/server/insights/service";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 import { findSharedDashboardWithCharts } from "@/server/sharing/service";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
 import { addInsightTile } from "./tiles";

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { filtersOverrideSchema, insightUpdateBody } from "@/server/insights/contract";
 import { createInsight, newInsightShortId } from "@/server/insights/service";
 import type { TilePatch } from "./contract";
-import { assertCanEdit, type DashboardActor } from "./permissions";
+import { assertCanEdit, type DashboardActor } from "@/server/access/service";
 import { dashboardResource, permissionsOf, type DashboardResource } from "./present";
 import { findDashboard } from "./store";
 import { arrangeTiles, firstFreeRect, INSIGHT_TILE_SIZE, TEXT_TILE_SIZE, type TileRect } from "./tile-layout";

@@ -3,8 +3,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "@/generated/prisma/client";
-import { PGLITE_CHUNK_ROWS, PostgresEventStore, type EventStore } from "@/server/events/store";
-import type { EventStoreConfig } from "@/server/events/store/config";
+import { PGLITE_CHUNK_ROWS, PostgresEventStore, type EventStore } from "@/server/db/events";
+import type { EventStoreConfig } from "@/server/db/events/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
 import { makeTreePrivate } from "./data-dir-mode";
@@ -38,7 +38,7 @@ export async function openDatabase(config: DbConfig, eventStore: EventStoreConfi
   let events: EventStore;
   try {
     // Loaded only when asked for: the ClickHouse client stays out of PostgreSQL-only processes.
-    const { openClickHouseEventStore } = await import("@/server/events/store/clickhouse/open");
+    const { openClickHouseEventStore } = await import("@/server/db/events/clickhouse/open");
     events = await openClickHouseEventStore(eventStore, db.sql);
   } catch (error) {
     await db.close();

@@ -1,4 +1,4 @@
-import { eventStoreConfigFromEnv } from "@/server/events/store/config";
+import { eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { dbConfigFromEnv } from "./config";
 import { openDatabase, type Database } from "./client";
 import { migrate } from "./migrate";

@@ -7,8 +7,8 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import pg from "pg";
-import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/events/store/config";
-import type { EventStoreKind } from "@/server/events/store";
+import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
+import type { EventStoreKind } from "@/server/db/events";
 import { openDatabase, type Database } from "./client";
 import { migrate } from "./migrate";
 import { PGLITE_TEMPLATES_ENV, templateFile } from "./pglite-templates";
@@ -40,7 +40,7 @@ async function withEventStore(open: (events: EventStoreConfig) => Promise<Databa
     ...db,
     async close() {
       await db.close();
-      const { dropClickHouseDatabase } = await import("@/server/events/store/clickhouse/open");
+      const { dropClickHouseDatabase } = await import("@/server/db/events/clickhouse/open");
       await dropClickHouseDatabase(config);
     },
   };

@@ -10,7 +10,7 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { handleBatch } from "@/server/ingestion/handler";
 import { sendBatch } from "@/server/ingestion/testing";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const envEvent = restRoute("environments", "events/:id");
 const envList = restRoute("environments", "events");

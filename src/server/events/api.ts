@@ -10,7 +10,7 @@ import { filterParams, type EventFilters, type EventPageCursor } from "./filters
 import { canonicalUuid, EVENT_LIMITS, listQueryOf, type EventListParams, type EventListQuery, type EventValuesQuery } from "./params";
 import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
 import { personsByUuid } from "./query";
-import type { EventCursor, EventRow } from "./store";
+import type { EventCursor, EventRow } from "@/server/db/events";
 
 /** What the events API reads: events from the event store, their persons from PostgreSQL. */
 export type EventsDb = Pick<Database, "sql" | "events">;

@@ -11,7 +11,7 @@ import { createTestDatabase } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
 import { parseListQuery } from "./params";
 import { personsByUuid } from "./query";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const eventRoute = restRoute("projects", "events/:id");
 const listRoute = restRoute("projects", "events");

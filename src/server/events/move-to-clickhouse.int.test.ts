@@ -10,8 +10,8 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { openClickHouseEventStore } from "./store/clickhouse/open";
-import { insertEvents, type EventRow, type EventStore, type StoredEventInput } from "./store";
+import { openClickHouseEventStore } from "@/server/db/events/clickhouse/open";
+import { insertEvents, type EventRow, type EventStore, type StoredEventInput } from "@/server/db/events";
 import { fileCheckpoint, moveEventsToClickHouse, type MoveState } from "./move-to-clickhouse";
 import { parseListQuery } from "./params";
 

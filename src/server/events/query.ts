@@ -1,12 +1,12 @@
 /**
  * The persons of listed events: persons live in PostgreSQL whichever store holds the
- * events (src/server/events/store/).
+ * events (src/server/db/events/).
  */
 import type { SqlExecutor } from "@/server/db/driver";
 
-export type { EventCursor, EventRow, SelectRow } from "./store";
+export type { EventCursor, EventRow, SelectRow } from "@/server/db/events";
 // The insights service still reads events from PostgreSQL itself (it moves behind the store next).
-export { checkRegexes } from "./store/postgres";
+export { checkRegexes } from "@/server/db/events/postgres";
 
 export interface PersonSummary {
   uuid: string;

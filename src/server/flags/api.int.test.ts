@@ -9,7 +9,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { loadFlagDefinitions } from "./definitions";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const itemRoute = restRoute("projects", "feature_flags/:id");
 const listRoute = restRoute("projects", "feature_flags");

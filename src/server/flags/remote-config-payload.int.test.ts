@@ -2,7 +2,7 @@
  * The remote config payload route (`…/feature_flags/:key/remote_config`): the real
  * posthog-node SDK's `getRemoteConfigPayload` over HTTP against the route handler, and the
  * answers for unknown flags, other projects, tokens and secret keys, on a real database.
- * Scopes and the key's project rules are also walked by src/server/rest/scope-matrix.int.test.ts.
+ * Scopes and the key's project rules are also walked by src/server/http/rest/scope-matrix.int.test.ts.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,7 +13,7 @@ import { hashSecret } from "@/server/auth/tokens";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const projectsRoute = restRoute("projects", "feature_flags/:id/remote_config");
 const environmentsRoute = restRoute("environments", "feature_flags/:id/remote_config");

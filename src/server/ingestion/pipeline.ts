@@ -1,6 +1,6 @@
 import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
 import { TimeSlice } from "@/server/event-loop";
-import type { StoredEventInput } from "@/server/events/store";
+import type { StoredEventInput } from "@/server/db/events";
 import { propertyUpdateOf } from "@/server/persons/service";
 import { batchBodySchema, rawEventSchema, type RawEvent } from "./contract";
 import type { DecodedRequest } from "./decode";

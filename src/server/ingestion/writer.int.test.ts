@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import type { StoredEventInput } from "@/server/events/store";
+import type { StoredEventInput } from "@/server/db/events";
 import { EventWriter } from "./writer";
 
 let db: Database;

@@ -1,4 +1,4 @@
-import type { EventStore, StoredEventInput } from "@/server/events/store";
+import type { EventStore, StoredEventInput } from "@/server/db/events";
 
 /**
  * A second insert starts while one is running only for this many waiting rows. Small inserts

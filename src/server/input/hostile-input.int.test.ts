@@ -3,17 +3,17 @@
  * procedure that takes text or ids gets, in turn, U+0000 in each of its string fields and
  * query filters, and ids of 2³¹, 2⁵³, 1e308 and −1 in each id (path, body, input). Each
  * must be a 400 (a 404 for an id in a REST path), never a 500, and nothing stored may
- * change. A resource added to the route table (src/server/rest/routes.ts) or a route file
+ * change. A resource added to the route table (src/server/http/rest/routes.ts) or a route file
  * added under src/app/api must be added to REST_CASES.
  */
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createUser } from "@/server/accounts/service";
-import { createCaller } from "@/server/api/root";
+import { createCaller } from "@/server/http/trpc/root";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { apiRouteHandlers, apiRoutePatterns } from "@/server/rest/routes.fixture";
+import { apiRouteHandlers, apiRoutePatterns } from "@/server/http/rest/routes.fixture";
 import { NUL_MESSAGE } from "./nul";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */

@@ -5,13 +5,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api/root";
+import { createCaller } from "@/server/http/trpc/root";
 import { callRoute, createWorld, type World } from "@/server/dashboards/api.fixture";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { clearInsightCache } from "./service";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const envItem = restRoute("environments", "insights/:id");
 const envList = restRoute("environments", "insights");

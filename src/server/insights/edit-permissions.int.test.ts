@@ -5,13 +5,13 @@
  * gets PostHog's 403 and the insight stays as it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api/root";
+import { createCaller } from "@/server/http/trpc/root";
 import { callRoute, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
-import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/dashboards/permissions";
+import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/access/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const itemRoute = restRoute("projects", "insights/:id");
 const listRoute = restRoute("projects", "insights");

@@ -6,7 +6,7 @@
 import { randomInt } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import { changesBetween, logActivity } from "@/server/activity/log";
-import { canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/dashboards/permissions";
+import { canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/access/service";
 import type { Database, PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/events/api";

@@ -9,13 +9,13 @@
  * breakdown_value?, aggregated_value?}]`.
  */
 import { guarded } from "@/server/events/api";
-import { BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/events/store";
+import { BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
 import type { Math, TrendsSpec } from "./contract";
 import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "./date-range";
 
-export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/events/store";
+export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
 
 export interface TrendsAction {
   /** Every day (hour for hourly charts) of the range, as `days`. */

@@ -1,6 +1,6 @@
 import { ALL_KEYS, type ChangeFeed } from "@/server/db/changes";
 import type { SqlDriver } from "@/server/db/driver";
-import type { EventStore } from "@/server/events/store";
+import type { EventStore } from "@/server/db/events";
 import {
   addDistinctId,
   createPerson,

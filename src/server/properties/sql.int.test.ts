@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { insertEvents } from "@/server/events/store";
+import { insertEvents } from "@/server/db/events";
 import { propertiesParamSchema, type PropertyGroup } from "./contract";
 import { matchesProperties } from "./match";
 import { propertiesSql, SqlParams } from "./sql";

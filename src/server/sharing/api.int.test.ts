@@ -9,7 +9,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { findSharedDashboard } from "./service";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const dashboardItem = restRoute("environments", "dashboards/:id");
 const refresh = restRoute("environments", "dashboards/:id/sharing/refresh");

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { Prisma } from "@/generated/prisma/client";
 import { logActivity } from "@/server/activity/log";
-import { assertCanEdit, type DashboardActor } from "@/server/dashboards/permissions";
+import { assertCanEdit, type DashboardActor } from "@/server/access/service";
 import { isShown, sharedDashboard, type SharedDashboard, type TileComputation } from "@/server/dashboards/present";
 import { requireDashboard } from "@/server/dashboards/service";
 import { currentSharingWhere, detailInclude } from "@/server/dashboards/store";

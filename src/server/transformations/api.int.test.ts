@@ -2,7 +2,7 @@
  * The REST resource `/api/environments/:project_id/pipeline_transformation_configs/…` and
  * `/api/plugins/`, through the real Next route handlers on a real database: every
  * operation, status and validation error. (Authentication and scopes of every route are
- * in src/server/rest/scope-matrix.int.test.ts.)
+ * in src/server/http/rest/scope-matrix.int.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as pluginsRoute from "@/app/api/plugins/route";
@@ -13,7 +13,7 @@ import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
 import { SECRET_MASK, type ConfigResource } from "./present";
 import { transformationRuntime } from "./runtime";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const configRoute = restRoute("environments", "pipeline_transformation_configs/:id");
 const activityRoute = restRoute("environments", "pipeline_transformation_configs/:id/activity");

@@ -1,6 +1,6 @@
 import { hasScope } from "@/server/auth/scopes";
 import { AppError } from "@/server/errors";
-import { methodNotAllowed, userRoute } from "@/server/rest/route";
+import { methodNotAllowed, userRoute } from "@/server/http/rest/route";
 import { listPlugins } from "@/server/transformations/service";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { listProjectsForUser } from "@/server/accounts/projects";
 import { pageQuery, pageWindow } from "@/server/input/page";
-import { paginate } from "@/server/rest/pagination";
-import { methodNotAllowed, requireScope, userRoute } from "@/server/rest/route";
+import { paginate } from "@/server/http/rest/pagination";
+import { methodNotAllowed, requireScope, userRoute } from "@/server/http/rest/route";
 
 export const dynamic = "force-dynamic";
 

@@ -8,9 +8,9 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
-import { MAX_RESOLVED_PERSONS } from "@/server/events/store/clickhouse/properties";
+import { MAX_RESOLVED_PERSONS } from "@/server/db/events/clickhouse/properties";
 import { sendBatch } from "@/server/ingestion/testing";
-import { restRoute } from "@/server/rest/routes.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const listRoute = restRoute("projects", "events");
 

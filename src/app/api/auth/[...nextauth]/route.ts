@@ -2,7 +2,7 @@ import NextAuth from "next-auth";
 import { authOptions } from "@/server/auth/next-auth";
 import { signInThrottle, throttledError } from "@/server/auth/sign-in";
 import { serverEnvFrom } from "@/server/env";
-import { errorResponse } from "@/server/rest/respond";
+import { errorResponse } from "@/server/http/rest/respond";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { appRouter } from "@/server/api/root";
-import { createTRPCContext } from "@/server/api/trpc";
-import { checkCsrf } from "@/server/auth/csrf";
-import { toErrorResponse } from "@/server/rest/respond";
+import { appRouter } from "@/server/http/trpc/root";
+import { createTRPCContext } from "@/server/http/trpc/trpc";
+import { checkCsrf } from "@/server/http/csrf";
+import { toErrorResponse } from "@/server/http/rest/respond";
 
 async function handler(req: Request): Promise<Response> {
   // Mutations are POSTs; a cookie-authenticated one must come from Burrow's own pages.

@@ -1,6 +1,6 @@
 import { getMe } from "@/server/accounts/users";
 import { AppError } from "@/server/errors";
-import { requireScope, userRoute } from "@/server/rest/route";
+import { requireScope, userRoute } from "@/server/http/rest/route";
 
 export const dynamic = "force-dynamic";
 

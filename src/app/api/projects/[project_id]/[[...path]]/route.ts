@@ -1,5 +1,5 @@
-// Every resource under /api/projects/:project_id/ is declared once in src/server/rest/routes.ts.
-import { restRouteHandlers } from "@/server/rest/next-routes";
+// Every resource under /api/projects/:project_id/ is declared once in src/server/http/rest/routes.ts.
+import { restRouteHandlers } from "@/server/http/rest/next-routes";
 
 export const dynamic = "force-dynamic";
 

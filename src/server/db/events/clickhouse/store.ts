@@ -1,0 +1,325 @@
+/**
+ * The ClickHouse event store: the `events` table of clickhouse/migrations/, through
+ * `@clickhouse/client` (a server over HTTP, or chdb in the process). Filters compile to
+ * ClickHouse SQL with every request value a bind parameter (ChParams); person-property
+ * filters are resolved in PostgreSQL first (properties.ts), and person properties in the
+ * HogQL `select`/`where` come from PostgreSQL with the query (hogql-persons.ts).
+ */
+import type { ClickHouseClient } from "@clickhouse/client";
+import type { SqlExecutor } from "@/server/db/driver";
+import { AppError } from "@/server/errors";
+import { fold } from "@/server/properties/coerce";
+import type { PropertyFilter, PropertyNode } from "@/server/properties/contract";
+import { compileCondition, compileSelect } from "@/server/events/hogql/compile";
+import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "@/server/events/params";
+import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
+import { checkRegexes, regexesOf } from "../postgres";
+import { CLICKHOUSE_HOGQL } from "./hogql";
+import { hogqlPersons, type HogqlPersons } from "./hogql-persons";
+import { ListWindows } from "./list-window";
+import { ChParams, chTime } from "./params";
+import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
+import { clickHouseTrendStatement, type PersonValues } from "./trend";
+
+/** uuids per existence check: they travel as one parameter. */
+const CHECK_CHUNK = 10_000;
+
+const COLUMNS =
+  "toString(e.uuid) AS c_uuid, e.event AS c_event, e.distinct_id AS c_distinct_id, e.properties AS c_properties, " +
+  "e.timestamp AS c_timestamp, toString(e.person_id) AS c_person_id, e.elements_chain AS c_elements_chain";
+const ORDER = "ORDER BY e.timestamp DESC, toString(e.uuid) DESC";
+
+/**
+ * Reads that answer a handful of rows (a page, one event): formatting them on other
+ * threads costs more than it saves (measured: about a quarter of a millisecond a query).
+ */
+const SMALL_ANSWER = "SETTINGS output_format_parallel_formatting = 0";
+
+interface ChEventRow {
+  c_uuid: string;
+  c_event: string;
+  c_distinct_id: string;
+  c_properties: string;
+  c_timestamp: string;
+  c_person_id: string | null;
+  c_elements_chain: string;
+}
+
+/** A DateTime64 as ClickHouse writes it in JSON ('2024-01-02 03:04:05.678000', UTC). */
+function timeOf(text: string): Date {
+  return new Date(`${text.replace(" ", "T")}Z`);
+}
+
+function eventRowOf(row: ChEventRow): EventRow {
+  return {
+    uuid: row.c_uuid,
+    event: row.c_event,
+    distinct_id: row.c_distinct_id,
+    properties: JSON.parse(row.c_properties) as Record<string, unknown>,
+    timestamp: timeOf(row.c_timestamp),
+    person_id: row.c_person_id,
+    elements_chain: row.c_elements_chain,
+  };
+}
+
+/** A selected value as the PostgreSQL store answers it, by the column's type. */
+function selectValue(type: string, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case "DateTime":
+      return timeOf(String(value)).toISOString();
+    case "JSON":
+      return JSON.parse(String(value));
+    case "Bool":
+      return value === true || value === 1 || value === "1" || value === "true";
+    case "UInt64":
+    case "Float64":
+      return Number(value);
+    default:
+      return value;
+  }
+}
+
+export class ClickHouseEventStore implements EventStore {
+  readonly kind = "clickhouse";
+  /** One insert at a time per process: the existence check and the insert of a batch do not interleave with another's. */
+  readonly maxConcurrentInserts = 1;
+  private readonly table: string;
+  private readonly listWindows = new ListWindows();
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    database: string,
+    /** PostgreSQL: persons, for person-property filters and `person_id` given as an integer id. */
+    private readonly sql: SqlExecutor,
+    private readonly onClose: () => Promise<void> = () => client.close(),
+  ) {
+    this.table = `\`${database}\`.events`;
+  }
+
+  private async rows<Row>(query: string, params: Record<string, unknown>): Promise<Row[]> {
+    const result = await this.client.query({ query, query_params: params, format: "JSONEachRow" });
+    return result.json<Row>();
+  }
+
+  /**
+   * The store's insert; `beforeWrite` hears how many of the events are new just before they
+   * are written (the move to ClickHouse records it, so that a kill mid-insert keeps its count exact).
+   */
+  async insert(events: readonly StoredEventInput[], options: { beforeWrite?: (fresh: number) => Promise<void> } = {}): Promise<number> {
+    if (events.length === 0) return 0;
+    const stored = new Set<string>();
+    const projects = [...new Set(events.map((e) => e.projectId))];
+    for (let start = 0; start < events.length; start += CHECK_CHUNK) {
+      const uuids = events.slice(start, start + CHECK_CHUNK).map((e) => e.uuid);
+      // (An alias named like a column would shadow it in WHERE: hence `found_uuid`.)
+      const found = await this.rows<{ project_id: number; found_uuid: string }>(
+        `SELECT project_id, toString(uuid) AS found_uuid FROM ${this.table} WHERE project_id IN {projects:Array(Int32)} AND uuid IN {uuids:Array(UUID)}`,
+        { projects, uuids },
+      );
+      for (const row of found) stored.add(`${row.project_id}/${row.found_uuid}`);
+    }
+    const values = [];
+    for (const e of events) {
+      const id = `${e.projectId}/${e.uuid}`;
+      // Stored already, or earlier in this batch: the first one stays, as PostgreSQL's ON CONFLICT DO NOTHING.
+      if (stored.has(id)) continue;
+      stored.add(id);
+      values.push({
+        project_id: e.projectId,
+        uuid: e.uuid,
+        event: e.event,
+        distinct_id: e.distinctId,
+        properties: JSON.stringify(e.properties),
+        timestamp: chTime(e.timestamp),
+        person_id: e.personId ?? null,
+        elements_chain: e.elementsChain ?? "",
+        historical_migration: e.historicalMigration ?? false,
+      });
+    }
+    await options.beforeWrite?.(values.length);
+    if (values.length > 0) await this.client.insert({ table: this.table, values, format: "JSONEachRow" });
+    return values.length;
+  }
+
+  async checkFilters(properties: PropertyNode | null): Promise<void> {
+    const patterns = regexesOf(properties);
+    if (patterns.length === 0) return;
+    // Event properties are matched here (RE2), person properties in PostgreSQL: a pattern either refuses is a 400.
+    await checkRegexes(this.sql, properties);
+    const params = new ChParams();
+    await this.rows(`SELECT ${patterns.map((pattern) => `match('', ${params.add(pattern, "text")})`).join(", ")}`, params.values);
+  }
+
+  /** FROM and WHERE of a list query; `persons` from hogqlPersons for its `where`. */
+  private async listFrom(projectId: number, query: EventListQuery, params: ChParams, now: Date, cursor: EventCursor | null, persons: HogqlPersons): Promise<string> {
+    const where = [`e.project_id = ${params.add(projectId, "int")}`];
+    if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
+    if (query.distinctId !== null) where.push(`e.distinct_id = ${params.add(query.distinctId, "text")}`);
+    if (query.personId !== null) {
+      let uuid: string | null;
+      if ("uuid" in query.personId) uuid = query.personId.uuid;
+      else {
+        const rows = await this.sql.query<{ uuid: string }>(`SELECT uuid::text AS uuid FROM persons WHERE project_id = $1::int AND id = $2::int`, [projectId, query.personId.id]);
+        uuid = rows[0]?.uuid ?? null;
+      }
+      where.push(uuid === null ? "false" : `e.person_id = ${params.add(uuid, "uuid")}`);
+    }
+    if (query.after !== null) where.push(`e.timestamp > ${params.add(query.after.toISOString(), "timestamptz")}`);
+    const upTo = (time: Date, uuid: string | null) => {
+      const at = params.add(time.toISOString(), "timestamptz");
+      // The plain bound lets the primary key and partitions skip what is newer.
+      where.push(uuid === null ? `e.timestamp < ${at}` : `e.timestamp <= ${at} AND (e.timestamp, toString(e.uuid)) < (${at}, ${params.add(uuid, "text")})`);
+    };
+    if (query.before !== null) upTo(query.before, query.beforeUuid);
+    if (cursor !== null) upTo(cursor.timestamp, cursor.uuid);
+    where.push(...persons.conditions);
+    for (const { expr, index } of persons.where) {
+      where.push(compileCondition(expr, index, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL }));
+    }
+    if (query.properties !== null) {
+      const personSets = await resolvePersonFilters(this.sql, projectId, query.properties, now);
+      where.push(chPropertiesSql(query.properties, { params, column: "e.properties", personColumn: "e.person_id", persons: personSets, now }));
+    }
+    return `FROM ${this.table} AS e WHERE ${where.join(" AND ")}`;
+  }
+
+  async list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
+    const params = new ChParams();
+    const persons = await hogqlPersons(this.sql, projectId, query, params);
+    const from = await this.listFrom(projectId, query, params, page.now, page.cursor, persons);
+    const tail = `${ORDER} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")} ${SMALL_ANSWER}`;
+    const newest = Math.min(page.now.getTime(), query.before?.getTime() ?? Infinity, page.cursor?.timestamp.getTime() ?? Infinity);
+    const key = listWindowKey(projectId, query);
+    for (const window of this.listWindows.windows(key, query.after === null ? Infinity : newest - query.after.getTime())) {
+      const since = window === null ? "" : `AND e.timestamp >= ${params.add(new Date(newest - window).toISOString(), "timestamptz")} `;
+      const rows = (await this.rows<ChEventRow>(`SELECT ${COLUMNS} ${from} ${since}${tail}`, params.values)).map(eventRowOf);
+      if (rows.length >= page.limit) {
+        this.listWindows.remember(key, newest - rows.at(-1)!.timestamp.getTime());
+        return rows;
+      }
+      if (window === null) {
+        this.listWindows.remember(key, Infinity);
+        return rows;
+      }
+    }
+    throw new Error("unreachable: the last list window is unbounded");
+  }
+
+  async select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
+    const params = new ChParams();
+    const persons = await hogqlPersons(this.sql, projectId, query, params);
+    const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL });
+    const aggregated = compiled.groupBy !== null;
+    const from = await this.listFrom(projectId, query, params, page.now, aggregated ? null : page.cursor, persons);
+    const columns = compiled.columns.map((column, i) => `${column} AS c${i}`);
+    let tail: string;
+    if (!aggregated) {
+      columns.push("e.timestamp AS cursor_timestamp", "toString(e.uuid) AS cursor_uuid");
+      tail = ORDER;
+    } else {
+      const group = compiled.groupBy!.length > 0 ? `GROUP BY ${compiled.groupBy!.join(", ")} ` : "";
+      tail = `${group}ORDER BY ${[`${compiled.firstAggregate} DESC`, ...compiled.groupBy!.map(String)].join(", ")}`;
+    }
+    const limit = params.add(page.limit, "int");
+    const offset = params.add(aggregated || page.cursor === null ? page.offset : 0, "bigint");
+    const rows = await this.rows<Record<string, unknown>>(`SELECT ${columns.join(", ")} ${from} ${tail} LIMIT ${limit} OFFSET ${offset} ${SMALL_ANSWER}`, params.values);
+    return {
+      types: compiled.types,
+      aggregated,
+      rows: rows.map((row) => ({
+        values: compiled.types.map((type, i) => selectValue(type, row[`c${i}`])),
+        cursor: aggregated ? null : { timestamp: timeOf(row.cursor_timestamp as string), uuid: row.cursor_uuid as string },
+      })),
+    };
+  }
+
+  async get(projectId: number, uuid: string): Promise<EventRow | null> {
+    const rows = await this.rows<ChEventRow>(`SELECT ${COLUMNS} FROM ${this.table} AS e WHERE e.project_id = {project:Int32} AND e.uuid = {uuid:UUID} LIMIT 1 ${SMALL_ANSWER}`, {
+      project: projectId,
+      uuid,
+    });
+    return rows[0] ? eventRowOf(rows[0]) : null;
+  }
+
+  async values(projectId: number, query: EventValuesQuery): Promise<unknown[]> {
+    const params = new ChParams();
+    const key = params.add(query.key, "text");
+    const where = [`e.project_id = ${params.add(projectId, "int")}`, `JSONHas(e.properties, ${key})`];
+    if (query.eventName !== null) where.push(`e.event = ${params.add(query.eventName, "text")}`);
+    const itemText = "if(JSONType(item) = 'String', JSONExtractString(item), item)";
+    const prefix = query.prefix === null ? "" : ` AND startsWith(lower(${itemText}), ${params.add(fold(query.prefix), "text")})`;
+    const rows = await this.rows<{ name: string }>(
+      `WITH sample AS (
+         SELECT JSONExtractRaw(e.properties, ${key}) AS value FROM ${this.table} AS e WHERE ${where.join(" AND ")}
+          ORDER BY e.timestamp DESC LIMIT ${params.add(EVENT_LIMITS.valuesSample, "int")}
+       )
+       SELECT item AS name FROM sample
+       ARRAY JOIN if(JSONType(value) = 'Array', JSONExtractArrayRaw(value), [value]) AS item
+        WHERE JSONType(item) != 'Null'${prefix}
+        GROUP BY item
+        ORDER BY count() DESC, ${itemText}
+        LIMIT ${params.add(EVENT_LIMITS.valuesLimit, "int")}`,
+      params.values,
+    );
+    return rows.map((row) => JSON.parse(row.name));
+  }
+
+  /** A lightweight UPDATE (patch parts, visible at once); the bloom index on person_id keeps it to the granules that hold them. */
+  async reassignPerson(projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
+    await this.client.command({
+      query: `UPDATE ${this.table} SET person_id = {target:UUID} WHERE project_id = {project:Int32} AND person_id = {source:UUID}`,
+      query_params: { target: targetUuid, source: sourceUuid, project: projectId },
+    });
+  }
+
+  async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    const persons = new Map<PropertyFilter, PersonSet>();
+    for (const group of query.filters) {
+      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    }
+    const personValues = query.breakdown?.type === "person" ? await this.personValues(projectId, query.breakdown.key) : null;
+    const statement = clickHouseTrendStatement(this.table, projectId, query, persons, personValues);
+    const rows = await this.rows<{ value: string | null; bucket: string | null; n: number }>(statement.text, statement.params);
+    return rows.map((row) => ({ value: row.value, bucket: row.bucket, n: Number(row.n) }));
+  }
+
+  /** Each person of the project with the property set (not null, not ""), and its text as PostgreSQL's `->>` gives it. */
+  private async personValues(projectId: number, key: string): Promise<PersonValues> {
+    const rows = await this.sql.query<{ uuid: string; value: string }>(
+      `SELECT uuid::text AS uuid, properties ->> $2::text AS value FROM persons
+        WHERE project_id = $1::int AND COALESCE(properties ->> $2::text, '') <> '' LIMIT $3::int`,
+      [projectId, key, MAX_RESOLVED_PERSONS + 1],
+    );
+    if (rows.length > MAX_RESOLVED_PERSONS) {
+      throw new AppError(
+        "invalid_input",
+        `breakdown: more than ${MAX_RESOLVED_PERSONS} persons have "${key}", more than the ClickHouse event store takes for a person breakdown; break down by an event property.`,
+        "breakdown",
+      );
+    }
+    return { uuids: rows.map((row) => row.uuid), values: rows.map((row) => row.value) };
+  }
+
+  async earliestTimestamp(projectId: number): Promise<Date | null> {
+    // min() of no rows is 1970 in ClickHouse, not NULL: HAVING keeps it empty.
+    const rows = await this.rows<{ t: string }>(`SELECT min(e.timestamp) AS t FROM ${this.table} AS e WHERE e.project_id = {project:Int32} HAVING count() > 0`, {
+      project: projectId,
+    });
+    return rows[0] ? timeOf(rows[0].t) : null;
+  }
+
+  /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */
+  async settle(): Promise<void> {
+    await this.client.command({ query: `OPTIMIZE TABLE ${this.table} FINAL` });
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}
+
+/** The filters of a list query, for its window hint: the same filters on the same project find events at the same pace. */
+function listWindowKey(projectId: number, query: EventListQuery): string {
+  return JSON.stringify([projectId, query.event, query.distinctId, query.personId, query.properties, query.where ?? null]);
+}

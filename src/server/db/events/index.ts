@@ -1,0 +1,110 @@
+/**
+ * The event store: every write and read of events goes through one `EventStore`, kept in
+ * PostgreSQL (postgres.ts, the default: PGlite or a server) or in ClickHouse
+ * (clickhouse/, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
+ * PostgreSQL whichever store holds the events.
+ */
+import type { PropertyNode } from "@/server/properties/contract";
+import type { SqlExecutor } from "@/server/db/driver";
+import type { EventListQuery, EventValuesQuery } from "@/server/events/params";
+import type { TrendQuery, TrendRow } from "./trend-query";
+
+/** An event as it is stored (after ingestion has normalised it). */
+export interface StoredEventInput {
+  uuid: string;
+  projectId: number;
+  event: string;
+  distinctId: string;
+  properties: Record<string, unknown>;
+  timestamp: Date;
+  personId?: string | null;
+  elementsChain?: string;
+  historicalMigration?: boolean;
+}
+
+/** A stored event as the list and retrieve read it. */
+export interface EventRow {
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  properties: Record<string, unknown>;
+  timestamp: Date;
+  person_id: string | null;
+  elements_chain: string;
+}
+
+/** A position in the list (newest first): events strictly after it in that order. */
+export interface EventCursor {
+  timestamp: Date;
+  uuid: string;
+}
+
+/** Which rows of the list: `limit` after skipping `offset`, or after `cursor` when given (then `offset` is not applied). */
+export interface ListPage {
+  limit: number;
+  offset: number;
+  cursor: EventCursor | null;
+  /** The time relative filter dates count back from. */
+  now: Date;
+}
+
+export interface SelectRow {
+  /** The selected values, in select order (timestamps as ISO text). */
+  values: unknown[];
+  /** Where this row is in the list, for `next`; null when the rows are aggregated. */
+  cursor: EventCursor | null;
+}
+
+export interface SelectPage {
+  types: string[];
+  aggregated: boolean;
+  rows: SelectRow[];
+}
+
+export type EventStoreKind = "postgres" | "clickhouse";
+
+export interface EventStore {
+  readonly kind: EventStoreKind;
+  /** Inserts the ingestion writer may run at once (each one group-commit batch). */
+  readonly maxConcurrentInserts: number;
+  /**
+   * Stores a batch; resolves once the store has accepted it durably (the request is then
+   * acknowledged). A uuid the project already has is skipped, so a retried batch is not
+   * stored twice. Returns the rows written.
+   */
+  insert(events: readonly StoredEventInput[]): Promise<number>;
+  /**
+   * Checks, on no data, what a filter could make the store refuse only when a row reaches
+   * it (a regular expression): an AppError 400 now instead of a failure halfway through.
+   */
+  checkFilters(properties: PropertyNode | null): Promise<void>;
+  /** One page of the list, newest first (ties by uuid, descending, so pages never overlap). */
+  list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]>;
+  /**
+   * One page with the experimental `select`: the selected columns of each event, newest
+   * first — or, when a column aggregates (count), one row per distinct combination of the
+   * other columns, the first aggregate descending (then the other columns ascending).
+   * `cursor` applies only to rows that are not aggregated (aggregated rows page by offset).
+   */
+  select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage>;
+  get(projectId: number, uuid: string): Promise<EventRow | null>;
+  /**
+   * Distinct values of one event property, most frequent first (ties in text order), read
+   * from the newest `valuesSample` events that have it: a list element counts as a value,
+   * null is left out. `prefix` keeps values whose text starts with it, ignoring ASCII case.
+   */
+  values(projectId: number, query: EventValuesQuery): Promise<unknown[]>;
+  /**
+   * Gives one person's stored events to another (a merge). `tx` is the PostgreSQL
+   * transaction of the merge: the PostgreSQL store moves the events inside it.
+   */
+  reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void>;
+  /** Insights' aggregation (see trend-query.ts): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
+  trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
+  /** The project's first event's time, for `date_from: "all"`; null without events. */
+  earliestTimestamp(projectId: number): Promise<Date | null>;
+  close(): Promise<void>;
+}
+
+export { insertEvents, PGLITE_CHUNK_ROWS, PostgresEventStore } from "./postgres";
+export * from "./trend-query";

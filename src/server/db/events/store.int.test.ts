@@ -1,0 +1,206 @@
+/**
+ * The event store contract, below the API: writes (dedup of client uuids), one event, the
+ * list's cursor, values, person re-assignment, and ingestion writing through the store —
+ * on whichever store the run uses (PostgreSQL, PGlite, or ClickHouse with
+ * BURROW_TEST_EVENTS=clickhouse). The API-level contract is in ../api.int.test.ts,
+ * ../hogql/*.int.test.ts and the injection corpus files beside them.
+ */
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap } from "@/server/accounts/service";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
+import { sendBatch } from "@/server/ingestion/testing";
+import { createIngestionServices } from "@/server/ingestion/services";
+import { registerDb, closeDb } from "@/server/db";
+import { parseListQuery, parseValuesQuery } from "@/server/events/params";
+import type { EventRow, StoredEventInput } from ".";
+
+let db: Database;
+let projectId: number;
+let otherProjectId: number;
+let projectKey: string;
+
+const at = (minute: number) => new Date(Date.UTC(2024, 2, 1, 12, minute));
+
+const event = (overrides: Partial<StoredEventInput> = {}): StoredEventInput => ({
+  uuid: uuidv7(),
+  projectId,
+  event: "e",
+  distinctId: "d",
+  properties: {},
+  timestamp: at(0),
+  ...overrides,
+});
+
+function query(params: Record<string, string> = {}) {
+  const url = new URL("http://burrow.test/");
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return parseListQuery(url, null, new Date());
+}
+
+async function all(project = projectId, params: Record<string, string> = {}): Promise<EventRow[]> {
+  return db.events.list(project, query(params), { limit: 1000, offset: 0, cursor: null, now: new Date() });
+}
+
+beforeAll(async () => {
+  process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
+  db = await createTestDatabase();
+  registerDb(db);
+  const owner = await bootstrap(db.prisma, { email: "store@example.com", password: "pw12345678" });
+  projectId = owner.project_id;
+  projectKey = owner.project_api_key;
+  otherProjectId = (await db.prisma.project.create({ data: { organizationId: owner.organization_id, name: "Other", apiToken: "phc_store_other" } })).id;
+});
+
+afterAll(async () => {
+  delete process.env.BURROW_API_RATE_LIMIT_PER_MINUTE;
+  await closeDb();
+});
+
+describe(`event store (${testStoresName})`, () => {
+  it("is the store the run asked for", () => {
+    expect(db.events.kind).toBe(testEventStoreKind);
+  });
+
+  it("stores a batch, and a retried uuid once per project (the first copy stays)", async () => {
+    const uuid = uuidv7();
+    const first = event({ uuid, event: "first", distinctId: "dedup", properties: { a: 1 } });
+    expect(await db.events.insert([first, event({ uuid, event: "second", distinctId: "dedup" }), event({ distinctId: "dedup" })])).toBe(2);
+    expect(await db.events.insert([event({ uuid, event: "retry", distinctId: "dedup" })])).toBe(0);
+    // The same client uuid in another project is another event.
+    expect(await db.events.insert([event({ uuid, projectId: otherProjectId, event: "elsewhere", distinctId: "dedup" })])).toBe(1);
+    const mine = await all(projectId, { distinct_id: "dedup" });
+    expect(mine).toHaveLength(2);
+    expect(mine.filter((row) => row.uuid === uuid).map((row) => row.event)).toEqual(["first"]);
+    expect((await all(otherProjectId, { distinct_id: "dedup" })).map((row) => row.event)).toEqual(["elsewhere"]);
+  });
+
+  it("stores a batch larger than one statement takes, and large properties, each row once", async () => {
+    const many = Array.from({ length: 5_001 }, (_, i) => event({ distinctId: "chunked", properties: { i } }));
+    const large = event({ distinctId: "chunked", properties: { blob: "x".repeat(2_000_000), quote: '"\\' } });
+    expect(await db.events.insert([...many, large])).toBe(5_002);
+    expect(await db.events.insert([many[5_000]!, large])).toBe(0);
+    const stored = await db.events.get(projectId, large.uuid);
+    expect(stored?.properties).toEqual(large.properties);
+    expect((await db.events.get(projectId, many[5_000]!.uuid))?.properties).toEqual({ i: 5_000 });
+  });
+
+  it("gives an event back as stored", async () => {
+    const stored = event({
+      event: "exact",
+      distinctId: "exact-d",
+      properties: { text: "a'b\"c\\d\u00e9\ud83d\ude00", n: 1.5, big: 12345678901234, t: true, nil: null, list: [1, "x", { y: [] }], obj: { "k.k": "v" } },
+      timestamp: new Date("2024-03-01T12:34:56.789Z"),
+      personId: randomUUID(),
+      elementsChain: "a:nth-child(1)",
+    });
+    await db.events.insert([stored]);
+    expect(await db.events.get(projectId, stored.uuid)).toEqual({
+      uuid: stored.uuid,
+      event: "exact",
+      distinct_id: "exact-d",
+      properties: stored.properties,
+      timestamp: stored.timestamp,
+      person_id: stored.personId,
+      elements_chain: "a:nth-child(1)",
+    });
+    expect(await db.events.get(otherProjectId, stored.uuid)).toBeNull();
+    expect(await db.events.get(projectId, randomUUID())).toBeNull();
+  });
+
+  it("pages by cursor through equal timestamps, newest first, each event once", async () => {
+    const same = Array.from({ length: 7 }, () => event({ distinctId: "cursor", timestamp: at(30) }));
+    const older = Array.from({ length: 3 }, (_, i) => event({ distinctId: "cursor", timestamp: at(20 - i) }));
+    await db.events.insert([...same, ...older]);
+    const seen: EventRow[] = [];
+    let cursor = null;
+    for (;;) {
+      const page = await db.events.list(projectId, query({ distinct_id: "cursor" }), { limit: 3, offset: 0, cursor, now: new Date() });
+      seen.push(...page);
+      if (page.length < 3) break;
+      cursor = { timestamp: page.at(-1)!.timestamp, uuid: page.at(-1)!.uuid };
+    }
+    const expected = [...same.map((e) => e.uuid).sort().reverse(), ...older.map((e) => e.uuid)];
+    expect(seen.map((row) => row.uuid)).toEqual(expected);
+  });
+
+  it("lists a property's values: list elements one by one, null left out, most frequent first, prefix ignoring ASCII case", async () => {
+    await db.events.insert([
+      event({ event: "v", properties: { color: "Red" } }),
+      event({ event: "v", properties: { color: ["red", "Blue"] } }),
+      event({ event: "v", properties: { color: "Red" } }),
+      event({ event: "v", properties: { color: null } }),
+      event({ event: "v", properties: { color: 7 } }),
+      event({ event: "w", properties: { color: "green" } }),
+    ]);
+    const values = (params: Record<string, string>) => db.events.values(projectId, parseValuesQuery(new URL(`http://burrow.test/?${new URLSearchParams(params)}`)));
+    expect(await values({ key: "color", event_name: "v" })).toEqual(["Red", 7, "Blue", "red"]);
+    expect(await values({ key: "color", value: "r" })).toEqual(["Red", "red"]);
+    expect(await values({ key: "color", value: "GR" })).toEqual(["green"]);
+  });
+
+  it("moves one person's events to another in that project only", async () => {
+    const [source, target] = [randomUUID(), randomUUID()];
+    await db.events.insert([
+      event({ distinctId: "move", personId: source }),
+      event({ distinctId: "move", personId: source }),
+      event({ distinctId: "stay", personId: randomUUID() }),
+      event({ distinctId: "move", personId: source, projectId: otherProjectId }),
+    ]);
+    await db.events.reassignPerson(projectId, source, target);
+    expect((await all(projectId, { distinct_id: "move" })).map((row) => row.person_id)).toEqual([target, target]);
+    expect((await all(projectId, { person_id: source })).length).toBe(0);
+    expect((await all(otherProjectId, { distinct_id: "move" })).map((row) => row.person_id)).toEqual([source]);
+  });
+
+  it("takes ingestion's writes, and a merge moves the anonymous person's events", async () => {
+    const anon = `anon-${randomUUID()}`;
+    const user = `user-${randomUUID()}`;
+    const send = (batch: object[]) => sendBatch(projectKey, batch);
+    const uuid = randomUUID();
+    await send([{ event: "$pageview", distinct_id: anon, uuid, timestamp: at(40).toISOString() }]);
+    await send([{ event: "$pageview", distinct_id: anon, uuid, timestamp: at(41).toISOString() }]); // a retry: not stored twice
+    await send([{ event: "$identify", distinct_id: user, properties: { $anon_distinct_id: anon }, timestamp: at(42).toISOString() }]);
+    const rows = [...(await all(projectId, { distinct_id: anon })), ...(await all(projectId, { distinct_id: user }))];
+    expect(rows.map((row) => row.event).sort()).toEqual(["$identify", "$pageview"]);
+    expect(new Set(rows.map((row) => row.person_id)).size).toBe(1);
+    expect(rows[0]!.person_id).not.toBeNull();
+  });
+
+  it("group-commits through the ingestion writer into this store", async () => {
+    const services = createIngestionServices(db);
+    const batches = Array.from({ length: 5 }, () => Array.from({ length: 40 }, () => event({ distinctId: "writer" })));
+    await Promise.all(batches.map((batch) => services.writer.write(batch)));
+    expect(await all(projectId, { distinct_id: "writer" })).toHaveLength(200);
+  });
+});
+
+if (testEventStoreKind === "clickhouse") describe("ClickHouse migrations", () => {
+  it("applies each file once, records it, and refuses a changed one", async () => {
+    const { createClient } = await import("@clickhouse/client");
+    const { createChdbConnection } = await import("chdb/connection");
+    const { migrateClickHouse } = await import("./clickhouse/migrate");
+    if (process.env.CLICKHOUSE_URL) return; // the chdb engine is the one under test here
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-ch-migrations-"));
+    const client = createClient({ connection: createChdbConnection({ path: ":memory:" }) as never });
+    const database = `burrow_migrate_${process.pid}_${Date.now()}`;
+    try {
+      fs.writeFileSync(path.join(dir, "0001_a.sql"), "-- a table\nCREATE TABLE IF NOT EXISTS {database}.a (x Int32) ENGINE = MergeTree ORDER BY x;\nINSERT INTO {database}.a VALUES (1);\n");
+      expect(await migrateClickHouse(client, database, dir)).toEqual(["0001_a"]);
+      expect(await migrateClickHouse(client, database, dir)).toEqual([]);
+      const count = await (await client.query({ query: `SELECT count() AS n FROM \`${database}\`.a`, format: "JSONEachRow" })).json<{ n: string }>();
+      expect(Number(count[0]!.n)).toBe(1);
+      fs.appendFileSync(path.join(dir, "0001_a.sql"), "-- changed\n");
+      await expect(migrateClickHouse(client, database, dir)).rejects.toThrow("ClickHouse migration 0001_a was changed after it was applied");
+    } finally {
+      await client.command({ query: `DROP DATABASE IF EXISTS \`${database}\`` });
+      await client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,17 @@
+import { projectResource } from "@/server/accounts/project-api";
+import { methodNotAllowed, projectRoute, type RestResource } from "@/server/http/rest/route";
+
+export const projectRoutes: RestResource[] = [
+  {
+    path: "",
+    methods: {
+      /** `GET /api/projects/:project_id/` (also `@current`). */
+      GET: projectRoute("project", async ({ db, project }) => projectResource(db.prisma, project.id)),
+      PATCH: methodNotAllowed,
+      PUT: methodNotAllowed,
+      DELETE: methodNotAllowed,
+    },
+    // Served so far with no POST handler at all, which Next answers with an empty 405.
+    undefinedMethods: ["POST"],
+  },
+];

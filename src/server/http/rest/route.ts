@@ -1,0 +1,170 @@
+import { z, type ZodType } from "zod";
+import { hasScope, type ScopeObject } from "@/server/auth/scopes";
+import { getDb, type Database } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { refuseNul } from "@/server/input/nul";
+import { INT4_MAX } from "@/server/input/record-id";
+import { authenticate, type Principal } from "./principal";
+import type { Context, ProjectAccess, UserContext as ServiceUserContext } from "@/server/context";
+import { resolveProject } from "./project";
+import { checkApiRateLimit } from "./rate-limit";
+import { json, toErrorResponse } from "./respond";
+
+type RouteContext<Params> = { params: Promise<Params> };
+
+export interface UserContext<Params> {
+  request: Request;
+  params: Params;
+  db: Database;
+  principal: Principal;
+  /** What a service outside any project takes first. */
+  ctx: ServiceUserContext;
+  /** The query string parsed by `schema` (a 400 naming the parameter if it does not fit, or if it holds U+0000). */
+  query<T>(schema: ZodType<T>): T;
+  /** The JSON body parsed by `schema` (a 400 if it is not JSON, does not fit, or holds U+0000). */
+  body<T>(schema: ZodType<T>): Promise<T>;
+}
+
+export interface ProjectContext<Params> extends UserContext<Params> {
+  project: ProjectAccess;
+  /** What every project service takes first: `{db, actor, project, scopes}`. */
+  ctx: Context;
+}
+
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function searchParamsObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length === 1 ? values[0]! : values;
+  }
+  return out;
+}
+
+/**
+ * Parses management input with `schema`, refusing U+0000 both in what was sent and in what
+ * the schema made of it (query parameters such as `tags` carry JSON whose escapes decode
+ * to NUL only when parsed).
+ */
+function parseInput<T>(schema: ZodType<T>, raw: unknown): T {
+  refuseNul(raw);
+  const parsed = schema.parse(raw);
+  refuseNul(parsed);
+  return parsed;
+}
+
+function contextFor<Params>(request: Request, params: Params, db: Database, principal: Principal): UserContext<Params> {
+  return {
+    request,
+    params,
+    db,
+    principal,
+    ctx: { db, actor: principal.user, scopes: principal.scopes },
+    query: (schema) => parseInput(schema, searchParamsObject(new URL(request.url))),
+    async body(schema) {
+      const text = await request.text();
+      let value: unknown;
+      try {
+        value = text.trim() === "" ? {} : JSON.parse(text);
+      } catch {
+        throw new AppError("invalid_input", "Malformed JSON request body.");
+      }
+      return parseInput(schema, value);
+    },
+  };
+}
+
+function respond(result: Response | object | null, status: number): Response {
+  if (result instanceof Response) return result;
+  return result === null ? new Response(null, { status: 204 }) : json(result, status);
+}
+
+interface RouteOptions {
+  /** HTTP status of a returned value (201 for creates); null answers 204. */
+  status?: number;
+}
+
+/**
+ * A management route that needs a signed-in user but no project (`/api/users/@me/`):
+ * authenticates (key or session), rate-limits, runs `handler`, and maps what it returns or
+ * throws to a response (an object as JSON, null as 204, errors as PostHog's body).
+ */
+export function userRoute<Params = Record<string, never>>(
+  handler: (context: UserContext<Params>) => Promise<Response | object | null>,
+  options: RouteOptions = {},
+) {
+  return async (request: Request, route: RouteContext<Params>): Promise<Response> => {
+    try {
+      const db = await getDb();
+      const principal = await authenticate(db.prisma, request);
+      checkApiRateLimit(principal);
+      return respond(await handler(contextFor(request, await route.params, db, principal)), options.status ?? 200);
+    } catch (error) {
+      return toErrorResponse(error);
+    }
+  };
+}
+
+/** Throws PostHog's 403 unless the caller may use `scope` (`:read` for GET/HEAD, `:write` otherwise). */
+export function requireScope(context: UserContext<unknown>, scope: ScopeObject): void {
+  const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
+  if (!hasScope(context.principal.scopes, needed)) {
+    throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
+  }
+}
+
+/**
+ * A management route under `/api/(projects|environments)/:project_id/…`: as `userRoute`,
+ * and before `handler` runs, checks the scope (`<object>:read` for GET/HEAD,
+ * `<object>:write` otherwise) and resolves `project_id` (a number or `@current`) to a
+ * project the caller may use.
+ */
+export function projectRoute<Params extends { project_id: string }>(
+  scope: ScopeObject,
+  handler: (context: ProjectContext<Params>) => Promise<Response | object | null>,
+  options: RouteOptions = {},
+) {
+  return userRoute<Params>(async (context) => {
+    requireScope(context, scope);
+    const project = await resolveProject(context.db.prisma, context.principal, context.params.project_id);
+    return handler({ ...context, project, ctx: { ...context.ctx, project } });
+  }, options);
+}
+
+/** For the methods a resource does not have: 405 with PostHog's error body. */
+export async function methodNotAllowed(request: Request): Promise<Response> {
+  return toErrorResponse(new AppError("method_not_allowed", `Method "${request.method}" not allowed.`));
+}
+
+/** An integer path id, or 404 (PostHog answers a non-numeric id as not found). */
+export function pathId(value: string): number {
+  const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(id) || id > INT4_MAX) throw new AppError("not_found", "Not found.");
+  return id;
+}
+
+export { z };
+
+/** A route handler as Next calls it: the request and its (promised) path parameters. */
+export type RouteHandler = (request: Request, route: { params: Promise<any> }) => Promise<Response>;
+
+export const REST_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"] as const;
+export type RestMethod = (typeof REST_METHODS)[number];
+
+/** The two prefixes management resources live under; PostHog's environments are projects here. */
+export type RestPrefix = "projects" | "environments";
+
+/**
+ * One management resource: its path under `/api/<prefix>/:project_id/` (`""` for the project
+ * itself; `:name` segments become params), its handlers, and where it is mounted.
+ */
+export interface RestResource {
+  path: string;
+  /** Both unless listed: feature flag management is only under /api/projects/ (README). */
+  prefixes?: readonly RestPrefix[];
+  /** The methods served; any other of REST_METHODS answers PostHog's 405 (`methodNotAllowed`). */
+  methods: Partial<Record<RestMethod, RouteHandler>>;
+  /** Methods answered with an empty 405 and left out of `Allow`, as Next answers a method a route does not define. */
+  undefinedMethods?: readonly RestMethod[];
+}

@@ -1,0 +1,479 @@
+/**
+ * Every management route, called through its real Next route handler on a real database:
+ * no key and a wrong key get 401, a key without the scope gets 403, a key of another
+ * organization or limited to another project gets 403, an unknown project 404 — each
+ * with PostHog's error body. A route added to the route table (src/server/http/rest/routes.ts) or
+ * under src/app/api must be added to ROUTES.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
+import type { Scope } from "@/server/auth/scopes";
+import { closeDb, registerDb } from "@/server/db";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { insertEvents } from "@/server/db/events";
+import { apiRouteHandlers, apiRoutePatterns } from "@/server/http/rest/routes.fixture";
+
+type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+interface RouteCase {
+  /** The route under /api/ as `apiRoutePatterns` names it (`projects/:project_id/dashboards/:id`). */
+  route: string;
+  /** Path with `{project}` where the project id goes. */
+  path: string;
+  params: (project: string) => Record<string, string>;
+  /** Per method: the scope it needs (null: any authenticated caller), and a valid body. */
+  methods: Partial<Record<Method, { scope: Scope | null; body?: unknown; ok: number }>>;
+  /** Puts in place what a successful call needs (run before every call). */
+  prepare?: (project: string, db: Database) => Promise<void>;
+  /** Names no project: the other-organization, project-limit and unknown-project checks do not apply. */
+  noProject?: boolean;
+}
+
+/** An event stored in both projects, for the routes that read one. */
+const EVENT_UUID = "0190f1c2-0000-7000-8000-00000000e5e5";
+/** A feature flag in each project (and `@current`): project id → flag id, set in beforeAll. */
+const FLAG_IDS = new Map<string, number>();
+let flagKeys = 0;
+
+/** A restricted dashboard in each project (and `@current`): project id → dashboard id, set in beforeAll. */
+const DASHBOARD_IDS = new Map<string, number>();
+/** A member of the organization whom the collaborator routes add and remove. */
+let carolUuid = "";
+
+/** The dashboard, collaborator and sharing routes under one prefix. */
+function dashboardRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const base = `${prefix}/:project_id/dashboards`;
+  const at = `/api/${prefix}/{project}/dashboards`;
+  const withId = (project: string) => ({ project_id: project, id: String(DASHBOARD_IDS.get(project) ?? 0) });
+  /** Carol's collaborator row as the call needs it: absent before an add, present before a remove. */
+  const carolCollaborates = (wanted: boolean) => async (project: string, db: Database) => {
+    const dashboardId = DASHBOARD_IDS.get(project);
+    if (!dashboardId) return;
+    const carol = await db.prisma.user.findUniqueOrThrow({ where: { uuid: carolUuid } });
+    await db.prisma.dashboardCollaborator.deleteMany({ where: { dashboardId, userId: carol.id } });
+    if (wanted) await db.prisma.dashboardCollaborator.create({ data: { dashboardId, userId: carol.id, level: 37 } });
+  };
+  return [
+    {
+      route: base,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "dashboard:read", ok: 200 }, POST: { scope: "dashboard:write", body: { name: "matrix" }, ok: 201 } },
+    },
+    {
+      route: `${base}/:id`,
+      path: `${at}/{dashboard}/`,
+      params: withId,
+      methods: {
+        GET: { scope: "dashboard:read", ok: 200 },
+        PATCH: { scope: "dashboard:write", body: { name: "renamed" }, ok: 200 },
+        PUT: { scope: "dashboard:write", body: { description: "put" }, ok: 200 },
+        // PostHog forbids hard deletes: 405 with an empty body once the caller may write.
+        DELETE: { scope: "dashboard:write", ok: 405 },
+      },
+    },
+    {
+      route: `${base}/:id/collaborators`,
+      path: `${at}/{dashboard}/collaborators/`,
+      params: withId,
+      prepare: carolCollaborates(false),
+      methods: {
+        GET: { scope: "dashboard:read", ok: 200 },
+        POST: {
+          scope: "dashboard:write",
+          get body() {
+            return { user_uuid: carolUuid, level: 37 };
+          },
+          ok: 201,
+        },
+      },
+    },
+    {
+      route: `${base}/:id/collaborators/:user_uuid`,
+      path: `${at}/{dashboard}/collaborators/{carol}/`,
+      params: (project) => ({ ...withId(project), user_uuid: carolUuid }),
+      prepare: carolCollaborates(true),
+      methods: { DELETE: { scope: "dashboard:write", ok: 204 } },
+    },
+    {
+      route: `${base}/:id/sharing`,
+      path: `${at}/{dashboard}/sharing/`,
+      params: withId,
+      methods: {
+        GET: { scope: "sharing_configuration:read", ok: 200 },
+        PATCH: { scope: "sharing_configuration:write", body: { enabled: true }, ok: 200 },
+      },
+    },
+    {
+      route: `${base}/:id/sharing/refresh`,
+      path: `${at}/{dashboard}/sharing/refresh/`,
+      params: withId,
+      methods: { POST: { scope: "sharing_configuration:write", ok: 200 } },
+    },
+  ];
+}
+
+/** An insight in each project (and `@current`): project id → insight id, set in beforeAll. */
+const INSIGHT_IDS = new Map<string, number>();
+
+/** The insight routes under one prefix. */
+function insightRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const query = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: { date_from: "-7d" } };
+  return [
+    {
+      route: `${prefix}/:project_id/insights`,
+      path: `/api/${prefix}/{project}/insights/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "insight:read", ok: 200 }, POST: { scope: "insight:write", body: { name: "matrix", query }, ok: 201 } },
+    },
+    {
+      route: `${prefix}/:project_id/insights/:id`,
+      path: `/api/${prefix}/{project}/insights/{insight}/`,
+      params: (project) => ({ project_id: project, id: String(INSIGHT_IDS.get(project) ?? 0) }),
+      methods: {
+        GET: { scope: "insight:read", ok: 200 },
+        PATCH: { scope: "insight:write", body: { name: "renamed" }, ok: 200 },
+        PUT: { scope: "insight:write", body: { description: "put" }, ok: 200 },
+        // PostHog forbids hard deletes: 405 with an empty body once the caller may write.
+        DELETE: { scope: "insight:write", ok: 405 },
+      },
+    },
+  ];
+}
+
+/** A transformation config in each project (and `@current`): project id → config id, set in beforeAll. */
+const CONFIG_IDS = new Map<string, number>();
+/** The project of the call being made (set by `prepare`), for bodies that name its config. */
+let configProject = "";
+
+/** The pipeline transformation config routes under one prefix. */
+function transformationRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const base = `${prefix}/:project_id/pipeline_transformation_configs`;
+  const at = `/api/${prefix}/{project}/pipeline_transformation_configs`;
+  const withId = (project: string) => ({ project_id: project, id: String(CONFIG_IDS.get(project) ?? 0) });
+  /** DELETE marks the config deleted: bring it back before every call. */
+  const restore = async (project: string, db: Database) => {
+    configProject = project;
+    const id = CONFIG_IDS.get(project);
+    if (id) await db.prisma.pluginConfig.update({ where: { id }, data: { deleted: false } });
+  };
+  return [
+    {
+      route: base,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "plugin:read", ok: 200 }, POST: { scope: "plugin:write", body: { plugin: 1, order: 9 }, ok: 201 } },
+    },
+    {
+      route: `${base}/:id`,
+      path: `${at}/{config}/`,
+      params: withId,
+      prepare: restore,
+      methods: {
+        GET: { scope: "plugin:read", ok: 200 },
+        PATCH: { scope: "plugin:write", body: { name: "renamed" }, ok: 200 },
+        DELETE: { scope: "plugin:write", ok: 204 },
+      },
+    },
+    { route: `${base}/:id/activity`, path: `${at}/{config}/activity/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
+    { route: `${base}/:id/frontend`, path: `${at}/{config}/frontend/`, params: withId, prepare: restore, methods: { GET: { scope: "plugin:read", ok: 200 } } },
+    {
+      route: `${base}/:id/job`,
+      path: `${at}/{config}/job/`,
+      params: withId,
+      prepare: restore,
+      methods: { POST: { scope: "plugin:write", body: { job: { type: "dry_run", payload: { events: [{ event: "matrix" }] } } }, ok: 200 } },
+    },
+    { route: `${base}/:id/migrate`, path: `${at}/{config}/migrate/`, params: withId, prepare: restore, methods: { POST: { scope: "plugin:write", ok: 200 } } },
+    {
+      route: `${base}/rearrange`,
+      path: `${at}/rearrange/`,
+      params: (project) => ({ project_id: project }),
+      prepare: restore,
+      methods: {
+        PATCH: {
+          scope: "plugin:write",
+          get body() {
+            return { orders: { [String(CONFIG_IDS.get(configProject) ?? 0)]: 0 } };
+          },
+          ok: 200,
+        },
+      },
+    },
+  ];
+}
+
+const ROUTES: RouteCase[] = [
+  ...transformationRoutes("projects"),
+  ...transformationRoutes("environments"),
+  {
+    // The plugin catalogue is not a project's: plugin:read is checked in src/server/transformations/api.int.test.ts.
+    route: "plugins",
+    path: "/api/plugins/",
+    params: () => ({}),
+    methods: { GET: { scope: null, ok: 200 } },
+  },
+  ...dashboardRoutes("projects"),
+  ...dashboardRoutes("environments"),
+  ...insightRoutes("projects"),
+  ...insightRoutes("environments"),
+  {
+    route: "users/:user_id",
+    path: "/api/users/@me/",
+    params: () => ({ user_id: "@me" }),
+    noProject: true,
+    methods: { GET: { scope: "user:read", ok: 200 } },
+  },
+  {
+    route: "projects",
+    path: "/api/projects/",
+    params: () => ({}),
+    noProject: true,
+    methods: { GET: { scope: "project:read", ok: 200 } },
+  },
+  {
+    route: "projects/:project_id",
+    path: "/api/projects/{project}/",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "project:read", ok: 200 } },
+  },
+  {
+    route: "environments/:project_id",
+    path: "/api/environments/{project}/",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "project:read", ok: 200 } },
+  },
+  {
+    route: "projects/:project_id/events",
+    path: "/api/projects/{project}/events/",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    route: "projects/:project_id/events/:id",
+    path: `/api/projects/{project}/events/${EVENT_UUID}/`,
+    params: (project) => ({ project_id: project, id: EVENT_UUID }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    route: "projects/:project_id/events/values",
+    path: "/api/projects/{project}/events/values/?key=$browser",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    route: "environments/:project_id/events",
+    path: "/api/environments/{project}/events/",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    route: "environments/:project_id/events/:id",
+    path: `/api/environments/{project}/events/${EVENT_UUID}/`,
+    params: (project) => ({ project_id: project, id: EVENT_UUID }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    route: "environments/:project_id/events/values",
+    path: "/api/environments/{project}/events/values/?key=$browser",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "query:read", ok: 200 } },
+  },
+  {
+    route: "projects/:project_id/feature_flags",
+    path: "/api/projects/{project}/feature_flags/",
+    params: (project) => ({ project_id: project }),
+    methods: {
+      GET: { scope: "feature_flag:read", ok: 200 },
+      // Every successful create needs a key of its own.
+      POST: {
+        scope: "feature_flag:write",
+        get body() {
+          return { key: `matrix-${++flagKeys}` };
+        },
+        ok: 201,
+      },
+    },
+  },
+  {
+    route: "projects/:project_id/feature_flags/:id",
+    path: "/api/projects/{project}/feature_flags/{flag}/",
+    params: (project) => ({ project_id: project, id: String(FLAG_IDS.get(project) ?? 0) }),
+    methods: {
+      GET: { scope: "feature_flag:read", ok: 200 },
+      PATCH: { scope: "feature_flag:write", body: { name: "renamed" }, ok: 200 },
+      // PostHog forbids hard deletes: 405 once the caller may write.
+      DELETE: { scope: "feature_flag:write", ok: 405 },
+    },
+  },
+  ...(["projects", "environments"] as const).map((prefix) => ({
+    // A flag's payload for server SDKs (getRemoteConfigPayload), by key.
+    route: `${prefix}/:project_id/feature_flags/:id/remote_config`,
+    path: `/api/${prefix}/{project}/feature_flags/matrix-flag/remote_config/`,
+    params: (project: string) => ({ project_id: project, id: "matrix-flag" }),
+    methods: { GET: { scope: "feature_flag:read" as const, ok: 200 } },
+  })),
+  {
+    // Local-evaluation definitions: the project comes from ?project_id= (or ?token=).
+    route: "feature_flag/local_evaluation",
+    path: "/api/feature_flag/local_evaluation/?project_id={project}",
+    params: () => ({}),
+    methods: { GET: { scope: "feature_flag:read", ok: 200 } },
+  },
+];
+
+/** Routes that are not management routes: they have their own authentication (posthog-js's take the project key). */
+const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features", "surveys"];
+
+describe(`management routes: authentication, scopes and project access (${testDbKind})`, () => {
+  let db: Database;
+  let projectId: number;
+  let otherProjectId: number;
+  const keys = {} as Record<"all" | "none" | "noneOfFlags" | "limitedElsewhere" | "otherOrg", string>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    registerDb(db);
+    const alice = await bootstrap(db.prisma, { email: "alice@example.com", password: "pw12345678" });
+    projectId = alice.project_id;
+    keys.all = alice.personal_api_key;
+    const other = await db.prisma.project.create({ data: { organizationId: alice.organization_id, name: "Second", apiToken: "phc_second" } });
+    otherProjectId = other.id;
+    await insertEvents(
+      db.sql,
+      [projectId, otherProjectId].map((id) => ({ uuid: EVENT_UUID, projectId: id, event: "$pageview", distinctId: "d", properties: { $browser: "Firefox" }, timestamp: new Date() })),
+    );
+    keys.none = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["feature_flag:read"] })).key;
+    // For the routes feature_flag:read opens: a key with another scope.
+    keys.noneOfFlags = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["query:read"] })).key;
+    for (const id of [projectId, otherProjectId]) {
+      FLAG_IDS.set(String(id), (await db.prisma.featureFlag.create({ data: { projectId: id, key: "matrix-flag" } })).id);
+    }
+    FLAG_IDS.set("@current", FLAG_IDS.get(String(projectId))!);
+    keys.limitedElsewhere = (await createPersonalApiKey(db.prisma, alice.user.id, { scopes: ["*"], projectId: otherProjectId })).key;
+    const bob = await bootstrap(db.prisma, { email: "bob@example.com", password: "pw12345678", organization: "Bob's" });
+    keys.otherOrg = bob.personal_api_key;
+    carolUuid = (await createUser(db.prisma, { email: "carol@example.com", password: "pw12345678", organizationId: alice.organization_id })).uuid;
+    for (const id of [projectId, otherProjectId]) {
+      const dashboard = await db.prisma.dashboard.create({ data: { projectId: id, name: "matrix", restrictionLevel: 37, createdById: alice.user.id } });
+      DASHBOARD_IDS.set(String(id), dashboard.id);
+    }
+    DASHBOARD_IDS.set("@current", DASHBOARD_IDS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) {
+      const insight = await db.prisma.insight.create({ data: { projectId: id, shortId: `matrix${id}`, name: "matrix", query: { kind: "TrendsQuery", series: [{ event: "$pageview" }] } } });
+      INSIGHT_IDS.set(String(id), insight.id);
+    }
+    INSIGHT_IDS.set("@current", INSIGHT_IDS.get(String(projectId))!);
+    const flatten = await db.prisma.plugin.findUniqueOrThrow({ where: { key: "flatten" } });
+    for (const id of [projectId, otherProjectId]) {
+      CONFIG_IDS.set(String(id), (await db.prisma.pluginConfig.create({ data: { projectId: id, pluginId: flatten.id, enabled: true, config: {} } })).id);
+    }
+    CONFIG_IDS.set("@current", CONFIG_IDS.get(String(projectId))!);
+  });
+  afterAll(async () => {
+    await closeDb();
+  });
+
+  async function call(route: RouteCase, method: Method, key: string | null, project = String(projectId)) {
+    const handler = (await apiRouteHandlers(route.route))[method];
+    if (!handler) throw new Error(`${route.route} has no ${method}`);
+    const spec = route.methods[method]!;
+    await route.prepare?.(project, db);
+    const request = new Request(`http://localhost${route.path.replace("{project}", project)}`, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), "content-type": "application/json" },
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+    });
+    const response = await handler(request, { params: Promise.resolve(route.params(project)) });
+    const text = await response.text();
+    // Error bodies are JSON; a success may be another type (a config's frontend is JavaScript).
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: response.status, body };
+  }
+
+  it("lists every management route (route table and route files)", () => {
+    const routes = apiRoutePatterns().filter((route) => !NOT_MANAGEMENT.some((prefix) => route.startsWith(prefix)));
+    expect(routes.sort()).toEqual(ROUTES.map((route) => route.route).sort());
+  });
+
+  for (const route of ROUTES) {
+    for (const [method, spec] of Object.entries(route.methods) as [Method, NonNullable<RouteCase["methods"][Method]>][]) {
+      describe(`${method} ${route.path}`, () => {
+        it("answers 401 not_authenticated without a key", async () => {
+          expect(await call(route, method, null)).toEqual({
+            status: 401,
+            body: { type: "authentication_error", code: "not_authenticated", detail: "Authentication credentials were not provided.", attr: null },
+          });
+        });
+
+        it("answers 401 authentication_failed for a wrong key", async () => {
+          const { status, body } = await call(route, method, "phx_thisIsNotAKeyOfAnyone0123456789");
+          expect(status).toBe(401);
+          expect(body).toEqual({ type: "authentication_error", code: "authentication_failed", detail: expect.stringMatching(/invalid/), attr: null });
+        });
+
+        it(`answers ${spec.ok} to a key with every scope`, async () => {
+          expect((await call(route, method, keys.all)).status).toBe(spec.ok);
+        });
+
+        if (spec.scope === null) return;
+        const scope = spec.scope;
+
+        it(`answers 403 to a key without ${scope}`, async () => {
+          expect(await call(route, method, scope.startsWith("feature_flag:") ? keys.noneOfFlags : keys.none)).toEqual({
+            status: 403,
+            body: { type: "authentication_error", code: "permission_denied", detail: `API key missing required scope '${scope}'`, attr: null },
+          });
+        });
+
+        if (route.noProject) return;
+
+        it("answers 403 to a key of another organization", async () => {
+          const { status, body } = await call(route, method, keys.otherOrg);
+          expect(status).toBe(403);
+          expect(body).toMatchObject({ type: "authentication_error", code: "permission_denied", attr: null });
+        });
+
+        it("answers 403 to a key limited to another project, and serves that project", async () => {
+          const { status, body } = await call(route, method, keys.limitedElsewhere);
+          expect(status).toBe(403);
+          expect(body).toMatchObject({ code: "permission_denied", detail: "API key does not have access to the requested project." });
+          expect((await call(route, method, keys.limitedElsewhere, String(otherProjectId))).status).toBe(spec.ok);
+        });
+
+        it("answers 404 for a project that does not exist, and resolves @current", async () => {
+          expect(await call(route, method, keys.all, "999999")).toEqual({
+            status: 404,
+            body: { type: "invalid_request", code: "not_found", detail: "Not found.", attr: null },
+          });
+          expect((await call(route, method, keys.all, "not-a-number")).status).toBe(404);
+          expect((await call(route, method, keys.all, "@current")).status).toBe(spec.ok);
+        });
+      });
+    }
+  }
+
+  it("lists only the projects a project-limited key may use, with PostHog's pagination envelope", async () => {
+    const route = ROUTES.find((r) => r.route === "projects")!;
+    expect((await call(route, "GET", keys.limitedElsewhere)).body).toEqual({
+      count: 1,
+      next: null,
+      previous: null,
+      results: [{ id: otherProjectId, name: "Second", organization: expect.any(String) }],
+    });
+    expect((await call(route, "GET", keys.all)).body).toMatchObject({ count: 2 });
+  });
+
+  it("shows a project-limited key only its project in /api/users/@me/", async () => {
+    const route = ROUTES.find((r) => r.route === "users/:user_id")!;
+    const limited = (await call(route, "GET", keys.limitedElsewhere)).body as { current_project_id: number; organizations: { projects: { id: number }[] }[] };
+    expect(limited.current_project_id).toBe(otherProjectId);
+    expect(limited.organizations.flatMap((organization) => organization.projects.map((project) => project.id))).toEqual([otherProjectId]);
+    const all = (await call(route, "GET", keys.all)).body as typeof limited;
+    expect(all.organizations.flatMap((organization) => organization.projects.map((project) => project.id)).sort()).toEqual([projectId, otherProjectId].sort());
+  });
+});
