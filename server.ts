@@ -10,7 +10,7 @@ import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
 import { migrate, MigrationError } from "@/server/db/migrate";
-import { authSecret } from "@/server/auth/secret";
+import { authSecret } from "@/server/auth/service";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";

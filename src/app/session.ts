@@ -5,9 +5,10 @@
  */
 import { headers } from "next/headers";
 import { cache } from "react";
-import { hasAnyUser } from "@/server/accounts/onboarding";
-import { sessionUserFromHeaders, type SessionUser } from "@/server/auth/session";
+import { hasAnyUser } from "@/server/accounts/service";
+import type { SessionUser } from "@/server/auth/contract";
 import { getDb } from "@/server/db";
+import { sessionUserFromHeaders } from "@/server/http/rest/principal";
 
 /** The signed-in user of the current request, or null (once per request). */
 export const getSessionUser = cache(async (): Promise<SessionUser | null> => {

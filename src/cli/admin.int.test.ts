@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
+import { authenticatePersonalApiKey } from "@/server/auth/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import type { DbConfig } from "@/server/db/config";
 import { MIGRATIONS_DIR } from "@/server/db/migrate";

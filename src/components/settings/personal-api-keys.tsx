@@ -20,7 +20,7 @@ import {
   TextField,
 } from "@/components/ui";
 import { createPersonalApiKeyInput } from "@/server/accounts/contract";
-import { SCOPE_OBJECTS, type Scope, type ScopeObject } from "@/server/auth/scopes";
+import { SCOPE_OBJECTS, type Scope, type ScopeObject } from "@/server/auth/contract";
 import { errorMessage, formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 

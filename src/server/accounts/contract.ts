@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
-import { scopesSchema } from "@/server/auth/scopes";
+import { scopesSchema } from "@/server/auth/contract";
 
 /** PostHog's organization membership levels. */
 export const MembershipLevel = { member: 1, admin: 8, owner: 15 } as const;
@@ -78,3 +78,16 @@ export const changePasswordInput = z.object({
   newPassword: passwordSchema,
 });
 export type ChangePasswordInput = z.input<typeof changePasswordInput>;
+
+/**
+ * What the SDK endpoints (capture, /decide, /flags, local evaluation, remote config payloads, surveys and early access) say about a missing or
+ * wrong project API key: PostHog's sentences, pointing at Burrow's settings instead of
+ * PostHog's. One place, so the endpoints cannot drift apart again.
+ */
+const WHERE_IS_THE_PROJECT_KEY = "You can find your project API key in Burrow's project settings.";
+
+export const INVALID_PROJECT_KEY = `Project API key invalid. ${WHERE_IS_THE_PROJECT_KEY}`;
+/** Capture's wording (PostHog's `capture` service). */
+export const CAPTURE_MISSING_PROJECT_KEY = `API key not provided. ${WHERE_IS_THE_PROJECT_KEY}`;
+/** /decide's and /flags' wording (PostHog's `decide` view). */
+export const FLAGS_MISSING_PROJECT_KEY = `No project API key provided. ${WHERE_IS_THE_PROJECT_KEY}`;

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SignInThrottle } from "@/server/auth/sign-in";
+import { SignInThrottle } from "@/server/auth/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { passwordSchema } from "./contract";
-import { acceptInvite, createInvite, signUpFirstUser } from "./onboarding";
-import { changePassword } from "./password-change";
-import { bootstrap, createUser } from "./service";
+import { testContext, testUserContext } from "./context.fixture";
+import { acceptInvite, bootstrap, changePassword, createInvite, createUser, signUpFirstUser } from "./service";
 
 const NOT_SPACES = "Passwords have at least 8 characters that are not spaces.";
 
@@ -46,7 +45,7 @@ describe(`every way to set a password applies the rule (${testDbKind})`, () => {
   });
 
   it("accepting an invite", async () => {
-    const { token } = await createInvite(db.prisma, organizationId, owner.id, { email: "invitee@example.com" });
+    const { token } = await createInvite(await testContext(db, owner.id), { email: "invitee@example.com" });
     await expect(acceptInvite(db.prisma, { token, firstName: "Ivy", password: "a b c d e f g" })).rejects.toThrow(NOT_SPACES);
     expect((await acceptInvite(db.prisma, { token, firstName: "Ivy", password: "invitee password" })).email).toBe("invitee@example.com");
   });
@@ -59,7 +58,7 @@ describe(`every way to set a password applies the rule (${testDbKind})`, () => {
 
   it("changing a password", async () => {
     await expect(
-      changePassword(db.prisma, new SignInThrottle(), owner.id, { currentPassword: "owner password", newPassword: "        " }),
+      changePassword(await testUserContext(db, owner.id), new SignInThrottle(), { currentPassword: "owner password", newPassword: "        " }),
     ).rejects.toThrow(NOT_SPACES);
   });
 });

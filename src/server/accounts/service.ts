@@ -1,17 +1,35 @@
-import { randomUUID } from "node:crypto";
+/**
+ * Accounts' rules: users, organizations and their members, invites, projects and personal
+ * API keys. What a signed-in user does takes their `UserContext` (or, on one project, the
+ * `Context`) first; first-run sign-up, invites before sign-in, the admin CLI and the edge's
+ * project check run before there is an actor and take the Prisma client.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { hashPassword, hashSecret, maskSecret, newPersonalApiKey, newProjectApiKey, checkPassword, type SignInThrottle } from "@/server/auth/service";
+import type { Context, ProjectAccess, UserContext } from "@/server/context";
+import type { DbClient } from "@/server/db/transaction";
 import type { PrismaClient } from "@/server/db/client";
-import { hashPassword } from "@/server/auth/passwords";
-import { hashSecret, maskSecret, newPersonalApiKey, newProjectApiKey } from "@/server/auth/tokens";
+import { AppError } from "@/server/errors";
 import {
+  acceptInviteInput,
   bootstrapInput,
+  changePasswordInput,
+  createInviteInput,
   createPersonalApiKeyInput,
+  createProjectInput,
   createUserInput,
   MembershipLevel,
+  signUpInput,
+  type AcceptInviteInput,
   type BootstrapInput,
+  type ChangePasswordInput,
+  type CreateInviteInput,
   type CreatePersonalApiKeyInput,
   type CreateUserInput,
+  type SignUpInput,
 } from "./contract";
-import { AppError } from "@/server/errors";
+import { toMember, toPersonalApiKeySummary, toProjectResource, toUserBasic } from "./present";
+import * as store from "./store";
 
 export interface UserSummary {
   id: number;
@@ -21,25 +39,28 @@ export interface UserSummary {
 
 const summary = ({ id, uuid, email }: UserSummary): UserSummary => ({ id, uuid, email });
 
-/** Creates an organization with one project, and makes `userId` its owner. */
-async function createOrganizationWithProject(
-  prisma: PrismaClient,
-  userId: number,
-  names: { organization: string; project: string },
-) {
-  return prisma.$transaction(async (tx) => {
-    const organization = await tx.organization.create({
-      data: {
-        name: names.organization,
-        memberships: { create: { userId, level: MembershipLevel.owner } },
-      },
-    });
-    const project = await tx.project.create({
-      data: { organizationId: organization.id, name: names.project, apiToken: newProjectApiKey() },
-    });
-    await tx.user.update({ where: { id: userId }, data: { currentProjectId: project.id } });
-    return { organization, project };
-  });
+const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+// First run and the admin CLI: no actor yet.
+
+export async function hasAnyUser(prisma: PrismaClient): Promise<boolean> {
+  return (await store.countUsers(prisma)) > 0;
+}
+
+/**
+ * First run, as PostHog's: the first user creates the organization (as owner) and its
+ * first project. Refused once any user exists; later users are invited.
+ */
+export async function signUpFirstUser(prisma: PrismaClient, input: SignUpInput) {
+  const { email, password, firstName, organization, project } = signUpInput.parse(input);
+  const passwordHash = await hashPassword(password);
+  const user = await store.createFirstUser(
+    prisma,
+    { organization, project, apiToken: newProjectApiKey() },
+    { email, firstName, passwordHash, distinctId: randomUUID() },
+  );
+  if (!user) throw new AppError("permission_denied", "Burrow is already set up. Sign in, or ask an admin for an invite.");
+  return user;
 }
 
 /**
@@ -49,25 +70,17 @@ async function createOrganizationWithProject(
 export async function bootstrap(prisma: PrismaClient, input: BootstrapInput) {
   const { email, password, organization, project } = bootstrapInput.parse(input);
   const user =
-    (await prisma.user.findUnique({ where: { email } })) ??
-    (await prisma.user.create({
-      data: { email, passwordHash: await hashPassword(password), distinctId: randomUUID() },
-    }));
-  const membership = await prisma.organizationMembership.findFirst({
-    where: { userId: user.id },
-    orderBy: { createdAt: "asc" },
-    include: { organization: { include: { projects: { orderBy: { id: "asc" }, take: 1 } } } },
-  });
+    (await store.findUserByEmail(prisma, email)) ??
+    (await store.createUser(prisma, { email, passwordHash: await hashPassword(password), distinctId: randomUUID() }));
+  const membership = await store.findFirstMembershipWithProject(prisma, user.id);
   let ids: { organizationId: string; project: { id: number; apiToken: string } };
   if (membership?.organization.projects[0]) {
     ids = { organizationId: membership.organizationId, project: membership.organization.projects[0] };
   } else if (membership) {
-    const created = await prisma.project.create({
-      data: { organizationId: membership.organizationId, name: project, apiToken: newProjectApiKey() },
-    });
+    const created = await store.createProject(prisma, { organizationId: membership.organizationId, name: project, apiToken: newProjectApiKey() });
     ids = { organizationId: membership.organizationId, project: created };
   } else {
-    const created = await createOrganizationWithProject(prisma, user.id, { organization, project });
+    const created = await store.createOrganizationWithProject(prisma, user.id, { organization, project, apiToken: newProjectApiKey() });
     ids = { organizationId: created.organization.id, project: created.project };
   }
   const { key } = await createPersonalApiKey(prisma, user.id, { label: "bootstrap", scopes: ["*"] });
@@ -83,73 +96,240 @@ export async function bootstrap(prisma: PrismaClient, input: BootstrapInput) {
 /** Adds a new user to an existing organization. */
 export async function createUser(prisma: PrismaClient, input: CreateUserInput): Promise<UserSummary> {
   const { email, password, organizationId, level, firstName } = createUserInput.parse(input);
-  const organization = await prisma.organization.findUnique({
-    where: { id: organizationId },
-    include: { projects: { orderBy: { id: "asc" }, take: 1 } },
-  });
+  const organization = await store.findOrganizationWithFirstProject(prisma, organizationId);
   if (!organization) throw new AppError("not_found", `Organization ${organizationId} does not exist.`);
-  if (await prisma.user.findUnique({ where: { email } })) {
+  if (await store.findUserByEmail(prisma, email)) {
     throw new AppError("conflict", `A user with the e-mail ${email} already exists.`);
   }
-  const user = await prisma.user.create({
-    data: {
-      email,
-      firstName,
-      passwordHash: await hashPassword(password),
-      distinctId: randomUUID(),
-      currentProjectId: organization.projects[0]?.id ?? null,
-      memberships: { create: { organizationId, level: MembershipLevel[level] } },
-    },
+  const user = await store.createUser(prisma, {
+    email,
+    firstName,
+    passwordHash: await hashPassword(password),
+    distinctId: randomUUID(),
+    currentProjectId: organization.projects[0]?.id ?? null,
+    membership: { organizationId, level: MembershipLevel[level] },
   });
   return summary(user);
 }
 
-/** Creates a personal API key; the plain key is returned once and only its hash is stored. */
-export async function createPersonalApiKey(
-  prisma: PrismaClient,
-  userId: number,
-  input: CreatePersonalApiKeyInput,
-) {
+export async function findUserByEmail(prisma: PrismaClient, email: string) {
+  return store.findUserByEmail(prisma, email.trim().toLowerCase());
+}
+
+/**
+ * Creates a personal API key for `userId`; the plain key is returned once and only its hash
+ * is stored. Takes the user's id rather than a context: the admin CLI and bootstrap create
+ * keys for users who are not signed in; the signed-in user's own keys pass `ctx.actor.id`.
+ */
+export async function createPersonalApiKey(prisma: PrismaClient, userId: number, input: CreatePersonalApiKeyInput) {
   const { label, scopes, projectId } = createPersonalApiKeyInput.parse(input);
-  if (projectId !== undefined) {
-    const project = await prisma.project.findFirst({
-      where: { id: projectId, organization: { memberships: { some: { userId } } } },
-    });
-    if (!project) throw new AppError("not_found", `Project ${projectId} does not exist or the user has no access to it.`);
+  if (projectId !== undefined && !(await store.findMemberProject(prisma, userId, projectId))) {
+    throw new AppError("not_found", `Project ${projectId} does not exist or the user has no access to it.`);
   }
   const key = newPersonalApiKey();
-  const record = await prisma.personalApiKey.create({
-    data: {
-      userId,
-      label,
-      scopes,
-      scopedProjects: projectId === undefined ? [] : [projectId],
-      secureValue: hashSecret(key),
-      maskValue: maskSecret(key),
-    },
+  const record = await store.createPersonalApiKey(prisma, {
+    userId,
+    label,
+    scopes,
+    scopedProjects: projectId === undefined ? [] : [projectId],
+    secureValue: hashSecret(key),
+    maskValue: maskSecret(key),
   });
   return { key, record };
 }
 
-export async function findUserByEmail(prisma: PrismaClient, email: string) {
-  return prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+// Invites, before the invitee has an account.
+
+async function openInvite(prisma: PrismaClient, token: string) {
+  const invite = await store.findInviteByTokenHash(prisma, hashSecret(token));
+  if (!invite || invite.acceptedAt || invite.expiresAt <= new Date()) {
+    throw new AppError("not_found", "This invite link is invalid or has expired.");
+  }
+  return invite;
 }
 
-/** A user's personal API keys as lists show them: never the key, only its mask. */
-export async function listPersonalApiKeys(prisma: PrismaClient, userId: number) {
-  const keys = await prisma.personalApiKey.findMany({ where: { userId }, orderBy: { createdAt: "desc" } });
-  return keys.map((key) => ({
-    id: key.id,
-    label: key.label,
-    maskValue: key.maskValue,
-    scopes: key.scopes,
-    scopedProjects: key.scopedProjects,
-    createdAt: key.createdAt,
-    lastUsedAt: key.lastUsedAt,
+/** What the invite page shows before the invitee sets a password. */
+export async function describeInvite(prisma: PrismaClient, token: string) {
+  const invite = await openInvite(prisma, token);
+  return { email: invite.targetEmail, organization: invite.organization.name };
+}
+
+/** The invitee becomes a user and member; the invite is used up. */
+export async function acceptInvite(prisma: PrismaClient, input: AcceptInviteInput) {
+  const { token, password, firstName } = acceptInviteInput.parse(input);
+  const invite = await openInvite(prisma, token);
+  if (await store.findUserByEmail(prisma, invite.targetEmail)) {
+    throw new AppError("conflict", "An account with this e-mail already exists; ask an admin to add it instead.");
+  }
+  const firstProject = await store.findFirstProjectOfOrganization(prisma, invite.organizationId);
+  const passwordHash = await hashPassword(password);
+  const user = await store.acceptInvite(prisma, invite.id, {
+    email: invite.targetEmail,
+    firstName,
+    passwordHash,
+    distinctId: randomUUID(),
+    currentProjectId: firstProject?.id ?? null,
+    membership: { organizationId: invite.organizationId, level: invite.level },
+  });
+  if (!user) throw new AppError("not_found", "This invite link is invalid or has expired.");
+  return user;
+}
+
+// The edge's project check (REST's projectRoute, tRPC's projectProcedure), before a context exists.
+
+/** The user's current project: the one set, else their first; null if they have none. */
+export async function currentProjectId(prisma: DbClient, user: { id: number; currentProjectId: number | null }) {
+  if (user.currentProjectId !== null) return user.currentProjectId;
+  return (await store.findFirstProjectOfUser(prisma, user.id))?.id ?? null;
+}
+
+/** Project `projectId` and `userId`'s standing in it: 404 if there is no such project, 403 if they are not a member. */
+export async function projectAccess(prisma: DbClient, userId: number, projectId: number): Promise<ProjectAccess> {
+  const project = await store.findProjectWithMembership(prisma, projectId, userId);
+  if (!project) throw new AppError("not_found", "Not found.");
+  const membership = project.organization.memberships[0];
+  if (!membership) throw new AppError("permission_denied", "You don't have access to the project.");
+  return { id: project.id, name: project.name, organizationId: project.organizationId, membershipLevel: membership.level };
+}
+
+// The signed-in user.
+
+/** The signed-in user as `/api/users/@me/` shows them: the basics, and their projects. */
+export async function getMe(ctx: UserContext, scopedProjects: readonly number[] = []) {
+  const user = await store.findUserWithOrganizations(ctx.db.prisma, ctx.actor.id);
+  if (!user) throw new AppError("not_found", "Not found.");
+  // A key limited to some projects must not reveal the others (nor organizations without one of them).
+  const visible = (projectId: number) => scopedProjects.length === 0 || scopedProjects.includes(projectId);
+  const organizations = user.memberships
+    .map((membership) => ({
+      id: membership.organization.id,
+      name: membership.organization.name,
+      membership_level: membership.level,
+      projects: membership.organization.projects.filter((project) => visible(project.id)).map((project) => ({ id: project.id, name: project.name })),
+    }))
+    .filter((organization) => scopedProjects.length === 0 || organization.projects.length > 0);
+  const currentProjectId = user.currentProjectId !== null && visible(user.currentProjectId) ? user.currentProjectId : (organizations[0]?.projects[0]?.id ?? null);
+  return { ...toUserBasic(user), current_project_id: currentProjectId, organizations };
+}
+
+/** The projects the user can open, grouped by organization, oldest first. */
+export async function listProjectsForUser(ctx: UserContext) {
+  const memberships = await store.listMembershipsWithProjects(ctx.db.prisma, ctx.actor.id);
+  return memberships.map((m) => ({
+    organization: { id: m.organization.id, name: m.organization.name },
+    level: m.level,
+    projects: m.organization.projects,
   }));
 }
 
-export async function deletePersonalApiKey(prisma: PrismaClient, userId: number, keyId: string) {
-  const { count } = await prisma.personalApiKey.deleteMany({ where: { id: keyId, userId } });
-  if (count === 0) throw new AppError("not_found", "Not found.");
+/** A project the user is a member of, or 404 (existence is not revealed to outsiders). */
+export async function getProjectForUser(ctx: UserContext, projectId: number) {
+  const project = await store.findMemberProject(ctx.db.prisma, ctx.actor.id, projectId);
+  if (!project) throw new AppError("not_found", "Not found.");
+  return {
+    id: project.id,
+    uuid: project.uuid,
+    name: project.name,
+    apiToken: project.apiToken,
+    timezone: project.timezone,
+    createdAt: project.createdAt,
+    organization: { id: project.organization.id, name: project.organization.name },
+    membershipLevel: project.organization.memberships[0]!.level,
+  };
+}
+
+export async function switchProject(ctx: UserContext, projectId: number) {
+  await getProjectForUser(ctx, projectId);
+  await store.setCurrentProject(ctx.db.prisma, ctx.actor.id, projectId);
+}
+
+/** An organization admin adds a project; it gets its own project API key. */
+export async function createProject(ctx: UserContext, organizationId: string, input: { name: string }) {
+  const { name } = createProjectInput.parse(input);
+  const membership = await store.findMembership(ctx.db.prisma, organizationId, ctx.actor.id);
+  if (!membership) throw new AppError("not_found", "Not found.");
+  if (membership.level < MembershipLevel.admin) throw new AppError("permission_denied", "Only organization admins can create projects.");
+  const project = await store.createProject(ctx.db.prisma, { organizationId, name, apiToken: newProjectApiKey() });
+  return { id: project.id, name: project.name };
+}
+
+/**
+ * A signed-in user sets a new password. The current one is checked through the sign-in
+ * throttle, so a stolen session cannot be used to guess it faster than the login form
+ * allows. Every session of the user ends (the session version is bumped with the new hash);
+ * the caller signs in again with the new password.
+ */
+export async function changePassword(ctx: UserContext, throttle: SignInThrottle, input: ChangePasswordInput) {
+  const { currentPassword, newPassword } = changePasswordInput.parse(input);
+  const user = await store.findUserEmail(ctx.db.prisma, ctx.actor.id);
+  if (!user) throw new AppError("not_found", "Not found.");
+  if (!(await checkPassword(ctx.db.prisma, throttle, { email: user.email, password: currentPassword }))) {
+    throw new AppError("invalid_input", "The current password is not right.", "currentPassword");
+  }
+  await store.setPassword(ctx.db.prisma, ctx.actor.id, await hashPassword(newPassword));
+  return { email: user.email };
+}
+
+/** The user's personal API keys as lists show them: never the key, only its mask. */
+export async function listPersonalApiKeys(ctx: UserContext) {
+  return (await store.listPersonalApiKeys(ctx.db.prisma, ctx.actor.id)).map(toPersonalApiKeySummary);
+}
+
+export async function deletePersonalApiKey(ctx: UserContext, keyId: string) {
+  if ((await store.deletePersonalApiKey(ctx.db.prisma, ctx.actor.id, keyId)) === 0) throw new AppError("not_found", "Not found.");
+}
+
+// The organization of the project a request acts on.
+
+function requireAdmin(ctx: Context) {
+  if (ctx.project.membershipLevel < MembershipLevel.admin) {
+    throw new AppError("permission_denied", "Only organization admins can do this.");
+  }
+}
+
+/** The organization's members, owners first. */
+export async function listMembers(ctx: Context) {
+  return (await store.listMemberships(ctx.db.prisma, ctx.project.organizationId)).map(toMember);
+}
+
+/**
+ * An admin invites someone by e-mail. Returns the one-time token for the invite link; only
+ * its hash is stored. An admin may not invite above their own level.
+ */
+export async function createInvite(ctx: Context, input: CreateInviteInput) {
+  const { email, level } = createInviteInput.parse(input);
+  const { organizationId } = ctx.project;
+  requireAdmin(ctx);
+  if (MembershipLevel[level] > ctx.project.membershipLevel) throw new AppError("permission_denied", "You cannot invite above your own level.");
+  if (await store.findMembershipByEmail(ctx.db.prisma, organizationId, email)) {
+    throw new AppError("conflict", `${email} is already a member of this organization.`, "email");
+  }
+  const token = randomBytes(24).toString("base64url");
+  const invite = await store.createInvite(ctx.db.prisma, {
+    organizationId,
+    targetEmail: email,
+    level: MembershipLevel[level],
+    tokenHash: hashSecret(token),
+    createdById: ctx.actor.id,
+    expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+  });
+  return { token, invite };
+}
+
+/** Open invites name the invitees' e-mail addresses: admins only. */
+export async function listOpenInvites(ctx: Context) {
+  requireAdmin(ctx);
+  return store.listOpenInvites(ctx.db.prisma, ctx.project.organizationId, new Date());
+}
+
+export async function revokeInvite(ctx: Context, inviteId: string) {
+  requireAdmin(ctx);
+  if ((await store.deleteOpenInvite(ctx.db.prisma, ctx.project.organizationId, inviteId)) === 0) throw new AppError("not_found", "Not found.");
+}
+
+/** The project a request acts on, as the management API shows it. */
+export async function getProjectResource(ctx: Context) {
+  const project = await store.findProjectWithOrganization(ctx.db.prisma, ctx.project.id);
+  if (!project) throw new AppError("not_found", "Not found.");
+  return toProjectResource(project);
 }

@@ -3,9 +3,8 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { authSecret } from "./secret";
-import { endSessions, SESSION_VERSION_CLAIM, tokenSessionVersion } from "./session-version";
-import { signInThrottle, verifyCredentials } from "./sign-in";
+import { SESSION_VERSION_CLAIM } from "./contract";
+import { authSecret, endSessions, signInThrottle, tokenSessionVersion, verifyCredentials } from "./service";
 
 const credentials = z.object({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(256) });
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testUserContext } from "@/server/accounts/context.fixture";
 import { createPersonalApiKey, deletePersonalApiKey } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "@/server/db/testing";
-import { authenticatePersonalApiKey } from "./personal-api-keys";
+import { authenticatePersonalApiKey } from "./service";
 
 let sequence = 0;
 
@@ -139,7 +140,7 @@ if (testDbKind === "postgres") describe("personal API keys across two nodes", ()
       expect(await authenticatePersonalApiKey(nodeB.prisma, first.key)).toMatchObject({ keyId: first.record.id });
       expect(await authenticatePersonalApiKey(nodeB.prisma, second.key)).toMatchObject({ keyId: second.record.id });
 
-      await deletePersonalApiKey(nodeA.prisma, revoked.id, first.record.id);
+      await deletePersonalApiKey(await testUserContext(nodeA, revoked.id), first.record.id);
       expect(await authenticatePersonalApiKey(nodeB.prisma, first.key)).toBeNull();
       await nodeA.prisma.user.update({ where: { id: deactivated.id }, data: { isActive: false } });
       expect(await authenticatePersonalApiKey(nodeB.prisma, second.key)).toBeNull();

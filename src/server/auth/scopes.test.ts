@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ALL_SCOPES, hasScope, SCOPE_OBJECTS, scopesSchema } from "./scopes";
+import { ALL_SCOPES, SCOPE_OBJECTS, scopesSchema } from "./contract";
+import { hasScope } from "./service";
 
 describe("hasScope", () => {
   it("allows exactly the scope a key has", () => {

@@ -1,16 +1,14 @@
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changePassword } from "@/server/accounts/password-change";
-import { bootstrap } from "@/server/accounts/service";
+import { testUserContext } from "@/server/accounts/context.fixture";
+import { bootstrap, changePassword } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { authenticate } from "@/server/http/rest/principal";
+import { authenticate, sessionUserFromHeaders } from "@/server/http/rest/principal";
 import { authOptions } from "./next-auth";
-import { authSecret } from "./secret";
-import { sessionUserFromHeaders } from "./session";
-import { SESSION_VERSION_CLAIM } from "./session-version";
-import { SignInThrottle, verifyCredentials } from "./sign-in";
+import { SESSION_VERSION_CLAIM } from "./contract";
+import { authSecret, SignInThrottle, verifyCredentials } from "./service";
 
 const PASSWORD = "correct horse battery";
 
@@ -81,11 +79,11 @@ describe(`sessions end at sign-out and password change (${testDbKind})`, () => {
     const throttle = new SignInThrottle();
 
     await expect(
-      changePassword(db.prisma, throttle, before.userId, { currentPassword: "not it", newPassword: "a new long password" }),
+      changePassword(await testUserContext(db, before.userId), throttle, { currentPassword: "not it", newPassword: "a new long password" }),
     ).rejects.toMatchObject({ code: "invalid_input", attr: "currentPassword" });
     expect(await sessionWorks(before.cookie)).toEqual({ trpc: true, rest: true });
 
-    await changePassword(db.prisma, throttle, before.userId, { currentPassword: PASSWORD, newPassword: "a new long password" });
+    await changePassword(await testUserContext(db, before.userId), throttle, { currentPassword: PASSWORD, newPassword: "a new long password" });
 
     expect(await sessionWorks(before.cookie)).toEqual({ trpc: false, rest: false });
     await expect(signIn("changer@example.com")).rejects.toThrow("cannot sign in");
@@ -97,7 +95,7 @@ describe(`sessions end at sign-out and password change (${testDbKind})`, () => {
     await bootstrap(db.prisma, { email: "guessed@example.com", password: PASSWORD });
     const { userId } = await signIn("guessed@example.com");
     const throttle = new SignInThrottle(300_000);
-    const guess = (currentPassword: string) => changePassword(db.prisma, throttle, userId, { currentPassword, newPassword: "whatever-new-1" });
+    const guess = async (currentPassword: string) => changePassword(await testUserContext(db, userId), throttle, { currentPassword, newPassword: "whatever-new-1" });
     for (let i = 0; i < 5; i++) await expect(guess(`guess-${i}`)).rejects.toMatchObject({ code: "invalid_input" });
     await expect(guess(PASSWORD)).rejects.toMatchObject({ code: "throttled", status: 429 });
   });

@@ -3,7 +3,8 @@ import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { AppError } from "@/server/errors";
-import { SIGN_IN_MAX_FAILURES, SignInThrottle, verifyCredentials } from "./sign-in";
+import { SIGN_IN_MAX_FAILURES } from "./contract";
+import { SignInThrottle, verifyCredentials } from "./service";
 
 describe(`sign-in with e-mail and password (${testDbKind})`, () => {
   let db: Database;

@@ -3,7 +3,7 @@
  * may edit. PostHog's rules (ee/api/dashboard_collaborator.py), each a 400 with its message.
  */
 import { Prisma } from "@/generated/prisma/client";
-import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { logActivity } from "@/server/activity/log";
 import { isInherentEditor, assertCanEdit, PrivilegeLevel, RestrictionLevel, type DashboardActor } from "@/server/access/service";
 import { requireDashboard } from "@/server/dashboards/service";

@@ -2,7 +2,7 @@
  * Dashboards as PostHog's API shows them: the list item (DashboardBasicSerializer), the
  * single dashboard (DashboardSerializer, with tiles), and the public view of a shared link.
  */
-import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import type { InsightResource } from "@/server/insights/present";
 import type { TrendsSeriesResult } from "@/server/insights/trends";
 import { tagNames } from "@/server/tags/service";

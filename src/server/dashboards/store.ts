@@ -3,7 +3,7 @@
  * dashboard loads (Prisma includes), shared by the API, the admin UI and the shared page.
  */
 import { Prisma } from "@/generated/prisma/client";
-import type { toUserBasic } from "@/server/accounts/users";
+import type { toUserBasic } from "@/server/accounts/present";
 import { tagNames } from "@/server/tags/service";
 import type { PrismaClient } from "@/server/db/client";
 import { containsPattern } from "@/server/properties/sql";

@@ -10,13 +10,11 @@
  * The body is the cached definitions' JSON with a strong ETag: `If-None-Match` with it
  * answers 304.
  */
-import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
-import { hasScope } from "@/server/auth/scopes";
-import { sessionUserFromHeaders } from "@/server/auth/session";
+import { authenticatePersonalApiKey, hasScope } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
 import { AppError, APP_ERRORS } from "@/server/errors";
 import type { RawRequest, RawResponse } from "@/server/http/raw";
-import { sessionPrincipal, type Principal } from "@/server/http/rest/principal";
+import { sessionPrincipal, sessionUserFromHeaders, type Principal } from "@/server/http/rest/principal";
 import { resolveProject } from "@/server/http/rest/project";
 import { checkApiRateLimit } from "@/server/http/rest/rate-limit";
 import { loadFlagDefinitions } from "./definitions";

@@ -3,7 +3,7 @@
  * with PostHog's derived ones (`is_simple_flag`, `rollout_percentage`) and the relations
  * Burrow does not have yet (experiments, surveys, early-access features) as empty lists.
  */
-import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { tagNames } from "@/server/tags/service";
 import type { FlagFilters } from "./schemas";
 

@@ -1,4 +1,4 @@
-import { INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
+import { INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import type { Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { refuseNul } from "@/server/input/nul";

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { PostHog } from "posthog-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
-import { hashSecret } from "@/server/auth/tokens";
+import { hashSecret } from "@/server/auth/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";

@@ -16,7 +16,7 @@
  * key's project rules apply to it); a numeric project id must be the token's.
  */
 import { z } from "zod";
-import { hasScope } from "@/server/auth/scopes";
+import { hasScope } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
 import { refuseNul } from "@/server/input/nul";
 import { AppError } from "@/server/errors";

@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib";
 import LZString from "lz-string";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
-import { hashSecret } from "@/server/auth/tokens";
+import { hashSecret } from "@/server/auth/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";

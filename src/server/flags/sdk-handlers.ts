@@ -7,7 +7,7 @@
  * The response path builds plain objects (no zod): this is the hottest path after capture.
  */
 import { randomUUID } from "node:crypto";
-import { FLAGS_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
+import { FLAGS_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import { getDb, type Database } from "@/server/db";
 import { asRouteHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
 import { decodeRequest } from "@/server/ingestion/decode";

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { hashSecret } from "@/server/auth/tokens";
+import { hashSecret } from "@/server/auth/service";
 import type { Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 

@@ -1,4 +1,4 @@
-import { handleHealth, handleReady } from "@/server/health/handlers";
+import { handleHealth, handleReady } from "@/server/http/health";
 import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
 import { rawDecide, rawFlags, rawRemoteConfig } from "@/server/flags/sdk-handlers";
 import { rawFlagDefinitions } from "@/server/flags/local-evaluation";

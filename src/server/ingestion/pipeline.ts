@@ -1,4 +1,4 @@
-import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/project-key-messages";
+import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/db/events";
 import { propertyUpdateOf } from "@/server/persons/service";

@@ -3,7 +3,7 @@
  * dashboards they sit on, and the computed result with its freshness.
  */
 import type { Prisma } from "@/generated/prisma/client";
-import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { tagNames } from "@/server/tags/service";
 import type { TrendsSeriesResult } from "./trends";
 

@@ -10,7 +10,7 @@
  * key or one of no project is PostHog's 401 (`missing_api_key` / `invalid_api_key`).
  */
 import { z } from "zod";
-import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVALID_KEY } from "@/server/accounts/project-key-messages";
+import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVALID_KEY } from "@/server/accounts/contract";
 import { getDb } from "@/server/db";
 import { asRouteHandler, type RawHandler } from "@/server/http/raw";
 import { corsError, corsHeaders } from "@/server/http/cors";

@@ -2,7 +2,7 @@
  * Transformation configs, plugins and activity as PostHog's API shows them
  * (PluginConfigSerializer, PluginSerializer, ActivityLogSerializer).
  */
-import { toUserBasic, type UserBasic } from "@/server/accounts/users";
+import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { builtinPlugin, secretKeys } from "./catalogue";
 import type { ActivityRow, ConfigRow, HourlyRun, PluginRow, RunTotals } from "./store";
 

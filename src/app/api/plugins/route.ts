@@ -1,4 +1,4 @@
-import { hasScope } from "@/server/auth/scopes";
+import { hasScope } from "@/server/auth/service";
 import { AppError } from "@/server/errors";
 import { methodNotAllowed, userRoute } from "@/server/http/rest/route";
 import { listPlugins } from "@/server/transformations/service";

@@ -5,7 +5,7 @@ import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { AppError } from "@/server/errors";
 import { authenticate } from "./principal";
 import { encode } from "next-auth/jwt";
-import { authSecret } from "@/server/auth/secret";
+import { authSecret } from "@/server/auth/service";
 import { toErrorResponse } from "./respond";
 
 function request(authorization?: string): Request {

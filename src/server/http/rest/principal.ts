@@ -1,6 +1,6 @@
-import { authenticatePersonalApiKey } from "@/server/auth/personal-api-keys";
+import { SESSION_COOKIES, type SessionUser } from "@/server/auth/contract";
+import { authenticatePersonalApiKey, sessionUserOfToken } from "@/server/auth/service";
 import { checkCsrf } from "@/server/http/csrf";
-import { sessionUserFromHeaders, type SessionUser } from "@/server/auth/session";
 import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 
@@ -14,6 +14,29 @@ export interface Principal {
   scopedProjects: readonly number[];
   /** What rate limits count against. */
   rateKey: string;
+}
+
+function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}
+
+/**
+ * The signed-in user of a request, from next-auth's session cookie, or null (auth's
+ * `sessionUserOfToken` checks the token and reads the user afresh).
+ */
+export async function sessionUserFromHeaders(prisma: PrismaClient, headers: Headers): Promise<SessionUser | null> {
+  const cookieHeader = headers.get("cookie");
+  for (const name of SESSION_COOKIES) {
+    const token = readCookie(cookieHeader, name);
+    if (!token) continue;
+    return sessionUserOfToken(prisma, token);
+  }
+  return null;
 }
 
 /**

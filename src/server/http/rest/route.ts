@@ -1,5 +1,6 @@
 import { z, type ZodType } from "zod";
-import { hasScope, type ScopeObject } from "@/server/auth/scopes";
+import type { ScopeObject } from "@/server/auth/contract";
+import { hasScope } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { refuseNul } from "@/server/input/nul";

@@ -12,9 +12,8 @@ import { ConfigError } from "@/server/db/config";
 import { APP_ERRORS, AppError } from "@/server/errors";
 import { refuseNul } from "@/server/input/nul";
 import { recordId } from "@/server/input/record-id";
-import type { SessionUser } from "@/server/auth/session";
-import { sessionUserFromHeaders } from "@/server/auth/session";
-import { sessionPrincipal } from "@/server/http/rest/principal";
+import type { SessionUser } from "@/server/auth/contract";
+import { sessionPrincipal, sessionUserFromHeaders } from "@/server/http/rest/principal";
 import { resolveProject } from "@/server/http/rest/project";
 
 /** What every procedure sees as `ctx`. */

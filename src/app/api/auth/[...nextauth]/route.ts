@@ -1,6 +1,6 @@
 import NextAuth from "next-auth";
 import { authOptions } from "@/server/auth/next-auth";
-import { signInThrottle, throttledError } from "@/server/auth/sign-in";
+import { signInThrottle, throttledError } from "@/server/auth/service";
 import { serverEnvFrom } from "@/server/env";
 import { errorResponse } from "@/server/http/rest/respond";
 

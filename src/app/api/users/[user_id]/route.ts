@@ -1,4 +1,4 @@
-import { getMe } from "@/server/accounts/users";
+import { getMe } from "@/server/accounts/service";
 import { AppError } from "@/server/errors";
 import { requireScope, userRoute } from "@/server/http/rest/route";
 
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
  */
 export const GET = userRoute<{ user_id: string }>(async (context) => {
   requireScope(context, "user");
-  const { params, db, principal } = context;
+  const { params, ctx, principal } = context;
   if (params.user_id !== "@me") throw new AppError("not_found", "Not found.");
-  return getMe(db.prisma, principal.user.id, principal.scopedProjects);
+  return getMe(ctx, principal.scopedProjects);
 });

@@ -1,4 +1,4 @@
-import { projectResource } from "@/server/accounts/project-api";
+import { getProjectResource } from "@/server/accounts/service";
 import { methodNotAllowed, projectRoute, type RestResource } from "@/server/http/rest/route";
 
 export const projectRoutes: RestResource[] = [
@@ -6,7 +6,7 @@ export const projectRoutes: RestResource[] = [
     path: "",
     methods: {
       /** `GET /api/projects/:project_id/` (also `@current`). */
-      GET: projectRoute("project", async ({ db, project }) => projectResource(db.prisma, project.id)),
+      GET: projectRoute("project", async ({ ctx }) => getProjectResource(ctx)),
       PATCH: methodNotAllowed,
       PUT: methodNotAllowed,
       DELETE: methodNotAllowed,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { acceptInviteInput, signUpInput } from "@/server/accounts/contract";
-import { acceptInvite, describeInvite, hasAnyUser, signUpFirstUser } from "@/server/accounts/onboarding";
+import { acceptInvite, describeInvite, hasAnyUser, signUpFirstUser } from "@/server/accounts/service";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 
 /** Before sign-in: first-run sign-up and accepting invites. */

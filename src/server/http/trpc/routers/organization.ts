@@ -1,22 +1,22 @@
 import { z } from "zod";
 import { createInviteInput } from "@/server/accounts/contract";
-import { createInvite, listMembers, listOpenInvites, revokeInvite } from "@/server/accounts/onboarding";
+import { createInvite, listMembers, listOpenInvites, revokeInvite } from "@/server/accounts/service";
 import { serverEnvFrom } from "@/server/env";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 /** The organization of a project: its members and open invites. */
 export const organizationRouter = createTRPCRouter({
-  members: projectProcedure.query(({ ctx }) => listMembers(ctx.db.prisma, ctx.project.organizationId)),
+  members: projectProcedure.query(({ ctx }) => listMembers(ctx)),
 
-  invites: projectProcedure.query(({ ctx }) => listOpenInvites(ctx.db.prisma, ctx.project.organizationId, ctx.user.id)),
+  invites: projectProcedure.query(({ ctx }) => listOpenInvites(ctx)),
 
   /** The invite link is in this answer only; the token is stored hashed. */
   invite: projectProcedure.input(createInviteInput).mutation(async ({ ctx, input }) => {
-    const { token, invite } = await createInvite(ctx.db.prisma, ctx.project.organizationId, ctx.user.id, input);
+    const { token, invite } = await createInvite(ctx, input);
     return { id: invite.id, email: invite.targetEmail, url: `${serverEnvFrom().siteUrl}/invite/${token}` };
   }),
 
   revokeInvite: projectProcedure
     .input(z.object({ inviteId: z.uuid() }))
-    .mutation(({ ctx, input }) => revokeInvite(ctx.db.prisma, ctx.project.organizationId, ctx.user.id, input.inviteId)),
+    .mutation(({ ctx, input }) => revokeInvite(ctx, input.inviteId)),
 });

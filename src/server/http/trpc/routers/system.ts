@@ -4,5 +4,5 @@ import { createTRPCRouter, protectedProcedure } from "../trpc";
 
 export const systemRouter = createTRPCRouter({
   // Signed-in users only; the database line only for organization admins and owners.
-  status: protectedProcedure.output(systemStatusSchema).query(({ ctx }) => getSystemStatus(ctx.db, ctx.user.id)),
+  status: protectedProcedure.output(systemStatusSchema).query(({ ctx }) => getSystemStatus(ctx)),
 });

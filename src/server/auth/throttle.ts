@@ -1,8 +1,5 @@
-import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { verifyPassword } from "./passwords";
-
-export const SIGN_IN_MAX_FAILURES = 5;
+import { SIGN_IN_MAX_FAILURES } from "./contract";
 
 function lockoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const seconds = Number(env.BURROW_SIGNIN_LOCKOUT_SECONDS);
@@ -110,44 +107,3 @@ export function throttledError(seconds: number): AppError {
     retryAfter: seconds,
   });
 }
-
-/**
- * Checks an e-mail and password through the throttle. Returns the active user, or null
- * for a wrong pair (counted as a failure); throws a `throttled` AppError while the address
- * is locked out or has five attempts pending.
- */
-export async function checkPassword(
-  prisma: PrismaClient,
-  throttle: SignInThrottle,
-  credentials: { email: string; password: string },
-) {
-  const email = credentials.email.trim().toLowerCase();
-  const slot = throttle.reserve(email);
-  let outcome: boolean | null = null;
-  try {
-    const found = await prisma.user.findUnique({ where: { email } });
-    // Verify against a real hash even for unknown addresses, so timing does not tell
-    // which addresses have accounts.
-    const ok = await verifyPassword(found?.passwordHash ?? DUMMY_HASH, credentials.password);
-    const user = found && ok && found.isActive ? found : null;
-    outcome = user !== null;
-    return user;
-  } finally {
-    // The slot comes back whatever happened; a database error is no wrong password.
-    slot.settle(outcome);
-  }
-}
-
-/** Signing in: checkPassword, and the login is recorded. */
-export async function verifyCredentials(
-  prisma: PrismaClient,
-  throttle: SignInThrottle,
-  credentials: { email: string; password: string },
-) {
-  const user = await checkPassword(prisma, throttle, credentials);
-  if (user) await prisma.user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
-  return user;
-}
-
-// argon2id hash of a random string nobody knows.
-const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$JGqrz4NskWOOk2ziiJOFOw$AhPZxO/4KGoiFDb25XHDWL6BSwNY9innS+Emr62RXmQ";

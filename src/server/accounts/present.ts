@@ -1,0 +1,97 @@
+/** How accounts' rows look in answers: PostHog's shapes (snake_case) for the API, and the app's lists. */
+
+/** PostHog's UserBasic: how a user appears inside other objects. */
+export interface UserBasic {
+  id: number;
+  uuid: string;
+  distinct_id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  is_email_verified: boolean;
+  hedgehog_config: Record<string, unknown> | null;
+}
+
+export function toUserBasic(user: {
+  id: number;
+  uuid: string;
+  distinctId: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  isEmailVerified: boolean;
+  hedgehogConfig: unknown;
+}): UserBasic {
+  return {
+    id: user.id,
+    uuid: user.uuid,
+    distinct_id: user.distinctId,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    email: user.email,
+    is_email_verified: user.isEmailVerified,
+    hedgehog_config: (user.hedgehogConfig as Record<string, unknown> | null) ?? null,
+  };
+}
+
+/** A project as the management API shows it (PostHog's team/project fields we have). */
+export function toProjectResource(project: {
+  id: number;
+  uuid: string;
+  name: string;
+  apiToken: string;
+  timezone: string;
+  anonymizeIps: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  organization: { id: string };
+}) {
+  return {
+    id: project.id,
+    uuid: project.uuid,
+    organization: project.organization.id,
+    name: project.name,
+    api_token: project.apiToken,
+    timezone: project.timezone,
+    anonymize_ips: project.anonymizeIps,
+    created_at: project.createdAt.toISOString(),
+    updated_at: project.updatedAt.toISOString(),
+  };
+}
+
+/** A member as the organization settings list them. */
+export function toMember(membership: {
+  id: string;
+  level: number;
+  createdAt: Date;
+  user: { id: number; uuid: string; email: string; firstName: string; lastName: string };
+}) {
+  const { user } = membership;
+  return {
+    id: membership.id,
+    level: membership.level,
+    joinedAt: membership.createdAt,
+    user: { id: user.id, uuid: user.uuid, email: user.email, firstName: user.firstName, lastName: user.lastName },
+  };
+}
+
+/** A personal API key as lists show it: never the key, only its mask. */
+export function toPersonalApiKeySummary(key: {
+  id: string;
+  label: string;
+  maskValue: string;
+  scopes: string[];
+  scopedProjects: number[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}) {
+  return {
+    id: key.id,
+    label: key.label,
+    maskValue: key.maskValue,
+    scopes: key.scopes,
+    scopedProjects: key.scopedProjects,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+  };
+}

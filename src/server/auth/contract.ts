@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+/** Objects a personal API key can be scoped to, as `<object>:read` / `<object>:write`. */
+export const SCOPE_OBJECTS = [
+  "dashboard",
+  "feature_flag",
+  "insight",
+  "person",
+  "plugin",
+  "project",
+  "query",
+  "sharing_configuration",
+  /** PostHog's `user` scope object: `/api/users/@me/`. */
+  "user",
+] as const;
+export type ScopeObject = (typeof SCOPE_OBJECTS)[number];
+
+export const ALL_SCOPES = [
+  "*",
+  ...SCOPE_OBJECTS.flatMap((object) => [`${object}:read`, `${object}:write`] as const),
+] as const;
+export type Scope = (typeof ALL_SCOPES)[number];
+
+export const scopeSchema = z.enum(ALL_SCOPES, { error: (issue) => `Unknown scope '${String(issue.input)}'.` });
+export const scopesSchema = z.array(scopeSchema).min(1, "Choose at least one scope.");
+
+/** Wrong passwords in a row before an e-mail address is locked out of sign-in. */
+export const SIGN_IN_MAX_FAILURES = 5;
+
+/** next-auth's session cookie: `__Secure-` prefixed when the site is served over https. */
+export const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"] as const;
+
+/**
+ * Sessions are next-auth JWT cookies, valid for 14 days by their signature alone. To end
+ * them early, each user has a session version: the JWT carries the version at sign-in
+ * (claim `sv`), the session check compares it with the user's row (read on every request
+ * anyway, for `isActive`), and sign-out or a password change bumps it. Bumping ends every
+ * session of that user on every node at once, since the check reads the database.
+ */
+export const SESSION_VERSION_CLAIM = "sv";
+
+/** The signed-in user of a browser session. */
+export interface SessionUser {
+  id: number;
+  uuid: string;
+  email: string;
+  firstName: string;
+  currentProjectId: number | null;
+}
+
+/** Who a personal API key speaks for, and what it may do. */
+export interface ApiKeyPrincipal {
+  keyId: string;
+  user: { id: number; uuid: string; email: string; currentProjectId: number | null };
+  scopes: string[];
+  /** Projects the key is limited to; empty: every project the user can access. */
+  scopedProjects: number[];
+}
