@@ -5,7 +5,6 @@
  * the callers here and in `updateDashboard`, which applies PATCH `tiles`.
  */
 import { Prisma } from "@/generated/prisma/client";
-import type { Database } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { z } from "zod";
 import { filtersOverrideSchema, insightUpdateBody } from "@/server/insights/contract";
