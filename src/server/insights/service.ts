@@ -234,7 +234,7 @@ export async function getInsight(ctx: Context, id: number, options: RetrieveOpti
 }
 
 /** What the editors ask to compute: a saved insight (optionally as shown on a dashboard) or an unsaved query. */
-export interface ComputeRequest extends ComputeOptions {
+export interface ComputeRequest extends Pick<ComputeOptions, "refresh" | "filtersOverride"> {
   insightId?: number;
   query?: unknown;
   dashboardId?: number;
