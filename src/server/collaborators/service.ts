@@ -4,7 +4,7 @@
  */
 import { Prisma } from "@/generated/prisma/client";
 import { toUserBasic, type UserBasic } from "@/server/accounts/present";
-import { logActivity } from "@/server/activity/log";
+import { logActivity } from "@/server/activity/service";
 import { isInherentEditor, assertCanEdit, PrivilegeLevel, RestrictionLevel, type DashboardActor } from "@/server/access/service";
 import { requireDashboard } from "@/server/dashboards/service";
 import type { PrismaClient } from "@/server/db/client";

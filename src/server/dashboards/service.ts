@@ -3,7 +3,7 @@
  * with PostHog's restriction rules enforced here, so REST and tRPC cannot differ.
  */
 import type { Prisma } from "@/generated/prisma/client";
-import { changesBetween, logActivity } from "@/server/activity/log";
+import { changesBetween, logActivity } from "@/server/activity/service";
 import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";

@@ -5,13 +5,13 @@
  * the callers here and in `updateDashboard`, which applies PATCH `tiles`.
  */
 import { Prisma } from "@/generated/prisma/client";
-import type { Database } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { z } from "zod";
 import { filtersOverrideSchema, insightUpdateBody } from "@/server/insights/contract";
 import { createInsight, newInsightShortId } from "@/server/insights/service";
 import type { TilePatch } from "./contract";
-import { assertCanEdit, type DashboardActor } from "@/server/access/service";
+import { actorOf, assertCanEdit, type DashboardActor } from "@/server/access/service";
+import type { Context } from "@/server/context";
 import { dashboardResource, permissionsOf, type DashboardResource } from "./present";
 import { findDashboard } from "./store";
 import { arrangeTiles, firstFreeRect, INSIGHT_TILE_SIZE, TEXT_TILE_SIZE, type TileRect } from "./tile-layout";
@@ -84,12 +84,15 @@ export type NewInsightTile = z.output<typeof newInsightTileBody>;
  * checked) by the insights service, which puts it on the dashboard; then the tile gets its
  * place. Answers the dashboard.
  */
-export async function addInsightTile(db: Database, projectId: number, actor: DashboardActor, dashboardId: number, body: NewInsightTile): Promise<DashboardResource> {
+export async function addInsightTile(ctx: Context, dashboardId: number, body: NewInsightTile): Promise<DashboardResource> {
+  const { db } = ctx;
+  const projectId = ctx.project.id;
+  const actor = actorOf(ctx.actor, ctx.project);
   const dashboard = await findDashboard(db.prisma, projectId, dashboardId, actor.userId, false);
   if (!dashboard) throw new AppError("not_found", "Not found.");
   assertCanEdit(permissionsOf(dashboard, actor));
   const taken = await db.prisma.$transaction((tx) => occupiedRects(tx, dashboardId));
-  const insight = await createInsight(db, projectId, actor, { ...body, saved: true, dashboards: [dashboardId] });
+  const insight = await createInsight(ctx, { ...body, saved: true, dashboards: [dashboardId] });
   await db.prisma.dashboardTile.updateMany({
     where: { dashboardId, insightId: insight.id },
     data: { layouts: withSmall({}, firstFreeRect(taken, INSIGHT_TILE_SIZE)) },

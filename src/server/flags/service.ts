@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { Prisma } from "@/generated/prisma/client";
-import { changesBetween, logActivity } from "@/server/activity/log";
+import { changesBetween, logActivity } from "@/server/activity/service";
 import type { Database } from "@/server/db";
 import type { PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";

@@ -2,23 +2,13 @@
  * Insights as PostHog's API shows them (InsightSerializer): the stored fields, the
  * dashboards they sit on, and the computed result with its freshness.
  */
-import type { Prisma } from "@/generated/prisma/client";
 import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { tagNames } from "@/server/tags/service";
+import type { InsightRow } from "./store";
 import type { TrendsSeriesResult } from "./trends";
 
-const userPart = { select: { id: true, uuid: true, distinctId: true, firstName: true, lastName: true, email: true, isEmailVerified: true, hedgehogConfig: true } } as const;
-
-/** What an insight resource is made from. */
-export const insightInclude = {
-  createdBy: userPart,
-  lastModifiedBy: userPart,
-  taggedItems: { include: { tag: { select: { name: true } } } },
-  // The live tiles of live dashboards: the dashboards the insight is on.
-  tiles: { where: { deleted: false, dashboard: { deleted: false } }, select: { id: true, dashboardId: true, deleted: true }, orderBy: { id: "asc" } },
-} satisfies Prisma.InsightInclude;
-
-export type InsightRow = Prisma.InsightGetPayload<{ include: typeof insightInclude }>;
+/** A series of a trends result, as results carry it (dashboards and shared pages show them). */
+export type { TrendsSeriesResult } from "./trends";
 
 /** A result with when it was computed (null fields: not computed, e.g. `refresh=force_cache` and nothing cached). */
 export interface ComputedInsight {

@@ -4,13 +4,13 @@
  * by computing it — the one path for REST, tRPC, dashboards and shared pages.
  */
 import { randomInt } from "node:crypto";
-import type { Prisma } from "@/generated/prisma/client";
-import { changesBetween, logActivity } from "@/server/activity/log";
-import { canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/access/service";
-import type { Database, PrismaClient } from "@/server/db/client";
+import { changesBetween, logActivity } from "@/server/activity/service";
+import { actorOf, canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/access/service";
+import type { Context } from "@/server/context";
+import type { Database } from "@/server/db/client";
+import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/events/api";
-import { likeLiteral } from "@/server/properties/sql";
 import { pageWindow } from "@/server/input/page";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "./cache";
@@ -25,7 +25,23 @@ import {
   type TrendsSpec,
 } from "./contract";
 import { isoInZone, knownZone } from "./date-range";
-import { insightInclude, insightResource, type ComputedInsight, type InsightResource, type InsightRow } from "./present";
+import { insightResource, type ComputedInsight, type InsightResource } from "./present";
+import {
+  findDashboardAccess,
+  findDashboardFilters,
+  findDashboardsShowing,
+  findInsight,
+  findInsightPage,
+  findInsightTiles,
+  findProjectTimezone,
+  insertInsight,
+  insertTile,
+  recordLastRefresh,
+  removeTiles,
+  restoreTile,
+  updateInsightRow,
+  type InsightRow,
+} from "./store";
 import { computeTrends, type TrendsSeriesResult } from "./trends";
 
 const ACTIVITY_SCOPE = "Insight";
@@ -63,10 +79,10 @@ function parseQuery(query: unknown): ReturnType<typeof insightQuerySchema.parse>
   return result.data;
 }
 
-async function projectZone(prisma: PrismaClient, projectId: number): Promise<string> {
-  const project = await prisma.project.findUnique({ where: { id: projectId }, select: { timezone: true } });
-  if (!project) throw new AppError("not_found", "Not found.");
-  return knownZone(project.timezone);
+async function projectZone(client: DbClient, projectId: number): Promise<string> {
+  const timezone = await findProjectTimezone(client, projectId);
+  if (timezone === null) throw new AppError("not_found", "Not found.");
+  return knownZone(timezone);
 }
 
 const cacheKey = (projectId: number, zone: string, spec: TrendsSpec) => `${projectId}|${zone}|${canonicalJson(spec)}`;
@@ -118,7 +134,7 @@ export async function computeInsight(db: Database, projectId: number, source: In
   });
   if (!answer) return notComputed(zone);
   if (insightId !== null && !answer.cached) {
-    await db.prisma.insight.updateMany({ where: { id: insightId, projectId }, data: { lastRefresh: answer.computedAt } });
+    await recordLastRefresh(db.prisma, projectId, insightId, answer.computedAt);
   }
   const computedAt = answer.computedAt.toISOString();
   return {
@@ -138,19 +154,16 @@ export async function computeInsight(db: Database, projectId: number, source: In
  * tile's overrides, then `override` (each later one's fields win).
  */
 export async function dashboardFiltersFor(
-  prisma: PrismaClient,
+  db: Database,
   projectId: number,
   dashboardId: number,
   insightId: number,
   override: FiltersOverride | null = null,
 ): Promise<FiltersOverride> {
-  const dashboard = await prisma.dashboard.findFirst({
-    where: { id: dashboardId, projectId, deleted: false },
-    select: { filters: true, tiles: { where: { insightId, deleted: false }, select: { filtersOverrides: true }, take: 1 } },
-  });
+  const dashboard = await findDashboardFilters(db.prisma, projectId, dashboardId, insightId);
   if (!dashboard) throw new AppError("invalid_input", `Dashboard ${dashboardId} does not exist.`, "from_dashboard");
   const asObject = (value: unknown) => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
-  const merged = { ...asObject(dashboard.filters), ...asObject(dashboard.tiles[0]?.filtersOverrides) };
+  const merged = { ...asObject(dashboard.filters), ...asObject(dashboard.tileOverrides) };
   const result = filtersOverrideSchema.safeParse(merged);
   if (!result.success) {
     throw new AppError("invalid_input", `The dashboard's filters are not supported: ${result.error.issues[0]!.message}`, "from_dashboard");
@@ -163,8 +176,8 @@ export async function dashboardFiltersFor(
 // The insight resource
 
 /** An insight of the project, live unless `state` is "any", or 404. */
-async function requireInsight(prisma: PrismaClient | Prisma.TransactionClient, projectId: number, id: number, state: "live" | "any" = "live"): Promise<InsightRow> {
-  const row = await prisma.insight.findFirst({ where: { id, projectId, ...(state === "live" ? { deleted: false } : {}) }, include: insightInclude });
+async function requireInsight(client: DbClient, projectId: number, id: number, state: "live" | "any" = "live"): Promise<InsightRow> {
+  const row = await findInsight(client, projectId, id, state);
   if (!row) throw new AppError("not_found", "Not found.");
   return row;
 }
@@ -173,31 +186,12 @@ async function requireInsight(prisma: PrismaClient | Prisma.TransactionClient, p
  * A page of live insights, most recently changed first. Results are not computed here:
  * each carries its cached result when there is a fresh one (`is_cached`), else null.
  */
-export async function listInsights(db: Database, projectId: number, query: InsightListQuery): Promise<{ count: number; results: InsightResource[] }> {
-  // Prisma passes `contains` into LIKE as it is: its wildcards must match themselves.
-  const search = query.search?.trim() ? likeLiteral(query.search.trim()) : undefined;
-  const where: Prisma.InsightWhereInput = {
-    projectId,
-    deleted: false,
-    ...(query.short_id !== undefined ? { shortId: query.short_id } : {}),
-    ...(query.saved !== undefined ? { saved: query.saved } : {}),
-    ...(query.favorited !== undefined ? { favorited: query.favorited } : {}),
-    ...(search
-      ? {
-          OR: [
-            { name: { contains: search, mode: "insensitive" } },
-            { derivedName: { contains: search, mode: "insensitive" } },
-            { description: { contains: search, mode: "insensitive" } },
-          ],
-        }
-      : {}),
-  };
+export async function listInsights(ctx: Context, query: InsightListQuery): Promise<{ count: number; results: InsightResource[] }> {
+  const { db, project } = ctx;
+  const projectId = project.id;
+  const filter = { shortId: query.short_id, saved: query.saved, favorited: query.favorited, search: query.search?.trim() || undefined };
   const zone = await projectZone(db.prisma, projectId);
-  const { take, skip } = pageWindow(query);
-  const [count, rows] = await Promise.all([
-    db.prisma.insight.count({ where }),
-    db.prisma.insight.findMany({ where, include: insightInclude, orderBy: [{ lastModifiedAt: "desc" }, { id: "desc" }], take, skip }),
-  ]);
+  const { count, rows } = await findInsightPage(db.prisma, projectId, filter, pageWindow(query));
   const results = await Promise.all(
     rows.map(async (row) => {
       let computed = notComputed(zone);
@@ -220,20 +214,38 @@ export interface RetrieveOptions extends ComputeOptions {
 async function computeRow(db: Database, projectId: number, row: InsightRow, options: RetrieveOptions): Promise<ComputedInsight> {
   const filtersOverride =
     options.fromDashboard !== undefined
-      ? await dashboardFiltersFor(db.prisma, projectId, options.fromDashboard, row.id, options.filtersOverride ?? null)
+      ? await dashboardFiltersFor(db, projectId, options.fromDashboard, row.id, options.filtersOverride ?? null)
       : (options.filtersOverride ?? null);
   return computeInsight(db, projectId, row, { ...options, filtersOverride });
 }
 
-/** The result of a live insight of the project (404 otherwise), as `getInsight` computes it. */
+/**
+ * The result of a live insight of the project (404 otherwise), as `getInsight` computes it.
+ * Takes no actor: shared dashboards compute their tiles with it too.
+ */
 export async function computeSavedInsight(db: Database, projectId: number, id: number, options: RetrieveOptions = {}): Promise<ComputedInsight> {
   return computeRow(db, projectId, await requireInsight(db.prisma, projectId, id), options);
 }
 
 /** One live insight with its result (cached or computed, see `computeInsight`). */
-export async function getInsight(db: Database, projectId: number, id: number, options: RetrieveOptions = {}): Promise<InsightResource> {
-  const row = await requireInsight(db.prisma, projectId, id);
-  return insightResource(row, await computeRow(db, projectId, row, options));
+export async function getInsight(ctx: Context, id: number, options: RetrieveOptions = {}): Promise<InsightResource> {
+  const row = await requireInsight(ctx.db.prisma, ctx.project.id, id);
+  return insightResource(row, await computeRow(ctx.db, ctx.project.id, row, options));
+}
+
+/** What the editors ask to compute: a saved insight (optionally as shown on a dashboard) or an unsaved query. */
+export interface ComputeRequest extends Pick<ComputeOptions, "refresh" | "filtersOverride"> {
+  insightId?: number;
+  query?: unknown;
+  dashboardId?: number;
+}
+
+/** The result alone, of a saved insight (`insightId`, on `dashboardId` if given) or of a bare `query` (e.g. while editing). */
+export async function computeResult(ctx: Context, request: ComputeRequest): Promise<ComputedInsight> {
+  const options = { refresh: request.refresh, fromDashboard: request.dashboardId, filtersOverride: request.filtersOverride ?? null };
+  if (request.insightId !== undefined) return computeSavedInsight(ctx.db, ctx.project.id, request.insightId, options);
+  if (request.dashboardId !== undefined) throw new AppError("invalid_input", "dashboardId needs insightId.", "dashboardId");
+  return computeInsight(ctx.db, ctx.project.id, { query: request.query }, options);
 }
 
 /** Before storing a query: it parses, and the event store accepts its regular expressions (else a 400 now, not on every read). */
@@ -248,28 +260,25 @@ async function checkQuery(db: Database, query: unknown): Promise<void> {
  * Puts the insight on exactly `dashboardIds` (live dashboards of the project the caller may
  * edit): a tile on each new one (a removed tile comes back), the tiles on others removed.
  */
-async function placeOnDashboards(tx: Prisma.TransactionClient, projectId: number, actor: DashboardActor, insightId: number, dashboardIds: number[]) {
+async function placeOnDashboards(tx: Tx, projectId: number, actor: DashboardActor, insightId: number, dashboardIds: number[]) {
   const wanted = [...new Set(dashboardIds)];
-  const tiles = await tx.dashboardTile.findMany({ where: { insightId }, select: { id: true, dashboardId: true, deleted: true } });
+  const tiles = await findInsightTiles(tx, insightId);
   const current = new Set(tiles.filter((tile) => !tile.deleted).map((tile) => tile.dashboardId));
   const changed = [...wanted.filter((id) => !current.has(id)), ...[...current].filter((id) => !wanted.includes(id))];
   for (const dashboardId of changed) {
-    const dashboard = await tx.dashboard.findFirst({
-      where: { id: dashboardId, projectId, deleted: false },
-      select: { restrictionLevel: true, createdById: true, collaborators: { where: { userId: actor.userId }, select: { level: true } } },
-    });
+    const dashboard = await findDashboardAccess(tx, projectId, dashboardId, actor.userId);
     if (!dashboard) throw new AppError("invalid_input", `Invalid pk "${dashboardId}" - object does not exist.`, "dashboards");
-    if (!dashboardPermissions(dashboard, actor, dashboard.collaborators[0]?.level ?? null).canEdit) {
+    if (!dashboardPermissions(dashboard, actor, dashboard.collaboratorLevel).canEdit) {
       throw new AppError("permission_denied", `You don't have permission to add insights to dashboard: ${dashboardId}`);
     }
   }
   for (const dashboardId of wanted.filter((id) => !current.has(id))) {
     const removed = tiles.find((tile) => tile.dashboardId === dashboardId);
-    if (removed) await tx.dashboardTile.update({ where: { id: removed.id }, data: { deleted: false } });
-    else await tx.dashboardTile.create({ data: { dashboardId, insightId } });
+    if (removed) await restoreTile(tx, removed.id);
+    else await insertTile(tx, dashboardId, insightId);
   }
   const leaving = [...current].filter((id) => !wanted.includes(id));
-  if (leaving.length > 0) await tx.dashboardTile.updateMany({ where: { insightId, dashboardId: { in: leaving } }, data: { deleted: true } });
+  if (leaving.length > 0) await removeTiles(tx, insightId, leaving);
 }
 
 /**
@@ -277,34 +286,28 @@ async function placeOnDashboards(tx: Prisma.TransactionClient, projectId: number
  * query changed, deleted, moved off a dashboard) only by someone who may edit one of them,
  * so a restricted dashboard's charts cannot be changed behind its editors' backs.
  */
-async function assertCanEditInsight(tx: Prisma.TransactionClient, actor: DashboardActor, insightId: number): Promise<void> {
-  const tiles = await tx.dashboardTile.findMany({
-    where: { insightId, deleted: false, dashboard: { deleted: false } },
-    select: {
-      dashboard: { select: { restrictionLevel: true, createdById: true, collaborators: { where: { userId: actor.userId }, select: { level: true } } } },
-    },
-  });
-  const dashboards = tiles.map(({ dashboard }) => ({ ...dashboard, collaboratorLevel: dashboard.collaborators[0]?.level ?? null }));
+async function assertCanEditInsight(tx: Tx, actor: DashboardActor, insightId: number): Promise<void> {
+  const dashboards = await findDashboardsShowing(tx, insightId, actor.userId);
   if (!canEditInsight(dashboards, actor)) throw new AppError("permission_denied", NO_INSIGHT_EDIT_PERMISSION);
 }
 
-export async function createInsight(db: Database, projectId: number, actor: DashboardActor, body: InsightCreateBody): Promise<InsightResource> {
+export async function createInsight(ctx: Context, body: InsightCreateBody): Promise<InsightResource> {
+  const { db } = ctx;
+  const projectId = ctx.project.id;
+  const actor = actorOf(ctx.actor, ctx.project);
   await checkQuery(db, body.query);
-  const id = await db.prisma.$transaction(async (tx) => {
-    const created = await tx.insight.create({
-      data: {
-        shortId: newInsightShortId(),
-        projectId,
-        name: body.name ?? null,
-        derivedName: body.derived_name ?? null,
-        description: body.description ?? "",
-        query: body.query as Prisma.InputJsonValue,
-        saved: body.saved ?? false,
-        favorited: body.favorited ?? false,
-        deleted: body.deleted ?? false,
-        createdById: actor.userId,
-        lastModifiedById: actor.userId,
-      },
+  const id = await inTransaction(db, async (tx) => {
+    const created = await insertInsight(tx, {
+      shortId: newInsightShortId(),
+      projectId,
+      name: body.name ?? null,
+      derivedName: body.derived_name ?? null,
+      description: body.description ?? "",
+      query: body.query,
+      saved: body.saved ?? false,
+      favorited: body.favorited ?? false,
+      deleted: body.deleted ?? false,
+      createdById: actor.userId,
     });
     if (body.tags) await setTags(tx, projectId, { insightId: created.id }, body.tags);
     if (body.dashboards) await placeOnDashboards(tx, projectId, actor, created.id, body.dashboards);
@@ -333,24 +336,24 @@ function activityFields(row: Pick<InsightRow, "name" | "derivedName" | "descript
  * tiles stop showing it), `deleted: false` is the one request that finds a deleted insight
  * and restores it. The answer carries the result, except for a deleted insight.
  */
-export async function updateInsight(db: Database, projectId: number, actor: DashboardActor, id: number, body: InsightUpdateBody): Promise<InsightResource> {
+export async function updateInsight(ctx: Context, id: number, body: InsightUpdateBody): Promise<InsightResource> {
+  const { db } = ctx;
+  const projectId = ctx.project.id;
+  const actor = actorOf(ctx.actor, ctx.project);
   if (body.query !== undefined) await checkQuery(db, body.query);
-  await db.prisma.$transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const row = await requireInsight(tx, projectId, id, body.deleted === false ? "any" : "live");
     await assertCanEditInsight(tx, actor, id);
-    const updated = await tx.insight.update({
-      where: { id },
-      data: {
-        name: body.name,
-        derivedName: body.derived_name,
-        description: body.description,
-        query: body.query === undefined ? undefined : (body.query as Prisma.InputJsonValue),
-        saved: body.saved,
-        favorited: body.favorited,
-        deleted: body.deleted,
-        lastModifiedById: actor.userId,
-        lastModifiedAt: new Date(),
-      },
+    const updated = await updateInsightRow(tx, id, {
+      name: body.name,
+      derivedName: body.derived_name,
+      description: body.description,
+      query: body.query,
+      saved: body.saved,
+      favorited: body.favorited,
+      deleted: body.deleted,
+      lastModifiedById: actor.userId,
+      lastModifiedAt: new Date(),
     });
     if (body.dashboards !== undefined) await placeOnDashboards(tx, projectId, actor, id, body.dashboards);
     const tagsBefore = tagNames(row.taggedItems);

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Prisma } from "@/generated/prisma/client";
-import { logActivity } from "@/server/activity/log";
+import { logActivity } from "@/server/activity/service";
 import { assertCanEdit, type DashboardActor } from "@/server/access/service";
 import { isShown, sharedDashboard, type SharedDashboard, type TileComputation } from "@/server/dashboards/present";
 import { requireDashboard } from "@/server/dashboards/service";

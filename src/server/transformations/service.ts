@@ -4,7 +4,7 @@
  * Every write is logged in the config's activity and invalidates the project's chain in
  * the ingestion runtime, so the next request runs the new chain.
  */
-import { changesBetween, logActivity } from "@/server/activity/log";
+import { changesBetween, logActivity } from "@/server/activity/service";
 import type { Prisma } from "@/generated/prisma/client";
 import type { Database } from "@/server/db";
 import { AppError } from "@/server/errors";

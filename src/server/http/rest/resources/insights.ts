@@ -1,4 +1,3 @@
-import { actorOf } from "@/server/access/service";
 import { insightCreateBody, insightListQuery, insightRetrieveQuery, insightUpdateBody } from "@/server/insights/contract";
 import { createInsight, getInsight, listInsights, updateInsight } from "@/server/insights/service";
 import { paginate } from "@/server/http/rest/pagination";
@@ -7,8 +6,8 @@ import { pathId, projectRoute, type RestResource } from "@/server/http/rest/rout
 type Params = { project_id: string; id: string };
 
 /** `insights/:id/`: PATCH, and PUT as DRF's PUT with no required fields is a PATCH. */
-const updateInsightRoute = projectRoute<Params>("insight", async ({ db, principal, project, params, body }) =>
-  updateInsight(db, project.id, actorOf(principal.user, project), pathId(params.id), await body(insightUpdateBody)),
+const updateInsightRoute = projectRoute<Params>("insight", async ({ ctx, params, body }) =>
+  updateInsight(ctx, pathId(params.id), await body(insightUpdateBody)),
 );
 
 export const insightRoutes: RestResource[] = [
@@ -16,15 +15,15 @@ export const insightRoutes: RestResource[] = [
     path: "insights",
     methods: {
       /** Newest change first; `short_id`, `saved`, `favorited`, `search`. Results only from the cache. */
-      GET: projectRoute("insight", async ({ request, db, project, query }) => {
+      GET: projectRoute("insight", async ({ request, ctx, query }) => {
         const params = query(insightListQuery);
-        const { count, results } = await listInsights(db, project.id, params);
+        const { count, results } = await listInsights(ctx, params);
         return paginate(request, params, count, results);
       }),
       /** 201 with the insight and its result. */
       POST: projectRoute(
         "insight",
-        async ({ db, principal, project, body }) => createInsight(db, project.id, actorOf(principal.user, project), await body(insightCreateBody)),
+        async ({ ctx, body }) => createInsight(ctx, await body(insightCreateBody)),
         { status: 201 },
       ),
     },
@@ -33,9 +32,9 @@ export const insightRoutes: RestResource[] = [
     path: "insights/:id",
     methods: {
       /** With `result`, `last_refresh`, `is_cached`; `?refresh=true` recomputes, `from_dashboard`, `filters_override`. */
-      GET: projectRoute<Params>("insight", async ({ db, project, params, query }) => {
+      GET: projectRoute<Params>("insight", async ({ ctx, params, query }) => {
         const options = query(insightRetrieveQuery);
-        return getInsight(db, project.id, pathId(params.id), {
+        return getInsight(ctx, pathId(params.id), {
           refresh: options.refresh,
           fromDashboard: options.from_dashboard,
           filtersOverride: options.filters_override ?? null,

@@ -54,7 +54,7 @@ export const dashboardsRouter = createTRPCRouter({
     /** A new insight (made by the insights service) on a new tile at the first free spot. */
     addInsight: projectProcedure
       .input(dashboardId.extend({ insight: newInsightTileBody }))
-      .mutation(({ ctx, input }) => addInsightTile(ctx.db, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId, input.insight)),
+      .mutation(({ ctx, input }) => addInsightTile(ctx, input.dashboardId, input.insight)),
     /** PATCH `tiles`: add text tiles, move, resize, recolor, edit texts, remove (`deleted: true`). */
     update: projectProcedure
       .input(dashboardId.extend({ tiles: z.array(tilePatchSchema).min(1).max(200) }))

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
-import { actorOf } from "@/server/access/service";
 import { filtersOverrideSchema, insightCreateBody, insightListQuery, insightUpdateBody } from "@/server/insights/contract";
-import { AppError } from "@/server/errors";
-import { computeInsight, computeSavedInsight, createInsight, getInsight, listInsights, updateInsight } from "@/server/insights/service";
+import { computeResult, createInsight, getInsight, listInsights, updateInsight } from "@/server/insights/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 const insightId = z.object({ insightId: recordId() });
@@ -14,13 +12,13 @@ const refresh = z.enum(["force", "blocking", "cache_only"]).optional();
  * validation, caching and results are the same on both.
  */
 export const insightsRouter = createTRPCRouter({
-  list: projectProcedure.input(insightListQuery).query(({ ctx, input }) => listInsights(ctx.db, ctx.project.id, input)),
+  list: projectProcedure.input(insightListQuery).query(({ ctx, input }) => listInsights(ctx, input)),
 
   /** One insight with its result; `dashboardId` lays that dashboard's filters (and its tile's) over it. */
   get: projectProcedure
     .input(insightId.extend({ refresh, dashboardId: recordId().optional(), filtersOverride: filtersOverrideSchema.nullish() }))
     .query(({ ctx, input }) =>
-      getInsight(ctx.db, ctx.project.id, input.insightId, { refresh: input.refresh, fromDashboard: input.dashboardId, filtersOverride: input.filtersOverride ?? null }),
+      getInsight(ctx, input.insightId, { refresh: input.refresh, fromDashboard: input.dashboardId, filtersOverride: input.filtersOverride ?? null }),
     ),
 
   /**
@@ -37,16 +35,11 @@ export const insightsRouter = createTRPCRouter({
         refresh,
       }),
     )
-    .query(({ ctx, input }) => {
-      const options = { refresh: input.refresh, fromDashboard: input.dashboardId, filtersOverride: input.filtersOverride ?? null };
-      if (input.insightId !== undefined) return computeSavedInsight(ctx.db, ctx.project.id, input.insightId, options);
-      if (input.dashboardId !== undefined) throw new AppError("invalid_input", "dashboardId needs insightId.", "dashboardId");
-      return computeInsight(ctx.db, ctx.project.id, { query: input.query }, options);
-    }),
+    .query(({ ctx, input }) => computeResult(ctx, input)),
 
   create: projectProcedure.input(insightCreateBody).mutation(({ ctx, input }) => {
     const { projectId: _project, ...body } = input;
-    return createInsight(ctx.db, ctx.project.id, actorOf(ctx.user, ctx.project), body);
+    return createInsight(ctx, body);
   }),
 
   /** Edits, soft delete (`deleted: true`) and restore (`deleted: false`). */
@@ -55,6 +48,6 @@ export const insightsRouter = createTRPCRouter({
     .input(insightUpdateBody)
     .mutation(({ ctx, input }) => {
       const { projectId: _project, insightId: id, ...body } = input;
-      return updateInsight(ctx.db, ctx.project.id, actorOf(ctx.user, ctx.project), id, body);
+      return updateInsight(ctx, id, body);
     }),
 });

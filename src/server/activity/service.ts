@@ -2,7 +2,8 @@
  * The activity log: who changed what, written in the same transaction as the change
  * (PostHog's `log_activity`). `detail.changes` lists `{field, before, after}`.
  */
-import type { Prisma } from "@/generated/prisma/client";
+import type { Tx } from "@/server/db/transaction";
+import { insertActivity } from "./store";
 
 export interface ActivityChange {
   field: string;
@@ -24,16 +25,14 @@ export interface ActivityEntry {
   extra?: Record<string, unknown>;
 }
 
-export async function logActivity(tx: Prisma.TransactionClient, entry: ActivityEntry): Promise<void> {
-  await tx.activityLog.create({
-    data: {
-      projectId: entry.projectId,
-      userId: entry.userId,
-      scope: entry.scope,
-      itemId: String(entry.itemId),
-      activity: entry.activity,
-      detail: JSON.parse(JSON.stringify({ name: entry.name ?? null, changes: entry.changes ?? [], ...entry.extra })) as Prisma.InputJsonValue,
-    },
+export async function logActivity(tx: Tx, entry: ActivityEntry): Promise<void> {
+  await insertActivity(tx, {
+    projectId: entry.projectId,
+    userId: entry.userId,
+    scope: entry.scope,
+    itemId: String(entry.itemId),
+    activity: entry.activity,
+    detail: JSON.parse(JSON.stringify({ name: entry.name ?? null, changes: entry.changes ?? [], ...entry.extra })),
   });
 }
 
