@@ -2,8 +2,8 @@ import { handleHealth, handleReady } from "@/server/health/handlers";
 import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
 import { rawDecide, rawFlags, rawRemoteConfig } from "@/server/flags/sdk-handlers";
 import { rawFlagDefinitions } from "@/server/flags/local-evaluation";
-import { rawEarlyAccessFeatures, rawSurveys } from "@/server/sdk/product-lists";
-import { rawStaticAsset } from "@/server/sdk/static-assets";
+import { rawEarlyAccessFeatures, rawSurveys } from "./sdk/product-lists";
+import { rawStaticAsset } from "./sdk/static-assets";
 import type { RawHandler } from "./raw";
 
 /**
