@@ -1,7 +1,7 @@
 import { handleHealth, handleReady } from "@/server/health/handlers";
 import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
-import { rawDecide, rawFlags, rawRemoteConfig } from "@/server/flags/sdk-handlers";
-import { rawFlagDefinitions } from "@/server/flags/local-evaluation";
+import { rawDecide, rawFlags, rawRemoteConfig } from "./sdk/flags";
+import { rawFlagDefinitions } from "./sdk/local-evaluation";
 import { rawEarlyAccessFeatures, rawSurveys } from "./sdk/product-lists";
 import { rawStaticAsset } from "./sdk/static-assets";
 import type { RawHandler } from "./raw";

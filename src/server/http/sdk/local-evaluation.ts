@@ -15,13 +15,12 @@ import { hasScope } from "@/server/auth/scopes";
 import { sessionUserFromHeaders } from "@/server/auth/session";
 import { getDb, type Database } from "@/server/db";
 import { AppError, APP_ERRORS } from "@/server/errors";
-import type { RawRequest, RawResponse } from "@/server/http/raw";
-import { sessionPrincipal, type Principal } from "@/server/http/rest/principal";
-import { resolveProject } from "@/server/http/rest/project";
-import { checkApiRateLimit } from "@/server/http/rest/rate-limit";
-import { loadFlagDefinitions } from "./definitions";
-import { projectIdOfToken } from "./project-key";
-import { projectOfSecretKey } from "./secret-key";
+import { loadFlagDefinitions } from "@/server/flags/definitions";
+import type { RawRequest, RawResponse } from "../raw";
+import { sessionPrincipal, type Principal } from "../rest/principal";
+import { resolveProject } from "../rest/project";
+import { checkApiRateLimit } from "../rest/rate-limit";
+import { projectIdOfToken, projectOfSecretKey } from "./flag-keys";
 
 function bearerOf(authorization: string | null): string | null {
   if (!authorization) return null;
