@@ -2,7 +2,9 @@
  * Feature-flag management: list, create, retrieve, update and soft delete, with PostHog's
  * rules (posthog/api/feature_flag.py). Every write runs in one transaction with its
  * activity-log row, bumps `version` when something changed, and then drops the project's
- * cached flag definitions so /decide and /flags serve the change at once.
+ * cached flag definitions so /decide and /flags serve the change at once. These take the
+ * request's Context; the SDK paths' rules at the end (remote config payloads, the keys
+ * server SDKs present, survey flags) take the database, as no user acts there.
  */
 import { changesBetween, logActivity } from "@/server/activity/log";
 import type { Context } from "@/server/context";

@@ -121,14 +121,7 @@ export async function listFlagRows(db: Database, projectId: number, query: FlagL
 }
 
 /** The stored columns a write sets. */
-export interface FlagWrite {
-  key: string;
-  name: string;
-  filters: unknown;
-  active: boolean;
-  deleted: boolean;
-  ensureExperienceContinuity: boolean;
-}
+export type FlagWrite = Pick<FlagRow, "key" | "name" | "filters" | "active" | "deleted" | "ensureExperienceContinuity">;
 
 export async function insertFlag(tx: Tx, projectId: number, createdById: number, flag: FlagWrite): Promise<{ id: number; key: string }> {
   return tx.featureFlag.create({
