@@ -1,7 +1,7 @@
 /** The flag form's mapping: draft → the API contract, a saved flag → draft, and the list's rollout line. */
 import { describe, expect, it } from "vitest";
 import type { FlagResource } from "@/server/flags/present";
-import { createFlagInput } from "@/server/flags/schemas";
+import { createFlagInput } from "@/server/flags/contract";
 import { draftOf, editableInForm, EMPTY_DRAFT, newCondition, rolloutSummary, toFlagInput, type FlagDraft } from "./flag-draft";
 
 function resource(filters: Partial<FlagResource["filters"]>, extra: Partial<FlagResource> = {}): FlagResource {

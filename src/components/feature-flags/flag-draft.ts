@@ -4,7 +4,7 @@
  * and tRPC contract) check, and `draftOf` reads a saved flag back.
  */
 import type { FlagResource } from "@/server/flags/present";
-import type { CreateFlagInput } from "@/server/flags/schemas";
+import type { CreateFlagInput } from "@/server/flags/contract";
 import { OPERATOR_LABELS as EVENT_OPERATOR_LABELS } from "@/components/events/filter-params";
 import { VALUELESS } from "@/server/events/filters";
 import { FLAG_PROPERTY_OPERATORS, type FlagPropertyOperator } from "@/server/properties/flag-filters";

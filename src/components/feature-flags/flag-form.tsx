@@ -6,7 +6,7 @@ import { Button, Card, cn, FormAlert, inputClasses, TextField } from "@/componen
 import { useTRPC } from "@/trpc/react";
 import { TRPCClientError } from "@trpc/client";
 import type { FlagResource } from "@/server/flags/present";
-import { createFlagInput } from "@/server/flags/schemas";
+import { createFlagInput } from "@/server/flags/contract";
 import {
   LISTED,
   newCondition,

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { Badge, Button, Card, cn, FormAlert, inputClasses, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import { testFlagInput } from "@/server/flags/schemas";
+import { testFlagInput } from "@/server/flags/contract";
 
 /** Parses the properties box: empty is `{}`; anything but a JSON object is an error message. */
 function propertiesOf(text: string): Record<string, unknown> | string {

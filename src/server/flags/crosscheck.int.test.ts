@@ -21,7 +21,7 @@ import { serveRaw } from "@/server/http/node-adapter";
 import type { RawRequest } from "@/server/http/raw";
 import { invalidateFlagDefinitions } from "./definitions";
 import type { FlagFilters } from "./evaluation";
-import { rawFlags } from "./sdk-handlers";
+import { rawFlags } from "@/server/http/sdk/flags";
 
 const IDS = 10_000;
 

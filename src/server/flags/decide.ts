@@ -17,6 +17,7 @@ import { lookupGeoIp } from "@/server/geoip/lookup";
 import { loadFlagDefinitions, type LocalEvaluationFlag, type ProjectFlagDefinitions } from "./definitions";
 import { evaluateFlags, type EvaluationContext, type FlagConditionGroup, type FlagResult } from "./evaluation";
 import { personPropertiesBatcher } from "./person-batch";
+import { insertHashKeyOverrides, loadStored, type StoredRow } from "./store";
 
 export interface FlagsRequest {
   distinctId: string;
@@ -67,64 +68,9 @@ function needsOf(definitions: ProjectFlagDefinitions): Map<string, FlagNeeds> {
   return needs;
 }
 
-interface StoredRow {
-  properties: Record<string, unknown> | string | null;
-  overrides?: Record<string, string> | string | null;
-  groups?: { index: number; key: string; properties: Record<string, unknown> }[] | string | null;
-}
-
 function parsed<T>(value: T | string | null | undefined): T | null {
   if (value === null || value === undefined) return null;
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
-}
-
-/**
- * Experience continuity: the first time a request names an `$anon_distinct_id`, every
- * continuity flag of the persons behind both ids is pinned to that anonymous id
- * (PostHog's hash-key overrides); later requests keep bucketing on it.
- */
-async function storeHashKeyOverrides(db: Database, projectId: number, distinctIds: string[], hashKey: string, flagKeys: string[]): Promise<void> {
-  await db.sql.query(
-    `INSERT INTO feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
-     SELECT DISTINCT $1::int, d.person_id, f.key, $2::text
-       FROM person_distinct_ids d CROSS JOIN unnest($4::text[]) AS f(key)
-      WHERE d.project_id = $1 AND d.distinct_id = ANY($3::text[])
-     ON CONFLICT (project_id, person_id, feature_flag_key) DO NOTHING`,
-    [projectId, hashKey, distinctIds, flagKeys],
-  );
-}
-
-/** The stored person, and when asked the hash-key overrides and groups, in one statement. */
-async function loadStored(
-  db: Database,
-  projectId: number,
-  distinctId: string,
-  withOverrides: boolean,
-  groups: { index: number; key: string }[],
-): Promise<StoredRow> {
-  const params: unknown[] = [projectId, distinctId];
-  const columns = [
-    `(SELECT p.properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
-       WHERE d.project_id = $1 AND d.distinct_id = $2) AS properties`,
-  ];
-  if (withOverrides) {
-    columns.push(
-      `(SELECT json_object_agg(o.feature_flag_key, o.hash_key)
-          FROM person_distinct_ids d JOIN feature_flag_hash_key_overrides o
-            ON o.project_id = d.project_id AND o.person_id = d.person_id
-         WHERE d.project_id = $1 AND d.distinct_id = $2) AS overrides`,
-    );
-  }
-  if (groups.length > 0) {
-    params.push(groups.map((group) => group.index), groups.map((group) => group.key));
-    columns.push(
-      `(SELECT json_agg(json_build_object('index', g.group_type_index, 'key', g.group_key, 'properties', g.group_properties))
-          FROM groups g JOIN unnest($3::int[], $4::text[]) AS r(i, k) ON g.group_type_index = r.i AND g.group_key = r.k
-         WHERE g.project_id = $1) AS groups`,
-    );
-  }
-  const rows = await db.sql.query<StoredRow>(`SELECT ${columns.join(", ")}`, params);
-  return rows[0] ?? { properties: null };
 }
 
 /** The project's flags for one distinct id (see the module comment). Throws only when the definitions cannot be loaded. */
@@ -159,8 +105,11 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
   if (needStored || continuityKeys.length > 0) {
     try {
       const anon = request.anonDistinctId;
+      // Experience continuity: the first time a request names an `$anon_distinct_id`, every
+      // continuity flag of the persons behind both ids is pinned to that anonymous id
+      // (PostHog's hash-key overrides); later requests keep bucketing on it.
       if (anon && continuityKeys.length > 0) {
-        await storeHashKeyOverrides(db, projectId, anon === request.distinctId ? [anon] : [request.distinctId, anon], anon, continuityKeys);
+        await insertHashKeyOverrides(db, projectId, anon === request.distinctId ? [anon] : [request.distinctId, anon], anon, continuityKeys);
       }
       // The common case (only the person's properties) shares a batched query with concurrent requests.
       stored =

@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import type { Database } from "@/server/db";
 import { ALL_KEYS } from "@/server/db/changes";
 import type { FlagDefinition, FlagFilters } from "./evaluation";
+import { loadDefinitionRows } from "./store";
 
 /** A flag as PostHog's local-evaluation endpoints serve it. */
 export interface LocalEvaluationFlag extends FlagDefinition {
@@ -105,16 +106,6 @@ export async function invalidateFlagDefinitions(db: Database, projectId: number)
   await db.changes.publish(FLAGS_TOPIC, String(projectId));
 }
 
-interface FlagRow {
-  id: number;
-  key: string;
-  name: string;
-  filters: unknown;
-  active: boolean;
-  ensure_experience_continuity: boolean;
-  version: number;
-}
-
 /** Stored filters are PostHog JSON; anything that is not an object reads as no conditions. */
 function filtersOf(value: unknown): FlagFilters {
   const parsed = typeof value === "string" ? safeJson(value) : value;
@@ -181,17 +172,7 @@ function resolveFlagDependencies(flags: LocalEvaluationFlag[]): void {
 }
 
 async function load(db: Database, projectId: number): Promise<ProjectFlagDefinitions> {
-  const [rows, groupTypes] = await Promise.all([
-    db.sql.query<FlagRow>(
-      `SELECT id, key, name, filters, active, ensure_experience_continuity, version
-         FROM feature_flags WHERE project_id = $1 AND deleted = false ORDER BY id`,
-      [projectId],
-    ),
-    db.sql.query<{ group_type: string; group_type_index: number }>(
-      `SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = $1 ORDER BY group_type_index`,
-      [projectId],
-    ),
-  ]);
+  const [rows, groupTypes] = await loadDefinitionRows(db, projectId);
   const flags: LocalEvaluationFlag[] = rows.map((row) => ({
     id: row.id,
     team_id: projectId,

@@ -7,6 +7,7 @@
  * each lookup at the end of the event-loop turn it arrived in.
  */
 import type { SqlExecutor } from "@/server/db/driver";
+import { personPropertiesByDistinctId } from "./store";
 
 /** Enough to keep one statement small; more waiting lookups go in the next batch. */
 const MAX_BATCH = 500;
@@ -58,11 +59,7 @@ export class PersonPropertiesBatcher {
         const batch = queue.waiting.splice(0, MAX_BATCH);
         try {
           const ids = [...new Set(batch.map((entry) => entry.distinctId))];
-          const rows = await this.sql.query<{ distinct_id: string; properties: unknown }>(
-            `SELECT d.distinct_id, p.properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
-              WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
-            [projectId, ids],
-          );
+          const rows = await personPropertiesByDistinctId(this.sql, projectId, ids);
           const found = new Map(rows.map((row) => [row.distinct_id, row.properties]));
           // Each caller gets its own copy: callers add to the properties they are given.
           for (const entry of batch) {

@@ -5,19 +5,7 @@
  */
 import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { tagNames } from "@/server/tags/service";
-import type { FlagFilters } from "./schemas";
-
-/** The user columns `toUserBasic` reads, for Prisma `select`s. */
-export const USER_BASIC_SELECT = {
-  id: true,
-  uuid: true,
-  distinctId: true,
-  firstName: true,
-  lastName: true,
-  email: true,
-  isEmailVerified: true,
-  hedgehogConfig: true,
-} as const;
+import type { FlagFilters } from "./contract";
 
 export interface FlagResource {
   id: number;
@@ -59,12 +47,6 @@ export interface FlagRow {
   createdBy: UserRow | null;
   taggedItems: { tag: { name: string } }[];
 }
-
-/** The Prisma `include` a FlagRow needs. */
-export const FLAG_ROW_INCLUDE = {
-  createdBy: { select: USER_BASIC_SELECT },
-  taggedItems: { select: { tag: { select: { name: true } } } },
-} as const;
 
 /**
  * Stored filters read defensively (rows may predate validation or come from another

@@ -2,29 +2,24 @@
  * Feature-flag management: list, create, retrieve, update and soft delete, with PostHog's
  * rules (posthog/api/feature_flag.py). Every write runs in one transaction with its
  * activity-log row, bumps `version` when something changed, and then drops the project's
- * cached flag definitions so /decide and /flags serve the change at once.
+ * cached flag definitions so /decide and /flags serve the change at once. These take the
+ * request's Context; the SDK paths' rules at the end (remote config payloads, the keys
+ * server SDKs present, survey flags) take the database, as no user acts there.
  */
-import { z } from "zod";
-import type { Prisma } from "@/generated/prisma/client";
 import { changesBetween, logActivity } from "@/server/activity/service";
+import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
-import type { PrismaClient } from "@/server/db/client";
+import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { containsPattern } from "@/server/properties/sql";
-import { pageQuery, pageWindow } from "@/server/input/page";
+import { pageWindow } from "@/server/input/page";
 import { setTags, tagNames } from "@/server/tags/service";
-import { invalidateFlagDefinitions } from "./definitions";
-import { FLAG_ROW_INCLUDE, storedFilters, toFlagResource, USER_BASIC_SELECT, type FlagResource, type FlagRow } from "./present";
-import { DUPLICATE_FLAG_KEY_MESSAGE, flagFiltersSchema, flagListFilters, type CreateFlag, type FlagFilters, type FlagListFilters, type UpdateFlag } from "./schemas";
+import { DUPLICATE_FLAG_KEY_MESSAGE, flagFiltersSchema, flagReference, type CreateFlag, type FlagFilters, type FlagListQuery, type UpdateFlag } from "./contract";
+import { invalidateFlagDefinitions, loadFlagDefinitions } from "./definitions";
+import { storedFilters, toFlagResource, type FlagResource, type FlagRow } from "./present";
+import * as store from "./store";
+import type { ProjectFlag } from "./store";
 
 const ACTIVITY_SCOPE = "FeatureFlag";
-
-/** Who makes a change: the user recorded as creator and in the activity log. */
-export interface FlagActor {
-  userId: number;
-}
-
-type Tx = Prisma.TransactionClient;
 
 function notFound(): AppError {
   return new AppError("not_found", "Not found.");
@@ -78,17 +73,6 @@ function dependencyIds(filters: unknown): number[] {
     .map((property) => Number(property.key));
 }
 
-interface ProjectFlag {
-  id: number;
-  key: string;
-  active: boolean;
-  filters: unknown;
-}
-
-async function liveFlags(tx: Tx, projectId: number): Promise<ProjectFlag[]> {
-  return tx.featureFlag.findMany({ where: { projectId, deleted: false }, select: { id: true, key: true, active: true, filters: true } });
-}
-
 function listed(flags: ProjectFlag[], limit: number): string {
   const names = flags.slice(0, limit).map((flag) => `${flag.key} (ID: ${flag.id})`);
   if (flags.length > limit) names.push(`and ${flags.length - limit} more`);
@@ -106,7 +90,7 @@ async function checkReferences(tx: Tx, projectId: number, self: { id: number | n
   if (cohort) throw new AppError("invalid_input", `Cohort with id ${String(cohort.value)} does not exist`, `${cohort.attr}__value`);
   const references = properties.filter((property) => property.type === "flag");
   if (references.length === 0) return;
-  const flags = await liveFlags(tx, projectId);
+  const flags = await store.liveFlags(tx, projectId);
   const byId = new Map(flags.map((flag) => [flag.id, flag]));
   for (const reference of references) {
     const attr = `${reference.attr}__key`;
@@ -147,64 +131,38 @@ function pathTo(from: number, to: number, byId: Map<number, ProjectFlag>, path: 
 
 /** Active flags whose conditions depend on flag `id`. */
 async function dependentsOf(tx: Tx, projectId: number, id: number): Promise<ProjectFlag[]> {
-  const flags = await liveFlags(tx, projectId);
+  const flags = await store.liveFlags(tx, projectId);
   return flags.filter((flag) => flag.id !== id && flag.active && dependencyIds(flag.filters).includes(id)).sort((a, b) => a.key.localeCompare(b.key));
 }
 
 async function assertKeyFree(tx: Tx, projectId: number, key: string, exceptId: number | null): Promise<void> {
-  const clash = await tx.featureFlag.findFirst({ where: { projectId, key, deleted: false, ...(exceptId === null ? {} : { id: { not: exceptId } }) }, select: { id: true } });
-  if (clash) throw duplicateKey();
+  if (await store.liveKeyTaken(tx, projectId, key, exceptId)) throw duplicateKey();
 }
 
 // ---------------------------------------------------------------------------
 // Reads
 // ---------------------------------------------------------------------------
 
-/** The list's query string: page and filters; empty parameters count as not given (`?search=`). */
-export const flagListQuery = z.preprocess(
-  (query) => (typeof query === "object" && query !== null ? Object.fromEntries(Object.entries(query).filter(([, value]) => value !== "")) : query),
-  pageQuery.extend(flagListFilters.shape),
-);
-export type FlagListQuery = z.output<typeof flagListQuery>;
-
-/** The last user to change each flag, from the activity log (the table has no column for it). */
-async function lastModifiers(prisma: PrismaClient | Tx, projectId: number, ids: number[]) {
-  if (ids.length === 0) return new Map<string, FlagRow["createdBy"]>();
-  const entries = await prisma.activityLog.findMany({
-    where: { projectId, scope: ACTIVITY_SCOPE, itemId: { in: ids.map(String) } },
-    orderBy: { createdAt: "desc" },
-    distinct: ["itemId"],
-    select: { itemId: true, user: { select: USER_BASIC_SELECT } },
-  });
-  return new Map(entries.map((entry) => [entry.itemId, entry.user]));
-}
-
-async function present(prisma: PrismaClient | Tx, projectId: number, rows: FlagRow[]): Promise<FlagResource[]> {
-  const modifiers = await lastModifiers(
-    prisma,
+async function present(client: DbClient, projectId: number, rows: FlagRow[]): Promise<FlagResource[]> {
+  const modifiers = await store.lastModifiers(
+    client,
     projectId,
+    ACTIVITY_SCOPE,
     rows.map((row) => row.id),
   );
   return rows.map((row) => toFlagResource(row, modifiers.get(String(row.id)) ?? null));
 }
 
-/** One flag of the project, deleted ones included (PostHog retrieves them, with `deleted: true`). */
-export async function getFlag(db: Database, projectId: number, id: number): Promise<FlagResource> {
-  const row = await db.prisma.featureFlag.findFirst({ where: { id, projectId }, include: FLAG_ROW_INCLUDE });
+async function flagOf(db: Database, projectId: number, id: number): Promise<FlagResource> {
+  const row = await store.findFlag(db.prisma, projectId, id);
   if (!row) throw notFound();
   return (await present(db.prisma, projectId, [row]))[0]!;
 }
 
-const ORDER_SQL: Record<NonNullable<FlagListFilters["order"]>, string> = {
-  key: "f.key ASC",
-  "-key": "f.key DESC",
-  name: "f.name ASC",
-  "-name": "f.name DESC",
-  created_at: "f.created_at ASC",
-  "-created_at": "f.created_at DESC",
-  updated_at: "f.updated_at ASC",
-  "-updated_at": "f.updated_at DESC",
-};
+/** One flag of the project, deleted ones included (PostHog retrieves them, with `deleted: true`). */
+export function getFlag(ctx: Context, id: number): Promise<FlagResource> {
+  return flagOf(ctx.db, ctx.project.id, id);
+}
 
 /**
  * The project's live flags, newest first unless `order` says otherwise, with PostHog's list
@@ -212,42 +170,9 @@ const ORDER_SQL: Record<NonNullable<FlagListFilters["order"]>, string> = {
  * multivariant; Burrow has no experiments or remote-config flags yet), `created_by_id`,
  * `tags` (any of) and `excluded_properties` (keys to leave out).
  */
-export async function listFlags(db: Database, projectId: number, query: FlagListQuery): Promise<{ count: number; results: FlagResource[] }> {
-  const params: unknown[] = [projectId];
-  const bind = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const where = ["f.project_id = $1", "NOT f.deleted"];
-  if (query.search) {
-    const pattern = bind(containsPattern(query.search));
-    where.push(`(f.key ILIKE ${pattern} ESCAPE '\\' OR f.name ILIKE ${pattern} ESCAPE '\\')`);
-  }
-  if (query.active) where.push(`f.active = ${bind(query.active === "true")}`);
-  if (query.created_by_id !== undefined) where.push(`f.created_by_id = ${bind(query.created_by_id)}`);
-  const variantCount = `COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(f.filters->'multivariate'->'variants') = 'array' THEN f.filters->'multivariate'->'variants' END), 0)`;
-  if (query.type === "boolean") where.push(`${variantCount} = 0`);
-  if (query.type === "multivariant") where.push(`${variantCount} > 0`);
-  if (query.type === "experiment" || query.type === "remote_config") where.push("false");
-  if (query.tags && query.tags.length > 0) {
-    where.push(
-      `EXISTS (SELECT 1 FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id WHERE ti.feature_flag_id = f.id AND t.name IN (SELECT jsonb_array_elements_text(${bind(JSON.stringify(query.tags))}::jsonb)))`,
-    );
-  }
-  if (query.excluded_properties && query.excluded_properties.length > 0) {
-    where.push(`f.key NOT IN (SELECT jsonb_array_elements_text(${bind(JSON.stringify(query.excluded_properties))}::jsonb))`);
-  }
-  const { take, skip } = pageWindow(query);
-  const filter = `FROM feature_flags f WHERE ${where.join(" AND ")}`;
-  const order = `${ORDER_SQL[query.order ?? "-created_at"]}, f.id DESC`;
-  const [counted, page] = await Promise.all([
-    db.sql.query<{ count: string | number }>(`SELECT count(*) AS count ${filter}`, params),
-    db.sql.query<{ id: number }>(`SELECT f.id ${filter} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`, params),
-  ]);
-  const ids = page.map((row) => Number(row.id));
-  const rows = ids.length === 0 ? [] : await db.prisma.featureFlag.findMany({ where: { id: { in: ids } }, include: FLAG_ROW_INCLUDE });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return { count: Number(counted[0]?.count ?? 0), results: await present(db.prisma, projectId, ids.map((id) => byId.get(id)!).filter(Boolean)) };
+export async function listFlags(ctx: Context, query: FlagListQuery): Promise<{ count: number; results: FlagResource[] }> {
+  const { count, rows } = await store.listFlagRows(ctx.db, ctx.project.id, query, pageWindow(query));
+  return { count, results: await present(ctx.db.prisma, ctx.project.id, rows) };
 }
 
 // ---------------------------------------------------------------------------
@@ -277,7 +202,7 @@ function tracked(flag: { key: string; name: string; filters: unknown; active: bo
 
 async function writeTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   try {
-    return await db.prisma.$transaction(fn);
+    return await inTransaction(db, fn);
   } catch (error) {
     if (error instanceof AppError) throw error;
     if (isDuplicateKeyViolation(error)) throw duplicateKey();
@@ -285,28 +210,25 @@ async function writeTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Pr
   }
 }
 
-export async function createFlag(db: Database, projectId: number, actor: FlagActor, input: CreateFlag): Promise<FlagResource> {
+export async function createFlag(ctx: Context, input: CreateFlag): Promise<FlagResource> {
+  const { db, actor } = ctx;
+  const projectId = ctx.project.id;
   const filters = input.filters ?? DEFAULT_FILTERS;
   const id = await writeTransaction(db, async (tx) => {
     if (!input.deleted) await assertKeyFree(tx, projectId, input.key, null);
     await checkReferences(tx, projectId, { id: null, key: input.key }, filters);
-    const flag = await tx.featureFlag.create({
-      data: {
-        projectId,
-        key: input.key,
-        name: input.name,
-        filters: filters as unknown as Prisma.InputJsonValue,
-        active: input.active,
-        deleted: input.deleted,
-        ensureExperienceContinuity: input.ensure_experience_continuity,
-        createdById: actor.userId,
-        version: 1,
-      },
+    const flag = await store.insertFlag(tx, projectId, actor.id, {
+      key: input.key,
+      name: input.name,
+      filters,
+      active: input.active,
+      deleted: input.deleted,
+      ensureExperienceContinuity: input.ensure_experience_continuity,
     });
     if (input.tags.length > 0) await setTags(tx, projectId, { featureFlagId: flag.id }, input.tags);
     await logActivity(tx, {
       projectId,
-      userId: actor.userId,
+      userId: actor.id,
       scope: ACTIVITY_SCOPE,
       itemId: flag.id,
       activity: "created",
@@ -315,7 +237,7 @@ export async function createFlag(db: Database, projectId: number, actor: FlagAct
     return flag.id;
   });
   await invalidateFlagDefinitions(db, projectId);
-  return getFlag(db, projectId, id);
+  return flagOf(db, projectId, id);
 }
 
 /**
@@ -323,9 +245,11 @@ export async function createFlag(db: Database, projectId: number, actor: FlagAct
  * `deleted: false` restores (if the key is still free). `filters` without `groups` is
  * merged into the current filters. Nothing changed: nothing is written, `version` stays.
  */
-export async function updateFlag(db: Database, projectId: number, actor: FlagActor, id: number, input: UpdateFlag): Promise<FlagResource> {
+export async function updateFlag(ctx: Context, id: number, input: UpdateFlag): Promise<FlagResource> {
+  const { db, actor } = ctx;
+  const projectId = ctx.project.id;
   const changed = await writeTransaction(db, async (tx) => {
-    const current = await tx.featureFlag.findFirst({ where: { id, projectId }, include: FLAG_ROW_INCLUDE });
+    const current = await store.findFlag(tx, projectId, id);
     if (!current) throw notFound();
     const currentFilters = storedFilters(current.filters);
     const filters = input.filters === undefined ? currentFilters : parseFilters("groups" in input.filters ? input.filters : { ...currentFilters, ...input.filters });
@@ -358,7 +282,7 @@ export async function updateFlag(db: Database, projectId: number, actor: FlagAct
       }
     }
     if (next.active && !next.deleted && (!current.active || input.filters !== undefined)) {
-      const flags = await liveFlags(tx, projectId);
+      const flags = await store.liveFlags(tx, projectId);
       const disabled = flags.filter((flag) => !flag.active && dependencyIds(filters).includes(flag.id)).sort((a, b) => a.key.localeCompare(b.key));
       if (disabled.length > 0) {
         throw new AppError(
@@ -369,22 +293,11 @@ export async function updateFlag(db: Database, projectId: number, actor: FlagAct
       }
     }
 
-    await tx.featureFlag.update({
-      where: { id },
-      data: {
-        key: next.key,
-        name: next.name,
-        filters: next.filters as unknown as Prisma.InputJsonValue,
-        active: next.active,
-        deleted: next.deleted,
-        ensureExperienceContinuity: next.ensureExperienceContinuity,
-        version: current.version + 1,
-      },
-    });
+    await store.updateFlagRow(tx, id, { ...next, version: current.version + 1 });
     if (input.tags) await setTags(tx, projectId, { featureFlagId: id }, input.tags);
     await logActivity(tx, {
       projectId,
-      userId: actor.userId,
+      userId: actor.id,
       scope: ACTIVITY_SCOPE,
       itemId: id,
       activity: deleting ? "deleted" : current.deleted && !next.deleted ? "restored" : "updated",
@@ -394,23 +307,18 @@ export async function updateFlag(db: Database, projectId: number, actor: FlagAct
     return true;
   });
   if (changed) await invalidateFlagDefinitions(db, projectId);
-  return getFlag(db, projectId, id);
+  return flagOf(db, projectId, id);
 }
 
 /** Soft delete (PostHog: PATCH `{"deleted": true}`). */
-export function deleteFlag(db: Database, projectId: number, actor: FlagActor, id: number): Promise<FlagResource> {
-  return updateFlag(db, projectId, actor, id, { deleted: true });
+export function deleteFlag(ctx: Context, id: number): Promise<FlagResource> {
+  return updateFlag(ctx, id, { deleted: true });
 }
 
 /** The activity log of one flag, newest first. */
-export async function flagActivity(db: Database, projectId: number, id: number, limit = 20) {
-  await getFlag(db, projectId, id);
-  const entries = await db.prisma.activityLog.findMany({
-    where: { projectId, scope: ACTIVITY_SCOPE, itemId: String(id) },
-    orderBy: { createdAt: "desc" },
-    take: limit,
-    select: { id: true, activity: true, detail: true, createdAt: true, user: { select: USER_BASIC_SELECT } },
-  });
+export async function flagActivity(ctx: Context, id: number, limit = 20) {
+  await getFlag(ctx, id);
+  const entries = await store.flagActivityEntries(ctx.db.prisma, ctx.project.id, ACTIVITY_SCOPE, id, limit);
   return entries.map((entry) => ({
     id: entry.id,
     activity: entry.activity,
@@ -418,4 +326,50 @@ export async function flagActivity(db: Database, projectId: number, id: number, 
     created_at: entry.createdAt.toISOString(),
     user: entry.user ? { email: entry.user.email, first_name: entry.user.firstName } : null,
   }));
+}
+
+// ---------------------------------------------------------------------------
+// SDK paths (no actor: a project key or a secret key names the project)
+// ---------------------------------------------------------------------------
+
+/**
+ * The stored JSON text of a live flag's `"true"` payload, or null; 404 when the project has
+ * no live flag with that id or key. Digits are tried as an id first, then as a key (PostHog
+ * takes digits only as an id, which hides flags whose key is a number).
+ */
+export async function remoteConfigPayload(db: Database, projectId: number, idOrKey: string): Promise<string | null> {
+  const reference = flagReference.safeParse(idOrKey);
+  if (!reference.success) throw notFound();
+  const byId = /^\d{1,9}$/.test(idOrKey) ? Number(idOrKey) : null;
+  const flags = await store.liveFlagsByIdOrKey(db.prisma, projectId, byId, idOrKey);
+  const flag = (byId !== null && flags.find((candidate) => candidate.id === byId)) || flags.find((candidate) => candidate.key === idOrKey);
+  if (!flag) throw notFound();
+  const stored = (flag.filters as { payloads?: Record<string, unknown> } | null)?.payloads?.["true"];
+  if (stored === undefined || stored === null || stored === "") return null;
+  return typeof stored === "string" ? stored : JSON.stringify(stored);
+}
+
+/** The id of the project whose public key (`phc_…`) this is, or null. */
+export function projectIdByToken(db: Database, token: string): Promise<number | null> {
+  return store.projectIdByApiToken(db.prisma, token);
+}
+
+/** The project whose secret key (`phs_…`) hashes to `hash`, with its public key, or null. */
+export function projectBySecretKeyHash(db: Database, hash: string): Promise<{ id: number; apiToken: string; secretApiTokenHash: string | null } | null> {
+  return store.projectBySecretKeyHash(db.prisma, hash);
+}
+
+/** posthog-js asks with only_evaluate_survey_feature_flags for the flags surveys target. */
+const SURVEY_FLAG_PREFIX = "survey-targeting-";
+
+/** The project's survey-targeting flags, among `flagKeys` when given. */
+export async function surveyFlagKeys(db: Database, projectId: number, flagKeys: readonly string[] | undefined): Promise<string[]> {
+  const definitions = await loadFlagDefinitions(db, projectId);
+  return definitions.flags.map((flag) => flag.key).filter((key) => key.startsWith(SURVEY_FLAG_PREFIX) && (!flagKeys || flagKeys.includes(key)));
+}
+
+/** Whether any of the project's flags is active (posthog-js's remote config `hasFeatureFlags`). */
+export async function hasActiveFlags(db: Database, projectId: number): Promise<boolean> {
+  const definitions = await loadFlagDefinitions(db, projectId);
+  return definitions.flags.some((flag) => flag.active);
 }

@@ -8,7 +8,8 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { handleCaptureEvents } from "@/server/ingestion/handler";
-import { GroupsService, MAX_GROUP_TYPES } from "./service";
+import { MAX_GROUP_TYPES } from "./contract";
+import { GroupsService } from "./service";
 
 let db: Database;
 let organizationId: string;

@@ -1,9 +1,9 @@
 import { handleHealth, handleReady } from "@/server/http/health";
 import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
-import { rawDecide, rawFlags, rawRemoteConfig } from "@/server/flags/sdk-handlers";
-import { rawFlagDefinitions } from "@/server/flags/local-evaluation";
-import { rawEarlyAccessFeatures, rawSurveys } from "@/server/sdk/product-lists";
-import { rawStaticAsset } from "@/server/sdk/static-assets";
+import { rawDecide, rawFlags, rawRemoteConfig } from "./sdk/flags";
+import { rawFlagDefinitions } from "./sdk/local-evaluation";
+import { rawEarlyAccessFeatures, rawSurveys } from "./sdk/product-lists";
+import { rawStaticAsset } from "./sdk/static-assets";
 import type { RawHandler } from "./raw";
 
 /**

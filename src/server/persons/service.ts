@@ -175,12 +175,8 @@ export class PersonsService {
         return mine!;
       }
       const target = { id: mine!.id, uuid: mine!.uuid };
-      const moved = await this.sql.transaction(async (tx) => {
-        const ids = await mergePersons(tx, projectId, target, other!);
-        // In the merge's transaction on PostgreSQL; last, so a failure there undoes the merge.
-        await this.events.reassignPerson(projectId, other!.uuid, target.uuid, tx);
-        return ids;
-      });
+      // The stored events move in the merge's transaction on PostgreSQL; last, so a failure there undoes the merge.
+      const moved = await mergePersons(this.sql, projectId, target, other!, (tx) => this.events.reassignPerson(projectId, other!.uuid, target.uuid, tx));
       const ids = [...moved, otherId];
       // Other nodes drop these ids from their caches. This node hears it at once, inside
       // publish, so it remembers the new person only afterwards.

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from "@/server/db/driver";
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 
 export interface PersonRef {
   id: number;
@@ -82,10 +82,25 @@ export async function updatePersonProperties(sql: SqlExecutor, personId: number,
 /**
  * Folds `source` into `target` in one transaction: distinct ids and flag hash-key overrides
  * move over; properties combine with the target's winning; the earlier creation time stays;
- * the source is deleted. Returns the distinct ids that moved. (The caller moves the stored
- * events, through the event store.)
+ * the source is deleted; then `alsoInTransaction` runs in the same transaction (the caller
+ * moves the stored events there, through the event store: last, so a failure there undoes
+ * the merge). Returns the distinct ids that moved.
  */
-export async function mergePersons(tx: SqlExecutor, projectId: number, target: PersonRef, source: PersonRef): Promise<string[]> {
+export function mergePersons(
+  sql: SqlDriver,
+  projectId: number,
+  target: PersonRef,
+  source: PersonRef,
+  alsoInTransaction: (tx: SqlExecutor) => Promise<void>,
+): Promise<string[]> {
+  return sql.transaction(async (tx) => {
+    const moved = await mergePersonRows(tx, projectId, target, source);
+    await alsoInTransaction(tx);
+    return moved;
+  });
+}
+
+async function mergePersonRows(tx: SqlExecutor, projectId: number, target: PersonRef, source: PersonRef): Promise<string[]> {
   // Lock both rows in id order so two merges of the same pair cannot deadlock.
   await tx.query(`SELECT id FROM persons WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`, [[target.id, source.id]]);
   const moved = await tx.query<{ distinct_id: string }>(

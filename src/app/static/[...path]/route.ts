@@ -1,6 +1,6 @@
 // `npm start` answers these paths on its fast path; this route serves them under `next dev`.
 import { asRouteHandler } from "@/server/http/raw";
-import { rawStaticAsset } from "@/server/sdk/static-assets";
+import { rawStaticAsset } from "@/server/http/sdk/static-assets";
 
 const handleStaticAsset = asRouteHandler(rawStaticAsset);
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
 import { evaluateFlagsForDistinctId } from "@/server/flags/decide";
-import { createFlagInput, flagListFilters, testFlagInput, updateFlagInput } from "@/server/flags/schemas";
+import { createFlagInput, flagListFilters, testFlagInput, updateFlagInput } from "@/server/flags/contract";
 import { createFlag, deleteFlag, flagActivity, getFlag, listFlags, updateFlag } from "@/server/flags/service";
 import { MAX_PAGE_SIZE } from "@/server/input/page";
 import { createTRPCRouter, projectProcedure } from "../trpc";
@@ -16,23 +16,23 @@ const flagId = z.object({ id: recordId() });
 export const flagsRouter = createTRPCRouter({
   list: projectProcedure
     .input(flagListFilters.extend({ limit: z.number().int().min(1).max(MAX_PAGE_SIZE).optional(), offset: z.number().int().min(0).default(0) }))
-    .query(({ ctx, input }) => listFlags(ctx.db, ctx.project.id, input)),
+    .query(({ ctx, input }) => listFlags(ctx, input)),
 
-  get: projectProcedure.input(flagId).query(({ ctx, input }) => getFlag(ctx.db, ctx.project.id, input.id)),
+  get: projectProcedure.input(flagId).query(({ ctx, input }) => getFlag(ctx, input.id)),
 
-  create: projectProcedure.input(z.object({ flag: createFlagInput })).mutation(({ ctx, input }) => createFlag(ctx.db, ctx.project.id, { userId: ctx.user.id }, input.flag)),
+  create: projectProcedure.input(z.object({ flag: createFlagInput })).mutation(({ ctx, input }) => createFlag(ctx, input.flag)),
 
   update: projectProcedure
     .input(flagId.extend({ patch: updateFlagInput }))
-    .mutation(({ ctx, input }) => updateFlag(ctx.db, ctx.project.id, { userId: ctx.user.id }, input.id, input.patch)),
+    .mutation(({ ctx, input }) => updateFlag(ctx, input.id, input.patch)),
 
-  delete: projectProcedure.input(flagId).mutation(({ ctx, input }) => deleteFlag(ctx.db, ctx.project.id, { userId: ctx.user.id }, input.id)),
+  delete: projectProcedure.input(flagId).mutation(({ ctx, input }) => deleteFlag(ctx, input.id)),
 
-  activity: projectProcedure.input(flagId).query(({ ctx, input }) => flagActivity(ctx.db, ctx.project.id, input.id)),
+  activity: projectProcedure.input(flagId).query(({ ctx, input }) => flagActivity(ctx, input.id)),
 
   /** The saved flag's value for one distinct id: stored person properties overridden by the given ones. */
   testForUser: projectProcedure.input(flagId.extend(testFlagInput.shape)).mutation(async ({ ctx, input }) => {
-    const flag = await getFlag(ctx.db, ctx.project.id, input.id);
+    const flag = await getFlag(ctx, input.id);
     const evaluation = await evaluateFlagsForDistinctId(ctx.db, ctx.project.id, {
       distinctId: input.distinctId,
       personProperties: input.personProperties,

@@ -13,13 +13,12 @@
 import { authenticatePersonalApiKey, hasScope } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
 import { AppError, APP_ERRORS } from "@/server/errors";
-import type { RawRequest, RawResponse } from "@/server/http/raw";
-import { sessionPrincipal, sessionUserFromHeaders, type Principal } from "@/server/http/rest/principal";
-import { resolveProject } from "@/server/http/rest/project";
-import { checkApiRateLimit } from "@/server/http/rest/rate-limit";
-import { loadFlagDefinitions } from "./definitions";
-import { projectIdOfToken } from "./project-key";
-import { projectOfSecretKey } from "./secret-key";
+import { loadFlagDefinitions } from "@/server/flags/definitions";
+import type { RawRequest, RawResponse } from "../raw";
+import { sessionPrincipal, sessionUserFromHeaders, type Principal } from "../rest/principal";
+import { resolveProject } from "../rest/project";
+import { checkApiRateLimit } from "../rest/rate-limit";
+import { projectIdOfToken, projectOfSecretKey } from "./flag-keys";
 
 function bearerOf(authorization: string | null): string | null {
   if (!authorization) return null;

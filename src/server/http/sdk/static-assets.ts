@@ -20,7 +20,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { RawRequest, RawResponse } from "@/server/http/raw";
+import type { RawRequest, RawResponse } from "../raw";
 
 /** A bundle or its source map; anything else (d.ts, cjs, the `src/` tree) is not served. */
 const ASSET_NAME = /^[a-z0-9][a-z0-9.-]*\.js(\.map)?$/;

@@ -1,7 +1,7 @@
 /** The flag contract on its own: PostHog's key rule and every filters rule that needs no database. */
 import { describe, expect, it } from "vitest";
 import { FLAG_PROPERTY_OPERATORS } from "@/server/properties/flag-filters";
-import { createFlagInput, flagFiltersSchema, flagListFilters, tagsSchema, testFlagInput, updateFlagInput } from "./schemas";
+import { createFlagInput, flagFiltersSchema, flagListFilters, tagsSchema, testFlagInput, updateFlagInput } from "./contract";
 
 /** The first issue as the REST edge reports it: message and `attr`. */
 function firstIssue(result: { success: boolean; error?: { issues: { message: string; path: PropertyKey[] }[] } }) {

@@ -18,41 +18,16 @@
 import { z } from "zod";
 import { hasScope } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
-import { refuseNul } from "@/server/input/nul";
 import { AppError } from "@/server/errors";
-import { authenticate, type Principal } from "@/server/http/rest/principal";
-import { resolveProject } from "@/server/http/rest/project";
-import { checkApiRateLimit } from "@/server/http/rest/rate-limit";
-import { json, toErrorResponse } from "@/server/http/rest/respond";
-import { FLAG_KEY_PATTERN, MAX_FLAG_KEY_LENGTH } from "./schemas";
-import { projectIdOfToken } from "./project-key";
-import { projectOfSecretKey } from "./secret-key";
-
+import { remoteConfigPayload } from "@/server/flags/service";
+import { refuseNul } from "@/server/input/nul";
+import { authenticate, type Principal } from "../rest/principal";
+import { resolveProject } from "../rest/project";
+import { checkApiRateLimit } from "../rest/rate-limit";
+import { json, toErrorResponse } from "../rest/respond";
+import { projectIdOfToken, projectOfSecretKey } from "./flag-keys";
 
 const remoteConfigQuery = z.object({ token: z.string().trim().max(200).optional() });
-
-/** A flag id (digits) or key, as PostHog takes either; anything else names no flag. */
-const flagReference = z.string().max(MAX_FLAG_KEY_LENGTH).regex(FLAG_KEY_PATTERN);
-
-/**
- * The stored JSON text of a live flag's `"true"` payload, or null; 404 when the project has
- * no live flag with that id or key. Digits are tried as an id first, then as a key (PostHog
- * takes digits only as an id, which hides flags whose key is a number).
- */
-export async function remoteConfigPayload(db: Database, projectId: number, idOrKey: string): Promise<string | null> {
-  const reference = flagReference.safeParse(idOrKey);
-  if (!reference.success) throw new AppError("not_found", "Not found.");
-  const byId = /^\d{1,9}$/.test(idOrKey) ? { id: Number(idOrKey) } : null;
-  const flags = await db.prisma.featureFlag.findMany({
-    where: { projectId, deleted: false, OR: [...(byId ? [byId] : []), { key: idOrKey }] },
-    select: { id: true, key: true, filters: true },
-  });
-  const flag = (byId && flags.find((candidate) => candidate.id === byId.id)) || flags.find((candidate) => candidate.key === idOrKey);
-  if (!flag) throw new AppError("not_found", "Not found.");
-  const stored = (flag.filters as { payloads?: Record<string, unknown> } | null)?.payloads?.["true"];
-  if (stored === undefined || stored === null || stored === "") return null;
-  return typeof stored === "string" ? stored : JSON.stringify(stored);
-}
 
 /** The project a personal key or session asks about (see the module comment), with its scope checked. */
 async function projectForPrincipal(db: Database, principal: Principal, pathProject: string, token: string | undefined): Promise<number> {

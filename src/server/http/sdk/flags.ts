@@ -9,16 +9,17 @@
 import { randomUUID } from "node:crypto";
 import { FLAGS_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import { getDb, type Database } from "@/server/db";
-import { asRouteHandler, type RawRequest, type RawResponse } from "@/server/http/raw";
+import { flagsRequestSchema, type FlagsRequestBody } from "@/server/flags/contract";
+import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "@/server/flags/decide";
+import { loadFlagDefinitions, type ProjectFlagDefinitions } from "@/server/flags/definitions";
+import type { FlagDefinition, FlagResult } from "@/server/flags/evaluation";
+import { hasActiveFlags, surveyFlagKeys } from "@/server/flags/service";
 import { decodeRequest } from "@/server/ingestion/decode";
 import { IngestionError } from "@/server/ingestion/errors";
-import { clientIp } from "@/server/http/client-ip";
-import { corsError, corsHeaders, corsJson } from "@/server/http/cors";
 import { ProjectKeyCache } from "@/server/ingestion/projects";
-import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "./decide";
-import { loadFlagDefinitions, type ProjectFlagDefinitions } from "./definitions";
-import type { FlagDefinition, FlagResult } from "./evaluation";
-import { flagsRequestSchema, type FlagsRequestBody } from "./sdk-contract";
+import { clientIp } from "../client-ip";
+import { corsError, corsHeaders, corsJson } from "../cors";
+import { asRouteHandler, type RawRequest, type RawResponse } from "../raw";
 
 // Project keys to projects, cached as capture caches them (one cache per database).
 const projectCaches = new WeakMap<object, ProjectKeyCache>();
@@ -30,9 +31,6 @@ function projectByKey(db: Database, token: string) {
   }
   return cache.lookup(token);
 }
-
-/** posthog-js asks with only_evaluate_survey_feature_flags for the flags surveys target. */
-const SURVEY_FLAG_PREFIX = "survey-targeting-";
 
 /** The settings of a project with nothing special enabled (no recordings, surveys, heatmaps, site apps). */
 const PROJECT_SETTINGS = {
@@ -130,10 +128,8 @@ const NOTHING: FlagsEvaluation = { flags: {}, errorsWhileComputingFlags: false }
 
 async function evaluate(db: Database, projectId: number, body: FlagsRequestBody, request: RawRequest, url: URL) {
   let flagKeys = body.flagKeys ?? undefined;
-  if (url.searchParams.get("only_evaluate_survey_feature_flags") === "true") {
-    const definitions = await loadFlagDefinitions(db, projectId);
-    flagKeys = definitions.flags.map((flag) => flag.key).filter((key) => key.startsWith(SURVEY_FLAG_PREFIX) && (!flagKeys || flagKeys.includes(key)));
-  }
+  // posthog-js asks with only_evaluate_survey_feature_flags for the flags surveys target.
+  if (url.searchParams.get("only_evaluate_survey_feature_flags") === "true") flagKeys = await surveyFlagKeys(db, projectId, flagKeys);
   return evaluateFlagsForDistinctId(db, projectId, {
     distinctId: body.distinctId!,
     personProperties: body.personProperties,
@@ -231,8 +227,7 @@ export async function rawRemoteConfig(request: RawRequest): Promise<RawResponse>
     const db = await getDb();
     const project = await projectByKey(db, token);
     if (!project) return corsError(request, 404, "invalid_request", "not_found", "Not found.");
-    const definitions = await loadFlagDefinitions(db, project.id);
-    hasFeatureFlags = definitions.flags.some((flag) => flag.active);
+    hasFeatureFlags = await hasActiveFlags(db, project.id);
   } catch (error) {
     // Without the database, let the SDK ask /flags itself.
     console.error("burrow: remote config could not be computed", error);

@@ -12,9 +12,9 @@
 import { z } from "zod";
 import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVALID_KEY } from "@/server/accounts/contract";
 import { getDb } from "@/server/db";
-import { asRouteHandler, type RawHandler } from "@/server/http/raw";
-import { corsError, corsHeaders } from "@/server/http/cors";
 import { ingestionServices } from "@/server/ingestion/services";
+import { corsError, corsHeaders } from "../cors";
+import { asRouteHandler, type RawHandler } from "../raw";
 
 
 /** PostHog's `get_token` also reads `api_key`; the other parameters (`stage`, `_`) change nothing in an empty list. */
