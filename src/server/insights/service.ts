@@ -6,7 +6,8 @@
 import { randomInt } from "node:crypto";
 import type { Prisma } from "@/generated/prisma/client";
 import { changesBetween, logActivity } from "@/server/activity/log";
-import { canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/access/service";
+import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/access/contract";
+import { canEditInsight, dashboardPermissions, type DashboardActor } from "@/server/access/service";
 import type { Database, PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { guarded } from "@/server/events/api";
@@ -259,7 +260,7 @@ async function placeOnDashboards(tx: Prisma.TransactionClient, projectId: number
       select: { restrictionLevel: true, createdById: true, collaborators: { where: { userId: actor.userId }, select: { level: true } } },
     });
     if (!dashboard) throw new AppError("invalid_input", `Invalid pk "${dashboardId}" - object does not exist.`, "dashboards");
-    if (!dashboardPermissions(dashboard, actor, dashboard.collaborators[0]?.level ?? null).canEdit) {
+    if (!dashboardPermissions(dashboard, { actor: { id: actor.userId }, project: actor }, dashboard.collaborators[0]?.level ?? null).canEdit) {
       throw new AppError("permission_denied", `You don't have permission to add insights to dashboard: ${dashboardId}`);
     }
   }
@@ -285,7 +286,7 @@ async function assertCanEditInsight(tx: Prisma.TransactionClient, actor: Dashboa
     },
   });
   const dashboards = tiles.map(({ dashboard }) => ({ ...dashboard, collaboratorLevel: dashboard.collaborators[0]?.level ?? null }));
-  if (!canEditInsight(dashboards, actor)) throw new AppError("permission_denied", NO_INSIGHT_EDIT_PERMISSION);
+  if (!canEditInsight(dashboards, { actor: { id: actor.userId }, project: actor })) throw new AppError("permission_denied", NO_INSIGHT_EDIT_PERMISSION);
 }
 
 export async function createInsight(db: Database, projectId: number, actor: DashboardActor, body: InsightCreateBody): Promise<InsightResource> {
