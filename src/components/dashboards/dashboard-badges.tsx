@@ -1,5 +1,5 @@
 import { Badge, formatDate } from "@/components/ui";
-import { RestrictionLevel } from "@/server/access/service";
+import { RestrictionLevel } from "@/server/access/contract";
 
 /** How a dashboard without a name is shown (PostHog allows a null name). */
 export function dashboardTitle(name: string | null): string {

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { isAdmin } from "@/components/account/levels";
 import { Button, cn, Dialog, FormAlert, inputClasses, Spinner } from "@/components/ui";
-import { PrivilegeLevel, RestrictionLevel } from "@/server/access/service";
+import { PrivilegeLevel, RestrictionLevel } from "@/server/access/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { DashboardData } from "./types";

@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { dashboardPermissions } from "./service";
 
 const OWNER = 1;
-const member = { userId: 2, membershipLevel: 1 };
-const admin = { userId: 3, membershipLevel: 8 };
-const orgOwner = { userId: 4, membershipLevel: 15 };
-const creator = { userId: OWNER, membershipLevel: 1 };
+const as = (id: number, membershipLevel: number) => ({ actor: { id }, project: { membershipLevel } });
+const member = as(2, 1);
+const admin = as(3, 8);
+const orgOwner = as(4, 15);
+const creator = as(OWNER, 1);
 
 describe("dashboardPermissions", () => {
   it.each([

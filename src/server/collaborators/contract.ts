@@ -1,6 +1,6 @@
 /** Request shapes of dashboard collaborators (REST and tRPC): PostHog's fields and messages. */
 import { z } from "zod";
-import { PrivilegeLevel } from "@/server/access/service";
+import { PrivilegeLevel } from "@/server/access/contract";
 
 const PRIVILEGE_LEVELS: readonly number[] = Object.values(PrivilegeLevel);
 

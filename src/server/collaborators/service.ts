@@ -2,14 +2,24 @@
  * Dashboard collaborators: users given edit rights on a dashboard that only collaborators
  * may edit. PostHog's rules (ee/api/dashboard_collaborator.py), each a 400 with its message.
  */
-import { Prisma } from "@/generated/prisma/client";
+import { PrivilegeLevel, RestrictionLevel } from "@/server/access/contract";
+import { assertCanEdit, isInherentEditor } from "@/server/access/service";
 import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { logActivity } from "@/server/activity/service";
-import { isInherentEditor, assertCanEdit, PrivilegeLevel, RestrictionLevel, type DashboardActor } from "@/server/access/service";
+import type { Context } from "@/server/context";
 import { requireDashboard } from "@/server/dashboards/service";
-import type { PrismaClient } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import type { AddCollaboratorBody } from "./contract";
+import {
+  deleteCollaborator,
+  findActiveUserInProject,
+  findCollaboratorId,
+  findCollaborators,
+  insertCollaborator,
+  isDuplicateCollaborator,
+  type CollaboratorRow,
+} from "./store";
 
 export interface CollaboratorResource {
   id: string;
@@ -23,7 +33,7 @@ export interface CollaboratorResource {
 const DASHBOARD_NOT_FOUND = "Dashboard not found.";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function collaboratorResource(row: Prisma.DashboardCollaboratorGetPayload<{ include: { user: true } }>): CollaboratorResource {
+function collaboratorResource(row: CollaboratorRow): CollaboratorResource {
   return {
     id: row.id,
     dashboard_id: row.dashboardId,
@@ -35,41 +45,32 @@ function collaboratorResource(row: Prisma.DashboardCollaboratorGetPayload<{ incl
 }
 
 /** The dashboard's collaborators, in the order they were added (a bare list: PostHog does not page it). */
-export async function listCollaborators(prisma: PrismaClient, projectId: number, actor: DashboardActor, dashboardId: number): Promise<CollaboratorResource[]> {
-  await requireDashboard(prisma, projectId, actor, dashboardId, DASHBOARD_NOT_FOUND);
-  const rows = await prisma.dashboardCollaborator.findMany({ where: { dashboardId }, include: { user: true }, orderBy: [{ addedAt: "asc" }, { id: "asc" }] });
+export async function listCollaborators(ctx: Context, dashboardId: number): Promise<CollaboratorResource[]> {
+  await requireDashboard(ctx, dashboardId, DASHBOARD_NOT_FOUND);
+  const rows = await findCollaborators(ctx.db.prisma, dashboardId);
   return rows.map(collaboratorResource);
 }
 
-export async function addCollaborator(
-  prisma: PrismaClient,
-  projectId: number,
-  actor: DashboardActor,
-  dashboardId: number,
-  body: AddCollaboratorBody,
-): Promise<CollaboratorResource> {
-  const { row: dashboard, permissions } = await requireDashboard(prisma, projectId, actor, dashboardId, DASHBOARD_NOT_FOUND);
+export async function addCollaborator(ctx: Context, dashboardId: number, body: AddCollaboratorBody): Promise<CollaboratorResource> {
+  const { row: dashboard, permissions } = await requireDashboard(ctx, dashboardId, DASHBOARD_NOT_FOUND);
   assertCanEdit(permissions);
   if (permissions.effectiveRestrictionLevel <= RestrictionLevel.everyoneInProjectCanEdit) {
     throw new AppError("invalid_input", "Cannot add collaborators to a dashboard on the lowest restriction level.");
   }
   if (body.level !== PrivilegeLevel.canEdit) throw new AppError("invalid_input", "Only edit access can be explicitly specified currently.");
-  const user = await prisma.user.findFirst({
-    where: { uuid: body.user_uuid, isActive: true },
-    include: { memberships: { where: { organization: { projects: { some: { id: projectId } } } }, select: { level: true } } },
-  });
+  const user = await findActiveUserInProject(ctx.db.prisma, body.user_uuid, ctx.project.id);
   if (!user) throw new AppError("invalid_input", "User does not exist.");
   const membership = user.memberships[0];
   if (!membership) throw new AppError("invalid_input", "Cannot add collaborators that have no access to the project.");
-  if (isInherentEditor(dashboard, { userId: user.id, membershipLevel: membership.level })) {
+  if (isInherentEditor(dashboard, { actor: { id: user.id }, project: { membershipLevel: membership.level } })) {
     throw new AppError("invalid_input", "Cannot add collaborators that already have inherent access (the dashboard owner or a project admins).");
   }
   try {
-    const created = await prisma.$transaction(async (tx) => {
-      const row = await tx.dashboardCollaborator.create({ data: { dashboardId, userId: user.id, level: body.level }, include: { user: true } });
+    const created = await inTransaction(ctx.db, async (tx) => {
+      const row = await insertCollaborator(tx, { dashboardId, userId: user.id, level: body.level });
       await logActivity(tx, {
-        projectId,
-        userId: actor.userId,
+        projectId: ctx.project.id,
+        userId: ctx.actor.id,
         scope: "Dashboard",
         itemId: dashboardId,
         activity: "collaborator_added",
@@ -80,27 +81,25 @@ export async function addCollaborator(
     });
     return collaboratorResource(created);
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new AppError("invalid_input", "User already is a collaborator.");
+    if (isDuplicateCollaborator(error)) throw new AppError("invalid_input", "User already is a collaborator.");
     throw error;
   }
 }
 
 /** Removes a user's collaborator row; a path that is not a collaborator's uuid is a 404. */
-export async function removeCollaborator(prisma: PrismaClient, projectId: number, actor: DashboardActor, dashboardId: number, userUuid: string): Promise<void> {
-  const { row: dashboard, permissions } = await requireDashboard(prisma, projectId, actor, dashboardId, DASHBOARD_NOT_FOUND);
+export async function removeCollaborator(ctx: Context, dashboardId: number, userUuid: string): Promise<void> {
+  const { row: dashboard, permissions } = await requireDashboard(ctx, dashboardId, DASHBOARD_NOT_FOUND);
   assertCanEdit(permissions);
-  const existing = UUID.test(userUuid)
-    ? await prisma.dashboardCollaborator.findFirst({ where: { dashboardId, user: { uuid: userUuid.toLowerCase() } }, select: { id: true } })
-    : null;
+  const existing = UUID.test(userUuid) ? await findCollaboratorId(ctx.db.prisma, dashboardId, userUuid.toLowerCase()) : null;
   if (!existing) throw new AppError("not_found", "Not found.");
   if (permissions.effectiveRestrictionLevel <= RestrictionLevel.everyoneInProjectCanEdit) {
     throw new AppError("invalid_input", "Cannot remove collaborators from a dashboard on the lowest restriction level.");
   }
-  await prisma.$transaction(async (tx) => {
-    await tx.dashboardCollaborator.delete({ where: { id: existing.id } });
+  await inTransaction(ctx.db, async (tx) => {
+    await deleteCollaborator(tx, existing.id);
     await logActivity(tx, {
-      projectId,
-      userId: actor.userId,
+      projectId: ctx.project.id,
+      userId: ctx.actor.id,
       scope: "Dashboard",
       itemId: dashboardId,
       activity: "collaborator_removed",

@@ -5,6 +5,7 @@
  */
 import { expect } from "vitest";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
+import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 
@@ -98,4 +99,14 @@ export async function createDashboardAs(world: World, who: Person, body: Record<
   const answer = await callRoute(dashboards, "POST", `/api/environments/${world.projectId}/dashboards/`, { project_id: String(world.projectId) }, who.key, body);
   expect(answer.status, answer.text).toBe(201);
   return answer.body.id;
+}
+
+/** A service `Context` for `who` in the world's project, as a session would give it (all scopes). */
+export function testContext(db: Database, world: World, who: Person, membershipLevel = 1): Context {
+  return {
+    db,
+    actor: { id: who.id, uuid: who.uuid, email: who.email, currentProjectId: world.projectId },
+    project: { id: world.projectId, organizationId: world.organizationId, name: "Default project", membershipLevel },
+    scopes: ["*"],
+  };
 }

@@ -1,13 +1,29 @@
 /**
  * Request shapes of the dashboards API, shared by REST (`/api/…/dashboards/`), tRPC and the
  * admin forms. Field names and messages are PostHog's (DRF's) so clients see the same 400s.
- * Browser-safe (the forms import it); the list's query lives in list-query.ts.
+ * Browser-safe (the forms import it).
  */
 import { z } from "zod";
+import { RestrictionLevel } from "@/server/access/contract";
 import { drfBoolean } from "@/server/input/drf";
+import { pageQuery } from "@/server/input/page";
 import { recordId } from "@/server/input/record-id";
-import { RestrictionLevel } from "@/server/access/service";
+import { insightUpdateBody } from "@/server/insights/contract";
 import { tileLayoutsSchema } from "./tile-layout";
+
+/** Repeatable query parameter (`?tags=a&tags=b`): one value arrives as a string. */
+const repeated = z.union([z.string(), z.array(z.string())]).transform((value) => (Array.isArray(value) ? value : [value]));
+
+/** `GET …/dashboards/` (REST query string and tRPC input): a page, optionally searched, by tags, or the deleted ones. */
+export const dashboardListQuery = pageQuery.extend({
+  /** Case-insensitive text in the name or description. */
+  search: z.string().max(400, "search must be at most 400 characters.").optional(),
+  /** Dashboards with any of these tags. */
+  tags: repeated.optional(),
+  /** `true`: only soft-deleted dashboards (the "recently deleted" view); default false. */
+  deleted: drfBoolean.optional(),
+});
+export type DashboardListQuery = z.output<typeof dashboardListQuery>;
 
 const RESTRICTION_LEVELS: readonly number[] = Object.values(RestrictionLevel);
 
@@ -93,3 +109,9 @@ export const dashboardCreateBody = z
   .partial()
   .refine((body) => !(body.use_dashboard && body.use_template), "`use_dashboard` and `use_template` cannot be used together");
 export type DashboardCreateBody = z.output<typeof dashboardCreateBody>;
+
+/** What the "Add insight" form sends: the insight's name, description and query (checked by the insights service). */
+export const newInsightTileBody = insightUpdateBody
+  .pick({ name: true, description: true, query: true })
+  .refine((body) => body.query !== undefined && body.query !== null, { message: "This field is required.", path: ["query"] });
+export type NewInsightTile = z.output<typeof newInsightTileBody>;

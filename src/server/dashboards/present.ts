@@ -2,12 +2,12 @@
  * Dashboards as PostHog's API shows them: the list item (DashboardBasicSerializer), the
  * single dashboard (DashboardSerializer, with tiles), and the public view of a shared link.
  */
+import { PrivilegeLevel, RestrictionLevel } from "@/server/access/contract";
+import { dashboardPermissions, type DashboardPermissions, type Member } from "@/server/access/service";
 import { toUserBasic, type UserBasic } from "@/server/accounts/present";
-import type { InsightResource } from "@/server/insights/present";
-import type { TrendsSeriesResult } from "@/server/insights/trends";
+import type { ComputedInsight, InsightResource } from "@/server/insights/present";
 import { tagNames } from "@/server/tags/service";
-import { dashboardPermissions, PrivilegeLevel, RestrictionLevel, type DashboardActor, type DashboardPermissions } from "@/server/access/service";
-import { listSource, type DashboardDetailRow, type DashboardListRow, type DashboardListSource, type TileRow } from "./store";
+import { listSource, type DashboardDetailRow, type DashboardListRow, type DashboardListSource, type TileRow, type UserRow } from "./store";
 
 export interface DashboardListItem {
   id: number;
@@ -106,7 +106,7 @@ export interface DashboardResource extends DashboardListItem, SeedFields {
  * is that tile's error, not the page's.
  */
 export type TileComputation =
-  | { state: "ready"; result: TrendsSeriesResult[]; hasMore: boolean; computed_at: string | null; timezone: string }
+  | { state: "ready"; result: NonNullable<ComputedInsight["result"]>; hasMore: boolean; computed_at: string | null; timezone: string }
   | { state: "error"; message: string };
 
 /** A tile of a shared dashboard: its content and place, no ids of insights, texts, people or the project. */
@@ -134,15 +134,15 @@ export interface SharedDashboard {
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const asObject = (value: unknown): Record<string, unknown> => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
-const userOrNull = (user: Parameters<typeof toUserBasic>[0] | null) => (user ? toUserBasic(user) : null);
+const userOrNull = (user: UserRow | null) => (user ? toUserBasic(user) : null);
 
 /** The caller's permissions on a loaded row (which carries their own collaborator row). */
-export function permissionsOf(row: DashboardListRow, actor: DashboardActor): DashboardPermissions {
-  return dashboardPermissions(row, actor, row.collaborators[0]?.level ?? null);
+export function permissionsOf(row: DashboardListRow, caller: Member): DashboardPermissions {
+  return dashboardPermissions(row, caller, row.collaborators[0]?.level ?? null);
 }
 
-export function dashboardListItem(row: DashboardListSource, actor: DashboardActor): DashboardListItem {
-  const permissions = dashboardPermissions(row, actor, row.collaboratorLevel);
+export function dashboardListItem(row: DashboardListSource, caller: Member): DashboardListItem {
+  const permissions = dashboardPermissions(row, caller, row.collaboratorLevel);
   return {
     id: row.id,
     name: row.name,
@@ -165,11 +165,11 @@ export function dashboardListItem(row: DashboardListSource, actor: DashboardActo
   };
 }
 
-export function dashboardResource(row: DashboardDetailRow, actor: DashboardActor, seed: SeedFields = UNSET_SEED): DashboardResource {
+export function dashboardResource(row: DashboardDetailRow, caller: Member, seed: SeedFields = UNSET_SEED): DashboardResource {
   const filters = asObject(row.filters);
   const variables = asObject(row.variables);
   return {
-    ...dashboardListItem(listSource(row), actor),
+    ...dashboardListItem(listSource(row), caller),
     ...seed,
     filters,
     variables,

@@ -1,40 +1,48 @@
 /**
- * Dashboards: list, retrieve, create (blank or as a copy), update, soft delete and restore,
- * with PostHog's restriction rules enforced here, so REST and tRPC cannot differ.
+ * Dashboards: list, retrieve, create (blank, from a template or as a copy), update, soft
+ * delete and restore, and add insight tiles, with PostHog's restriction rules enforced
+ * here, so REST and tRPC cannot differ.
  */
-import type { Prisma } from "@/generated/prisma/client";
+import { assertCanEdit, type DashboardPermissions } from "@/server/access/service";
 import { changesBetween, logActivity } from "@/server/activity/service";
-import type { PrismaClient } from "@/server/db/client";
+import type { Context } from "@/server/context";
+import type { Database } from "@/server/db/client";
+import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
+import { createInsight } from "@/server/insights/service";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
-import type { DashboardCreateBody, DashboardUpdateBody } from "./contract";
-import type { DashboardListQuery } from "./list-query";
-import { assertCanEdit, type DashboardActor, type DashboardPermissions } from "@/server/access/service";
-import { dashboardListItem, dashboardResource, isShown, permissionsOf, UNSET_SEED, type DashboardListItem, type DashboardResource } from "./present";
-import { findDashboard, findDashboardPage, type DashboardDetailRow } from "./store";
+import type { DashboardCreateBody, DashboardListQuery, DashboardUpdateBody, NewInsightTile } from "./contract";
+import { dashboardListItem, dashboardResource, permissionsOf, UNSET_SEED, type DashboardListItem, type DashboardResource } from "./present";
+import {
+  deleteTiles,
+  findDashboard,
+  findDashboardPage,
+  insertDashboard,
+  restoreTiles,
+  setInsightTileLayouts,
+  touchDashboard,
+  updateDashboardRow,
+  type DashboardDetailRow,
+} from "./store";
 import { findTemplate } from "./templates";
-import { applyTilePatches, createTemplateTiles, insertInsight } from "./tiles";
+import { INSIGHT_TILE_SIZE, firstFreeRect } from "./tile-layout";
+import { applyTilePatches, copyTiles, createTemplateTiles, occupiedRects, withSmall } from "./tiles";
 
 const ACTIVITY_SCOPE = "Dashboard";
 
 export const RESTRICT_DENIED =
   "Only the dashboard owner and project admins have the restriction rights required to change the dashboard's restriction level.";
 
-export async function listDashboards(
-  prisma: PrismaClient,
-  projectId: number,
-  actor: DashboardActor,
-  query: DashboardListQuery,
-): Promise<{ count: number; results: DashboardListItem[] }> {
+export async function listDashboards(ctx: Context, query: DashboardListQuery): Promise<{ count: number; results: DashboardListItem[] }> {
   const { count, rows } = await findDashboardPage(
-    prisma,
-    projectId,
-    actor.userId,
+    ctx.db.prisma,
+    ctx.project.id,
+    ctx.actor.id,
     { deleted: query.deleted ?? false, search: query.search, tags: query.tags && normaliseTags(query.tags) },
     pageWindow(query),
   );
-  return { count, results: rows.map((row) => dashboardListItem(row, actor)) };
+  return { count, results: rows.map((row) => dashboardListItem(row, ctx)) };
 }
 
 /**
@@ -42,105 +50,66 @@ export async function listDashboards(
  * 404 with `notFound` as its detail (PostHog words it differently per endpoint).
  */
 export async function requireDashboard(
-  prisma: PrismaClient | Prisma.TransactionClient,
-  projectId: number,
-  actor: DashboardActor,
+  ctx: Context,
   id: number,
   notFound = "Not found.",
 ): Promise<{ row: DashboardDetailRow; permissions: DashboardPermissions }> {
-  const row = await findDashboard(prisma, projectId, id, actor.userId, false);
+  const row = await findDashboard(ctx.db.prisma, ctx.project.id, id, ctx.actor.id, false);
   if (!row) throw new AppError("not_found", notFound);
-  return { row, permissions: permissionsOf(row, actor) };
+  return { row, permissions: permissionsOf(row, ctx) };
 }
 
 /** One dashboard with its tiles; records when it was last opened, as PostHog does. */
-export async function getDashboard(prisma: PrismaClient, projectId: number, actor: DashboardActor, id: number): Promise<DashboardResource> {
-  const { row } = await requireDashboard(prisma, projectId, actor, id);
+export async function getDashboard(ctx: Context, id: number): Promise<DashboardResource> {
+  const { row } = await requireDashboard(ctx, id);
   const lastAccessedAt = new Date();
-  await prisma.dashboard.update({ where: { id: row.id }, data: { lastAccessedAt } });
-  return dashboardResource({ ...row, lastAccessedAt }, actor);
+  await touchDashboard(ctx.db.prisma, row.id, lastAccessedAt);
+  return dashboardResource({ ...row, lastAccessedAt }, ctx);
 }
 
 /**
- * Copies `source`'s live tiles onto `dashboardId`: the same insights and texts, or with
- * `deep`, copies of them (insights named "<name> (Copy)"), each at the same place.
+ * A live dashboard with its tiles for the public page of a share link, which has no caller
+ * (so no collaborator row is loaded); null when it is gone or deleted.
  */
-async function copyTiles(tx: Prisma.TransactionClient, source: DashboardDetailRow, dashboardId: number, actor: DashboardActor, deep: boolean) {
-  // A tile whose insight was deleted shows nothing: it is not copied.
-  for (const tile of source.tiles.filter(isShown)) {
-    let insightId = tile.insightId;
-    let textId = tile.textId;
-    if (deep && tile.insight) {
-      const { insight } = tile;
-      const copy = await insertInsight(tx, insight.projectId, actor, {
-        name: insight.name ? `${insight.name} (Copy)` : null,
-        derivedName: insight.derivedName,
-        description: insight.description,
-        query: insight.query,
-        filters: insight.filters,
-        saved: insight.saved,
-      });
-      insightId = copy.id;
-    }
-    if (deep && tile.text) {
-      const copy = await tx.dashboardText.create({ data: { projectId: tile.text.projectId, body: tile.text.body, createdById: actor.userId } });
-      textId = copy.id;
-    }
-    await tx.dashboardTile.create({
-      data: {
-        dashboardId,
-        insightId,
-        textId,
-        layouts: tile.layouts as Prisma.InputJsonValue,
-        color: tile.color,
-        filtersOverrides: (tile.filtersOverrides ?? undefined) as Prisma.InputJsonValue | undefined,
-      },
-    });
-  }
+export function findPublicDashboard(db: Database, projectId: number, id: number): Promise<DashboardDetailRow | null> {
+  // No user has id 0: the view is nobody's, and the presenter shows no people anyway.
+  return findDashboard(db.prisma, projectId, id, 0, false);
 }
 
 const isEmpty = (value: Record<string, unknown> | undefined | null) => !value || Object.keys(value).length === 0;
 
-export async function createDashboard(
-  prisma: PrismaClient,
-  projectId: number,
-  actor: DashboardActor,
-  body: DashboardCreateBody,
-): Promise<DashboardResource> {
+export async function createDashboard(ctx: Context, body: DashboardCreateBody): Promise<DashboardResource> {
+  const projectId = ctx.project.id;
   const template = body.use_template ? findTemplate(body.use_template) : undefined;
   if (body.use_template && !template) throw new AppError("invalid_input", `Invalid template provided: ${body.use_template}`, "use_template");
-  const id = await prisma.$transaction(async (tx) => {
+  const id = await inTransaction(ctx.db, async (tx) => {
     let source: DashboardDetailRow | null = null;
     if (body.use_dashboard) {
-      source = await findDashboard(tx, projectId, body.use_dashboard, actor.userId, false);
+      source = await findDashboard(tx, projectId, body.use_dashboard, ctx.actor.id, false);
       if (!source) throw new AppError("invalid_input", "Invalid value provided", "use_dashboard");
     }
-    const filters = !isEmpty(body.filters) ? body.filters : (source?.filters ?? {});
-    const variables = !isEmpty(body.variables) ? body.variables : (source?.variables ?? {});
-    const created = await tx.dashboard.create({
-      data: {
-        projectId,
-        name: body.name || template?.name || null,
-        description: body.description || template?.description || "",
-        pinned: body.pinned ?? false,
-        deleted: body.deleted ?? false,
-        restrictionLevel: body.restriction_level,
-        creationMode: source ? "duplicate" : template ? "template" : "default",
-        filters: filters as Prisma.InputJsonValue,
-        variables: variables as Prisma.InputJsonValue,
-        breakdownColors: (source?.breakdownColors ?? undefined) as Prisma.InputJsonValue | undefined,
-        dataColorThemeId: source?.dataColorThemeId ?? null,
-        createdById: actor.userId,
-      },
+    const created = await insertDashboard(tx, {
+      projectId,
+      name: body.name || template?.name || null,
+      description: body.description || template?.description || "",
+      pinned: body.pinned ?? false,
+      deleted: body.deleted ?? false,
+      restrictionLevel: body.restriction_level,
+      creationMode: source ? "duplicate" : template ? "template" : "default",
+      filters: !isEmpty(body.filters) ? body.filters : (source?.filters ?? {}),
+      variables: !isEmpty(body.variables) ? body.variables : (source?.variables ?? {}),
+      breakdownColors: source?.breakdownColors,
+      dataColorThemeId: source?.dataColorThemeId ?? null,
+      createdById: ctx.actor.id,
     });
-    if (source) await copyTiles(tx, source, created.id, actor, body.duplicate_tiles ?? false);
-    if (template) await createTemplateTiles(tx, projectId, actor, created.id, template);
+    if (source) await copyTiles(tx, ctx, source, created.id, body.duplicate_tiles ?? false);
+    if (template) await createTemplateTiles(tx, ctx, created.id, template);
     if (body.tags) await setTags(tx, projectId, { dashboardId: created.id }, body.tags);
-    await logActivity(tx, { projectId, userId: actor.userId, scope: ACTIVITY_SCOPE, itemId: created.id, activity: "created", name: created.name });
+    await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: created.id, activity: "created", name: created.name });
     return created.id;
   });
-  const row = await findDashboard(prisma, projectId, id, actor.userId);
-  return dashboardResource(row!, actor, {
+  const row = await findDashboard(ctx.db.prisma, projectId, id, ctx.actor.id);
+  return dashboardResource(row!, ctx, {
     use_template: body.use_template ?? "",
     use_dashboard: body.use_dashboard ?? null,
     delete_insights: body.delete_insights ?? false,
@@ -167,35 +136,27 @@ function activityFields(row: Pick<DashboardDetailRow, "name" | "description" | "
  * deleted dashboard). The caller must be able to edit; changing the restriction level
  * needs the owner or a project admin.
  */
-export async function updateDashboard(
-  prisma: PrismaClient,
-  projectId: number,
-  actor: DashboardActor,
-  id: number,
-  body: DashboardUpdateBody,
-): Promise<DashboardResource> {
-  await prisma.$transaction(async (tx) => {
-    const row = await findDashboard(tx, projectId, id, actor.userId, body.deleted === false ? undefined : false);
+export async function updateDashboard(ctx: Context, id: number, body: DashboardUpdateBody): Promise<DashboardResource> {
+  const projectId = ctx.project.id;
+  await inTransaction(ctx.db, async (tx) => {
+    const row = await findDashboard(tx, projectId, id, ctx.actor.id, body.deleted === false ? undefined : false);
     if (!row) throw new AppError("not_found", "Not found.");
-    const permissions = permissionsOf(row, actor);
+    const permissions = permissionsOf(row, ctx);
     assertCanEdit(permissions);
     if (body.restriction_level !== undefined && !permissions.canRestrict) throw new AppError("permission_denied", RESTRICT_DENIED);
 
     const deleting = body.deleted === true && !row.deleted;
     const restoring = body.deleted === false && row.deleted;
-    const updated = await tx.dashboard.update({
-      where: { id },
-      data: {
-        name: body.name,
-        description: body.description,
-        pinned: body.pinned,
-        deleted: body.deleted,
-        restrictionLevel: body.restriction_level,
-        filters: body.filters as Prisma.InputJsonValue | undefined,
-        variables: body.variables as Prisma.InputJsonValue | undefined,
-      },
+    const updated = await updateDashboardRow(tx, id, {
+      name: body.name,
+      description: body.description,
+      pinned: body.pinned,
+      deleted: body.deleted,
+      restrictionLevel: body.restriction_level,
+      filters: body.filters,
+      variables: body.variables,
     });
-    if (body.tiles) await applyTilePatches(tx, projectId, actor, id, body.tiles);
+    if (body.tiles) await applyTilePatches(tx, ctx, id, body.tiles);
     if (deleting) await deleteTiles(tx, id, body.delete_insights ?? false);
     if (restoring) await restoreTiles(tx, id);
 
@@ -208,30 +169,25 @@ export async function updateDashboard(
     const changes = changesBetween(activityFields(row, tagsBefore), activityFields(updated, tagsAfter));
     if (changes.length > 0) {
       const activity = deleting ? "deleted" : restoring ? "restored" : "updated";
-      await logActivity(tx, { projectId, userId: actor.userId, scope: ACTIVITY_SCOPE, itemId: id, activity, name: updated.name, changes });
+      await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity, name: updated.name, changes });
     }
   });
-  const row = await findDashboard(prisma, projectId, id, actor.userId);
-  return dashboardResource(row!, actor, { ...UNSET_SEED, delete_insights: body.delete_insights ?? false });
+  const row = await findDashboard(ctx.db.prisma, projectId, id, ctx.actor.id);
+  return dashboardResource(row!, ctx, { ...UNSET_SEED, delete_insights: body.delete_insights ?? false });
 }
 
-/** Soft-deletes all of the dashboard's tiles, and with `withInsights` the insights no other live tile shows. */
-async function deleteTiles(tx: Prisma.TransactionClient, dashboardId: number, withInsights: boolean) {
-  if (withInsights) {
-    const tiles = await tx.dashboardTile.findMany({ where: { dashboardId, deleted: false, insightId: { not: null } }, select: { insightId: true } });
-    const insightIds = tiles.map((tile) => tile.insightId!);
-    if (insightIds.length > 0) {
-      await tx.insight.updateMany({
-        where: { id: { in: insightIds }, tiles: { none: { deleted: false, dashboardId: { not: dashboardId } } } },
-        data: { deleted: true },
-      });
-    }
-  }
-  await tx.dashboardTile.updateMany({ where: { dashboardId }, data: { deleted: true } });
-}
-
-/** Undoes deleteTiles: every tile comes back, with its insight. */
-async function restoreTiles(tx: Prisma.TransactionClient, dashboardId: number) {
-  await tx.dashboardTile.updateMany({ where: { dashboardId }, data: { deleted: false } });
-  await tx.insight.updateMany({ where: { deleted: true, tiles: { some: { dashboardId } } }, data: { deleted: false } });
+/**
+ * Adds an insight tile at the first free spot: the insight is created (and its query
+ * checked) by the insights service, which puts it on the dashboard; then the tile gets its
+ * place. Answers the dashboard.
+ */
+export async function addInsightTile(ctx: Context, dashboardId: number, body: NewInsightTile): Promise<DashboardResource> {
+  const { permissions } = await requireDashboard(ctx, dashboardId);
+  assertCanEdit(permissions);
+  const taken = await occupiedRects(ctx.db.prisma, dashboardId);
+  const insight = await createInsight(ctx, { ...body, saved: true, dashboards: [dashboardId] });
+  await setInsightTileLayouts(ctx.db.prisma, dashboardId, insight.id, withSmall({}, firstFreeRect(taken, INSIGHT_TILE_SIZE)));
+  const row = await findDashboard(ctx.db.prisma, ctx.project.id, dashboardId, ctx.actor.id, false);
+  if (!row) throw new AppError("not_found", "Not found.");
+  return dashboardResource(row, ctx);
 }

@@ -1,15 +1,16 @@
 /**
- * Data access for dashboards: the list page (one SQL statement) and what a single
- * dashboard loads (Prisma includes), shared by the API, the admin UI and the shared page.
+ * Data access for dashboards: the list page (one SQL statement), what a single dashboard
+ * loads (Prisma includes), shared by the API, the admin UI and the shared page; and every
+ * write of a dashboard, its tiles and texts, and the insights its templates and copies add.
  */
 import { Prisma } from "@/generated/prisma/client";
-import type { toUserBasic } from "@/server/accounts/present";
-import { tagNames } from "@/server/tags/service";
 import type { PrismaClient } from "@/server/db/client";
+import type { DbClient } from "@/server/db/transaction";
 import { containsPattern } from "@/server/properties/sql";
+import { tagNames } from "@/server/tags/service";
 
-/** The sharing configuration in force: the newest one not expired by a token refresh. */
-export const currentSharingWhere = { expiresAt: null } satisfies Prisma.SharingConfigurationWhereInput;
+/** The sharing configuration in force: the newest one not expired by a token refresh (as sharing's store asks). */
+const currentSharingWhere = { expiresAt: null } satisfies Prisma.SharingConfigurationWhereInput;
 
 /**
  * The relations behind a dashboard's list fields (creator, tags, sharing), with the
@@ -25,6 +26,9 @@ export function listInclude(userId: number) {
 }
 
 const userPart = { select: { id: true, uuid: true, distinctId: true, firstName: true, lastName: true, email: true, isEmailVerified: true, hedgehogConfig: true } } as const;
+
+/** What a row knows of a user (creator, last editor): what PostHog's UserBasic shows. */
+export type UserRow = Prisma.UserGetPayload<typeof userPart>;
 
 /** A tile with what PostHog shows of its insight or text. */
 export const tileInclude = {
@@ -66,7 +70,7 @@ export interface DashboardListSource {
   createdAt: Date;
   lastAccessedAt: Date | null;
   lastRefresh: Date | null;
-  createdBy: Parameters<typeof toUserBasic>[0] | null;
+  createdBy: UserRow | null;
   tags: string[];
   isShared: boolean;
   collaboratorLevel: number | null;
@@ -167,7 +171,7 @@ export async function findDashboardPage(
               lastName: row.user_last_name!,
               email: row.user_email!,
               isEmailVerified: row.user_is_email_verified!,
-              hedgehogConfig: row.user_hedgehog_config,
+              hedgehogConfig: row.user_hedgehog_config as Prisma.JsonValue,
             },
       tags: row.tags,
       isShared: row.is_shared,
@@ -178,11 +182,165 @@ export async function findDashboardPage(
 
 /** A dashboard of the project with its tiles; `deleted` says which state it must be in (any when undefined). */
 export function findDashboard(
-  prisma: PrismaClient | Prisma.TransactionClient,
+  prisma: DbClient,
   projectId: number,
   id: number,
   userId: number,
   deleted?: boolean,
 ): Promise<DashboardDetailRow | null> {
   return prisma.dashboard.findFirst({ where: { id, projectId, ...(deleted === undefined ? {} : { deleted }) }, include: detailInclude(userId) });
+}
+
+/** JSON as Prisma writes it: undefined leaves the column, null clears it (SQL NULL). */
+function json(value: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull | undefined {
+  if (value === undefined) return undefined;
+  return value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
+}
+
+/** Records when the dashboard was last opened. */
+export async function touchDashboard(db: DbClient, id: number, lastAccessedAt: Date): Promise<void> {
+  await db.dashboard.update({ where: { id }, data: { lastAccessedAt } });
+}
+
+export interface NewDashboard {
+  projectId: number;
+  name: string | null;
+  description: string;
+  pinned: boolean;
+  deleted: boolean;
+  restrictionLevel: number | undefined;
+  creationMode: string;
+  filters: unknown;
+  variables: unknown;
+  breakdownColors: unknown;
+  dataColorThemeId: number | null;
+  createdById: number;
+}
+
+export function insertDashboard(db: DbClient, dashboard: NewDashboard) {
+  return db.dashboard.create({
+    data: {
+      ...dashboard,
+      filters: dashboard.filters as Prisma.InputJsonValue,
+      variables: dashboard.variables as Prisma.InputJsonValue,
+      breakdownColors: (dashboard.breakdownColors ?? undefined) as Prisma.InputJsonValue | undefined,
+    },
+  });
+}
+
+/** A dashboard's own fields as PATCH writes them; undefined ones stay. */
+export interface DashboardChanges {
+  name?: string | null;
+  description?: string;
+  pinned?: boolean;
+  deleted?: boolean;
+  restrictionLevel?: number;
+  filters?: Record<string, unknown>;
+  variables?: Record<string, unknown>;
+}
+
+export function updateDashboardRow(db: DbClient, id: number, changes: DashboardChanges) {
+  return db.dashboard.update({
+    where: { id },
+    data: { ...changes, filters: changes.filters as Prisma.InputJsonValue | undefined, variables: changes.variables as Prisma.InputJsonValue | undefined },
+  });
+}
+
+/** Soft-deletes all of the dashboard's tiles, and with `withInsights` the insights no other live tile shows. */
+export async function deleteTiles(db: DbClient, dashboardId: number, withInsights: boolean): Promise<void> {
+  if (withInsights) {
+    const tiles = await db.dashboardTile.findMany({ where: { dashboardId, deleted: false, insightId: { not: null } }, select: { insightId: true } });
+    const insightIds = tiles.map((tile) => tile.insightId!);
+    if (insightIds.length > 0) {
+      await db.insight.updateMany({
+        where: { id: { in: insightIds }, tiles: { none: { deleted: false, dashboardId: { not: dashboardId } } } },
+        data: { deleted: true },
+      });
+    }
+  }
+  await db.dashboardTile.updateMany({ where: { dashboardId }, data: { deleted: true } });
+}
+
+/** Undoes deleteTiles: every tile comes back, with its insight. */
+export async function restoreTiles(db: DbClient, dashboardId: number): Promise<void> {
+  await db.dashboardTile.updateMany({ where: { dashboardId }, data: { deleted: false } });
+  await db.insight.updateMany({ where: { deleted: true, tiles: { some: { dashboardId } } }, data: { deleted: false } });
+}
+
+/** The dashboard's live tiles with what places them, oldest first. */
+export function findLiveTilePlaces(db: DbClient, dashboardId: number) {
+  return db.dashboardTile.findMany({ where: { dashboardId, deleted: false }, select: { id: true, layouts: true, insightId: true }, orderBy: { id: "asc" } });
+}
+
+/** Every tile of the dashboard (deleted too), as PATCH `tiles` may name them. */
+export function findTilesOf(db: DbClient, dashboardId: number) {
+  return db.dashboardTile.findMany({ where: { dashboardId }, select: { id: true, textId: true, layouts: true } });
+}
+
+/** A tile's writable fields: undefined ones stay; `filtersOverrides: null` clears them. */
+export interface TileFields {
+  layouts?: unknown;
+  color?: string | null;
+  deleted?: boolean;
+  filtersOverrides?: unknown;
+}
+
+const tileData = (fields: TileFields) => ({
+  layouts: fields.layouts as Prisma.InputJsonValue | undefined,
+  color: fields.color,
+  deleted: fields.deleted,
+  filtersOverrides: json(fields.filtersOverrides),
+});
+
+export async function insertTile(db: DbClient, tile: TileFields & { dashboardId: number; insightId?: number | null; textId?: number | null }): Promise<void> {
+  const { dashboardId, insightId, textId, ...fields } = tile;
+  await db.dashboardTile.create({ data: { ...tileData(fields), dashboardId, insightId, textId } });
+}
+
+export async function updateTile(db: DbClient, id: number, fields: TileFields): Promise<void> {
+  await db.dashboardTile.update({ where: { id }, data: tileData(fields) });
+}
+
+/** Places the dashboard's tile of `insightId` (the one the insights service just added). */
+export async function setInsightTileLayouts(db: DbClient, dashboardId: number, insightId: number, layouts: unknown): Promise<void> {
+  await db.dashboardTile.updateMany({ where: { dashboardId, insightId }, data: { layouts: layouts as Prisma.InputJsonValue } });
+}
+
+export function insertText(db: DbClient, text: { projectId: number; body: string; createdById: number; lastModifiedById?: number }) {
+  return db.dashboardText.create({ data: text });
+}
+
+export async function updateTextBody(db: DbClient, id: number, body: string, userId: number): Promise<void> {
+  await db.dashboardText.update({ where: { id }, data: { body, lastModifiedById: userId, lastModifiedAt: new Date() } });
+}
+
+/** A new insight row of the project (for template and duplicated tiles, inside their transaction). */
+export function insertInsight(
+  db: DbClient,
+  fields: {
+    shortId: string;
+    projectId: number;
+    userId: number;
+    name: string | null;
+    derivedName?: string | null;
+    description: string;
+    query: unknown;
+    filters?: unknown;
+    saved: boolean;
+  },
+) {
+  return db.insight.create({
+    data: {
+      shortId: fields.shortId,
+      projectId: fields.projectId,
+      name: fields.name,
+      derivedName: fields.derivedName ?? null,
+      description: fields.description,
+      query: (fields.query ?? undefined) as Prisma.InputJsonValue | undefined,
+      filters: (fields.filters ?? {}) as Prisma.InputJsonValue,
+      saved: fields.saved,
+      createdById: fields.userId,
+      lastModifiedById: fields.userId,
+    },
+  });
 }

@@ -1,35 +1,31 @@
 /**
- * A dashboard's tiles: add an insight tile (the insight made by the insights service) or a
- * text tile, move and resize (`layouts.sm`), recolor, edit a text, remove; and the tiles of
- * a template. Every change needs edit rights on the dashboard (permissions.ts), checked by
- * the callers here and in `updateDashboard`, which applies PATCH `tiles`.
+ * A dashboard's tiles: PATCH `tiles` (add a text tile, move and resize with `layouts.sm`,
+ * recolor, edit a text, remove), the tiles of a template, a duplicate's copies, and where a
+ * new tile goes. Every change needs edit rights on the dashboard (access/service.ts),
+ * checked by the callers in service.ts, which run these inside their transaction.
  */
-import { Prisma } from "@/generated/prisma/client";
-import { AppError } from "@/server/errors";
-import { z } from "zod";
-import { filtersOverrideSchema, insightUpdateBody } from "@/server/insights/contract";
-import { createInsight, newInsightShortId } from "@/server/insights/service";
-import type { TilePatch } from "./contract";
-import { actorOf, assertCanEdit, type DashboardActor } from "@/server/access/service";
 import type { Context } from "@/server/context";
-import { dashboardResource, permissionsOf, type DashboardResource } from "./present";
-import { findDashboard } from "./store";
+import type { DbClient, Tx } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
+import { filtersOverrideSchema } from "@/server/insights/contract";
+import { newInsightShortId } from "@/server/insights/service";
+import type { TilePatch } from "./contract";
+import { isShown } from "./present";
+import { findLiveTilePlaces, findTilesOf, insertInsight, insertText, insertTile, updateTextBody, updateTile, type DashboardDetailRow } from "./store";
 import { arrangeTiles, firstFreeRect, INSIGHT_TILE_SIZE, TEXT_TILE_SIZE, type TileRect } from "./tile-layout";
 import type { DashboardTemplate } from "./templates";
-
-type Tx = Prisma.TransactionClient;
 
 const defaultSize = (tile: { insightId: number | null }) => (tile.insightId !== null ? INSIGHT_TILE_SIZE : TEXT_TILE_SIZE);
 
 /** Where the dashboard's live tiles sit now (stored or, for tiles without a place, as the grid shows them). */
-async function occupiedRects(tx: Tx, dashboardId: number): Promise<TileRect[]> {
-  const tiles = await tx.dashboardTile.findMany({ where: { dashboardId, deleted: false }, select: { id: true, layouts: true, insightId: true }, orderBy: { id: "asc" } });
+export async function occupiedRects(db: DbClient, dashboardId: number): Promise<TileRect[]> {
+  const tiles = await findLiveTilePlaces(db, dashboardId);
   return [...arrangeTiles(tiles, defaultSize).values()];
 }
 
 /** A tile's `layouts` with `sm` set to `rect`, other breakpoints kept. */
-const withSmall = (layouts: unknown, rect: TileRect): Prisma.InputJsonValue => ({
-  ...(layouts && typeof layouts === "object" && !Array.isArray(layouts) ? (layouts as Prisma.InputJsonObject) : {}),
+export const withSmall = (layouts: unknown, rect: TileRect): Record<string, unknown> => ({
+  ...(layouts && typeof layouts === "object" && !Array.isArray(layouts) ? (layouts as Record<string, unknown>) : {}),
   sm: { x: rect.x, y: rect.y, w: rect.w, h: rect.h },
 });
 
@@ -38,8 +34,8 @@ const withSmall = (layouts: unknown, rect: TileRect): Prisma.InputJsonValue => (
  * tile of this dashboard (an id of any other dashboard's tile is a 400) or adds a text tile
  * at the first free spot when it names no place.
  */
-export async function applyTilePatches(tx: Tx, projectId: number, actor: DashboardActor, dashboardId: number, patches: readonly TilePatch[]): Promise<void> {
-  const own = await tx.dashboardTile.findMany({ where: { dashboardId }, select: { id: true, textId: true, layouts: true } });
+export async function applyTilePatches(tx: Tx, ctx: Context, dashboardId: number, patches: readonly TilePatch[]): Promise<void> {
+  const own = await findTilesOf(tx, dashboardId);
   const byId = new Map(own.map((tile) => [tile.id, tile]));
   for (const patch of patches) {
     if (patch.id !== undefined && !byId.has(patch.id)) throw new AppError("invalid_input", `Tile ${patch.id} is not on this dashboard.`, "tiles");
@@ -48,93 +44,69 @@ export async function applyTilePatches(tx: Tx, projectId: number, actor: Dashboa
     if (overrides && !overrides.success) throw new AppError("invalid_input", `filters_overrides: ${overrides.error.issues[0]!.message}`, "tiles");
   }
   for (const patch of patches) {
-    const common = {
-      layouts: patch.layouts as Prisma.InputJsonValue | undefined,
-      color: patch.color,
-      deleted: patch.deleted,
-      filtersOverrides:
-        patch.filters_overrides === undefined ? undefined : patch.filters_overrides === null ? Prisma.DbNull : (patch.filters_overrides as Prisma.InputJsonValue),
-    };
+    const common = { layouts: patch.layouts, color: patch.color, deleted: patch.deleted, filtersOverrides: patch.filters_overrides };
     if (patch.id === undefined) {
       if (!patch.text) throw new AppError("invalid_input", "A new tile needs a text (insight tiles are added through the insights API).", "tiles");
-      const text = await tx.dashboardText.create({ data: { projectId, body: patch.text.body, createdById: actor.userId, lastModifiedById: actor.userId } });
+      const text = await insertText(tx, { projectId: ctx.project.id, body: patch.text.body, createdById: ctx.actor.id, lastModifiedById: ctx.actor.id });
       const layouts = patch.layouts?.sm ? common.layouts : withSmall(patch.layouts, firstFreeRect(await occupiedRects(tx, dashboardId), TEXT_TILE_SIZE));
-      await tx.dashboardTile.create({ data: { ...common, layouts, deleted: patch.deleted ?? false, dashboardId, textId: text.id } });
+      await insertTile(tx, { ...common, layouts, deleted: patch.deleted ?? false, dashboardId, textId: text.id });
       continue;
     }
     const tile = byId.get(patch.id)!;
     if (patch.text) {
       if (tile.textId === null) throw new AppError("invalid_input", `Tile ${patch.id} shows an insight, not a text.`, "tiles");
-      await tx.dashboardText.update({ where: { id: tile.textId }, data: { body: patch.text.body, lastModifiedById: actor.userId, lastModifiedAt: new Date() } });
+      await updateTextBody(tx, tile.textId, patch.text.body, ctx.actor.id);
     }
     // A layout for one breakpoint keeps the tile's others.
     const layouts = patch.layouts ? { ...(tile.layouts as Record<string, unknown>), ...patch.layouts } : undefined;
-    await tx.dashboardTile.update({ where: { id: patch.id }, data: { ...common, layouts: layouts as Prisma.InputJsonValue | undefined } });
+    await updateTile(tx, patch.id, { ...common, layouts });
   }
 }
 
-/** What the "Add insight" form sends: the insight's name, description and query (checked by the insights service). */
-export const newInsightTileBody = insightUpdateBody
-  .pick({ name: true, description: true, query: true })
-  .refine((body) => body.query !== undefined && body.query !== null, { message: "This field is required.", path: ["query"] });
-export type NewInsightTile = z.output<typeof newInsightTileBody>;
-
-/**
- * Adds an insight tile at the first free spot: the insight is created (and its query
- * checked) by the insights service, which puts it on the dashboard; then the tile gets its
- * place. Answers the dashboard.
- */
-export async function addInsightTile(ctx: Context, dashboardId: number, body: NewInsightTile): Promise<DashboardResource> {
-  const { db } = ctx;
-  const projectId = ctx.project.id;
-  const actor = actorOf(ctx.actor, ctx.project);
-  const dashboard = await findDashboard(db.prisma, projectId, dashboardId, actor.userId, false);
-  if (!dashboard) throw new AppError("not_found", "Not found.");
-  assertCanEdit(permissionsOf(dashboard, actor));
-  const taken = await db.prisma.$transaction((tx) => occupiedRects(tx, dashboardId));
-  const insight = await createInsight(ctx, { ...body, saved: true, dashboards: [dashboardId] });
-  await db.prisma.dashboardTile.updateMany({
-    where: { dashboardId, insightId: insight.id },
-    data: { layouts: withSmall({}, firstFreeRect(taken, INSIGHT_TILE_SIZE)) },
-  });
-  const row = await findDashboard(db.prisma, projectId, dashboardId, actor.userId, false);
-  if (!row) throw new AppError("not_found", "Not found.");
-  return dashboardResource(row, actor);
-}
-
-/** A new insight row of the project (for template and duplicated tiles, inside their transaction). */
-export function insertInsight(
-  tx: Tx,
-  projectId: number,
-  actor: DashboardActor,
-  fields: { name: string | null; derivedName?: string | null; description: string; query: unknown; filters?: unknown; saved: boolean },
-) {
-  return tx.insight.create({
-    data: {
-      shortId: newInsightShortId(),
-      projectId,
-      name: fields.name,
-      derivedName: fields.derivedName ?? null,
-      description: fields.description,
-      query: (fields.query ?? undefined) as Prisma.InputJsonValue | undefined,
-      filters: (fields.filters ?? {}) as Prisma.InputJsonValue,
-      saved: fields.saved,
-      createdById: actor.userId,
-      lastModifiedById: actor.userId,
-    },
-  });
-}
-
 /** Puts a template's insights and texts on a new dashboard, each at the template's place. */
-export async function createTemplateTiles(tx: Tx, projectId: number, actor: DashboardActor, dashboardId: number, template: DashboardTemplate): Promise<void> {
+export async function createTemplateTiles(tx: Tx, ctx: Context, dashboardId: number, template: DashboardTemplate): Promise<void> {
+  const projectId = ctx.project.id;
   for (const tile of template.tiles) {
     const layouts = withSmall({}, tile.rect);
     if ("insight" in tile) {
-      const insight = await insertInsight(tx, projectId, actor, { name: tile.insight.name, description: tile.insight.description, query: tile.insight.query, saved: true });
-      await tx.dashboardTile.create({ data: { dashboardId, insightId: insight.id, layouts, color: tile.color ?? null } });
+      const { name, description, query } = tile.insight;
+      const insight = await insertInsight(tx, { shortId: newInsightShortId(), projectId, userId: ctx.actor.id, name, description, query, saved: true });
+      await insertTile(tx, { dashboardId, insightId: insight.id, layouts, color: tile.color ?? null });
     } else {
-      const text = await tx.dashboardText.create({ data: { projectId, body: tile.text, createdById: actor.userId, lastModifiedById: actor.userId } });
-      await tx.dashboardTile.create({ data: { dashboardId, textId: text.id, layouts, color: tile.color ?? null } });
+      const text = await insertText(tx, { projectId, body: tile.text, createdById: ctx.actor.id, lastModifiedById: ctx.actor.id });
+      await insertTile(tx, { dashboardId, textId: text.id, layouts, color: tile.color ?? null });
     }
+  }
+}
+
+/**
+ * Copies `source`'s live tiles onto `dashboardId`: the same insights and texts, or with
+ * `deep`, copies of them (insights named "<name> (Copy)"), each at the same place.
+ */
+export async function copyTiles(tx: Tx, ctx: Context, source: DashboardDetailRow, dashboardId: number, deep: boolean): Promise<void> {
+  // A tile whose insight was deleted shows nothing: it is not copied.
+  for (const tile of source.tiles.filter(isShown)) {
+    let insightId = tile.insightId;
+    let textId = tile.textId;
+    if (deep && tile.insight) {
+      const { insight } = tile;
+      const copy = await insertInsight(tx, {
+        shortId: newInsightShortId(),
+        projectId: insight.projectId,
+        userId: ctx.actor.id,
+        name: insight.name ? `${insight.name} (Copy)` : null,
+        derivedName: insight.derivedName,
+        description: insight.description,
+        query: insight.query,
+        filters: insight.filters,
+        saved: insight.saved,
+      });
+      insightId = copy.id;
+    }
+    if (deep && tile.text) {
+      const copy = await insertText(tx, { projectId: tile.text.projectId, body: tile.text.body, createdById: ctx.actor.id });
+      textId = copy.id;
+    }
+    await insertTile(tx, { dashboardId, insightId, textId, layouts: tile.layouts, color: tile.color, filtersOverrides: tile.filtersOverrides ?? undefined });
   }
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
 import { callRoute, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
-import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/access/service";
+import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/access/contract";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";

@@ -5,7 +5,8 @@
  */
 import { randomInt } from "node:crypto";
 import { changesBetween, logActivity } from "@/server/activity/service";
-import { actorOf, canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/access/service";
+import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/access/contract";
+import { canEditInsight, dashboardPermissions } from "@/server/access/service";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
@@ -260,15 +261,16 @@ async function checkQuery(db: Database, query: unknown): Promise<void> {
  * Puts the insight on exactly `dashboardIds` (live dashboards of the project the caller may
  * edit): a tile on each new one (a removed tile comes back), the tiles on others removed.
  */
-async function placeOnDashboards(tx: Tx, projectId: number, actor: DashboardActor, insightId: number, dashboardIds: number[]) {
+async function placeOnDashboards(tx: Tx, ctx: Context, insightId: number, dashboardIds: number[]) {
+  const projectId = ctx.project.id;
   const wanted = [...new Set(dashboardIds)];
   const tiles = await findInsightTiles(tx, insightId);
   const current = new Set(tiles.filter((tile) => !tile.deleted).map((tile) => tile.dashboardId));
   const changed = [...wanted.filter((id) => !current.has(id)), ...[...current].filter((id) => !wanted.includes(id))];
   for (const dashboardId of changed) {
-    const dashboard = await findDashboardAccess(tx, projectId, dashboardId, actor.userId);
+    const dashboard = await findDashboardAccess(tx, projectId, dashboardId, ctx.actor.id);
     if (!dashboard) throw new AppError("invalid_input", `Invalid pk "${dashboardId}" - object does not exist.`, "dashboards");
-    if (!dashboardPermissions(dashboard, actor, dashboard.collaboratorLevel).canEdit) {
+    if (!dashboardPermissions(dashboard, ctx, dashboard.collaboratorLevel).canEdit) {
       throw new AppError("permission_denied", `You don't have permission to add insights to dashboard: ${dashboardId}`);
     }
   }
@@ -286,15 +288,14 @@ async function placeOnDashboards(tx: Tx, projectId: number, actor: DashboardActo
  * query changed, deleted, moved off a dashboard) only by someone who may edit one of them,
  * so a restricted dashboard's charts cannot be changed behind its editors' backs.
  */
-async function assertCanEditInsight(tx: Tx, actor: DashboardActor, insightId: number): Promise<void> {
-  const dashboards = await findDashboardsShowing(tx, insightId, actor.userId);
-  if (!canEditInsight(dashboards, actor)) throw new AppError("permission_denied", NO_INSIGHT_EDIT_PERMISSION);
+async function assertCanEditInsight(tx: Tx, ctx: Context, insightId: number): Promise<void> {
+  const dashboards = await findDashboardsShowing(tx, insightId, ctx.actor.id);
+  if (!canEditInsight(dashboards, ctx)) throw new AppError("permission_denied", NO_INSIGHT_EDIT_PERMISSION);
 }
 
 export async function createInsight(ctx: Context, body: InsightCreateBody): Promise<InsightResource> {
   const { db } = ctx;
   const projectId = ctx.project.id;
-  const actor = actorOf(ctx.actor, ctx.project);
   await checkQuery(db, body.query);
   const id = await inTransaction(db, async (tx) => {
     const created = await insertInsight(tx, {
@@ -307,11 +308,11 @@ export async function createInsight(ctx: Context, body: InsightCreateBody): Prom
       saved: body.saved ?? false,
       favorited: body.favorited ?? false,
       deleted: body.deleted ?? false,
-      createdById: actor.userId,
+      createdById: ctx.actor.id,
     });
     if (body.tags) await setTags(tx, projectId, { insightId: created.id }, body.tags);
-    if (body.dashboards) await placeOnDashboards(tx, projectId, actor, created.id, body.dashboards);
-    await logActivity(tx, { projectId, userId: actor.userId, scope: ACTIVITY_SCOPE, itemId: created.id, activity: "created", name: created.name ?? created.derivedName });
+    if (body.dashboards) await placeOnDashboards(tx, ctx, created.id, body.dashboards);
+    await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: created.id, activity: "created", name: created.name ?? created.derivedName });
     return created.id;
   });
   const row = await requireInsight(db.prisma, projectId, id, "any");
@@ -339,11 +340,10 @@ function activityFields(row: Pick<InsightRow, "name" | "derivedName" | "descript
 export async function updateInsight(ctx: Context, id: number, body: InsightUpdateBody): Promise<InsightResource> {
   const { db } = ctx;
   const projectId = ctx.project.id;
-  const actor = actorOf(ctx.actor, ctx.project);
   if (body.query !== undefined) await checkQuery(db, body.query);
   await inTransaction(db, async (tx) => {
     const row = await requireInsight(tx, projectId, id, body.deleted === false ? "any" : "live");
-    await assertCanEditInsight(tx, actor, id);
+    await assertCanEditInsight(tx, ctx, id);
     const updated = await updateInsightRow(tx, id, {
       name: body.name,
       derivedName: body.derived_name,
@@ -352,10 +352,10 @@ export async function updateInsight(ctx: Context, id: number, body: InsightUpdat
       saved: body.saved,
       favorited: body.favorited,
       deleted: body.deleted,
-      lastModifiedById: actor.userId,
+      lastModifiedById: ctx.actor.id,
       lastModifiedAt: new Date(),
     });
-    if (body.dashboards !== undefined) await placeOnDashboards(tx, projectId, actor, id, body.dashboards);
+    if (body.dashboards !== undefined) await placeOnDashboards(tx, ctx, id, body.dashboards);
     const tagsBefore = tagNames(row.taggedItems);
     let tagsAfter = tagsBefore;
     if (body.tags !== undefined) {
@@ -365,7 +365,7 @@ export async function updateInsight(ctx: Context, id: number, body: InsightUpdat
     const changes = changesBetween(activityFields(row, tagsBefore), activityFields(updated, tagsAfter));
     if (changes.length > 0) {
       const activity = updated.deleted && !row.deleted ? "deleted" : !updated.deleted && row.deleted ? "restored" : "updated";
-      await logActivity(tx, { projectId, userId: actor.userId, scope: ACTIVITY_SCOPE, itemId: id, activity, name: updated.name ?? updated.derivedName, changes });
+      await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity, name: updated.name ?? updated.derivedName, changes });
     }
   });
   const row = await requireInsight(db.prisma, projectId, id, "any");

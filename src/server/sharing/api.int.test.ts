@@ -50,7 +50,7 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
     const again = await read(world.owner, id);
     expect(again.body).toEqual(first.body);
     expect(await db.prisma.sharingConfiguration.count({ where: { dashboardId: id } })).toBe(1);
-    expect(await findSharedDashboard(db.prisma, first.body.access_token)).toBeNull();
+    expect(await findSharedDashboard(db, first.body.access_token)).toBeNull();
   });
 
   it("concurrent first reads leave one configuration", async () => {
@@ -66,7 +66,7 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
     expect(on).toMatchObject({ status: 200, body: { enabled: true, access_token: expect.stringMatching(TOKEN) } });
     expect((await dashboardOf(world.viewer, id)).body.is_shared).toBe(true);
 
-    const shared = await findSharedDashboard(db.prisma, on.body.access_token);
+    const shared = await findSharedDashboard(db, on.body.access_token);
     expect(shared).toEqual({
       name: "Quarterly numbers",
       description: "For the board",
@@ -80,7 +80,7 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
     const off = await update(world.owner, id, { enabled: false });
     expect(off.body).toMatchObject({ enabled: false, access_token: on.body.access_token });
     expect((await dashboardOf(world.viewer, id)).body.is_shared).toBe(false);
-    expect(await findSharedDashboard(db.prisma, on.body.access_token)).toBeNull();
+    expect(await findSharedDashboard(db, on.body.access_token)).toBeNull();
 
     const log = await db.prisma.activityLog.findMany({ where: { itemId: String(id), activity: { startsWith: "sharing_" } }, orderBy: { createdAt: "asc" } });
     expect(log.map((entry) => entry.activity)).toEqual(["sharing_enabled", "sharing_disabled"]);
@@ -101,8 +101,8 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body).toMatchObject({ enabled: true, access_token: expect.stringMatching(TOKEN) });
     expect(rotated.body.access_token).not.toBe(original.access_token);
-    expect(await findSharedDashboard(db.prisma, original.access_token)).toBeNull();
-    expect(await findSharedDashboard(db.prisma, rotated.body.access_token)).toMatchObject({ name: "Rotated" });
+    expect(await findSharedDashboard(db, original.access_token)).toBeNull();
+    expect(await findSharedDashboard(db, rotated.body.access_token)).toMatchObject({ name: "Rotated" });
     expect((await read(world.owner, id)).body.access_token).toBe(rotated.body.access_token);
     // The old row is kept, expired: the history stays.
     const rows = await db.prisma.sharingConfiguration.findMany({ where: { dashboardId: id }, orderBy: { id: "asc" } });
@@ -113,7 +113,7 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
     // Re-enabling does not revive the old token.
     await update(world.owner, id, { enabled: false });
     await update(world.owner, id, { enabled: true });
-    expect(await findSharedDashboard(db.prisma, original.access_token)).toBeNull();
+    expect(await findSharedDashboard(db, original.access_token)).toBeNull();
   });
 
   it("tokens are distinct and carry at least 128 bits", async () => {
@@ -128,10 +128,10 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
     const id = await dashboard(world.owner, { name: "Soon deleted" });
     const token = (await update(world.owner, id, { enabled: true })).body.access_token;
     await callRoute(dashboardItem, "PATCH", `/api/environments/${world.projectId}/dashboards/${id}/`, params(id), world.owner.key, { deleted: true });
-    expect(await findSharedDashboard(db.prisma, token)).toBeNull();
+    expect(await findSharedDashboard(db, token)).toBeNull();
     expect(await read(world.owner, id)).toMatchObject({ status: 404 });
     await callRoute(dashboardItem, "PATCH", `/api/environments/${world.projectId}/dashboards/${id}/`, params(id), world.owner.key, { deleted: false });
-    expect(await findSharedDashboard(db.prisma, token)).toMatchObject({ name: "Soon deleted" });
+    expect(await findSharedDashboard(db, token)).toMatchObject({ name: "Soon deleted" });
   });
 
   it("the public view shows tiles without people or project ids", async () => {
@@ -141,7 +141,7 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
     await db.prisma.dashboardTile.create({ data: { dashboardId: id, insightId: insight.id, layouts: { sm: { x: 0, y: 0 } } } });
     await db.prisma.dashboardTile.create({ data: { dashboardId: id, textId: text.id, layouts: { sm: { x: 0, y: 1 } } } });
     const token = (await update(world.owner, id, { enabled: true })).body.access_token;
-    const shared = await findSharedDashboard(db.prisma, token);
+    const shared = await findSharedDashboard(db, token);
     expect(shared!.tiles.map((t) => [t.insight?.name ?? null, t.text?.body ?? null])).toEqual([
       ["Visits", null],
       [null, "Notes"],
@@ -156,9 +156,9 @@ describe(`dashboard sharing REST API (${testDbKind})`, () => {
   });
 
   it("unknown or malformed tokens resolve to nothing", async () => {
-    expect(await findSharedDashboard(db.prisma, "A".repeat(30))).toBeNull();
-    expect(await findSharedDashboard(db.prisma, "")).toBeNull();
-    expect(await findSharedDashboard(db.prisma, "'; DROP TABLE dashboards; --")).toBeNull();
+    expect(await findSharedDashboard(db, "A".repeat(30))).toBeNull();
+    expect(await findSharedDashboard(db, "")).toBeNull();
+    expect(await findSharedDashboard(db, "'; DROP TABLE dashboards; --")).toBeNull();
   });
 
   describe("permissions", () => {

@@ -1,6 +1,5 @@
 import { addCollaboratorBody } from "@/server/collaborators/contract";
 import { addCollaborator, listCollaborators, removeCollaborator } from "@/server/collaborators/service";
-import { actorOf } from "@/server/access/service";
 import { pathId, projectRoute, type RestResource } from "@/server/http/rest/route";
 
 type Params = { project_id: string; id: string };
@@ -10,15 +9,13 @@ export const collaboratorRoutes: RestResource[] = [
     path: "dashboards/:id/collaborators",
     methods: {
       /** A bare JSON array, as PostHog answers. */
-      GET: projectRoute<Params>("dashboard", async ({ db, principal, project, params }) =>
-        listCollaborators(db.prisma, project.id, actorOf(principal.user, project), pathId(params.id)),
-      ),
+      GET: projectRoute<Params>("dashboard", async ({ ctx, params }) => listCollaborators(ctx, pathId(params.id))),
       /** `{user_uuid, level: 37}`: 201 with the collaborator. */
       POST: projectRoute<Params>(
         "dashboard",
-        async ({ db, principal, project, params, body }) => {
+        async ({ ctx, params, body }) => {
           const dashboardId = pathId(params.id);
-          return addCollaborator(db.prisma, project.id, actorOf(principal.user, project), dashboardId, await body(addCollaboratorBody));
+          return addCollaborator(ctx, dashboardId, await body(addCollaboratorBody));
         },
         { status: 201 },
       ),
@@ -30,8 +27,8 @@ export const collaboratorRoutes: RestResource[] = [
       /** 204. */
       DELETE: projectRoute<Params & { user_uuid: string }>(
         "dashboard",
-        async ({ db, principal, project, params }) => {
-          await removeCollaborator(db.prisma, project.id, actorOf(principal.user, project), pathId(params.id), params.user_uuid);
+        async ({ ctx, params }) => {
+          await removeCollaborator(ctx, pathId(params.id), params.user_uuid);
           return null;
         },
         { status: 204 },

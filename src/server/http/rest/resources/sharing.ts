@@ -1,4 +1,3 @@
-import { actorOf } from "@/server/access/service";
 import { pathId, projectRoute, type RestResource } from "@/server/http/rest/route";
 import { sharingUpdateBody } from "@/server/sharing/contract";
 import { getDashboardSharing, refreshDashboardSharing, updateDashboardSharing } from "@/server/sharing/service";
@@ -10,13 +9,11 @@ export const sharingRoutes: RestResource[] = [
     path: "dashboards/:id/sharing",
     methods: {
       /** The configuration in force, created disabled on first read. */
-      GET: projectRoute<Params>("sharing_configuration", async ({ db, principal, project, params }) =>
-        getDashboardSharing(db.prisma, project.id, actorOf(principal.user, project), pathId(params.id)),
-      ),
+      GET: projectRoute<Params>("sharing_configuration", async ({ ctx, params }) => getDashboardSharing(ctx, pathId(params.id))),
       /** `{enabled}`: turns the public link on or off. */
-      PATCH: projectRoute<Params>("sharing_configuration", async ({ db, principal, project, params, body }) => {
+      PATCH: projectRoute<Params>("sharing_configuration", async ({ ctx, params, body }) => {
         const dashboardId = pathId(params.id);
-        return updateDashboardSharing(db.prisma, project.id, actorOf(principal.user, project), dashboardId, await body(sharingUpdateBody));
+        return updateDashboardSharing(ctx, dashboardId, await body(sharingUpdateBody));
       }),
     },
   },
@@ -24,9 +21,7 @@ export const sharingRoutes: RestResource[] = [
     path: "dashboards/:id/sharing/refresh",
     methods: {
       /** A new access token; the old link stops working at once. */
-      POST: projectRoute<Params>("sharing_configuration", async ({ db, principal, project, params }) =>
-        refreshDashboardSharing(db.prisma, project.id, actorOf(principal.user, project), pathId(params.id)),
-      ),
+      POST: projectRoute<Params>("sharing_configuration", async ({ ctx, params }) => refreshDashboardSharing(ctx, pathId(params.id))),
     },
   },
 ];

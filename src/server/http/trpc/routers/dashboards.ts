@@ -2,12 +2,9 @@ import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
 import { addCollaboratorBody } from "@/server/collaborators/contract";
 import { addCollaborator, listCollaborators, removeCollaborator } from "@/server/collaborators/service";
-import { dashboardCreateBody, dashboardUpdateBody, tilePatchSchema } from "@/server/dashboards/contract";
-import { dashboardListQuery } from "@/server/dashboards/list-query";
-import { actorOf } from "@/server/access/service";
-import { createDashboard, getDashboard, listDashboards, updateDashboard } from "@/server/dashboards/service";
+import { dashboardCreateBody, dashboardListQuery, dashboardUpdateBody, newInsightTileBody, tilePatchSchema } from "@/server/dashboards/contract";
+import { addInsightTile, createDashboard, getDashboard, listDashboards, updateDashboard } from "@/server/dashboards/service";
 import { DASHBOARD_TEMPLATES } from "@/server/dashboards/templates";
-import { addInsightTile, newInsightTileBody } from "@/server/dashboards/tiles";
 import { serverEnvFrom } from "@/server/env";
 import { sharingUpdateBody } from "@/server/sharing/contract";
 import { getDashboardSharing, refreshDashboardSharing, updateDashboardSharing } from "@/server/sharing/service";
@@ -26,15 +23,11 @@ function withShareUrl<T extends { access_token: string | null }>(config: T): T &
  * and services, so restriction rules and messages are the same on both.
  */
 export const dashboardsRouter = createTRPCRouter({
-  list: projectProcedure
-    .input(dashboardListQuery)
-    .query(({ ctx, input }) => listDashboards(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input)),
+  list: projectProcedure.input(dashboardListQuery).query(({ ctx, input }) => listDashboards(ctx, input)),
 
-  get: projectProcedure.input(dashboardId).query(({ ctx, input }) => getDashboard(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId)),
+  get: projectProcedure.input(dashboardId).query(({ ctx, input }) => getDashboard(ctx, input.dashboardId)),
 
-  create: projectProcedure
-    .input(dashboardCreateBody)
-    .mutation(({ ctx, input }) => createDashboard(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input)),
+  create: projectProcedure.input(dashboardCreateBody).mutation(({ ctx, input }) => createDashboard(ctx, input)),
 
   /** Edits, soft delete (`deleted: true`) and restore (`deleted: false`). */
   update: projectProcedure
@@ -42,7 +35,7 @@ export const dashboardsRouter = createTRPCRouter({
     .input(dashboardUpdateBody)
     .mutation(({ ctx, input }) => {
       const { projectId: _project, dashboardId: id, ...body } = input;
-      return updateDashboard(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), id, body);
+      return updateDashboard(ctx, id, body);
     }),
 
   /** The built-in templates `create` takes as `use_template`. */
@@ -58,40 +51,36 @@ export const dashboardsRouter = createTRPCRouter({
     /** PATCH `tiles`: add text tiles, move, resize, recolor, edit texts, remove (`deleted: true`). */
     update: projectProcedure
       .input(dashboardId.extend({ tiles: z.array(tilePatchSchema).min(1).max(200) }))
-      .mutation(({ ctx, input }) => updateDashboard(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId, { tiles: input.tiles })),
+      .mutation(({ ctx, input }) => updateDashboard(ctx, input.dashboardId, { tiles: input.tiles })),
   }),
 
   /** The project's tags in use, for the tag picker and filter. */
   tags: projectProcedure.query(({ ctx }) => listProjectTags(ctx.db.prisma, ctx.project.id)),
 
   collaborators: createTRPCRouter({
-    list: projectProcedure
-      .input(dashboardId)
-      .query(({ ctx, input }) => listCollaborators(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId)),
+    list: projectProcedure.input(dashboardId).query(({ ctx, input }) => listCollaborators(ctx, input.dashboardId)),
     add: projectProcedure
       .input(dashboardId)
       .input(addCollaboratorBody)
-      .mutation(({ ctx, input }) =>
-        addCollaborator(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId, { user_uuid: input.user_uuid, level: input.level }),
-      ),
+      .mutation(({ ctx, input }) => addCollaborator(ctx, input.dashboardId, { user_uuid: input.user_uuid, level: input.level })),
     remove: projectProcedure
       .input(dashboardId.extend({ userUuid: z.string().max(100) }))
-      .mutation(({ ctx, input }) => removeCollaborator(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId, input.userUuid)),
+      .mutation(({ ctx, input }) => removeCollaborator(ctx, input.dashboardId, input.userUuid)),
   }),
 
   sharing: createTRPCRouter({
     get: projectProcedure
       .input(dashboardId)
-      .query(async ({ ctx, input }) => withShareUrl(await getDashboardSharing(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId))),
+      .query(async ({ ctx, input }) => withShareUrl(await getDashboardSharing(ctx, input.dashboardId))),
     update: projectProcedure
       .input(dashboardId)
       .input(sharingUpdateBody)
       .mutation(async ({ ctx, input }) => {
         const { projectId: _project, dashboardId: id, ...body } = input;
-        return withShareUrl(await updateDashboardSharing(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), id, body));
+        return withShareUrl(await updateDashboardSharing(ctx, id, body));
       }),
     refresh: projectProcedure
       .input(dashboardId)
-      .mutation(async ({ ctx, input }) => withShareUrl(await refreshDashboardSharing(ctx.db.prisma, ctx.project.id, actorOf(ctx.user, ctx.project), input.dashboardId))),
+      .mutation(async ({ ctx, input }) => withShareUrl(await refreshDashboardSharing(ctx, input.dashboardId))),
   }),
 });
