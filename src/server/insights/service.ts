@@ -9,7 +9,7 @@ import { changesBetween, logActivity } from "@/server/activity/log";
 import { canEditInsight, dashboardPermissions, NO_INSIGHT_EDIT_PERMISSION, type DashboardActor } from "@/server/access/service";
 import type { Database, PrismaClient } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { guarded } from "@/server/events/api";
+import { guarded } from "@/server/events/service";
 import { likeLiteral } from "@/server/properties/sql";
 import { pageWindow } from "@/server/input/page";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";

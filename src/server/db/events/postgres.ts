@@ -9,8 +9,8 @@ import { TimeSlice } from "@/server/event-loop";
 import { fold, LOWER_ASCII, UPPER_ASCII } from "@/server/properties/coerce";
 import { isPropertyGroup, type PropertyNode } from "@/server/properties/contract";
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
-import { compileSelect, compileWhere, readsPerson } from "@/server/events/hogql/compile";
-import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "@/server/events/params";
+import { compileSelect, compileWhere, readsPerson } from "@/server/hogql/compile";
+import { EVENT_VALUES_LIMITS, type EventListQuery, type EventValuesQuery } from "./list-query";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
 
@@ -212,8 +212,8 @@ export class PostgresEventStore implements EventStore {
     const having = query.prefix === null
       ? ""
       : ` AND starts_with(translate(${itemText}, ${params.add(UPPER_ASCII, "text")}, ${params.add(LOWER_ASCII, "text")}), ${params.add(fold(query.prefix), "text")})`;
-    const sample = params.add(EVENT_LIMITS.valuesSample, "int");
-    const limit = params.add(EVENT_LIMITS.valuesLimit, "int");
+    const sample = params.add(EVENT_VALUES_LIMITS.sample, "int");
+    const limit = params.add(EVENT_VALUES_LIMITS.limit, "int");
     const rows = await this.sql.query<{ name: unknown }>(
       `WITH sample AS (
          SELECT e.properties -> ${key} AS value FROM events e WHERE ${where.join(" AND ")}

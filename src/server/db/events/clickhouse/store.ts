@@ -10,8 +10,8 @@ import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
 import { fold } from "@/server/properties/coerce";
 import type { PropertyFilter, PropertyNode } from "@/server/properties/contract";
-import { compileCondition, compileSelect } from "@/server/events/hogql/compile";
-import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "@/server/events/params";
+import { compileCondition, compileSelect } from "@/server/hogql/compile";
+import { EVENT_VALUES_LIMITS, type EventListQuery, type EventValuesQuery } from "../list-query";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
 import { CLICKHOUSE_HOGQL } from "./hogql";
@@ -252,14 +252,14 @@ export class ClickHouseEventStore implements EventStore {
     const rows = await this.rows<{ name: string }>(
       `WITH sample AS (
          SELECT JSONExtractRaw(e.properties, ${key}) AS value FROM ${this.table} AS e WHERE ${where.join(" AND ")}
-          ORDER BY e.timestamp DESC LIMIT ${params.add(EVENT_LIMITS.valuesSample, "int")}
+          ORDER BY e.timestamp DESC LIMIT ${params.add(EVENT_VALUES_LIMITS.sample, "int")}
        )
        SELECT item AS name FROM sample
        ARRAY JOIN if(JSONType(value) = 'Array', JSONExtractArrayRaw(value), [value]) AS item
         WHERE JSONType(item) != 'Null'${prefix}
         GROUP BY item
         ORDER BY count() DESC, ${itemText}
-        LIMIT ${params.add(EVENT_LIMITS.valuesLimit, "int")}`,
+        LIMIT ${params.add(EVENT_VALUES_LIMITS.limit, "int")}`,
       params.values,
     );
     return rows.map((row) => JSON.parse(row.name));
