@@ -9,7 +9,7 @@ import { ZodError } from "zod";
 import { bootstrap, createPersonalApiKey, createUser, findUserByEmail } from "@/server/accounts/service";
 import { ConfigError, dbConfigFromEnv } from "@/server/db/config";
 import { openDatabase, type Database } from "@/server/db/client";
-import { DEFAULT_MOVE_BATCH_SIZE, fileCheckpoint, moveEventsToClickHouse } from "@/server/events/move-to-clickhouse";
+import { DEFAULT_MOVE_BATCH_SIZE, fileCheckpoint, moveEventsToClickHouse } from "@/server/db/events/move-to-clickhouse";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { moveProgressReporter } from "./progress";
 import { migrate, MigrationError } from "@/server/db/migrate";

@@ -15,8 +15,8 @@ import type { DbConfig } from "@/server/db/config";
 import { createEmptyPostgresDatabase, testDbKind } from "@/server/db/testing";
 import { openClickHouseEventStore } from "@/server/db/events/clickhouse/open";
 import { insertEvents, type StoredEventInput } from "@/server/db/events";
-import type { MoveState } from "@/server/events/move-to-clickhouse";
-import { parseListQuery } from "@/server/events/params";
+import type { MoveState } from "@/server/db/events/move-to-clickhouse";
+import { parseListQuery } from "@/server/http/rest/resources/events-query";
 import { admin } from "./run-admin";
 
 const EVENTS = 3_000;

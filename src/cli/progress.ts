@@ -3,7 +3,7 @@
  * with --json): a bar redrawn in place on a terminal, otherwise a plain line at most once a
  * second and at the end, which reads well in logs and CI.
  */
-import type { MoveProgress } from "@/server/events/move-to-clickhouse";
+import type { MoveProgress } from "@/server/db/events/move-to-clickhouse";
 
 const BAR_WIDTH = 30;
 const LINE_INTERVAL_MS = 1_000;

@@ -9,7 +9,7 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
 import { EventDrawer } from "./event-drawer";
-import { VALUELESS, type EventFilters, type PropertyFilterInput } from "@/server/events/filters";
+import { VALUELESS, type EventFilters, type PropertyFilterInput } from "@/server/events/contract";
 import { csvExportHref, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
 
 const PAGE_SIZE = 50;

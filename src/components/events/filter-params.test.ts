@@ -1,6 +1,6 @@
 /** The explorer's "Export CSV" link carries the same list parameters tRPC's events.list reads. */
 import { describe, expect, it } from "vitest";
-import { filterParams } from "@/server/events/filters";
+import { filterParams } from "@/server/events/contract";
 import { csvExportHref } from "./filter-params";
 
 describe("explorer filters as list parameters", () => {

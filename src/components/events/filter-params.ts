@@ -1,10 +1,10 @@
 /**
  * The explorer's filter bar choices and its "Export CSV" link. The filters themselves, and
- * the list parameters they stand for, are the server's contract (server/events/filters.ts):
+ * the list parameters they stand for, are the server's contract (server/events/contract.ts):
  * the tRPC `events.list` procedure reads the same parameters the link sends to
  * `GET /api/projects/:id/events/?format=csv`, so both read the filter identically.
  */
-import { filterParams, type EventFilters } from "@/server/events/filters";
+import { filterParams, type EventFilters } from "@/server/events/contract";
 import type { PROPERTY_OPERATORS } from "@/server/properties/contract";
 
 /** The operators the filter bar offers, with their labels. */

@@ -6,7 +6,7 @@
 import type { FlagResource } from "@/server/flags/present";
 import type { CreateFlagInput } from "@/server/flags/contract";
 import { OPERATOR_LABELS as EVENT_OPERATOR_LABELS } from "@/components/events/filter-params";
-import { VALUELESS } from "@/server/events/filters";
+import { VALUELESS } from "@/server/events/contract";
 import { FLAG_PROPERTY_OPERATORS, type FlagPropertyOperator } from "@/server/properties/flag-filters";
 
 /** The events explorer's operator labels, and those of the operators only flags have. */

@@ -9,8 +9,8 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
-import { parseListQuery } from "./params";
-import { personsByUuid } from "./query";
+import { parseListQuery } from "@/server/http/rest/resources/events-query";
+import { personsByUuid } from "./store";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 
 const eventRoute = restRoute("projects", "events/:id");

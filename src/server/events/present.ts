@@ -1,5 +1,6 @@
 /** Stored events as the events API shows them: PostHog's event object, and CSV rows. */
-import type { EventRow, PersonSummary } from "./query";
+import type { EventRow } from "@/server/db/events";
+import type { PersonSummary } from "./store";
 
 export interface EventResource {
   id: string;

@@ -6,7 +6,7 @@
  * ProhibitNullCharactersValidator does for PostHog's text fields.
  *
  * The events API is the exception: its filters read NUL as U+FFFD, as ingestion stores it
- * (src/server/events/params.ts), so it does not pass through here.
+ * (src/server/events/contract.ts), so it does not pass through here.
  */
 import { AppError } from "@/server/errors";
 

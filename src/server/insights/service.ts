@@ -11,7 +11,7 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { guarded } from "@/server/events/api";
+import { guarded } from "@/server/events/service";
 import { pageWindow } from "@/server/input/page";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "./cache";

@@ -11,7 +11,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { parseListQuery } from "@/server/events/params";
+import { parseListQuery } from "@/server/http/rest/resources/events-query";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeInsight } from "./service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsSeriesResult } from "./trends";

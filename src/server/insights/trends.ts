@@ -8,7 +8,7 @@
  * Results come in PostHog's trends shape: `[{label, count, data, labels, days, action,
  * breakdown_value?, aggregated_value?}]`.
  */
-import { guarded } from "@/server/events/api";
+import { guarded } from "@/server/events/service";
 import { BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";

@@ -8,7 +8,7 @@ import { changesBetween, logActivity } from "@/server/activity/service";
 import type { Prisma } from "@/generated/prisma/client";
 import type { Database } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { listEventPage } from "@/server/events/api";
+import { listEventPage } from "@/server/events/service";
 import { isProblem, normaliseEvent, type IngestEvent } from "@/server/ingestion/normalise";
 import { builtinPlugin, parsePluginConfig, PLUGIN_JOBS, secretKeys } from "./catalogue";
 import { DRY_RUN_LIMITS, sampleEventInput, type ActivityQuery, type CreateConfig, type Job, type Rearrange, type SampleEvent, type UpdateConfig } from "./contract";
@@ -290,7 +290,7 @@ function ingestEventOf(sample: SampleEvent, index: number, now: Date): IngestEve
 
 /** The project's newest stored events, as they would enter the chain. */
 async function recentEvents(db: Database, projectId: number, limit: number, now: Date): Promise<IngestEvent[]> {
-  const { results } = await listEventPage(db, projectId, { limit });
+  const { results } = await listEventPage({ db, project: { id: projectId } }, { limit });
   return results.map((event, index) =>
     ingestEventOf(
       sampleEventInput.parse({ uuid: event.id, event: event.event, distinct_id: event.distinct_id, properties: event.properties, timestamp: event.timestamp }),

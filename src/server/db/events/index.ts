@@ -6,7 +6,7 @@
  */
 import type { PropertyNode } from "@/server/properties/contract";
 import type { SqlExecutor } from "@/server/db/driver";
-import type { EventListQuery, EventValuesQuery } from "@/server/events/params";
+import type { EventListQuery, EventValuesQuery } from "./list-query";
 import type { TrendQuery, TrendRow } from "./trend-query";
 
 /** An event as it is stored (after ingestion has normalised it). */
@@ -108,3 +108,4 @@ export interface EventStore {
 
 export { insertEvents, PGLITE_CHUNK_ROWS, PostgresEventStore } from "./postgres";
 export * from "./trend-query";
+export * from "./list-query";

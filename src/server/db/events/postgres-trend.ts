@@ -5,15 +5,9 @@
  * same statement, folding all but the top ones into "other".
  */
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendInterval, type TrendQuery } from "./trend-query";
-
-/** Bucket start (wall clock of the zone) of a local timestamp `local`, per interval; weeks start on Sunday. */
-const BUCKET_OF: Record<TrendInterval, (local: string) => string> = {
-  hour: (local) => `date_trunc('hour', ${local})`,
-  day: (local) => `date_trunc('day', ${local})`,
-  week: (local) => `(date_trunc('week', ${local} + interval '1 day') - interval '1 day')`,
-  month: (local) => `date_trunc('month', ${local})`,
-};
+import { POSTGRES_EVENTS } from "./postgres-dialect";
+import { trendBucket, trendConditions, trendTotalsStatement } from "./sql";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendQuery } from "./trend-query";
 
 /** Unique users: persons, and for events without one, their distinct ids (PostHog counts person_id). */
 const UNIQUE_USERS = "count(DISTINCT e.person_id) + count(DISTINCT e.distinct_id) FILTER (WHERE e.person_id IS NULL)";
@@ -26,29 +20,15 @@ export function postgresTrendStatement(projectId: number, query: TrendQuery): { 
   const join = person ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
   const columns = { event: "e.properties", person: person ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
 
-  const where = [
-    `e.project_id = ${params.add(projectId, "int")}`,
-    `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
-    `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
-  ];
-  if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
-  for (const group of query.filters) where.push(propertiesSql(group, { params, columns, now: query.now }));
-
+  const where = trendConditions(params, projectId, query, (group) => propertiesSql(group, { params, columns, now: query.now }));
+  const local = trendBucket(POSTGRES_EVENTS, params, query);
   // One bucket for the whole range: grouped by a constant.
-  const bucket = query.interval === null ? "NULL::timestamp" : BUCKET_OF[query.interval](`(e.timestamp AT TIME ZONE ${params.add(query.zone, "text")})`);
+  const bucket = local ?? "NULL::timestamp";
   const from = `FROM events e${join} WHERE ${where.join(" AND ")}`;
-  const bucketText = (column: string) => `to_char(${column}, 'YYYY-MM-DD HH24:MI:SS')`;
+  const bucketText = POSTGRES_EVENTS.bucketText;
 
   if (!breakdown) {
-    const aggregate = query.math === "dau" ? UNIQUE_USERS : "count(*)";
-    return {
-      text:
-        query.interval === null
-          ? `SELECT NULL::text AS value, NULL::text AS bucket, (${aggregate})::float8 AS n ${from}`
-          : `SELECT NULL::text AS value, ${bucketText("c.bucket")} AS bucket, c.n::float8 AS n
-               FROM (SELECT ${bucket} AS bucket, ${aggregate} AS n ${from} GROUP BY 1) c`,
-      values: params.values,
-    };
+    return { text: trendTotalsStatement(POSTGRES_EVENTS, from, local, query.math === "dau" ? UNIQUE_USERS : "count(*)"), values: params.values };
   }
 
   const source = breakdown.type === "person" ? columns.person : "e.properties";

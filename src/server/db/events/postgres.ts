@@ -6,11 +6,12 @@
  */
 import type { SqlExecutor } from "@/server/db/driver";
 import { TimeSlice } from "@/server/event-loop";
-import { fold, LOWER_ASCII, UPPER_ASCII } from "@/server/properties/coerce";
 import { isPropertyGroup, type PropertyNode } from "@/server/properties/contract";
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
-import { compileSelect, compileWhere, readsPerson } from "@/server/events/hogql/compile";
-import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "@/server/events/params";
+import { compileSelect, compileWhere, readsPerson } from "@/server/hogql/compile";
+import type { EventListQuery, EventValuesQuery } from "./list-query";
+import { POSTGRES_EVENTS } from "./postgres-dialect";
+import { listConditions, selectPageOf, selectStatement, valuesStatement } from "./sql";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
 
@@ -78,29 +79,17 @@ export async function insertEvents(sql: SqlExecutor, events: readonly StoredEven
 }
 
 const COLUMNS = `e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, e.timestamp, e.person_id::text AS person_id, e.elements_chain`;
-const ORDER = `ORDER BY e.timestamp DESC, e.uuid DESC`;
 
 /** FROM and WHERE of a list query; filters in the order the indexes want them. */
 function listFrom(projectId: number, query: EventListQuery, params: SqlParams, now: Date, cursor: EventCursor | null): string {
-  const project = params.add(projectId, "int");
-  const where = [`e.project_id = ${project}`];
-  if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
-  if (query.distinctId !== null) where.push(`e.distinct_id = ${params.add(query.distinctId, "text")}`);
-  if (query.personId !== null) {
-    where.push(
-      "uuid" in query.personId
-        ? `e.person_id = ${params.add(query.personId.uuid, "uuid")}`
-        : `e.person_id = (SELECT p.uuid FROM persons p WHERE p.project_id = ${project} AND p.id = ${params.add(query.personId.id, "int")})`,
-    );
-  }
-  if (query.after !== null) where.push(`e.timestamp > ${params.add(query.after.toISOString(), "timestamptz")}`);
-  if (query.before !== null) {
-    const before = params.add(query.before.toISOString(), "timestamptz");
-    where.push(query.beforeUuid === null ? `e.timestamp < ${before}` : `(e.timestamp, e.uuid) < (${before}, ${params.add(query.beforeUuid, "uuid")})`);
-  }
-  if (cursor !== null) {
-    where.push(`(e.timestamp, e.uuid) < (${params.add(cursor.timestamp.toISOString(), "timestamptz")}, ${params.add(cursor.uuid, "uuid")})`);
-  }
+  const where = listConditions(
+    POSTGRES_EVENTS,
+    params,
+    projectId,
+    query,
+    cursor,
+    (project, id) => `e.person_id = (SELECT p.uuid FROM persons p WHERE p.project_id = ${project} AND p.id = ${params.add(id, "int")})`,
+  );
   const person =
     (query.properties !== null && readsPersonProperties(query.properties)) ||
     readsPerson([...(query.where ?? []), ...(query.select ?? []).map((item) => item.expr)]);
@@ -164,37 +153,20 @@ export class PostgresEventStore implements EventStore {
     const from = listFrom(projectId, query, params, page.now, page.cursor);
     const limit = params.add(page.limit, "int");
     const offset = params.add(page.offset, "bigint");
-    return this.sql.query<EventRow>(`SELECT ${COLUMNS} ${from} ${ORDER} LIMIT ${limit} OFFSET ${offset}`, params.values);
+    return this.sql.query<EventRow>(`SELECT ${COLUMNS} ${from} ${POSTGRES_EVENTS.order} LIMIT ${limit} OFFSET ${offset}`, params.values);
   }
 
   async select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
     const params = new SqlParams();
     const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: "pp.properties" } });
-    const aggregated = compiled.groupBy !== null;
-    const from = listFrom(projectId, query, params, page.now, aggregated ? null : page.cursor);
-    const columns = compiled.columns.map((column, i) => `${column} AS c${i}`);
-    let tail: string;
-    if (!aggregated) {
-      columns.push("e.timestamp AS cursor_timestamp", "e.uuid::text AS cursor_uuid");
-      tail = ORDER;
-    } else {
-      const group = compiled.groupBy!.length > 0 ? `GROUP BY ${compiled.groupBy!.join(", ")} ` : "";
-      tail = `${group}ORDER BY ${[`${compiled.firstAggregate} DESC`, ...compiled.groupBy!.map(String)].join(", ")}`;
-    }
-    const limit = params.add(page.limit, "int");
-    const offset = params.add(aggregated || page.cursor === null ? page.offset : 0, "bigint");
-    const rows = await this.sql.query<Record<string, unknown>>(`SELECT ${columns.join(", ")} ${from} ${tail} LIMIT ${limit} OFFSET ${offset}`, params.values);
-    return {
-      types: compiled.types,
-      aggregated,
-      rows: rows.map((row) => ({
-        values: compiled.columns.map((_, i) => {
-          const value = row[`c${i}`];
-          return value instanceof Date ? value.toISOString() : value;
-        }),
-        cursor: aggregated ? null : { timestamp: row.cursor_timestamp as Date, uuid: row.cursor_uuid as string },
-      })),
-    };
+    const from = listFrom(projectId, query, params, page.now, compiled.groupBy !== null ? null : page.cursor);
+    const rows = await this.sql.query<Record<string, unknown>>(selectStatement(POSTGRES_EVENTS, params, compiled, from, page), params.values);
+    return selectPageOf(
+      compiled,
+      rows,
+      (_, value) => (value instanceof Date ? value.toISOString() : value),
+      (value) => value as Date,
+    );
   }
 
   async get(projectId: number, uuid: string): Promise<EventRow | null> {
@@ -204,31 +176,7 @@ export class PostgresEventStore implements EventStore {
 
   async values(projectId: number, query: EventValuesQuery): Promise<unknown[]> {
     const params = new SqlParams();
-    const project = params.add(projectId, "int");
-    const key = params.add(query.key, "text");
-    const where = [`e.project_id = ${project}`, `e.properties ? ${key}`];
-    if (query.eventName !== null) where.push(`e.event = ${params.add(query.eventName, "text")}`);
-    const itemText = `(CASE jsonb_typeof(item) WHEN 'string' THEN item #>> '{}' ELSE item::text END)`;
-    const having = query.prefix === null
-      ? ""
-      : ` AND starts_with(translate(${itemText}, ${params.add(UPPER_ASCII, "text")}, ${params.add(LOWER_ASCII, "text")}), ${params.add(fold(query.prefix), "text")})`;
-    const sample = params.add(EVENT_LIMITS.valuesSample, "int");
-    const limit = params.add(EVENT_LIMITS.valuesLimit, "int");
-    const rows = await this.sql.query<{ name: unknown }>(
-      `WITH sample AS (
-         SELECT e.properties -> ${key} AS value FROM events e WHERE ${where.join(" AND ")}
-          ORDER BY e.timestamp DESC LIMIT ${sample}
-       ), items AS (
-         SELECT item FROM sample,
-           LATERAL jsonb_array_elements(CASE jsonb_typeof(sample.value) WHEN 'array' THEN sample.value ELSE jsonb_build_array(sample.value) END) AS item
-       )
-       SELECT item AS name FROM items
-        WHERE jsonb_typeof(item) <> 'null'${having}
-        GROUP BY item
-        ORDER BY count(*) DESC, ${itemText} COLLATE "C"
-        LIMIT ${limit}`,
-      params.values,
-    );
+    const rows = await this.sql.query<{ name: unknown }>(valuesStatement(POSTGRES_EVENTS, params, "events e", projectId, query), params.values);
     return rows.map((row) => row.name);
   }
 

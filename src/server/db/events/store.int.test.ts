@@ -17,7 +17,7 @@ import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server
 import { sendBatch } from "@/server/ingestion/testing";
 import { createIngestionServices } from "@/server/ingestion/services";
 import { registerDb, closeDb } from "@/server/db";
-import { parseListQuery, parseValuesQuery } from "@/server/events/params";
+import { parseListQuery, parseValuesQuery } from "@/server/http/rest/resources/events-query";
 import type { EventRow, StoredEventInput } from ".";
 
 let db: Database;

@@ -16,9 +16,9 @@
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
 import { SqlParams } from "@/server/properties/sql";
-import { compileCondition, compileSelect, hogqlReads, type HogqlContext } from "@/server/events/hogql/compile";
-import type { Expr } from "@/server/events/hogql/parse";
-import type { EventListQuery } from "@/server/events/params";
+import { compileCondition, compileSelect, hogqlReads, type HogqlContext } from "@/server/hogql/compile";
+import type { Expr } from "@/server/hogql/parse";
+import type { EventListQuery } from "../list-query";
 import { CLICKHOUSE_HOGQL } from "./hogql";
 import type { ChParams } from "./params";
 import { MAX_RESOLVED_PERSONS, personSetSql, resolvePersonSet } from "./properties";

@@ -3,7 +3,7 @@
  * JSONExtract*): the pieces of hogql/compile.ts's dialect; the semantics stay the compiler's.
  */
 import { MAX_NUMERIC_TEXT_LENGTH, NUMERIC_TEXT } from "@/server/properties/coerce";
-import type { HogqlDialect, HogqlParams, PropertyRef } from "@/server/events/hogql/compile";
+import type { HogqlDialect, HogqlParams, PropertyRef } from "@/server/hogql/compile";
 
 const NUMBER_TYPES = "('Int64', 'UInt64', 'Double')";
 

@@ -8,12 +8,13 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
-import { fold } from "@/server/properties/coerce";
 import type { PropertyFilter, PropertyNode } from "@/server/properties/contract";
-import { compileCondition, compileSelect } from "@/server/events/hogql/compile";
-import { EVENT_LIMITS, type EventListQuery, type EventValuesQuery } from "@/server/events/params";
+import { compileCondition, compileSelect } from "@/server/hogql/compile";
+import type { EventListQuery, EventValuesQuery } from "../list-query";
+import { listConditions, selectPageOf, selectStatement, valuesStatement } from "../sql";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
+import { CLICKHOUSE_EVENTS, SMALL_ANSWER } from "./dialect";
 import { CLICKHOUSE_HOGQL } from "./hogql";
 import { hogqlPersons, type HogqlPersons } from "./hogql-persons";
 import { ListWindows } from "./list-window";
@@ -27,13 +28,7 @@ const CHECK_CHUNK = 10_000;
 const COLUMNS =
   "toString(e.uuid) AS c_uuid, e.event AS c_event, e.distinct_id AS c_distinct_id, e.properties AS c_properties, " +
   "e.timestamp AS c_timestamp, toString(e.person_id) AS c_person_id, e.elements_chain AS c_elements_chain";
-const ORDER = "ORDER BY e.timestamp DESC, toString(e.uuid) DESC";
 
-/**
- * Reads that answer a handful of rows (a page, one event): formatting them on other
- * threads costs more than it saves (measured: about a quarter of a millisecond a query).
- */
-const SMALL_ANSWER = "SETTINGS output_format_parallel_formatting = 0";
 
 interface ChEventRow {
   c_uuid: string;
@@ -153,26 +148,13 @@ export class ClickHouseEventStore implements EventStore {
 
   /** FROM and WHERE of a list query; `persons` from hogqlPersons for its `where`. */
   private async listFrom(projectId: number, query: EventListQuery, params: ChParams, now: Date, cursor: EventCursor | null, persons: HogqlPersons): Promise<string> {
-    const where = [`e.project_id = ${params.add(projectId, "int")}`];
-    if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
-    if (query.distinctId !== null) where.push(`e.distinct_id = ${params.add(query.distinctId, "text")}`);
-    if (query.personId !== null) {
-      let uuid: string | null;
-      if ("uuid" in query.personId) uuid = query.personId.uuid;
-      else {
-        const rows = await this.sql.query<{ uuid: string }>(`SELECT uuid::text AS uuid FROM persons WHERE project_id = $1::int AND id = $2::int`, [projectId, query.personId.id]);
-        uuid = rows[0]?.uuid ?? null;
-      }
-      where.push(uuid === null ? "false" : `e.person_id = ${params.add(uuid, "uuid")}`);
+    // A person given by integer id is looked up in PostgreSQL first (none: no events).
+    let byId: string | null = null;
+    if (query.personId !== null && "id" in query.personId) {
+      const rows = await this.sql.query<{ uuid: string }>(`SELECT uuid::text AS uuid FROM persons WHERE project_id = $1::int AND id = $2::int`, [projectId, query.personId.id]);
+      byId = rows[0]?.uuid ?? null;
     }
-    if (query.after !== null) where.push(`e.timestamp > ${params.add(query.after.toISOString(), "timestamptz")}`);
-    const upTo = (time: Date, uuid: string | null) => {
-      const at = params.add(time.toISOString(), "timestamptz");
-      // The plain bound lets the primary key and partitions skip what is newer.
-      where.push(uuid === null ? `e.timestamp < ${at}` : `e.timestamp <= ${at} AND (e.timestamp, toString(e.uuid)) < (${at}, ${params.add(uuid, "text")})`);
-    };
-    if (query.before !== null) upTo(query.before, query.beforeUuid);
-    if (cursor !== null) upTo(cursor.timestamp, cursor.uuid);
+    const where = listConditions(CLICKHOUSE_EVENTS, params, projectId, query, cursor, () => (byId === null ? "false" : `e.person_id = ${params.add(byId, "uuid")}`));
     where.push(...persons.conditions);
     for (const { expr, index } of persons.where) {
       where.push(compileCondition(expr, index, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL }));
@@ -188,7 +170,7 @@ export class ClickHouseEventStore implements EventStore {
     const params = new ChParams();
     const persons = await hogqlPersons(this.sql, projectId, query, params);
     const from = await this.listFrom(projectId, query, params, page.now, page.cursor, persons);
-    const tail = `${ORDER} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")} ${SMALL_ANSWER}`;
+    const tail = `${CLICKHOUSE_EVENTS.order} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")} ${SMALL_ANSWER}`;
     const newest = Math.min(page.now.getTime(), query.before?.getTime() ?? Infinity, page.cursor?.timestamp.getTime() ?? Infinity);
     const key = listWindowKey(projectId, query);
     for (const window of this.listWindows.windows(key, query.after === null ? Infinity : newest - query.after.getTime())) {
@@ -210,28 +192,9 @@ export class ClickHouseEventStore implements EventStore {
     const params = new ChParams();
     const persons = await hogqlPersons(this.sql, projectId, query, params);
     const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL });
-    const aggregated = compiled.groupBy !== null;
-    const from = await this.listFrom(projectId, query, params, page.now, aggregated ? null : page.cursor, persons);
-    const columns = compiled.columns.map((column, i) => `${column} AS c${i}`);
-    let tail: string;
-    if (!aggregated) {
-      columns.push("e.timestamp AS cursor_timestamp", "toString(e.uuid) AS cursor_uuid");
-      tail = ORDER;
-    } else {
-      const group = compiled.groupBy!.length > 0 ? `GROUP BY ${compiled.groupBy!.join(", ")} ` : "";
-      tail = `${group}ORDER BY ${[`${compiled.firstAggregate} DESC`, ...compiled.groupBy!.map(String)].join(", ")}`;
-    }
-    const limit = params.add(page.limit, "int");
-    const offset = params.add(aggregated || page.cursor === null ? page.offset : 0, "bigint");
-    const rows = await this.rows<Record<string, unknown>>(`SELECT ${columns.join(", ")} ${from} ${tail} LIMIT ${limit} OFFSET ${offset} ${SMALL_ANSWER}`, params.values);
-    return {
-      types: compiled.types,
-      aggregated,
-      rows: rows.map((row) => ({
-        values: compiled.types.map((type, i) => selectValue(type, row[`c${i}`])),
-        cursor: aggregated ? null : { timestamp: timeOf(row.cursor_timestamp as string), uuid: row.cursor_uuid as string },
-      })),
-    };
+    const from = await this.listFrom(projectId, query, params, page.now, compiled.groupBy !== null ? null : page.cursor, persons);
+    const rows = await this.rows<Record<string, unknown>>(selectStatement(CLICKHOUSE_EVENTS, params, compiled, from, page), params.values);
+    return selectPageOf(compiled, rows, selectValue, (value) => timeOf(value as string));
   }
 
   async get(projectId: number, uuid: string): Promise<EventRow | null> {
@@ -244,24 +207,7 @@ export class ClickHouseEventStore implements EventStore {
 
   async values(projectId: number, query: EventValuesQuery): Promise<unknown[]> {
     const params = new ChParams();
-    const key = params.add(query.key, "text");
-    const where = [`e.project_id = ${params.add(projectId, "int")}`, `JSONHas(e.properties, ${key})`];
-    if (query.eventName !== null) where.push(`e.event = ${params.add(query.eventName, "text")}`);
-    const itemText = "if(JSONType(item) = 'String', JSONExtractString(item), item)";
-    const prefix = query.prefix === null ? "" : ` AND startsWith(lower(${itemText}), ${params.add(fold(query.prefix), "text")})`;
-    const rows = await this.rows<{ name: string }>(
-      `WITH sample AS (
-         SELECT JSONExtractRaw(e.properties, ${key}) AS value FROM ${this.table} AS e WHERE ${where.join(" AND ")}
-          ORDER BY e.timestamp DESC LIMIT ${params.add(EVENT_LIMITS.valuesSample, "int")}
-       )
-       SELECT item AS name FROM sample
-       ARRAY JOIN if(JSONType(value) = 'Array', JSONExtractArrayRaw(value), [value]) AS item
-        WHERE JSONType(item) != 'Null'${prefix}
-        GROUP BY item
-        ORDER BY count() DESC, ${itemText}
-        LIMIT ${params.add(EVENT_LIMITS.valuesLimit, "int")}`,
-      params.values,
-    );
+    const rows = await this.rows<{ name: string }>(valuesStatement(CLICKHOUSE_EVENTS, params, `${this.table} AS e`, projectId, query), params.values);
     return rows.map((row) => JSON.parse(row.name));
   }
 

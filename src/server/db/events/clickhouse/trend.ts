@@ -9,18 +9,12 @@
  * store reads the persons that have one there and the statement maps `person_id` to it.
  */
 import type { PropertyFilter } from "@/server/properties/contract";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendInterval, type TrendQuery } from "../trend-query";
+import { trendBucket, trendConditions, trendTotalsStatement } from "../sql";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendQuery } from "../trend-query";
+import { CLICKHOUSE_EVENTS } from "./dialect";
 import { hotPropertyColumn } from "./hot-properties";
 import { ChParams } from "./params";
 import { chPropertiesSql, type PersonSet } from "./properties";
-
-/** Bucket start of a time in the zone (a DateTime there, so formatting gives the wall clock); weeks start on Sunday. */
-const BUCKET_OF: Record<TrendInterval, (local: string) => string> = {
-  hour: (local) => `toStartOfHour(${local})`,
-  day: (local) => `toStartOfDay(${local})`,
-  week: (local) => `toStartOfWeek(${local}, 0)`,
-  month: (local) => `toStartOfMonth(${local})`,
-};
 
 const UNIQUE_USERS = "uniqExact(e.person_id) + uniqExactIf(e.distinct_id, e.person_id IS NULL)";
 
@@ -39,31 +33,17 @@ export function clickHouseTrendStatement(
   personValues: PersonValues | null,
 ): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
-  const where = [
-    `e.project_id = ${params.add(projectId, "int")}`,
-    `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
-    `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
-  ];
-  if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
-  for (const group of query.filters) {
-    where.push(chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons, now: query.now }));
-  }
+  const where = trendConditions(params, projectId, query, (group) =>
+    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons, now: query.now }),
+  );
   const from = `FROM ${table} AS e WHERE ${where.join(" AND ")}`;
-  const bucket = query.interval === null ? "NULL" : BUCKET_OF[query.interval](`toTimeZone(e.timestamp, ${params.add(query.zone, "text")})`);
-  const bucketText = query.interval === null ? "NULL" : "formatDateTime(t_bucket, '%Y-%m-%d %H:%i:%S')";
+  const local = trendBucket(CLICKHOUSE_EVENTS, params, query);
   const aggregate = query.math === "dau" ? UNIQUE_USERS : "count()";
   const { breakdown } = query;
+  if (!breakdown) return { text: trendTotalsStatement(CLICKHOUSE_EVENTS, from, local, aggregate), params: params.values };
 
-  if (!breakdown) {
-    return {
-      text:
-        query.interval === null
-          ? `SELECT NULL AS value, NULL AS bucket, toFloat64(${aggregate}) AS n ${from}`
-          : `SELECT NULL AS value, ${bucketText} AS bucket, toFloat64(t_n) AS n FROM (SELECT ${bucket} AS t_bucket, ${aggregate} AS t_n ${from} GROUP BY t_bucket)`,
-      params: params.values,
-    };
-  }
-
+  const bucket = local ?? "NULL";
+  const bucketText = local === null ? "NULL" : CLICKHOUSE_EVENTS.bucketText("t_bucket");
   let text: string;
   if (breakdown.type === "person") {
     const values = personValues ?? { uuids: [], values: [] };

@@ -1,24 +1,76 @@
+/**
+ * The REST edge of the events API: reads the query string into the service's typed
+ * queries (events-query.ts) and turns its answers into PostHog's shapes — `next` as an
+ * absolute URL on SITE_URL (this request's, with the cursor or offset moved on) and CSV
+ * responses.
+ */
+import { serverEnvFrom } from "@/server/env";
+import { AppError } from "@/server/errors";
+import { canonicalUuid } from "@/server/events/contract";
+import { eventCsv, eventValues, getEvent, listEvents, type EventListNext } from "@/server/events/service";
 import { projectRoute, type RestResource } from "@/server/http/rest/route";
-import { eventValuesResponse, listEventsResponse, retrieveEventResponse } from "@/server/events/rest";
+import { parseListQuery, parseValuesQuery } from "./events-query";
+
+const CSV_TYPE = "text/csv; charset=utf-8";
+
+/**
+ * `next`: this request's URL on SITE_URL with `before` set to the last row's timestamp
+ * (offset dropped: the cursor replaces it) and `before_uuid` when the next row has the same
+ * timestamp; aggregated `select` rows move the offset on instead.
+ */
+function nextLink(request: Request, next: EventListNext): string | null {
+  if (!next) return null;
+  const url = new URL(request.url);
+  const link = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
+  if ("offset" in next) {
+    link.searchParams.set("offset", String(next.offset));
+    return link.toString();
+  }
+  link.searchParams.set("before", next.before.toISOString());
+  link.searchParams.delete("offset");
+  if (next.beforeUuid) link.searchParams.set("before_uuid", next.beforeUuid);
+  else link.searchParams.delete("before_uuid");
+  return link.toString();
+}
 
 export const eventRoutes: RestResource[] = [
   {
     path: "events",
     /** Newest first, filtered; JSON pages or CSV (`format=csv`). */
-    methods: { GET: projectRoute("query", async ({ request, db, project }) => listEventsResponse(request, db, project.id)) },
+    methods: {
+      GET: projectRoute("query", async ({ request, ctx }) => {
+        const now = new Date();
+        const answer = await listEvents(ctx, parseListQuery(new URL(request.url), request.headers.get("accept"), now), now);
+        switch (answer.kind) {
+          case "csv":
+            return new Response(answer.body, {
+              status: 200,
+              headers: { "content-type": CSV_TYPE, "content-disposition": 'attachment; filename="events.csv"', "cache-control": "no-store" },
+            });
+          case "select":
+            return { columns: answer.columns, types: answer.types, results: answer.results, next: nextLink(request, answer.next) };
+          case "events":
+            return { next: nextLink(request, answer.next), results: answer.results };
+        }
+      }),
+    },
   },
   {
     path: "events/values",
     /** `?key=…`: a property's values, most frequent first. */
-    methods: { GET: projectRoute("query", async ({ request, db, project }) => eventValuesResponse(request, db, project.id)) },
+    methods: { GET: projectRoute("query", async ({ request, ctx }) => eventValues(ctx, parseValuesQuery(new URL(request.url)))) },
   },
   {
     path: "events/:id",
-    /** One event by uuid. */
+    /** One event by uuid: JSON, or `format=csv` for it as a CSV record under the export's header. */
     methods: {
-      GET: projectRoute<{ project_id: string; id: string }>("query", async ({ request, db, project, params }) =>
-        retrieveEventResponse(request, db, project.id, params.id),
-      ),
+      GET: projectRoute<{ project_id: string; id: string }>("query", async ({ request, ctx, params }) => {
+        if (!canonicalUuid(params.id)) throw new AppError("invalid_input", "Invalid UUID", "id");
+        const format = new URL(request.url).searchParams.get("format");
+        if (format !== null && format !== "json" && format !== "csv") throw new AppError("invalid_input", "format must be 'json' or 'csv'.", "format");
+        if (format === "csv") return new Response(await eventCsv(ctx, params.id), { status: 200, headers: { "content-type": CSV_TYPE } });
+        return getEvent(ctx, params.id);
+      }),
     },
   },
 ];

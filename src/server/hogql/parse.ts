@@ -51,7 +51,7 @@ export const HOGQL_LIMITS = {
   maxDepth: 50,
 } as const;
 
-/** A problem in one expression, with its position; params.ts turns it into a 400. */
+/** A problem in one expression, with its position; the events contract turns it into a 400. */
 export class HogqlError extends Error {
   constructor(
     message: string,

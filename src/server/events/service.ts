@@ -1,19 +1,42 @@
 /**
  * The events service behind `/api/projects/:project_id/events/…` and the explorer: a list
  * (JSON pages with where the next starts, or a streamed CSV body), one event, and a
- * property's values. Typed queries in, plain data out; the REST edge (rest.ts) parses the
- * query string and builds PostHog's `next` links and CSV responses.
+ * property's values. Typed queries in, plain data out; the REST edge
+ * (http/rest/resources/events.ts) parses the query string and builds PostHog's `next`
+ * links and CSV responses.
  */
+import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
-import { AppError } from "@/server/errors";
-import { filterParams, type EventFilters, type EventPageCursor } from "./filters";
-import { canonicalUuid, EVENT_LIMITS, listQueryOf, type EventListParams, type EventListQuery, type EventValuesQuery } from "./params";
-import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
-import { personsByUuid } from "./query";
 import type { EventCursor, EventRow } from "@/server/db/events";
+import { AppError } from "@/server/errors";
+import {
+  canonicalUuid,
+  EVENT_LIMITS,
+  filterParams,
+  listQueryOf,
+  type EventFilters,
+  type EventListParams,
+  type EventListQuery,
+  type EventPageCursor,
+  type EventValuesQuery,
+} from "./contract";
+import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
+import { personsByUuid } from "./store";
 
 /** What the events API reads: events from the event store, their persons from PostgreSQL. */
 export type EventsDb = Pick<Database, "sql" | "events">;
+
+/**
+ * What the events service needs of the request context: the database and the project. A
+ * `Context` is one; system callers (transformations' test runs) pass just these two.
+ */
+export interface EventsContext {
+  db: EventsDb;
+  project: Pick<Context["project"], "id">;
+}
+
+/** One page of the explorer's list: its filters, the page size and where the page starts. */
+export type EventPageInput = EventFilters & { limit?: number; cursor?: EventPageCursor | null };
 
 /**
  * Where the REST list's next page starts: before the last row's timestamp (and, when the
@@ -54,7 +77,9 @@ function cursorAfter(last: EventCursor, following: EventCursor): EventListNext {
   return { before: last.timestamp, beforeUuid: following.timestamp.getTime() === last.timestamp.getTime() ? last.uuid : null };
 }
 
-export async function listEvents(db: EventsDb, projectId: number, query: EventListQuery, now: Date): Promise<EventListAnswer> {
+/** The list; `now` is the instant the query's relative dates were read at (filters count back from it too). */
+export async function listEvents({ db, project }: EventsContext, query: EventListQuery, now: Date): Promise<EventListAnswer> {
+  const projectId = project.id;
   await guarded(() => db.events.checkFilters(query.properties));
   if (query.select) {
     if (query.format === "csv") return { kind: "csv", body: await selectCsvBody(db, projectId, query, now) };
@@ -164,12 +189,12 @@ function streamCsv(header: string, first: CsvChunk): ReadableStream<Uint8Array> 
 }
 
 /** One event as a CSV record under the export's header: 400 for a non-UUID, 404 if there is none. */
-export async function eventCsv(db: EventsDb, projectId: number, id: string): Promise<string> {
-  return CSV_HEADER + eventCsvRecord(await findEventRow(db, projectId, id));
+export async function eventCsv({ db, project }: EventsContext, id: string): Promise<string> {
+  return CSV_HEADER + eventCsvRecord(await findEventRow(db, project.id, id));
 }
 
-export async function eventValues(db: EventsDb, projectId: number, query: EventValuesQuery): Promise<{ name: unknown }[]> {
-  return (await db.events.values(projectId, query)).map((name) => ({ name }));
+export async function eventValues({ db, project }: EventsContext, query: EventValuesQuery): Promise<{ name: unknown }[]> {
+  return (await db.events.values(project.id, query)).map((name) => ({ name }));
 }
 
 /**
@@ -177,13 +202,10 @@ export async function eventValues(db: EventsDb, projectId: number, query: EventV
  * list's own checks (`listQueryOf`); the cursor, when given, replaces `before` as the REST
  * `next` link does. JSON only.
  */
-export async function listEventPage(
-  db: EventsDb,
-  projectId: number,
-  page: { filters?: EventFilters; limit?: number; cursor?: EventPageCursor | null },
-): Promise<{ results: EventResource[]; next: EventPageCursor | null }> {
+export async function listEventPage({ db, project }: EventsContext, page: EventPageInput): Promise<{ results: EventResource[]; next: EventPageCursor | null }> {
+  const projectId = project.id;
   const now = new Date();
-  const params: EventListParams = filterParams(page.filters ?? {});
+  const params: EventListParams = filterParams(page);
   if (page.limit !== undefined) params.limit = String(page.limit);
   // An empty parameter counts as not given, as in the REST query string.
   if (page.cursor?.before) params.before = page.cursor.before;
@@ -195,7 +217,7 @@ export async function listEventPage(
 }
 
 /** One event with its person, or a 404 (absent, or in another project). */
-export async function getEvent(db: EventsDb, projectId: number, id: string): Promise<EventResource> {
-  const row = await findEventRow(db, projectId, id);
-  return eventResource(row, await personsByUuid(db.sql, projectId, [row.person_id]));
+export async function getEvent({ db, project }: EventsContext, id: string): Promise<EventResource> {
+  const row = await findEventRow(db, project.id, id);
+  return eventResource(row, await personsByUuid(db.sql, project.id, [row.person_id]));
 }

@@ -1,7 +1,7 @@
 /**
  * The HogQL subset's AST (parse.ts) compiled to SQL: PostgreSQL over `events e` (and `pp`,
  * the event's person, when read) by default, or another dialect (ClickHouse's, in
- * store/clickhouse/hogql.ts) given in the context. Identifiers map to fixed SQL from the
+ * db/events/clickhouse/hogql.ts) given in the context. Identifiers map to fixed SQL from the
  * dialect's field table; every literal and every property name is a bind parameter
  * (SqlParams, as properties/sql.ts, or the dialect's own binder); the SQL text holds only
  * this file's and the dialect's constants. Nothing compiled here can fail at query

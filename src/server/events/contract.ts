@@ -1,14 +1,18 @@
 /**
- * The query parameters of the events API, checked and brought into one shape. Every
- * problem is a 400 whose `attr` names the parameter; nothing here touches the database.
+ * The events API's contract: its limits, the list's and values' parameters checked and
+ * brought into the store's query shape (every problem is a 400 whose `attr` names the
+ * parameter), and the explorer's typed filters. Nothing here touches the database or HTTP:
+ * the REST edge reads the query string into the parameters (http/rest/resources/events-query.ts).
+ * The explorer's half (filters, `filterParams`, `VALUELESS`) is imported by the browser too.
  */
 import { z } from "zod";
 import { AppError } from "@/server/errors";
 import { isStorableDate, parseIsoDate, relativeDate, storableText } from "@/server/properties/coerce";
-import { propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
+import { PROPERTY_FILTER_TYPES, PROPERTY_OPERATORS, propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
 import { SqlParams } from "@/server/properties/sql";
-import { compileSelect, compileWhere } from "./hogql/compile";
-import { located, parseExpr, parseExpressionList, parseSelectItem, type Expr, type SelectItem } from "./hogql/parse";
+import { compileSelect, compileWhere } from "@/server/hogql/compile";
+import { located, parseExpr, parseExpressionList, parseSelectItem } from "@/server/hogql/parse";
+import { EVENT_VALUES_LIMITS, type EventFormat, type EventListQuery, type EventValuesQuery } from "@/server/db/events/list-query";
 
 export const EVENT_LIMITS = {
   /** JSON pages: PostHog's page size, and the most one page may hold. */
@@ -20,34 +24,15 @@ export const EVENT_LIMITS = {
   /** Rows fetched per query while a CSV export streams. */
   csvChunk: 1000,
   /** `values/`: how many values, and how many of the newest events having the key are looked at. */
-  valuesLimit: 50,
-  valuesSample: 100_000,
+  valuesLimit: EVENT_VALUES_LIMITS.limit,
+  valuesSample: EVENT_VALUES_LIMITS.sample,
   /** Longest text accepted in one parameter (event names, ids, keys) and for `properties`. */
   maxText: 10_000,
   maxPropertiesJson: 100_000,
   maxOffset: 2_147_483_647,
 } as const;
 
-export type EventFormat = "json" | "csv";
-
-export interface EventListQuery {
-  format: EventFormat;
-  limit: number;
-  offset: number;
-  after: Date | null;
-  before: Date | null;
-  /** Tie-breaker of `before` (set by `next` links): events at `before` with a smaller uuid also count. */
-  beforeUuid: string | null;
-  event: string | null;
-  distinctId: string | null;
-  /** A person's uuid, or their integer id. */
-  personId: { uuid: string } | { id: number } | null;
-  properties: PropertyGroup | null;
-  /** Experimental `select` (HogQL subset): the answer is rows of these columns. Absent when not given. */
-  select?: SelectItem[];
-  /** Experimental `where` (HogQL subset): conditions ANDed with the other filters. Absent when not given. */
-  where?: Expr[];
-}
+export type { EventFormat, EventListQuery, EventValuesQuery } from "@/server/db/events/list-query";
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -119,11 +104,6 @@ function parseHogqlParams(select: string | undefined, where: string | undefined)
   return out;
 }
 
-/** Parameters of PostHog's that Burrow does not serve yet: a 400 rather than silently ignoring them. */
-const NOT_SUPPORTED: Record<string, string> = {
-  action_id: "action_id is not supported yet: Burrow has no actions.",
-};
-
 const TIME_HELP =
   "an ISO 8601 date or time (2024-01-31, 2024-01-31T12:00:00Z, 2024-01-31T12:00:00.123+02:00) " +
   "or a relative time: -<n>h (hours), -<n>d (days), -<n>w (weeks), -<n>m (months), -<n>q (quarters), -<n>y (years), or now";
@@ -167,43 +147,21 @@ function parsePersonId(value: string): EventListQuery["personId"] {
   throw new AppError("invalid_input", "person_id must be a person's uuid or integer id.", "person_id");
 }
 
-/**
- * The named parameters: one value as a string, a repeated one as a list (which the schemas
- * reject). An empty value counts as not given, as PostHog's `if request.GET.get(…)`.
- */
-function paramsOf(url: URL, names: string[]): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const name of names) {
-    const values = url.searchParams.getAll(name);
-    if (values.length === 1 && values[0] === "") continue;
-    if (values.length > 0) out[name] = values.length === 1 ? values[0]! : values;
-  }
-  return out;
-}
-
 /** Wants CSV: `format=csv`, or no format and an Accept header naming text/csv. */
 function formatOf(format: EventFormat | undefined, accept: string | null): EventFormat {
   if (format) return format;
   return accept && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept) ? "csv" : "json";
 }
 
-export function parseListQuery(url: URL, accept: string | null, now: Date): EventListQuery {
-  for (const [name, detail] of Object.entries(NOT_SUPPORTED)) {
-    if (url.searchParams.has(name)) throw new AppError("invalid_input", detail, name);
-  }
-  const orderBy = url.searchParams.get("orderBy");
-  if (orderBy !== null && !/^\[\s*"-timestamp"\s*\]$/.test(orderBy)) {
-    throw new AppError("invalid_input", 'orderBy supports only ["-timestamp"] (newest first) for now.', "orderBy");
-  }
-  return listQueryOf(paramsOf(url, Object.keys(listSchema.shape)), accept, now);
-}
-
 /** The named list parameters that are not empty, one value each, or a list when repeated (a 400). */
 export type EventListParams = Record<string, string | string[]>;
 
+/** The list's parameter names (what the REST edge reads of the query string). */
+export const EVENT_LIST_PARAMS = Object.keys(listSchema.shape);
+
 /**
  * The list's parameters, by their REST names, checked and brought into one shape: the REST
- * query string and the explorer's typed filters (filters.ts) both end here.
+ * query string and the explorer's typed filters (`filterParams` below) both end here.
  */
 export function listQueryOf(params: EventListParams, accept: string | null, now: Date): EventListQuery {
   const parsed = listSchema.parse(params);
@@ -234,12 +192,6 @@ export function listQueryOf(params: EventListParams, accept: string | null, now:
   };
 }
 
-export interface EventValuesQuery {
-  key: string;
-  prefix: string | null;
-  eventName: string | null;
-}
-
 const valuesSchema = z.object({
   key: text("key"),
   value: text("value").optional(),
@@ -247,8 +199,63 @@ const valuesSchema = z.object({
   format: z.enum(["json"], { error: "format must be 'json'." }).optional(),
 });
 
-export function parseValuesQuery(url: URL): EventValuesQuery {
-  if (!url.searchParams.get("key")) throw new AppError("invalid_input", "key is required: the property whose values to list.", "key");
-  const parsed = valuesSchema.parse(paramsOf(url, Object.keys(valuesSchema.shape)));
+/** The values parameter names (what the REST edge reads of the query string). */
+export const EVENT_VALUES_PARAMS = Object.keys(valuesSchema.shape);
+
+/** `values/`'s parameters, by their REST names (the edge has checked that `key` is given). */
+export function valuesQueryOf(params: EventListParams): EventValuesQuery {
+  const parsed = valuesSchema.parse(params);
   return { key: parsed.key, prefix: parsed.value || null, eventName: parsed.event_name ?? null };
 }
+
+// The explorer's filters (tRPC `events.list`, the "Export CSV" link) as typed input, and the
+// list parameters they stand for: the explorer builds its CSV link from `filterParams`, and
+// the server reads the same parameters with `listQueryOf`, so a bad `after` or property
+// filter is the same 400 there as in the REST list.
+
+/** Operators that take no value. */
+export const VALUELESS = new Set<string>(["is_set", "is_not_set"]);
+
+export const propertyFilterInput = z.object({
+  key: z.string().max(10_000),
+  operator: z.enum(PROPERTY_OPERATORS),
+  value: z.string().max(10_000).optional(),
+  type: z.enum(PROPERTY_FILTER_TYPES).default("event"),
+});
+export type PropertyFilterInput = z.input<typeof propertyFilterInput>;
+
+export const eventFiltersInput = z.object({
+  event: z.string().max(10_000).optional(),
+  distinctId: z.string().max(10_000).optional(),
+  /** ISO 8601, a relative time (-1h, -7d …) or `now`, as the REST API accepts. */
+  after: z.string().max(100).optional(),
+  before: z.string().max(100).optional(),
+  properties: z.array(propertyFilterInput).max(50).optional(),
+});
+export type EventFilters = z.input<typeof eventFiltersInput>;
+
+/**
+ * The list parameters of a filter, by their REST names. Blank fields and property rows
+ * without a key are left out (as the REST API treats an empty parameter as not given).
+ */
+export function filterParams(filters: EventFilters): Record<string, string> {
+  const params: Record<string, string> = {};
+  if (filters.event?.trim()) params.event = filters.event.trim();
+  if (filters.distinctId?.trim()) params.distinct_id = filters.distinctId.trim();
+  if (filters.after?.trim()) params.after = filters.after.trim();
+  if (filters.before?.trim()) params.before = filters.before.trim();
+  const properties = (filters.properties ?? [])
+    .filter((filter) => filter.key.trim() !== "")
+    .map((filter) => {
+      const type = filter.type ?? "event";
+      if (VALUELESS.has(filter.operator)) return { key: filter.key.trim(), operator: filter.operator, type };
+      return { key: filter.key.trim(), operator: filter.operator, value: filter.value ?? "", type };
+    });
+  if (properties.length > 0) params.properties = JSON.stringify(properties);
+  return params;
+}
+
+/** Where the next page of the explorer's list starts: the last row shown. */
+export const eventPageCursor = z.object({ before: z.string().max(100), beforeUuid: z.string().max(100) });
+export type EventPageCursor = z.infer<typeof eventPageCursor>;
+

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import { canonicalUuid, parseListQuery, parseTimeParam, parseValuesQuery } from "./params";
+import { parseListQuery, parseValuesQuery } from "@/server/http/rest/resources/events-query";
+import { canonicalUuid, parseTimeParam } from "./contract";
 import { csvField, csvRecord, CSV_HEADER } from "./present";
 
 const NOW = new Date("2024-06-15T12:00:00.000Z");

@@ -1,12 +1,9 @@
 /**
- * The persons of listed events: persons live in PostgreSQL whichever store holds the
- * events (src/server/db/events/).
+ * The events API's own database reads: the persons of listed events, which live in
+ * PostgreSQL whichever store holds the events (the events themselves are read through
+ * `db.events`, src/server/db/events/).
  */
 import type { SqlExecutor } from "@/server/db/driver";
-
-export type { EventCursor, EventRow, SelectRow } from "@/server/db/events";
-// The insights service still reads events from PostgreSQL itself (it moves behind the store next).
-export { checkRegexes } from "@/server/db/events/postgres";
 
 export interface PersonSummary {
   uuid: string;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testStoresName } from "@/server/db/testing";
 import { storableText } from "@/server/properties/coerce";
-import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "../injection.fixture";
+import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "./injection.fixture";
 
 let fx: InjectionFixture;
 let before: unknown;

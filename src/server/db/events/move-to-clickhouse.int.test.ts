@@ -13,7 +13,7 @@ import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { openClickHouseEventStore } from "@/server/db/events/clickhouse/open";
 import { insertEvents, type EventRow, type EventStore, type StoredEventInput } from "@/server/db/events";
 import { fileCheckpoint, moveEventsToClickHouse, type MoveState } from "./move-to-clickhouse";
-import { parseListQuery } from "./params";
+import { parseListQuery } from "@/server/http/rest/resources/events-query";
 
 describe(`move-events-to-clickhouse (${testDbKind} → chdb)`, () => {
   let db: Database;
