@@ -1,5 +1,5 @@
 import { handleHealth, handleReady } from "@/server/health/handlers";
-import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
+import { rawBatch, rawCapture, rawEngage } from "./capture";
 import { rawDecide, rawFlags, rawRemoteConfig } from "@/server/flags/sdk-handlers";
 import { rawFlagDefinitions } from "@/server/flags/local-evaluation";
 import { rawEarlyAccessFeatures, rawSurveys } from "@/server/sdk/product-lists";

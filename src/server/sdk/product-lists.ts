@@ -14,7 +14,7 @@ import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVA
 import { getDb } from "@/server/db";
 import { asRouteHandler, type RawHandler } from "@/server/http/raw";
 import { corsError, corsHeaders } from "@/server/http/cors";
-import { ingestionServices } from "@/server/ingestion/services";
+import { ingestionServices } from "@/server/ingestion/service";
 
 
 /** PostHog's `get_token` also reads `api_key`; the other parameters (`stage`, `_`) change nothing in an empty list. */

@@ -8,7 +8,7 @@ import { closeDb, registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { lookupGeoIp } from "@/server/geoip/lookup";
-import { handleBatch, handleCaptureEvents } from "@/server/ingestion/handler";
+import { handleBatch, handleCaptureEvents } from "@/server/http/capture";
 import { createConfigInput, updateConfigInput } from "./contract";
 import { saltedHash } from "./plugins/pii";
 import { transformationRuntime } from "./runtime";

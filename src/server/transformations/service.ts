@@ -9,7 +9,8 @@ import type { Prisma } from "@/generated/prisma/client";
 import type { Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { listEventPage } from "@/server/events/api";
-import { isProblem, normaliseEvent, type IngestEvent } from "@/server/ingestion/normalise";
+import type { IngestEvent } from "@/server/ingestion/contract";
+import { isProblem, normaliseEvent } from "@/server/ingestion/service";
 import { builtinPlugin, parsePluginConfig, PLUGIN_JOBS, secretKeys } from "./catalogue";
 import { DRY_RUN_LIMITS, sampleEventInput, type ActivityQuery, type CreateConfig, type Job, type Rearrange, type SampleEvent, type UpdateConfig } from "./contract";
 import type { TransformationPlugin } from "./plugin";
@@ -28,6 +29,9 @@ import {
   type RunStatsResource,
 } from "./present";
 import { buildTransform, errorMessage, publishConfigChange } from "./runtime";
+
+/** The hook ingestion's pipeline runs a project's chain through (the edge passes it in). */
+export { transformationsFor } from "./runtime";
 import * as store from "./store";
 
 /** Who acts on which project. */
