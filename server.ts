@@ -14,7 +14,7 @@ import { authSecret } from "@/server/auth/service";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
-import { drainIngestion } from "@/server/ingestion/services";
+import { drainIngestion } from "@/server/ingestion/service";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";

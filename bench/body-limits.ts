@@ -11,7 +11,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { lz64Bomb, lz64BombLength } from "../src/server/ingestion/lz64-bomb";
+import { lz64Bomb, lz64BombLength } from "../src/server/http/body/lz64-bomb";
 import { startServer, stop } from "./lib/server-process";
 
 const CODES = 24_000;

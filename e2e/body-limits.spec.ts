@@ -8,7 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { lz64Bomb } from "../src/server/ingestion/lz64-bomb";
+import { lz64Bomb } from "../src/server/http/body/lz64-bomb";
 import { sharedBaseUrl, signInAsOwner } from "./support/accounts";
 
 /** Sends `head` and `body` over a raw socket (stopping once answered), and returns what came back. */

@@ -8,7 +8,7 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { handleBatch } from "@/server/ingestion/handler";
+import { handleBatch } from "@/server/http/capture";
 import { sendBatch } from "@/server/ingestion/testing";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 

@@ -7,7 +7,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { handleCaptureEvents } from "@/server/ingestion/handler";
+import { handleCaptureEvents } from "@/server/http/capture";
 import { MAX_GROUP_TYPES } from "./contract";
 import { GroupsService } from "./service";
 

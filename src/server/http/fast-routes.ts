@@ -1,5 +1,5 @@
 import { handleHealth, handleReady } from "@/server/http/health";
-import { rawBatch, rawCapture, rawEngage } from "@/server/ingestion/handler";
+import { rawBatch, rawCapture, rawEngage } from "./capture";
 import { rawDecide, rawFlags, rawRemoteConfig } from "./sdk/flags";
 import { rawFlagDefinitions } from "./sdk/local-evaluation";
 import { rawEarlyAccessFeatures, rawSurveys } from "./sdk/product-lists";

@@ -37,3 +37,62 @@ export const batchBodySchema = z.looseObject({
 });
 
 export const eventPropertiesSchema = jsonObject;
+
+/**
+ * What the edge's body decoding (`http/body/decode.ts`) hands the pipeline: every encoding
+ * the SDKs use, undone, down to one JSON value.
+ */
+export interface DecodedRequest {
+  payload: unknown;
+  /** `sent_at` from the query (`sent_at` or `_`, in ms), if given. */
+  querySentAt: Date | null;
+  /** The body's form fields or query, for the project key of form posts. */
+  formToken: string | null;
+}
+
+/** An event that passed validation, normalised for the pipeline. */
+export interface IngestEvent {
+  uuid: string;
+  event: string;
+  distinctId: string;
+  properties: Record<string, unknown>;
+  timestamp: Date;
+  historicalMigration: boolean;
+}
+
+export interface EventProblem {
+  index: number;
+  detail: string;
+}
+
+/**
+ * A project's enabled transformations, in order, run over a request's events. The pipeline
+ * only knows this hook; the transformations domain provides it and the edge passes it in,
+ * so ingestion depends on no transformation code.
+ */
+export interface TransformChain {
+  /** The configs that run, in order. */
+  readonly configIds: readonly number[];
+  /** The events kept, changed. */
+  run(events: IngestEvent[]): IngestEvent[];
+}
+
+/** The transformation chain of a project (none until transformations exist). */
+export type TransformationsFor = (projectId: number) => Promise<TransformChain>;
+
+/**
+ * An ingestion request that cannot be accepted. Answered with a JSON body
+ * `{type, code, detail, attr}` like the management API, and never with a 5xx.
+ */
+export class IngestionError extends Error {
+  override name = "IngestionError";
+  constructor(
+    readonly status: 400 | 401 | 413 | 503,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const invalidPayload = (detail: string) => new IngestionError(400, "invalid_payload", detail);

@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { decodeRequest } from "./decode";
-import { ingestDecoded } from "./pipeline";
-import { createIngestionServices } from "./services";
+import { decodeRequest } from "@/server/http/body/decode";
+import { createIngestionServices, ingestDecoded } from "./service";
 
 const EVENTS = 30_000;
 

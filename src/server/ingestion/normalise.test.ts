@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { validate as isUuid, version as uuidVersion } from "uuid";
-import type { RawEvent } from "./contract";
-import { eventTimestamp, isProblem, MAX_PROPERTY_DEPTH, normaliseEvent, type EventProblem, type IngestEvent, type NormaliseContext } from "./normalise";
+import type { EventProblem, IngestEvent, RawEvent } from "./contract";
+import { eventTimestamp, isProblem, MAX_PROPERTY_DEPTH, normaliseEvent, type NormaliseContext } from "./normalise";
 
 const NOW = new Date("2025-06-15T12:00:00.000Z");
 const HOUR = 3_600_000;

@@ -1,22 +1,7 @@
 import { validate as isUuid } from "uuid";
 import { storableText } from "@/server/properties/coerce";
 import { newEventUuid } from "./event-uuid";
-import { MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, type RawEvent } from "./contract";
-
-/** An event that passed validation, normalised for the pipeline. */
-export interface IngestEvent {
-  uuid: string;
-  event: string;
-  distinctId: string;
-  properties: Record<string, unknown>;
-  timestamp: Date;
-  historicalMigration: boolean;
-}
-
-export interface EventProblem {
-  index: number;
-  detail: string;
-}
+import { MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, type EventProblem, type IngestEvent, type RawEvent } from "./contract";
 
 const FUTURE_TOLERANCE_MS = 23 * 60 * 60 * 1000;
 

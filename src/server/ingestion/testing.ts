@@ -1,4 +1,4 @@
-import { handleBatch } from "./handler";
+import { handleBatch } from "@/server/http/capture";
 
 /**
  * For tests: sends `batch` through the real `/batch/` route handler, as an SDK would, and

@@ -10,7 +10,7 @@ import { closeDb, registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "@/server/db/testing";
-import { handleBatch, handleCaptureEvents } from "@/server/ingestion/handler";
+import { handleBatch, handleCaptureEvents } from "@/server/http/capture";
 import { PersonsService, propertyUpdateOf } from "./service";
 
 interface PersonRow {

@@ -8,14 +8,16 @@ import { closeDb, registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { lookupGeoIp } from "@/server/geoip/lookup";
-import { handleBatch, handleCaptureEvents } from "@/server/ingestion/handler";
+import { handleBatch, handleCaptureEvents } from "@/server/http/capture";
 import { createConfigInput, updateConfigInput } from "./contract";
 import { saltedHash } from "./plugins/pii";
 import { transformationRuntime } from "./runtime";
-import { createConfig, deleteConfig, listAllConfigs, rearrangeConfigs, updateConfig, type Actor } from "./service";
+import type { Context } from "@/server/context";
+import { testContext } from "./context.fixture";
+import { createConfig, deleteConfig, listAllConfigs, rearrangeConfigs, updateConfig } from "./service";
 
 let db: Database;
-let actor: Actor;
+let ctx: Context;
 let key: string;
 const pluginIds = new Map<string, number>();
 
@@ -45,7 +47,7 @@ async function sendBatch(batch: Record<string, unknown>[], extra: Record<string,
 async function stored(distinctId: string): Promise<StoredEvent[]> {
   return db.sql.query<StoredEvent>(
     `SELECT event, distinct_id, properties, historical_migration FROM events WHERE project_id = $1 AND distinct_id = $2 ORDER BY timestamp, uuid`,
-    [actor.projectId, distinctId],
+    [ctx.project.id, distinctId],
   );
 }
 
@@ -59,20 +61,20 @@ async function roundTrip(event: string, properties: Record<string, unknown>, hea
 }
 
 async function enable(pluginKey: string, config: Record<string, unknown> = {}, order?: number) {
-  return createConfig(db, actor, createConfigInput.parse({ plugin: pluginIds.get(pluginKey), enabled: true, config, ...(order === undefined ? {} : { order }) }));
+  return createConfig(ctx, createConfigInput.parse({ plugin: pluginIds.get(pluginKey), enabled: true, config, ...(order === undefined ? {} : { order }) }));
 }
 
 beforeAll(async () => {
   db = await createTestDatabase();
   registerDb(db);
   const owner = await bootstrap(db.prisma, { email: "transform@example.com", password: "pw12345678" });
-  actor = { projectId: owner.project_id, userId: owner.user.id };
+  ctx = testContext(db, owner);
   key = owner.project_api_key;
   for (const plugin of await db.prisma.plugin.findMany()) pluginIds.set(plugin.key, plugin.id);
 });
 
 afterEach(async () => {
-  for (const config of await listAllConfigs(db, actor.projectId)) await deleteConfig(db, actor, config.id);
+  for (const config of await listAllConfigs(ctx)) await deleteConfig(ctx, config.id);
 });
 
 afterAll(async () => {
@@ -106,7 +108,7 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
       expect(row!.properties).toEqual({ plan: "pro", address: { city: "y" }, $set: { name: "Ann" } });
       const [person] = await db.sql.query<{ properties: Record<string, unknown> }>(
         `SELECT p.properties FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id WHERE d.project_id = $1 AND d.distinct_id = $2`,
-        [actor.projectId, distinctId],
+        [ctx.project.id, distinctId],
       );
       expect(person!.properties).toEqual({ name: "Ann" });
     });
@@ -167,7 +169,7 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
     const parsedFirst = await roundTrip("$pageview", { $current_url: url });
     expect(parsedFirst!.properties).toMatchObject({ url_params: { utm_source: "news" }, url_params__utm_source: "news" });
 
-    await rearrangeConfigs(db, actor, { orders: { [String(parser.id)]: 1, [String(flatten.id)]: 0 } });
+    await rearrangeConfigs(ctx, { orders: { [String(parser.id)]: 1, [String(flatten.id)]: 0 } });
     const flattenedFirst = await roundTrip("$pageview", { $current_url: url });
     expect(flattenedFirst!.properties).toMatchObject({ url_params: { utm_source: "news" } });
     expect(flattenedFirst!.properties).not.toHaveProperty("url_params__utm_source");
@@ -177,20 +179,20 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
     const a = await enable("rename", { event_renames: { signup: "registered" } }, 0);
     const b = await enable("rename", { event_renames: { registered: "account created" } }, 1);
     expect((await roundTrip("signup", {}))!.event).toBe("account created");
-    await rearrangeConfigs(db, actor, { orders: { [String(a.id)]: 1, [String(b.id)]: 0 } });
+    await rearrangeConfigs(ctx, { orders: { [String(a.id)]: 1, [String(b.id)]: 0 } });
     expect((await roundTrip("signup", {}))!.event).toBe("registered");
   });
 
   it("changes apply to the next request: enable, edit, disable, delete", async () => {
     const config = await enable("add-properties", { properties: { stage: "one" } });
     expect((await roundTrip("e", {}))!.properties).toEqual({ stage: "one" });
-    await updateConfig(db, actor, config.id, updateConfigInput.parse({ config: { properties: { stage: "two" } } }));
+    await updateConfig(ctx, config.id, updateConfigInput.parse({ config: { properties: { stage: "two" } } }));
     expect((await roundTrip("e", {}))!.properties).toEqual({ stage: "two" });
-    await updateConfig(db, actor, config.id, updateConfigInput.parse({ enabled: false }));
+    await updateConfig(ctx, config.id, updateConfigInput.parse({ enabled: false }));
     expect((await roundTrip("e", {}))!.properties).toEqual({});
-    await updateConfig(db, actor, config.id, updateConfigInput.parse({ enabled: true }));
+    await updateConfig(ctx, config.id, updateConfigInput.parse({ enabled: true }));
     expect((await roundTrip("e", {}))!.properties).toEqual({ stage: "two" });
-    await deleteConfig(db, actor, config.id);
+    await deleteConfig(ctx, config.id);
     expect((await roundTrip("e", {}))!.properties).toEqual({});
   });
 
@@ -209,7 +211,7 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
     const after = await enable("add-properties", { properties: { after: 1 } }, 1);
     // A stored config the plugin no longer accepts (e.g. written by another version): it cannot run.
     await db.sql.query(`UPDATE plugin_configs SET config = '{"separator": ""}' WHERE id = $1`, [broken.id]);
-    transformationRuntime(db).invalidate(actor.projectId);
+    transformationRuntime(db).invalidate(ctx.project.id);
 
     const distinctId = uniqueId("broken");
     await sendBatch([
@@ -272,10 +274,10 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
     const otherNode = await openDatabase({ kind: "postgres", url: db.config.url });
     try {
       const elsewhere = transformationRuntime(otherNode);
-      const before = await elsewhere.transformationsFor(actor.projectId);
+      const before = await elsewhere.transformationsFor(ctx.project.id);
       expect(before.configIds).toEqual([]);
       const flatten = await enable("flatten");
-      await expect.poll(async () => (await elsewhere.transformationsFor(actor.projectId)).configIds, { timeout: 1_000, interval: 50 }).toEqual([flatten.id]);
+      await expect.poll(async () => (await elsewhere.transformationsFor(ctx.project.id)).configIds, { timeout: 1_000, interval: 50 }).toEqual([flatten.id]);
     } finally {
       await otherNode.close();
     }
@@ -283,13 +285,13 @@ describe(`transformations in ingestion (${testDbKind})`, () => {
 
   it("answers a project's chain from memory until a config changes", async () => {
     const runtime = transformationRuntime(db);
-    const first = runtime.transformationsFor(actor.projectId);
-    expect(runtime.transformationsFor(actor.projectId)).toBe(first);
+    const first = runtime.transformationsFor(ctx.project.id);
+    expect(runtime.transformationsFor(ctx.project.id)).toBe(first);
     expect((await first).configIds).toEqual([]);
     const flatten = await enable("flatten");
-    const second = runtime.transformationsFor(actor.projectId);
+    const second = runtime.transformationsFor(ctx.project.id);
     expect(second).not.toBe(first);
     expect((await second).configIds).toEqual([flatten.id]);
-    expect(runtime.transformationsFor(actor.projectId)).toBe(second);
+    expect(runtime.transformationsFor(ctx.project.id)).toBe(second);
   });
 });

@@ -9,7 +9,7 @@
  * the chain goes on with it.
  */
 import { z } from "zod";
-import type { IngestEvent } from "@/server/ingestion/normalise";
+import type { IngestEvent } from "@/server/ingestion/contract";
 
 export type Transform = (event: IngestEvent) => IngestEvent | null;
 

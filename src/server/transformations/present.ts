@@ -126,3 +126,33 @@ export function runStatsResource(totals: RunTotals | undefined): RunStatsResourc
 export function hourlyRunResource(run: HourlyRun): HourlyRunResource {
   return { hour: run.hour.toISOString(), ...runStatsResource(run), last_error: run.lastError };
 }
+
+/** A page of a config's activity as the service reads it: the pages around it, not links. */
+export interface ActivityPage {
+  results: ActivityResource[];
+  nextPage: number | null;
+  previousPage: number | null;
+  total_count: number;
+  /** Run statistics: totals of the last 24 hours and each hour's counts, newest first. */
+  stats: { last_24h: RunStatsResource; hourly: HourlyRunResource[] };
+}
+
+export interface ActivityAnswer {
+  results: ActivityResource[];
+  next: string | null;
+  previous: string | null;
+  total_count: number;
+  /** Run statistics: totals of the last 24 hours and each hour's counts, newest first. */
+  stats: { last_24h: RunStatsResource; hourly: HourlyRunResource[] };
+}
+
+/** PostHog's activity envelope; `link` turns a page number into its URL (null: no links, as tRPC answers). */
+export function activityAnswer(page: ActivityPage, link: (page: number) => string | null): ActivityAnswer {
+  return {
+    results: page.results,
+    next: page.nextPage === null ? null : link(page.nextPage),
+    previous: page.previousPage === null ? null : link(page.previousPage),
+    total_count: page.total_count,
+    stats: page.stats,
+  };
+}

@@ -12,8 +12,7 @@
  */
 import type { Database } from "@/server/db";
 import { ALL_KEYS } from "@/server/db/changes";
-import type { TransformChain, TransformationsFor } from "@/server/ingestion/pipeline";
-import type { IngestEvent } from "@/server/ingestion/normalise";
+import type { IngestEvent, TransformChain, TransformationsFor } from "@/server/ingestion/contract";
 import { builtinPlugin, parsePluginConfig } from "./catalogue";
 import type { Transform } from "./plugin";
 import { RunStats } from "./stats";
@@ -94,7 +93,7 @@ export class TransformationRuntime {
     });
   }
 
-  /** The hook ingestion calls once per request (pipeline.ts `TransformationsFor`). */
+  /** The hook ingestion calls once per request (`TransformationsFor` of ingestion's contract). */
   readonly transformationsFor: TransformationsFor = (projectId) => {
     const cached = this.chains.get(projectId);
     if (cached && cached.until > Date.now()) return cached.chain;

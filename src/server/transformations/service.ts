@@ -5,36 +5,33 @@
  * the ingestion runtime, so the next request runs the new chain.
  */
 import { changesBetween, logActivity } from "@/server/activity/service";
-import type { Prisma } from "@/generated/prisma/client";
+import type { Context, UserContext } from "@/server/context";
 import type { Database } from "@/server/db";
+import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { listEventPage } from "@/server/events/service";
-import { isProblem, normaliseEvent, type IngestEvent } from "@/server/ingestion/normalise";
+import type { IngestEvent } from "@/server/ingestion/contract";
+import { isProblem, normaliseEvent } from "@/server/ingestion/service";
 import { builtinPlugin, parsePluginConfig, PLUGIN_JOBS, secretKeys } from "./catalogue";
 import { DRY_RUN_LIMITS, sampleEventInput, type ActivityQuery, type CreateConfig, type Job, type Rearrange, type SampleEvent, type UpdateConfig } from "./contract";
 import type { TransformationPlugin } from "./plugin";
 import {
   activityResource,
+  type ActivityPage,
   configResource,
   hourlyRunResource,
   maskedConfig,
   pluginResource,
   runStatsResource,
   SECRET_MASK,
-  type ActivityResource,
   type ConfigResource,
-  type HourlyRunResource,
   type PluginResource,
-  type RunStatsResource,
 } from "./present";
 import { buildTransform, errorMessage, publishConfigChange } from "./runtime";
 import * as store from "./store";
 
-/** Who acts on which project. */
-export interface Actor {
-  projectId: number;
-  userId: number;
-}
+/** The hook ingestion's pipeline runs a project's chain through (the edge passes it in). */
+export { transformationsFor } from "./runtime";
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -51,8 +48,8 @@ async function resource(db: Database, row: store.ConfigRow): Promise<ConfigResou
   return (await resources(db, [row]))[0]!;
 }
 
-async function requireConfig(db: Database, projectId: number, id: number): Promise<store.ConfigRow> {
-  const row = await store.findConfig(db.prisma, projectId, id);
+async function requireConfig(ctx: Context, id: number): Promise<store.ConfigRow> {
+  const row = await store.findConfig(ctx.db.prisma, ctx.project.id, id);
   if (!row) throw new AppError("not_found", "Not found.");
   return row;
 }
@@ -97,46 +94,42 @@ function invalidate(db: Database, projectId: number): Promise<void> {
   return publishConfigChange(db, projectId);
 }
 
-export async function listPlugins(db: Database): Promise<PluginResource[]> {
-  return (await store.listPlugins(db.prisma)).filter((plugin) => builtinPlugin(plugin.key) !== null).map(pluginResource);
+export async function listPlugins(ctx: UserContext): Promise<PluginResource[]> {
+  return (await store.listPlugins(ctx.db.prisma)).filter((plugin) => builtinPlugin(plugin.key) !== null).map(pluginResource);
 }
 
-export async function listConfigs(db: Database, projectId: number, page: { take: number; skip: number }): Promise<{ count: number; results: ConfigResource[] }> {
-  const { count, rows } = await store.listConfigs(db.prisma, projectId, page);
-  return { count, results: await resources(db, rows) };
+export async function listConfigs(ctx: Context, page: { take: number; skip: number }): Promise<{ count: number; results: ConfigResource[] }> {
+  const { count, rows } = await store.listConfigs(ctx.db.prisma, ctx.project.id, page);
+  return { count, results: await resources(ctx.db, rows) };
 }
 
 /** Every config of the project in chain order (the UI's list; REST pages with `listConfigs`). */
-export async function listAllConfigs(db: Database, projectId: number): Promise<ConfigResource[]> {
-  return resources(db, await store.listAllConfigs(db.prisma, projectId));
+export async function listAllConfigs(ctx: Context): Promise<ConfigResource[]> {
+  return resources(ctx.db, await store.listAllConfigs(ctx.db.prisma, ctx.project.id));
 }
 
-export async function getConfig(db: Database, projectId: number, id: number): Promise<ConfigResource> {
-  return resource(db, await requireConfig(db, projectId, id));
+export async function getConfig(ctx: Context, id: number): Promise<ConfigResource> {
+  return resource(ctx.db, await requireConfig(ctx, id));
 }
 
-export async function createConfig(db: Database, actor: Actor, data: CreateConfig): Promise<ConfigResource> {
-  const plugin = await store.findPlugin(db.prisma, data.plugin);
+export async function createConfig(ctx: Context, data: CreateConfig): Promise<ConfigResource> {
+  const projectId = ctx.project.id;
+  const plugin = await store.findPlugin(ctx.db.prisma, data.plugin);
   if (!plugin) throw new AppError("invalid_input", `Invalid pk "${data.plugin}" - object does not exist.`, "plugin");
   const implementation = implementationOf(plugin);
   const config = parsePluginConfig(implementation, withKeptSecrets(implementation, data.config, {}));
-  const row = await db.prisma.$transaction(async (tx) => {
-    const created = await tx.pluginConfig.create({
-      data: {
-        projectId: actor.projectId,
-        pluginId: plugin.id,
-        enabled: data.deleted ? false : data.enabled,
-        order: data.order ?? (await store.nextOrder(tx, actor.projectId)),
-        config: config as Prisma.InputJsonValue,
-        name: data.name || null,
-        description: data.description || null,
-        deleted: data.deleted,
-      },
-      include: store.configInclude,
+  const row = await inTransaction(ctx.db, async (tx) => {
+    const created = await store.insertConfig(tx, projectId, plugin.id, {
+      enabled: data.deleted ? false : data.enabled,
+      order: data.order ?? (await store.nextOrder(tx, projectId)),
+      config,
+      name: data.name || null,
+      description: data.description || null,
+      deleted: data.deleted,
     });
     await logActivity(tx, {
-      projectId: actor.projectId,
-      userId: actor.userId,
+      projectId,
+      userId: ctx.actor.id,
       scope: store.CONFIG_ACTIVITY_SCOPE,
       itemId: created.id,
       activity: "created",
@@ -144,8 +137,8 @@ export async function createConfig(db: Database, actor: Actor, data: CreateConfi
     });
     return created;
   });
-  await invalidate(db, actor.projectId);
-  return resource(db, row);
+  await invalidate(ctx.db, projectId);
+  return resource(ctx.db, row);
 }
 
 /**
@@ -153,8 +146,9 @@ export async function createConfig(db: Database, actor: Actor, data: CreateConfi
  * against the plugin's schema; `deleted: true` also disables. Any change clears `error`
  * (the next failure records it again).
  */
-export async function updateConfig(db: Database, actor: Actor, id: number, data: UpdateConfig): Promise<ConfigResource> {
-  const row = await requireConfig(db, actor.projectId, id);
+export async function updateConfig(ctx: Context, id: number, data: UpdateConfig): Promise<ConfigResource> {
+  const projectId = ctx.project.id;
+  const row = await requireConfig(ctx, id);
   if (data.plugin !== undefined && data.plugin !== row.pluginId) {
     throw new AppError("invalid_input", "A config's plugin cannot be changed; create a new config for the other plugin.", "plugin");
   }
@@ -172,17 +166,13 @@ export async function updateConfig(db: Database, actor: Actor, id: number, data:
     description: data.description === undefined ? row.description : data.description || null,
     deleted,
   };
-  const updated = await db.prisma.$transaction(async (tx) => {
-    const saved = await tx.pluginConfig.update({
-      where: { id: row.id },
-      data: { ...next, config: next.config as Prisma.InputJsonValue, error: null },
-      include: store.configInclude,
-    });
+  const updated = await inTransaction(ctx.db, async (tx) => {
+    const saved = await store.updateConfig(tx, row.id, next);
     const changes = changesBetween(loggedFields({ ...row, pluginKey: row.plugin.key }), loggedFields({ ...next, pluginKey: row.plugin.key }));
     if (changes.length > 0) {
       await logActivity(tx, {
-        projectId: actor.projectId,
-        userId: actor.userId,
+        projectId,
+        userId: ctx.actor.id,
         scope: store.CONFIG_ACTIVITY_SCOPE,
         itemId: row.id,
         activity: next.deleted && !row.deleted ? "deleted" : "updated",
@@ -192,13 +182,13 @@ export async function updateConfig(db: Database, actor: Actor, id: number, data:
     }
     return saved;
   });
-  await invalidate(db, actor.projectId);
-  return resource(db, updated);
+  await invalidate(ctx.db, projectId);
+  return resource(ctx.db, updated);
 }
 
 /** DELETE: as PostHog, a soft delete that also disables; the config leaves lists and the chain. */
-export async function deleteConfig(db: Database, actor: Actor, id: number): Promise<void> {
-  await updateConfig(db, actor, id, { deleted: true });
+export async function deleteConfig(ctx: Context, id: number): Promise<void> {
+  await updateConfig(ctx, id, { deleted: true });
 }
 
 /**
@@ -206,18 +196,19 @@ export async function deleteConfig(db: Database, actor: Actor, id: number): Prom
  * saved in one transaction, or none when any id is not a config of the project (400
  * naming it). Answers the project's configs in their new order.
  */
-export async function rearrangeConfigs(db: Database, actor: Actor, { orders }: Rearrange): Promise<ConfigResource[]> {
-  const rows = await db.prisma.$transaction(async (tx) => {
-    const configs = new Map((await store.listAllConfigs(tx, actor.projectId)).map((row) => [row.id, row]));
+export async function rearrangeConfigs(ctx: Context, { orders }: Rearrange): Promise<ConfigResource[]> {
+  const projectId = ctx.project.id;
+  const rows = await inTransaction(ctx.db, async (tx) => {
+    const configs = new Map((await store.listAllConfigs(tx, projectId)).map((row) => [row.id, row]));
     const moves = Object.entries(orders).map(([id, order]) => ({ row: configs.get(Number(id)), id, order }));
     const unknown = moves.find((move) => !move.row);
     if (unknown) throw new AppError("invalid_input", `${unknown.id} is not a transformation config of this project.`, `orders__${unknown.id}`);
     for (const { row, order } of moves) {
       if (!row || row.order === order) continue;
-      await tx.pluginConfig.update({ where: { id: row.id }, data: { order } });
+      await store.setConfigOrder(tx, row.id, order);
       await logActivity(tx, {
-        projectId: actor.projectId,
-        userId: actor.userId,
+        projectId,
+        userId: ctx.actor.id,
         scope: store.CONFIG_ACTIVITY_SCOPE,
         itemId: row.id,
         activity: "order_changed",
@@ -225,44 +216,29 @@ export async function rearrangeConfigs(db: Database, actor: Actor, { orders }: R
         changes: [{ field: "order", before: row.order, after: order }],
       });
     }
-    return store.listAllConfigs(tx, actor.projectId);
+    return store.listAllConfigs(tx, projectId);
   });
-  await invalidate(db, actor.projectId);
-  return resources(db, rows);
-}
-
-export interface ActivityAnswer {
-  results: ActivityResource[];
-  next: string | null;
-  previous: string | null;
-  total_count: number;
-  /** Run statistics: totals of the last 24 hours and each hour's counts, newest first. */
-  stats: { last_24h: RunStatsResource; hourly: HourlyRunResource[] };
+  await invalidate(ctx.db, projectId);
+  return resources(ctx.db, rows);
 }
 
 /**
  * `GET …/:id/activity/?limit=10&page=1`: the config's change history, newest first, in
- * PostHog's paging, with its recent run statistics. `url` is where `next`/`previous` point.
+ * PostHog's paging, with its recent run statistics. The edge turns `nextPage`/`previousPage`
+ * into links (present.ts `activityAnswer`).
  */
-export async function configActivity(db: Database, projectId: number, id: number, { limit, page }: ActivityQuery, url: URL | null): Promise<ActivityAnswer> {
-  const row = await requireConfig(db, projectId, id);
+export async function configActivity(ctx: Context, id: number, { limit, page }: ActivityQuery): Promise<ActivityPage> {
+  const row = await requireConfig(ctx, id);
   const since = since24h();
   const [{ count, rows }, hourly, totals] = await Promise.all([
-    store.configActivity(db.prisma, projectId, row.id, { take: limit, skip: (page - 1) * limit }),
-    store.hourlyRuns(db.prisma, row.id, since),
-    store.totalsSince(db.sql, [row.id], since),
+    store.configActivity(ctx.db.prisma, ctx.project.id, row.id, { take: limit, skip: (page - 1) * limit }),
+    store.hourlyRuns(ctx.db.prisma, row.id, since),
+    store.totalsSince(ctx.db.sql, [row.id], since),
   ]);
-  const link = (target: number) => {
-    if (!url) return null;
-    const out = new URL(url);
-    out.searchParams.set("limit", String(limit));
-    out.searchParams.set("page", String(target));
-    return out.toString();
-  };
   return {
     results: rows.map(activityResource),
-    next: page * limit < count ? link(page + 1) : null,
-    previous: page > 1 ? link(page - 1) : null,
+    nextPage: page * limit < count ? page + 1 : null,
+    previousPage: page > 1 ? page - 1 : null,
     total_count: count,
     stats: { last_24h: runStatsResource(totals.get(row.id)), hourly: hourly.map(hourlyRunResource) },
   };
@@ -289,8 +265,8 @@ function ingestEventOf(sample: SampleEvent, index: number, now: Date): IngestEve
 }
 
 /** The project's newest stored events, as they would enter the chain. */
-async function recentEvents(db: Database, projectId: number, limit: number, now: Date): Promise<IngestEvent[]> {
-  const { results } = await listEventPage({ db, project: { id: projectId } }, { limit });
+async function recentEvents(ctx: Context, limit: number, now: Date): Promise<IngestEvent[]> {
+  const { results } = await listEventPage(ctx, { limit });
   return results.map((event, index) =>
     ingestEventOf(
       sampleEventInput.parse({ uuid: event.id, event: event.event, distinct_id: event.distinct_id, properties: event.properties, timestamp: event.timestamp }),
@@ -322,23 +298,23 @@ function tryTransform(transform: ReturnType<typeof buildTransform>, event: Inges
  * `{"limit": n}`: the project's newest n stored events, 10 by default): runs this config on
  * them and answers each event before and after. Nothing is stored.
  */
-export async function runJob(db: Database, actor: Actor, id: number, { job }: Job): Promise<{ job: { type: string }; results: DryRunResult[] }> {
-  const row = await requireConfig(db, actor.projectId, id);
+export async function runJob(ctx: Context, id: number, { job }: Job): Promise<{ job: { type: string }; results: DryRunResult[] }> {
+  const row = await requireConfig(ctx, id);
   if (!(PLUGIN_JOBS as readonly string[]).includes(job.type)) {
     throw new AppError("invalid_input", `Unknown job '${job.type}'. Jobs of this plugin: ${PLUGIN_JOBS.join(", ")}.`, "job__type");
   }
   const now = new Date();
   const events = job.payload.events
     ? job.payload.events.map((sample, index) => ingestEventOf(sample, index, now))
-    : await recentEvents(db, actor.projectId, job.payload.limit ?? DRY_RUN_LIMITS.defaultEvents, now);
+    : await recentEvents(ctx, job.payload.limit ?? DRY_RUN_LIMITS.defaultEvents, now);
   const transform = buildTransform({ id: row.id, pluginKey: row.plugin.key, config: row.config });
   const results = events.map((before) => {
     const { after, error } = tryTransform(transform, before);
     return { before: eventView(before), after: after && eventView(after), dropped: after === null, error };
   });
-  await logActivity(db.prisma, {
-    projectId: actor.projectId,
-    userId: actor.userId,
+  await logActivity(ctx.db.prisma, {
+    projectId: ctx.project.id,
+    userId: ctx.actor.id,
     scope: store.CONFIG_ACTIVITY_SCOPE,
     itemId: row.id,
     activity: "job_triggered",
@@ -359,10 +335,10 @@ export interface ChainStep {
  * The UI's "test on a sample event": the project's enabled configs in chain order on one
  * event, with the event after each step, as ingestion would run them. Nothing is stored.
  */
-export async function testChain(db: Database, projectId: number, sample: SampleEvent): Promise<{ before: EventView; steps: ChainStep[]; after: EventView | null }> {
+export async function testChain(ctx: Context, sample: SampleEvent): Promise<{ before: EventView; steps: ChainStep[]; after: EventView | null }> {
   const before = ingestEventOf(sample, 0, new Date());
-  const configs = await store.loadChainConfigs(db.sql, projectId);
-  const names = new Map((await store.listAllConfigs(db.prisma, projectId)).map((row) => [row.id, row.name || row.plugin.name]));
+  const configs = await store.loadChainConfigs(ctx.db.sql, ctx.project.id);
+  const names = new Map((await store.listAllConfigs(ctx.db.prisma, ctx.project.id)).map((row) => [row.id, row.name || row.plugin.name]));
   const steps: ChainStep[] = [];
   let event: IngestEvent | null = before;
   for (const config of configs) {
@@ -380,17 +356,17 @@ export async function testChain(db: Database, projectId: number, sample: SampleE
  * accepts is a 400 naming the field. PostHog's migrate turns a plugin into a Hog function;
  * Burrow's built-ins have no such successor.
  */
-export async function migrateConfig(db: Database, actor: Actor, id: number): Promise<ConfigResource> {
-  const row = await requireConfig(db, actor.projectId, id);
+export async function migrateConfig(ctx: Context, id: number): Promise<ConfigResource> {
+  const row = await requireConfig(ctx, id);
   const implementation = implementationOf(row.plugin);
   const config = parsePluginConfig(implementation, asRecord(row.config));
-  if (JSON.stringify(config) === JSON.stringify(row.config)) return resource(db, row);
-  return updateConfig(db, actor, id, { config });
+  if (JSON.stringify(config) === JSON.stringify(row.config)) return resource(ctx.db, row);
+  return updateConfig(ctx, id, { config });
 }
 
 /** `GET …/:id/frontend/`: built-ins have no frontend app; PostHog's stub module says so. */
-export async function frontendScript(db: Database, projectId: number, id: number): Promise<string> {
-  await requireConfig(db, projectId, id);
+export async function frontendScript(ctx: Context, id: number): Promise<string> {
+  await requireConfig(ctx, id);
   return 'export function getFrontendApp () { return {"no_frontend": true} }';
 }
 

@@ -6,6 +6,7 @@
  * activity log.
  */
 import type { SqlExecutor } from "@/server/db/driver";
+import { addRunCounts, recordRunErrors } from "./store";
 
 const HOUR_MS = 3_600_000;
 const FLUSH_DELAY_MS = 1_000;
@@ -67,26 +68,7 @@ export class RunStats {
     const taken = [...this.pending.values()];
     this.pending = new Map();
     try {
-      await this.sql.query(
-        `INSERT INTO plugin_config_metrics (plugin_config_id, hour, events_seen, events_dropped, errors, last_error)
-         SELECT m.config_id, m.hour, m.seen, m.dropped, m.errors, m.last_error
-           FROM unnest($1::int[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::text[])
-                  AS m(config_id, hour, seen, dropped, errors, last_error)
-           JOIN plugin_configs c ON c.id = m.config_id
-         ON CONFLICT (plugin_config_id, hour) DO UPDATE SET
-           events_seen = plugin_config_metrics.events_seen + EXCLUDED.events_seen,
-           events_dropped = plugin_config_metrics.events_dropped + EXCLUDED.events_dropped,
-           errors = plugin_config_metrics.errors + EXCLUDED.errors,
-           last_error = COALESCE(EXCLUDED.last_error, plugin_config_metrics.last_error)`,
-        [
-          taken.map((e) => e.configId),
-          taken.map((e) => new Date(e.hour).toISOString()),
-          taken.map((e) => e.counter.seen),
-          taken.map((e) => e.counter.dropped),
-          taken.map((e) => e.counter.errors),
-          taken.map((e) => e.counter.lastError),
-        ],
-      );
+      await addRunCounts(this.sql, taken);
     } catch (error) {
       // Keep the counts for the next flush rather than losing them.
       for (const entry of taken) {
@@ -104,24 +86,6 @@ export class RunStats {
       const seen = failing.get(entry.configId);
       failing.set(entry.configId, { message: entry.counter.lastError, errors: (seen?.errors ?? 0) + entry.counter.errors });
     }
-    if (failing.size > 0) await recordErrors(this.sql, failing);
+    if (failing.size > 0) await recordRunErrors(this.sql, failing);
   }
-}
-
-/** The config's `error` becomes the latest message; a message it did not already show is logged as activity. */
-async function recordErrors(sql: SqlExecutor, failing: Map<number, { message: string; errors: number }>): Promise<void> {
-  const ids = [...failing.keys()];
-  await sql.query(
-    `WITH changed AS (
-       UPDATE plugin_configs c SET error = e.message
-         FROM unnest($1::int[], $2::text[], $3::int[]) AS e(id, message, errors)
-        WHERE c.id = e.id AND c.error IS DISTINCT FROM e.message
-       RETURNING c.id, c.project_id, c.name, e.message, e.errors
-     )
-     INSERT INTO activity_logs (id, project_id, scope, item_id, activity, detail)
-     SELECT gen_random_uuid(), project_id, 'PluginConfig', id::text, 'error',
-            jsonb_build_object('name', name, 'changes', '[]'::jsonb, 'message', message, 'errors', errors)
-       FROM changed`,
-    [ids, ids.map((id) => failing.get(id)!.message), ids.map((id) => failing.get(id)!.errors)],
-  );
 }

@@ -5,6 +5,7 @@
 import type { Prisma } from "@/generated/prisma/client";
 import type { PrismaClient } from "@/server/db/client";
 import type { SqlExecutor } from "@/server/db/driver";
+import type { DbClient } from "@/server/db/transaction";
 
 /** What the chain runner needs of an enabled config. */
 export interface ChainConfig {
@@ -61,18 +62,48 @@ export async function listConfigs(prisma: PrismaClient, projectId: number, page:
 }
 
 /** A config of the project that is not deleted, or null. */
-export function findConfig(prisma: PrismaClient | Prisma.TransactionClient, projectId: number, id: number): Promise<ConfigRow | null> {
+export function findConfig(prisma: DbClient, projectId: number, id: number): Promise<ConfigRow | null> {
   return prisma.pluginConfig.findFirst({ where: { id, projectId, deleted: false }, include: configInclude });
 }
 
-export function listAllConfigs(prisma: PrismaClient | Prisma.TransactionClient, projectId: number): Promise<ConfigRow[]> {
+export function listAllConfigs(prisma: DbClient, projectId: number): Promise<ConfigRow[]> {
   return prisma.pluginConfig.findMany({ where: { projectId, deleted: false }, include: configInclude, orderBy: CHAIN_ORDER });
 }
 
 /** The position after the project's last config. */
-export async function nextOrder(prisma: Prisma.TransactionClient, projectId: number): Promise<number> {
+export async function nextOrder(prisma: DbClient, projectId: number): Promise<number> {
   const last = await prisma.pluginConfig.aggregate({ where: { projectId, deleted: false }, _max: { order: true } });
   return last._max.order === null ? 0 : last._max.order + 1;
+}
+
+/** The stored fields of a config a write sets. */
+export interface ConfigFields {
+  enabled: boolean;
+  order: number;
+  config: Record<string, unknown>;
+  name: string | null;
+  description: string | null;
+  deleted: boolean;
+}
+
+export function insertConfig(prisma: DbClient, projectId: number, pluginId: number, fields: ConfigFields): Promise<ConfigRow> {
+  return prisma.pluginConfig.create({
+    data: { projectId, pluginId, ...fields, config: fields.config as Prisma.InputJsonValue },
+    include: configInclude,
+  });
+}
+
+/** Saves `fields` and clears the config's `error` (the next failure records it again). */
+export function updateConfig(prisma: DbClient, id: number, fields: ConfigFields): Promise<ConfigRow> {
+  return prisma.pluginConfig.update({
+    where: { id },
+    data: { ...fields, config: fields.config as Prisma.InputJsonValue, error: null },
+    include: configInclude,
+  });
+}
+
+export async function setConfigOrder(prisma: DbClient, id: number, order: number): Promise<void> {
+  await prisma.pluginConfig.update({ where: { id }, data: { order } });
 }
 
 export interface RunTotals {
@@ -92,6 +123,55 @@ export async function totalsSince(sql: SqlExecutor, configIds: number[], since: 
     [configIds, since.toISOString()],
   );
   return new Map(rows.map((row) => [row.id, { eventsSeen: Number(row.seen), eventsDropped: Number(row.dropped), errors: Number(row.errors) }]));
+}
+
+/** One config's counts of one hour (`hour`: its start, in ms), as RunStats (stats.ts) keeps them. */
+export interface HourCount {
+  configId: number;
+  hour: number;
+  counter: { seen: number; dropped: number; errors: number; lastError: string | null };
+}
+
+/** Adds the counts to `plugin_config_metrics` in one statement (counts of a config deleted meanwhile are left out). */
+export async function addRunCounts(sql: SqlExecutor, taken: readonly HourCount[]): Promise<void> {
+  await sql.query(
+    `INSERT INTO plugin_config_metrics (plugin_config_id, hour, events_seen, events_dropped, errors, last_error)
+     SELECT m.config_id, m.hour, m.seen, m.dropped, m.errors, m.last_error
+       FROM unnest($1::int[], $2::timestamptz[], $3::int[], $4::int[], $5::int[], $6::text[])
+              AS m(config_id, hour, seen, dropped, errors, last_error)
+       JOIN plugin_configs c ON c.id = m.config_id
+     ON CONFLICT (plugin_config_id, hour) DO UPDATE SET
+       events_seen = plugin_config_metrics.events_seen + EXCLUDED.events_seen,
+       events_dropped = plugin_config_metrics.events_dropped + EXCLUDED.events_dropped,
+       errors = plugin_config_metrics.errors + EXCLUDED.errors,
+       last_error = COALESCE(EXCLUDED.last_error, plugin_config_metrics.last_error)`,
+    [
+      taken.map((e) => e.configId),
+      taken.map((e) => new Date(e.hour).toISOString()),
+      taken.map((e) => e.counter.seen),
+      taken.map((e) => e.counter.dropped),
+      taken.map((e) => e.counter.errors),
+      taken.map((e) => e.counter.lastError),
+    ],
+  );
+}
+
+/** The config's `error` becomes the latest message; a message it did not already show is logged as activity. */
+export async function recordRunErrors(sql: SqlExecutor, failing: Map<number, { message: string; errors: number }>): Promise<void> {
+  const ids = [...failing.keys()];
+  await sql.query(
+    `WITH changed AS (
+       UPDATE plugin_configs c SET error = e.message
+         FROM unnest($1::int[], $2::text[], $3::int[]) AS e(id, message, errors)
+        WHERE c.id = e.id AND c.error IS DISTINCT FROM e.message
+       RETURNING c.id, c.project_id, c.name, e.message, e.errors
+     )
+     INSERT INTO activity_logs (id, project_id, scope, item_id, activity, detail)
+     SELECT gen_random_uuid(), project_id, 'PluginConfig', id::text, 'error',
+            jsonb_build_object('name', name, 'changes', '[]'::jsonb, 'message', message, 'errors', errors)
+       FROM changed`,
+    [ids, ids.map((id) => failing.get(id)!.message), ids.map((id) => failing.get(id)!.errors)],
+  );
 }
 
 export interface HourlyRun extends RunTotals {

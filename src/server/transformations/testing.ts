@@ -1,5 +1,5 @@
 /** For tests of transformation plugins: an ingested event, frozen so a transform that changes its input throws. */
-import type { IngestEvent } from "@/server/ingestion/normalise";
+import type { IngestEvent } from "@/server/ingestion/contract";
 import type { TransformationPlugin } from "./plugin";
 
 export function deepFreeze<T>(value: T): T {

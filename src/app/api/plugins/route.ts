@@ -6,9 +6,9 @@ import { listPlugins } from "@/server/transformations/service";
 export const dynamic = "force-dynamic";
 
 /** `GET /api/plugins/` (scope plugin:read): the built-in transformation plugins, with their config forms. */
-export const GET = userRoute(async ({ db, principal }) => {
+export const GET = userRoute(async ({ ctx, principal }) => {
   if (!hasScope(principal.scopes, "plugin:read")) throw new AppError("permission_denied", "API key missing required scope 'plugin:read'");
-  const results = await listPlugins(db);
+  const results = await listPlugins(ctx);
   return { count: results.length, next: null, previous: null, results };
 });
 

@@ -15,7 +15,7 @@ import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
-import { createIngestionServices } from "@/server/ingestion/services";
+import { createIngestionServices } from "@/server/ingestion/service";
 import { registerDb, closeDb } from "@/server/db";
 import { parseListQuery, parseValuesQuery } from "@/server/http/rest/resources/events-query";
 import type { EventRow, StoredEventInput } from ".";

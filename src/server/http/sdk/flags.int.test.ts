@@ -16,7 +16,7 @@ import { flagHash, type FlagFilters } from "@/server/flags/evaluation";
 import { handleLocalEvaluation } from "./local-evaluation";
 import { handleDecide, handleFlags, handleRemoteConfig } from "./flags";
 import { asRouteHandler } from "@/server/http/raw";
-import { lz64Bomb } from "@/server/ingestion/lz64-bomb";
+import { lz64Bomb } from "@/server/http/body/lz64-bomb";
 import { rawFlagDefinitions } from "./local-evaluation";
 
 const handleDefinitions = asRouteHandler(rawFlagDefinitions);

@@ -14,9 +14,9 @@ import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "@/server/flags
 import { loadFlagDefinitions, type ProjectFlagDefinitions } from "@/server/flags/definitions";
 import type { FlagDefinition, FlagResult } from "@/server/flags/evaluation";
 import { hasActiveFlags, surveyFlagKeys } from "@/server/flags/service";
-import { decodeRequest } from "@/server/ingestion/decode";
-import { IngestionError } from "@/server/ingestion/errors";
-import { ProjectKeyCache } from "@/server/ingestion/projects";
+import { decodeRequest } from "../body/decode";
+import { IngestionError } from "@/server/ingestion/contract";
+import { ProjectKeyCache } from "@/server/ingestion/service";
 import { clientIp } from "../client-ip";
 import { corsError, corsHeaders, corsJson } from "../cors";
 import { asRouteHandler, type RawRequest, type RawResponse } from "../raw";

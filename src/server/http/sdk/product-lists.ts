@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { CAPTURE_MISSING_PROJECT_KEY as MISSING_KEY, INVALID_PROJECT_KEY as INVALID_KEY } from "@/server/accounts/contract";
 import { getDb } from "@/server/db";
-import { ingestionServices } from "@/server/ingestion/services";
+import { ingestionServices } from "@/server/ingestion/service";
 import { corsError, corsHeaders } from "../cors";
 import { asRouteHandler, type RawHandler } from "../raw";
 

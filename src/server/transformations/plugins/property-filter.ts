@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { IngestEvent } from "@/server/ingestion/normalise";
+import type { IngestEvent } from "@/server/ingestion/contract";
 import { copyRecord, definePlugin, field, isPlainObject, propertyNameList, setOwn, withProperties } from "../plugin";
 
 /** Where person properties ride on an event: removed there too, so they do not reach the person. */

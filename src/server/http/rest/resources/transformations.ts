@@ -2,6 +2,7 @@ import { pageQuery, pageWindow } from "@/server/input/page";
 import { paginate } from "@/server/http/rest/pagination";
 import { pathId, projectRoute, type RestResource } from "@/server/http/rest/route";
 import { activityQuery, createConfigInput, jobInput, rearrangeInput, updateConfigInput } from "@/server/transformations/contract";
+import { activityAnswer } from "@/server/transformations/present";
 import {
   configActivity,
   createConfig,
@@ -22,15 +23,15 @@ export const transformationRoutes: RestResource[] = [
     path: "pipeline_transformation_configs",
     methods: {
       /** The project's configs by `order`, paginated. */
-      GET: projectRoute("plugin", async ({ request, db, project, query }) => {
+      GET: projectRoute("plugin", async ({ request, ctx, query }) => {
         const page = query(pageQuery);
-        const { count, results } = await listConfigs(db, project.id, pageWindow(page));
+        const { count, results } = await listConfigs(ctx, pageWindow(page));
         return paginate(request, page, count, results);
       }),
       /** A new config of a built-in plugin (201). */
       POST: projectRoute(
         "plugin",
-        async ({ db, project, principal, body }) => createConfig(db, { projectId: project.id, userId: principal.user.id }, await body(createConfigInput)),
+        async ({ ctx, body }) => createConfig(ctx, await body(createConfigInput)),
         { status: 201 },
       ),
     },
@@ -39,24 +40,20 @@ export const transformationRoutes: RestResource[] = [
     path: "pipeline_transformation_configs/rearrange",
     methods: {
       /** `{"orders": {"<id>": <order>}}`: all or nothing. */
-      PATCH: projectRoute("plugin", async ({ db, project, principal, body }) =>
-        rearrangeConfigs(db, { projectId: project.id, userId: principal.user.id }, await body(rearrangeInput)),
-      ),
+      PATCH: projectRoute("plugin", async ({ ctx, body }) => rearrangeConfigs(ctx, await body(rearrangeInput))),
     },
   },
   {
     path: "pipeline_transformation_configs/:id",
     methods: {
-      GET: projectRoute<Params>("plugin", async ({ db, project, params }) => getConfig(db, project.id, pathId(params.id))),
+      GET: projectRoute<Params>("plugin", async ({ ctx, params }) => getConfig(ctx, pathId(params.id))),
       /** Any writable field; `config` merges into the stored one. */
-      PATCH: projectRoute<Params>("plugin", async ({ db, project, principal, params, body }) =>
-        updateConfig(db, { projectId: project.id, userId: principal.user.id }, pathId(params.id), await body(updateConfigInput)),
-      ),
+      PATCH: projectRoute<Params>("plugin", async ({ ctx, params, body }) => updateConfig(ctx, pathId(params.id), await body(updateConfigInput))),
       /** 204; the config is disabled, marked deleted and leaves lists and the chain. */
       DELETE: projectRoute<Params>(
         "plugin",
-        async ({ db, project, principal, params }) => {
-          await deleteConfig(db, { projectId: project.id, userId: principal.user.id }, pathId(params.id));
+        async ({ ctx, params }) => {
+          await deleteConfig(ctx, pathId(params.id));
           return null;
         },
         { status: 204 },
@@ -67,17 +64,25 @@ export const transformationRoutes: RestResource[] = [
     path: "pipeline_transformation_configs/:id/activity",
     methods: {
       /** `?limit=10&page=1`: the config's change history and its run statistics. */
-      GET: projectRoute<Params>("plugin", async ({ request, db, project, params, query }) =>
-        configActivity(db, project.id, pathId(params.id), query(activityQuery), new URL(request.url)),
-      ),
+      GET: projectRoute<Params>("plugin", async ({ request, ctx, params, query }) => {
+        const { limit, page } = query(activityQuery);
+        // `next`/`previous` keep the request's URL, with this page's limit and the other page.
+        const link = (target: number) => {
+          const out = new URL(request.url);
+          out.searchParams.set("limit", String(limit));
+          out.searchParams.set("page", String(target));
+          return out.toString();
+        };
+        return activityAnswer(await configActivity(ctx, pathId(params.id), { limit, page }), link);
+      }),
     },
   },
   {
     path: "pipeline_transformation_configs/:id/frontend",
     methods: {
       /** The config's frontend app as JavaScript (built-ins have none: PostHog's stub). */
-      GET: projectRoute<Params>("plugin", async ({ db, project, params }) => {
-        const script = await frontendScript(db, project.id, pathId(params.id));
+      GET: projectRoute<Params>("plugin", async ({ ctx, params }) => {
+        const script = await frontendScript(ctx, pathId(params.id));
         return new Response(script, { status: 200, headers: { "content-type": "application/javascript" } });
       }),
     },
@@ -86,18 +91,14 @@ export const transformationRoutes: RestResource[] = [
     path: "pipeline_transformation_configs/:id/job",
     methods: {
       /** `{"job": {"type": "dry_run", "payload": {…}}}`: runs the job and answers its result. */
-      POST: projectRoute<Params>("plugin", async ({ db, project, principal, params, body }) =>
-        runJob(db, { projectId: project.id, userId: principal.user.id }, pathId(params.id), await body(jobInput)),
-      ),
+      POST: projectRoute<Params>("plugin", async ({ ctx, params, body }) => runJob(ctx, pathId(params.id), await body(jobInput))),
     },
   },
   {
     path: "pipeline_transformation_configs/:id/migrate",
     methods: {
       /** Brings the stored config up to its plugin's current schema. */
-      POST: projectRoute<Params>("plugin", async ({ db, project, principal, params }) =>
-        migrateConfig(db, { projectId: project.id, userId: principal.user.id }, pathId(params.id)),
-      ),
+      POST: projectRoute<Params>("plugin", async ({ ctx, params }) => migrateConfig(ctx, pathId(params.id))),
     },
   },
 ];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
 import { activityQuery, createConfigInput, jobInput, rearrangeInput, sampleEventInput, updateConfigInput } from "@/server/transformations/contract";
+import { activityAnswer } from "@/server/transformations/present";
 import {
   configActivity,
   createConfig,
@@ -18,28 +19,27 @@ const configId = z.object({ id: recordId() });
 
 /** The pipeline page: the same contracts and services as the REST resource. */
 export const transformationsRouter = createTRPCRouter({
-  plugins: projectProcedure.query(({ ctx }) => listPlugins(ctx.db)),
+  plugins: projectProcedure.query(({ ctx }) => listPlugins(ctx)),
 
-  list: projectProcedure.query(({ ctx }) => listAllConfigs(ctx.db, ctx.project.id)),
+  list: projectProcedure.query(({ ctx }) => listAllConfigs(ctx)),
 
   create: projectProcedure.input(createConfigInput).mutation(({ ctx, input }) => {
     const { projectId: _projectId, ...data } = input;
-    return createConfig(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, data);
+    return createConfig(ctx, data);
   }),
 
-  update: projectProcedure
-    .input(configId.extend({ changes: updateConfigInput }))
-    .mutation(({ ctx, input }) => updateConfig(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input.id, input.changes)),
+  update: projectProcedure.input(configId.extend({ changes: updateConfigInput })).mutation(({ ctx, input }) => updateConfig(ctx, input.id, input.changes)),
 
-  delete: projectProcedure.input(configId).mutation(({ ctx, input }) => deleteConfig(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input.id)),
+  delete: projectProcedure.input(configId).mutation(({ ctx, input }) => deleteConfig(ctx, input.id)),
 
-  rearrange: projectProcedure.input(rearrangeInput).mutation(({ ctx, input }) => rearrangeConfigs(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input)),
+  rearrange: projectProcedure.input(rearrangeInput).mutation(({ ctx, input }) => rearrangeConfigs(ctx, input)),
 
-  activity: projectProcedure.input(configId.extend(activityQuery.shape)).query(({ ctx, input }) => configActivity(ctx.db, ctx.project.id, input.id, input, null)),
+  // No URL to link to: `next`/`previous` stay null.
+  activity: projectProcedure
+    .input(configId.extend(activityQuery.shape))
+    .query(async ({ ctx, input }) => activityAnswer(await configActivity(ctx, input.id, input), () => null)),
 
-  dryRun: projectProcedure
-    .input(configId.extend(jobInput.shape))
-    .mutation(({ ctx, input }) => runJob(ctx.db, { projectId: ctx.project.id, userId: ctx.user.id }, input.id, input)),
+  dryRun: projectProcedure.input(configId.extend(jobInput.shape)).mutation(({ ctx, input }) => runJob(ctx, input.id, input)),
 
-  testChain: projectProcedure.input(z.object({ event: sampleEventInput })).mutation(({ ctx, input }) => testChain(ctx.db, ctx.project.id, input.event)),
+  testChain: projectProcedure.input(z.object({ event: sampleEventInput })).mutation(({ ctx, input }) => testChain(ctx, input.event)),
 });

@@ -11,7 +11,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { handleBatch, handleCaptureEvents, handleEngage } from "./handler";
+import { handleBatch, handleCaptureEvents, handleEngage } from "./capture";
 
 type Handler = (request: Request) => Promise<Response>;
 

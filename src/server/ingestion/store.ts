@@ -1,3 +1,7 @@
+/**
+ * Data access of the ingestion domain: project keys to projects. Events are written through
+ * the event store (db/events, by writer.ts), persons and groups through their services.
+ */
 import type { PrismaClient } from "@/server/db/client";
 
 export interface IngestProject {

@@ -12,8 +12,8 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { decodeRequest } from "./decode";
-import { handleBatch, handleCaptureEvents, handleEngage } from "./handler";
+import { decodeRequest } from "./body/decode";
+import { handleBatch, handleCaptureEvents, handleEngage } from "./capture";
 
 const SEED = Number(process.env.BURROW_FUZZ_SEED ?? 20_261_122);
 const CASES = Number(process.env.BURROW_FUZZ_CASES ?? 1000);

@@ -1,12 +1,11 @@
 import { getDb } from "@/server/db";
-import { transformationsFor } from "@/server/transformations/runtime";
-import { asRouteHandler, jsonResponse, type RawRequest, type RawResponse } from "@/server/http/raw";
-import { clientIp } from "@/server/http/client-ip";
-import { corsHeaders } from "@/server/http/cors";
-import { decodeRequest } from "./decode";
-import { IngestionError } from "./errors";
-import { ingestDecoded, type RequestInfo } from "./pipeline";
-import { ingestionServices } from "./services";
+import { IngestionError } from "@/server/ingestion/contract";
+import { ingestDecoded, ingestionServices, type RequestInfo } from "@/server/ingestion/service";
+import { transformationsFor } from "@/server/transformations/service";
+import { decodeRequest } from "./body/decode";
+import { clientIp } from "./client-ip";
+import { corsHeaders } from "./cors";
+import { asRouteHandler, jsonResponse, type RawRequest, type RawResponse } from "./raw";
 
 function respond(body: string, status: number, request: RawRequest): RawResponse {
   return jsonResponse(status, body, corsHeaders(request));

@@ -1,5 +1,5 @@
 import { gunzipSync } from "node:zlib";
-import { IngestionError, invalidPayload } from "./errors";
+import { IngestionError, invalidPayload, type DecodedRequest } from "@/server/ingestion/contract";
 import { decompressLz64, Lz64Malformed, Lz64TooLarge } from "./lz64";
 
 /** Largest accepted body, compressed or not (PostHog's /batch limit). */
@@ -124,14 +124,6 @@ function parseJson(text: string): unknown {
     }
     throw invalidPayload("Malformed request data: the body is not valid JSON.");
   }
-}
-
-export interface DecodedRequest {
-  payload: unknown;
-  /** `sent_at` from the query (`sent_at` or `_`, in ms), if given. */
-  querySentAt: Date | null;
-  /** The body's form fields or query, for the project key of form posts. */
-  formToken: string | null;
 }
 
 function querySentAt(url: URL): Date | null {

@@ -1,26 +1,84 @@
+/**
+ * The ingestion domain's service: the pipeline one capture request goes through (shape →
+ * project → validate and normalise → transformations → persons and groups → durable write)
+ * and the process's long-lived parts it runs on (project key cache, persons, groups, the
+ * group-commit writer). HTTP (CORS, client IP, body decoding, responses) is the edge's:
+ * `http/capture.ts` and `http/body/`.
+ */
 import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
+import type { Database } from "@/server/db";
 import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/db/events";
-import { propertyUpdateOf } from "@/server/persons/service";
-import { batchBodySchema, rawEventSchema, type RawEvent } from "./contract";
-import type { DecodedRequest } from "./decode";
-import { IngestionError, invalidPayload } from "./errors";
-import { isProblem, normaliseEvent, type EventProblem, type IngestEvent } from "./normalise";
-import type { IngestionServices } from "./services";
+import { GroupsService } from "@/server/groups/service";
+import { PersonsService, propertyUpdateOf } from "@/server/persons/service";
+import {
+  batchBodySchema,
+  IngestionError,
+  invalidPayload,
+  rawEventSchema,
+  type DecodedRequest,
+  type EventProblem,
+  type IngestEvent,
+  type RawEvent,
+  type TransformChain,
+  type TransformationsFor,
+} from "./contract";
+import { isProblem, normaliseEvent } from "./normalise";
+import { ProjectKeyCache } from "./store";
+import { EventWriter } from "./writer";
 
-/** A project's enabled transformations, in order, run over a request's events. */
-export interface TransformChain {
-  /** The configs that run, in order. */
-  readonly configIds: readonly number[];
-  /** The events kept, changed. */
-  run(events: IngestEvent[]): IngestEvent[];
+/** Ingestion's normalisation, for transformations' dry runs (the same rules as capture). */
+export { isProblem, normaliseEvent } from "./normalise";
+/** Project keys to projects, cached: the SDK endpoints outside capture look keys up too. */
+export { ProjectKeyCache, type IngestProject } from "./store";
+
+export interface IngestionServices {
+  db: Database;
+  projects: ProjectKeyCache;
+  persons: PersonsService;
+  groups: GroupsService;
+  writer: EventWriter;
+}
+
+// One set per process (modules load twice: Next's bundle and the server), bound to the
+// process's database.
+const KEY = Symbol.for("burrow.ingestionServices");
+type Holder = { [KEY]?: IngestionServices };
+
+export function ingestionServices(db: Database): IngestionServices {
+  const holder = globalThis as Holder;
+  const existing = holder[KEY];
+  if (existing && existing.db === db) return existing;
+  const services = createIngestionServices(db);
+  holder[KEY] = services;
+  return services;
+}
+
+export function createIngestionServices(db: Database): IngestionServices {
+  const writer = new EventWriter(db.events);
+  // Events resolved to a person before it was merged away, and written while the merge ran,
+  // still name the old person: once those writes are in, move them too.
+  const afterMerge = async (projectId: number, sourceUuid: string, targetUuid: string) => {
+    await writer.settled();
+    await db.events.reassignPerson(projectId, sourceUuid, targetUuid);
+  };
+  return {
+    db,
+    projects: new ProjectKeyCache(db.prisma),
+    persons: new PersonsService(db.sql, db.events, afterMerge, db.changes),
+    groups: new GroupsService(db.sql),
+    writer,
+  };
+}
+
+/** Waits for the event writer to finish (graceful shutdown). */
+export async function drainIngestion(): Promise<void> {
+  await (globalThis as Holder)[KEY]?.writer.drain();
 }
 
 /** Events handed to a transformation chain at once: a slice of the thread holds many of these. */
 const TRANSFORM_CHUNK = 500;
 
-/** The transformation chain of a project (none until transformations exist). */
-export type TransformationsFor = (projectId: number) => Promise<TransformChain>;
 const emptyChain: TransformChain = { configIds: [], run: (events) => events };
 export const noTransformations: TransformationsFor = async () => emptyChain;
 

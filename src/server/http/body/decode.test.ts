@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import LZString from "lz-string";
 import { describe, expect, it } from "vitest";
 import { decodeRequest, MAX_PAYLOAD_BYTES } from "./decode";
-import { IngestionError } from "./errors";
+import { IngestionError } from "@/server/ingestion/contract";
 import { lz64Bomb } from "./lz64-bomb";
 
 const EVENT = { event: "$pageview", distinct_id: "user-1", properties: { token: "phc_x", $current_url: "https://a.example/ü?q=1+2" } };
