@@ -2,7 +2,7 @@
  * Tags of a project and the objects that carry them (dashboards now; insights and feature
  * flags use the same tables). Names are normalised as PostHog's `tagify` does.
  */
-import type { PrismaClient } from "@/server/db/client";
+import type { Context } from "@/server/context";
 import type { Tx } from "@/server/db/transaction";
 import { ensureTag, linkedTagIds, linkTags, tagIdsNamed, unlinkTagsExcept, usedTagNames, type TagTarget } from "./store";
 
@@ -38,6 +38,6 @@ export function tagNames(items: readonly { tag: { name: string } }[]): string[] 
 }
 
 /** Every tag name of the project that some object uses, sorted (for pickers and filters). */
-export async function listProjectTags(prisma: PrismaClient, projectId: number): Promise<string[]> {
-  return usedTagNames(prisma, projectId);
+export async function listProjectTags(ctx: Context): Promise<string[]> {
+  return usedTagNames(ctx.db.prisma, ctx.project.id);
 }

@@ -34,7 +34,7 @@ function projectByKey(db: Database, token: string) {
 
 /** The settings of a project with nothing special enabled (no recordings, surveys, heatmaps, site apps). */
 const PROJECT_SETTINGS = {
-  // lz64 too: older posthog-js sends it when offered (decoding is bounded, see ingestion/lz64.ts).
+  // lz64 too: older posthog-js sends it when offered (decoding is bounded, see http/body/lz64.ts).
   supportedCompression: ["gzip", "gzip-js", "lz64"],
   sessionRecording: false,
   captureDeadClicks: false,

@@ -55,7 +55,7 @@ export const dashboardsRouter = createTRPCRouter({
   }),
 
   /** The project's tags in use, for the tag picker and filter. */
-  tags: projectProcedure.query(({ ctx }) => listProjectTags(ctx.db.prisma, ctx.project.id)),
+  tags: projectProcedure.query(({ ctx }) => listProjectTags(ctx)),
 
   collaborators: createTRPCRouter({
     list: projectProcedure.input(dashboardId).query(({ ctx, input }) => listCollaborators(ctx, input.dashboardId)),
