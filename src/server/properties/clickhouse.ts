@@ -10,8 +10,8 @@
  */
 import type { Binder } from "./bind";
 import type { PropertyFilter, PropertyNode } from "./contract";
-import { eventsOperator, notSql, type ChLeaf } from "./operators";
-import { compileTree, groupsUnsupported, type CohortResolver } from "./tree";
+import { leafSql, type ChLeaf } from "./operators";
+import { compileTree, groupsUnsupported, sqlTarget, type CohortResolver } from "./tree";
 
 export { chNumericText } from "./operators";
 
@@ -26,7 +26,7 @@ export interface ChFilterContext {
   cohort?: CohortResolver<string>;
 }
 
-function leafSql(filter: PropertyFilter, context: ChFilterContext): string {
+function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
   const { params, column } = context;
   const key = params.add(filter.key, "text");
   // textOf: strings as they are, numbers and booleans as JSON writes them, null (and
@@ -41,23 +41,15 @@ function leafSql(filter: PropertyFilter, context: ChFilterContext): string {
     has: `JSONHas(${column}, ${key})`,
     text: `multiIf(${raw} = '', NULL, startsWith(${raw}, '"'), JSONExtractString(${raw}), startsWith(${raw}, '[') OR startsWith(${raw}, '{'), 'null', ${raw})`,
   };
-  const { events, negated } = eventsOperator(filter.operator);
-  const sql = events.clickhouse(leaf, filter, context.now);
-  return negated ? notSql(sql) : sql;
+  return leafSql(filter, (events) => events.clickhouse(leaf, filter, context.now));
 }
 
 /** A boolean ClickHouse expression that holds where the filter or group does; an empty group is true. */
 export function chFilterSql(node: PropertyNode, context: ChFilterContext): string {
-  return compileTree<string>(node, {
-    all: (parts) => (parts.length === 0 ? "true" : `(${parts.join(" AND ")})`),
-    any: (parts) => `(${parts.join(" OR ")})`,
-    not: notSql,
-    leaf: (filter) => {
-      if (filter.type === "person") return context.person(filter);
-      if (filter.type === "group") return groupsUnsupported();
-      const sql = leafSql(filter, context);
-      return filter.negation ? notSql(sql) : sql;
-    },
-    cohort: context.cohort,
-  });
+  const leaf = (filter: PropertyFilter) => {
+    if (filter.type === "person") return context.person(filter);
+    if (filter.type === "group") return groupsUnsupported();
+    return compileLeaf(filter, context);
+  };
+  return compileTree(node, sqlTarget("true", leaf, context.cohort));
 }

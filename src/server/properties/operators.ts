@@ -234,6 +234,10 @@ function flagsText(test: (value: string, needle: string) => boolean): FlagsOpera
   return (actual, target) => test(fold(looseText(actual)), fold(looseText(target)));
 }
 
+function flagsOnlyText(test: (value: string, needle: string) => boolean): PositiveRow {
+  return { takes: "one", events: null, differs: "Flags only: ASCII-folded, over the value's text as icontains reads it.", flagsNullAsText: true, flags: flagsText(test) };
+}
+
 function semverComparison(test: (order: number) => boolean): PositiveRow {
   return {
     takes: "one",
@@ -336,21 +340,9 @@ export const OPERATORS = {
   is_not_set: { negates: "is_set" },
   is_date_before: dateComparison("is_date_before"),
   is_date_after: dateComparison("is_date_after"),
-  starts_with: {
-    takes: "one",
-    events: null,
-    differs: "Flags only.",
-    flagsNullAsText: true,
-    flags: flagsText((value, needle) => value.startsWith(needle)),
-  },
+  starts_with: flagsOnlyText((value, needle) => value.startsWith(needle)),
   not_starts_with: { negates: "starts_with" },
-  ends_with: {
-    takes: "one",
-    events: null,
-    differs: "Flags only.",
-    flagsNullAsText: true,
-    flags: flagsText((value, needle) => value.endsWith(needle)),
-  },
+  ends_with: flagsOnlyText((value, needle) => value.endsWith(needle)),
   not_ends_with: { negates: "ends_with" },
   semver_eq: semverComparison((order) => order === 0),
   // Not semver_eq negated: an unreadable or missing version fails both.
@@ -388,6 +380,13 @@ export function eventsOperator(operator: string): { events: EventsOperator; nega
   const positive = positiveOf(operator);
   if (!positive?.row.events) throw new Error(`The operator '${operator}' has no events implementation.`);
   return { events: positive.row.events, negated: positive.negated };
+}
+
+/** A leaf in SQL (either dialect): the operator's own inversion (is_not, …) and the leaf's `negation` applied. */
+export function leafSql(filter: PropertyFilter, compile: (events: EventsOperator) => string): string {
+  const { events, negated } = eventsOperator(filter.operator);
+  const sql = negated ? notSql(compile(events)) : compile(events);
+  return filter.negation ? notSql(sql) : sql;
 }
 
 /** A positive answer inverted for a negative operator; null (cannot decide) holds neither way. */

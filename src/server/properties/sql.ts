@@ -7,9 +7,9 @@
  */
 import { LOWER_ASCII, UPPER_ASCII } from "./coerce";
 import type { PropertyFilter, PropertyNode } from "./contract";
-import { eventsOperator, notSql, type PgLeaf } from "./operators";
+import { leafSql, type PgLeaf } from "./operators";
 import { SqlParams } from "./bind";
-import { compileTree, groupsUnsupported, type CohortResolver } from "./tree";
+import { compileTree, groupsUnsupported, sqlTarget, type CohortResolver } from "./tree";
 
 export { SqlParams };
 export { readsPersonProperties } from "./tree";
@@ -34,7 +34,7 @@ export interface PropertySqlContext {
   cohort?: CohortResolver<string>;
 }
 
-function leafSql(filter: PropertyFilter, context: PropertySqlContext): string {
+function compileLeaf(filter: PropertyFilter, context: PropertySqlContext): string {
   const { params } = context;
   if (filter.type === "group") return groupsUnsupported();
   const column = filter.type === "person" ? context.columns.person : context.columns.event;
@@ -52,21 +52,10 @@ function leafSql(filter: PropertyFilter, context: PropertySqlContext): string {
     text: `(CASE ${kind} WHEN 'null' THEN 'null' WHEN 'string' THEN ${raw} WHEN 'number' THEN ${raw} WHEN 'boolean' THEN ${raw} END)`,
     folded: (sql) => `translate(${sql}, ${params.constant(UPPER_ASCII)}, ${params.constant(LOWER_ASCII)})`,
   };
-  const { events, negated } = eventsOperator(filter.operator);
-  const sql = events.postgres(leaf, filter, context.now);
-  return negated ? notSql(sql) : sql;
+  return leafSql(filter, (events) => events.postgres(leaf, filter, context.now));
 }
 
 /** A boolean SQL expression that holds where the filter or group does; an empty group is TRUE. */
 export function propertiesSql(node: PropertyNode, context: PropertySqlContext): string {
-  return compileTree<string>(node, {
-    all: (parts) => (parts.length === 0 ? "TRUE" : `(${parts.join(" AND ")})`),
-    any: (parts) => `(${parts.join(" OR ")})`,
-    not: notSql,
-    leaf: (filter) => {
-      const sql = leafSql(filter, context);
-      return filter.negation ? notSql(sql) : sql;
-    },
-    cohort: context.cohort,
-  });
+  return compileTree(node, sqlTarget("TRUE", (filter) => compileLeaf(filter, context), context.cohort));
 }

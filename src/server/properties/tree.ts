@@ -50,6 +50,17 @@ export function compileTree<T>(node: PropertyNode, target: Target<T>): T {
   return target.leaf(node);
 }
 
+/** A SQL dialect's target: AND/OR/NOT as both write them; `empty` is the dialect's true literal. */
+export function sqlTarget(empty: string, leaf: (filter: PropertyFilter) => string, cohort?: CohortResolver<string>): Target<string> {
+  return {
+    all: (parts) => (parts.length === 0 ? empty : `(${parts.join(" AND ")})`),
+    any: (parts) => `(${parts.join(" OR ")})`,
+    not: (part) => `(NOT ${part})`,
+    leaf,
+    cohort,
+  };
+}
+
 /** The property leaves of a tree, in order. */
 export function propertyLeaves(node: PropertyNode): PropertyFilter[] {
   if (isPropertyGroup(node)) return node.values.flatMap(propertyLeaves);
