@@ -60,9 +60,12 @@ export interface PropertySources {
   groups?: Readonly<Record<number, Properties>>;
 }
 
-export type PropertyMatcher = (sources: PropertySources) => boolean;
+/** A compiled tree: whether `sources` satisfy it, relative dates counting back from `now`. */
+export type PropertyMatcher = (sources: PropertySources, now?: Date) => boolean;
 
-export interface MatcherOptions extends MatchOptions {
+export interface MatcherOptions {
+  /** What a missing key means: absent from a full record (default), or unknown. */
+  missing?: MatchOptions["missing"];
   /** Cohort leaves: the person-set test of a cohort (without it, a cohort leaf is refused). */
   cohort?: CohortResolver<PropertyMatcher>;
 }
@@ -78,20 +81,20 @@ function sourceOf(filter: PropertyFilter, sources: PropertySources): Properties 
   }
 }
 
-/** The tree as a predicate over properties, to build once and run on many events. */
+/** The tree as a predicate over properties: build it once, run it on many events. */
 export function propertyMatcher(node: PropertyNode, options: MatcherOptions = {}): PropertyMatcher {
-  const now = options.now ?? new Date();
-  const leafOptions = { now, missing: options.missing };
-  return compileTree<PropertyMatcher>(node, {
-    all: (parts) => (sources) => parts.every((part) => part(sources)),
-    any: (parts) => (sources) => parts.some((part) => part(sources)),
-    not: (part) => (sources) => !part(sources),
-    leaf: (filter) => (sources) => matchesPropertyFilter(filter, sourceOf(filter, sources), leafOptions),
+  const { missing } = options;
+  const matcher = compileTree<(sources: PropertySources, now: Date) => boolean>(node, {
+    all: (parts) => (sources, now) => parts.every((part) => part(sources, now)),
+    any: (parts) => (sources, now) => parts.some((part) => part(sources, now)),
+    not: (part) => (sources, now) => !part(sources, now),
+    leaf: (filter) => (sources, now) => matchesPropertyFilter(filter, sourceOf(filter, sources), { now, missing }),
     cohort: options.cohort,
   });
+  return (sources, now = new Date()) => matcher(sources, now);
 }
 
 /** Whether a filter or group holds: AND needs every entry, OR any; an empty group holds. */
-export function matchesProperties(node: PropertyNode, sources: PropertySources, options: MatcherOptions = {}): boolean {
-  return propertyMatcher(node, options)(sources);
+export function matchesProperties(node: PropertyNode, sources: PropertySources, options: MatchOptions & MatcherOptions = {}): boolean {
+  return propertyMatcher(node, options)(sources, options.now);
 }
