@@ -1,7 +1,9 @@
 /**
  * PostHog's property filters: `{key, value, operator, type}` leaves and `{type: "AND"|"OR",
- * values}` groups. One schema and one operator list, shared by the in-memory matcher
- * (match.ts, for feature flags) and the SQL compiler (sql.ts, for the events API).
+ * values}` groups — the parsed filter tree every target compiles (tree.ts): the in-memory
+ * matcher (match.ts), PostgreSQL (sql.ts) and ClickHouse (clickhouse.ts), with the operators
+ * of operators.ts. This file is the schema the events API, insights and transformations
+ * parse it with.
  */
 import { z } from "zod";
 import { filterDate, storableText } from "./coerce";
@@ -31,21 +33,48 @@ export type PropertyFilterType = (typeof PROPERTY_FILTER_TYPES)[number];
 
 export type ScalarValue = string | number | boolean | null;
 
+/**
+ * Whose properties a leaf of the tree reads: the schema gives event and person leaves; group
+ * leaves (`groupTypeIndex`) are read by the in-memory matcher only, for now.
+ */
+export type PropertyLeafType = PropertyFilterType | "group";
+
 export interface PropertyFilter {
-  type: PropertyFilterType;
+  type: PropertyLeafType;
   key: string;
   operator: PropertyOperator;
   /** exact/is_not: a list (any of); is_set/is_not_set: null; others: one value. */
   value: ScalarValue | ScalarValue[];
   /** Inverts the result (cohort-style filters carry it). */
   negation: boolean;
+  /** Group leaves: which group type's properties (PostHog's `group_type_index`). */
+  groupTypeIndex?: number;
+}
+
+/**
+ * A cohort leaf, as PostHog writes it (`{type: "cohort", key: "id", value: 42}`): membership
+ * of the person in a cohort. The schema does not accept it yet; each target compiles it
+ * through the cohort resolver its caller passes (tree.ts), and refuses it without one.
+ */
+export interface CohortFilter {
+  type: "cohort";
+  key: "id";
+  value: number;
+  operator: "in" | "not_in";
+  negation: boolean;
+}
+
+export type PropertyLeaf = PropertyFilter | CohortFilter;
+
+export function isCohortFilter(node: PropertyNode): node is CohortFilter {
+  return node.type === "cohort";
 }
 
 export interface PropertyGroup {
   type: "AND" | "OR";
   values: PropertyNode[];
 }
-export type PropertyNode = PropertyFilter | PropertyGroup;
+export type PropertyNode = PropertyLeaf | PropertyGroup;
 
 export function isPropertyGroup(node: PropertyNode): node is PropertyGroup {
   return node.type === "AND" || node.type === "OR";

@@ -1,7 +1,8 @@
 /**
- * Property filters evaluated in memory (feature flags). The semantics are those of
- * sql.ts, which compiles the same filters for stored events; a test checks that both
- * give the same answers over stored events.
+ * Property filters evaluated in memory: the filter tree (tree.ts) compiled to a predicate,
+ * with the events semantics of the operator table (operators.ts) — those sql.ts and
+ * clickhouse.ts compile for stored events; db/events/properties.int.test.ts checks that all
+ * three give the same answers. Feature flags use flag-filters.ts (PostHog's flag semantics).
  *
  * - A missing key: is_set false, is_not_set true, the negative operators (is_not,
  *   not_icontains, not_regex) true, every other operator false — a server holding the
@@ -17,9 +18,10 @@
  *   is ISO 8601 or relative to `now` (`-7d`).
  * - Objects and arrays have no text: no positive comparison matches them.
  */
-import { compareCodePoints, dateOf, filterDate, fold, numberOf, textOf } from "./coerce";
-import { regexFinds } from "./regex";
-import { isPropertyGroup, type PropertyFilter, type PropertyNode, type ScalarValue } from "./contract";
+import { textOf } from "./coerce";
+import type { PropertyFilter, PropertyNode } from "./contract";
+import { decided, eventsOperator } from "./operators";
+import { compileTree, type CohortResolver } from "./tree";
 
 export class InconclusiveMatchError extends Error {
   override name = "InconclusiveMatchError";
@@ -34,80 +36,19 @@ export interface MatchOptions {
 
 type Properties = Readonly<Record<string, unknown>>;
 
-function compare(operator: "gt" | "gte" | "lt" | "lte", order: number): boolean {
-  switch (operator) {
-    case "gt":
-      return order > 0;
-    case "gte":
-      return order >= 0;
-    case "lt":
-      return order < 0;
-    case "lte":
-      return order <= 0;
-  }
-}
-
-function one(value: PropertyFilter["value"]): ScalarValue {
-  return Array.isArray(value) ? (value[0] ?? null) : value;
-}
-
-function evaluate(filter: PropertyFilter, properties: Properties, now: Date): boolean {
-  const present = Object.prototype.hasOwnProperty.call(properties, filter.key);
-  const value = present ? properties[filter.key] : undefined;
-  const text = present ? textOf(value) : null;
-  switch (filter.operator) {
-    case "is_set":
-      return present;
-    case "is_not_set":
-      return !present;
-    case "exact":
-    case "is_not": {
-      const listed = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((item) => fold(textOf(item)!));
-      const equal = text !== null && listed.includes(fold(text));
-      return filter.operator === "exact" ? equal : !equal;
-    }
-    case "icontains":
-    case "not_icontains": {
-      const contains = text !== null && fold(text).includes(fold(textOf(one(filter.value))!));
-      return filter.operator === "icontains" ? contains : !contains;
-    }
-    case "regex":
-    case "not_regex": {
-      let found = false;
-      if (text !== null) {
-        const result = regexFinds(String(one(filter.value)), text);
-        if (result === null) return false; // an invalid pattern matches neither way (the schema rejects them)
-        found = result;
-      }
-      return filter.operator === "regex" ? found : !found;
-    }
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte": {
-      if (text === null || value === null) return false;
-      const target = one(filter.value);
-      const left = numberOf(value);
-      const right = numberOf(target);
-      if (left !== null && right !== null) return compare(filter.operator, left === right ? 0 : left < right ? -1 : 1);
-      return compare(filter.operator, compareCodePoints(text, textOf(target)!));
-    }
-    case "is_date_before":
-    case "is_date_after": {
-      const date = dateOf(value);
-      const target = filterDate(String(one(filter.value)), now);
-      if (!date || !target) return false;
-      return filter.operator === "is_date_before" ? date.getTime() < target.getTime() : date.getTime() > target.getTime();
-    }
-  }
-}
-
 /** Whether `properties` satisfy one filter (its `type` is not looked at: the caller picked the properties). */
 export function matchesPropertyFilter(filter: PropertyFilter, properties: Properties, options: MatchOptions = {}): boolean {
-  if (options.missing === "inconclusive" && !Object.prototype.hasOwnProperty.call(properties, filter.key)) {
+  const present = Object.prototype.hasOwnProperty.call(properties, filter.key);
+  if (options.missing === "inconclusive" && !present) {
     throw new InconclusiveMatchError(`Property '${filter.key}' is not among the properties given.`);
   }
-  const result = evaluate(filter, properties, options.now ?? new Date());
+  const { events, negated } = eventsOperator(filter.operator);
+  // A missing property: the positive operator fails, so its negation holds.
+  let result = negated;
+  if (present) {
+    const value = properties[filter.key];
+    result = decided(events.memory({ value, text: textOf(value) }, filter, options.now ?? new Date()), negated);
+  }
   return filter.negation ? !result : result;
 }
 
@@ -115,16 +56,45 @@ export function matchesPropertyFilter(filter: PropertyFilter, properties: Proper
 export interface PropertySources {
   event?: Properties;
   person?: Properties | null;
+  /** By group type index. */
+  groups?: Readonly<Record<number, Properties>>;
+}
+
+/** A compiled tree: whether `sources` satisfy it, relative dates counting back from `now`. */
+export type PropertyMatcher = (sources: PropertySources, now?: Date) => boolean;
+
+export interface MatcherOptions {
+  /** What a missing key means: absent from a full record (default), or unknown. */
+  missing?: MatchOptions["missing"];
+  /** Cohort leaves: the person-set test of a cohort (without it, a cohort leaf is refused). */
+  cohort?: CohortResolver<PropertyMatcher>;
+}
+
+function sourceOf(filter: PropertyFilter, sources: PropertySources): Properties {
+  switch (filter.type) {
+    case "person":
+      return sources.person ?? {};
+    case "group":
+      return sources.groups?.[filter.groupTypeIndex ?? -1] ?? {};
+    default:
+      return sources.event ?? {};
+  }
+}
+
+/** The tree as a predicate over properties: build it once, run it on many events. */
+export function propertyMatcher(node: PropertyNode, options: MatcherOptions = {}): PropertyMatcher {
+  const { missing } = options;
+  const matcher = compileTree<(sources: PropertySources, now: Date) => boolean>(node, {
+    all: (parts) => (sources, now) => parts.every((part) => part(sources, now)),
+    any: (parts) => (sources, now) => parts.some((part) => part(sources, now)),
+    not: (part) => (sources, now) => !part(sources, now),
+    leaf: (filter) => (sources, now) => matchesPropertyFilter(filter, sourceOf(filter, sources), { now, missing }),
+    cohort: options.cohort,
+  });
+  return (sources, now = new Date()) => matcher(sources, now);
 }
 
 /** Whether a filter or group holds: AND needs every entry, OR any; an empty group holds. */
-export function matchesProperties(node: PropertyNode, sources: PropertySources, options: MatchOptions = {}): boolean {
-  const now = options.now ?? new Date();
-  if (isPropertyGroup(node)) {
-    if (node.values.length === 0) return true;
-    return node.type === "AND"
-      ? node.values.every((child) => matchesProperties(child, sources, { ...options, now }))
-      : node.values.some((child) => matchesProperties(child, sources, { ...options, now }));
-  }
-  return matchesPropertyFilter(node, (node.type === "person" ? sources.person : sources.event) ?? {}, { ...options, now });
+export function matchesProperties(node: PropertyNode, sources: PropertySources, options: MatchOptions & MatcherOptions = {}): boolean {
+  return propertyMatcher(node, options)(sources, options.now);
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isPropertyGroup, propertiesParamSchema, type PropertyNode } from "@/server/properties/contract";
-import { matchesProperties } from "@/server/properties/match";
+import { propertyMatcher } from "@/server/properties/match";
 import { definePlugin, field, propertyNameList } from "../plugin";
 
 function usesPersonProperties(node: PropertyNode): boolean {
@@ -25,11 +25,12 @@ export const dropEventsPlugin = definePlugin({
   }),
   build(config) {
     const names = new Set(config.events);
-    const filter = config.properties.values.length > 0 ? config.properties : null;
+    // Compiled once per config; relative dates still count back from each event's "now".
+    const filter = config.properties.values.length > 0 ? propertyMatcher(config.properties) : null;
     if (names.size === 0 && !filter) return (event) => event;
     return (event) => {
       if (names.size > 0 && !names.has(event.event)) return event;
-      if (filter && !matchesProperties(filter, { event: event.properties })) return event;
+      if (filter && !filter({ event: event.properties })) return event;
       return null;
     };
   },

@@ -2,7 +2,7 @@
  * The HogQL subset in ClickHouse's SQL (events in `e`, properties a JSON String read with
  * JSONExtract*): the pieces of hogql/compile.ts's dialect; the semantics stay the compiler's.
  */
-import { MAX_NUMERIC_TEXT_LENGTH, NUMERIC_TEXT } from "@/server/properties/coerce";
+import { chNumericText } from "@/server/properties/clickhouse";
 import type { HogqlDialect, HogqlParams, PropertyRef } from "@/server/hogql/compile";
 
 const NUMBER_TYPES = "('Int64', 'UInt64', 'Double')";
@@ -10,11 +10,6 @@ const NUMBER_TYPES = "('Int64', 'UInt64', 'Double')";
 /** The property's text (textOf, with objects and arrays as their JSON), NULL when missing or JSON null. */
 export function chPropertyText({ column, key }: PropertyRef): string {
   return `multiIf(JSONType(${column}, ${key}) = 'String', JSONExtractString(${column}, ${key}), JSONType(${column}, ${key}) = 'Null', NULL, JSONExtractRaw(${column}, ${key}))`;
-}
-
-/** Text as a Float64 when it is a decimal number as NUMERIC_TEXT says, else NULL. */
-export function chNumericText(text: string, params: HogqlParams): string {
-  return `if(length(${text}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")} AND match(${text}, ${params.constant(NUMERIC_TEXT)}), toFloat64OrNull(${text}), NULL)`;
 }
 
 /** A JSON number, or a string that is a decimal number, as Float64; else NULL. */

@@ -1,8 +1,11 @@
 /**
  * Bind parameters of one ClickHouse statement (`{p3:String}` placeholders, values sent
- * beside the SQL), with the same `add`/`constant` surface as SqlParams, so the HogQL
- * compiler binds through either. The casts are PostgreSQL's names, mapped to ClickHouse types.
+ * beside the SQL), with the same `add`/`constant` surface as SqlParams (one BindParams), so
+ * the HogQL and property-filter compilers bind through either. The casts are PostgreSQL's
+ * names, mapped to ClickHouse types.
  */
+import { BindParams, type Cast } from "@/server/properties/bind";
+
 const TYPES = {
   text: "String",
   "text[]": "Array(String)",
@@ -12,34 +15,23 @@ const TYPES = {
   bigint: "Int64",
   uuid: "UUID",
   "uuid[]": "Array(UUID)",
-} as const;
+} as const satisfies Record<Cast, string>;
 
-export type ChCast = keyof typeof TYPES;
+export type ChCast = Cast;
 
 /** A time as a DateTime64 parameter takes it (UTC, no zone suffix). */
 export function chTime(date: Date): string {
   return date.toISOString().replace("T", " ").replace("Z", "");
 }
 
-export class ChParams {
+export class ChParams extends BindParams {
   readonly values: Record<string, unknown> = {};
   private count = 0;
-  private readonly constants = new Map<string, string>();
 
   add(value: unknown, cast: ChCast): string {
     const name = `p${++this.count}`;
     // DateTime64 parameters are text; the compilers hand ISO strings.
     this.values[name] = cast === "timestamptz" && typeof value === "string" ? chTime(new Date(value)) : value;
     return `{${name}:${TYPES[cast]}}`;
-  }
-
-  constant(value: string, cast: ChCast = "text"): string {
-    const id = `${cast}:${value}`;
-    let placeholder = this.constants.get(id);
-    if (!placeholder) {
-      placeholder = this.add(value, cast);
-      this.constants.set(id, placeholder);
-    }
-    return placeholder;
   }
 }
