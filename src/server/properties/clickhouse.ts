@@ -29,8 +29,8 @@ export interface ChFilterContext {
 function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
   const { params, column } = context;
   const key = params.add(filter.key, "text");
-  // textOf: strings as they are, numbers and booleans as JSON writes them, null (and
-  // objects/arrays) as 'null', missing as NULL. Read from the value's raw JSON ('' when
+  // textOf: strings as they are, numbers and booleans as JSON writes them, null as 'null',
+  // objects/arrays and missing as NULL (as in PostgreSQL and the matcher: no text). Read from the value's raw JSON ('' when
   // missing), so that the event's JSON is parsed once, not once per test of its type.
   const raw = `JSONExtractRaw(${column}, ${key})`;
   const leaf: ChLeaf = {
@@ -39,7 +39,7 @@ function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
     key,
     type: `JSONType(${column}, ${key})`,
     has: `JSONHas(${column}, ${key})`,
-    text: `multiIf(${raw} = '', NULL, startsWith(${raw}, '"'), JSONExtractString(${raw}), startsWith(${raw}, '[') OR startsWith(${raw}, '{'), 'null', ${raw})`,
+    text: `multiIf(${raw} = '', NULL, startsWith(${raw}, '"'), JSONExtractString(${raw}), startsWith(${raw}, '[') OR startsWith(${raw}, '{'), NULL, ${raw})`,
   };
   return leafSql(filter, (events) => events.clickhouse(leaf, filter, context.now));
 }

@@ -137,19 +137,6 @@ const OPERATOR_TABLE: Row[] = [
   { filter: { operator: "is_set", negation: true }, events: "FFFFFFT" },
 ];
 
-/**
- * A known difference, kept by the no-behaviour-change rule: the ClickHouse store reads an
- * object or array event property as the text "null" (since it was written), where PostgreSQL
- * and the matcher give it no text. Its answers are the matcher's over the properties with
- * such values replaced by null (person properties are filtered in PostgreSQL: unaffected).
- */
-const CLICKHOUSE_OBJECTS_READ_AS_NULL = testEventStoreKind === "clickhouse";
-
-function asStoreReads(properties: Record<string, unknown>): Record<string, unknown> {
-  if (!CLICKHOUSE_OBJECTS_READ_AS_NULL) return properties;
-  return Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, typeof value === "object" && value !== null ? null : value]));
-}
-
 const answers = (text: string) => Object.fromEntries(TYPES.map((type, i) => [type, text[i] === "T"])) as Record<ValueType, boolean>;
 const typesWhere = (text: string) => TYPES.filter((type) => answers(text)[type]);
 
@@ -240,7 +227,7 @@ afterAll(async () => {
 
 function selectedByMatcher(group: PropertyGroup): string[] {
   return corpus
-    .filter((row) => matchesProperties(group, { event: asStoreReads(row.properties), person: row.person }, { now: NOW }))
+    .filter((row) => matchesProperties(group, { event: row.properties, person: row.person }, { now: NOW }))
     .map((row) => row.distinctId)
     .sort();
 }
@@ -279,11 +266,6 @@ describe(`the operator table in the event store (${testStoresName})`, () => {
     async (_label, type, row) => {
       const group = propertiesParamSchema.parse([{ key: "v", type, ...row.filter }]);
       const expected = new Set<ValueType>(typesWhere(row.events));
-      // ClickHouse: a list event property answers as null does (CLICKHOUSE_OBJECTS_READ_AS_NULL).
-      if (CLICKHOUSE_OBJECTS_READ_AS_NULL && type === "event") {
-        if (expected.has("null")) expected.add("list");
-        else expected.delete("list");
-      }
       expect(await selectedByStore(tableProject, group)).toEqual([...expected].sort());
     },
   );
