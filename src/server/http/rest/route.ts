@@ -1,32 +1,33 @@
 import { z, type ZodType } from "zod";
 import type { ScopeObject } from "@/server/auth/contract";
 import { hasScope } from "@/server/auth/service";
+import type { Context, ProjectAccess, UserContext } from "@/server/context";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { refuseNul } from "@/server/input/nul";
 import { INT4_MAX } from "@/server/input/record-id";
 import { authenticate, type Principal } from "./principal";
-import type { Context, ProjectAccess, UserContext as ServiceUserContext } from "@/server/context";
 import { resolveProject } from "./project";
 import { checkApiRateLimit } from "./rate-limit";
 import { json, toErrorResponse } from "./respond";
 
 type RouteContext<Params> = { params: Promise<Params> };
 
-export interface UserContext<Params> {
+/** What a user route's handler gets: the parsed request, and the service context built from it. */
+export interface UserRequest<Params> {
   request: Request;
   params: Params;
   db: Database;
   principal: Principal;
   /** What a service outside any project takes first. */
-  ctx: ServiceUserContext;
+  ctx: UserContext;
   /** The query string parsed by `schema` (a 400 naming the parameter if it does not fit, or if it holds U+0000). */
   query<T>(schema: ZodType<T>): T;
   /** The JSON body parsed by `schema` (a 400 if it is not JSON, does not fit, or holds U+0000). */
   body<T>(schema: ZodType<T>): Promise<T>;
 }
 
-export interface ProjectContext<Params> extends UserContext<Params> {
+export interface ProjectRequest<Params> extends UserRequest<Params> {
   project: ProjectAccess;
   /** What every project service takes first: `{db, actor, project, scopes}`. */
   ctx: Context;
@@ -55,7 +56,7 @@ function parseInput<T>(schema: ZodType<T>, raw: unknown): T {
   return parsed;
 }
 
-function contextFor<Params>(request: Request, params: Params, db: Database, principal: Principal): UserContext<Params> {
+function requestFor<Params>(request: Request, params: Params, db: Database, principal: Principal): UserRequest<Params> {
   return {
     request,
     params,
@@ -92,7 +93,7 @@ interface RouteOptions {
  * throws to a response (an object as JSON, null as 204, errors as PostHog's body).
  */
 export function userRoute<Params = Record<string, never>>(
-  handler: (context: UserContext<Params>) => Promise<Response | object | null>,
+  handler: (context: UserRequest<Params>) => Promise<Response | object | null>,
   options: RouteOptions = {},
 ) {
   return async (request: Request, route: RouteContext<Params>): Promise<Response> => {
@@ -100,7 +101,7 @@ export function userRoute<Params = Record<string, never>>(
       const db = await getDb();
       const principal = await authenticate(db.prisma, request);
       checkApiRateLimit(principal);
-      return respond(await handler(contextFor(request, await route.params, db, principal)), options.status ?? 200);
+      return respond(await handler(requestFor(request, await route.params, db, principal)), options.status ?? 200);
     } catch (error) {
       return toErrorResponse(error);
     }
@@ -108,7 +109,7 @@ export function userRoute<Params = Record<string, never>>(
 }
 
 /** Throws PostHog's 403 unless the caller may use `scope` (`:read` for GET/HEAD, `:write` otherwise). */
-export function requireScope(context: UserContext<unknown>, scope: ScopeObject): void {
+export function requireScope(context: UserRequest<unknown>, scope: ScopeObject): void {
   const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
   if (!hasScope(context.principal.scopes, needed)) {
     throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
@@ -123,7 +124,7 @@ export function requireScope(context: UserContext<unknown>, scope: ScopeObject):
  */
 export function projectRoute<Params extends { project_id: string }>(
   scope: ScopeObject,
-  handler: (context: ProjectContext<Params>) => Promise<Response | object | null>,
+  handler: (context: ProjectRequest<Params>) => Promise<Response | object | null>,
   options: RouteOptions = {},
 ) {
   return userRoute<Params>(async (context) => {
