@@ -4,13 +4,13 @@
  */
 import { PrivilegeLevel, RestrictionLevel } from "@/server/access/contract";
 import { assertCanEdit, isInherentEditor } from "@/server/access/service";
-import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
 import { requireDashboard } from "@/server/dashboards/service";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import type { AddCollaboratorBody } from "./contract";
+import { collaboratorResource, type CollaboratorResource } from "./present";
 import {
   deleteCollaborator,
   findActiveUserInProject,
@@ -18,31 +18,10 @@ import {
   findCollaborators,
   insertCollaborator,
   isDuplicateCollaborator,
-  type CollaboratorRow,
 } from "./store";
-
-export interface CollaboratorResource {
-  id: string;
-  dashboard_id: number;
-  user: UserBasic;
-  level: number;
-  added_at: string;
-  updated_at: string;
-}
 
 const DASHBOARD_NOT_FOUND = "Dashboard not found.";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function collaboratorResource(row: CollaboratorRow): CollaboratorResource {
-  return {
-    id: row.id,
-    dashboard_id: row.dashboardId,
-    user: toUserBasic(row.user),
-    level: row.level,
-    added_at: row.addedAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 /** The dashboard's collaborators, in the order they were added (a bare list: PostHog does not page it). */
 export async function listCollaborators(ctx: Context, dashboardId: number): Promise<CollaboratorResource[]> {
