@@ -5,7 +5,6 @@
  */
 import { expect } from "vitest";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
-import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 
@@ -101,12 +100,3 @@ export async function createDashboardAs(world: World, who: Person, body: Record<
   return answer.body.id;
 }
 
-/** A service `Context` for `who` in the world's project, as a session would give it (all scopes). */
-export function testContext(db: Database, world: World, who: Person, membershipLevel = 1): Context {
-  return {
-    db,
-    actor: { id: who.id, uuid: who.uuid, email: who.email, currentProjectId: world.projectId },
-    project: { id: world.projectId, organizationId: world.organizationId, name: "Default project", membershipLevel },
-    scopes: ["*"],
-  };
-}

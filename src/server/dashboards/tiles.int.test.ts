@@ -9,14 +9,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, registerDb } from "@/server/db";
-import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeSavedInsight } from "@/server/insights/service";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 import { findSharedDashboardWithCharts } from "@/server/sharing/service";
-import { callRoute, createWorld, testContext, type Person, type World } from "./api.fixture";
+import { testContext } from "@/server/accounts/context.fixture";
+import { callRoute, createWorld, type Person, type World } from "./api.fixture";
 import { addInsightTile } from "./service";
 
 const envItem = restRoute("environments", "dashboards/:id");
@@ -65,7 +65,8 @@ async function createOk(who: Person, body: Record<string, unknown>) {
   return answer.body as { id: number } & Record<string, any>;
 }
 
-const as = (who: Person, membershipLevel = 1) => testContext(db, world, who, membershipLevel);
+/** `who`'s service context in the world's project, as the edge builds it (membership read from the database). */
+const as = (who: Person) => testContext(db, who.id, world.projectId);
 const rectOf = (tile: any) => tile.layouts.sm;
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
@@ -235,7 +236,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
       expect(denied.body.detail).toBe("You don't have edit permissions for this dashboard.");
       expect(await db.prisma.dashboardTile.count({ where: { dashboardId: dashboard.id, deleted: false } })).toBe(4);
       expect(await db.prisma.dashboardText.count({ where: { body: "sneaky" } })).toBe(0);
-      await expect(addInsightTile(as(world.viewer), dashboard.id, { name: "Nope", query: { kind: "TrendsQuery", series: [] } })).rejects.toMatchObject({
+      await expect(addInsightTile(await as(world.viewer), dashboard.id, { name: "Nope", query: { kind: "TrendsQuery", series: [] } })).rejects.toMatchObject({
         code: "permission_denied",
       });
       expect(await db.prisma.insight.count({ where: { name: "Nope" } })).toBe(0);
@@ -248,8 +249,8 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
     it("adds an insight made by the insights service at the first free spot", async () => {
       const dashboard = await createOk(world.member, { name: "Built by hand" });
       const query = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview", math: "total" }], dateRange: { date_from: "-7d" }, trendsFilter: { display: "BoldNumber" } };
-      const one = await addInsightTile(as(world.member), dashboard.id, { name: "Views this week", query });
-      const two = await addInsightTile(as(world.member), dashboard.id, { name: "Again", description: "Same", query });
+      const one = await addInsightTile(await as(world.member), dashboard.id, { name: "Views this week", query });
+      const two = await addInsightTile(await as(world.member), dashboard.id, { name: "Again", description: "Same", query });
       expect(one.tiles.map(rectOf)).toEqual([{ x: 0, y: 0, w: 6, h: 5 }]);
       expect(two.tiles.map(rectOf)).toEqual([
         { x: 0, y: 0, w: 6, h: 5 },
@@ -264,7 +265,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
     it("refuses a query the insights API refuses, adding no tile", async () => {
       const dashboard = await createOk(world.member, { name: "Bad query" });
       await expect(
-        addInsightTile(as(world.member), dashboard.id, { name: "Funnel", query: { kind: "TrendsQuery", series: [{ event: "$pageview", math: "median" }] } }),
+        addInsightTile(await as(world.member), dashboard.id, { name: "Funnel", query: { kind: "TrendsQuery", series: [{ event: "$pageview", math: "median" }] } }),
       ).rejects.toMatchObject({ code: "invalid_input", attr: "query" });
       expect(await db.prisma.dashboardTile.count({ where: { dashboardId: dashboard.id } })).toBe(0);
     });

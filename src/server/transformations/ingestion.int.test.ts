@@ -13,7 +13,7 @@ import { createConfigInput, updateConfigInput } from "./contract";
 import { saltedHash } from "./plugins/pii";
 import { transformationRuntime } from "./runtime";
 import type { Context } from "@/server/context";
-import { testContext } from "./context.fixture";
+import { testContext } from "@/server/accounts/context.fixture";
 import { createConfig, deleteConfig, listAllConfigs, rearrangeConfigs, updateConfig } from "./service";
 
 let db: Database;
@@ -68,7 +68,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   registerDb(db);
   const owner = await bootstrap(db.prisma, { email: "transform@example.com", password: "pw12345678" });
-  ctx = testContext(db, owner);
+  ctx = await testContext(db, owner.user.id, owner.project_id);
   key = owner.project_api_key;
   for (const plugin of await db.prisma.plugin.findMany()) pluginIds.set(plugin.key, plugin.id);
 });
