@@ -285,7 +285,7 @@ describe(`GET /api/projects/:id/events/ (${testStoresName})`, () => {
         ["not json", /JSON/],
         ["[{]", /JSON/],
         [JSON.stringify([{ key: "a", operator: "like", value: "x" }]), /^properties\[0\]\.operator: Unknown operator 'like'/],
-        [JSON.stringify([{ key: "a", type: "cohort", value: 1 }]), /not supported/],
+        [JSON.stringify([{ key: "a", type: "cohort", value: 1 }]), /^properties\[0\]\.key: A cohort filter's key must be "id"/],
         [JSON.stringify([{ key: "a", type: "element", value: 1 }]), /not supported/],
         [JSON.stringify([{ key: "a", operator: "regex", value: "(" }]), /Invalid regular expression/],
         // PostgreSQL runs these; RE2 (the in-memory matcher, ClickHouse) cannot: one rule for both stores.

@@ -27,7 +27,7 @@ export const PROPERTY_OPERATORS = [
 ] as const;
 export type PropertyOperator = (typeof PROPERTY_OPERATORS)[number];
 
-/** Whose properties a filter reads. PostHog's others (cohort, group, element, …) are not supported. */
+/** Whose properties a filter reads. Cohort leaves have their own schema; PostHog's others (group, element, …) are not supported. */
 export const PROPERTY_FILTER_TYPES = ["event", "person"] as const;
 export type PropertyFilterType = (typeof PROPERTY_FILTER_TYPES)[number];
 
@@ -53,8 +53,8 @@ export interface PropertyFilter {
 
 /**
  * A cohort leaf, as PostHog writes it (`{type: "cohort", key: "id", value: 42}`): membership
- * of the person in a cohort. The schema does not accept it yet; each target compiles it
- * through the cohort resolver its caller passes (tree.ts), and refuses it without one.
+ * of the person in a cohort. Each target compiles it through the cohort resolver its caller
+ * passes (tree.ts), and refuses it without one.
  */
 export interface CohortFilter {
   type: "cohort";
@@ -175,6 +175,17 @@ export const propertyFilterSchema = z
     }
   });
 
+/** `{type: "cohort", key: "id", value: N}`; `operator` in (default) or not_in, as PostHog's flags and filters write it. */
+export const cohortFilterSchema = z
+  .object({
+    type: z.literal("cohort"),
+    key: z.literal("id", { error: 'A cohort filter\'s key must be "id".' }),
+    value: z.union([z.number(), z.string().regex(/^\d{1,10}$/, "A cohort filter's value must be a cohort id.")], { error: "A cohort filter's value must be a cohort id." }).transform(Number).pipe(z.number().int().positive().max(2_147_483_647, "A cohort filter's value must be a cohort id.")),
+    operator: z.enum(["in", "not_in"], { error: "A cohort filter's operator must be 'in' or 'not_in'." }).nullish(),
+    negation: z.boolean().nullish(),
+  })
+  .transform((raw): CohortFilter => ({ type: "cohort", key: "id", value: raw.value, operator: raw.operator ?? "in", negation: raw.negation ?? false }));
+
 type Parsed<T> = { success: true; data: T } | { success: false; issues: { message: string; path: PropertyKey[] }[] };
 
 function fromZod<T>(result: z.ZodSafeParseResult<T>): Parsed<T> {
@@ -188,6 +199,7 @@ function parseNode(input: unknown): Parsed<PropertyNode> {
   }
   const type = (input as { type?: unknown }).type;
   if (type === "AND" || type === "OR") return fromZod(propertyGroupSchema.safeParse(input));
+  if (type === "cohort") return fromZod(cohortFilterSchema.safeParse(input));
   return fromZod(propertyFilterSchema.safeParse(type === undefined || type === null ? { ...input, type: "event" } : input));
 }
 

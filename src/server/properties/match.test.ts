@@ -239,7 +239,8 @@ describe("the filter schema", () => {
 
   it("rejects what it cannot evaluate, saying where", () => {
     expect(issue([{ key: "a", operator: "like", value: "x" }])).toMatchObject({ path: [0, "operator"], message: expect.stringMatching(/Unknown operator 'like'/) });
-    expect(issue([{ key: "a", type: "cohort", value: 3 }])).toMatchObject({ path: [0, "type"], message: expect.stringMatching(/not supported/) });
+    expect(issue([{ key: "a", type: "cohort", value: 3 }])).toMatchObject({ path: [0, "key"], message: expect.stringMatching(/key must be "id"/) });
+    expect(issue([{ key: "id", type: "cohort", value: "x" }])).toMatchObject({ path: [0, "value"], message: expect.stringMatching(/cohort id/) });
     expect(issue([{ key: "", value: "x" }])).toMatchObject({ path: [0, "key"] });
     expect(issue([{ value: "x" }])).toMatchObject({ path: [0, "key"] });
     expect(issue([{ key: "a" }])).toMatchObject({ path: [0, "value"], message: expect.stringMatching(/required/) });
