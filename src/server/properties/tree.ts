@@ -6,7 +6,7 @@
  *
  * Cohorts plug in here: a caller that can read cohorts passes a resolver that turns a cohort
  * leaf into that target's person-set test; without one a cohort leaf is refused with
- * COHORTS_UNSUPPORTED (no caller passes one yet; the schema does not accept cohort leaves).
+ * COHORTS_UNSUPPORTED (the event stores pass one: db/events/cohorts.ts; flags their own).
  */
 import { AppError } from "@/server/errors";
 import { isCohortFilter, isPropertyGroup, type CohortFilter, type PropertyFilter, type PropertyNode } from "./contract";
@@ -67,7 +67,7 @@ export function propertyLeaves(node: PropertyNode): PropertyFilter[] {
   return isCohortFilter(node) ? [] : [node];
 }
 
-/** Whether a tree reads person properties or cohorts (the caller then joins persons). */
+/** Whether a tree reads person properties (the caller then joins persons; cohort leaves test the event's person id alone). */
 export function readsPersonProperties(node: PropertyNode): boolean {
-  return isPropertyGroup(node) ? node.values.some(readsPersonProperties) : node.type === "person" || node.type === "cohort";
+  return isPropertyGroup(node) ? node.values.some(readsPersonProperties) : node.type === "person";
 }

@@ -5,6 +5,7 @@
  * same statement, folding all but the top ones into "other".
  */
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
+import { postgresCohortResolver } from "./cohorts";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { trendBucket, trendConditions, trendTotalsStatement } from "./sql";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendQuery } from "./trend-query";
@@ -20,7 +21,7 @@ export function postgresTrendStatement(projectId: number, query: TrendQuery): { 
   const join = person ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
   const columns = { event: "e.properties", person: person ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
 
-  const where = trendConditions(params, projectId, query, (group) => propertiesSql(group, { params, columns, now: query.now }));
+  const where = trendConditions(params, projectId, query, (group) => propertiesSql(group, { params, columns, now: query.now, cohort: postgresCohortResolver(params) }));
   const local = trendBucket(POSTGRES_EVENTS, params, query);
   // One bucket for the whole range: grouped by a constant.
   const bucket = local ?? "NULL::timestamp";

@@ -10,6 +10,7 @@ import { isPropertyGroup, type PropertyNode } from "@/server/properties/contract
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
 import { compileSelect, compileWhere, readsPerson } from "@/server/hogql/compile";
 import type { EventListQuery, EventValuesQuery } from "./list-query";
+import { cohortIdsOf, postgresCohortResolver, requireCohorts } from "./cohorts";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "./sql";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
@@ -101,6 +102,7 @@ function listFrom(projectId: number, query: EventListQuery, params: SqlParams, n
         params,
         columns: { event: "e.properties", person: person ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" },
         now,
+        cohort: postgresCohortResolver(params),
       }),
     );
   }
@@ -149,6 +151,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf([query.properties]));
     const params = new SqlParams();
     const from = listFrom(projectId, query, params, page.now, page.cursor);
     const limit = params.add(page.limit, "int");
@@ -157,6 +160,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf([query.properties]));
     const params = new SqlParams();
     const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: "pp.properties" } });
     const from = listFrom(projectId, query, params, page.now, compiled.groupBy !== null ? null : page.cursor);
@@ -185,6 +189,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
     const statement = postgresTrendStatement(projectId, query);
     return this.sql.query<TrendRow>(statement.text, statement.values);
   }

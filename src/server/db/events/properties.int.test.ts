@@ -143,6 +143,7 @@ const typesWhere = (text: string) => TYPES.filter((type) => answers(text)[type])
 interface Stored {
   uuid: string;
   distinctId: string;
+  personId: string | null;
   properties: Record<string, unknown>;
   person: Record<string, unknown> | null;
 }
@@ -172,12 +173,13 @@ async function storedEvents(projectId: number): Promise<Stored[]> {
   const rows = await db.events.list(projectId, listQuery(null), { limit: 1000, offset: 0, cursor: null, now: NOW });
   const persons = await db.sql.query<{ uuid: string; properties: Record<string, unknown> }>(`SELECT uuid::text AS uuid, properties FROM persons WHERE project_id = $1`, [projectId]);
   const byUuid = new Map(persons.map((person) => [person.uuid, person.properties]));
-  return rows.map((row) => ({ uuid: row.uuid, distinctId: row.distinct_id, properties: row.properties, person: row.person_id ? (byUuid.get(row.person_id) ?? null) : null }));
+  return rows.map((row) => ({ uuid: row.uuid, distinctId: row.distinct_id, personId: row.person_id, properties: row.properties, person: row.person_id ? (byUuid.get(row.person_id) ?? null) : null }));
 }
 
 let tableProject: number;
 let corpusProject: number;
 let corpus: Stored[];
+let corpusPersons: string[];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -201,6 +203,7 @@ beforeAll(async () => {
   ];
   const persons: string[] = [];
   for (const properties of personProps) persons.push(await insertPerson(corpusProject, properties));
+  corpusPersons = persons;
   const events = [
     ...VALUES.map((v, i) => ({ v, $browser: i % 2 ? "Chrome" : "Firefox" })),
     {},
@@ -289,5 +292,101 @@ describe(`property filters in the event store agree with the matcher (${testStor
       if (chosen > 0 && chosen < corpus.length) nonEmpty++;
     }
     expect(nonEmpty).toBeGreaterThan(FILTERS.length * 0.8);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Cohort leaves: membership is the rows of cohort_people (the cohorts domain fills them;
+// here they are written directly), events carry the person's uuid.
+
+/** A cohort of the project with these members (person uuids); returns its id. */
+async function insertCohort(projectId: number, members: string[], options: { deleted?: boolean; isStatic?: boolean; name?: string } = {}): Promise<number> {
+  const [row] = await db.sql.query<{ id: number }>(
+    `INSERT INTO cohorts (project_id, name, is_static, deleted, updated_at) VALUES ($1, $2, $3, $4, now()) RETURNING id`,
+    [projectId, options.name ?? "cohort", options.isStatic ?? false, options.deleted ?? false],
+  );
+  if (members.length > 0) {
+    await db.sql.query(`INSERT INTO cohort_people (cohort_id, person_id) SELECT $1::int, id FROM persons WHERE uuid = ANY($2::uuid[])`, [row!.id, members]);
+  }
+  return row!.id;
+}
+
+describe(`cohort filters in the event store agree with the matcher (${testStoresName})`, () => {
+  const cohorts: Record<string, number> = {};
+  const members = new Map<number, Set<string>>();
+
+  beforeAll(async () => {
+    const define = async (name: string, people: string[], options: { deleted?: boolean; isStatic?: boolean } = {}) => {
+      cohorts[name] = await insertCohort(corpusProject, people, { ...options, name });
+      members.set(cohorts[name]!, new Set(people));
+    };
+    await define("first two", [corpusPersons[0]!, corpusPersons[1]!]);
+    await define("third (static)", [corpusPersons[2]!], { isStatic: true });
+    await define("empty", []);
+    await define("deleted", [corpusPersons[0]!], { deleted: true });
+    cohorts.elsewhere = await insertCohort(tableProject, [], { name: "another project's" });
+  });
+
+  /** The expected selection: the matcher, told each row's person's memberships. */
+  function expected(group: PropertyGroup): string[] {
+    return corpus
+      .filter((row) =>
+        matchesProperties(group, { event: row.properties, person: row.person }, {
+          now: NOW,
+          cohort: (filter) => () => {
+            const member = row.personId !== null && (members.get(filter.value)?.has(row.personId) ?? false);
+            return filter.operator === "not_in" ? !member : member;
+          },
+        }),
+      )
+      .map((row) => row.distinctId)
+      .sort();
+  }
+
+  const cases: [string, () => unknown, (n: number) => boolean][] = [
+    ["in", () => [{ type: "cohort", key: "id", value: cohorts["first two"] }], (n) => n > 0 && n < corpus.length],
+    ["in, the id as a string", () => [{ type: "cohort", key: "id", value: String(cohorts["first two"]) }], (n) => n > 0],
+    ["a static cohort", () => [{ type: "cohort", key: "id", value: cohorts["third (static)"], operator: "in" }], (n) => n > 0],
+    ["not_in (events without a person are in no cohort)", () => [{ type: "cohort", key: "id", value: cohorts["first two"], operator: "not_in" }], (n) => n > 0],
+    ["negated", () => [{ type: "cohort", key: "id", value: cohorts["third (static)"], negation: true }], (n) => n > 0],
+    ["not_in negated is in", () => [{ type: "cohort", key: "id", value: cohorts["first two"], operator: "not_in", negation: true }], (n) => n > 0],
+    ["the empty cohort", () => [{ type: "cohort", key: "id", value: cohorts.empty }], (n) => n === 0],
+    ["not in the empty cohort: every event", () => [{ type: "cohort", key: "id", value: cohorts.empty, operator: "not_in" }], (n) => n === corpus.length],
+    [
+      "nested in OR with an event filter",
+      () => ({ type: "OR", values: [{ type: "cohort", key: "id", value: cohorts["third (static)"] }, { key: "$browser", value: "Chrome" }] }),
+      (n) => n > 0,
+    ],
+    [
+      "two cohorts and a person filter, AND within OR",
+      () => ({
+        type: "OR",
+        values: [
+          { type: "AND", values: [{ type: "cohort", key: "id", value: cohorts["first two"] }, { key: "plan", type: "person", value: "pro" }] },
+          { type: "AND", values: [{ type: "cohort", key: "id", value: cohorts["third (static)"], operator: "not_in" }, { key: "v", operator: "is_set" }] },
+        ],
+      }),
+      (n) => n > 0,
+    ],
+    ["the same cohort twice", () => [{ type: "cohort", key: "id", value: cohorts["first two"] }, { type: "cohort", key: "id", value: cohorts["first two"], operator: "in" }], (n) => n > 0],
+  ];
+
+  it.each(cases)("%s", async (_label, filter, plausible) => {
+    const group = propertiesParamSchema.parse(filter());
+    const want = expected(group);
+    expect(plausible(want.length), `the case selects what it means to (${want.length} of ${corpus.length})`).toBe(true);
+    expect(await selectedByStore(corpusProject, group)).toEqual(want);
+  });
+
+  it.each([
+    ["an unknown cohort", () => 2_000_000_000],
+    ["a deleted cohort", () => cohorts.deleted!],
+    ["another project's cohort", () => cohorts.elsewhere!],
+  ])("%s is a 400 that says the same whatever the reason", async (_label, id) => {
+    const group = propertiesParamSchema.parse({ type: "OR", values: [{ key: "v", operator: "is_set" }, { type: "cohort", key: "id", value: id() }] });
+    await expect(selectedByStore(corpusProject, group)).rejects.toMatchObject({
+      code: "invalid_input",
+      message: `properties: cohort ${id()} does not exist in this project (or was deleted).`,
+    });
   });
 });

@@ -12,7 +12,7 @@ import { AppError } from "@/server/errors";
 import { chFilterSql } from "@/server/properties/clickhouse";
 import type { PropertyFilter, PropertyNode } from "@/server/properties/contract";
 import { propertiesSql, SqlParams } from "@/server/properties/sql";
-import { propertyLeaves } from "@/server/properties/tree";
+import { propertyLeaves, type CohortResolver } from "@/server/properties/tree";
 import type { ChParams } from "./params";
 
 /** Persons one filter is resolved to: the uuids it holds for, or (`complement`) those it fails for. */
@@ -32,6 +32,8 @@ export interface ChPropertyContext {
   personColumn: string;
   persons: ReadonlyMap<PropertyFilter, PersonSet>;
   now: Date;
+  /** Cohort leaves (../cohorts.ts `clickHouseCohortResolver`): without it, a cohort leaf is refused. */
+  cohort?: CohortResolver<string>;
 }
 
 /**
@@ -95,5 +97,6 @@ export function chPropertiesSql(node: PropertyNode, context: ChPropertyContext):
     now: context.now,
     // Negation is part of the resolved set (the leaf was evaluated whole).
     person: (filter) => personSetSql(context.persons.get(filter)!, context.params, context.personColumn),
+    cohort: context.cohort,
   });
 }

@@ -14,6 +14,7 @@ import type { EventListQuery, EventValuesQuery } from "../list-query";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "../sql";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
+import { clickHouseCohortResolver, cohortIdsOf, cohortMembers, requireCohorts } from "../cohorts";
 import { CLICKHOUSE_EVENTS, SMALL_ANSWER } from "./dialect";
 import { CLICKHOUSE_HOGQL } from "./hogql";
 import { hogqlPersons, type HogqlPersons } from "./hogql-persons";
@@ -160,8 +161,11 @@ export class ClickHouseEventStore implements EventStore {
       where.push(compileCondition(expr, index, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL }));
     }
     if (query.properties !== null) {
+      const cohortIds = cohortIdsOf([query.properties]);
+      await requireCohorts(this.sql, projectId, cohortIds);
+      const cohort = clickHouseCohortResolver(await cohortMembers(this.sql, cohortIds), params);
       const personSets = await resolvePersonFilters(this.sql, projectId, query.properties, now);
-      where.push(chPropertiesSql(query.properties, { params, column: "e.properties", personColumn: "e.person_id", persons: personSets, now }));
+      where.push(chPropertiesSql(query.properties, { params, column: "e.properties", personColumn: "e.person_id", persons: personSets, now, cohort }));
     }
     return `FROM ${this.table} AS e WHERE ${where.join(" AND ")}`;
   }
@@ -220,12 +224,15 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    const cohortIds = cohortIdsOf(query.filters);
+    await requireCohorts(this.sql, projectId, cohortIds);
+    const cohorts = await cohortMembers(this.sql, cohortIds);
     const persons = new Map<PropertyFilter, PersonSet>();
     for (const group of query.filters) {
       for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
     }
     const personValues = query.breakdown?.type === "person" ? await this.personValues(projectId, query.breakdown.key) : null;
-    const statement = clickHouseTrendStatement(this.table, projectId, query, persons, personValues);
+    const statement = clickHouseTrendStatement(this.table, projectId, query, persons, personValues, cohorts);
     const rows = await this.rows<{ value: string | null; bucket: string | null; n: number }>(statement.text, statement.params);
     return rows.map((row) => ({ value: row.value, bucket: row.bucket, n: Number(row.n) }));
   }

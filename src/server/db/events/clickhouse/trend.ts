@@ -9,6 +9,7 @@
  * store reads the persons that have one there and the statement maps `person_id` to it.
  */
 import type { PropertyFilter } from "@/server/properties/contract";
+import { clickHouseCohortResolver } from "../cohorts";
 import { trendBucket, trendConditions, trendTotalsStatement } from "../sql";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendQuery } from "../trend-query";
 import { CLICKHOUSE_EVENTS } from "./dialect";
@@ -31,10 +32,12 @@ export function clickHouseTrendStatement(
   query: TrendQuery,
   persons: ReadonlyMap<PropertyFilter, PersonSet>,
   personValues: PersonValues | null,
+  cohorts: ReadonlyMap<number, readonly string[]> = new Map(),
 ): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
+  const cohort = clickHouseCohortResolver(cohorts, params);
   const where = trendConditions(params, projectId, query, (group) =>
-    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons, now: query.now }),
+    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons, now: query.now, cohort }),
   );
   const from = `FROM ${table} AS e WHERE ${where.join(" AND ")}`;
   const local = trendBucket(CLICKHOUSE_EVENTS, params, query);
