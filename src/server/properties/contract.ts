@@ -180,7 +180,7 @@ export const cohortFilterSchema = z
   .object({
     type: z.literal("cohort"),
     key: z.literal("id", { error: 'A cohort filter\'s key must be "id".' }),
-    value: z.union([z.number(), z.string().regex(/^\d{1,10}$/, "A cohort filter's value must be a cohort id.")], { error: "A cohort filter's value must be a cohort id." }).transform(Number).pipe(z.number().int().positive().max(2_147_483_647, "A cohort filter's value must be a cohort id.")),
+    value: z.union([z.number(), z.string().regex(/^\d{1,10}$/, "A cohort filter's value must be a cohort id.")], { error: "A cohort filter's value must be a cohort id." }).transform(Number).refine((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647, "A cohort filter's value must be a cohort id."),
     operator: z.enum(["in", "not_in"], { error: "A cohort filter's operator must be 'in' or 'not_in'." }).nullish(),
     negation: z.boolean().nullish(),
   })
