@@ -8,7 +8,8 @@ export interface ChartSeries {
   data: number[];
   labels: string[];
   aggregated_value?: number;
-  breakdown_value?: string;
+  /** A cohort breakdown's is the cohort id (or "all"): the label names the cohort. */
+  breakdown_value?: string | number;
 }
 
 /** PostHog's breakdown markers (src/server/insights/trends.ts), shown in words. */
@@ -22,11 +23,11 @@ const colorAt = (index: number) => PALETTE[index % PALETTE.length]!;
 const numberFormat = new Intl.NumberFormat("en-US");
 const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
 
-/** A series' name: its breakdown value in words, else its label. */
+/** A series' name: its breakdown value in words, else its label (a cohort's label holds its name). */
 export function seriesName(series: ChartSeries): string {
   if (series.breakdown_value === BREAKDOWN_OTHER) return "Other";
   if (series.breakdown_value === BREAKDOWN_NULL) return "(none)";
-  return series.breakdown_value ?? series.label;
+  return typeof series.breakdown_value === "string" ? series.breakdown_value : series.label;
 }
 
 /** The display a query asks for (`trendsFilter.display`), bare or inside an InsightVizNode. */

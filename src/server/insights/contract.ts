@@ -24,7 +24,11 @@ export const TOTAL_VALUE_DISPLAYS = ["BoldNumber", "ActionsPie", "ActionsBarValu
 export const DISPLAYS = [...TIME_SERIES_DISPLAYS, ...TOTAL_VALUE_DISPLAYS] as const;
 export type Display = (typeof DISPLAYS)[number];
 
-export const BREAKDOWN_TYPES = ["event", "person"] as const;
+export const BREAKDOWN_TYPES = ["event", "person", "cohort"] as const;
+/** A cohort breakdown's values: cohort ids, or "all" (everyone, PostHog's ALL_USERS_COHORT_ID). */
+export type CohortBreakdownValue = number | "all";
+/** The most cohorts one breakdown may name: each is one pass over the events. */
+export const MAX_COHORT_BREAKDOWN = 25;
 /** PostHog's breakdown limit was 10 for years (now 25); the issue asks for top 10 plus "other". */
 export const DEFAULT_BREAKDOWN_LIMIT = 10;
 export const MAX_BREAKDOWN_LIMIT = 100;
@@ -66,15 +70,44 @@ export const dateRangeSchema = z.looseObject({
 
 const intervalSchema = z.enum(INTERVALS, { error: (issue) => `interval ${shown(issue.input)} is not supported; use one of ${INTERVALS.join(", ")}.` });
 
+const COHORT_BREAKDOWN_HELP = `a cohort breakdown takes a cohort id, "all" (all users), or a list of up to ${MAX_COHORT_BREAKDOWN} of them.`;
+
+/** A cohort breakdown's `breakdown` (PostHog: an id, "all", or a list of them; ids may come as digit strings), each value once. */
+function cohortBreakdownValues(input: unknown): CohortBreakdownValue[] | null {
+  const list = Array.isArray(input) ? input : [input];
+  if (list.length === 0 || list.length > MAX_COHORT_BREAKDOWN) return null;
+  const values: CohortBreakdownValue[] = [];
+  for (const item of list) {
+    let value: CohortBreakdownValue;
+    if (item === "all") value = "all";
+    else if (typeof item === "number" || (typeof item === "string" && /^\d{1,10}$/.test(item))) value = Number(item);
+    else return null;
+    if (value !== "all" && !(Number.isInteger(value) && value > 0 && value <= INT4_MAX)) return null;
+    if (!values.includes(value)) values.push(value);
+  }
+  return values;
+}
+
 export const breakdownFilterSchema = z
   .looseObject({
-    breakdown: z.string({ error: "breakdown must be a property name (a string)." }).min(1, "breakdown must not be empty.").max(400).nullish(),
+    // A property name; for breakdown_type "cohort", cohort ids (both checked below, by type).
+    breakdown: z.union([z.string(), z.number(), z.array(z.unknown())], { error: "breakdown must be a property name (a string)." }).nullish(),
     breakdown_type: z
-      .enum(BREAKDOWN_TYPES, { error: (issue) => `breakdown_type ${shown(issue.input)} is not supported; use 'event' or 'person'.` })
+      .enum(BREAKDOWN_TYPES, { error: (issue) => `breakdown_type ${shown(issue.input)} is not supported; use 'event', 'person' or 'cohort'.` })
       .nullish(),
     breakdown_limit: z.number().int("breakdown_limit must be an integer.").min(1).max(MAX_BREAKDOWN_LIMIT).nullish(),
     breakdown_hide_other_aggregation: z.boolean().nullish(),
     breakdowns: z.array(z.unknown()).max(0, "Multiple breakdowns (breakdowns) are not supported; use breakdown.").nullish(),
+  })
+  .superRefine((filter, ctx) => {
+    if (filter.breakdown === null || filter.breakdown === undefined) return;
+    if (filter.breakdown_type === "cohort") {
+      if (!cohortBreakdownValues(filter.breakdown)) ctx.addIssue({ code: "custom", message: `breakdown: ${COHORT_BREAKDOWN_HELP}`, path: ["breakdown"] });
+    } else if (typeof filter.breakdown !== "string") {
+      ctx.addIssue({ code: "custom", message: "breakdown must be a property name (a string).", path: ["breakdown"] });
+    } else if (filter.breakdown.length === 0 || filter.breakdown.length > 400) {
+      ctx.addIssue({ code: "custom", message: "breakdown must be a property name of 1 to 400 characters.", path: ["breakdown"] });
+    }
   })
   .nullish();
 
@@ -151,7 +184,20 @@ export interface TrendsSpec {
   totalValue: boolean;
   properties: PropertyGroup | null;
   series: { event: string | null; math: Math; properties: PropertyGroup | null; name: string | null; custom_name: string | null }[];
-  breakdown: { key: string; type: "event" | "person"; limit: number; hideOther: boolean } | null;
+  breakdown: { key: string; type: "event" | "person"; limit: number; hideOther: boolean } | { type: "cohort"; cohorts: CohortBreakdownValue[] } | null;
+}
+
+/** The breakdown of a parsed filter (its shape per type checked by breakdownFilterSchema). */
+function breakdownSpec(filter: z.output<typeof breakdownFilterSchema>): TrendsSpec["breakdown"] {
+  const breakdown = filter?.breakdown;
+  if (breakdown === null || breakdown === undefined || breakdown === "") return null;
+  if (filter!.breakdown_type === "cohort") return { type: "cohort", cohorts: cohortBreakdownValues(breakdown)! };
+  return {
+    key: String(breakdown),
+    type: filter!.breakdown_type ?? "event",
+    limit: filter!.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
+    hideOther: filter!.breakdown_hide_other_aggregation ?? false,
+  };
 }
 
 function andGroups(a: PropertyGroup | null, b: PropertyGroup | null): PropertyGroup | null {
@@ -180,14 +226,8 @@ export function trendsSpec(query: TrendsQueryInput, override: FiltersOverride | 
       name: node.name ?? null,
       custom_name: node.custom_name ?? null,
     })),
-    breakdown: breakdownFilter?.breakdown
-      ? {
-          key: breakdownFilter.breakdown,
-          type: breakdownFilter.breakdown_type ?? "event",
-          limit: breakdownFilter.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
-          hideOther: breakdownFilter.breakdown_hide_other_aggregation ?? false,
-        }
-      : null,
+    breakdown: breakdownSpec(breakdownFilter),
+
   };
 }
 

@@ -39,6 +39,7 @@ import {
   insertTile,
   recordLastRefresh,
   removeTiles,
+  requireTrendCohorts,
   restoreTile,
   updateInsightRow,
   type InsightRow,
@@ -125,7 +126,8 @@ export async function computeInsight(db: Database, projectId: number, source: In
   const zone = await projectZone(db.prisma, projectId);
   const now = options.now ?? new Date();
   const answer = await resultCache.get(cacheKey(projectId, zone, spec), options.refresh ?? "blocking", async () => {
-    const { results, hasMore, range } = await computeTrends(db.events, projectId, spec, zone, now);
+    const cohortNames = await requireTrendCohorts(db.sql, projectId, spec);
+    const { results, hasMore, range } = await computeTrends(db.events, projectId, spec, zone, now, cohortNames);
     const value: CachedAnswer = {
       results,
       hasMore,
@@ -249,12 +251,13 @@ export async function computeResult(ctx: Context, request: ComputeRequest): Prom
   return computeInsight(ctx.db, ctx.project.id, { query: request.query }, options);
 }
 
-/** Before storing a query: it parses, and the event store accepts its regular expressions (else a 400 now, not on every read). */
-async function checkQuery(db: Database, query: unknown): Promise<void> {
+/** Before storing a query: it parses, the event store accepts its regular expressions, its cohorts are the project's (else a 400 now, not on every read). */
+async function checkQuery(db: Database, projectId: number, query: unknown): Promise<void> {
   const spec = trendsSpec(parseQuery(query));
   await guarded(async () => {
     for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await db.events.checkFilters(group);
   });
+  await requireTrendCohorts(db.sql, projectId, spec);
 }
 
 /**
@@ -296,7 +299,7 @@ async function assertCanEditInsight(tx: Tx, ctx: Context, insightId: number): Pr
 export async function createInsight(ctx: Context, body: InsightCreateBody): Promise<InsightResource> {
   const { db } = ctx;
   const projectId = ctx.project.id;
-  await checkQuery(db, body.query);
+  await checkQuery(db, projectId, body.query);
   const id = await inTransaction(db, async (tx) => {
     const created = await insertInsight(tx, {
       shortId: newInsightShortId(),
@@ -340,7 +343,7 @@ function activityFields(row: Pick<InsightRow, "name" | "derivedName" | "descript
 export async function updateInsight(ctx: Context, id: number, body: InsightUpdateBody): Promise<InsightResource> {
   const { db } = ctx;
   const projectId = ctx.project.id;
-  if (body.query !== undefined) await checkQuery(db, body.query);
+  if (body.query !== undefined) await checkQuery(db, projectId, body.query);
   await inTransaction(db, async (tx) => {
     const row = await requireInsight(tx, projectId, id, body.deleted === false ? "any" : "live");
     await assertCanEditInsight(tx, ctx, id);

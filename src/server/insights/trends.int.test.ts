@@ -355,3 +355,90 @@ describe(`trends (${testStoresName})`, () => {
     await expect(trends(pageviews({ properties: [{ key: "$browser", operator: "regex", value: "(?<name>a)b" }] }))).rejects.toMatchObject({ code: "invalid_input" });
   });
 });
+
+describe(`trends with cohorts (${testStoresName})`, () => {
+  const cohorts: Record<string, number> = {};
+
+  /** A cohort of these distinct ids' persons, written as the cohorts domain writes its members. */
+  async function defineCohort(name: string, distinctIds: string[], options: { deleted?: boolean; isStatic?: boolean } = {}) {
+    const [row] = await db.sql.query<{ id: number }>(`INSERT INTO cohorts (project_id, name, is_static, deleted, updated_at) VALUES ($1, $2, $3, $4, now()) RETURNING id`, [
+      projectId,
+      name,
+      options.isStatic ?? false,
+      options.deleted ?? false,
+    ]);
+    await db.sql.query(
+      `INSERT INTO cohort_people (cohort_id, person_id) SELECT DISTINCT $1::int, person_id FROM person_distinct_ids WHERE project_id = $2 AND distinct_id = ANY($3::text[])`,
+      [row!.id, projectId, distinctIds],
+    );
+    cohorts[name] = row!.id;
+  }
+
+  beforeAll(async () => {
+    await defineCohort("Pros", ["alice"]);
+    await defineCohort("Bob and Carol", ["bob", "carol"], { isStatic: true });
+    await defineCohort("Nobody", []);
+    await defineCohort("Deleted", ["alice"], { deleted: true });
+  });
+
+  const inCohort = (name: string, extra: Record<string, unknown> = {}) => ({ type: "cohort", key: "id", value: cohorts[name], ...extra });
+
+  it("filters by cohort, per query and per series, following merges (anon-x is alice)", async () => {
+    // Every pageview of 1–4 March: [3, 6, 0, 3].
+    expect((await trends(pageviews({ properties: [inCohort("Pros")] })))[0]!.data).toEqual([2, 2, 0, 0]);
+    expect((await trends(pageviews({ series: [{ event: "$pageview", properties: [inCohort("Bob and Carol")] }] })))[0]!.data).toEqual([1, 1, 0, 1]);
+    // Not in: everyone else, the person-less ghosts included.
+    expect((await trends(pageviews({ properties: [inCohort("Pros", { operator: "not_in" })] })))[0]!.data).toEqual([1, 4, 0, 3]);
+    expect((await trends(pageviews({ properties: { type: "OR", values: [inCohort("Pros"), inCohort("Bob and Carol")] } })))[0]!.data).toEqual([3, 3, 0, 1]);
+    expect((await trends(pageviews({ properties: [inCohort("Nobody")] })))[0]!.data).toEqual([0, 0, 0, 0]);
+    const users = await trends(pageviews({ series: [{ event: "$pageview", math: "dau" }], properties: [inCohort("Bob and Carol", { negation: true })] }));
+    expect(users[0]!.data).toEqual([1, 3, 0, 1]);
+  });
+
+  it("breaks down by cohorts: one series per cohort in the order given, labelled with its name, 'all' for everyone", async () => {
+    const results = await trends(pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown: [cohorts["Bob and Carol"], "all", String(cohorts.Pros), cohorts.Nobody] } }));
+    expect(results.map((r) => [r.breakdown_value, r.label, r.data, r.count])).toEqual([
+      [cohorts["Bob and Carol"], "$pageview - Bob and Carol", [1, 1, 0, 1], 3],
+      ["all", "$pageview - all users", [3, 6, 0, 3], 12],
+      [cohorts.Pros, "$pageview - Pros", [2, 2, 0, 0], 4],
+      [cohorts.Nobody, "$pageview - Nobody", [0, 0, 0, 0], 0],
+    ]);
+    const answer = await compute(projectId, pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown: cohorts.Pros } }));
+    expect(answer.hasMore).toBe(false);
+    expect(answer.result!.map((r) => [r.breakdown_value, r.data])).toEqual([[cohorts.Pros, [2, 2, 0, 0]]]);
+  });
+
+  it("breaks down several series by cohorts, with filters, unique users and the number display", async () => {
+    const results = await trends({
+      kind: "TrendsQuery",
+      series: [{ event: "$pageview", math: "dau" }, { event: "purchase" }],
+      dateRange: MARCH_1_TO_4,
+      properties: [{ key: "$browser", operator: "is_not", value: "Safari" }],
+      breakdownFilter: { breakdown_type: "cohort", breakdown: [cohorts.Pros, cohorts["Bob and Carol"]] },
+    });
+    expect(results.map((r) => [r.label, r.data])).toEqual([
+      ["$pageview - Pros", [1, 1, 0, 0]],
+      ["$pageview - Bob and Carol", [1, 1, 0, 1]],
+      ["purchase - Pros", [0, 0, 0, 0]],
+      ["purchase - Bob and Carol", [0, 1, 0, 0]],
+    ]);
+    const number = await trends(pageviews({ trendsFilter: { display: "BoldNumber" }, breakdownFilter: { breakdown_type: "cohort", breakdown: ["all", cohorts.Pros] } }));
+    expect(number.map((r) => [r.breakdown_value, r.aggregated_value])).toEqual([
+      ["all", 12],
+      [cohorts.Pros, 4],
+    ]);
+  });
+
+  it("answers 400 for an unknown or deleted cohort, in filters and in the breakdown, and for a breakdown that is no list of cohorts", async () => {
+    await expect(trends(pageviews({ properties: [inCohort("Deleted")] }))).rejects.toMatchObject({ code: "invalid_input", attr: "properties" });
+    await expect(trends(pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown: [cohorts.Pros, 2_000_000_000] } }))).rejects.toMatchObject({
+      code: "invalid_input",
+      attr: "breakdown",
+      message: "breakdown: cohort 2000000000 does not exist in this project (or was deleted).",
+    });
+    for (const breakdown of ["$browser", [], Array.from({ length: 26 }, (_, i) => i + 1), [2 ** 31], [-1], [1.5], [null], [{}], ["1e3"]]) {
+      await expect(trends(pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown } })), JSON.stringify(breakdown)).rejects.toThrow(/cohort breakdown takes a cohort id/);
+    }
+    await expect(trends(pageviews({ breakdownFilter: { breakdown_type: "event", breakdown: [1] } }))).rejects.toThrow(/property name/);
+  });
+});

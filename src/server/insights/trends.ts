@@ -12,7 +12,7 @@ import { guarded } from "@/server/events/service";
 import { BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
-import type { Math, TrendsSpec } from "./contract";
+import type { CohortBreakdownValue, Math, TrendsSpec } from "./contract";
 import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "./date-range";
 
 export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
@@ -41,8 +41,8 @@ export interface TrendsSeriesResult {
   days: string[];
   /** Total-value displays (BoldNumber, …): the value over the whole range. */
   aggregated_value?: number;
-  /** With a breakdown: the property's value, BREAKDOWN_NULL or BREAKDOWN_OTHER. */
-  breakdown_value?: string;
+  /** With a breakdown: the property's value, BREAKDOWN_NULL or BREAKDOWN_OTHER; by cohorts, the cohort's id or "all" (as PostHog). */
+  breakdown_value?: string | number;
   action: TrendsAction;
 }
 
@@ -74,15 +74,37 @@ function zeroFilled(rows: TrendRow[], buckets: (string | null)[], breakdown: boo
   return new Map([...counts].map(([value, byBucket]) => [value, buckets.map((bucket) => byBucket.get(bucket) ?? 0)]));
 }
 
-/** Computes every series of `spec` for the project, in its time zone, as of `now`. */
-export async function computeTrends(store: EventStore, projectId: number, spec: TrendsSpec, zone: string, now: Date): Promise<TrendsAnswer> {
+/** One aggregation of a series: its rows, and for a cohort breakdown which cohort they count. */
+interface SeriesPart {
+  rows: TrendRow[];
+  cohort?: CohortBreakdownValue;
+}
+
+/** PostHog's label of a cohort breakdown value: the cohort's name, "all users" for everyone. */
+const cohortLabel = (cohort: CohortBreakdownValue, names: ReadonlyMap<number, string>) => (cohort === "all" ? "all users" : (names.get(cohort) ?? String(cohort)));
+
+/**
+ * Computes every series of `spec` for the project, in its time zone, as of `now`. A
+ * breakdown by cohorts is one aggregation per cohort, the series filtered by membership (as
+ * PostHog's runner does): an event counts under every cohort its person is in, in the order
+ * the cohorts were given, each shown even with no events; `cohortNames` labels them.
+ */
+export async function computeTrends(
+  store: EventStore,
+  projectId: number,
+  spec: TrendsSpec,
+  zone: string,
+  now: Date,
+  cohortNames: ReadonlyMap<number, string> = new Map(),
+): Promise<TrendsAnswer> {
   const earliest = spec.dateRange.date_from === "all" ? await store.earliestTimestamp(projectId) : null;
   const range = resolveDateRange(spec.dateRange, spec.interval, zone, now, earliest);
+  const { breakdown } = spec;
   const perSeries = await guarded(async () => {
     for (let index = 0; index < spec.series.length; index++) for (const group of seriesFilters(spec, index)) await store.checkFilters(group);
     return Promise.all(
-      spec.series.map((series, index) =>
-        store.trend(projectId, {
+      spec.series.map(async (series, index): Promise<SeriesPart[]> => {
+        const query = {
           event: series.event,
           filters: seriesFilters(spec, index),
           math: series.math,
@@ -90,10 +112,20 @@ export async function computeTrends(store: EventStore, projectId: number, spec: 
           to: range.to,
           zone: range.zone,
           interval: spec.totalValue ? null : range.interval,
-          breakdown: spec.breakdown ? { type: spec.breakdown.type, key: spec.breakdown.key, limit: spec.breakdown.limit } : null,
           now,
-        }),
-      ),
+        };
+        if (breakdown?.type === "cohort") {
+          const parts: SeriesPart[] = [];
+          for (const cohort of breakdown.cohorts) {
+            const member: PropertyGroup = { type: "AND", values: [{ type: "cohort", key: "id", value: cohort as number, operator: "in", negation: false }] };
+            const filters = cohort === "all" ? query.filters : [...query.filters, member];
+            parts.push({ cohort, rows: await store.trend(projectId, { ...query, filters, breakdown: null }) });
+          }
+          return parts;
+        }
+        const rows = await store.trend(projectId, { ...query, breakdown: breakdown ? { type: breakdown.type, key: breakdown.key, limit: breakdown.limit } : null });
+        return [{ rows }];
+      }),
     );
   });
 
@@ -102,7 +134,7 @@ export async function computeTrends(store: EventStore, projectId: number, spec: 
   const labels = walls.map((wall) => bucketLabel(wall, range));
   const buckets = spec.totalValue ? [null] : walls.map(wallText);
   let hasMore = false;
-  const results = perSeries.flatMap((rows, index) => {
+  const results = perSeries.flatMap((parts, index) => {
     const series = spec.series[index]!;
     const seriesLabel = series.event ?? "All events";
     const action: TrendsAction = {
@@ -118,8 +150,8 @@ export async function computeTrends(store: EventStore, projectId: number, spec: 
       math_group_type_index: null,
       properties: {},
     };
-    let items = [...zeroFilled(rows, buckets, spec.breakdown !== null)].map(([value, data]): TrendsSeriesResult => {
-      const item: TrendsSeriesResult = spec.totalValue
+    const itemOf = (data: number[]): TrendsSeriesResult =>
+      spec.totalValue
         ? { label: seriesLabel, count: 0, data: [], labels: [], days: allDays, aggregated_value: data[0] ?? 0, action }
         : {
             label: seriesLabel,
@@ -129,22 +161,32 @@ export async function computeTrends(store: EventStore, projectId: number, spec: 
             days: allDays,
             action,
           };
-      if (spec.breakdown && value !== null) {
+    if (breakdown?.type === "cohort") {
+      // PostHog labels a cohort's series "<series> - <cohort name>", one series or several.
+      return parts.map(({ rows, cohort }) => ({
+        ...itemOf(zeroFilled(rows, buckets, false).get(null) ?? []),
+        label: `${seriesLabel} - ${cohortLabel(cohort!, cohortNames)}`,
+        breakdown_value: cohort!,
+      }));
+    }
+    let items = [...zeroFilled(parts[0]!.rows, buckets, breakdown !== null)].map(([value, data]): TrendsSeriesResult => {
+      const item = itemOf(data);
+      if (breakdown && value !== null) {
         item.breakdown_value = value;
         item.label = spec.series.length > 1 ? `${seriesLabel} - ${value}` : value;
       }
       return item;
     });
-    if (spec.breakdown) {
+    if (breakdown) {
       if (items.some((item) => item.breakdown_value === BREAKDOWN_OTHER)) hasMore = true;
-      if (spec.breakdown.hideOther) items = items.filter((item) => item.breakdown_value !== BREAKDOWN_OTHER);
+      if (breakdown.hideOther) items = items.filter((item) => item.breakdown_value !== BREAKDOWN_OTHER);
       // Largest first, ties by value; "other" last.
       const total = (item: TrendsSeriesResult) => item.aggregated_value ?? item.count;
       items.sort(
         (a, b) =>
           Number(a.breakdown_value === BREAKDOWN_OTHER) - Number(b.breakdown_value === BREAKDOWN_OTHER) ||
           total(b) - total(a) ||
-          compareCodePoints(a.breakdown_value!, b.breakdown_value!),
+          compareCodePoints(String(a.breakdown_value), String(b.breakdown_value)),
       );
     }
     return items;
