@@ -40,8 +40,9 @@ describe("cohort leaves plug in per target", () => {
     expect(chFilterSql(tree(), { params: new SqlParams(), column: "e.properties", person: () => "true", now: NOW, cohort: () => "ch_cohort" })).toContain("ch_cohort");
   });
 
-  it("count as reading persons, and are no property leaves", () => {
-    expect(readsPersonProperties(tree())).toBe(true);
+  it("read no person properties (the event stores test the event's person id, no join), and are no property leaves", () => {
+    expect(readsPersonProperties(tree())).toBe(false);
+    expect(readsPersonProperties({ type: "OR", values: [tree(), { type: "person", key: "plan", operator: "is_set", value: null, negation: false }] })).toBe(true);
     expect(propertyLeaves(tree()).map((leaf) => leaf.key)).toEqual(["plan"]);
   });
 });
