@@ -1,6 +1,6 @@
 "use client";
 
-import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
@@ -9,7 +9,7 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
 import { EventDrawer } from "./event-drawer";
-import { VALUELESS, type EventFilters, type PropertyFilterInput } from "@/server/events/contract";
+import { isCohortRow, VALUELESS, type EventFilters, type FilterRowInput, type PropertyFilterInput } from "@/server/events/contract";
 import { csvExportHref, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
 
 const PAGE_SIZE = 50;
@@ -19,8 +19,11 @@ interface Draft {
   event: string;
   distinctId: string;
   after: string;
-  properties: (PropertyFilterInput & { id: number })[];
+  properties: (FilterRowInput & { id: number })[];
 }
+
+/** What the cohort rows offer: the project's cohorts, or why there are none to show. */
+type CohortChoices = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; cohorts: { id: number; name: string }[] };
 
 const EMPTY_DRAFT: Draft = { event: "", distinctId: "", after: "", properties: [] };
 
@@ -29,7 +32,7 @@ function filtersOf(draft: Draft): EventFilters {
     event: draft.event,
     distinctId: draft.distinctId,
     after: draft.after,
-    properties: draft.properties.map(({ key, operator, value, type }) => ({ key, operator, value, type })),
+    properties: draft.properties.map(({ id: _, ...row }) => row),
   };
 }
 
@@ -58,7 +61,15 @@ function Explorer({ projectId }: { projectId: number }) {
     refetchInterval: live ? REFRESH_MS : false,
   });
   const events = list.data?.pages.flatMap((page) => page.results) ?? [];
-  const filtered = Boolean(applied.event || applied.distinctId || applied.after || (applied.properties ?? []).some((p) => p.key.trim()));
+  const filtered = Boolean(
+    applied.event || applied.distinctId || applied.after || (applied.properties ?? []).some((p) => (isCohortRow(p) ? p.cohortId > 0 : p.key.trim())),
+  );
+  const cohortQuery = useQuery(trpc.events.cohorts.queryOptions({ projectId }));
+  const cohorts: CohortChoices = cohortQuery.data
+    ? { state: "ready", cohorts: cohortQuery.data }
+    : cohortQuery.isError
+      ? { state: "error", message: errorMessage(cohortQuery.error) }
+      : { state: "loading" };
 
   function apply(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -98,6 +109,7 @@ function Explorer({ projectId }: { projectId: number }) {
                   key={row.id}
                   index={index}
                   row={row}
+                  cohorts={cohorts}
                   onChange={(changed) => setDraft({ ...draft, properties: draft.properties.map((p) => (p.id === row.id ? { ...changed, id: row.id } : p)) })}
                   onRemove={() => setDraft({ ...draft, properties: draft.properties.filter((p) => p.id !== row.id) })}
                 />
@@ -186,27 +198,81 @@ function Explorer({ projectId }: { projectId: number }) {
 function PropertyRow({
   row,
   index,
+  cohorts,
   onChange,
   onRemove,
 }: {
-  row: PropertyFilterInput;
+  row: FilterRowInput;
   index: number;
-  onChange: (row: PropertyFilterInput) => void;
+  cohorts: CohortChoices;
+  onChange: (row: FilterRowInput) => void;
   onRemove: () => void;
 }) {
   const n = index + 1;
+  const remove = (
+    <Button variant="ghost" aria-label={`Remove filter ${n}`} onClick={onRemove} data-testid="property-filter-remove" className="px-2.5">
+      <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" className="size-4">
+        <path d="M5 5l10 10M15 5 5 15" />
+      </svg>
+    </Button>
+  );
+  const kind = (
+    <select
+      aria-label={`Filter ${n}: what it tests`}
+      className={inputClasses({ className: "col-span-2 pr-8 sm:col-span-1" })}
+      value={row.type ?? "event"}
+      onChange={(event) => {
+        const type = event.target.value as "event" | "person" | "cohort";
+        if (type === "cohort") onChange({ type, cohortId: 0, operator: "in" });
+        else onChange(isCohortRow(row) ? { type, key: "", operator: "exact", value: "" } : { ...row, type });
+      }}
+      data-testid="property-filter-type"
+    >
+      <option value="event">Event</option>
+      <option value="person">Person</option>
+      <option value="cohort">Cohort</option>
+    </select>
+  );
+  if (isCohortRow(row)) {
+    return (
+      <li className="grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[7rem_1fr_11rem_1fr_auto]" data-testid={`property-filter-${index}`}>
+        {kind}
+        <select
+          aria-label={`Filter ${n}: cohort`}
+          className={inputClasses({ className: "col-span-2 pr-8 sm:col-span-1" })}
+          value={row.cohortId}
+          disabled={cohorts.state !== "ready"}
+          onChange={(event) => onChange({ ...row, cohortId: Number(event.target.value) })}
+          data-testid="property-filter-cohort"
+        >
+          {cohorts.state === "loading" && <option value={0}>Loading cohorts…</option>}
+          {cohorts.state === "error" && <option value={0}>Could not load cohorts: {cohorts.message}</option>}
+          {cohorts.state === "ready" && <option value={0}>{cohorts.cohorts.length === 0 ? "No cohorts yet" : "Choose a cohort…"}</option>}
+          {cohorts.state === "ready" &&
+            cohorts.cohorts.map((cohort) => (
+              <option key={cohort.id} value={cohort.id}>
+                {cohort.name || `Cohort ${cohort.id}`}
+              </option>
+            ))}
+        </select>
+        <select
+          aria-label={`Filter ${n}: membership`}
+          className={inputClasses({ className: "pr-8" })}
+          value={row.operator ?? "in"}
+          onChange={(event) => onChange({ ...row, operator: event.target.value as "in" | "not_in" })}
+          data-testid="property-filter-operator"
+        >
+          <option value="in">person is in</option>
+          <option value="not_in">person is not in</option>
+        </select>
+        <div aria-hidden="true" className="hidden sm:block" />
+        {remove}
+      </li>
+    );
+  }
   return (
     <li className="grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[7rem_1fr_11rem_1fr_auto]" data-testid={`property-filter-${index}`}>
-      <select
-        aria-label={`Filter ${n}: whose property`}
-        className={inputClasses({ className: "col-span-2 pr-8 sm:col-span-1" })}
-        value={row.type ?? "event"}
-        onChange={(event) => onChange({ ...row, type: event.target.value as "event" | "person" })}
-        data-testid="property-filter-type"
-      >
-        <option value="event">Event</option>
-        <option value="person">Person</option>
-      </select>
+      {kind}
       <input
         aria-label={`Filter ${n}: property key`}
         className={inputClasses({ className: "col-span-2 sm:col-span-1" })}
@@ -237,11 +303,7 @@ function PropertyRow({
         onChange={(event) => onChange({ ...row, value: event.target.value })}
         data-testid="property-filter-value"
       />
-      <Button variant="ghost" aria-label={`Remove filter ${n}`} onClick={onRemove} data-testid="property-filter-remove" className="px-2.5">
-        <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" className="size-4">
-          <path d="M5 5l10 10M15 5 5 15" />
-        </svg>
-      </Button>
+      {remove}
     </li>
   );
 }

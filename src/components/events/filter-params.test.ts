@@ -21,3 +21,24 @@ describe("explorer filters as list parameters", () => {
     expect(csvExportHref(7, filters)).toMatch(/^\/api\/projects\/7\/events\/\?format=csv&event=purchase&after=-7d&properties=/);
   });
 });
+
+describe("explorer cohort rows and person as list parameters", () => {
+  it("writes a chosen cohort as PostHog's cohort leaf, leaves an unchosen one out, and passes the person on", () => {
+    const params = filterParams({
+      personId: " 42 ",
+      properties: [
+        { type: "cohort", cohortId: 7 },
+        { type: "cohort", cohortId: 9, operator: "not_in" },
+        { type: "cohort", cohortId: 0 },
+        { key: "plan", operator: "exact", value: "pro", type: "person" },
+      ],
+    });
+    expect(params.person_id).toBe("42");
+    expect(JSON.parse(params.properties!)).toEqual([
+      { type: "cohort", key: "id", value: 7, operator: "in" },
+      { type: "cohort", key: "id", value: 9, operator: "not_in" },
+      { key: "plan", operator: "exact", value: "pro", type: "person" },
+    ]);
+    expect(filterParams({ properties: [{ type: "cohort", cohortId: 0 }] })).toEqual({});
+  });
+});

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { AppError } from "@/server/errors";
+import { INT4_MAX } from "@/server/input/record-id";
 import { isStorableDate, parseIsoDate, relativeDate, storableText } from "@/server/properties/coerce";
 import { PROPERTY_FILTER_TYPES, PROPERTY_OPERATORS, propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
 import { SqlParams } from "@/server/properties/sql";
@@ -224,13 +225,26 @@ export const propertyFilterInput = z.object({
 });
 export type PropertyFilterInput = z.input<typeof propertyFilterInput>;
 
+/** A cohort row of the filter bar: the person is (or is not) in the cohort; `cohortId` 0 is "none chosen yet" and left out. */
+export const cohortFilterInput = z.object({
+  type: z.literal("cohort"),
+  cohortId: z.number().int().min(0).max(INT4_MAX),
+  operator: z.enum(["in", "not_in"]).default("in"),
+});
+export type CohortFilterInput = z.input<typeof cohortFilterInput>;
+export type FilterRowInput = PropertyFilterInput | CohortFilterInput;
+
+export const isCohortRow = (row: FilterRowInput): row is CohortFilterInput => row.type === "cohort";
+
 export const eventFiltersInput = z.object({
   event: z.string().max(10_000).optional(),
   distinctId: z.string().max(10_000).optional(),
   /** ISO 8601, a relative time (-1h, -7d …) or `now`, as the REST API accepts. */
   after: z.string().max(100).optional(),
   before: z.string().max(100).optional(),
-  properties: z.array(propertyFilterInput).max(50).optional(),
+  /** A person's uuid or integer id, as the REST list's `person_id`. */
+  personId: z.string().max(100).optional(),
+  properties: z.array(z.union([cohortFilterInput, propertyFilterInput])).max(50).optional(),
 });
 export type EventFilters = z.input<typeof eventFiltersInput>;
 
@@ -244,9 +258,11 @@ export function filterParams(filters: EventFilters): Record<string, string> {
   if (filters.distinctId?.trim()) params.distinct_id = filters.distinctId.trim();
   if (filters.after?.trim()) params.after = filters.after.trim();
   if (filters.before?.trim()) params.before = filters.before.trim();
+  if (filters.personId?.trim()) params.person_id = filters.personId.trim();
   const properties = (filters.properties ?? [])
-    .filter((filter) => filter.key.trim() !== "")
+    .filter((filter) => (isCohortRow(filter) ? filter.cohortId > 0 : filter.key.trim() !== ""))
     .map((filter) => {
+      if (isCohortRow(filter)) return { type: "cohort", key: "id", value: filter.cohortId, operator: filter.operator ?? "in" };
       const type = filter.type ?? "event";
       if (VALUELESS.has(filter.operator)) return { key: filter.key.trim(), operator: filter.operator, type };
       return { key: filter.key.trim(), operator: filter.operator, value: filter.value ?? "", type };

@@ -21,7 +21,7 @@ import {
   type EventValuesQuery,
 } from "./contract";
 import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, type EventResource } from "./present";
-import { personsByUuid } from "./store";
+import { findCohortChoices, personsByUuid } from "./store";
 
 /** What the events API reads: events from the event store, their persons from PostgreSQL. */
 export type EventsDb = Pick<Database, "sql" | "events">;
@@ -214,6 +214,11 @@ export async function listEventPage({ db, project }: EventsContext, page: EventP
   await guarded(() => db.events.checkFilters(query.properties));
   const { results, last, following } = await eventPage(db, projectId, query, now);
   return { results, next: last && following ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null };
+}
+
+/** The cohorts the explorer's filter offers: the project's live ones, by name. */
+export function listCohortChoices({ db, project }: EventsContext): Promise<{ id: number; name: string }[]> {
+  return findCohortChoices(db.sql, project.id);
 }
 
 /** One event with its person, or a 404 (absent, or in another project). */

@@ -1,7 +1,7 @@
 /**
  * The events API's own database reads: the persons of listed events, which live in
  * PostgreSQL whichever store holds the events (the events themselves are read through
- * `db.events`, src/server/db/events/).
+ * `db.events`, src/server/db/events/), and the cohorts the explorer's filter offers.
  */
 import type { SqlExecutor } from "@/server/db/driver";
 
@@ -24,4 +24,15 @@ export async function personsByUuid(sql: SqlExecutor, projectId: number, uuids: 
     [projectId, wanted],
   );
   return new Map(rows.map((row) => [row.uuid, row]));
+}
+
+/** The most cohorts the explorer's filter offers. */
+export const COHORT_CHOICES_LIMIT = 500;
+
+/** The project's live cohorts, by name: what the explorer's cohort filter offers (id and name only). */
+export async function findCohortChoices(sql: SqlExecutor, projectId: number): Promise<{ id: number; name: string }[]> {
+  return sql.query<{ id: number; name: string }>(
+    `SELECT id, name FROM cohorts WHERE project_id = $1::int AND NOT deleted ORDER BY lower(name), id LIMIT $2::int`,
+    [projectId, COHORT_CHOICES_LIMIT],
+  );
 }

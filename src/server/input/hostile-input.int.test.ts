@@ -370,6 +370,32 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
     const override = await callRest(insight, { query: { filters_override: '{"properties":[{"key":"$browser","value":"Chr\\u0000ome"}]}' } });
     expect(override.status, override.text).toBe(200);
   });
+
+  it("answers 400 for hostile cohort leaves and cohort breakdowns (ids beyond int4, text, lists, too many), and stores nothing", async () => {
+    const events = REST_CASES.find((c) => c.route === "projects/:project_id/events" && c.method === "GET")!;
+    const insights = REST_CASES.find((c) => c.route === "projects/:project_id/insights" && c.method === "POST")!;
+    const before = await snapshot();
+    const leaves: unknown[] = [...HUGE_IDS, 0, 1.5, "abc", "1\u0000", "99999999999", [1], null, { id: 1 }];
+    for (const value of leaves) {
+      const properties = JSON.stringify([{ type: "cohort", key: "id", value }]);
+      const answer = await callRest(events, { query: { properties } });
+      expect([value, answer.status, answer.body?.attr], answer.text).toEqual([value, 400, "properties"]);
+      const created = await callRest(insights, { body: { ...INSIGHT_BODY(), query: { ...QUERY(), properties: JSON.parse(properties) } } });
+      expect([value, created.status], created.text).toEqual([value, 400]);
+      const breakdown = await callRest(insights, { body: { ...INSIGHT_BODY(), query: { ...QUERY(), breakdownFilter: { breakdown_type: "cohort", breakdown: [value] } } } });
+      expect([value, breakdown.status], breakdown.text).toEqual([value, 400]);
+    }
+    // An id that fits but names no cohort of the project; 10,000 and 101 leaves.
+    const unknown = await callRest(events, { query: { properties: JSON.stringify([{ type: "cohort", key: "id", value: 2 ** 31 - 1 }]) } });
+    expect([unknown.status, unknown.body?.detail]).toEqual([400, "properties: cohort 2147483647 does not exist in this project (or was deleted)."]);
+    for (const count of [10_000, 101]) {
+      const answer = await callRest(events, { query: { properties: JSON.stringify(Array.from({ length: count }, (_, i) => ({ type: "cohort", key: "id", value: i + 1 }))) } });
+      expect([count, answer.status, answer.body?.attr]).toEqual([count, 400, "properties"]);
+    }
+    const many = await callRest(insights, { body: { ...INSIGHT_BODY(), query: { ...QUERY(), breakdownFilter: { breakdown_type: "cohort", breakdown: Array.from({ length: 10_000 }, (_, i) => i + 1) } } } });
+    expect(many.status, many.text).toBe(400);
+    expect(await snapshot()).toBe(before);
+  });
 });
 
 interface TrpcCase {
@@ -415,6 +441,8 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "dashboards.sharing.refresh", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
   { procedure: "events.list", input: () => ({ event: "$pageview", distinctId: "d1" }) },
   { procedure: "events.get", input: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }) },
+  { procedure: "events.list", input: () => ({ personId: "1", properties: [{ type: "cohort", cohortId: 0 }] }), ids: [["properties", 0, "cohortId"]] },
+  { procedure: "events.cohorts", input: () => ({}) },
   { procedure: "flags.list", input: () => ({ search: "flag", tags: '["beta"]' }) },
   { procedure: "flags.get", input: () => ({ id: w.flagId }), ids: [["id"]] },
   { procedure: "flags.create", input: () => ({ flag: FLAG_BODY() }) },

@@ -72,4 +72,43 @@ describe(`events router (${testDbKind})`, () => {
     await expect(api.events.get({ projectId, id: randomUUID() })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(api.events.get({ projectId: projectId + 1000, id: latest!.id })).rejects.toMatchObject({ code: expect.stringMatching(/NOT_FOUND|FORBIDDEN/) });
   });
+
+  it("offers the project's live cohorts by name, and filters by them and by a person (uuid or integer id)", async () => {
+    const { organizationId } = await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+    const other = (await db.prisma.project.create({ data: { organizationId, name: "Other", apiToken: "phc_explorer_other" } })).id;
+    const cohort = async (project: number, name: string, distinctIds: string[], deleted = false) => {
+      const [row] = await db.sql.query<{ id: number }>(`INSERT INTO cohorts (project_id, name, deleted, updated_at) VALUES ($1, $2, $3, now()) RETURNING id`, [project, name, deleted]);
+      await db.sql.query(`INSERT INTO cohort_people (cohort_id, person_id) SELECT $1::int, person_id FROM person_distinct_ids WHERE project_id = $2 AND distinct_id = ANY($3::text[])`, [
+        row!.id,
+        project,
+        distinctIds,
+      ]);
+      return row!.id;
+    };
+    const bobs = await cohort(projectId, "bobs", ["bob"]);
+    const alices = await cohort(projectId, "Alices", ["alice"]);
+    await cohort(projectId, "gone", ["bob"], true);
+    const elsewhere = await cohort(other, "another project's", []);
+    expect(await api.events.cohorts({ projectId })).toEqual([
+      { id: alices, name: "Alices" },
+      { id: bobs, name: "bobs" },
+    ]);
+
+    const names = async (input: Parameters<typeof api.events.list>[0]) => (await api.events.list(input)).results.map((e) => `${e.event}/${e.distinct_id}`);
+    expect(await names({ projectId, properties: [{ type: "cohort", cohortId: bobs }] })).toEqual(["$pageview/bob", "purchase/bob"]);
+    expect(await names({ projectId, properties: [{ type: "cohort", cohortId: bobs, operator: "not_in" }, { key: "plan", operator: "is_set" }] })).toEqual(["purchase/alice", "$pageview/alice"]);
+    expect(await names({ projectId, properties: [{ type: "cohort", cohortId: 0 }] })).toHaveLength(5);
+    await expect(api.events.list({ projectId, properties: [{ type: "cohort", cohortId: elsewhere }] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: `properties: cohort ${elsewhere} does not exist in this project (or was deleted).`,
+    });
+
+    const [person] = await db.sql.query<{ uuid: string; id: number }>(
+      `SELECT p.uuid::text AS uuid, p.id FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id WHERE d.project_id = $1 AND d.distinct_id = 'bob'`,
+      [projectId],
+    );
+    expect(await names({ projectId, personId: person!.uuid })).toEqual(["$pageview/bob", "purchase/bob"]);
+    expect(await names({ projectId, personId: String(person!.id) })).toEqual(["$pageview/bob", "purchase/bob"]);
+    await expect(api.events.list({ projectId, personId: "bob" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: "person_id must be a person's uuid or integer id." });
+  });
 });

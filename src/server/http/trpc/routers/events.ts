@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EVENT_LIMITS, eventFiltersInput, eventPageCursor } from "@/server/events/contract";
-import { getEvent, listEventPage } from "@/server/events/service";
+import { getEvent, listCohortChoices, listEventPage } from "@/server/events/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 /**
@@ -18,4 +18,7 @@ export const eventsRouter = createTRPCRouter({
     .query(({ ctx, input }) => listEventPage(ctx, input)),
 
   get: projectProcedure.input(z.object({ id: z.string().max(100) })).query(({ ctx, input }) => getEvent(ctx, input.id)),
+
+  /** The cohorts the filter bar offers (id and name; the cohorts API is the cohorts domain's). */
+  cohorts: projectProcedure.query(({ ctx }) => listCohortChoices(ctx)),
 });
