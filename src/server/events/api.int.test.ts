@@ -8,6 +8,7 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
 import { handleBatch } from "@/server/http/capture";
 import { sendBatch } from "@/server/ingestion/testing";
 import { restRoute } from "@/server/http/rest/routes.fixture";
@@ -321,21 +322,9 @@ describe(`cohort filters in properties (${testStoresName})`, () => {
   const byProps = async (properties: unknown) => names(await list({ properties: JSON.stringify(properties) }));
   const cohort = (name: string, extra: Record<string, unknown> = {}) => ({ type: "cohort", key: "id", value: cohorts[name], ...extra });
 
-  /** A cohort with these members (distinct ids of the project's persons), written as the cohorts domain writes them. */
-  async function defineCohort(name: string, distinctIds: string[], options: { projectId?: number; deleted?: boolean; isStatic?: boolean } = {}) {
-    const project = options.projectId ?? projectId;
-    const [row] = await db.sql.query<{ id: number }>(`INSERT INTO cohorts (project_id, name, is_static, deleted, updated_at) VALUES ($1, $2, $3, $4, now()) RETURNING id`, [
-      project,
-      name,
-      options.isStatic ?? false,
-      options.deleted ?? false,
-    ]);
-    await db.sql.query(
-      `INSERT INTO cohort_people (cohort_id, person_id) SELECT DISTINCT $1::int, person_id FROM person_distinct_ids WHERE project_id = $2 AND distinct_id = ANY($3::text[])`,
-      [row!.id, project, distinctIds],
-    );
-    cohorts[name] = row!.id;
-  }
+  const defineCohort = async (name: string, distinctIds: string[], options: { projectId?: number; deleted?: boolean; isStatic?: boolean } = {}) => {
+    cohorts[name] = await insertTestCohort(db.sql, options.projectId ?? projectId, name, { ...options, distinctIds });
+  };
 
   beforeAll(async () => {
     await defineCohort("alice", ["alice"]);

@@ -11,6 +11,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
 import { parseListQuery } from "@/server/http/rest/resources/events-query";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeInsight } from "./service";
@@ -359,20 +360,9 @@ describe(`trends (${testStoresName})`, () => {
 describe(`trends with cohorts (${testStoresName})`, () => {
   const cohorts: Record<string, number> = {};
 
-  /** A cohort of these distinct ids' persons, written as the cohorts domain writes its members. */
-  async function defineCohort(name: string, distinctIds: string[], options: { deleted?: boolean; isStatic?: boolean } = {}) {
-    const [row] = await db.sql.query<{ id: number }>(`INSERT INTO cohorts (project_id, name, is_static, deleted, updated_at) VALUES ($1, $2, $3, $4, now()) RETURNING id`, [
-      projectId,
-      name,
-      options.isStatic ?? false,
-      options.deleted ?? false,
-    ]);
-    await db.sql.query(
-      `INSERT INTO cohort_people (cohort_id, person_id) SELECT DISTINCT $1::int, person_id FROM person_distinct_ids WHERE project_id = $2 AND distinct_id = ANY($3::text[])`,
-      [row!.id, projectId, distinctIds],
-    );
-    cohorts[name] = row!.id;
-  }
+  const defineCohort = async (name: string, distinctIds: string[], options: { deleted?: boolean; isStatic?: boolean } = {}) => {
+    cohorts[name] = await insertTestCohort(db.sql, projectId, name, { ...options, distinctIds });
+  };
 
   beforeAll(async () => {
     await defineCohort("Pros", ["alice"]);

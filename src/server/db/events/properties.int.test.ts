@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
+import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
 import type { EventListQuery } from "@/server/db/events/list-query";
 import { propertiesParamSchema, type PropertyFilter, type PropertyGroup } from "@/server/properties/contract";
 import { matchesFlagPropertyFilter } from "@/server/properties/flag-filters";
@@ -299,17 +300,8 @@ describe(`property filters in the event store agree with the matcher (${testStor
 // Cohort leaves: membership is the rows of cohort_people (the cohorts domain fills them;
 // here they are written directly), events carry the person's uuid.
 
-/** A cohort of the project with these members (person uuids); returns its id. */
-async function insertCohort(projectId: number, members: string[], options: { deleted?: boolean; isStatic?: boolean; name?: string } = {}): Promise<number> {
-  const [row] = await db.sql.query<{ id: number }>(
-    `INSERT INTO cohorts (project_id, name, is_static, deleted, updated_at) VALUES ($1, $2, $3, $4, now()) RETURNING id`,
-    [projectId, options.name ?? "cohort", options.isStatic ?? false, options.deleted ?? false],
-  );
-  if (members.length > 0) {
-    await db.sql.query(`INSERT INTO cohort_people (cohort_id, person_id) SELECT $1::int, id FROM persons WHERE uuid = ANY($2::uuid[])`, [row!.id, members]);
-  }
-  return row!.id;
-}
+const insertCohort = (projectId: number, members: string[], options: { deleted?: boolean; isStatic?: boolean; name?: string } = {}) =>
+  insertTestCohort(db.sql, projectId, options.name ?? "cohort", { ...options, personUuids: members });
 
 describe(`cohort filters in the event store agree with the matcher (${testStoresName})`, () => {
   const cohorts: Record<string, number> = {};

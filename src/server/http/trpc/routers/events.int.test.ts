@@ -6,6 +6,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
 import { sendBatch } from "@/server/ingestion/testing";
 
 let db: Database;
@@ -76,15 +77,7 @@ describe(`events router (${testDbKind})`, () => {
   it("offers the project's live cohorts by name, and filters by them and by a person (uuid or integer id)", async () => {
     const { organizationId } = await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
     const other = (await db.prisma.project.create({ data: { organizationId, name: "Other", apiToken: "phc_explorer_other" } })).id;
-    const cohort = async (project: number, name: string, distinctIds: string[], deleted = false) => {
-      const [row] = await db.sql.query<{ id: number }>(`INSERT INTO cohorts (project_id, name, deleted, updated_at) VALUES ($1, $2, $3, now()) RETURNING id`, [project, name, deleted]);
-      await db.sql.query(`INSERT INTO cohort_people (cohort_id, person_id) SELECT $1::int, person_id FROM person_distinct_ids WHERE project_id = $2 AND distinct_id = ANY($3::text[])`, [
-        row!.id,
-        project,
-        distinctIds,
-      ]);
-      return row!.id;
-    };
+    const cohort = (project: number, name: string, distinctIds: string[], deleted = false) => insertTestCohort(db.sql, project, name, { distinctIds, deleted });
     const bobs = await cohort(projectId, "bobs", ["bob"]);
     const alices = await cohort(projectId, "Alices", ["alice"]);
     await cohort(projectId, "gone", ["bob"], true);
