@@ -66,14 +66,13 @@ test.describe("events explorer: cohort filter", () => {
     await expect(cohort.locator("option")).toHaveText(["Choose a cohort…", "Big spenders", "Churned"]);
     await cohort.selectOption({ label: "Big spenders" });
     await page.getByTestId("apply-filters").click();
-    await expect(eventRows).toHaveCount(2);
-    for (const who of await eventRows.getByTestId("event-distinct-id").allTextContents()) expect(who).toBe("ann");
+    await expect(eventRows.getByTestId("event-distinct-id")).toHaveText(["ann", "ann"]);
     await screenshot(page, "events-cohort-filter");
 
     await page.getByTestId("property-filter-operator").selectOption("not_in");
     await page.getByTestId("apply-filters").click();
-    await expect(eventRows).toHaveCount(2);
-    expect((await eventRows.getByTestId("event-distinct-id").allTextContents()).sort()).toEqual(["ben", "cy"]);
+    // Newest first; the same count as before, so wait for the people to change.
+    await expect(eventRows.getByTestId("event-distinct-id")).toHaveText(["cy", "ben"]);
     const href = await page.getByTestId("export-csv").getAttribute("href");
     expect(decodeURIComponent(href!)).toContain('"type":"cohort","key":"id"');
 
