@@ -382,6 +382,8 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
       expect([value, answer.status, answer.body?.attr], answer.text).toEqual([value, 400, "properties"]);
       const created = await callRest(insights, { body: { ...INSIGHT_BODY(), query: { ...QUERY(), properties: JSON.parse(properties) } } });
       expect([value, created.status], created.text).toEqual([value, 400]);
+      // (0 is PostHog's "all users" in a breakdown.)
+      if (value === 0) continue;
       const breakdown = await callRest(insights, { body: { ...INSIGHT_BODY(), query: { ...QUERY(), breakdownFilter: { breakdown_type: "cohort", breakdown: [value] } } } });
       expect([value, breakdown.status], breakdown.text).toEqual([value, 400]);
     }

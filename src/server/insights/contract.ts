@@ -25,7 +25,7 @@ export const DISPLAYS = [...TIME_SERIES_DISPLAYS, ...TOTAL_VALUE_DISPLAYS] as co
 export type Display = (typeof DISPLAYS)[number];
 
 export const BREAKDOWN_TYPES = ["event", "person", "cohort"] as const;
-/** A cohort breakdown's values: cohort ids, or "all" (everyone, PostHog's ALL_USERS_COHORT_ID). */
+/** A cohort breakdown's values: cohort ids, or "all" (everyone; PostHog's ALL_USERS_COHORT_ID, 0, reads as "all"). */
 export type CohortBreakdownValue = number | "all";
 /** The most cohorts one breakdown may name: each is one pass over the events. */
 export const MAX_COHORT_BREAKDOWN = 25;
@@ -79,7 +79,8 @@ function cohortBreakdownValues(input: unknown): CohortBreakdownValue[] | null {
   const values: CohortBreakdownValue[] = [];
   for (const item of list) {
     let value: CohortBreakdownValue;
-    if (item === "all") value = "all";
+    // 0 is PostHog's ALL_USERS_COHORT_ID, which its newer clients send for "all".
+    if (item === "all" || item === 0 || item === "0") value = "all";
     else if (typeof item === "number" || (typeof item === "string" && /^\d{1,10}$/.test(item))) value = Number(item);
     else return null;
     if (value !== "all" && !(Number.isInteger(value) && value > 0 && value <= INT4_MAX)) return null;

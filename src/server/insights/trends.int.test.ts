@@ -393,6 +393,9 @@ describe(`trends with cohorts (${testStoresName})`, () => {
       [cohorts.Pros, "$pageview - Pros", [2, 2, 0, 0], 4],
       [cohorts.Nobody, "$pageview - Nobody", [0, 0, 0, 0], 0],
     ]);
+    // PostHog's newer clients send 0 for "all" (ALL_USERS_COHORT_ID); one value need not be a list.
+    const everyone = await trends(pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown: [0, "all"] } }));
+    expect(everyone.map((r) => [r.breakdown_value, r.count])).toEqual([["all", 12]]);
     const answer = await compute(projectId, pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown: cohorts.Pros } }));
     expect(answer.hasMore).toBe(false);
     expect(answer.result!.map((r) => [r.breakdown_value, r.data])).toEqual([[cohorts.Pros, [2, 2, 0, 0]]]);
