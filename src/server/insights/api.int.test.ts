@@ -112,7 +112,7 @@ describe(`insights API (${testStoresName})`, () => {
       [{ query: { ...PAGEVIEWS, dateRange: { date_from: "last tuesday" } } }, "query__dateRange__date_from", /relative time/],
       [{ query: { ...PAGEVIEWS, properties: [{ key: "a", operator: "near", value: 1 }] } }, "query__properties__0__operator", /Unknown operator 'near'/],
       [{ query: { ...PAGEVIEWS, breakdownFilter: { breakdown: "$browser", breakdown_type: "group" } } }, "query__breakdownFilter__breakdown_type", /'group' is not supported/],
-      [{ query: { ...PAGEVIEWS, breakdownFilter: { breakdown: "$browser", breakdown_type: "cohort" } } }, "query__breakdownFilter__breakdown", /cohort breakdown takes a cohort id/],
+      [{ query: { ...PAGEVIEWS, breakdownFilter: { breakdown: "$browser", breakdown_type: "cohort" } } }, "query__breakdownFilter__breakdown", /A cohort breakdown takes a cohort id/],
       [{ query: { ...PAGEVIEWS, breakdownFilter: { breakdown: [2_000_000_000], breakdown_type: "cohort" } } }, "breakdown", /cohort 2000000000 does not exist/],
       [{ query: { ...PAGEVIEWS, properties: [{ type: "cohort", key: "id", value: 2_000_000_000 }] } }, "properties", /cohort 2000000000 does not exist/],
       [{ query: { ...PAGEVIEWS, compareFilter: { compare: true } } }, "query__compareFilter__compare", /not supported yet/],

@@ -70,7 +70,7 @@ export const dateRangeSchema = z.looseObject({
 
 const intervalSchema = z.enum(INTERVALS, { error: (issue) => `interval ${shown(issue.input)} is not supported; use one of ${INTERVALS.join(", ")}.` });
 
-const COHORT_BREAKDOWN_HELP = `a cohort breakdown takes a cohort id, "all" (all users), or a list of up to ${MAX_COHORT_BREAKDOWN} of them.`;
+const COHORT_BREAKDOWN_HELP = `A cohort breakdown takes a cohort id, "all" (all users), or a list of up to ${MAX_COHORT_BREAKDOWN} of them.`;
 
 /** A cohort breakdown's `breakdown` (PostHog: an id, "all", or a list of them; ids may come as digit strings), each value once. */
 function cohortBreakdownValues(input: unknown): CohortBreakdownValue[] | null {
@@ -103,7 +103,7 @@ export const breakdownFilterSchema = z
   .superRefine((filter, ctx) => {
     if (filter.breakdown === null || filter.breakdown === undefined) return;
     if (filter.breakdown_type === "cohort") {
-      if (!cohortBreakdownValues(filter.breakdown)) ctx.addIssue({ code: "custom", message: `breakdown: ${COHORT_BREAKDOWN_HELP}`, path: ["breakdown"] });
+      if (!cohortBreakdownValues(filter.breakdown)) ctx.addIssue({ code: "custom", message: COHORT_BREAKDOWN_HELP, path: ["breakdown"] });
     } else if (typeof filter.breakdown !== "string") {
       ctx.addIssue({ code: "custom", message: "breakdown must be a property name (a string).", path: ["breakdown"] });
     } else if (filter.breakdown.length === 0 || filter.breakdown.length > 400) {
@@ -228,7 +228,6 @@ export function trendsSpec(query: TrendsQueryInput, override: FiltersOverride | 
       custom_name: node.custom_name ?? null,
     })),
     breakdown: breakdownSpec(breakdownFilter),
-
   };
 }
 

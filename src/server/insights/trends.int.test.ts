@@ -430,7 +430,7 @@ describe(`trends with cohorts (${testStoresName})`, () => {
       message: "breakdown: cohort 2000000000 does not exist in this project (or was deleted).",
     });
     for (const breakdown of ["$browser", [], Array.from({ length: 26 }, (_, i) => i + 1), [2 ** 31], [-1], [1.5], [null], [{}], ["1e3"]]) {
-      await expect(trends(pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown } })), JSON.stringify(breakdown)).rejects.toThrow(/cohort breakdown takes a cohort id/);
+      await expect(trends(pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown } })), JSON.stringify(breakdown)).rejects.toThrow(/A cohort breakdown takes a cohort id/);
     }
     await expect(trends(pageviews({ breakdownFilter: { breakdown_type: "event", breakdown: [1] } }))).rejects.toThrow(/property name/);
   });
