@@ -171,7 +171,7 @@ describe(`cohorts (${testStoresName})`, () => {
         validation("Cohort with id 999999 does not exist.", "filters"),
       );
       // A loop written behind the API's back: the computation fails, says why, and counts the error.
-      await db.prisma.cohort.update({ where: { id: a }, data: { filters: { properties: and({ type: "cohort", key: "id", value: c }) } } });
+      await db.prisma.cohort.update({ where: { id: a }, data: { filters: { properties: and({ type: "cohort", key: "id", value: c }) } as object } });
       expect(await computeCohort(db, c)).toEqual({ status: "failed", error: "Cohorts cannot reference other cohorts in a loop." });
       expect((await item("GET", c)).body).toMatchObject({ errors_calculating: 1, last_error: "Cohorts cannot reference other cohorts in a loop.", is_calculating: false });
     });
@@ -255,7 +255,7 @@ describe(`cohorts (${testStoresName})`, () => {
     const form = (fields: Record<string, string>, csv?: string | Uint8Array) => {
       const data = new FormData();
       for (const [name, value] of Object.entries(fields)) data.set(name, value);
-      if (csv !== undefined) data.set("csv", new Blob([csv]), "people.csv");
+      if (csv !== undefined) data.set("csv", new Blob([csv as BlobPart]), "people.csv");
       return data;
     };
     const upload = async (csv: string | Uint8Array) => post(form({ name: "upload", is_static: "true" }, csv));
