@@ -15,7 +15,7 @@ export interface CohortResource {
   /** PostHog's deprecated legacy groups: never written here. */
   groups: never[];
   deleted: boolean;
-  filters: unknown;
+  filters: Record<string, unknown>;
   query: null;
   is_calculating: boolean;
   created_by: UserBasic | null;
@@ -44,7 +44,7 @@ export function presentCohort(row: CohortRow): CohortResource {
     description: row.description,
     groups: [],
     deleted: row.deleted,
-    filters: row.filters,
+    filters: (row.filters ?? {}) as Record<string, unknown>,
     query: null,
     is_calculating: row.isCalculating,
     created_by: row.createdBy ? toUserBasic(row.createdBy) : null,
