@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 const { values } = parseArgs({ options: { persons: { type: "string", default: "100000" }, runs: { type: "string", default: "3" } } });
 const PERSONS = Number(values.persons);
 const RUNS = Number(values.runs);
-process.env.TEST_POSTGRES_URL ??= process.env.DATABASE_URL;
+if (process.env.DATABASE_URL && !process.env.TEST_POSTGRES_URL) process.env.TEST_POSTGRES_URL = process.env.DATABASE_URL;
 
 const { createTestDatabase } = await import("@/server/db/testing");
 const { computeCohort } = await import("@/server/cohorts/service");

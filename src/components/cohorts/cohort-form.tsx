@@ -121,12 +121,14 @@ export function CohortForm({ projectId, initial, cohort, onSaved }: { projectId:
         <Card className="flex flex-col gap-4 p-4 sm:p-6" data-testid="cohort-conditions">
           <div className="flex flex-col gap-2 sm:flex-row sm:items-center sm:justify-between">
             <h2 className="text-base font-semibold text-gray-900">Who is in this cohort</h2>
-            <label className="flex items-center gap-2 text-sm text-gray-800">
+            <label className="flex items-center gap-2 text-sm whitespace-nowrap text-gray-800">
               Match persons in
-              <select className={inputClasses({ className: "w-auto pr-8" })} value={draft.type} onChange={(event) => set({ type: event.target.value as "AND" | "OR" })} data-testid="cohort-groups-type">
-                <option value="OR">any group</option>
-                <option value="AND">every group</option>
-              </select>
+              <span className="w-36">
+                <select className={inputClasses({ className: "pr-8" })} value={draft.type} onChange={(event) => set({ type: event.target.value as "AND" | "OR" })} data-testid="cohort-groups-type">
+                  <option value="OR">any group</option>
+                  <option value="AND">every group</option>
+                </select>
+              </span>
             </label>
           </div>
           {draft.groups.length === 0 && <p className="text-sm text-gray-600">No conditions: everyone is in this cohort.</p>}
@@ -204,18 +206,20 @@ function GroupEditor({
   return (
     <li className="rounded-control border border-gray-200 bg-gray-50/60 p-3 sm:p-4" aria-label={`Group ${n}`} data-testid={`cohort-group-${index}`}>
       <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
-        <h3 className="flex flex-wrap items-center gap-2 text-sm font-semibold text-gray-900">
+        <h3 className="flex items-center gap-2 text-sm font-semibold whitespace-nowrap text-gray-900">
           Group {n}: match
-          <select
-            aria-label={`Group ${n}: match all or any conditions`}
-            className={inputClasses({ className: "w-auto py-1 pr-8" })}
-            value={group.type}
-            onChange={(event) => onChange({ type: event.target.value as "AND" | "OR" })}
-            data-testid="group-type"
-          >
-            <option value="AND">all conditions</option>
-            <option value="OR">any condition</option>
-          </select>
+          <span className="w-40 font-normal">
+            <select
+              aria-label={`Group ${n}: match all or any conditions`}
+              className={inputClasses({ className: "pr-8" })}
+              value={group.type}
+              onChange={(event) => onChange({ type: event.target.value as "AND" | "OR" })}
+              data-testid="group-type"
+            >
+              <option value="AND">all conditions</option>
+              <option value="OR">any condition</option>
+            </select>
+          </span>
         </h3>
         <Button variant="ghost" size="sm" onClick={onRemove} aria-label={`Remove group ${n}`} data-testid="remove-group">
           Remove
@@ -261,20 +265,22 @@ function ConditionEditor({
 }) {
   return (
     <li className="flex flex-col gap-2 rounded-control border border-gray-200 bg-white p-3" data-testid="cohort-condition">
-      <div className="flex flex-wrap items-center gap-2">
-        <select
-          aria-label={`${label}: kind`}
-          className={inputClasses({ className: "w-auto flex-1 pr-8 sm:flex-none" })}
-          value={condition.kind}
-          onChange={(event) => onChange({ kind: event.target.value as ConditionKind })}
-          data-testid="condition-kind"
-        >
-          {(Object.keys(KIND_LABELS) as ConditionKind[]).map((kind) => (
-            <option key={kind} value={kind}>
-              {KIND_LABELS[kind]}
-            </option>
-          ))}
-        </select>
+      <div className="flex items-center gap-3">
+        <span className="w-48 min-w-0">
+          <select
+            aria-label={`${label}: kind`}
+            className={inputClasses({ className: "pr-8" })}
+            value={condition.kind}
+            onChange={(event) => onChange({ kind: event.target.value as ConditionKind })}
+            data-testid="condition-kind"
+          >
+            {(Object.keys(KIND_LABELS) as ConditionKind[]).map((kind) => (
+              <option key={kind} value={kind}>
+                {KIND_LABELS[kind]}
+              </option>
+            ))}
+          </select>
+        </span>
         <label className="flex items-center gap-1.5 text-sm text-gray-800">
           <input type="checkbox" className="size-4 accent-brand-600" checked={condition.negation} onChange={(event) => onChange({ negation: event.target.checked })} data-testid="condition-negation" />
           Not
