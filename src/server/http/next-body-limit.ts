@@ -11,7 +11,7 @@ import { declaredTooLarge, refuseTooLarge } from "./too-large";
 export const NEXT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Paths that need a larger body than NEXT_BODY_LIMIT_BYTES, and how large: a static cohort's CSV upload (20 MB file, plus the form around it). */
-const LARGER_BODIES: ReadonlyArray<readonly [path: RegExp, bytes: number]> = [[/^\/api\/(projects|environments)\/[^/]+\/cohorts\/(\d+\/?)?$/, 21 * 1024 * 1024]];
+const LARGER_BODIES: ReadonlyArray<readonly [path: RegExp, bytes: number]> = [[/^\/api\/(projects|environments)\/[^/]+\/cohorts(\/(\d+\/?)?)?$/, 21 * 1024 * 1024]];
 
 export function nextBodyLimitFor(pathname: string): number {
   for (const [path, bytes] of LARGER_BODIES) if (path.test(pathname)) return bytes;
