@@ -20,6 +20,7 @@ test.describe("cohorts page", () => {
     client.identify({ distinctId: "ada", properties: { email: "ada@burrow.test", plan: "enterprise" } });
     client.identify({ distinctId: "bo", properties: { email: "bo@burrow.test", plan: "free" } });
     client.identify({ distinctId: "cy", properties: { email: "cy@elsewhere.example", plan: "free" } });
+    for (const distinctId of ["ada", "ada", "bo"]) client.capture({ distinctId, event: "viewed pricing" });
     await client.shutdown();
 
     await signIn(page, USER, site.url);
@@ -110,5 +111,20 @@ test.describe("cohorts page", () => {
     await page.getByRole("link", { name: "Cohorts" }).first().click();
     await expect(rows).toHaveCount(2);
     await screenshot(page, "cohorts-list");
+
+    // Behavioral: viewed pricing at least twice in the last 30 days (ada twice, bo once).
+    await page.getByTestId("new-cohort").click();
+    await page.getByTestId("cohort-name").fill("Pricing lookers");
+    const condition = page.getByTestId("cohort-group-0").getByTestId("cohort-condition").nth(0);
+    await condition.getByTestId("condition-kind").selectOption("behavioral");
+    await condition.getByTestId("condition-event").fill("viewed pricing");
+    await condition.getByTestId("condition-count").fill("2");
+    await condition.getByTestId("condition-days").fill("30");
+    await screenshot(page, "cohort-behavioral-new");
+    await page.getByTestId("cohort-save").click();
+    await expect(page).toHaveURL(/\/cohorts\/\d+$/);
+    await expect(members.getByTestId("cohort-count")).toHaveText("1 person", { timeout: 30_000 });
+    await expect(member.getByRole("link")).toHaveText("ada@burrow.test");
+    await expect(page.getByTestId("cohort-members").getByText("Behavioral")).toBeVisible();
   });
 });
