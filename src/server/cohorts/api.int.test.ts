@@ -20,6 +20,7 @@ const envItemRoute = restRoute("environments", "cohorts/:id");
 const personsRoute = restRoute("projects", "cohorts/:id/persons");
 const addRoute = restRoute("projects", "cohorts/:id/add_persons_to_static_cohort");
 const removeRoute = restRoute("projects", "cohorts/:id/remove_person_from_static_cohort");
+const eventsRoute = restRoute("projects", "events");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -355,6 +356,12 @@ describe(`cohorts (${testStoresName})`, () => {
       expect(strip(await list("?type=both"))).toEqual(validation("type must be 'static' or 'dynamic'.", "type"));
     });
 
+    it("behavioral leaves are cohorts' alone: the events API answers them with a 400, not a 500", async () => {
+      const properties = encodeURIComponent(JSON.stringify([{ type: "behavioral", key: "$pageview", value: "performed_event", event_type: "events", time_value: 7, time_interval: "day" }]));
+      const answer = await call(eventsRoute.GET as Handler, "GET", `/api/projects/${projectId}/events/?properties=${properties}`, p());
+      expect(strip(answer)).toEqual(validation("behavioral filters (performed an event) are only supported in cohorts", "properties"));
+    });
+
     it("validates filters like PostHog's strict models", async () => {
       const bad = (properties: unknown) => post({ name: "bad", filters: { properties } });
       expect(strip(await bad(and({ type: "person", key: "email", value: "x" })))).toEqual(validation("Missing required keys for person filter: operator", "filters__properties__values__0"));
@@ -433,5 +440,30 @@ describe(`cohorts (${testStoresName})`, () => {
       expect(other.status).toBe(404);
       expect((await members(2_147_483_647)).status).toBe(404);
     });
+  });
+});
+
+describe(`legacy groups (${testStoresName})`, () => {
+  it("reads PostHog's deprecated groups as filters: property groups ORed, event groups as performed_event(_multiple)", async () => {
+    const cohort = await create({
+      name: "legacy",
+      groups: [{ properties: [{ key: "plan", value: "pro" }] }, { event_id: "$pageview", days: 2, count: 2, count_operator: "gte" }],
+    });
+    expect(cohort.filters).toEqual({
+      properties: {
+        type: "OR",
+        values: [
+          { type: "AND", values: [{ type: "person", key: "plan", operator: "exact", value: ["pro"], negation: false }] },
+          {
+            type: "AND",
+            values: [{ type: "behavioral", key: "$pageview", value: "performed_event_multiple", event_type: "events", time_value: 2, time_interval: "day", operator: "gte", operator_value: 2, negation: false }],
+          },
+        ],
+      },
+    });
+    await computeCohort(db, cohort.id);
+    // cat is pro; ann is pro and viewed 3 times in 3 days (2 within 2 days); bob viewed once.
+    expect(await memberNames(cohort.id)).toEqual(["ann", "cat"]);
+    expect(strip(await post({ name: "actions", groups: [{ action_id: 3 }] }))).toEqual(validation(/actions are not supported yet/, "filters__properties__values__0__event_type"));
   });
 });

@@ -136,6 +136,59 @@ export function hasBehavioralFilters(node: PropertyNode): boolean {
   return isPropertyGroup(node) ? node.values.some(hasBehavioralFilters) : isBehavioralFilter(node);
 }
 
+const COUNT_OPERATORS_LEGACY: Record<string, string> = { gte: "gte", lte: "lte", eq: "exact", exact: "exact" };
+
+/**
+ * PostHog's deprecated `groups` (`[{properties: [...]} | {event_id, days, count, count_operator}]`)
+ * as `filters`, the way PostHog converts them (cohort.py `properties`): each group one AND
+ * group of an OR, legacy person properties defaulting to `exact`, event groups becoming
+ * performed_event(_multiple) in the last `days` (365 without). Used only when `filters` is absent.
+ */
+export function filtersFromLegacyGroups(groups: unknown): unknown {
+  if (!Array.isArray(groups)) return groups;
+  return {
+    properties: {
+      type: "OR",
+      values: groups.slice(0, PROPERTY_LIMITS.maxFilters + 1).map((group: unknown) => {
+        if (!isObject(group)) return group;
+        if (group.action_id !== undefined && group.action_id !== null) return { type: "behavioral", key: String(group.action_id), value: "performed_event", event_type: "actions", time_value: 1, time_interval: "day" };
+        if (typeof group.event_id === "string") {
+          const count = group.count === undefined || group.count === null ? null : Number(group.count);
+          const operator = COUNT_OPERATORS_LEGACY[String(group.count_operator ?? "gte")] ?? "gte";
+          return {
+            type: "AND",
+            values: [
+              {
+                type: "behavioral",
+                key: group.event_id,
+                value: count === null ? "performed_event" : "performed_event_multiple",
+                event_type: "events",
+                time_value: Number(group.days ?? 365) || 365,
+                time_interval: "day",
+                ...(count === null ? {} : { operator, operator_value: count }),
+              },
+            ],
+          };
+        }
+        const properties = Array.isArray(group.properties) ? group.properties : [];
+        return {
+          type: "AND",
+          values: properties.map((leaf: unknown) =>
+            isObject(leaf) && (leaf.type === undefined || leaf.type === "person") ? { ...leaf, type: "person", operator: leaf.operator ?? "exact" } : leaf,
+          ),
+        };
+      }),
+    },
+  };
+}
+
+/** A body's legacy `groups` read as `filters` when no `filters` came with them. */
+const withLegacyGroups = (input: unknown) => {
+  if (!isObject(input) || input.filters !== undefined || input.groups === undefined || input.groups === null) return input;
+  const { groups, ...rest } = input;
+  return Array.isArray(groups) && groups.length === 0 ? rest : { ...rest, filters: filtersFromLegacyGroups(groups) };
+};
+
 const uuidSchema = z.string().regex(/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, "Must be a valid UUID.").transform((text) => text.toLowerCase());
 
 const writable = {
@@ -156,7 +209,8 @@ const writable = {
 };
 
 /** `POST …/cohorts/` (also the multipart form's fields, which arrive as text). Unknown and read-only fields are ignored, as DRF does. */
-export const cohortCreateBody = z.object({
+/** The create fields without the legacy `groups` reading (tRPC and the form, which never send them). */
+export const cohortCreateFields = z.object({
   name: writable.name.optional().transform((name) => name ?? ""),
   description: writable.description.optional().transform((text) => text ?? ""),
   is_static: writable.is_static.optional().transform((value) => value ?? false),
@@ -168,11 +222,12 @@ export const cohortCreateBody = z.object({
     .max(COHORT_LIMITS.maxCreatePersonIds, `At most ${COHORT_LIMITS.maxCreatePersonIds} person ids.`)
     .optional(),
 });
-export type CohortCreateBody = z.output<typeof cohortCreateBody>;
-export type CohortCreateInput = z.input<typeof cohortCreateBody>;
+export const cohortCreateBody = z.preprocess(withLegacyGroups, cohortCreateFields);
+export type CohortCreateBody = z.output<typeof cohortCreateFields>;
+export type CohortCreateInput = z.input<typeof cohortCreateFields>;
 
 /** `PATCH …/cohorts/:id/`: the given fields change; `deleted: true` is the soft delete, `false` restores. */
-export const cohortUpdateBody = z.object({
+export const cohortUpdateFields = z.object({
   name: writable.name.optional(),
   description: writable.description.optional(),
   is_static: writable.is_static.optional(),
@@ -180,8 +235,9 @@ export const cohortUpdateBody = z.object({
   query: writable.query.optional(),
   deleted: drfBoolean.optional(),
 });
-export type CohortUpdateBody = z.output<typeof cohortUpdateBody>;
-export type CohortUpdateInput = z.input<typeof cohortUpdateBody>;
+export const cohortUpdateBody = z.preprocess(withLegacyGroups, cohortUpdateFields);
+export type CohortUpdateBody = z.output<typeof cohortUpdateFields>;
+export type CohortUpdateInput = z.input<typeof cohortUpdateFields>;
 
 /** `GET …/cohorts/`: PostHog's list filters. */
 export const cohortListQuery = pageQuery.extend({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addPersonsBody, cohortCreateBody, cohortListQuery, cohortPersonsQuery, cohortUpdateBody, removePersonBody } from "@/server/cohorts/contract";
+import { addPersonsBody, cohortCreateFields, cohortListQuery, cohortPersonsQuery, cohortUpdateFields, removePersonBody } from "@/server/cohorts/contract";
 import {
   addPersonsToStaticCohort,
   cohortPersons,
@@ -23,9 +23,9 @@ export const cohortsRouter = createTRPCRouter({
 
   get: projectProcedure.input(cohortId).query(({ ctx, input }) => getCohort(ctx, input.id)),
 
-  create: projectProcedure.input(z.object({ cohort: cohortCreateBody })).mutation(({ ctx, input }) => createCohort(ctx, input.cohort)),
+  create: projectProcedure.input(z.object({ cohort: cohortCreateFields })).mutation(({ ctx, input }) => createCohort(ctx, input.cohort)),
 
-  update: projectProcedure.input(cohortId.extend({ patch: cohortUpdateBody })).mutation(({ ctx, input }) => updateCohort(ctx, input.id, input.patch)),
+  update: projectProcedure.input(cohortId.extend({ patch: cohortUpdateFields })).mutation(({ ctx, input }) => updateCohort(ctx, input.id, input.patch)),
 
   /** Soft delete (PATCH `deleted: true`), refused while an active flag uses the cohort. */
   delete: projectProcedure.input(cohortId).mutation(({ ctx, input }) => updateCohort(ctx, input.id, { deleted: true })),
