@@ -9,6 +9,7 @@ import { ConfigError, dbConfigFromEnv, describeDb } from "@/server/db/config";
 import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
+import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/service";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
 import { serverEnvFrom } from "@/server/env";
@@ -74,9 +75,12 @@ async function main(): Promise<void> {
   handleWithNext = app.getRequestHandler();
   ready();
   console.log(`burrow: listening on ${siteUrl} (${describeDb(dbConfig)}, ${describeEventStore(eventStoreConfig)})`);
+  // Dynamic cohorts' members, computed in the background (and cohorts a crash left calculating).
+  startCohortWorker(db);
 
   installShutdown(server, async () => {
     await drainIngestion();
+    await stopCohortWorker();
     await app.close();
     await closeDb();
   });

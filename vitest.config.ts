@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // BURROW_TEST_DB=pglite (default) runs every test with integration tests on the embedded
 // database; BURROW_TEST_DB=postgres runs only the integration tests (*.int.test.ts), on a
 // throwaway database of the PostgreSQL server. BURROW_TEST_EVENTS=clickhouse runs the event
-// store's contract suite (the integration tests under src/server/events, src/server/db/events and src/server/insights) with the events in
+// store's contract suite (the integration tests under src/server/events, src/server/db/events, src/server/insights and src/server/cohorts) with the events in
 // ClickHouse (chdb in the test process, or CLICKHOUSE_URL's server). scripts/test.mjs runs all three.
 const onPostgres = process.env.BURROW_TEST_DB === "postgres";
 const onClickHouse = process.env.BURROW_TEST_EVENTS === "clickhouse";
@@ -12,7 +12,7 @@ const onClickHouse = process.env.BURROW_TEST_EVENTS === "clickhouse";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname, "src") } },
   test: {
-    include: onClickHouse ? ["src/server/events/**/*.int.test.ts", "src/server/db/events/**/*.int.test.ts", "src/server/insights/**/*.int.test.ts"] : onPostgres ? ["src/**/*.int.test.ts"] : ["src/**/*.test.ts"],
+    include: onClickHouse ? ["src/server/events/**/*.int.test.ts", "src/server/db/events/**/*.int.test.ts", "src/server/insights/**/*.int.test.ts", "src/server/cohorts/**/*.int.test.ts"] : onPostgres ? ["src/**/*.int.test.ts"] : ["src/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { Button, Card, cn, FormAlert, inputClasses, TextField } from "@/components/ui";
+import { Button, Card, cn, FormAlert, inputClasses, PropertyFilterRow, RemoveButton, TextField } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { TRPCClientError } from "@trpc/client";
 import type { FlagResource } from "@/server/flags/present";
@@ -280,39 +280,21 @@ function ConditionEditor({
           {condition.properties.map((property, p) => {
             const pat = `${at}__properties__${p}`;
             return (
-              <li key={property.id} className="grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[1fr_10rem_1fr_auto]" data-testid="condition-property">
-                <input
-                  aria-label={`Condition set ${n}, filter ${p + 1}: person property`}
-                  className={inputClasses({ invalid: invalid(`${pat}__key`), className: "col-span-2 sm:col-span-1" })}
-                  placeholder="Person property, e.g. email"
-                  value={property.key}
-                  onChange={(event) => setProperty(property.id, { key: event.target.value })}
-                  data-testid="property-key"
-                />
-                <select
-                  aria-label={`Condition set ${n}, filter ${p + 1}: operator`}
-                  className={inputClasses({ invalid: invalid(`${pat}__operator`), className: "col-span-2 pr-8 sm:col-span-1" })}
-                  value={property.operator}
-                  onChange={(event) => setProperty(property.id, { operator: event.target.value as PropertyDraft["operator"] })}
-                  data-testid="property-operator"
-                >
-                  {OPERATORS.map((operator) => (
-                    <option key={operator} value={operator}>
-                      {OPERATOR_LABELS[operator]}
-                    </option>
-                  ))}
-                </select>
-                <input
-                  aria-label={`Condition set ${n}, filter ${p + 1}: value`}
-                  className={inputClasses({ invalid: invalid(`${pat}__value`) })}
-                  placeholder={VALUELESS.has(property.operator) ? "No value needed" : LISTED.has(property.operator) ? "Value (several: comma-separated)" : "Value"}
-                  disabled={VALUELESS.has(property.operator)}
-                  value={VALUELESS.has(property.operator) ? "" : property.value}
-                  onChange={(event) => setProperty(property.id, { value: event.target.value })}
-                  data-testid="property-value"
-                />
-                <RemoveButton label={`Remove filter ${p + 1} of condition set ${n}`} onClick={() => onChange({ properties: condition.properties.filter((x) => x.id !== property.id) })} />
-              </li>
+              <PropertyFilterRow
+                key={property.id}
+                label={`Condition set ${n}, filter ${p + 1}`}
+                propertyKey={property.key}
+                operator={property.operator}
+                value={property.value}
+                operators={OPERATORS}
+                operatorLabels={OPERATOR_LABELS}
+                valueless={VALUELESS}
+                listed={LISTED}
+                invalid={{ key: invalid(`${pat}__key`), operator: invalid(`${pat}__operator`), value: invalid(`${pat}__value`) }}
+                onChange={({ key, ...patch }) => setProperty(property.id, { ...patch, ...(key === undefined ? {} : { key }) })}
+                onRemove={() => onChange({ properties: condition.properties.filter((x) => x.id !== property.id) })}
+                removeLabel={`Remove filter ${p + 1} of condition set ${n}`}
+              />
             );
           })}
         </ul>
@@ -400,15 +382,5 @@ function Checkbox({ checked, onChange, children, testId }: { checked: boolean; o
       <input type="checkbox" className="mt-0.5 size-4 shrink-0 accent-brand-600" checked={checked} onChange={(event) => onChange(event.target.checked)} data-testid={testId} />
       <span>{children}</span>
     </label>
-  );
-}
-
-function RemoveButton({ label, onClick }: { label: string; onClick: () => void }) {
-  return (
-    <Button variant="ghost" aria-label={label} onClick={onClick} className="px-2.5" data-testid="remove-row">
-      <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" className="size-4">
-        <path d="M5 5l10 10M15 5 5 15" />
-      </svg>
-    </Button>
   );
 }

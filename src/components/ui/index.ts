@@ -18,3 +18,4 @@ export { Spinner, type SpinnerProps } from "./spinner";
 export { Switch, type SwitchProps } from "./switch";
 export { SkipLink } from "./skip-link";
 export { Detail } from "./detail";
+export { PropertyFilterRow, RemoveButton, type PropertyFilterRowProps } from "./property-filter-row";

@@ -373,3 +373,21 @@ export async function hasActiveFlags(db: Database, projectId: number): Promise<b
   const definitions = await loadFlagDefinitions(db, projectId);
   return definitions.flags.some((flag) => flag.active);
 }
+
+/** Whether a flag's stored filters name cohort `cohortId` anywhere (`{type: "cohort", value: id}`). */
+function namesCohort(node: unknown, cohortId: number): boolean {
+  if (Array.isArray(node)) return node.some((child) => namesCohort(child, cohortId));
+  if (typeof node !== "object" || node === null) return false;
+  const record = node as Record<string, unknown>;
+  if (record.type === "cohort" && Number(record.value) === cohortId) return true;
+  return Object.values(record).some((child) => typeof child === "object" && namesCohort(child, cohortId));
+}
+
+/** The project's active, live flags whose conditions use cohort `cohortId` (a cohort they use cannot be deleted), by key. */
+export async function activeFlagsUsingCohort(db: Database, projectId: number, cohortId: number): Promise<{ id: number; key: string }[]> {
+  const flags = await store.liveFlags(db.prisma, projectId);
+  return flags
+    .filter((flag) => flag.active && namesCohort(flag.filters, cohortId))
+    .map(({ id, key }) => ({ id, key }))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}

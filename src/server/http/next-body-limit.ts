@@ -10,11 +10,11 @@ import { declaredTooLarge, refuseTooLarge } from "./too-large";
  */
 export const NEXT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Path prefixes that need a larger body than NEXT_BODY_LIMIT_BYTES, and how large. None does today. */
-const LARGER_BODIES: ReadonlyArray<readonly [prefix: string, bytes: number]> = [];
+/** Paths that need a larger body than NEXT_BODY_LIMIT_BYTES, and how large: a static cohort's CSV upload (20 MB file, plus the form around it). */
+const LARGER_BODIES: ReadonlyArray<readonly [path: RegExp, bytes: number]> = [[/^\/api\/(projects|environments)\/[^/]+\/cohorts(\/(\d+\/?)?)?$/, 21 * 1024 * 1024]];
 
 export function nextBodyLimitFor(pathname: string): number {
-  for (const [prefix, bytes] of LARGER_BODIES) if (pathname.startsWith(prefix)) return bytes;
+  for (const [path, bytes] of LARGER_BODIES) if (path.test(pathname)) return bytes;
   return NEXT_BODY_LIMIT_BYTES;
 }
 

@@ -45,6 +45,9 @@ const w = {
   configId: 0,
   pluginId: 0,
   carolUuid: "",
+  cohortId: 0,
+  staticCohortId: 0,
+  personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
   user: { id: 0, uuid: "", email: "" },
 };
 
@@ -81,8 +84,47 @@ const FLAG_BODY = () => ({
 });
 const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", description: "Nested", config: { separator: "__" } });
 const dashboard = () => ({ id: String(w.dashboardId) });
+const cohort = () => ({ id: String(w.cohortId) });
+const COHORT_BODY = () => ({
+  name: "Hostile",
+  description: "Cohort",
+  filters: {
+    properties: {
+      type: "OR",
+      values: [
+        {
+          type: "AND",
+          values: [
+            { type: "person", key: "email", operator: "icontains", value: "@acme.com" },
+            { type: "cohort", key: "id", value: w.staticCohortId },
+            { type: "behavioral", key: "$pageview", value: "performed_event", event_type: "events", time_value: 30, time_interval: "day" },
+          ],
+        },
+      ],
+    },
+  },
+});
 
 const REST_CASES: RestCase[] = [
+  { route: "projects/:project_id/cohorts", method: "GET", query: () => ({ search: "cohort", type: "static", created_by_id: String(w.user.id) }) },
+  { route: "projects/:project_id/cohorts", method: "POST", body: COHORT_BODY, bodyIds: [["filters", "properties", "values", 0, "values", 1, "value"]] },
+  { route: "projects/:project_id/cohorts/:id", method: "GET", params: cohort, ids: ["id"] },
+  { route: "projects/:project_id/cohorts/:id", method: "PATCH", params: cohort, ids: ["id"], body: COHORT_BODY, bodyIds: [["filters", "properties", "values", 0, "values", 1, "value"]] },
+  { route: "projects/:project_id/cohorts/:id/persons", method: "GET", params: cohort, ids: ["id"], query: () => ({ limit: "10" }) },
+  {
+    route: "projects/:project_id/cohorts/:id/add_persons_to_static_cohort",
+    method: "PATCH",
+    params: () => ({ id: String(w.staticCohortId) }),
+    ids: ["id"],
+    body: () => ({ person_ids: [w.personUuid] }),
+  },
+  {
+    route: "projects/:project_id/cohorts/:id/remove_person_from_static_cohort",
+    method: "PATCH",
+    params: () => ({ id: String(w.staticCohortId) }),
+    ids: ["id"],
+    body: () => ({ person_id: w.personUuid }),
+  },
   { route: "projects", method: "GET", query: () => ({ limit: "10", offset: "0" }) },
   { route: "projects/:project_id", method: "GET" },
   { route: "users/:user_id", method: "GET", params: () => ({ user_id: "@me" }) },
@@ -267,6 +309,8 @@ async function snapshot(): Promise<string> {
     db.prisma.organizationInvite.findMany(),
     db.prisma.personalApiKey.findMany({ omit: { lastUsedAt: true } }),
     db.prisma.project.findMany(byId),
+    db.prisma.cohort.findMany(byId),
+    db.prisma.cohortPerson.findMany({ orderBy: [{ cohortId: "asc" }, { personId: "asc" }] }),
   ]);
   return JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 }
@@ -286,6 +330,9 @@ beforeAll(async () => {
   w.flagId = (await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing" } })).id;
   w.pluginId = (await db.prisma.plugin.findUniqueOrThrow({ where: { key: "flatten" } })).id;
   w.configId = (await db.prisma.pluginConfig.create({ data: { projectId: w.projectId, pluginId: w.pluginId, enabled: true, config: {} } })).id;
+  await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: {} } });
+  w.staticCohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Static", isStatic: true } })).id;
+  w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
 });
 
 afterAll(async () => {
@@ -441,6 +488,14 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "dashboards.sharing.get", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
   { procedure: "dashboards.sharing.update", input: () => ({ dashboardId: w.dashboardId, enabled: true, settings: { whitelabel: "yes" } }), ids: [["dashboardId"]] },
   { procedure: "dashboards.sharing.refresh", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
+  { procedure: "cohorts.list", input: () => ({ search: "cohort", type: "dynamic" }) },
+  { procedure: "cohorts.get", input: () => ({ id: w.cohortId }), ids: [["id"]] },
+  { procedure: "cohorts.create", input: () => ({ cohort: COHORT_BODY() }), ids: [["cohort", "filters", "properties", "values", 0, "values", 1, "value"]] },
+  { procedure: "cohorts.update", input: () => ({ id: w.cohortId, patch: COHORT_BODY() }), ids: [["id"], ["patch", "filters", "properties", "values", 0, "values", 1, "value"]] },
+  { procedure: "cohorts.delete", input: () => ({ id: w.cohortId }), ids: [["id"]] },
+  { procedure: "cohorts.persons", input: () => ({ id: w.cohortId, limit: 10 }), ids: [["id"]] },
+  { procedure: "cohorts.addPersons", input: () => ({ id: w.staticCohortId, person_ids: [w.personUuid] }), ids: [["id"]] },
+  { procedure: "cohorts.removePerson", input: () => ({ id: w.staticCohortId, person_id: w.personUuid }), ids: [["id"]] },
   { procedure: "events.list", input: () => ({ event: "$pageview", distinctId: "d1" }) },
   { procedure: "events.get", input: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }) },
   { procedure: "events.list", input: () => ({ personId: "1", properties: [{ type: "cohort", cohortId: 0 }] }), ids: [["properties", 0, "cohortId"]] },

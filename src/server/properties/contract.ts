@@ -64,10 +64,47 @@ export interface CohortFilter {
   negation: boolean;
 }
 
-export type PropertyLeaf = PropertyFilter | CohortFilter;
+export const BEHAVIORAL_KINDS = ["performed_event", "performed_event_multiple"] as const;
+/** PostHog's other behavioral kinds: parsed far enough to say they are not supported yet. */
+export const UNSUPPORTED_BEHAVIORAL_KINDS = [
+  "performed_event_first_time",
+  "performed_event_sequence",
+  "performed_event_regularly",
+  "stopped_performing_event",
+  "restarted_performing_event",
+] as const;
+export const TIME_INTERVALS = ["day", "week", "month", "year"] as const;
+export const COUNT_OPERATORS = ["gte", "lte", "exact", "gt", "lt"] as const;
+export type CountOperator = (typeof COUNT_OPERATORS)[number];
+
+/**
+ * A behavioral leaf, as PostHog's cohorts write it: the person performed `key` (an event
+ * name) since a time (`time_value` `time_interval`s ago, or `explicit_datetime`), and for
+ * `performed_event_multiple` a number of times (`operator` `operator_value`, default gte).
+ * Kept in PostHog's snake_case: the stored cohort filters are this JSON. Compiled through
+ * the behavioral resolver its caller passes (tree.ts), refused without one.
+ */
+export interface BehavioralFilter {
+  type: "behavioral";
+  key: string;
+  value: (typeof BEHAVIORAL_KINDS)[number];
+  event_type: "events";
+  time_value?: number;
+  time_interval?: (typeof TIME_INTERVALS)[number];
+  explicit_datetime?: string;
+  operator?: CountOperator;
+  operator_value?: number;
+  negation: boolean;
+}
+
+export type PropertyLeaf = PropertyFilter | CohortFilter | BehavioralFilter;
 
 export function isCohortFilter(node: PropertyNode): node is CohortFilter {
   return node.type === "cohort";
+}
+
+export function isBehavioralFilter(node: PropertyNode): node is BehavioralFilter {
+  return node.type === "behavioral";
 }
 
 export interface PropertyGroup {
@@ -186,6 +223,56 @@ export const cohortFilterSchema = z
   })
   .transform((raw): CohortFilter => ({ type: "cohort", key: "id", value: raw.value, operator: raw.operator ?? "in", negation: raw.negation ?? false }));
 
+const MAX_TIME_VALUE = 100_000;
+
+/** PostHog's behavioral leaf (`performed_event` and `performed_event_multiple`; other kinds are a 400 saying they are not supported yet). */
+export const behavioralFilterSchema = z
+  .object({
+    type: z.literal("behavioral"),
+    key: z
+      .string({ error: "A behavioral filter's key must be an event name." })
+      .min(1, "A behavioral filter's key must be an event name.")
+      .max(PROPERTY_LIMITS.maxKeyLength, `key must be at most ${PROPERTY_LIMITS.maxKeyLength} characters.`),
+    value: z.string({ error: "A behavioral filter's value must say what the person did (performed_event, performed_event_multiple)." }),
+    event_type: z.string({ error: "Missing required keys for behavioral filter: event_type" }),
+    time_value: z.union([z.number(), z.string().regex(/^\d{1,6}$/)]).transform(Number).pipe(z.number().int("time_value must be a whole number.").min(1, "time_value must be at least 1.").max(MAX_TIME_VALUE, `time_value must be at most ${MAX_TIME_VALUE}.`)).nullish(),
+    time_interval: z.enum(TIME_INTERVALS, { error: `time_interval must be one of ${TIME_INTERVALS.join(", ")}.` }).nullish(),
+    explicit_datetime: z.string().max(100).refine(isFilterDate, "explicit_datetime must be an ISO 8601 date or a relative date such as '-30d'.").nullish(),
+    operator: z.enum(COUNT_OPERATORS, { error: `A behavioral filter's operator must be one of ${COUNT_OPERATORS.join(", ")}.` }).nullish(),
+    operator_value: z.union([z.number(), z.string().regex(/^\d{1,9}$/)]).transform(Number).pipe(z.number().int("operator_value must be a whole number.").min(0, "operator_value must not be negative.").max(1_000_000_000)).nullish(),
+    negation: z.boolean().nullish(),
+  })
+  .transform((raw, ctx): BehavioralFilter => {
+    const fail = (message: string, path: string) => {
+      ctx.addIssue({ code: "custom", message, path: [path] });
+      return z.NEVER;
+    };
+    if ((UNSUPPORTED_BEHAVIORAL_KINDS as readonly string[]).includes(raw.value)) {
+      return fail(`Behavioral filter '${raw.value}' is not supported yet; supported: ${BEHAVIORAL_KINDS.join(", ")}.`, "value");
+    }
+    if (!(BEHAVIORAL_KINDS as readonly string[]).includes(raw.value)) return fail(`Unknown behavioral filter '${shown(raw.value)}'.`, "value");
+    if (raw.event_type === "actions") return fail("Behavioral filters on actions are not supported yet; use event_type 'events'.", "event_type");
+    if (raw.event_type !== "events") return fail("event_type must be 'events' or 'actions'.", "event_type");
+    const window = raw.explicit_datetime ? { explicit_datetime: raw.explicit_datetime } : null;
+    if (!window && (raw.time_value == null || raw.time_interval == null)) {
+      return fail("Missing required keys for behavioral filter: time_value, time_interval (or explicit_datetime)", "time_value");
+    }
+    const filter: BehavioralFilter = {
+      type: "behavioral",
+      key: storableText(raw.key),
+      value: raw.value as BehavioralFilter["value"],
+      event_type: "events",
+      ...(window ?? { time_value: raw.time_value!, time_interval: raw.time_interval! }),
+      negation: raw.negation ?? false,
+    };
+    if (filter.value === "performed_event_multiple") {
+      if (raw.operator_value == null) return fail("Missing required keys for behavioral filter: operator_value", "operator_value");
+      filter.operator = raw.operator ?? "gte";
+      filter.operator_value = raw.operator_value;
+    }
+    return filter;
+  });
+
 type Parsed<T> = { success: true; data: T } | { success: false; issues: { message: string; path: PropertyKey[] }[] };
 
 function fromZod<T>(result: z.ZodSafeParseResult<T>): Parsed<T> {
@@ -200,6 +287,7 @@ function parseNode(input: unknown): Parsed<PropertyNode> {
   const type = (input as { type?: unknown }).type;
   if (type === "AND" || type === "OR") return fromZod(propertyGroupSchema.safeParse(input));
   if (type === "cohort") return fromZod(cohortFilterSchema.safeParse(input));
+  if (type === "behavioral") return fromZod(behavioralFilterSchema.safeParse(input));
   return fromZod(propertyFilterSchema.safeParse(type === undefined || type === null ? { ...input, type: "event" } : input));
 }
 

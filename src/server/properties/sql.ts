@@ -9,7 +9,7 @@ import { LOWER_ASCII, UPPER_ASCII } from "./coerce";
 import type { PropertyFilter, PropertyNode } from "./contract";
 import { leafSql, type PgLeaf } from "./operators";
 import { SqlParams } from "./bind";
-import { compileTree, groupsUnsupported, sqlTarget, type CohortResolver } from "./tree";
+import { compileTree, groupsUnsupported, sqlTarget, type BehavioralResolver, type CohortResolver } from "./tree";
 
 export { SqlParams };
 export { readsPersonProperties } from "./tree";
@@ -32,6 +32,8 @@ export interface PropertySqlContext {
   now: Date;
   /** Cohort leaves: SQL testing the row's person's membership (without it, a cohort leaf is refused). */
   cohort?: CohortResolver<string>;
+  /** Behavioral leaves: SQL testing that the row's person performed the event (without it, refused). */
+  behavioral?: BehavioralResolver<string>;
 }
 
 function compileLeaf(filter: PropertyFilter, context: PropertySqlContext): string {
@@ -57,5 +59,5 @@ function compileLeaf(filter: PropertyFilter, context: PropertySqlContext): strin
 
 /** A boolean SQL expression that holds where the filter or group does; an empty group is TRUE. */
 export function propertiesSql(node: PropertyNode, context: PropertySqlContext): string {
-  return compileTree(node, sqlTarget("TRUE", (filter) => compileLeaf(filter, context), context.cohort));
+  return compileTree(node, sqlTarget("TRUE", (filter) => compileLeaf(filter, context), context.cohort, context.behavioral));
 }

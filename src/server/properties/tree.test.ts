@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
 import { SqlParams } from "./bind";
 import { chFilterSql } from "./clickhouse";
-import type { CohortFilter, PropertyNode } from "./contract";
+import { propertiesParamSchema, type CohortFilter, type PropertyNode } from "./contract";
 import { matchesProperties } from "./match";
 import { propertiesSql } from "./sql";
-import { COHORTS_UNSUPPORTED, propertyLeaves, readsPersonProperties } from "./tree";
+import { BEHAVIORAL_UNSUPPORTED, COHORTS_UNSUPPORTED, propertyLeaves, readsPersonProperties } from "./tree";
 
 const NOW = new Date("2024-06-15T12:00:00.000Z");
 const cohort = (negation = false): CohortFilter => ({ type: "cohort", key: "id", value: 42, operator: "in", negation });
@@ -57,5 +57,26 @@ describe("group leaves", () => {
 
   it("are refused in SQL", () => {
     expect(() => propertiesSql(group, { params: new SqlParams(), columns: { event: "e", person: "p" }, now: NOW })).toThrow(/group property filters are not supported/);
+  });
+});
+
+describe("behavioral leaves plug in like cohorts", () => {
+  const performed: PropertyNode = {
+    type: "AND",
+    values: [{ type: "behavioral", key: "$pageview", value: "performed_event", event_type: "events", time_value: 7, time_interval: "day", negation: true }],
+  };
+
+  it("parse from PostHog's JSON, and are refused with a clear 400 where the caller gives no resolver (the events API, flags in memory)", () => {
+    const parsed = propertiesParamSchema.parse([{ type: "behavioral", key: "$pageview", value: "performed_event", event_type: "events", time_value: "7", time_interval: "day", negation: true }]);
+    expect(parsed).toEqual(performed);
+    expect(() => propertiesSql(performed, { params: new SqlParams(), columns: { event: "e.properties", person: "'{}'::jsonb" }, now: NOW })).toThrow(BEHAVIORAL_UNSUPPORTED);
+    expect(() => matchesProperties(performed, {})).toThrow(BEHAVIORAL_UNSUPPORTED);
+    expect(readsPersonProperties(performed)).toBe(false);
+    expect(propertyLeaves(performed)).toEqual([]);
+  });
+
+  it("compile through the resolver, negation applied by the walk", () => {
+    const sql = propertiesSql(performed, { params: new SqlParams(), columns: { event: "e.properties", person: "'{}'::jsonb" }, now: NOW, behavioral: (leaf) => `did(${leaf.key})` });
+    expect(sql).toBe("((NOT did($pageview)))");
   });
 });

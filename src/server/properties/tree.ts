@@ -9,10 +9,19 @@
  * COHORTS_UNSUPPORTED (the event stores pass one: db/events/cohorts.ts; flags their own).
  */
 import { AppError } from "@/server/errors";
-import { isCohortFilter, isPropertyGroup, type CohortFilter, type PropertyFilter, type PropertyNode } from "./contract";
+import { isBehavioralFilter, isCohortFilter, isPropertyGroup, type BehavioralFilter, type CohortFilter, type PropertyFilter, type PropertyNode } from "./contract";
 
 /** Turns a cohort leaf into the target's test that the person is (or, `not_in`, is not) in the cohort; negation is the walk's. */
 export type CohortResolver<T> = (filter: CohortFilter) => T;
+
+/** Turns a behavioral leaf into the target's test that the person performed the event (as the leaf counts it); negation is the walk's. */
+export type BehavioralResolver<T> = (filter: BehavioralFilter) => T;
+
+export const BEHAVIORAL_UNSUPPORTED = "behavioral filters (performed an event) are only supported in cohorts";
+
+export function behavioralUnsupported(): never {
+  throw new AppError("invalid_input", BEHAVIORAL_UNSUPPORTED, "properties");
+}
 
 export const COHORTS_UNSUPPORTED = "cohort filters are not supported yet";
 
@@ -34,6 +43,7 @@ export interface Target<T> {
   /** A property leaf with its negation applied. */
   leaf(filter: PropertyFilter): T;
   cohort?: CohortResolver<T>;
+  behavioral?: BehavioralResolver<T>;
 }
 
 /** The tree compiled for one target: an empty group holds, whatever its type. */
@@ -47,24 +57,29 @@ export function compileTree<T>(node: PropertyNode, target: Target<T>): T {
     const member = (target.cohort ?? cohortsUnsupported)(node);
     return node.negation ? target.not(member) : member;
   }
+  if (isBehavioralFilter(node)) {
+    const performed = (target.behavioral ?? behavioralUnsupported)(node);
+    return node.negation ? target.not(performed) : performed;
+  }
   return target.leaf(node);
 }
 
 /** A SQL dialect's target: AND/OR/NOT as both write them; `empty` is the dialect's true literal. */
-export function sqlTarget(empty: string, leaf: (filter: PropertyFilter) => string, cohort?: CohortResolver<string>): Target<string> {
+export function sqlTarget(empty: string, leaf: (filter: PropertyFilter) => string, cohort?: CohortResolver<string>, behavioral?: BehavioralResolver<string>): Target<string> {
   return {
     all: (parts) => (parts.length === 0 ? empty : `(${parts.join(" AND ")})`),
     any: (parts) => `(${parts.join(" OR ")})`,
     not: (part) => `(NOT ${part})`,
     leaf,
     cohort,
+    behavioral,
   };
 }
 
 /** The property leaves of a tree, in order. */
 export function propertyLeaves(node: PropertyNode): PropertyFilter[] {
   if (isPropertyGroup(node)) return node.values.flatMap(propertyLeaves);
-  return isCohortFilter(node) ? [] : [node];
+  return isCohortFilter(node) || isBehavioralFilter(node) ? [] : [node];
 }
 
 /** Whether a tree reads person properties (the caller then joins persons; cohort leaves test the event's person id alone). */

@@ -8,6 +8,7 @@ import type { PropertyNode } from "@/server/properties/contract";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { EventListQuery, EventValuesQuery } from "./list-query";
 import type { TrendQuery, TrendRow } from "./trend-query";
+import type { EventCountQuery } from "./event-count";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -63,6 +64,8 @@ export interface SelectPage {
 
 export type EventStoreKind = "postgres" | "clickhouse";
 
+
+
 export interface EventStore {
   readonly kind: EventStoreKind;
   /** Inserts the ingestion writer may run at once (each one group-commit batch). */
@@ -103,9 +106,16 @@ export interface EventStore {
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** The project's first event's time, for `date_from: "all"`; null without events. */
   earliestTimestamp(projectId: number): Promise<Date | null>;
+  /**
+   * The uuids of the persons who performed `event` since `since` a number of times that
+   * satisfies `count` (cohorts' behavioral conditions). Persons without such events never
+   * appear, whatever `count` says.
+   */
+  personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]>;
   close(): Promise<void>;
 }
 
 export { insertEvents, PGLITE_CHUNK_ROWS, PostgresEventStore } from "./postgres";
 export * from "./trend-query";
 export * from "./list-query";
+export * from "./event-count";

@@ -15,6 +15,7 @@ import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "./sql";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
+import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
 const CHUNK_ROWS = 5_000;
@@ -131,6 +132,21 @@ export function regexesOf(node: PropertyNode | null): string[] {
   return patterns;
 }
 
+/**
+ * `personsWithEventCount` as a subquery of person uuids, to use inside another PostgreSQL
+ * statement (a cohort's membership over persons) as well as on its own.
+ */
+export function personsWithEventCountSql(params: SqlParams, projectId: number, query: EventCountQuery): string {
+  const project = params.add(projectId, "int");
+  const event = params.add(query.event, "text");
+  const since = params.add(query.since.toISOString(), "timestamptz");
+  const times = params.add(query.count.value, "bigint");
+  return (
+    `SELECT ev.person_id FROM events ev WHERE ev.project_id = ${project} AND ev.event = ${event} AND ev.timestamp >= ${since}` +
+    ` AND ev.person_id IS NOT NULL GROUP BY ev.person_id HAVING count(*) ${COUNT_COMPARISONS[query.count.operator]} ${times}`
+  );
+}
+
 export class PostgresEventStore implements EventStore {
   readonly kind = "postgres";
 
@@ -197,6 +213,12 @@ export class PostgresEventStore implements EventStore {
   async earliestTimestamp(projectId: number): Promise<Date | null> {
     const rows = await this.sql.query<{ t: Date | null }>(`SELECT min(timestamp) AS t FROM events WHERE project_id = $1::int`, [projectId]);
     return rows[0]?.t ? new Date(rows[0].t) : null;
+  }
+
+  async personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {
+    const params = new SqlParams();
+    const rows = await this.sql.query<{ person_id: string }>(personsWithEventCountSql(params, projectId, query), params.values);
+    return rows.map((row) => row.person_id);
   }
 
   /** The connection belongs to the database; nothing of its own to close. */

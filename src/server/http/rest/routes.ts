@@ -6,6 +6,7 @@ import { flagRoutes } from "./resources/flags";
 import { insightRoutes } from "./resources/insights";
 import { sharingRoutes } from "./resources/sharing";
 import { transformationRoutes } from "./resources/transformations";
+import { cohortRoutes } from "./resources/cohorts";
 import { methodNotAllowed, REST_METHODS, type RestMethod, type RestPrefix, type RestResource, type RouteHandler } from "./route";
 
 /**
@@ -23,6 +24,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...eventRoutes,
   ...flagRoutes,
   ...transformationRoutes,
+  ...cohortRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");

@@ -204,7 +204,84 @@ function transformationRoutes(prefix: "projects" | "environments"): RouteCase[] 
   ];
 }
 
+/** A static cohort in each project (and `@current`): project id → cohort id, set in beforeAll. */
+const COHORT_IDS = new Map<string, number>();
+
+/** The cohort routes under one prefix. */
+function cohortRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const base = `${prefix}/:project_id/cohorts`;
+  const at = `/api/${prefix}/{project}/cohorts`;
+  const withId = (project: string) => ({ project_id: project, id: String(COHORT_IDS.get(project) ?? 0) });
+  /** The project's one person, in the cohort (before a remove) or not. */
+  /** Picks the project's person for the body, in the cohort (before a remove) or not. */
+  const member = (wanted: boolean) => async (project: string, db: Database) => {
+    const cohortId = COHORT_IDS.get(project);
+    cohortPerson = COHORT_PERSON_UUIDS.get(project) ?? "";
+    if (!cohortId || !wanted) return;
+    const person = await db.prisma.person.findFirstOrThrow({ where: { uuid: cohortPerson } });
+    await db.prisma.cohortPerson.deleteMany({ where: { cohortId, personId: person.id } });
+    if (wanted) await db.prisma.cohortPerson.create({ data: { cohortId, personId: person.id } });
+  };
+  return [
+    {
+      route: base,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "cohort:read", ok: 200 }, POST: { scope: "cohort:write", body: { name: "matrix", is_static: true }, ok: 201 } },
+    },
+    {
+      route: `${base}/:id`,
+      path: `${at}/{cohort}/`,
+      params: withId,
+      methods: {
+        GET: { scope: "cohort:read", ok: 200 },
+        PATCH: { scope: "cohort:write", body: { name: "renamed" }, ok: 200 },
+        PUT: { scope: "cohort:write", body: { description: "put" }, ok: 200 },
+        // PostHog forbids hard deletes: 405 once the caller may write.
+        DELETE: { scope: "cohort:write", ok: 405 },
+      },
+    },
+    // Members need person:read besides cohort:read (checked in src/server/cohorts/api.int.test.ts).
+    { route: `${base}/:id/persons`, path: `${at}/{cohort}/persons/`, params: withId, methods: { GET: { scope: "cohort:read", ok: 200 } } },
+    {
+      route: `${base}/:id/add_persons_to_static_cohort`,
+      path: `${at}/{cohort}/add_persons_to_static_cohort/`,
+      params: withId,
+      prepare: member(false),
+      methods: {
+        PATCH: {
+          scope: "cohort:write",
+          get body() {
+            return { person_ids: [cohortPerson] };
+          },
+          ok: 200,
+        },
+      },
+    },
+    {
+      route: `${base}/:id/remove_person_from_static_cohort`,
+      path: `${at}/{cohort}/remove_person_from_static_cohort/`,
+      params: withId,
+      prepare: member(true),
+      methods: {
+        PATCH: {
+          scope: "cohort:write",
+          get body() {
+            return { person_id: cohortPerson };
+          },
+          ok: 200,
+        },
+      },
+    },
+  ];
+}
+/** A person in each project (and `@current`), for the static cohort routes: project id → uuid; the one the next call's body names. */
+const COHORT_PERSON_UUIDS = new Map<string, string>();
+let cohortPerson = "";
+
 const ROUTES: RouteCase[] = [
+  ...cohortRoutes("projects"),
+  ...cohortRoutes("environments"),
   ...transformationRoutes("projects"),
   ...transformationRoutes("environments"),
   {
@@ -370,6 +447,12 @@ describe(`management routes: authentication, scopes and project access (${testDb
       CONFIG_IDS.set(String(id), (await db.prisma.pluginConfig.create({ data: { projectId: id, pluginId: flatten.id, enabled: true, config: {} } })).id);
     }
     CONFIG_IDS.set("@current", CONFIG_IDS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) {
+      COHORT_PERSON_UUIDS.set(String(id), (await db.prisma.person.create({ data: { projectId: id, properties: {} } })).uuid);
+      COHORT_IDS.set(String(id), (await db.prisma.cohort.create({ data: { projectId: id, name: "matrix", isStatic: true } })).id);
+    }
+    COHORT_IDS.set("@current", COHORT_IDS.get(String(projectId))!);
+    COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });
   afterAll(async () => {
     await closeDb();

@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { authRouter } from "./routers/auth";
+import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
 import { eventsRouter } from "./routers/events";
 import { flagsRouter } from "./routers/flags";
@@ -13,6 +14,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 export const appRouter = createTRPCRouter({
   account: accountRouter,
   auth: authRouter,
+  cohorts: cohortsRouter,
   dashboards: dashboardsRouter,
   events: eventsRouter,
   flags: flagsRouter,

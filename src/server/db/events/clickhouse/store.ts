@@ -12,6 +12,7 @@ import type { PropertyFilter, PropertyNode } from "@/server/properties/contract"
 import { compileCondition, compileSelect } from "@/server/hogql/compile";
 import type { EventListQuery, EventValuesQuery } from "../list-query";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "../sql";
+import { COUNT_COMPARISONS, type EventCountQuery } from "../event-count";
 import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
 import { clickHouseCohortResolver, cohortIdsOf, cohortMembers, requireCohorts } from "../cohorts";
@@ -260,6 +261,16 @@ export class ClickHouseEventStore implements EventStore {
       project: projectId,
     });
     return rows[0] ? timeOf(rows[0].t) : null;
+  }
+
+  async personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {
+    const rows = await this.rows<{ person: string }>(
+      `SELECT toString(e.person_id) AS person FROM ${this.table} AS e
+        WHERE e.project_id = {project:Int32} AND e.event = {event:String} AND e.timestamp >= {since:DateTime64(6, 'UTC')} AND e.person_id IS NOT NULL
+        GROUP BY e.person_id HAVING count() ${COUNT_COMPARISONS[query.count.operator]} {times:UInt64}`,
+      { project: projectId, event: query.event, since: chTime(query.since), times: query.count.value },
+    );
+    return rows.map((row) => row.person);
   }
 
   /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */

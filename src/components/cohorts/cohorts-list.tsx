@@ -1,0 +1,158 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { ProjectGate } from "@/components/settings/project-gate";
+import { Badge, buttonClasses, Card, EmptyState, formatDateTime, ListCard, ListFooter, PageButtons, PageHeader, SelectField, TextField } from "@/components/ui";
+import { errorMessage } from "@/trpc/errors";
+import { useTRPC } from "@/trpc/react";
+import type { CohortResource } from "@/server/cohorts/present";
+import { cohortKindLabel } from "./cohort-draft";
+
+const PAGE_SIZE = 50;
+
+export function CohortsPage() {
+  return (
+    <div className="flex flex-col gap-6" data-testid="cohorts-page">
+      <PageHeader
+        title="Cohorts"
+        description="Groups of people — by their properties, what they did, or a list you upload — to target flags and filter analytics."
+        actions={
+          <Link href="/cohorts/new" className={buttonClasses()} data-testid="new-cohort">
+            New cohort
+          </Link>
+        }
+      />
+      <ProjectGate testId="cohorts-project">{(project) => <CohortsList projectId={project.id} />}</ProjectGate>
+    </div>
+  );
+}
+
+type TypeFilter = "" | "static" | "dynamic";
+
+function CohortsList({ projectId }: { projectId: number }) {
+  const trpc = useTRPC();
+  const [search, setSearch] = useState("");
+  const [type, setType] = useState<TypeFilter>("");
+  const [page, setPage] = useState(0);
+  const list = useQuery({
+    ...trpc.cohorts.list.queryOptions({ projectId, search: search.trim() || undefined, type: type || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    placeholderData: keepPreviousData,
+    // Counts arrive when computations finish.
+    refetchInterval: (query) => (query.state.data?.results.some((cohort) => cohort.is_calculating) ? 2000 : false),
+  });
+  const cohorts = list.data?.results ?? [];
+  const filtered = Boolean(search.trim() || type);
+
+  return (
+    <div className="flex flex-col gap-4">
+      <Card className="p-4">
+        <div className="grid gap-3 sm:grid-cols-[1fr_12rem]" role="search" aria-label="Filter cohorts">
+          <TextField
+            type="search"
+            label="Search"
+            placeholder="Name"
+            value={search}
+            onChange={(event) => {
+              setSearch(event.target.value);
+              setPage(0);
+            }}
+            testId="cohorts-search"
+          />
+          <SelectField
+            label="Type"
+            value={type}
+            onChange={(event) => {
+              setType(event.target.value as TypeFilter);
+              setPage(0);
+            }}
+            testId="cohorts-type-filter"
+          >
+            <option value="">All cohorts</option>
+            <option value="dynamic">Dynamic</option>
+            <option value="static">Static</option>
+          </SelectField>
+        </div>
+      </Card>
+      <ListCard
+        aria-label="Cohorts"
+        data-testid="cohorts-list"
+        query={list}
+        empty={cohorts.length === 0}
+        loadingLabel="Loading cohorts…"
+        errorTitle="Could not load cohorts"
+        errorMessage={list.isError ? errorMessage(list.error) : undefined}
+        emptyState={
+          filtered ? (
+            <EmptyState title="No cohorts match" description="Try another search or type." />
+          ) : (
+            <EmptyState
+              title="No cohorts yet"
+              description="Make one from person properties or events, or upload a list of people."
+              action={
+                <Link href="/cohorts/new" className={buttonClasses()} data-testid="cohorts-empty-new">
+                  New cohort
+                </Link>
+              }
+            />
+          )
+        }
+      >
+        <ul className="divide-y divide-gray-200">
+          {cohorts.map((cohort) => (
+            <CohortRow key={cohort.id} cohort={cohort} />
+          ))}
+        </ul>
+        <ListFooter count={list.data?.count ?? 0} noun={["cohort", "cohorts"]} refreshing={list.isFetching} testId="cohorts-count">
+          <PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />
+        </ListFooter>
+      </ListCard>
+    </div>
+  );
+}
+
+/** "1,234 persons", "Calculating…", or the error. */
+export function CohortCount({ cohort }: { cohort: CohortResource }) {
+  if (cohort.is_calculating) {
+    return (
+      <span className="text-gray-600" data-testid="cohort-count" data-state="calculating">
+        Calculating…
+      </span>
+    );
+  }
+  if (cohort.errors_calculating > 0 && cohort.last_error) {
+    return (
+      <span className="text-red-700" data-testid="cohort-count" data-state="error" title={cohort.last_error}>
+        Could not compute
+      </span>
+    );
+  }
+  return (
+    <span className="tabular-nums" data-testid="cohort-count" data-state="ready">
+      {cohort.count === null ? "—" : `${cohort.count.toLocaleString("en")} ${cohort.count === 1 ? "person" : "persons"}`}
+    </span>
+  );
+}
+
+function CohortRow({ cohort }: { cohort: CohortResource }) {
+  return (
+    <li className="flex flex-col gap-1 px-4 py-3 sm:flex-row sm:items-center sm:gap-4" data-testid="cohort-row" data-name={cohort.name}>
+      <div className="min-w-0 flex-1">
+        <Link
+          href={`/cohorts/${cohort.id}`}
+          className="text-sm font-semibold break-words text-gray-900 hover:text-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+          data-testid="cohort-link"
+        >
+          {cohort.name || `Cohort ${cohort.id}`}
+        </Link>
+        {cohort.description && <p className="mt-0.5 truncate text-sm text-gray-600">{cohort.description}</p>}
+      </div>
+      <div className="flex flex-wrap items-center gap-3 text-sm text-gray-700">
+        <Badge tone={cohort.is_static ? "neutral" : "brand"}>{cohortKindLabel(cohort)}</Badge>
+        <CohortCount cohort={cohort} />
+        {cohort.last_calculation && <span className="text-xs text-gray-500">updated {formatDateTime(cohort.last_calculation)}</span>}
+      </div>
+    </li>
+  );
+}

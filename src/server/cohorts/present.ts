@@ -1,0 +1,60 @@
+/**
+ * A cohort as PostHog's API shows it (`CohortSerializer`), from its stored row.
+ */
+import { toUserBasic, type UserBasic } from "@/server/accounts/present";
+import { hasBehavioralFilters } from "./contract";
+import type { CohortRow } from "./store";
+import { storedTree } from "./stored-filters";
+
+export type CohortType = "static" | "person_property" | "behavioral";
+
+export interface CohortResource {
+  id: number;
+  name: string;
+  description: string;
+  /** PostHog's deprecated legacy groups: never written here. */
+  groups: never[];
+  deleted: boolean;
+  filters: Record<string, unknown>;
+  query: null;
+  is_calculating: boolean;
+  created_by: UserBasic | null;
+  created_at: string;
+  last_calculation: string | null;
+  errors_calculating: number;
+  /** Not PostHog's: why the last computation failed, so the page can say it. */
+  last_error: string | null;
+  count: number | null;
+  is_static: boolean;
+  cohort_type: CohortType;
+  experiment_set: never[];
+}
+
+/** PostHog's `cohort_type`: static, or by what the definition reads. */
+export function cohortTypeOf(row: Pick<CohortRow, "isStatic" | "filters">): CohortType {
+  if (row.isStatic) return "static";
+  const tree = storedTree(row.filters);
+  return tree && hasBehavioralFilters(tree) ? "behavioral" : "person_property";
+}
+
+export function presentCohort(row: CohortRow): CohortResource {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    groups: [],
+    deleted: row.deleted,
+    filters: (row.filters ?? {}) as Record<string, unknown>,
+    query: null,
+    is_calculating: row.isCalculating,
+    created_by: row.createdBy ? toUserBasic(row.createdBy) : null,
+    created_at: row.createdAt.toISOString(),
+    last_calculation: row.lastCalculation?.toISOString() ?? null,
+    errors_calculating: row.errorsCalculating,
+    last_error: row.lastError,
+    count: row.count,
+    is_static: row.isStatic,
+    cohort_type: cohortTypeOf(row),
+    experiment_set: [],
+  };
+}

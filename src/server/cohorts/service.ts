@@ -1,0 +1,411 @@
+/**
+ * Cohorts: PostHog's cohort rules (posthog/api/cohort.py) over the store, and the
+ * computation of dynamic cohorts' members with its background worker.
+ *
+ * The rows of `cohort_people` ARE a cohort's members, static or dynamic: other domains read
+ * them directly. A dynamic cohort's rows are swapped in one transaction when a computation
+ * finishes (store.replaceMembership). Nested dynamic cohorts are inlined into the
+ * computation (their definitions, not their possibly stale rows); nested static ones are
+ * read from their rows.
+ */
+import { changesBetween, logActivity } from "@/server/activity/service";
+import type { Context } from "@/server/context";
+import type { Database } from "@/server/db";
+import { inTransaction } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
+import { activeFlagsUsingCohort } from "@/server/flags/service";
+import { pageWindow } from "@/server/input/page";
+import { presentPersonListItem, type PersonListItem } from "@/server/persons/present";
+import { isBehavioralFilter, isPropertyGroup, type BehavioralFilter, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
+import {
+  COHORT_CYCLE_MESSAGE,
+  COHORT_LIMITS,
+  hasBehavioralFilters,
+  referencedCohortIds,
+  type AddPersonsBody,
+  type CohortCreateBody,
+  type CohortListQuery,
+  type CohortPersonsQuery,
+  type CohortUpdateBody,
+  type RemovePersonBody,
+} from "./contract";
+import { csvIds } from "./csv";
+import { presentCohort, type CohortResource } from "./present";
+import * as store from "./store";
+import { eventCountOf, storedTree } from "./stored-filters";
+
+const ACTIVITY_SCOPE = "Cohort";
+const notFound = () => new AppError("not_found", "Not found.");
+
+async function cohortOf(db: Database, projectId: number, id: number): Promise<CohortResource> {
+  const row = await store.findCohort(db.prisma, projectId, id);
+  if (!row) throw notFound();
+  return presentCohort(row);
+}
+
+/** One cohort, deleted ones included (PostHog retrieves them). */
+export function getCohort(ctx: Context, id: number): Promise<CohortResource> {
+  return cohortOf(ctx.db, ctx.project.id, id);
+}
+
+/** The project's cohorts, newest first, with PostHog's list filters. */
+export async function listCohorts(ctx: Context, query: CohortListQuery): Promise<{ count: number; results: CohortResource[] }> {
+  let rows = await store.listCohortRows(ctx.db.prisma, ctx.project.id, query);
+  if (query.hide_behavioral_cohorts) {
+    // Behavioral cohorts, and those that nest one (at any depth), are left out.
+    const behavioral = new Set(rows.filter((row) => hasBehavioralFilters(storedTree(row.filters) ?? EMPTY)).map((row) => row.id));
+    const refs = new Map(rows.map((row) => [row.id, referencedCohortIds(storedTree(row.filters) ?? EMPTY)]));
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const [id, named] of refs) {
+        if (!behavioral.has(id) && named.some((other) => behavioral.has(other))) {
+          behavioral.add(id);
+          grew = true;
+        }
+      }
+    }
+    rows = rows.filter((row) => !behavioral.has(row.id));
+  }
+  const { take, skip } = pageWindow(query);
+  return { count: rows.length, results: rows.slice(skip, skip + take).map(presentCohort) };
+}
+
+const EMPTY: PropertyGroup = { type: "AND", values: [] };
+
+// ---------------------------------------------------------------------------
+// Writes
+// ---------------------------------------------------------------------------
+
+/**
+ * The cohorts `tree` names must exist in the project (not deleted), and following them must
+ * never lead back to `selfId` nor nest deeper than COHORT_LIMITS.maxNesting.
+ */
+async function checkReferences(db: Database, projectId: number, selfId: number | null, tree: PropertyGroup): Promise<void> {
+  let frontier = referencedCohortIds(tree);
+  if (selfId !== null && frontier.includes(selfId)) throw new AppError("invalid_input", COHORT_CYCLE_MESSAGE, "filters");
+  const seen = new Set<number>();
+  for (let depth = 0; frontier.length > 0; depth++) {
+    if (depth >= COHORT_LIMITS.maxNesting) throw new AppError("invalid_input", `Cohorts nest at most ${COHORT_LIMITS.maxNesting} deep.`, "filters");
+    const definitions = await store.cohortDefinitions(db.prisma, projectId, frontier);
+    if (depth === 0) {
+      const missing = frontier.find((id) => !definitions.some((definition) => definition.id === id && !definition.deleted));
+      if (missing !== undefined) throw new AppError("invalid_input", `Cohort with id ${missing} does not exist.`, "filters");
+    }
+    frontier.forEach((id) => seen.add(id));
+    const next = new Set<number>();
+    for (const definition of definitions) {
+      if (definition.isStatic) continue;
+      for (const id of referencedCohortIds(storedTree(definition.filters) ?? EMPTY)) {
+        if (id === selfId) throw new AppError("invalid_input", COHORT_CYCLE_MESSAGE, "filters");
+        if (!seen.has(id)) next.add(id);
+      }
+    }
+    frontier = [...next];
+  }
+}
+
+/** What the activity log compares. */
+function tracked(cohort: { name: string; description: string; isStatic: boolean; filters: unknown; deleted: boolean }) {
+  return { name: cohort.name, description: cohort.description, is_static: cohort.isStatic, filters: cohort.filters, deleted: cohort.deleted };
+}
+
+/** Ids from a CSV file, read before anything is written (a bad file must not leave a cohort behind). */
+function idsOfCsv(csv: Uint8Array | null | undefined, isStatic: boolean) {
+  if (!csv) return null;
+  if (!isStatic) throw new AppError("invalid_input", "A CSV file can only be uploaded to a static cohort (is_static: true).", "csv");
+  return csvIds(csv);
+}
+
+/**
+ * A new cohort (PostHog's create): a dynamic one is marked calculating and computed in the
+ * background; a static one takes its members from `_create_static_person_ids` and/or an
+ * uploaded CSV at once.
+ */
+export async function createCohort(ctx: Context, body: CohortCreateBody, csv?: Uint8Array | null): Promise<CohortResource> {
+  const { db, actor } = ctx;
+  const projectId = ctx.project.id;
+  const fromCsv = idsOfCsv(csv, body.is_static);
+  const filters = body.is_static ? {} : (body.filters ?? { properties: EMPTY });
+  if (!body.is_static) await checkReferences(db, projectId, null, (filters as { properties: PropertyGroup }).properties);
+  const id = await inTransaction(db, async (tx) => {
+    const id = await store.insertCohort(tx, projectId, actor.id, {
+      name: body.name,
+      description: body.description,
+      isStatic: body.is_static,
+      filters,
+      deleted: false,
+      isCalculating: !body.is_static,
+    });
+    if (body.is_static) await store.updateCohortRow(tx, id, { count: 0, computedVersion: 1 });
+    await logActivity(tx, { projectId, userId: actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
+    return id;
+  });
+  if (body.is_static) {
+    if (body._create_static_person_ids?.length) await store.addStaticMembers(db, projectId, id, "person_id", body._create_static_person_ids);
+    if (fromCsv) await store.addStaticMembers(db, projectId, id, fromCsv.kind, fromCsv.ids);
+  } else {
+    enqueueComputation(id);
+  }
+  return cohortOf(db, projectId, id);
+}
+
+/**
+ * PATCH: the given fields change. A change of the definition (filters, static or not) bumps
+ * `version` and, for a dynamic cohort, marks it calculating and queues a computation.
+ * `deleted: true` is the soft delete, refused while an active flag uses the cohort;
+ * `deleted: false` restores. A CSV adds its persons to a static cohort.
+ */
+export async function updateCohort(ctx: Context, id: number, body: CohortUpdateBody, csv?: Uint8Array | null): Promise<CohortResource> {
+  const { db, actor } = ctx;
+  const projectId = ctx.project.id;
+  const current = await store.findCohort(db.prisma, projectId, id);
+  if (!current) throw notFound();
+  const isStatic = body.is_static ?? current.isStatic;
+  const fromCsv = idsOfCsv(csv, isStatic);
+  const next = {
+    name: body.name ?? current.name,
+    description: body.description ?? current.description,
+    isStatic,
+    filters: isStatic ? current.filters : (body.filters ?? current.filters),
+    deleted: body.deleted ?? current.deleted,
+  };
+  const deleting = next.deleted && !current.deleted;
+  const restoring = !next.deleted && current.deleted;
+  if (deleting) {
+    const flags = await activeFlagsUsingCohort(db, projectId, id);
+    if (flags.length > 0) {
+      throw new AppError(
+        "invalid_input",
+        `This cohort is used in ${flags.length} active feature flag(s): ${flags.map((flag) => flag.key).join(", ")}. Remove it from them (or disable them) before deleting it.`,
+        "deleted",
+      );
+    }
+  }
+  const definitionChanged = next.isStatic !== current.isStatic || JSON.stringify(next.filters) !== JSON.stringify(current.filters);
+  if (definitionChanged && !next.isStatic) {
+    const tree = storedTree(next.filters);
+    if (!tree) throw new AppError("invalid_input", "filters must be an object: {properties: {type, values}}.", "filters");
+    await checkReferences(db, projectId, id, tree);
+  }
+  const changes = changesBetween(tracked(current), tracked(next));
+  const recompute = !next.isStatic && !next.deleted && (definitionChanged || restoring);
+  if (changes.length > 0) {
+    await inTransaction(db, async (tx) => {
+      await store.updateCohortRow(tx, id, {
+        ...next,
+        ...(definitionChanged ? { version: current.version + 1 } : {}),
+        ...(recompute ? { isCalculating: true } : {}),
+        // Dynamic → static keeps the members computed last as the static list.
+        ...(next.isStatic && definitionChanged ? { isCalculating: false, computedVersion: current.version + 1 } : {}),
+      });
+      await logActivity(tx, {
+        projectId,
+        userId: actor.id,
+        scope: ACTIVITY_SCOPE,
+        itemId: id,
+        activity: deleting ? "deleted" : restoring ? "restored" : "updated",
+        name: next.name,
+        changes,
+      });
+    });
+  }
+  if (fromCsv) await store.addStaticMembers(db, projectId, id, fromCsv.kind, fromCsv.ids);
+  if (recompute) enqueueComputation(id);
+  return cohortOf(db, projectId, id);
+}
+
+async function staticCohort(ctx: Context, id: number) {
+  const row = await store.findCohort(ctx.db.prisma, ctx.project.id, id);
+  if (!row) throw notFound();
+  if (!row.isStatic) throw new AppError("invalid_input", "Can only add or remove persons on a static cohort.", null);
+  return row;
+}
+
+/** PATCH `add_persons_to_static_cohort`: persons by uuid; unknown ones are ignored, but not all of them. */
+export async function addPersonsToStaticCohort(ctx: Context, id: number, body: AddPersonsBody): Promise<{ success: true }> {
+  await staticCohort(ctx, id);
+  const found = await store.addStaticMembers(ctx.db, ctx.project.id, id, "person_id", body.person_ids);
+  if (found === 0) throw new AppError("invalid_input", "None of the given person ids are persons of this project.", "person_ids");
+  return { success: true };
+}
+
+/** PATCH `remove_person_from_static_cohort`: 404 when the person is not a member. */
+export async function removePersonFromStaticCohort(ctx: Context, id: number, body: RemovePersonBody): Promise<{ success: true }> {
+  await staticCohort(ctx, id);
+  if (!(await store.removeStaticMember(ctx.db, ctx.project.id, id, body.person_id))) throw new AppError("not_found", "This person is not in the cohort.");
+  return { success: true };
+}
+
+/** `GET …/cohorts/:id/persons/`: the members as PostHog's person list items. */
+export async function cohortPersons(ctx: Context, id: number, query: CohortPersonsQuery): Promise<{ count: number; results: PersonListItem[] }> {
+  await getCohort(ctx, id);
+  const { take, skip } = pageWindow(query);
+  const page = await store.memberPage(ctx.db.sql, ctx.project.id, id, take, skip);
+  return { count: page.count, results: page.rows.map(presentPersonListItem) };
+}
+
+// ---------------------------------------------------------------------------
+// The computation
+// ---------------------------------------------------------------------------
+
+function behavioralLeaves(node: PropertyNode): BehavioralFilter[] {
+  if (isPropertyGroup(node)) return node.values.flatMap(behavioralLeaves);
+  return isBehavioralFilter(node) ? [node] : [];
+}
+
+/** Every cohort `tree` reaches, dependencies first resolved by id; a loop or a too-deep nesting throws. */
+async function resolveNested(db: Database, projectId: number, selfId: number, tree: PropertyGroup) {
+  const nested = new Map<number, { isStatic: boolean; tree: PropertyGroup }>();
+  const walk = async (node: PropertyGroup, path: number[]): Promise<void> => {
+    const ids = referencedCohortIds(node);
+    if (ids.length === 0) return;
+    if (path.length > COHORT_LIMITS.maxNesting) throw new Error(`Cohorts nest at most ${COHORT_LIMITS.maxNesting} deep.`);
+    const definitions = await store.cohortDefinitions(db.prisma, projectId, ids.filter((id) => !nested.has(id)));
+    for (const definition of definitions) {
+      // A deleted cohort has no members: left out, its leaf matches no one.
+      if (definition.deleted) continue;
+      const nestedTree = definition.isStatic ? EMPTY : storedTree(definition.filters);
+      if (!nestedTree) throw new Error(`The filters of cohort ${definition.id} could not be read.`);
+      nested.set(definition.id, { isStatic: definition.isStatic, tree: nestedTree });
+    }
+    for (const id of ids) {
+      if (id === selfId || path.includes(id)) throw new Error(COHORT_CYCLE_MESSAGE);
+      const entry = nested.get(id);
+      if (entry && !entry.isStatic) await walk(entry.tree, [...path, id]);
+    }
+  };
+  await walk(tree, [selfId]);
+  return nested;
+}
+
+export type ComputeOutcome = store.SwapOutcome | { status: "failed"; error: string };
+
+/**
+ * Computes a dynamic cohort's members now and swaps them in (count, is_calculating,
+ * last_calculation and the error fields with them). `busy`: another computation of the
+ * cohort is under way; `stale`: its definition changed meanwhile (still marked calculating:
+ * the worker computes it again); `gone`: deleted, static or unknown.
+ */
+export async function computeCohort(db: Database, cohortId: number, now = new Date()): Promise<ComputeOutcome> {
+  const row = await store.cohortForComputation(db.prisma, cohortId);
+  if (!row || row.deleted || row.isStatic) return { status: "gone" };
+  try {
+    const tree = storedTree(row.filters);
+    if (!tree) throw new Error("The cohort's filters could not be read.");
+    const nested = await resolveNested(db, row.projectId, row.id, tree);
+    let behavioralPersons: Map<BehavioralFilter, string[]> | null = null;
+    if (db.events.kind !== "postgres") {
+      behavioralPersons = new Map();
+      const leaves = [tree, ...[...nested.values()].map((entry) => entry.tree)].flatMap(behavioralLeaves);
+      for (const leaf of leaves) behavioralPersons.set(leaf, await db.events.personsWithEventCount(row.projectId, eventCountOf(leaf, now)));
+    }
+    return await store.replaceMembership(db, {
+      cohortId: row.id,
+      projectId: row.projectId,
+      version: row.version,
+      tree,
+      nested,
+      eventCount: (leaf) => eventCountOf(leaf, now),
+      behavioralPersons,
+      now,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await store.recordFailure(db.sql, row.id, row.version, message);
+    return { status: "failed", error: message };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The background worker
+// ---------------------------------------------------------------------------
+
+export interface CohortWorkerOptions {
+  /** How often to look for cohorts to compute. */
+  sweepMs?: number;
+  /** Dynamic cohorts are computed again at least this often (behavioral windows move on). */
+  staleMs?: number;
+  /** After persons of its project changed, a cohort is computed again, but not more often than this. */
+  personsQuietMs?: number;
+}
+
+interface Worker {
+  kick(cohortId: number): void;
+  stop(): Promise<void>;
+}
+
+// Modules load twice (Next's bundle and the server): services in Next's copy reach the
+// worker the server started through globalThis.
+const WORKER_KEY = Symbol.for("burrow.cohortWorker");
+type Holder = { [WORKER_KEY]?: Worker };
+const holder = globalThis as Holder;
+
+/** Queues a computation on the running worker, if any (without one, the next start's sweep finds the cohort marked calculating). */
+function enqueueComputation(cohortId: number): void {
+  holder[WORKER_KEY]?.kick(cohortId);
+}
+
+/**
+ * Starts the process's cohort worker: computes queued cohorts one at a time, and every
+ * `sweepMs` queues the dynamic cohorts that are due (store.dueCohorts) — at once on start,
+ * which recovers cohorts a crash left marked calculating.
+ */
+export function startCohortWorker(db: Database, options: CohortWorkerOptions = {}): void {
+  if (holder[WORKER_KEY]) return;
+  const { sweepMs = 30_000, staleMs = 5 * 60_000, personsQuietMs = 60_000 } = options;
+  const queue = new Set<number>();
+  let stopped = false;
+  let running: Promise<void> | null = null;
+
+  const drain = () => {
+    if (running || stopped) return;
+    running = (async () => {
+      while (!stopped && queue.size > 0) {
+        const id = queue.values().next().value!;
+        queue.delete(id);
+        try {
+          const outcome = await computeCohort(db, id);
+          if (outcome.status === "stale") queue.add(id);
+        } catch (error) {
+          console.error(`burrow: computing cohort ${id} failed`, error);
+        }
+      }
+    })().finally(() => {
+      running = null;
+      if (!stopped && queue.size > 0) drain();
+    });
+  };
+
+  const sweep = async () => {
+    try {
+      const now = Date.now();
+      for (const due of await store.dueCohorts(db.sql, new Date(now - staleMs), new Date(now - personsQuietMs), 100)) queue.add(due.id);
+      drain();
+    } catch (error) {
+      if (!stopped) console.error("burrow: looking for cohorts to compute failed", error);
+    }
+  };
+
+  const timer = setInterval(() => void sweep(), sweepMs);
+  timer.unref();
+  void sweep();
+  holder[WORKER_KEY] = {
+    kick(cohortId) {
+      queue.add(cohortId);
+      drain();
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** Stops the worker, waiting for a computation under way (its transaction commits or rolls back). */
+export async function stopCohortWorker(): Promise<void> {
+  const worker = holder[WORKER_KEY];
+  delete holder[WORKER_KEY];
+  await worker?.stop();
+}
