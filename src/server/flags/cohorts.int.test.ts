@@ -37,8 +37,8 @@ let personalKey: string;
 
 const person = (key: string, value: unknown, operator = "exact", negation = false) => ({ type: "person", key, value, operator, negation });
 const inCohort = (id: number, extra: Json = {}) => ({ type: "cohort", key: "id", value: id, ...extra });
-const or = (...values: unknown[]) => ({ type: "OR", values });
-const and = (...values: unknown[]) => ({ type: "AND", values });
+const or = (...values: unknown[]) => ({ type: "OR", values }) as Json;
+const and = (...values: unknown[]) => ({ type: "AND", values }) as Json;
 
 const cohorts: Record<string, number> = {};
 const flagIds: Record<string, number> = {};
@@ -341,7 +341,7 @@ describe(`posthog-node local evaluation of cohort flags vs /flags (${testDbKind}
               const distinctId = `sdk-${index++}`;
               const properties = { email, country, age, plan, banned };
               await createPerson(distinctId, properties);
-              const local = await client.getAllFlags(distinctId, { personProperties: properties as Record<string, string>, onlyEvaluateLocally: true });
+              const local = await client.getAllFlags(distinctId, { personProperties: properties as unknown as Record<string, string>, onlyEvaluateLocally: true });
               const served = await flagsFor(distinctId, properties);
               for (const key of LOCAL) {
                 if (!(key in local)) {

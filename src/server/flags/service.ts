@@ -196,13 +196,6 @@ export async function cohortOptions(ctx: Context): Promise<CohortOption[]> {
   });
 }
 
-/** The names of the cohorts a flag's conditions name (deleted ones too, marked), for the flag page. */
-export async function flagCohortNames(ctx: Context, ids: number[]): Promise<{ id: number; name: string; deleted: boolean }[]> {
-  const wanted = ids.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647).slice(0, 1000);
-  if (wanted.length === 0) return [];
-  return store.cohortNames(ctx.db.prisma, ctx.project.id, wanted);
-}
-
 /**
  * For the cohorts domain: a cohort changed (its conditions, static members, deletion), so
  * the project's flag definitions are rebuilt now rather than within the second the cache

@@ -205,11 +205,6 @@ export function liveCohorts(client: DbClient, projectId: number) {
   });
 }
 
-/** The names of the project's cohorts among `ids`, deleted ones included (a flag page names what it points at). */
-export function cohortNames(client: DbClient, projectId: number, ids: number[]) {
-  return client.cohort.findMany({ where: { projectId, id: { in: ids } }, select: { id: true, name: true, deleted: true } });
-}
-
 /** The stored properties of the persons behind `distinctIds` (person-batch.ts's one query per batch). */
 export function personPropertiesByDistinctId(sql: SqlExecutor, projectId: number, distinctIds: string[]) {
   return sql.query<{ distinct_id: string; properties: unknown }>(
