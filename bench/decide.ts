@@ -7,7 +7,12 @@
  *   - steady load: an open-loop client paced at 1,000 requests/s (latency counted from when
  *     each request was due, so a stall is not hidden by requests not sent), p50/p99/max.
  *
- *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres]
+ *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres] [--cohorts]
+ *
+ * With `--cohorts`, each run is repeated with every person-property condition moved into a
+ * dynamic cohort of the same filters (the flag's condition becomes `{type: "cohort"}`) on
+ * the same persons, and the two are compared (target: cohort p99 within 20% of plain); the
+ * answers must be identical.
  *
  * Targets on a 2-core machine: ≥ 5,000 requests/s at saturation, p99 < 10 ms at 1,000/s.
  * Needs wrk (apt-get install wrk) and a build (npm run build).
@@ -30,6 +35,7 @@ const { values } = parseArgs({
     rate: { type: "string", default: "1000" },
     connections: { type: "string", default: "64" },
     db: { type: "string", default: "both" },
+    cohorts: { type: "boolean", default: false },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -66,6 +72,21 @@ function flagDefinitions(): Array<{ key: string; filters: object }> {
     }
     return { key, filters: { groups: [{ properties: [], rollout_percentage: index * 2 }] } };
   });
+}
+
+/** Moves each flag's person-property condition into a dynamic cohort of the same filters. */
+async function cohortise(db: Database, token: string): Promise<void> {
+  const [project] = await db.sql.query<{ id: number }>(`SELECT id FROM projects WHERE api_token = $1`, [token]);
+  const flags = await db.sql.query<{ id: number; key: string; filters: { groups: { properties: object[] }[] } | string }>(`SELECT id, key, filters FROM feature_flags WHERE project_id = $1`, [project!.id]);
+  for (const flag of flags) {
+    const filters = typeof flag.filters === "string" ? JSON.parse(flag.filters) : flag.filters;
+    const group = filters.groups[0];
+    if (!group || group.properties.length === 0) continue;
+    const properties = { type: "OR", values: [{ type: "AND", values: group.properties.map((property: object) => ({ ...property, negation: false })) }] };
+    const [cohort] = await db.sql.query<{ id: number }>(`INSERT INTO cohorts (project_id, name, filters, updated_at) VALUES ($1, $2, $3::jsonb, now()) RETURNING id`, [project!.id, `cohort of ${flag.key}`, JSON.stringify({ properties })]);
+    group.properties = [{ key: "id", type: "cohort", value: Number(cohort!.id), operator: "in" }];
+    await db.sql.query(`UPDATE feature_flags SET filters = $2::jsonb, version = version + 1 WHERE id = $1`, [flag.id, JSON.stringify(filters)]);
+  }
 }
 
 async function seed(db: Database): Promise<string> {
@@ -233,6 +254,29 @@ async function postgresSetup(): Promise<Setup> {
   };
 }
 
+interface Measured {
+  sample: string;
+  saturated: WrkResult;
+  steady: PacedResult;
+}
+
+/** The server on the seeded database: one checked answer, then wrk at saturation and the paced load. */
+async function measure(setup: Setup, token: string): Promise<Measured> {
+  const server = await startServer(setup.env);
+  try {
+    const url = `${server.url}/decide/?v=3`;
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, distinct_id: "person-42" }) });
+    const sample = await response.text();
+    const flags = Object.keys((JSON.parse(sample) as { featureFlags: object }).featureFlags).length;
+    if (response.status !== 200 || flags !== FLAGS) throw new Error(`unexpected /decide answer (${response.status}, ${flags} flags): ${sample.slice(0, 300)}`);
+    const saturated = await wrk(url, token);
+    const steady = await paced(url, token);
+    return { sample, saturated, steady };
+  } finally {
+    await stop(server.child);
+  }
+}
+
 async function run(setup: Setup) {
   const seeding = performance.now();
   const db = await setup.open();
@@ -240,20 +284,15 @@ async function run(setup: Setup) {
   await db.close();
   console.log(`\n${setup.label}: ${PERSONS} persons and ${FLAGS} flags seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
 
-  const server = await startServer(setup.env);
-  let sample: string;
-  let saturated: WrkResult;
-  let steady: PacedResult;
-  try {
-    const url = `${server.url}/decide/?v=3`;
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, distinct_id: "person-42" }) });
-    sample = await response.text();
-    const flags = Object.keys((JSON.parse(sample) as { featureFlags: object }).featureFlags).length;
-    if (response.status !== 200 || flags !== FLAGS) throw new Error(`unexpected /decide answer (${response.status}, ${flags} flags): ${sample.slice(0, 300)}`);
-    saturated = await wrk(url, token);
-    steady = await paced(url, token);
-  } finally {
-    await stop(server.child);
+  const { sample, saturated, steady } = await measure(setup, token);
+  let withCohorts: Measured | null = null;
+  if (values.cohorts) {
+    const db = await setup.open();
+    await cohortise(db, token);
+    await db.close();
+    withCohorts = await measure(setup, token);
+    const flagsOf = (body: string) => JSON.stringify((JSON.parse(body) as { featureFlags: object }).featureFlags);
+    if (flagsOf(withCohorts.sample) !== flagsOf(sample)) throw new Error(`cohort conditions answered differently:\n${flagsOf(sample)}\n${flagsOf(withCohorts.sample)}`);
   }
   await setup.cleanup();
 
@@ -273,9 +312,17 @@ async function run(setup: Setup) {
   console.log(`  saturation, wrk ${CONNECTIONS} connections, ${DURATION_S} s:`);
   console.log(`    bare node:http     ${rps(bareSaturated.requestsPerSecond)} req/s   p50 ${bareSaturated.p50}  p99 ${bareSaturated.p99}`);
   console.log(`    /decide?v=3        ${rps(saturated.requestsPerSecond)} req/s   p50 ${saturated.p50}  p99 ${saturated.p99}   ${(saturated.requestsPerSecond / bareSaturated.requestsPerSecond).toFixed(2)} of bare   non-2xx ${saturated.non2xx}   ${saturated.errors}   (target ≥ 5000 req/s)`);
+  if (withCohorts) {
+    const c = withCohorts.saturated;
+    console.log(`    /decide, cohorts   ${rps(c.requestsPerSecond)} req/s   p50 ${c.p50}  p99 ${c.p99}   ${(c.requestsPerSecond / saturated.requestsPerSecond).toFixed(2)} of plain   non-2xx ${c.non2xx}   ${c.errors}`);
+  }
   console.log(`  steady ${RATE} req/s for ${DURATION_S} s (open loop):`);
   console.log(`    bare node:http     p50 ${ms(bareSteady.p50)}  p99 ${ms(bareSteady.p99)}  max ${ms(bareSteady.max)}   failed ${bareSteady.failed}/${bareSteady.sent}`);
   console.log(`    /decide?v=3        p50 ${ms(steady.p50)}  p99 ${ms(steady.p99)}  max ${ms(steady.max)}   failed ${steady.failed}/${steady.sent}   (target p99 < 10 ms)`);
+  if (withCohorts) {
+    const c = withCohorts.steady;
+    console.log(`    /decide, cohorts   p50 ${ms(c.p50)}  p99 ${ms(c.p99)}  max ${ms(c.max)}   failed ${c.failed}/${c.sent}   p99 ${((c.p99 / steady.p99 - 1) * 100).toFixed(0)}% vs plain (target within 20%)`);
+  }
 }
 
 if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });

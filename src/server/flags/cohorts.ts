@@ -69,8 +69,10 @@ function filtersObject(filters: unknown): Json | null {
  * Null when the tree is not one (then the cohort matches nobody).
  */
 export function cohortTree(filters: unknown): PropertyNode | null {
-  const properties = filtersObject(filters)?.properties;
-  if (properties === undefined || properties === null) return { type: "AND", values: [] };
+  const stored = filtersObject(filters);
+  if (!stored) return null;
+  if (stored.properties === undefined || stored.properties === null) return { type: "AND", values: [] };
+  const properties = stored.properties;
   return nodeOf(properties, 0);
 }
 
