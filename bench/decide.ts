@@ -9,10 +9,10 @@
  *
  *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres] [--cohorts]
  *
- * With `--cohorts`, each run is repeated with every person-property condition moved into a
- * dynamic cohort of the same filters (the flag's condition becomes `{type: "cohort"}`) on
- * the same persons, and the two are compared (target: cohort p99 within 20% of plain); the
- * answers must be identical.
+ * With `--cohorts [--rounds 5]`: two deployments seeded alike, the second with every
+ * person-property condition moved into a dynamic cohort of the same filters (the flag's
+ * condition becomes `{type: "cohort"}`), served at once and measured in alternation; the
+ * answers must be identical; target: cohort p99 within 20% of plain.
  *
  * Targets on a 2-core machine: ≥ 5,000 requests/s at saturation, p99 < 10 ms at 1,000/s.
  * Needs wrk (apt-get install wrk) and a build (npm run build).
@@ -36,11 +36,13 @@ const { values } = parseArgs({
     connections: { type: "string", default: "64" },
     db: { type: "string", default: "both" },
     cohorts: { type: "boolean", default: false },
+    rounds: { type: "string", default: "5" },
   },
 });
 const DURATION_S = Number(values.duration);
 const RATE = Number(values.rate);
 const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
 const PERSONS = 100_000;
 const FLAGS = 50;
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -254,29 +256,6 @@ async function postgresSetup(): Promise<Setup> {
   };
 }
 
-interface Measured {
-  sample: string;
-  saturated: WrkResult;
-  steady: PacedResult;
-}
-
-/** The server on the seeded database: one checked answer, then wrk at saturation and the paced load. */
-async function measure(setup: Setup, token: string): Promise<Measured> {
-  const server = await startServer(setup.env);
-  try {
-    const url = `${server.url}/decide/?v=3`;
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, distinct_id: "person-42" }) });
-    const sample = await response.text();
-    const flags = Object.keys((JSON.parse(sample) as { featureFlags: object }).featureFlags).length;
-    if (response.status !== 200 || flags !== FLAGS) throw new Error(`unexpected /decide answer (${response.status}, ${flags} flags): ${sample.slice(0, 300)}`);
-    const saturated = await wrk(url, token);
-    const steady = await paced(url, token);
-    return { sample, saturated, steady };
-  } finally {
-    await stop(server.child);
-  }
-}
-
 async function run(setup: Setup) {
   const seeding = performance.now();
   const db = await setup.open();
@@ -284,15 +263,17 @@ async function run(setup: Setup) {
   await db.close();
   console.log(`\n${setup.label}: ${PERSONS} persons and ${FLAGS} flags seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
 
-  const { sample, saturated, steady } = await measure(setup, token);
-  let withCohorts: Measured | null = null;
-  if (values.cohorts) {
-    const db = await setup.open();
-    await cohortise(db, token);
-    await db.close();
-    withCohorts = await measure(setup, token);
-    const flagsOf = (body: string) => JSON.stringify((JSON.parse(body) as { featureFlags: object }).featureFlags);
-    if (flagsOf(withCohorts.sample) !== flagsOf(sample)) throw new Error(`cohort conditions answered differently:\n${flagsOf(sample)}\n${flagsOf(withCohorts.sample)}`);
+  const server = await startServer(setup.env);
+  let sample: string;
+  let saturated: WrkResult;
+  let steady: PacedResult;
+  try {
+    const url = `${server.url}/decide/?v=3`;
+    sample = await checkedSample(url, token);
+    saturated = await wrk(url, token);
+    steady = await paced(url, token);
+  } finally {
+    await stop(server.child);
   }
   await setup.cleanup();
 
@@ -306,25 +287,82 @@ async function run(setup: Setup) {
     await stop(bare.child);
   }
 
-  const rps = (value: number) => Math.round(value).toString().padStart(7);
-  const ms = (value: number) => `${value.toFixed(2)} ms`;
   console.log(`  response: ${sample.length} bytes, ${FLAGS} flags (${Math.ceil(FLAGS / 3)} with person-property conditions)`);
   console.log(`  saturation, wrk ${CONNECTIONS} connections, ${DURATION_S} s:`);
   console.log(`    bare node:http     ${rps(bareSaturated.requestsPerSecond)} req/s   p50 ${bareSaturated.p50}  p99 ${bareSaturated.p99}`);
   console.log(`    /decide?v=3        ${rps(saturated.requestsPerSecond)} req/s   p50 ${saturated.p50}  p99 ${saturated.p99}   ${(saturated.requestsPerSecond / bareSaturated.requestsPerSecond).toFixed(2)} of bare   non-2xx ${saturated.non2xx}   ${saturated.errors}   (target ≥ 5000 req/s)`);
-  if (withCohorts) {
-    const c = withCohorts.saturated;
-    console.log(`    /decide, cohorts   ${rps(c.requestsPerSecond)} req/s   p50 ${c.p50}  p99 ${c.p99}   ${(c.requestsPerSecond / saturated.requestsPerSecond).toFixed(2)} of plain   non-2xx ${c.non2xx}   ${c.errors}`);
-  }
   console.log(`  steady ${RATE} req/s for ${DURATION_S} s (open loop):`);
   console.log(`    bare node:http     p50 ${ms(bareSteady.p50)}  p99 ${ms(bareSteady.p99)}  max ${ms(bareSteady.max)}   failed ${bareSteady.failed}/${bareSteady.sent}`);
   console.log(`    /decide?v=3        p50 ${ms(steady.p50)}  p99 ${ms(steady.p99)}  max ${ms(steady.max)}   failed ${steady.failed}/${steady.sent}   (target p99 < 10 ms)`);
-  if (withCohorts) {
-    const c = withCohorts.steady;
-    console.log(`    /decide, cohorts   p50 ${ms(c.p50)}  p99 ${ms(c.p99)}  max ${ms(c.max)}   failed ${c.failed}/${c.sent}   p99 ${((c.p99 / steady.p99 - 1) * 100).toFixed(0)}% vs plain (target within 20%)`);
+}
+
+const rps = (value: number) => Math.round(value).toString().padStart(7);
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/** One /decide answer for person-42, checked to hold every flag. */
+async function checkedSample(url: string, token: string): Promise<string> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, distinct_id: "person-42" }) });
+  const sample = await response.text();
+  const flags = Object.keys((JSON.parse(sample) as { featureFlags: object }).featureFlags).length;
+  if (response.status !== 200 || flags !== FLAGS) throw new Error(`unexpected /decide answer (${response.status}, ${flags} flags): ${sample.slice(0, 300)}`);
+  return sample;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const wrkMs = (text: string) => (text.endsWith("us") ? parseFloat(text) / 1000 : text.endsWith("ms") ? parseFloat(text) : text.endsWith("s") ? parseFloat(text) * 1000 : NaN);
+
+/**
+ * `--cohorts`: two deployments seeded alike, one with plain person-property conditions and
+ * one with each moved into a cohort, both servers up at once and measured in alternation
+ * (so a busy neighbour weighs on both alike), `ROUNDS` paced runs and one wrk run each.
+ */
+async function runCompare(plainSetup: Setup, cohortSetup: Setup) {
+  const tokens: string[] = [];
+  for (const [index, setup] of [plainSetup, cohortSetup].entries()) {
+    const db = await setup.open();
+    tokens.push(await seed(db));
+    if (index === 1) await cohortise(db, tokens[1]!);
+    await db.close();
   }
+  console.log(`\n${plainSetup.label}: two deployments of ${PERSONS} persons and ${FLAGS} flags (${Math.ceil(FLAGS / 3)} with person-property conditions), one with each condition in a cohort`);
+  const servers = await Promise.all([startServer(plainSetup.env), startServer(cohortSetup.env)]);
+  const names = ["plain  ", "cohorts"];
+  const steady: PacedResult[][] = [[], []];
+  const saturated: WrkResult[] = [];
+  try {
+    const urls = servers.map((server) => `${server.url}/decide/?v=3`);
+    const samples = await Promise.all(urls.map((url, index) => checkedSample(url, tokens[index]!)));
+    const flagsOf = (body: string) => JSON.stringify((JSON.parse(body) as { featureFlags: object }).featureFlags);
+    if (flagsOf(samples[0]!) !== flagsOf(samples[1]!)) throw new Error(`cohort conditions answered differently:\n${flagsOf(samples[0]!)}\n${flagsOf(samples[1]!)}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) steady[index]!.push(await paced(urls[index]!, tokens[index]!));
+    }
+    for (const index of [0, 1]) saturated.push(await wrk(urls[index]!, tokens[index]!));
+  } finally {
+    await Promise.all(servers.map((server) => stop(server.child)));
+  }
+  await plainSetup.cleanup();
+  await cohortSetup.cleanup();
+
+  console.log(`  steady ${RATE} req/s, ${ROUNDS} alternating runs of ${DURATION_S} s each (open loop), medians:`);
+  const p99s = steady.map((runs) => median(runs.map((run) => run.p99)));
+  for (const index of [0, 1]) {
+    const runs = steady[index]!;
+    console.log(
+      `    ${names[index]}  p50 ${ms(median(runs.map((run) => run.p50)))}  p99 ${ms(p99s[index]!)}  (runs: ${runs.map((run) => run.p99.toFixed(1)).join(", ")} ms)   failed ${runs.reduce((sum, run) => sum + run.failed, 0)}`,
+    );
+  }
+  console.log(`    cohort p99 ${((p99s[1]! / p99s[0]! - 1) * 100).toFixed(0)}% vs plain (target within 20%)`);
+  console.log(`  saturation, wrk ${CONNECTIONS} connections, ${DURATION_S} s:`);
+  for (const index of [0, 1]) console.log(`    ${names[index]}  ${rps(saturated[index]!.requestsPerSecond)} req/s   p50 ${saturated[index]!.p50}  p99 ${saturated[index]!.p99}`);
+  console.log(`    cohort wrk p99 ${((wrkMs(saturated[1]!.p99) / wrkMs(saturated[0]!.p99) - 1) * 100).toFixed(0)}% vs plain`);
 }
 
 if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
-if (values.db === "both" || values.db === "pglite") await run(pgliteSetup());
-if (values.db === "both" || values.db === "postgres") await run(await postgresSetup());
+if (values.cohorts) {
+  if (values.db === "both" || values.db === "pglite") await runCompare(pgliteSetup(), pgliteSetup());
+  if (values.db === "both" || values.db === "postgres") await runCompare(await postgresSetup(), await postgresSetup());
+} else {
+  if (values.db === "both" || values.db === "pglite") await run(pgliteSetup());
+  if (values.db === "both" || values.db === "postgres") await run(await postgresSetup());
+}

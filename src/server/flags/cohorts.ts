@@ -33,6 +33,8 @@ export interface CohortSubject extends PropertySources {
   person: Readonly<Record<string, unknown>>;
   /** Static cohorts the person is a member of (`cohort_people`); absent: none. */
   staticCohorts?: ReadonlySet<number>;
+  /** Each cohort's answer once evaluated for this subject (filled by CohortIndex), so a nested cohort is evaluated once. */
+  answers?: Map<number, boolean>;
 }
 
 /** Nesting deeper than this is not a cohort anyone built: it matches nobody. */
@@ -182,8 +184,6 @@ export class CohortIndex {
   private readonly rows = new Map<number, CohortRow>();
   private readonly trees = new Map<number, PropertyNode | null>();
   private readonly tests = new Map<number, PropertyMatcher>();
-  /** Per person and request: each cohort's answer, so a nested cohort is evaluated once. */
-  private readonly answers = new WeakMap<object, Map<number, boolean>>();
 
   constructor(rows: readonly CohortRow[]) {
     for (const row of rows) this.rows.set(row.id, row);
@@ -249,11 +249,7 @@ export class CohortIndex {
           },
         });
         test = (sources, now) => {
-          let answers = this.answers.get(sources);
-          if (!answers) {
-            answers = new Map();
-            this.answers.set(sources, answers);
-          }
+          const answers = ((sources as CohortSubject).answers ??= new Map());
           const cached = answers.get(id);
           if (cached !== undefined) return cached;
           const answer = matcher(sources, now);
