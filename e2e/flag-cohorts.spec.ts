@@ -71,6 +71,7 @@ test.describe("cohorts in feature flags", () => {
     await expect(picker).toHaveAttribute("aria-invalid", "true");
 
     await picker.selectOption({ label: "Burrow team" });
+    await expect(page.getByTestId("flag-form-error")).toHaveCount(0);
     await expect(condition.getByTestId("cohort-operator")).toHaveValue("in");
     await screenshot(page, "flag-cohort-new");
     await page.getByTestId("flag-save").click();

@@ -217,7 +217,11 @@ export function FlagForm({
               condition={condition}
               draft={draft}
               invalid={invalid}
-              onChange={(patch) => setCondition(condition.id, patch)}
+              onChange={(patch) => {
+                setCondition(condition.id, patch);
+                // An edit of the condition set at fault answers its error: do not leave it showing.
+                if (issue?.attr?.startsWith(`filters__groups__${index}__`)) setIssue(null);
+              }}
               onRemove={draft.conditions.length > 1 ? () => set({ conditions: draft.conditions.filter((c) => c.id !== condition.id) }) : undefined}
             />
           ))}
