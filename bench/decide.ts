@@ -7,7 +7,12 @@
  *   - steady load: an open-loop client paced at 1,000 requests/s (latency counted from when
  *     each request was due, so a stall is not hidden by requests not sent), p50/p99/max.
  *
- *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres]
+ *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres] [--cohorts]
+ *
+ * With `--cohorts [--rounds 5]`: two deployments seeded alike, the second with every
+ * person-property condition moved into a dynamic cohort of the same filters (the flag's
+ * condition becomes `{type: "cohort"}`), served at once and measured in alternation; the
+ * answers must be identical; target: cohort p99 within 20% of plain.
  *
  * Targets on a 2-core machine: ≥ 5,000 requests/s at saturation, p99 < 10 ms at 1,000/s.
  * Needs wrk (apt-get install wrk) and a build (npm run build).
@@ -30,11 +35,14 @@ const { values } = parseArgs({
     rate: { type: "string", default: "1000" },
     connections: { type: "string", default: "64" },
     db: { type: "string", default: "both" },
+    cohorts: { type: "boolean", default: false },
+    rounds: { type: "string", default: "5" },
   },
 });
 const DURATION_S = Number(values.duration);
 const RATE = Number(values.rate);
 const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
 const PERSONS = 100_000;
 const FLAGS = 50;
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -66,6 +74,21 @@ function flagDefinitions(): Array<{ key: string; filters: object }> {
     }
     return { key, filters: { groups: [{ properties: [], rollout_percentage: index * 2 }] } };
   });
+}
+
+/** Moves each flag's person-property condition into a dynamic cohort of the same filters. */
+async function cohortise(db: Database, token: string): Promise<void> {
+  const [project] = await db.sql.query<{ id: number }>(`SELECT id FROM projects WHERE api_token = $1`, [token]);
+  const flags = await db.sql.query<{ id: number; key: string; filters: { groups: { properties: object[] }[] } | string }>(`SELECT id, key, filters FROM feature_flags WHERE project_id = $1`, [project!.id]);
+  for (const flag of flags) {
+    const filters = typeof flag.filters === "string" ? JSON.parse(flag.filters) : flag.filters;
+    const group = filters.groups[0];
+    if (!group || group.properties.length === 0) continue;
+    const properties = { type: "OR", values: [{ type: "AND", values: group.properties.map((property: object) => ({ ...property, negation: false })) }] };
+    const [cohort] = await db.sql.query<{ id: number }>(`INSERT INTO cohorts (project_id, name, filters, updated_at) VALUES ($1, $2, $3::jsonb, now()) RETURNING id`, [project!.id, `cohort of ${flag.key}`, JSON.stringify({ properties })]);
+    group.properties = [{ key: "id", type: "cohort", value: Number(cohort!.id), operator: "in" }];
+    await db.sql.query(`UPDATE feature_flags SET filters = $2::jsonb, version = version + 1 WHERE id = $1`, [flag.id, JSON.stringify(filters)]);
+  }
 }
 
 async function seed(db: Database): Promise<string> {
@@ -246,10 +269,7 @@ async function run(setup: Setup) {
   let steady: PacedResult;
   try {
     const url = `${server.url}/decide/?v=3`;
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, distinct_id: "person-42" }) });
-    sample = await response.text();
-    const flags = Object.keys((JSON.parse(sample) as { featureFlags: object }).featureFlags).length;
-    if (response.status !== 200 || flags !== FLAGS) throw new Error(`unexpected /decide answer (${response.status}, ${flags} flags): ${sample.slice(0, 300)}`);
+    sample = await checkedSample(url, token);
     saturated = await wrk(url, token);
     steady = await paced(url, token);
   } finally {
@@ -267,8 +287,6 @@ async function run(setup: Setup) {
     await stop(bare.child);
   }
 
-  const rps = (value: number) => Math.round(value).toString().padStart(7);
-  const ms = (value: number) => `${value.toFixed(2)} ms`;
   console.log(`  response: ${sample.length} bytes, ${FLAGS} flags (${Math.ceil(FLAGS / 3)} with person-property conditions)`);
   console.log(`  saturation, wrk ${CONNECTIONS} connections, ${DURATION_S} s:`);
   console.log(`    bare node:http     ${rps(bareSaturated.requestsPerSecond)} req/s   p50 ${bareSaturated.p50}  p99 ${bareSaturated.p99}`);
@@ -278,6 +296,73 @@ async function run(setup: Setup) {
   console.log(`    /decide?v=3        p50 ${ms(steady.p50)}  p99 ${ms(steady.p99)}  max ${ms(steady.max)}   failed ${steady.failed}/${steady.sent}   (target p99 < 10 ms)`);
 }
 
+const rps = (value: number) => Math.round(value).toString().padStart(7);
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/** One /decide answer for person-42, checked to hold every flag. */
+async function checkedSample(url: string, token: string): Promise<string> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: token, distinct_id: "person-42" }) });
+  const sample = await response.text();
+  const flags = Object.keys((JSON.parse(sample) as { featureFlags: object }).featureFlags).length;
+  if (response.status !== 200 || flags !== FLAGS) throw new Error(`unexpected /decide answer (${response.status}, ${flags} flags): ${sample.slice(0, 300)}`);
+  return sample;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const wrkMs = (text: string) => (text.endsWith("us") ? parseFloat(text) / 1000 : text.endsWith("ms") ? parseFloat(text) : text.endsWith("s") ? parseFloat(text) * 1000 : NaN);
+
+/**
+ * `--cohorts`: two deployments seeded alike, one with plain person-property conditions and
+ * one with each moved into a cohort, both servers up at once and measured in alternation
+ * (so a busy neighbour weighs on both alike), `ROUNDS` paced runs and one wrk run each.
+ */
+async function runCompare(plainSetup: Setup, cohortSetup: Setup) {
+  const tokens: string[] = [];
+  for (const [index, setup] of [plainSetup, cohortSetup].entries()) {
+    const db = await setup.open();
+    tokens.push(await seed(db));
+    if (index === 1) await cohortise(db, tokens[1]!);
+    await db.close();
+  }
+  console.log(`\n${plainSetup.label}: two deployments of ${PERSONS} persons and ${FLAGS} flags (${Math.ceil(FLAGS / 3)} with person-property conditions), one with each condition in a cohort`);
+  const servers = await Promise.all([startServer(plainSetup.env), startServer(cohortSetup.env)]);
+  const names = ["plain  ", "cohorts"];
+  const steady: PacedResult[][] = [[], []];
+  const saturated: WrkResult[] = [];
+  try {
+    const urls = servers.map((server) => `${server.url}/decide/?v=3`);
+    const samples = await Promise.all(urls.map((url, index) => checkedSample(url, tokens[index]!)));
+    const flagsOf = (body: string) => JSON.stringify((JSON.parse(body) as { featureFlags: object }).featureFlags);
+    if (flagsOf(samples[0]!) !== flagsOf(samples[1]!)) throw new Error(`cohort conditions answered differently:\n${flagsOf(samples[0]!)}\n${flagsOf(samples[1]!)}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) steady[index]!.push(await paced(urls[index]!, tokens[index]!));
+    }
+    for (const index of [0, 1]) saturated.push(await wrk(urls[index]!, tokens[index]!));
+  } finally {
+    await Promise.all(servers.map((server) => stop(server.child)));
+  }
+  await plainSetup.cleanup();
+  await cohortSetup.cleanup();
+
+  console.log(`  steady ${RATE} req/s, ${ROUNDS} alternating runs of ${DURATION_S} s each (open loop), medians:`);
+  const p99s = steady.map((runs) => median(runs.map((run) => run.p99)));
+  for (const index of [0, 1]) {
+    const runs = steady[index]!;
+    console.log(
+      `    ${names[index]}  p50 ${ms(median(runs.map((run) => run.p50)))}  p99 ${ms(p99s[index]!)}  (runs: ${runs.map((run) => run.p99.toFixed(1)).join(", ")} ms)   failed ${runs.reduce((sum, run) => sum + run.failed, 0)}`,
+    );
+  }
+  console.log(`    cohort p99 ${((p99s[1]! / p99s[0]! - 1) * 100).toFixed(0)}% vs plain (target within 20%)`);
+  console.log(`  saturation, wrk ${CONNECTIONS} connections, ${DURATION_S} s:`);
+  for (const index of [0, 1]) console.log(`    ${names[index]}  ${rps(saturated[index]!.requestsPerSecond)} req/s   p50 ${saturated[index]!.p50}  p99 ${saturated[index]!.p99}`);
+  console.log(`    cohort wrk p99 ${((wrkMs(saturated[1]!.p99) / wrkMs(saturated[0]!.p99) - 1) * 100).toFixed(0)}% vs plain`);
+}
+
 if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
-if (values.db === "both" || values.db === "pglite") await run(pgliteSetup());
-if (values.db === "both" || values.db === "postgres") await run(await postgresSetup());
+if (values.cohorts) {
+  if (values.db === "both" || values.db === "pglite") await runCompare(pgliteSetup(), pgliteSetup());
+  if (values.db === "both" || values.db === "postgres") await runCompare(await postgresSetup(), await postgresSetup());
+} else {
+  if (values.db === "both" || values.db === "pglite") await run(pgliteSetup());
+  if (values.db === "both" || values.db === "postgres") await run(await postgresSetup());
+}

@@ -21,8 +21,11 @@ export class AppError extends Error {
     message: string,
     /** The request field at fault, if one is. */
     readonly attr: string | null = null,
-    /** For `throttled`: seconds until the caller may try again (the Retry-After header). */
-    readonly details: { retryAfter?: number } = {},
+    /**
+     * For `throttled`: seconds until the caller may try again (the Retry-After header).
+     * `code`: PostHog's own code for this error where it has one (`behavioral_cohort_found`).
+     */
+    readonly details: { retryAfter?: number; code?: string } = {},
   ) {
     super(message);
   }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { FlagResource } from "@/server/flags/present";
 import { createFlagInput } from "@/server/flags/contract";
-import { draftOf, editableInForm, EMPTY_DRAFT, newCondition, rolloutSummary, toFlagInput, type FlagDraft } from "./flag-draft";
+import { draftOf, editableInForm, EMPTY_DRAFT, newCohortProperty, newCondition, rolloutSummary, toFlagInput, type FlagDraft } from "./flag-draft";
 
 function resource(filters: Partial<FlagResource["filters"]>, extra: Partial<FlagResource> = {}): FlagResource {
   return {
@@ -39,8 +39,8 @@ describe("toFlagInput", () => {
         {
           ...newCondition("40"),
           properties: [
-            { id: 1, key: " plan ", operator: "exact", value: "pro, team" },
-            { id: 2, key: "email", operator: "is_set", value: "ignored" },
+            { id: 1, type: "person", key: " plan ", operator: "exact", value: "pro, team" },
+            { id: 2, type: "person", key: "email", operator: "is_set", value: "ignored" },
           ],
         },
       ],
@@ -100,13 +100,37 @@ describe("draftOf", () => {
     expect(createFlagInput.parse(toFlagInput(draftOf(flag)))).toEqual(saved);
   });
 
+  it("round-trips cohort conditions (in, not in) and sends an unchosen cohort as null for the contract to name", () => {
+    const saved = createFlagInput.parse({
+      key: "cohorts",
+      filters: {
+        groups: [
+          { properties: [{ key: "id", type: "cohort", operator: "in", value: 7 }, { key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 100 },
+          { properties: [{ key: "id", type: "cohort", value: 8 }], rollout_percentage: 50 },
+          { properties: [{ key: "id", type: "cohort", operator: "not_in", value: 9 }], rollout_percentage: 10 },
+        ],
+      },
+    });
+    expect(saved.filters!.groups[1]!.properties[0]!.operator).toBe("in");
+    const flag = resource(saved.filters!, { key: saved.key });
+    expect(editableInForm(flag)).toBe(true);
+    const draft = draftOf(flag);
+    expect(draft.conditions[2]!.properties[0]).toMatchObject({ type: "cohort", operator: "not_in", value: "9" });
+    expect(createFlagInput.parse(toFlagInput(draft))).toEqual(saved);
+
+    const unchosen = toFlagInput({ ...EMPTY_DRAFT, key: "k", conditions: [{ ...newCondition("100"), properties: [newCohortProperty()] }] });
+    expect(unchosen.filters!.groups[0]!.properties![0]).toEqual({ key: "id", type: "cohort", operator: "in", value: null });
+    expect(createFlagInput.safeParse(unchosen).error?.issues[0]?.path).toEqual(["filters", "groups", 0, "properties", 0, "value"]);
+  });
+
   it("shows a null rollout (everyone) as 100", () => {
     expect(draftOf(resource({ groups: [{ properties: [], rollout_percentage: null, variant: null }] })).conditions[0]!.rollout).toBe("100");
   });
 });
 
 describe("editableInForm and rolloutSummary", () => {
-  it("leaves group, cohort and flag conditions to the API", () => {
+  it("leaves group and flag conditions, and negated cohort conditions, to the API", () => {
+    expect(editableInForm(resource({ groups: [{ properties: [{ key: "id", type: "cohort", operator: "in", value: 1, negation: true }], rollout_percentage: 1, variant: null }] }))).toBe(false);
     expect(editableInForm(resource({ groups: [{ properties: [{ key: "p", type: "person", operator: "exact", value: "x" }], rollout_percentage: 1, variant: null }] }))).toBe(true);
     expect(editableInForm(resource({ groups: [], aggregation_group_type_index: 0 }))).toBe(false);
     expect(editableInForm(resource({ groups: [{ properties: [{ key: "3", type: "flag", operator: "flag_evaluates_to", value: true }], rollout_percentage: 1, variant: null }] }))).toBe(false);

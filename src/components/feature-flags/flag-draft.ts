@@ -36,10 +36,17 @@ let nextId = 0;
 /** A stable React key for rows added in the form. */
 export const rowId = () => ++nextId;
 
+/** A cohort condition's operators (PostHog's), with the form's labels. */
+export const COHORT_OPERATORS = ["in", "not_in"] as const;
+export type CohortOperator = (typeof COHORT_OPERATORS)[number];
+export const COHORT_OPERATOR_LABELS: Record<CohortOperator, string> = { in: "is in", not_in: "is not in" };
+
 export interface PropertyDraft {
   id: number;
+  /** A person-property filter, or membership of a cohort (`value` is then the cohort id). */
+  type: "person" | "cohort";
   key: string;
-  operator: FlagPropertyOperator;
+  operator: FlagPropertyOperator | CohortOperator;
   value: string;
 }
 
@@ -73,7 +80,8 @@ export interface FlagDraft {
 }
 
 export const newCondition = (rollout = "100"): ConditionDraft => ({ id: rowId(), properties: [], rollout, variant: "" });
-export const newProperty = (): PropertyDraft => ({ id: rowId(), key: "", operator: "exact", value: "" });
+export const newProperty = (): PropertyDraft => ({ id: rowId(), type: "person", key: "", operator: "exact", value: "" });
+export const newCohortProperty = (): PropertyDraft => ({ id: rowId(), type: "cohort", key: "id", operator: "in", value: "" });
 export const newVariant = (key: string, rollout: string): VariantDraft => ({ id: rowId(), key, name: "", rollout });
 
 export const EMPTY_DRAFT: FlagDraft = {
@@ -95,7 +103,7 @@ function valueText(value: unknown): string {
 }
 
 function valueOf(property: PropertyDraft): string | string[] | undefined {
-  if (VALUELESS.has(property.operator)) return undefined;
+  if (VALUELESS.has(property.operator as FlagPropertyOperator)) return undefined;
   if (LISTED.has(property.operator)) {
     return property.value
       .split(",")
@@ -137,7 +145,12 @@ export function toFlagInput(draft: FlagDraft): CreateFlagInput {
       .filter((tag) => tag !== ""),
     filters: {
       groups: draft.conditions.map((condition) => ({
-        properties: condition.properties.map((property) => ({ key: property.key.trim(), operator: property.operator, value: valueOf(property), type: "person" as const })),
+        properties: condition.properties.map((property) =>
+          property.type === "cohort"
+            ? // An unchosen cohort is sent as null: the contract names the field.
+              { key: "id", operator: property.operator, value: property.value === "" ? null : Number(property.value), type: "cohort" as const }
+            : { key: property.key.trim(), operator: property.operator, value: valueOf(property), type: "person" as const },
+        ),
         rollout_percentage: percentageOf(condition.rollout) as number,
         variant: draft.multivariate && condition.variant ? condition.variant : null,
       })),
@@ -162,8 +175,9 @@ export function draftOf(flag: FlagResource): FlagDraft {
       id: rowId(),
       properties: (group.properties ?? []).map((property) => ({
         id: rowId(),
+        type: property.type === "cohort" ? ("cohort" as const) : ("person" as const),
         key: property.key,
-        operator: (property.operator ?? "exact") as FlagPropertyOperator,
+        operator: (property.operator ?? (property.type === "cohort" ? "in" : "exact")) as PropertyDraft["operator"],
         value: valueText(property.value),
       })),
       rollout: group.rollout_percentage === null || group.rollout_percentage === undefined ? "100" : String(group.rollout_percentage),
@@ -177,13 +191,17 @@ export function draftOf(flag: FlagResource): FlagDraft {
 
 /**
  * Whether the form can edit the flag without losing conditions: it edits person properties
- * with the matcher's operators; group flags and cohort or flag conditions are API-only.
+ * with the matcher's operators and cohort membership; group flags and flag conditions are API-only.
  */
 export function editableInForm(flag: FlagResource): boolean {
   return (
     flag.filters.aggregation_group_type_index === null &&
     flag.filters.groups.every((group) =>
-      (group.properties ?? []).every((property) => property.type === "person" && (OPERATORS as readonly string[]).includes(property.operator ?? "exact")),
+      (group.properties ?? []).every((property) =>
+        property.type === "cohort"
+          ? (COHORT_OPERATORS as readonly string[]).includes(property.operator ?? "in") && !property.negation
+          : property.type === "person" && (OPERATORS as readonly string[]).includes(property.operator ?? "exact"),
+      ),
     )
   );
 }

@@ -125,7 +125,7 @@ function LoadedFlag({ projectId, flag }: { projectId: number; flag: FlagResource
           ) : (
             <Card className="flex flex-col gap-3 p-4 sm:p-5">
               <h2 className="text-base font-semibold text-gray-900">Release conditions</h2>
-              <p className="text-sm text-gray-600">This flag uses group, cohort or flag conditions, which this form does not edit yet. Change it through the API; its filters are:</p>
+              <p className="text-sm text-gray-600">This flag uses group or flag conditions (or a negated cohort), which this form does not edit yet. Change it through the API; its filters are:</p>
               <CodeBlock title="filters" code={JSON.stringify(flag.filters, null, 2)} />
             </Card>
           )}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { Button, Card, cn, FormAlert, inputClasses, PropertyFilterRow, RemoveButton, TextField } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
@@ -8,7 +8,10 @@ import { TRPCClientError } from "@trpc/client";
 import type { FlagResource } from "@/server/flags/present";
 import { createFlagInput } from "@/server/flags/contract";
 import {
+  COHORT_OPERATOR_LABELS,
+  COHORT_OPERATORS,
   LISTED,
+  newCohortProperty,
   newCondition,
   newProperty,
   newVariant,
@@ -22,6 +25,7 @@ import {
   type FlagDraft,
   type PropertyDraft,
 } from "./flag-draft";
+import type { FlagPropertyOperator } from "@/server/properties/flag-filters";
 
 /** The first thing wrong, from the contract checked here or from the server (`attr` of an AppError). */
 function issueOf(error: unknown): FieldIssue {
@@ -33,6 +37,16 @@ function issueOf(error: unknown): FieldIssue {
 }
 
 const sectionTitle = "text-base font-semibold text-gray-900";
+
+/** A cohort row left without a cohort, reported on its picker. */
+function unchosenCohort(draft: FlagDraft): FieldIssue | null {
+  for (const [c, condition] of draft.conditions.entries()) {
+    for (const [p, property] of condition.properties.entries()) {
+      if (property.type === "cohort" && property.value === "") return { attr: `filters__groups__${c}__properties__${p}__value`, message: "Choose a cohort." };
+    }
+  }
+  return null;
+}
 
 /**
  * Create or edit a flag: key and description, variants, the release conditions (condition
@@ -66,6 +80,11 @@ export function FlagForm({
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    const unchosen = unchosenCohort(draft);
+    if (unchosen) {
+      setIssue(unchosen);
+      return;
+    }
     const input = toFlagInput(draft);
     const checked = createFlagInput.safeParse(input);
     if (!checked.success) {
@@ -193,11 +212,16 @@ export function FlagForm({
           {draft.conditions.map((condition, index) => (
             <ConditionEditor
               key={condition.id}
+              projectId={projectId}
               index={index}
               condition={condition}
               draft={draft}
               invalid={invalid}
-              onChange={(patch) => setCondition(condition.id, patch)}
+              onChange={(patch) => {
+                setCondition(condition.id, patch);
+                // An edit of the condition set at fault answers its error: do not leave it showing.
+                if (issue?.attr?.startsWith(`filters__groups__${index}__`)) setIssue(null);
+              }}
               onRemove={draft.conditions.length > 1 ? () => set({ conditions: draft.conditions.filter((c) => c.id !== condition.id) }) : undefined}
             />
           ))}
@@ -246,6 +270,7 @@ export function FlagForm({
 }
 
 function ConditionEditor({
+  projectId,
   index,
   condition,
   draft,
@@ -253,6 +278,7 @@ function ConditionEditor({
   onChange,
   onRemove,
 }: {
+  projectId: number;
   index: number;
   condition: ConditionDraft;
   draft: FlagDraft;
@@ -279,12 +305,25 @@ function ConditionEditor({
         <ul className="mb-2 flex flex-col gap-2">
           {condition.properties.map((property, p) => {
             const pat = `${at}__properties__${p}`;
+            if (property.type === "cohort") {
+              return (
+                <CohortRow
+                  key={property.id}
+                  projectId={projectId}
+                  label={`Condition set ${n}, filter ${p + 1}`}
+                  property={property}
+                  invalid={invalid(`${pat}__value`)}
+                  onChange={(patch) => setProperty(property.id, patch)}
+                  onRemove={() => onChange({ properties: condition.properties.filter((x) => x.id !== property.id) })}
+                />
+              );
+            }
             return (
               <PropertyFilterRow
                 key={property.id}
                 label={`Condition set ${n}, filter ${p + 1}`}
                 propertyKey={property.key}
-                operator={property.operator}
+                operator={property.operator as FlagPropertyOperator}
                 value={property.value}
                 operators={OPERATORS}
                 operatorLabels={OPERATOR_LABELS}
@@ -299,9 +338,14 @@ function ConditionEditor({
           })}
         </ul>
       )}
-      <Button variant="ghost" size="sm" onClick={() => onChange({ properties: [...condition.properties, newProperty()] })} data-testid="add-property">
-        + Add property filter
-      </Button>
+      <div className="flex flex-wrap gap-1">
+        <Button variant="ghost" size="sm" onClick={() => onChange({ properties: [...condition.properties, newProperty()] })} data-testid="add-property">
+          + Add property filter
+        </Button>
+        <Button variant="ghost" size="sm" onClick={() => onChange({ properties: [...condition.properties, newCohortProperty()] })} data-testid="add-cohort">
+          + Add cohort
+        </Button>
+      </div>
       <div className="mt-3 flex flex-col gap-3 border-t border-gray-200 pt-3 sm:flex-row sm:items-end">
         <div className="flex min-w-0 flex-1 flex-col gap-1.5">
           <span className="text-sm font-medium text-gray-800" id={`rollout-${condition.id}`}>
@@ -350,6 +394,86 @@ function ConditionEditor({
           </label>
         )}
       </div>
+    </li>
+  );
+}
+
+/**
+ * A cohort condition: "is in" / "is not in" and the project's cohorts by name. Cohorts with
+ * filters on events are listed but cannot be chosen (flags evaluate person properties only).
+ */
+function CohortRow({
+  projectId,
+  label,
+  property,
+  invalid,
+  onChange,
+  onRemove,
+}: {
+  projectId: number;
+  label: string;
+  property: PropertyDraft;
+  invalid: boolean;
+  onChange: (patch: Partial<PropertyDraft>) => void;
+  onRemove: () => void;
+}) {
+  const trpc = useTRPC();
+  const options = useQuery(trpc.flags.cohortOptions.queryOptions({ projectId }));
+  const chosen = options.data?.find((option) => String(option.id) === property.value);
+  const reason = chosen?.disabledReason ?? null;
+  return (
+    <li className="grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[1fr_10rem_1fr_auto]" data-testid="condition-cohort">
+      <span className="col-span-2 flex items-center text-sm font-medium text-gray-800 sm:col-span-1">Person</span>
+      <select
+        aria-label={`${label}: cohort operator`}
+        className={inputClasses({ className: "col-span-2 pr-8 sm:col-span-1" })}
+        value={property.operator}
+        onChange={(event) => onChange({ operator: event.target.value as PropertyDraft["operator"] })}
+        data-testid="cohort-operator"
+      >
+        {COHORT_OPERATORS.map((operator) => (
+          <option key={operator} value={operator}>
+            {COHORT_OPERATOR_LABELS[operator]}
+          </option>
+        ))}
+      </select>
+      <div className="flex min-w-0 flex-col gap-1">
+        <select
+          aria-label={`${label}: cohort`}
+          aria-invalid={invalid || undefined}
+          aria-busy={options.isPending || undefined}
+          className={inputClasses({ invalid, className: "pr-8" })}
+          value={property.value}
+          disabled={options.isPending}
+          onChange={(event) => onChange({ value: event.target.value })}
+          data-testid="cohort-picker"
+        >
+          <option value="">{options.isPending ? "Loading cohorts…" : options.isError ? "Could not load cohorts" : options.data.length === 0 ? "No cohorts yet" : "Choose a cohort"}</option>
+          {options.data?.map((option) => (
+            <option key={option.id} value={String(option.id)} disabled={option.disabledReason !== null}>
+              {option.name || `Cohort ${option.id}`}
+              {option.is_static ? " (static)" : ""}
+              {option.disabledReason ? " — uses events, not available in flags" : ""}
+            </option>
+          ))}
+          {property.value !== "" && options.data && !chosen && <option value={property.value}>Cohort {property.value} (deleted or missing)</option>}
+        </select>
+        {options.isError ? (
+          <span className="text-xs text-red-700" role="alert">
+            {options.error.message}{" "}
+            <button type="button" className="underline" onClick={() => void options.refetch()}>
+              Retry
+            </button>
+          </span>
+        ) : reason ? (
+          <span className="text-xs text-red-700">{reason}</span>
+        ) : options.data?.some((option) => option.disabledReason) ? (
+          <span className="text-xs text-gray-500" data-testid="cohort-picker-hint">
+            Cohorts with filters on events cannot be used in flags.
+          </span>
+        ) : null}
+      </div>
+      <RemoveButton label={`Remove ${label.toLowerCase()}`} onClick={onRemove} />
     </li>
   );
 }

@@ -13,7 +13,7 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { activeFlagsUsingCohort } from "@/server/flags/service";
+import { activeFlagsUsingCohort, cohortsChanged } from "@/server/flags/service";
 import { pageWindow } from "@/server/input/page";
 import { presentPersonListItem, type PersonListItem } from "@/server/persons/present";
 import { isBehavioralFilter, isPropertyGroup, type BehavioralFilter, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
@@ -173,7 +173,7 @@ export async function updateCohort(ctx: Context, id: number, body: CohortUpdateB
   const deleting = next.deleted && !current.deleted;
   const restoring = !next.deleted && current.deleted;
   if (deleting) {
-    const flags = await activeFlagsUsingCohort(db, projectId, id);
+    const flags = await activeFlagsUsingCohort(db.prisma, projectId, id);
     if (flags.length > 0) {
       throw new AppError(
         "invalid_input",
@@ -187,6 +187,15 @@ export async function updateCohort(ctx: Context, id: number, body: CohortUpdateB
     const tree = storedTree(next.filters);
     if (!tree) throw new AppError("invalid_input", "filters must be an object: {properties: {type, values}}.", "filters");
     await checkReferences(db, projectId, id, tree);
+    // Flags evaluate cohorts on person properties alone: one they use may not gain event conditions.
+    if (hasBehavioralFilters(tree)) {
+      const flags = await activeFlagsUsingCohort(db.prisma, projectId, id);
+      if (flags.length > 0) {
+        throw new AppError("invalid_input", `Cohort '${next.name}' with filters on events cannot be used in feature flags: it is used by ${flags.map((flag) => flag.key).join(", ")}.`, "filters", {
+          code: "behavioral_cohort_found",
+        });
+      }
+    }
   }
   const changes = changesBetween(tracked(current), tracked(next));
   const recompute = !next.isStatic && !next.deleted && (definitionChanged || restoring);
@@ -212,6 +221,8 @@ export async function updateCohort(ctx: Context, id: number, body: CohortUpdateB
   }
   if (fromCsv) await store.addStaticMembers(db, projectId, id, fromCsv.kind, fromCsv.ids);
   if (recompute) enqueueComputation(id);
+  // Flags read cohort definitions from their cached definitions: rebuild them now.
+  if (changes.length > 0) await cohortsChanged(db, projectId);
   return cohortOf(db, projectId, id);
 }
 

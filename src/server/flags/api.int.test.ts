@@ -142,7 +142,6 @@ describe(`feature flags REST (${testDbKind})`, () => {
       [{ key: "k", filters: { groups: [{}], payloads: { blue: "1" } } }, "Payload keys must be 'true' for boolean flags", "filters__payloads__blue"],
       [{ key: "k", filters: { groups: [{ rollout_percentage: 150 }] } }, "rollout_percentage must be a number between 0 and 100.", "filters__groups__0__rollout_percentage"],
       [{ key: "k", active: "yes" }, "Must be a valid boolean.", "active"],
-      [{ key: "k", filters: { groups: [{ properties: [{ key: "id", type: "cohort", operator: "in", value: 7 }] }] } }, "Cohort with id 7 does not exist", "filters__groups__0__properties__0__value"],
       // Patterns RE2 cannot run in linear time (flags evaluate for anonymous callers of /flags).
       [
         { key: "k", filters: { groups: [{ properties: [{ key: "p", type: "person", operator: "regex", value: "(a)\\1" }] }] } },

@@ -189,8 +189,13 @@ function checkPropertyValue(property: FlagConditionProperty, operator: string, a
 }
 
 /** The first thing wrong with one property filter of a flag whose aggregation is `groupIndex`. */
+/** A condition's operator when it names none: `in` for a cohort (PostHog's flags service), else `exact`. */
+function operatorOf(property: FlagConditionProperty): string {
+  return property.operator ?? (property.type === "cohort" ? "in" : "exact");
+}
+
 function checkProperty(property: FlagConditionProperty, groupIndex: number | null, at: (string | number)[]): Issue | null {
-  const operator = property.operator ?? "exact";
+  const operator = operatorOf(property);
   if (groupIndex === null && property.type === "group") {
     return { message: "Filters are not valid (can only use person, cohort, and flag properties)", path: [...at, "type"] };
   }
@@ -280,7 +285,7 @@ export const flagFiltersSchema = rawFiltersSchema.transform((raw, ctx): FlagFilt
   }
   return {
     groups: raw.groups.map((condition) => ({
-      properties: condition.properties.map((property) => ({ ...property, operator: property.operator ?? "exact" })),
+      properties: condition.properties.map((property) => ({ ...property, operator: operatorOf(property) })),
       rollout_percentage: condition.rollout_percentage,
       variant: condition.variant ?? null,
       ...(condition.description ? { description: condition.description } : {}),

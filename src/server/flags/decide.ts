@@ -9,11 +9,16 @@
  * properties, the request's `group_properties`. (posthog-node adds `distinct_id` and
  * `$group_key` the same way when it evaluates locally, so both agree.)
  *
+ * Cohort conditions: dynamic cohorts are evaluated against those same person properties
+ * (cohorts.ts); the person's static-cohort memberships, when a flag reaches a static cohort,
+ * are read in the same one query. No stored person: in no static cohort.
+ *
  * When the database cannot be read, the flags that do not need stored data are still
  * answered and `errorsWhileComputingFlags` is true; the others are left out.
  */
 import type { Database } from "@/server/db";
 import { lookupGeoIp } from "@/server/geoip/lookup";
+import { flagCohortIds, type CohortSubject } from "./cohorts";
 import { loadFlagDefinitions, type LocalEvaluationFlag, type ProjectFlagDefinitions } from "./definitions";
 import { evaluateFlags, type EvaluationContext, type FlagConditionGroup, type FlagResult } from "./evaluation";
 import { personPropertiesBatcher } from "./person-batch";
@@ -44,9 +49,11 @@ export interface FlagsEvaluation {
 
 /** What a flag needs from the database, worked out once per definitions. */
 interface FlagNeeds {
-  /** Reads person or group properties, or follows another flag that may. */
+  /** Reads person or group properties or cohorts, or follows another flag that may. */
   storedData: boolean;
   continuity: boolean;
+  /** The static cohorts its conditions reach, whose membership must be read. */
+  staticCohorts: number[];
 }
 
 const needsCache = new WeakMap<ProjectFlagDefinitions, Map<string, FlagNeeds>>();
@@ -60,8 +67,9 @@ function needsOf(definitions: ProjectFlagDefinitions): Map<string, FlagNeeds> {
   if (!needs) {
     needs = new Map();
     for (const flag of definitions.flags) {
-      const storedData = conditionsOf(flag).some((condition) => (condition.properties ?? []).some((filter) => filter.type !== "cohort"));
-      needs.set(flag.key, { storedData, continuity: flag.active && flag.ensure_experience_continuity });
+      const storedData = conditionsOf(flag).some((condition) => (condition.properties ?? []).length > 0);
+      const staticCohorts = definitions.cohorts.reachesStatic(flagCohortIds(flag.filters));
+      needs.set(flag.key, { storedData, continuity: flag.active && flag.ensure_experience_continuity, staticCohorts });
     }
     needsCache.set(definitions, needs);
   }
@@ -82,13 +90,22 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
 
   let needStored = false;
   const continuityKeys: string[] = [];
+  const staticCohorts = new Set<number>();
+  const readCohortsOf = (flag: LocalEvaluationFlag) => {
+    if (flag.active) for (const id of needs.get(flag.key)!.staticCohorts) staticCohorts.add(id);
+  };
   for (const flag of flags) {
     const need = needs.get(flag.key)!;
     if (need.storedData && flag.active) needStored = true;
     if (need.continuity) continuityKeys.push(flag.key);
+    readCohortsOf(flag);
   }
-  // A dependency outside the requested keys may read stored data too: then load it.
-  if (wanted && !needStored) needStored = flags.some((flag) => conditionsOf(flag).some((c) => (c.properties ?? []).some((f) => f.type === "flag")));
+  const followsFlags = flags.some((flag) => conditionsOf(flag).some((c) => (c.properties ?? []).some((f) => f.type === "flag")));
+  // A dependency outside the requested keys may read stored data or static cohorts too: then load them.
+  if (wanted && followsFlags) {
+    needStored = true;
+    for (const flag of definitions.flags) readCohortsOf(flag);
+  }
 
   // Group types the request names and the project knows, for the stored groups' properties.
   const requestGroups = request.groups ?? {};
@@ -113,9 +130,9 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
       }
       // The common case (only the person's properties) shares a batched query with concurrent requests.
       stored =
-        continuityKeys.length === 0 && groupLookups.length === 0
+        continuityKeys.length === 0 && groupLookups.length === 0 && staticCohorts.size === 0
           ? { properties: await personPropertiesBatcher(db.sql).load(projectId, request.distinctId) }
-          : await loadStored(db, projectId, request.distinctId, continuityKeys.length > 0, groupLookups);
+          : await loadStored(db, projectId, request.distinctId, continuityKeys.length > 0, groupLookups, [...staticCohorts]);
     } catch {
       failed = true;
     }
@@ -139,6 +156,9 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
     if (properties && typeof properties === "object") groupProperties[type] = { ...(groupProperties[type] ?? {}), ...properties };
   }
 
+  // One subject per request: each cohort is evaluated at most once for it (cohorts.ts).
+  const subject: CohortSubject = { person: personProperties, staticCohorts: new Set((parsed(stored.cohorts) ?? []).map(Number)) };
+  const now = request.now ?? new Date();
   const ctx: EvaluationContext = {
     distinctId: request.distinctId,
     personProperties,
@@ -148,6 +168,7 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
     hashKeyOverrides: parsed(stored.overrides) ?? undefined,
     flagsByKey: definitions.flagsByKey,
     now: request.now,
+    inCohort: (id) => definitions.cohorts.test(id)(subject, now),
   };
   // Without the stored data, answer only the flags that do not need it.
   const answerable = failed ? flags.filter((flag) => !flag.active || (!needs.get(flag.key)!.storedData && !needs.get(flag.key)!.continuity)) : flags;

@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import type { Database } from "@/server/db";
 import { ALL_KEYS } from "@/server/db/changes";
+import { CohortIndex, expandSingleCohort, flagCohortIds } from "./cohorts";
 import type { FlagDefinition, FlagFilters } from "./evaluation";
 import { loadDefinitionRows } from "./store";
 
@@ -32,7 +33,8 @@ export interface LocalEvaluationFlag extends FlagDefinition {
 export interface LocalEvaluationDefinitions {
   flags: LocalEvaluationFlag[];
   group_type_mapping: Record<string, string>;
-  cohorts: Record<string, never>;
+  /** str(cohort id) → its property group, for every non-static cohort the flags reach. */
+  cohorts: Record<string, object>;
 }
 
 export interface ProjectFlagDefinitions {
@@ -42,9 +44,16 @@ export interface ProjectFlagDefinitions {
   flagsByKey: ReadonlyMap<string, LocalEvaluationFlag>;
   /** Group type index (as text) → name. */
   groupTypeMapping: Readonly<Record<string, string>>;
-  /** The local-evaluation JSON, serialised once, and its strong ETag. */
+  /** The project's live cohorts, compiled for evaluation. */
+  cohorts: CohortIndex;
+  /** The local-evaluation JSON with `cohorts`, serialised once, and its strong ETag. */
   json: string;
   etag: string;
+  /**
+   * The same for SDKs that do not ask for cohorts (no `send_cohorts`): `cohorts` is `{}` and
+   * a flag that reaches exactly one simple person-property cohort names its conditions instead.
+   */
+  legacy: { json: string; etag: string };
 }
 
 const MAX_AGE_MS = 1_000;
@@ -171,8 +180,12 @@ function resolveFlagDependencies(flags: LocalEvaluationFlag[]): void {
   }
 }
 
+function withEtag(json: string): { json: string; etag: string } {
+  return { json, etag: `"${createHash("sha1").update(json).digest("hex")}"` };
+}
+
 async function load(db: Database, projectId: number): Promise<ProjectFlagDefinitions> {
-  const [rows, groupTypes] = await loadDefinitionRows(db, projectId);
+  const [rows, groupTypes, cohortRows] = await loadDefinitionRows(db, projectId);
   const flags: LocalEvaluationFlag[] = rows.map((row) => ({
     id: row.id,
     team_id: projectId,
@@ -191,15 +204,28 @@ async function load(db: Database, projectId: number): Promise<ProjectFlagDefinit
   resolveFlagDependencies(flags);
   const groupTypeMapping: Record<string, string> = {};
   for (const row of groupTypes) groupTypeMapping[String(row.group_type_index)] = row.group_type;
-  const body: LocalEvaluationDefinitions = { flags, group_type_mapping: groupTypeMapping, cohorts: {} };
-  const json = JSON.stringify(body);
+  const cohorts = new CohortIndex(cohortRows.map((row) => ({ id: Number(row.id), name: row.name, filters: row.filters, is_static: row.is_static })));
+  const referenced = [...new Set(flags.flatMap((flag) => flagCohortIds(flag.filters)))];
+  const body: LocalEvaluationDefinitions = { flags, group_type_mapping: groupTypeMapping, cohorts: cohorts.payload(referenced) };
+  const served = withEtag(JSON.stringify(body));
+  let legacy = served;
+  if (referenced.length > 0) {
+    const expanded = flags.map((flag) => {
+      const groups = flag.filters.groups ?? [];
+      const rewritten = flagCohortIds(flag.filters).length > 0 ? expandSingleCohort(groups as never, cohorts) : groups;
+      return rewritten === groups ? flag : { ...flag, filters: { ...flag.filters, groups: rewritten as FlagFilters["groups"] } };
+    });
+    legacy = withEtag(JSON.stringify({ flags: expanded, group_type_mapping: groupTypeMapping, cohorts: {} }));
+  }
   return {
     projectId,
     flags,
     flagsByKey: new Map(flags.map((flag) => [flag.key, flag])),
     groupTypeMapping,
-    json,
-    etag: `"${createHash("sha1").update(json).digest("hex")}"`,
+    cohorts,
+    json: served.json,
+    etag: served.etag,
+    legacy,
   };
 }
 

@@ -88,6 +88,8 @@ export interface EvaluationContext {
   flagsByKey?: ReadonlyMap<string, FlagDefinition>;
   /** The time relative date filters count back from. */
   now?: Date;
+  /** Whether the person is in cohort `id` (cohorts.ts); without it a cohort condition matches nobody. */
+  inCohort?: (id: number) => boolean;
 }
 
 // 15 hex digits: more than a double holds exactly, as in PostHog's SDKs (same rounding).
@@ -207,9 +209,12 @@ function filterHolds(filter: FlagPropertyFilter, subject: Subject, ctx: Evaluati
       const holds = dependencyHolds(filter, dependencies.valueOf(filter.key));
       return filter.negation ? !holds : holds;
     }
-    case "cohort":
-      // Burrow has no cohorts: a cohort condition matches nobody.
-      return false;
+    case "cohort": {
+      // As PostHog's flags service and SDKs: `not_in` inverts membership; a flag-level `negation` is not read.
+      const id = Number(filter.value);
+      const member = Number.isInteger(id) && ctx.inCohort ? ctx.inCohort(id) : false;
+      return filter.operator === "not_in" ? !member : member;
+    }
     default:
       return matchesFlagPropertyFilter(filter, subject.properties, ctx.now);
   }

@@ -14,6 +14,7 @@ import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
 import { setTags, tagNames } from "@/server/tags/service";
 import { DUPLICATE_FLAG_KEY_MESSAGE, flagFiltersSchema, flagReference, type CreateFlag, type FlagFilters, type FlagListQuery, type UpdateFlag } from "./contract";
+import { CohortIndex, flagCohortIds as flagCohortIdsOf, hasBehavioralLeaves } from "./cohorts";
 import { invalidateFlagDefinitions, loadFlagDefinitions } from "./definitions";
 import { storedFilters, toFlagResource, type FlagResource, type FlagRow } from "./present";
 import * as store from "./store";
@@ -79,15 +80,44 @@ function listed(flags: ProjectFlag[], limit: number): string {
   return names.join(", ");
 }
 
+/** The project's live cohorts, compiled (cohorts.ts), for the rules below and the editor's picker. */
+async function cohortIndex(client: DbClient, projectId: number) {
+  const rows = await store.liveCohorts(client, projectId);
+  return { rows, index: new CohortIndex(rows.map((row) => ({ id: row.id, name: row.name, filters: row.filters, is_static: row.isStatic }))) };
+}
+
+/** The first cohort `id` reaches (itself included) whose events filters a flag cannot evaluate; static cohorts are lists, never evaluated. */
+function behavioralCohort(index: CohortIndex, id: number): { id: number; name: string } | null {
+  for (const reached of index.reachable([id])) {
+    const row = index.row(reached)!;
+    if (!row.is_static && hasBehavioralLeaves(index.tree(reached))) return { id: reached, name: row.name };
+  }
+  return null;
+}
+
 /**
- * Cohort and flag conditions point at other objects: a cohort must exist (Burrow has no
- * cohorts yet, so none does), a flag must be a live, active flag of the project, not the
- * flag itself, and not depend back on it.
+ * Cohort and flag conditions point at other objects: a cohort must be a live cohort of the
+ * project whose conditions (and those of the cohorts it names) are person properties, not
+ * events (PostHog's `cohort_does_not_exist` and `behavioral_cohort_found`, reported on
+ * `filters` as PostHog does); a flag must be a live, active flag of the project, not the flag
+ * itself, and not depend back on it.
  */
 async function checkReferences(tx: Tx, projectId: number, self: { id: number | null; key: string }, filters: FlagFilters): Promise<void> {
   const properties = propertiesOf(filters);
-  const cohort = properties.find((property) => property.type === "cohort");
-  if (cohort) throw new AppError("invalid_input", `Cohort with id ${String(cohort.value)} does not exist`, `${cohort.attr}__value`);
+  const cohortReferences = properties.filter((property) => property.type === "cohort");
+  if (cohortReferences.length > 0) {
+    const { index } = await cohortIndex(tx, projectId);
+    for (const reference of cohortReferences) {
+      const id = Number(reference.value);
+      if (!Number.isSafeInteger(id) || !index.row(id)) {
+        throw new AppError("invalid_input", `Cohort with id ${String(reference.value)} does not exist`, "filters", { code: "cohort_does_not_exist" });
+      }
+      const behavioral = behavioralCohort(index, id);
+      if (behavioral) {
+        throw new AppError("invalid_input", `Cohort '${behavioral.name}' with filters on events cannot be used in feature flags.`, "filters", { code: "behavioral_cohort_found" });
+      }
+    }
+  }
   const references = properties.filter((property) => property.type === "flag");
   if (references.length === 0) return;
   const flags = await store.liveFlags(tx, projectId);
@@ -142,6 +172,47 @@ async function assertKeyFree(tx: Tx, projectId: number, key: string, exceptId: n
 // ---------------------------------------------------------------------------
 // Reads
 // ---------------------------------------------------------------------------
+
+/** A cohort the flag editor offers; `disabledReason` says why a flag cannot use it. */
+export interface CohortOption {
+  id: number;
+  name: string;
+  is_static: boolean;
+  count: number | null;
+  disabledReason: string | null;
+}
+
+/** The project's live cohorts for the flag editor's cohort picker, by name. */
+export async function cohortOptions(ctx: Context): Promise<CohortOption[]> {
+  const { rows, index } = await cohortIndex(ctx.db.prisma, ctx.project.id);
+  return rows.map((row) => {
+    const behavioral = behavioralCohort(index, row.id);
+    const disabledReason = !behavioral
+      ? null
+      : behavioral.id === row.id
+        ? "Has filters on events, which feature flags cannot use."
+        : `Uses cohort '${behavioral.name}', which has filters on events, which feature flags cannot use.`;
+    return { id: row.id, name: row.name, is_static: row.isStatic, count: row.count, disabledReason };
+  });
+}
+
+/**
+ * For the cohorts domain: a cohort changed (its conditions, static members, deletion), so
+ * the project's flag definitions are rebuilt now rather than within the second the cache
+ * otherwise takes.
+ */
+export function cohortsChanged(db: Database, projectId: number): Promise<void> {
+  return invalidateFlagDefinitions(db, projectId);
+}
+
+/** The ids of the project's live, active flags whose conditions reach cohort `cohortId` (PostHog refuses deleting such a cohort). */
+export async function activeFlagsUsingCohort(client: DbClient, projectId: number, cohortId: number): Promise<{ id: number; key: string }[]> {
+  const [flags, { index }] = await Promise.all([store.liveFlags(client, projectId), cohortIndex(client, projectId)]);
+  return flags
+    .filter((flag) => flag.active && index.reachable(flagCohortIdsOf(storedFilters(flag.filters))).includes(cohortId))
+    .map((flag) => ({ id: flag.id, key: flag.key }))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}
 
 async function present(client: DbClient, projectId: number, rows: FlagRow[]): Promise<FlagResource[]> {
   const modifiers = await store.lastModifiers(
@@ -372,22 +443,4 @@ export async function surveyFlagKeys(db: Database, projectId: number, flagKeys: 
 export async function hasActiveFlags(db: Database, projectId: number): Promise<boolean> {
   const definitions = await loadFlagDefinitions(db, projectId);
   return definitions.flags.some((flag) => flag.active);
-}
-
-/** Whether a flag's stored filters name cohort `cohortId` anywhere (`{type: "cohort", value: id}`). */
-function namesCohort(node: unknown, cohortId: number): boolean {
-  if (Array.isArray(node)) return node.some((child) => namesCohort(child, cohortId));
-  if (typeof node !== "object" || node === null) return false;
-  const record = node as Record<string, unknown>;
-  if (record.type === "cohort" && Number(record.value) === cohortId) return true;
-  return Object.values(record).some((child) => typeof child === "object" && namesCohort(child, cohortId));
-}
-
-/** The project's active, live flags whose conditions use cohort `cohortId` (a cohort they use cannot be deleted), by key. */
-export async function activeFlagsUsingCohort(db: Database, projectId: number, cohortId: number): Promise<{ id: number; key: string }[]> {
-  const flags = await store.liveFlags(db.prisma, projectId);
-  return flags
-    .filter((flag) => flag.active && namesCohort(flag.filters, cohortId))
-    .map(({ id, key }) => ({ id, key }))
-    .sort((a, b) => a.key.localeCompare(b.key));
 }

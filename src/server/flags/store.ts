@@ -177,7 +177,7 @@ export interface DefinitionRow {
   version: number;
 }
 
-/** The project's live flags by id, and its group types by index: what the definitions cache loads. */
+/** The project's live flags by id, its group types by index and its live cohorts: what the definitions cache loads. */
 export function loadDefinitionRows(db: Database, projectId: number) {
   return Promise.all([
     db.sql.query<DefinitionRow>(
@@ -189,7 +189,20 @@ export function loadDefinitionRows(db: Database, projectId: number) {
       `SELECT group_type, group_type_index FROM group_type_mappings WHERE project_id = $1 ORDER BY group_type_index`,
       [projectId],
     ),
+    db.sql.query<{ id: number; name: string; filters: unknown; is_static: boolean }>(
+      `SELECT id, name, filters, is_static FROM cohorts WHERE project_id = $1 AND deleted = false ORDER BY id`,
+      [projectId],
+    ),
   ]);
+}
+
+/** The project's live cohorts, for the flag rules (references, behavioural filters) and the editor's picker. */
+export function liveCohorts(client: DbClient, projectId: number) {
+  return client.cohort.findMany({
+    where: { projectId, deleted: false },
+    select: { id: true, name: true, filters: true, isStatic: true, count: true },
+    orderBy: { name: "asc" },
+  });
 }
 
 /** The stored properties of the persons behind `distinctIds` (person-batch.ts's one query per batch). */
@@ -216,9 +229,11 @@ export async function insertHashKeyOverrides(db: Database, projectId: number, di
   );
 }
 
-/** A stored person's properties, hash-key overrides and groups' properties; JSON columns may come back as text. */
+/** A stored person's properties, hash-key overrides, groups' properties and static cohorts; JSON columns may come back as text. */
 export interface StoredRow {
   properties: Record<string, unknown> | string | null;
+  /** The static cohorts (of those asked about) the person is listed in. */
+  cohorts?: number[] | string | null;
   overrides?: Record<string, string> | string | null;
   groups?: { index: number; key: string; properties: Record<string, unknown> }[] | string | null;
 }
@@ -230,6 +245,7 @@ export async function loadStored(
   distinctId: string,
   withOverrides: boolean,
   groups: { index: number; key: string }[],
+  staticCohortIds: number[] = [],
 ): Promise<StoredRow> {
   const params: unknown[] = [projectId, distinctId];
   const columns = [
@@ -253,6 +269,14 @@ export async function loadStored(
       `(SELECT json_agg(json_build_object('index', g.group_type_index, 'key', g.group_key, 'properties', g.group_properties))
           FROM groups g JOIN unnest($3::int[], $4::text[]) AS r(i, k) ON g.group_type_index = r.i AND g.group_key = r.k
          WHERE g.project_id = $1) AS groups`,
+    );
+  }
+  if (staticCohortIds.length > 0) {
+    params.push(staticCohortIds);
+    columns.push(
+      `(SELECT json_agg(c.cohort_id)
+          FROM person_distinct_ids d JOIN cohort_people c ON c.person_id = d.person_id
+         WHERE d.project_id = $1 AND d.distinct_id = $2 AND c.cohort_id = ANY($${params.length}::int[])) AS cohorts`,
     );
   }
   const rows = await db.sql.query<StoredRow>(`SELECT ${columns.join(", ")}`, params);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareCodePoints, dateOf, filterDate, fold, numberOf, parseIsoDate, relativeDate, textOf } from "./coerce";
 import { propertiesParamSchema, type PropertyFilter, type PropertyGroup } from "./contract";
-import { InconclusiveMatchError, matchesProperties, matchesPropertyFilter } from "./match";
+import { InconclusiveMatchError, matchesProperties, matchesPropertyFilter, propertyMatcher } from "./match";
 
 const NOW = new Date("2024-06-15T12:00:00.000Z");
 
@@ -266,5 +266,30 @@ describe("the filter schema", () => {
     expect(issue({ type: "OR", values: Array.from({ length: 60 }, () => ({ type: "AND", values: [{ key: "a", value: 1 }, { key: "b", value: 2 }] })) })).toMatchObject({
       message: expect.stringMatching(/At most 100/),
     });
+  });
+});
+
+describe("propertyMatcher with the flags semantics (cohorts in feature flags)", () => {
+  const leaf = (raw: Record<string, unknown>) => ({ negation: false, ...raw }) as unknown as PropertyFilter;
+  const tree = (...values: PropertyFilter[]): PropertyGroup => ({ type: "AND", values });
+
+  it("reads the flags column of the operator table, where it differs from the events one", () => {
+    // Flags: `false` matches any value that is not truthy; events compare the texts.
+    const falsy = tree(leaf({ type: "person", key: "beta", operator: "exact", value: [false] }));
+    expect(propertyMatcher(falsy, { semantics: "flags" })({ person: { beta: "no" } })).toBe(true);
+    expect(propertyMatcher(falsy)({ person: { beta: "no" } }, NOW)).toBe(false);
+    const semver = tree(leaf({ type: "person", key: "app", operator: "semver_gte", value: "2.0.0" }));
+    expect(propertyMatcher(semver, { semantics: "flags" })({ person: { app: "v2.10.1" } })).toBe(true);
+    expect(propertyMatcher(semver, { semantics: "flags" })({ person: { app: "1.9" } })).toBe(false);
+  });
+
+  it("reads every non-group leaf against the person, applies negation, and takes cohorts from the resolver", () => {
+    const untyped = tree(leaf({ type: "event", key: "plan", operator: "exact", value: ["pro"], negation: true }));
+    expect(propertyMatcher(untyped, { semantics: "flags" })({ person: { plan: "pro" }, event: { plan: "free" } })).toBe(false);
+    expect(propertyMatcher(untyped, { semantics: "flags" })({ person: { plan: "free" } })).toBe(true);
+    const withCohort = { type: "OR", values: [{ type: "cohort", key: "id", value: 7, operator: "in", negation: true }] } as PropertyGroup;
+    const matcher = propertyMatcher(withCohort, { semantics: "flags", cohort: (filter) => (sources) => (sources.person?.member === filter.value) });
+    expect(matcher({ person: { member: 7 } })).toBe(false);
+    expect(matcher({ person: { member: 8 } })).toBe(true);
   });
 });

@@ -20,6 +20,7 @@
  */
 import { textOf } from "./coerce";
 import type { PropertyFilter, PropertyNode } from "./contract";
+import { matchesFlagPropertyFilter, type FlagPropertyFilter } from "./flag-filters";
 import { decided, eventsOperator } from "./operators";
 import { compileTree, type CohortResolver } from "./tree";
 
@@ -68,6 +69,12 @@ export interface MatcherOptions {
   missing?: MatchOptions["missing"];
   /** Cohort leaves: the person-set test of a cohort (without it, a cohort leaf is refused). */
   cohort?: CohortResolver<PropertyMatcher>;
+  /**
+   * Whose operator semantics the leaves use: the events column (default, identical to SQL)
+   * or the flags column (flag-filters.ts: PostHog's flags service and SDKs), for trees
+   * feature flags evaluate, such as a cohort's.
+   */
+  semantics?: "events" | "flags";
 }
 
 function sourceOf(filter: PropertyFilter, sources: PropertySources): Properties {
@@ -84,11 +91,17 @@ function sourceOf(filter: PropertyFilter, sources: PropertySources): Properties 
 /** The tree as a predicate over properties: build it once, run it on many events. */
 export function propertyMatcher(node: PropertyNode, options: MatcherOptions = {}): PropertyMatcher {
   const { missing } = options;
+  const leaf =
+    options.semantics === "flags"
+      ? // PostHog's flag code reads every leaf but a group's against the person, whatever its `type`.
+        (filter: PropertyFilter) => (sources: PropertySources, now: Date) =>
+          matchesFlagPropertyFilter(filter as FlagPropertyFilter, filter.type === "group" ? sourceOf(filter, sources) : (sources.person ?? {}), now)
+      : (filter: PropertyFilter) => (sources: PropertySources, now: Date) => matchesPropertyFilter(filter, sourceOf(filter, sources), { now, missing });
   const matcher = compileTree<(sources: PropertySources, now: Date) => boolean>(node, {
     all: (parts) => (sources, now) => parts.every((part) => part(sources, now)),
     any: (parts) => (sources, now) => parts.some((part) => part(sources, now)),
     not: (part) => (sources, now) => !part(sources, now),
-    leaf: (filter) => (sources, now) => matchesPropertyFilter(filter, sourceOf(filter, sources), { now, missing }),
+    leaf,
     cohort: options.cohort,
   });
   return (sources, now = new Date()) => matcher(sources, now);

@@ -19,7 +19,7 @@ export function json(body: unknown, status = 200, headers?: HeadersInit): Respon
 export function errorResponse(error: AppError): Response {
   const body: ErrorBody = {
     type: APP_ERRORS[error.code].type,
-    code: error.code === "conflict" ? "unique" : error.code,
+    code: error.details.code ?? (error.code === "conflict" ? "unique" : error.code),
     detail: error.message,
     attr: error.attr,
   };

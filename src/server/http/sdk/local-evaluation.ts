@@ -8,7 +8,9 @@
  * Both take `Authorization: Bearer` with the project's secret key (`phs_…`) or a personal API
  * key with `feature_flag:read` on that project; the older one also a browser session.
  * The body is the cached definitions' JSON with a strong ETag: `If-None-Match` with it
- * answers 304.
+ * answers 304. `/flags/definitions` always sends `cohorts` (as PostHog's flags service);
+ * the older route only with `send_cohorts`, and otherwise rewrites a flag that reaches one
+ * simple person-property cohort into person conditions (PostHog's local_evaluation).
  */
 import { authenticatePersonalApiKey, hasScope } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
@@ -45,12 +47,13 @@ async function personalKeyPrincipal(db: Database, key: string): Promise<Principa
  * The definitions response for a project already authorised: 304 when `If-None-Match`
  * names the current ETag.
  */
-export async function definitionsResponse(db: Database, projectId: number, ifNoneMatch: string | null): Promise<RawResponse> {
+export async function definitionsResponse(db: Database, projectId: number, ifNoneMatch: string | null, withCohorts = true): Promise<RawResponse> {
   const definitions = await loadFlagDefinitions(db, projectId);
-  const headers = { etag: definitions.etag, "cache-control": "private, no-cache" };
+  const { json, etag } = withCohorts ? definitions : definitions.legacy;
+  const headers = { etag, "cache-control": "private, no-cache" };
   const presented = ifNoneMatch?.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
-  if (presented?.includes(definitions.etag)) return { status: 304, headers, body: null };
-  return { status: 200, headers: { "content-type": "application/json", ...headers }, body: definitions.json };
+  if (presented?.includes(etag)) return { status: 304, headers, body: null };
+  return { status: 200, headers: { "content-type": "application/json", ...headers }, body: json };
 }
 
 function errorOf(error: unknown): RawResponse {
@@ -70,6 +73,7 @@ function errorOf(error: unknown): RawResponse {
 export async function serveDefinitions(
   request: { header(name: string): string | null; url: string },
   session?: (db: Database) => Promise<Principal | null>,
+  cohorts: "always" | "when_asked" = "always",
 ): Promise<RawResponse> {
   try {
     const url = new URL(request.url, "http://localhost");
@@ -85,7 +89,8 @@ export async function serveDefinitions(
       checkApiRateLimit(principal);
       projectId = await projectForPrincipal(db, principal, token, url.searchParams.get("project_id"));
     }
-    return await definitionsResponse(db, projectId, request.header("if-none-match"));
+    const withCohorts = cohorts === "always" || url.searchParams.has("send_cohorts");
+    return await definitionsResponse(db, projectId, request.header("if-none-match"), withCohorts);
   } catch (error) {
     return errorOf(error);
   }
@@ -108,6 +113,6 @@ export async function handleLocalEvaluation(request: Request): Promise<Response>
   const raw = await serveDefinitions({ url: request.url, header: (name) => request.headers.get(name) }, async (db) => {
     const user = await sessionUserFromHeaders(db.prisma, request.headers);
     return user ? sessionPrincipal(user) : null;
-  });
+  }, "when_asked");
   return new Response(raw.body, { status: raw.status, headers: raw.headers });
 }

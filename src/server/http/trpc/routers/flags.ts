@@ -2,7 +2,7 @@ import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
 import { evaluateFlagsForDistinctId } from "@/server/flags/decide";
 import { createFlagInput, flagListFilters, testFlagInput, updateFlagInput } from "@/server/flags/contract";
-import { createFlag, deleteFlag, flagActivity, getFlag, listFlags, updateFlag } from "@/server/flags/service";
+import { cohortOptions, createFlag, deleteFlag, flagActivity, getFlag, listFlags, updateFlag } from "@/server/flags/service";
 import { MAX_PAGE_SIZE } from "@/server/input/page";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
@@ -29,6 +29,9 @@ export const flagsRouter = createTRPCRouter({
   delete: projectProcedure.input(flagId).mutation(({ ctx, input }) => deleteFlag(ctx, input.id)),
 
   activity: projectProcedure.input(flagId).query(({ ctx, input }) => flagActivity(ctx, input.id)),
+
+  /** The project's cohorts for the condition builder's cohort picker (read through flags' own store). */
+  cohortOptions: projectProcedure.query(({ ctx }) => cohortOptions(ctx)),
 
   /** The saved flag's value for one distinct id: stored person properties overridden by the given ones. */
   testForUser: projectProcedure.input(flagId.extend(testFlagInput.shape)).mutation(async ({ ctx, input }) => {
