@@ -2,6 +2,7 @@ import { z } from "zod";
 
 /** Objects a personal API key can be scoped to, as `<object>:read` / `<object>:write`. */
 export const SCOPE_OBJECTS = [
+  "cohort",
   "dashboard",
   "feature_flag",
   "insight",

@@ -4,6 +4,7 @@ import { dashboardRoutes } from "./resources/dashboards";
 import { eventRoutes } from "./resources/events";
 import { flagRoutes } from "./resources/flags";
 import { insightRoutes } from "./resources/insights";
+import { personRoutes } from "./resources/persons";
 import { sharingRoutes } from "./resources/sharing";
 import { transformationRoutes } from "./resources/transformations";
 import { methodNotAllowed, REST_METHODS, type RestMethod, type RestPrefix, type RestResource, type RouteHandler } from "./route";
@@ -23,6 +24,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...eventRoutes,
   ...flagRoutes,
   ...transformationRoutes,
+  ...personRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");

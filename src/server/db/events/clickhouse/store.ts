@@ -12,7 +12,7 @@ import type { PropertyFilter, PropertyNode } from "@/server/properties/contract"
 import { compileCondition, compileSelect } from "@/server/hogql/compile";
 import type { EventListQuery, EventValuesQuery } from "../list-query";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "../sql";
-import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
+import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
 import { CLICKHOUSE_EVENTS, SMALL_ANSWER } from "./dialect";
 import { CLICKHOUSE_HOGQL } from "./hogql";
@@ -217,6 +217,26 @@ export class ClickHouseEventStore implements EventStore {
       query: `UPDATE ${this.table} SET person_id = {target:UUID} WHERE project_id = {project:Int32} AND person_id = {source:UUID}`,
       query_params: { target: targetUuid, source: sourceUuid, project: projectId },
     });
+  }
+
+  /**
+   * A lightweight DELETE of one batch picked by uuid: the rows are gone from every read at
+   * once, and from disk when their parts next merge.
+   */
+  async deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number> {
+    const params = { project: projectId, person: person.uuid, ids: [...person.distinctIds], limit };
+    const rows = await this.rows<{ doomed: string }>(
+      `SELECT DISTINCT toString(uuid) AS doomed FROM ${this.table}
+        WHERE project_id = {project:Int32} AND (person_id = {person:UUID} OR (person_id IS NULL AND distinct_id IN {ids:Array(String)}))
+        LIMIT {limit:UInt32}`,
+      params,
+    );
+    if (rows.length === 0) return 0;
+    await this.client.command({
+      query: `DELETE FROM ${this.table} WHERE project_id = {project:Int32} AND uuid IN {uuids:Array(UUID)}`,
+      query_params: { project: projectId, uuids: rows.map((row) => row.doomed) },
+    });
+    return rows.length;
   }
 
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
