@@ -35,7 +35,7 @@ export type PersonKey = { uuid: string } | { id: number };
 export function parsePersonKey(value: string): PersonKey {
   const uuid = canonicalUuid(value);
   if (uuid) return { uuid };
-  if (/^[0-9]{1,10}$/.test(value)) {
+  if (/^[0-9]+$/.test(value)) {
     const id = Number(value);
     // A key no row can have: not found, as for any unknown id.
     if (id < 1 || id > INT4_MAX) throw new AppError("not_found", "Not found.");

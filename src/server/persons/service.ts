@@ -254,7 +254,9 @@ async function changeProperties(ctx: Context, key: PersonKey, set: Record<string
   await inTransaction(ctx.db, async (tx) => {
     const changed = await setPersonProperties(tx, person.id, set, unset);
     if (!changed) throw new AppError("not_found", "Not found.");
-    const changes = changesBetween(changed.before, changed.after).map((change) => ({ ...change, type: "Person", action: change.after === undefined ? "deleted" : "changed" }));
+    // Removed keys count as changes too (changesBetween reads the keys of `after`).
+    const removed = Object.keys(changed.before).filter((field) => !(field in changed.after));
+    const changes = [...changesBetween(changed.before, changed.after), ...removed.map((field) => ({ field, before: changed.before[field], after: null }))];
     if (changes.length > 0) {
       await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: "Person", itemId: person.id, activity: "updated", name: personDisplayName(person), changes });
     }
