@@ -35,10 +35,10 @@ export type PersonKey = { uuid: string } | { id: number };
 export function parsePersonKey(value: string): PersonKey {
   const uuid = canonicalUuid(value);
   if (uuid) return { uuid };
-  if (/^[0-9]+$/.test(value)) {
+  // A number is a key; one no row can have (negative, fractional, huge) is not found, as any unknown id.
+  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value)) {
     const id = Number(value);
-    // A key no row can have: not found, as for any unknown id.
-    if (id < 1 || id > INT4_MAX) throw new AppError("not_found", "Not found.");
+    if (!Number.isInteger(id) || id < 1 || id > INT4_MAX) throw new AppError("not_found", "Not found.");
     return { id };
   }
   throw new AppError("invalid_input", NOT_A_PERSON_ID);
