@@ -231,6 +231,8 @@ export const eventFiltersInput = z.object({
   after: z.string().max(100).optional(),
   before: z.string().max(100).optional(),
   properties: z.array(propertyFilterInput).max(50).optional(),
+  /** A person's uuid or integer id (the person page's event stream). */
+  personId: z.string().max(100).optional(),
 });
 export type EventFilters = z.input<typeof eventFiltersInput>;
 
@@ -244,6 +246,7 @@ export function filterParams(filters: EventFilters): Record<string, string> {
   if (filters.distinctId?.trim()) params.distinct_id = filters.distinctId.trim();
   if (filters.after?.trim()) params.after = filters.after.trim();
   if (filters.before?.trim()) params.before = filters.before.trim();
+  if (filters.personId?.trim()) params.person_id = filters.personId.trim();
   const properties = (filters.properties ?? [])
     .filter((filter) => filter.key.trim() !== "")
     .map((filter) => {
