@@ -430,6 +430,9 @@ describe(`persons router (${testStoresName})`, () => {
     await api.persons.deleteProperty({ projectId, id: alice.uuid, key: "tier" });
     expect((await api.persons.update({ projectId, id: alice.uuid, properties: { x: 1 } })).properties).toMatchObject({ x: 1, email: "alice@example.com" });
     expect((await api.persons.cohorts({ projectId, id: alice.uuid })).results).toEqual([]);
+    // The person page's event stream: the explorer's list by person uuid.
+    const stream = await api.events.list({ projectId, personId: alice.uuid });
+    expect(stream.results.map((e) => e.event)).toEqual(["purchase", "$identify", "$pageview"]);
     await expect(api.persons.get({ projectId, id: "alice" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     expect(await api.persons.deletion({ projectId, id: alice.uuid })).toBeNull();
     const { deletionId } = await api.persons.delete({ projectId, id: alice.uuid, deleteEvents: true });
