@@ -2,7 +2,7 @@
 
 import { keepPreviousData, skipToken, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { EventDrawer } from "@/components/events/event-drawer";
 import { EventTable } from "@/components/events/events-explorer";
 import { ProjectGate } from "@/components/settings/project-gate";
@@ -35,6 +35,12 @@ import { propertyText, propertyValueOf } from "./property-text";
 
 const EVENTS_PAGE = 25;
 
+const PERSONS_CRUMB = (
+  <Link href="/persons" className="hover:underline">
+    Persons
+  </Link>
+);
+
 export function PersonPage({ id }: { id: string }) {
   return (
     <div className="flex flex-col gap-6" data-testid="person-page">
@@ -60,7 +66,7 @@ function PersonView({ projectId, id }: { projectId: number; id: string }) {
     const missing = person.error.message === "Not found.";
     return (
       <>
-        <PageHeader eyebrow={<Link href="/persons">Persons</Link>} title={missing ? "Person not found" : "Person"} />
+        <PageHeader eyebrow={PERSONS_CRUMB} title={missing ? "Person not found" : "Person"} />
         <Card className="p-4" data-testid="person-error">
           {missing ? (
             <EmptyState
@@ -83,11 +89,7 @@ function PersonView({ projectId, id }: { projectId: number; id: string }) {
   return (
     <>
       <PageHeader
-        eyebrow={
-          <Link href="/persons" className="hover:underline">
-            Persons
-          </Link>
-        }
+        eyebrow={PERSONS_CRUMB}
         title={<span className="break-all">{data.name}</span>}
         description={
           <span className="flex flex-wrap items-center gap-2 text-sm">
@@ -171,10 +173,10 @@ function Properties({ projectId, person }: { projectId: number; person: PersonRe
             <tbody className="divide-y divide-gray-200">
               {entries.map(([name, raw]) => (
                 <tr key={name} data-testid="person-property" data-key={name}>
-                  <th scope="row" className="w-2/5 max-w-48 px-4 py-2 text-left align-top font-mono text-xs font-medium break-all text-gray-700 sm:px-5">
+                  <th scope="row" className="w-2/5 max-w-48 px-4 py-2 text-left align-top font-mono text-xs leading-5 font-medium break-all text-gray-700 sm:px-5">
                     {name}
                   </th>
-                  <td className="px-4 py-2 align-top break-all text-gray-900">{propertyText(raw)}</td>
+                  <td className="px-4 py-2 align-top leading-5 break-all text-gray-900">{propertyText(raw)}</td>
                   <td className="w-10 px-2 py-1 text-right align-top">
                     <Button
                       variant="ghost"
@@ -307,6 +309,11 @@ function DeletePerson({
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [withEvents, setWithEvents] = useState(true);
+  const cancel = useRef<HTMLButtonElement>(null);
+  // The safe choice has the focus: showModal gives it to the first control (the checkbox), and runs before this effect.
+  useEffect(() => {
+    if (open) cancel.current?.focus();
+  }, [open]);
   const remove = useMutation(
     trpc.persons.delete.mutationOptions({
       onSuccess: async () => {
@@ -331,7 +338,7 @@ function DeletePerson({
         testId="person-delete-dialog"
         footer={
           <>
-            <Button variant="secondary" onClick={() => setOpen(false)} disabled={remove.isPending} autoFocus data-testid="person-delete-cancel">
+            <Button ref={cancel} variant="secondary" onClick={() => setOpen(false)} disabled={remove.isPending} data-testid="person-delete-cancel">
               Cancel
             </Button>
             <Button
@@ -379,11 +386,7 @@ function DeletedPerson({ projectId, uuid, name, withEvents }: { projectId: numbe
   return (
     <>
       <PageHeader
-        eyebrow={
-          <Link href="/persons" className="hover:underline">
-            Persons
-          </Link>
-        }
+        eyebrow={PERSONS_CRUMB}
         title={<span className="break-all">{name}</span>}
       />
       <Card className="p-5" data-testid="person-deleted" data-state={!withEvents || deletion?.finished_at ? "done" : "running"}>

@@ -97,8 +97,8 @@ function PersonsList({ projectId }: { projectId: number }) {
 
   return (
     <div className="flex flex-col gap-4">
-      <Card className="flex flex-col gap-4 p-4 lg:flex-row lg:items-end lg:justify-between">
-        <form role="search" onSubmit={submit} className="flex w-full max-w-xl gap-2" aria-label="Search persons">
+      <Card className="flex flex-col gap-4 p-4">
+        <form role="search" onSubmit={submit} className="flex w-full max-w-2xl gap-2" aria-label="Search persons">
           <div className="min-w-0 flex-1">
             <label htmlFor="persons-search" className="text-sm font-medium text-gray-800">
               Search
@@ -117,8 +117,8 @@ function PersonsList({ projectId }: { projectId: number }) {
             Search
           </Button>
         </form>
-        <form onSubmit={addColumn} className="flex flex-col gap-1.5" aria-label="Property columns">
-          <label htmlFor="persons-add-column" className="text-sm font-medium text-gray-800">
+        <form onSubmit={addColumn} className="flex flex-wrap items-center gap-2 border-t border-gray-100 pt-4" aria-label="Property columns">
+          <label htmlFor="persons-add-column" className="mr-1 text-sm font-medium text-gray-800">
             Property columns
           </label>
           <div className="flex flex-wrap items-center gap-2">

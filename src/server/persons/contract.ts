@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AppError } from "@/server/errors";
 import { canonicalUuid, parsePropertiesParam } from "@/server/events/contract";
 import { drfBoolean } from "@/server/input/drf";
+import { queryCount, queryText } from "@/server/input/query-param";
 import { INT4_MAX } from "@/server/input/record-id";
 import { storableText } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -44,21 +45,8 @@ export function parsePersonKey(value: string): PersonKey {
   throw new AppError("invalid_input", NOT_A_PERSON_ID);
 }
 
-/** One text value of a query parameter (a repeated parameter is a 400). */
-function text(name: string) {
-  return z
-    .string({ error: `${name} must be given once.` })
-    .max(PERSON_LIMITS.maxText, `${name} must be at most ${PERSON_LIMITS.maxText} characters.`)
-    .transform(storableText);
-}
-
-function count(name: string, max: number) {
-  return z
-    .string({ error: `${name} must be given once.` })
-    .regex(/^[0-9]{1,10}$/, `${name} must be a non-negative integer.`)
-    .transform(Number)
-    .refine((n) => n <= max, `${name} must be at most ${max}.`);
-}
+const text = (name: string) => queryText(name, PERSON_LIMITS.maxText);
+const count = queryCount;
 
 /** `GET /persons/`: PostHog's filters and offset pagination. */
 export const personListQuery = z
