@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bootstrap } from "@/server/accounts/service";
+import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import type { EventListQuery } from "@/server/db/events";
@@ -282,6 +282,19 @@ describe(`GET/PATCH /persons/:id/ (${testStoresName})`, () => {
     expect(answer.body.results.map((c: { name: string }) => c.name)).toEqual(["Static few"]);
     expect(answer.body.results[0]).toMatchObject({ is_static: true, deleted: false });
     expect((await call("GET", `persons/${(await personOf("alice"))!.uuid}/cohorts/`)).body.results).toEqual([]);
+    // PostHog asks for cohort:read too.
+    const owner = await db.prisma.user.findUniqueOrThrow({ where: { email: "persons@example.com" } });
+    const readOnly = (await createPersonalApiKey(db.prisma, owner.id, { scopes: ["person:read"] })).key;
+    const saved = personalKey;
+    personalKey = readOnly;
+    try {
+      const denied = await call("GET", `persons/${carol.uuid}/cohorts/`);
+      expect(denied.status).toBe(403);
+      expect(denied.body.detail).toBe("API key missing required scope 'cohort:read'");
+      expect((await call("GET", `persons/${carol.uuid}/`)).status).toBe(200);
+    } finally {
+      personalKey = saved;
+    }
   });
 });
 
@@ -312,7 +325,7 @@ describe(`deleting persons (${testStoresName})`, () => {
 
     // No worker runs in this test: one pass, in batches of 2.
     const pass = await runPersonDeletions(db, { batchSize: 2 });
-    expect(pass).toEqual({ finished: 1, deletedEvents: 9, failed: 0 });
+    expect(pass).toEqual({ finished: 1, deletedEvents: 9, failed: 0, settling: 0 });
     expect(await eventCount("dora", "dora-phone")).toBe(0);
     expect(await eventCount("alice", "anon-alice", "bob", "carol")).toBe(keep);
     const [done] = await db.sql.query<{ deleted_events: number; finished_at: Date | null; attempts: number }>(
@@ -394,6 +407,8 @@ describe(`deleting persons (${testStoresName})`, () => {
     const jo = (await personOf("jo"))!;
     const started = Date.now();
     expect((await call("DELETE", `persons/${jo.uuid}/?delete_events=1`)).status).toBe(202);
+    // An event ingestion resolved to her before the delete and wrote just after: it goes too.
+    await db.events.insert([{ uuid: randomUUID(), projectId, event: "late", distinctId: "jo", properties: {}, timestamp: new Date(at(65)), personId: jo.uuid }]);
     await until(async () => (await eventCount("jo")) === 0, 5_000);
     expect(Date.now() - started).toBeLessThan(5_000);
     await until(async () => (await db.prisma.personDeletion.findFirstOrThrow({ where: { personUuid: jo.uuid } })).finishedAt !== null, 5_000);

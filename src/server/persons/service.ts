@@ -388,7 +388,17 @@ export interface DeletionPass {
   deletedEvents: number;
   /** Deletions that failed in this pass (left for the next one). */
   failed: number;
+  /** Deletions with nothing left to delete but too young to close (see `settleMs`). */
+  settling: number;
 }
+
+/**
+ * How long after a deletion its events may still arrive: ingestion may have resolved an
+ * event to the person just before the delete and write it just after (its group commit,
+ * its distinct-id cache until the change feed is heard). The worker closes a deletion only
+ * once it is this old, and looks again then.
+ */
+const DELETION_SETTLE_MS = 2_000;
 
 /**
  * One pass over the unfinished deletions: each one's events are deleted batch by batch, its
@@ -397,9 +407,13 @@ export interface DeletionPass {
  * from what is left. Two nodes on one deletion only share the work: each batch deletes and
  * counts what is still there.
  */
-export async function runPersonDeletions(db: Database, options: { batchSize?: number; shouldStop?: () => boolean } = {}): Promise<DeletionPass> {
+export async function runPersonDeletions(
+  db: Database,
+  options: { batchSize?: number; shouldStop?: () => boolean; settleMs?: number } = {},
+): Promise<DeletionPass> {
   const batchSize = options.batchSize ?? batchSizeFor(db);
-  const pass: DeletionPass = { finished: 0, deletedEvents: 0, failed: 0 };
+  const settleMs = options.settleMs ?? 0;
+  const pass: DeletionPass = { finished: 0, deletedEvents: 0, failed: 0, settling: 0 };
   for (const deletion of await unfinishedDeletions(db.sql, DELETIONS_PER_PASS)) {
     if (options.shouldStop?.()) break;
     await markDeletionAttempt(db.sql, deletion.id);
@@ -413,6 +427,10 @@ export async function runPersonDeletions(db: Database, options: { batchSize?: nu
         pass.deletedEvents += deleted;
         // Let requests in between batches (PGlite shares the thread).
         await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (Date.now() - deletion.createdAt.getTime() < settleMs) {
+        pass.settling++;
+        continue;
       }
       await finishDeletion(db.sql, deletion.id);
       pass.finished++;
@@ -483,7 +501,8 @@ function kickPersonDeletions(db: Database): void {
     do {
       worker.again = false;
       try {
-        await runPersonDeletions(db, { shouldStop: () => worker.stopped });
+        const pass = await runPersonDeletions(db, { shouldStop: () => worker.stopped, settleMs: DELETION_SETTLE_MS });
+        if (pass.settling > 0) setTimeout(() => kickPersonDeletions(db), DELETION_SETTLE_MS).unref();
       } catch (error) {
         console.error("burrow: a person-deletion pass failed", error);
       }
