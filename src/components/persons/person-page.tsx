@@ -159,7 +159,7 @@ function Properties({ projectId, person }: { projectId: number; person: PersonRe
     <Card aria-labelledby="person-properties-title" data-testid="person-properties">
       <CardHeader title="Properties" titleId="person-properties-title" description="Set with $set in events, or here." />
       {entries.length === 0 ? (
-        <p className="px-5 py-4 text-sm text-gray-600">No properties yet.</p>
+        <p className="px-4 py-4 text-sm text-gray-600 sm:px-5">No properties yet.</p>
       ) : (
         <div className="overflow-x-auto">
           <table className="w-full text-sm">
@@ -276,7 +276,7 @@ function Cohorts({ projectId, id }: { projectId: number; id: string }) {
       emptyState={
         <>
           <CardHeader title="Cohorts" />
-          <p className="px-5 py-4 text-sm text-gray-600">Not in any cohort.</p>
+          <p className="px-4 py-4 text-sm text-gray-600 sm:px-5">Not in any cohort.</p>
         </>
       }
     >

@@ -121,7 +121,7 @@ function PersonsList({ projectId }: { projectId: number }) {
           <label htmlFor="persons-add-column" className="mr-1 text-sm font-medium text-gray-800">
             Property columns
           </label>
-          <div className="flex flex-wrap items-center gap-2">
+          <div className="flex min-w-0 flex-1 flex-wrap items-center gap-2">
             {columns.map((column) => (
               <span key={column} className="inline-flex items-center gap-1 rounded-full bg-gray-100 py-0.5 pr-1 pl-2.5 text-xs font-medium text-gray-800">
                 {column}
