@@ -109,6 +109,7 @@ export interface EventStore {
    * Deletes up to `limit` events of a deleted person, for good: those carrying its uuid, and
    * those of its distinct ids stored without a person. Returns how many went; 0 means none
    * are left. Callers loop, so a crash loses at most the batch under way, never the count.
+   * ClickHouse deletes them all in one statement (its deletes scan whatever the batch).
    */
   deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number>;
   /** Insights' aggregation (see trend-query.ts): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */

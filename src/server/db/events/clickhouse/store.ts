@@ -220,23 +220,21 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /**
-   * A lightweight DELETE of one batch picked by uuid: the rows are gone from every read at
-   * once, and from disk when their parts next merge.
+   * One lightweight DELETE by the condition: the rows are gone from every read at once, and
+   * from disk when their parts next merge. ClickHouse marks deleted rows by scanning every
+   * part the condition may touch, however few rows a batch names, so batches here would
+   * only multiply that scan (measured: 100,000 events in batches of 20,000 took 28 s); the
+   * count is taken just before. `limit` does not apply.
    */
-  async deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number> {
-    const params = { project: projectId, person: person.uuid, ids: [...person.distinctIds], limit };
-    const rows = await this.rows<{ doomed: string }>(
-      `SELECT DISTINCT toString(uuid) AS doomed FROM ${this.table}
-        WHERE project_id = {project:Int32} AND (person_id = {person:UUID} OR (person_id IS NULL AND distinct_id IN {ids:Array(String)}))
-        LIMIT {limit:UInt32}`,
-      params,
-    );
-    if (rows.length === 0) return 0;
-    await this.client.command({
-      query: `DELETE FROM ${this.table} WHERE project_id = {project:Int32} AND uuid IN {uuids:Array(UUID)}`,
-      query_params: { project: projectId, uuids: rows.map((row) => row.doomed) },
-    });
-    return rows.length;
+  async deletePersonEvents(projectId: number, person: PersonEvents): Promise<number> {
+    const condition = `project_id = {project:Int32} AND (person_id = {person:UUID} OR (person_id IS NULL AND distinct_id IN {ids:Array(String)}))`;
+    const params = { project: projectId, person: person.uuid, ids: [...person.distinctIds] };
+    // A uuid stored twice (not merged yet) is one event.
+    const [row] = await this.rows<{ n: string }>(`SELECT count(DISTINCT uuid) AS n FROM ${this.table} WHERE ${condition}`, params);
+    const n = Number(row?.n ?? 0);
+    if (n === 0) return 0;
+    await this.client.command({ query: `DELETE FROM ${this.table} WHERE ${condition}`, query_params: params });
+    return n;
   }
 
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
