@@ -138,19 +138,23 @@ function PersonsList({ projectId }: { projectId: number }) {
                 </button>
               </span>
             ))}
-            <input
-              id="persons-add-column"
-              className={inputClasses({ className: "w-36" })}
-              placeholder="Add a property"
-              value={newColumn}
-              maxLength={200}
-              onChange={(event) => setNewColumn(event.target.value)}
-              disabled={columns.length >= MAX_COLUMNS}
-              data-testid="persons-add-column"
-            />
-            <Button type="submit" variant="secondary" size="sm" disabled={!newColumn.trim() || columns.length >= MAX_COLUMNS}>
-              Add
-            </Button>
+            <span className="flex gap-2">
+              <span className="w-44">
+                <input
+                  id="persons-add-column"
+                  className={inputClasses()}
+                  placeholder="Add a property"
+                  value={newColumn}
+                  maxLength={200}
+                  onChange={(event) => setNewColumn(event.target.value)}
+                  disabled={columns.length >= MAX_COLUMNS}
+                  data-testid="persons-add-column"
+                />
+              </span>
+              <Button type="submit" variant="secondary" disabled={!newColumn.trim() || columns.length >= MAX_COLUMNS}>
+                Add
+              </Button>
+            </span>
           </div>
         </form>
       </Card>
