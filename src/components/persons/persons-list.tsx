@@ -118,7 +118,7 @@ function PersonsList({ projectId }: { projectId: number }) {
           </Button>
         </form>
         <form onSubmit={addColumn} className="flex flex-wrap items-center gap-2 border-t border-gray-100 pt-4" aria-label="Property columns">
-          <label htmlFor="persons-add-column" className="mr-1 text-sm font-medium text-gray-800">
+          <label htmlFor="persons-add-column" className="w-full text-sm font-medium text-gray-800 sm:mr-1 sm:w-auto">
             Property columns
           </label>
           <div className="flex min-w-0 flex-1 flex-wrap items-center gap-2">
@@ -138,8 +138,8 @@ function PersonsList({ projectId }: { projectId: number }) {
                 </button>
               </span>
             ))}
-            <span className="flex gap-2">
-              <span className="w-44">
+            <span className="flex min-w-0 gap-2">
+              <span className="w-44 min-w-0 shrink">
                 <input
                   id="persons-add-column"
                   className={inputClasses()}
