@@ -16,6 +16,7 @@ import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
+import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/service";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
     throw error;
   }
   registerDb(db);
+  // Deleted persons' events: resumes any deletion a crash left unfinished, then runs as they are queued.
+  startPersonDeletions(db);
 
   // Listen first, so that with PORT=0 the real port is known before Next and next-auth
   // read SITE_URL; requests that arrive before Next is ready wait for it.
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
   installShutdown(server, async () => {
     await drainIngestion();
     await stopCohortWorker();
+    await stopPersonDeletions();
     await app.close();
     await closeDb();
   });

@@ -12,7 +12,7 @@ const onClickHouse = process.env.BURROW_TEST_EVENTS === "clickhouse";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname, "src") } },
   test: {
-    include: onClickHouse ? ["src/server/events/**/*.int.test.ts", "src/server/db/events/**/*.int.test.ts", "src/server/insights/**/*.int.test.ts", "src/server/cohorts/**/*.int.test.ts"] : onPostgres ? ["src/**/*.int.test.ts"] : ["src/**/*.test.ts"],
+    include: onClickHouse ? ["src/server/events/**/*.int.test.ts", "src/server/db/events/**/*.int.test.ts", "src/server/insights/**/*.int.test.ts", "src/server/cohorts/**/*.int.test.ts", "src/server/persons/**/*.int.test.ts"] : onPostgres ? ["src/**/*.int.test.ts"] : ["src/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -3,6 +3,7 @@ export const NAV_LINKS = [
   { href: "/", label: "Home", match: (path: string) => path === "/" },
   { href: "/dashboards", label: "Dashboards", match: (path: string) => path.startsWith("/dashboards") },
   { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events") },
+  { href: "/persons", label: "Persons", match: (path: string) => path.startsWith("/persons") },
   { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts") },
   { href: "/feature-flags", label: "Feature flags", match: (path: string) => path.startsWith("/feature-flags") },
   { href: "/pipeline", label: "Pipeline", match: (path: string) => path.startsWith("/pipeline") },

@@ -315,7 +315,7 @@ function shown(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-function EventTable({ events, onOpen }: { events: EventResource[]; onOpen: (event: EventResource) => void }) {
+export function EventTable({ events, onOpen }: { events: EventResource[]; onOpen: (event: EventResource) => void }) {
   return (
     <div className="overflow-x-auto" data-testid="events-table-scroll">
       <table className="w-full min-w-[44rem] text-sm" data-testid="events-table">

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { AppError } from "@/server/errors";
 import { INT4_MAX } from "@/server/input/record-id";
+import { queryCount, queryText } from "@/server/input/query-param";
 import { isStorableDate, parseIsoDate, relativeDate, storableText } from "@/server/properties/coerce";
 import { PROPERTY_FILTER_TYPES, PROPERTY_OPERATORS, propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
 import { SqlParams } from "@/server/properties/sql";
@@ -45,20 +46,8 @@ export function canonicalUuid(text: string): string | null {
 }
 
 /** One text value of a query parameter (a repeated parameter is a 400). */
-function text(name: string) {
-  return z
-    .string({ error: `${name} must be given once.` })
-    .max(EVENT_LIMITS.maxText, `${name} must be at most ${EVENT_LIMITS.maxText} characters.`)
-    .transform(storableText);
-}
-
-function count(name: string, max: number) {
-  return z
-    .string({ error: `${name} must be given once.` })
-    .regex(/^[0-9]{1,10}$/, `${name} must be a non-negative integer.`)
-    .transform(Number)
-    .refine((n) => n <= max, `${name} must be at most ${max}.`);
-}
+const text = (name: string) => queryText(name, EVENT_LIMITS.maxText);
+const count = queryCount;
 
 const listSchema = z.object({
   format: z.enum(["json", "csv"], { error: "format must be 'json' or 'csv'." }).optional(),

@@ -247,6 +247,21 @@ const REST_CASES: RestCase[] = [
   },
   { route: "projects/:project_id/events/:id", method: "GET", params: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }), nulReadsAsReplacement: true },
   { route: "projects/:project_id/events/values", method: "GET", query: () => ({ key: "$browser", value: "Ch" }), nulReadsAsReplacement: true },
+  {
+    route: "projects/:project_id/persons",
+    method: "GET",
+    query: () => ({ search: "a@example.com", distinct_id: "d1", email: "a@example.com", properties: JSON.stringify([{ key: "plan", value: "pro", type: "person" }]), limit: "10" }),
+  },
+  { route: "projects/:project_id/persons", method: "POST" },
+  { route: "projects/:project_id/persons/bulk_delete", method: "POST", body: () => ({ distinct_ids: ["nobody"], ids: ["0190f1c2-0000-7000-8000-0000000000ff"] }) },
+  { route: "projects/:project_id/persons/:id", method: "GET", params: () => ({ id: w.personUuid }), ids: ["id"] },
+  { route: "projects/:project_id/persons/:id", method: "PATCH", params: () => ({ id: w.personUuid }), ids: ["id"], body: () => ({ properties: { plan: "pro" } }) },
+  { route: "projects/:project_id/persons/:id", method: "PUT", params: () => ({ id: w.personUuid }), ids: ["id"], body: () => ({ properties: { plan: "pro" } }) },
+  { route: "projects/:project_id/persons/:id", method: "DELETE", params: () => ({ id: w.personUuid }), ids: ["id"], query: () => ({ delete_events: "true" }) },
+  { route: "projects/:project_id/persons/:id/delete_property", method: "POST", params: () => ({ id: w.personUuid }), ids: ["id"], body: () => ({ $unset: "plan" }) },
+  { route: "projects/:project_id/persons/:id/update_property", method: "POST", params: () => ({ id: w.personUuid }), ids: ["id"], body: () => ({ key: "plan", value: "team" }) },
+  { route: "projects/:project_id/persons/:id/delete_events", method: "POST", params: () => ({ id: w.personUuid }), ids: ["id"] },
+  { route: "projects/:project_id/persons/:id/cohorts", method: "GET", params: () => ({ id: w.personUuid }), ids: ["id"] },
 ];
 
 /** Every path to a string in `value` (object keys are checked by the edge too, values here). */
@@ -311,6 +326,8 @@ async function snapshot(): Promise<string> {
     db.prisma.project.findMany(byId),
     db.prisma.cohort.findMany(byId),
     db.prisma.cohortPerson.findMany({ orderBy: [{ cohortId: "asc" }, { personId: "asc" }] }),
+    db.prisma.person.findMany({ ...byId, include: { distinctIds: true } }),
+    db.prisma.personDeletion.findMany(byId),
   ]);
   return JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 }
@@ -330,7 +347,7 @@ beforeAll(async () => {
   w.flagId = (await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing" } })).id;
   w.pluginId = (await db.prisma.plugin.findUniqueOrThrow({ where: { key: "flatten" } })).id;
   w.configId = (await db.prisma.pluginConfig.create({ data: { projectId: w.projectId, pluginId: w.pluginId, enabled: true, config: {} } })).id;
-  await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: {} } });
+  await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: { plan: "free" }, distinctIds: { create: { projectId: w.projectId, distinctId: "d1" } } } });
   w.staticCohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Static", isStatic: true } })).id;
   w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
 });
@@ -517,6 +534,14 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "transformations.delete", input: () => ({ id: w.configId }), ids: [["id"]] },
   { procedure: "transformations.rearrange", input: () => ({ orders: { [String(w.configId)]: 0 } }) },
   { procedure: "transformations.activity", input: () => ({ id: w.configId }), ids: [["id"]] },
+  { procedure: "persons.list", input: () => ({ search: "a@example.com", distinctId: "d1", email: "a@example.com", properties: JSON.stringify([{ key: "plan", value: "pro", type: "person" }]) }) },
+  { procedure: "persons.get", input: () => ({ id: w.personUuid }) },
+  { procedure: "persons.update", input: () => ({ id: w.personUuid, properties: { plan: "pro" } }) },
+  { procedure: "persons.setProperty", input: () => ({ id: w.personUuid, key: "plan", value: "team" }) },
+  { procedure: "persons.deleteProperty", input: () => ({ id: w.personUuid, key: "plan" }) },
+  { procedure: "persons.delete", input: () => ({ id: w.personUuid, deleteEvents: true }) },
+  { procedure: "persons.deletion", input: () => ({ id: w.personUuid }) },
+  { procedure: "persons.cohorts", input: () => ({ id: w.personUuid }) },
   {
     procedure: "transformations.dryRun",
     input: () => ({ id: w.configId, job: { type: "dry_run", payload: { events: [{ event: "signup", distinct_id: "d1", properties: { plan: "pro" } }] } } }),

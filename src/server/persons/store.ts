@@ -1,4 +1,9 @@
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
+import type { DbClient } from "@/server/db/transaction";
+import type { PropertyGroup } from "@/server/properties/contract";
+import { containsPattern, propertiesSql, SqlParams } from "@/server/properties/sql";
+import type { PersonCohort } from "./contract";
+import type { PersonRow } from "./present";
 
 export interface PersonRef {
   id: number;
@@ -124,6 +129,283 @@ async function mergePersonRows(tx: SqlExecutor, projectId: number, target: Perso
      ON CONFLICT (project_id, person_id, feature_flag_key) DO NOTHING`,
     [target.id, source.id],
   );
+  // Static cohort membership follows the person (dynamic cohorts recompute from properties anyway).
+  await tx.query(
+    `INSERT INTO cohort_people (cohort_id, person_id, version)
+     SELECT cp.cohort_id, $1, cp.version FROM cohort_people cp JOIN cohorts c ON c.id = cp.cohort_id AND c.is_static
+      WHERE cp.person_id = $2
+     ON CONFLICT (cohort_id, person_id) DO NOTHING`,
+    [target.id, source.id],
+  );
   await tx.query(`DELETE FROM persons WHERE id = $1`, [source.id]);
   return moved.map((row) => row.distinct_id);
+}
+
+// ---------------------------------------------------------------------------
+// The persons API: reads, management writes, event deletions
+// ---------------------------------------------------------------------------
+
+/** A person row with its distinct ids (oldest first), as the list and the person page read it. */
+const PERSON_COLUMNS = `p.id, p.uuid::text AS uuid, p.properties, p.is_identified, p.created_at,
+  COALESCE((SELECT array_agg(d.distinct_id ORDER BY d.id) FROM person_distinct_ids d WHERE d.person_id = p.id), '{}'::text[]) AS distinct_ids`;
+
+interface PersonSqlRow {
+  id: number;
+  uuid: string;
+  properties: unknown;
+  is_identified: boolean;
+  created_at: Date | string;
+  distinct_ids: string[];
+}
+
+function personRowOf(row: PersonSqlRow): PersonRow {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    properties: row.properties,
+    isIdentified: row.is_identified,
+    createdAt: new Date(row.created_at),
+    distinctIds: row.distinct_ids,
+    // Reading every listed person's newest event would scan all their events: left to the person's event stream.
+    lastSeenAt: null,
+  };
+}
+
+export interface PersonPageFilter {
+  distinctId: string | null;
+  email: string | null;
+  /** E-mail contains (any case), or an exact distinct id, or (when it is one) the exact uuid. */
+  search: { text: string; uuid: string | null } | null;
+  properties: PropertyGroup | null;
+}
+
+/**
+ * One page of a project's persons, newest first (`created_at DESC, id DESC`, as PostHog), and
+ * whether more follow. Persons created more than a day ahead are left out, as PostHog does
+ * with clocks that are wrong. A cohort leaf is membership in `cohort_people`.
+ */
+export async function findPersonPage(
+  sql: SqlExecutor,
+  projectId: number,
+  filter: PersonPageFilter,
+  page: { limit: number; offset: number; now: Date },
+): Promise<{ rows: PersonRow[]; more: boolean }> {
+  const params = new SqlParams();
+  const project = params.add(projectId, "int");
+  const where = [`p.project_id = ${project}`, `p.created_at < ${params.add(page.now.toISOString(), "timestamptz")} + interval '1 day'`];
+  const ownerOf = (distinctId: string) =>
+    `p.id IN (SELECT d.person_id FROM person_distinct_ids d WHERE d.project_id = ${project} AND d.distinct_id = ${params.add(distinctId, "text")})`;
+  if (filter.distinctId !== null) where.push(ownerOf(filter.distinctId));
+  if (filter.email !== null) where.push(`p.properties ->> 'email' = ${params.add(filter.email, "text")}`);
+  if (filter.search !== null) {
+    const either = [`(p.properties ->> 'email') ILIKE ${params.add(containsPattern(filter.search.text), "text")}`, ownerOf(filter.search.text)];
+    if (filter.search.uuid !== null) either.push(`p.uuid = ${params.add(filter.search.uuid, "uuid")}`);
+    where.push(`(${either.join(" OR ")})`);
+  }
+  if (filter.properties !== null) {
+    where.push(
+      propertiesSql(filter.properties, {
+        params,
+        // The list filters persons: a leaf of any type reads the person's properties.
+        columns: { event: "p.properties", person: "p.properties" },
+        now: page.now,
+        cohort: (leaf) => {
+          const member = `EXISTS (SELECT 1 FROM cohort_people cp JOIN cohorts c ON c.id = cp.cohort_id
+                           WHERE cp.person_id = p.id AND cp.cohort_id = ${params.add(leaf.value, "int")} AND c.project_id = ${project})`;
+          return leaf.operator === "not_in" ? `(NOT ${member})` : member;
+        },
+      }),
+    );
+  }
+  const rows = await sql.query<PersonSqlRow>(
+    `SELECT ${PERSON_COLUMNS} FROM persons p WHERE ${where.join(" AND ")}
+      ORDER BY p.created_at DESC, p.id DESC
+      LIMIT ${params.add(page.limit + 1, "int")} OFFSET ${params.add(page.offset, "bigint")}`,
+    params.values,
+  );
+  return { rows: rows.slice(0, page.limit).map(personRowOf), more: rows.length > page.limit };
+}
+
+/** A project's person by uuid or integer key. */
+export async function findPerson(sql: SqlExecutor, projectId: number, key: { uuid: string } | { id: number }): Promise<PersonRow | null> {
+  const [column, value] = "uuid" in key ? ["p.uuid = $2::uuid", key.uuid] : ["p.id = $2::int", key.id];
+  const rows = await sql.query<PersonSqlRow>(`SELECT ${PERSON_COLUMNS} FROM persons p WHERE p.project_id = $1::int AND ${column}`, [projectId, value]);
+  return rows[0] ? personRowOf(rows[0]) : null;
+}
+
+/** The project's persons among `uuids`, and the owners of `distinctIds`. */
+export async function findPersonsFor(sql: SqlExecutor, projectId: number, uuids: readonly string[], distinctIds: readonly string[]): Promise<PersonRow[]> {
+  const rows = await sql.query<PersonSqlRow>(
+    `SELECT ${PERSON_COLUMNS} FROM persons p
+      WHERE p.project_id = $1::int
+        AND (p.uuid = ANY($2::uuid[]) OR p.id IN (SELECT d.person_id FROM person_distinct_ids d WHERE d.project_id = $1::int AND d.distinct_id = ANY($3::text[])))`,
+    [projectId, [...uuids], [...distinctIds]],
+  );
+  return rows.map(personRowOf);
+}
+
+/**
+ * A management write of properties (`$set` keys, `$unset` keys) on the row as it is then,
+ * in the caller's transaction; the activity log's entry goes in the same one. Returns the
+ * properties before and after, or null when the person is gone.
+ */
+export async function setPersonProperties(
+  client: DbClient,
+  personId: number,
+  set: Record<string, unknown>,
+  unset: readonly string[],
+): Promise<{ before: Record<string, unknown>; after: Record<string, unknown> } | null> {
+  const rows = await client.$queryRaw<{ before: Record<string, unknown>; after: Record<string, unknown> }[]>`
+    WITH old AS (SELECT id, properties FROM persons WHERE id = ${personId} FOR UPDATE)
+    UPDATE persons p
+       SET properties = (old.properties - ${[...unset]}::text[]) || ${JSON.stringify(set)}::jsonb,
+           version = p.version + 1,
+           updated_at = now()
+      FROM old WHERE p.id = old.id
+    RETURNING old.properties AS before, p.properties AS after`;
+  return rows[0] ?? null;
+}
+
+/**
+ * Deletes persons (their distinct ids, cohort memberships and flag overrides cascade) in the
+ * caller's transaction; with `queueEvents`, a `person_deletions` row each in the same
+ * transaction, so their events are deleted even if the process dies right after. The rows
+ * are locked first, so a merge under way finishes before and the distinct ids read are final.
+ */
+export async function deletePersonRows(
+  client: DbClient,
+  projectId: number,
+  personIds: readonly number[],
+  queueEvents: boolean,
+): Promise<{ persons: PersonRow[]; deletionIds: number[] }> {
+  if (personIds.length === 0) return { persons: [], deletionIds: [] };
+  const ids = [...personIds];
+  await client.$queryRaw`SELECT id FROM persons WHERE project_id = ${projectId} AND id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
+  const rows = await client.$queryRawUnsafe<PersonSqlRow[]>(
+    `SELECT ${PERSON_COLUMNS} FROM persons p WHERE p.project_id = $1::int AND p.id = ANY($2::int[])`,
+    projectId,
+    ids,
+  );
+  const persons = rows.map(personRowOf);
+  await client.$executeRaw`DELETE FROM persons WHERE project_id = ${projectId} AND id = ANY(${ids}::int[])`;
+  const deletionIds = queueEvents ? await queueDeletions(client, projectId, persons) : [];
+  return { persons, deletionIds };
+}
+
+/** One `person_deletions` row per person: its events are deleted in the background (not the person). */
+export async function queueDeletions(client: DbClient, projectId: number, persons: readonly PersonRow[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const person of persons) {
+    const created = await client.personDeletion.create({
+      data: { projectId, personUuid: person.uuid, distinctIds: person.distinctIds },
+      select: { id: true },
+    });
+    ids.push(created.id);
+  }
+  return ids;
+}
+
+interface DeletionSqlRow {
+  id: number;
+  project_id: number;
+  person_uuid: string;
+  distinct_ids: string[];
+  deleted_events: number;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date | string;
+  finished_at: Date | string | null;
+}
+
+export interface DeletionRow {
+  id: number;
+  projectId: number;
+  personUuid: string;
+  distinctIds: string[];
+  deletedEvents: number;
+  attempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+function deletionRowOf(row: DeletionSqlRow): DeletionRow {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    personUuid: row.person_uuid,
+    distinctIds: row.distinct_ids,
+    deletedEvents: row.deleted_events,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: new Date(row.created_at),
+    finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+  };
+}
+
+const DELETION_COLUMNS = `id, project_id, person_uuid::text AS person_uuid, distinct_ids, deleted_events, attempts, last_error, created_at, finished_at`;
+
+/** Deletions not finished yet, oldest first. */
+export async function unfinishedDeletions(sql: SqlExecutor, limit: number): Promise<DeletionRow[]> {
+  const rows = await sql.query<DeletionSqlRow>(`SELECT ${DELETION_COLUMNS} FROM person_deletions WHERE finished_at IS NULL ORDER BY id LIMIT $1::int`, [limit]);
+  return rows.map(deletionRowOf);
+}
+
+/** The newest deletion of a person's events in a project. */
+export async function latestDeletion(sql: SqlExecutor, projectId: number, personUuid: string): Promise<DeletionRow | null> {
+  const rows = await sql.query<DeletionSqlRow>(
+    `SELECT ${DELETION_COLUMNS} FROM person_deletions WHERE project_id = $1::int AND person_uuid = $2::uuid ORDER BY id DESC LIMIT 1`,
+    [projectId, personUuid],
+  );
+  return rows[0] ? deletionRowOf(rows[0]) : null;
+}
+
+export async function markDeletionAttempt(sql: SqlExecutor, id: number): Promise<void> {
+  await sql.query(`UPDATE person_deletions SET attempts = attempts + 1 WHERE id = $1::int`, [id]);
+}
+
+/** Adds a batch's count as soon as it is done, so the count survives a crash between batches. */
+export async function addDeletedEvents(sql: SqlExecutor, id: number, deleted: number): Promise<void> {
+  await sql.query(`UPDATE person_deletions SET deleted_events = deleted_events + $2::int, last_error = NULL WHERE id = $1::int`, [id, deleted]);
+}
+
+export async function finishDeletion(sql: SqlExecutor, id: number): Promise<void> {
+  await sql.query(`UPDATE person_deletions SET finished_at = now(), last_error = NULL WHERE id = $1::int AND finished_at IS NULL`, [id]);
+}
+
+export async function failDeletion(sql: SqlExecutor, id: number, message: string): Promise<void> {
+  await sql.query(`UPDATE person_deletions SET last_error = $2::text WHERE id = $1::int`, [id, message.slice(0, 2000)]);
+}
+
+interface CohortSqlRow {
+  id: number;
+  name: string;
+  description: string;
+  is_static: boolean;
+  count: number | null;
+  is_calculating: boolean;
+  last_calculation: Date | string | null;
+  created_at: Date | string;
+}
+
+/** The cohorts (not deleted) the person is a member of: its `cohort_people` rows, whatever kind of cohort. */
+export async function cohortsOfPerson(sql: SqlExecutor, projectId: number, personId: number): Promise<PersonCohort[]> {
+  const rows = await sql.query<CohortSqlRow>(
+    `SELECT c.id, c.name, c.description, c.is_static, c.count, c.is_calculating, c.last_calculation, c.created_at
+       FROM cohort_people cp JOIN cohorts c ON c.id = cp.cohort_id
+      WHERE cp.person_id = $2::int AND c.project_id = $1::int AND NOT c.deleted
+      ORDER BY c.name, c.id`,
+    [projectId, personId],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    is_static: row.is_static,
+    count: row.count,
+    is_calculating: row.is_calculating,
+    last_calculation: row.last_calculation === null ? null : new Date(row.last_calculation).toISOString(),
+    created_at: new Date(row.created_at).toISOString(),
+    deleted: false,
+  }));
 }

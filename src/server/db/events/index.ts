@@ -62,6 +62,12 @@ export interface SelectPage {
   rows: SelectRow[];
 }
 
+/** Whose events `deletePersonEvents` removes. */
+export interface PersonEvents {
+  uuid: string;
+  distinctIds: readonly string[];
+}
+
 export type EventStoreKind = "postgres" | "clickhouse";
 
 
@@ -102,6 +108,13 @@ export interface EventStore {
    * transaction of the merge: the PostgreSQL store moves the events inside it.
    */
   reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void>;
+  /**
+   * Deletes up to `limit` events of a deleted person, for good: those carrying its uuid, and
+   * those of its distinct ids stored without a person. Returns how many went; 0 means none
+   * are left. Callers loop, so a crash loses at most the batch under way, never the count.
+   * ClickHouse deletes them all in one statement (its deletes scan whatever the batch).
+   */
+  deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number>;
   /** Insights' aggregation (see trend-query.ts): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** The project's first event's time, for `date_from: "all"`; null without events. */

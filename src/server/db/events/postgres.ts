@@ -13,7 +13,7 @@ import type { EventListQuery, EventValuesQuery } from "./list-query";
 import { cohortIdsOf, postgresCohortResolver, requireCohorts } from "./cohorts";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "./sql";
-import type { EventCursor, EventRow, EventStore, ListPage, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
+import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 
@@ -202,6 +202,22 @@ export class PostgresEventStore implements EventStore {
 
   async reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void> {
     await (tx ?? this.sql).query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
+  }
+
+  async deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number> {
+    // By primary key, picked through the person index and the distinct-id index (two arms, so each uses its own).
+    const rows = await this.sql.query<{ n: number }>(
+      `WITH doomed AS (
+         (SELECT uuid FROM events WHERE project_id = $1::int AND person_id = $2::uuid LIMIT $4::int)
+         UNION ALL
+         (SELECT uuid FROM events WHERE project_id = $1::int AND distinct_id = ANY($3::text[]) AND person_id IS NULL LIMIT $4::int)
+         LIMIT $4::int
+       ), gone AS (
+         DELETE FROM events WHERE project_id = $1::int AND uuid IN (SELECT uuid FROM doomed) RETURNING 1
+       ) SELECT count(*)::int AS n FROM gone`,
+      [projectId, person.uuid, [...person.distinctIds], limit],
+    );
+    return rows[0]!.n;
   }
 
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {

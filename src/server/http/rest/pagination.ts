@@ -29,3 +29,19 @@ export function paginate<T>(request: Request, query: PageQuery, count: number, r
     results,
   };
 }
+
+/**
+ * Offset links without a count (PostHog's persons list): `next` when more rows follow the
+ * page, `previous` when it did not start at the top; other query parameters are kept.
+ */
+export function offsetLinks(request: Request, page: { limit: number; offset: number }, more: boolean): { next: string | null; previous: string | null } {
+  const link = (offset: number) => {
+    const url = new URL(request.url);
+    const out = new URL(url.pathname + url.search, serverEnvFrom().siteUrl);
+    out.searchParams.set("limit", String(page.limit));
+    if (offset > 0) out.searchParams.set("offset", String(offset));
+    else out.searchParams.delete("offset");
+    return out.toString();
+  };
+  return { next: more ? link(page.offset + page.limit) : null, previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null };
+}

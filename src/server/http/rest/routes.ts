@@ -4,6 +4,7 @@ import { dashboardRoutes } from "./resources/dashboards";
 import { eventRoutes } from "./resources/events";
 import { flagRoutes } from "./resources/flags";
 import { insightRoutes } from "./resources/insights";
+import { personRoutes } from "./resources/persons";
 import { sharingRoutes } from "./resources/sharing";
 import { transformationRoutes } from "./resources/transformations";
 import { cohortRoutes } from "./resources/cohorts";
@@ -25,6 +26,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...flagRoutes,
   ...transformationRoutes,
   ...cohortRoutes,
+  ...personRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");

@@ -279,11 +279,59 @@ function cohortRoutes(prefix: "projects" | "environments"): RouteCase[] {
 const COHORT_PERSON_UUIDS = new Map<string, string>();
 let cohortPerson = "";
 
+/** A person in each project under a uuid of its own (uuids are unique across projects), put back before every call: some calls delete it. */
+const personUuid = (project: string) => `0190f1c2-0000-7000-8000-${String(project === "@current" ? "current" : project).replace(/[^0-9]/g, "").padStart(12, "0").slice(-12)}`;
+let matrixProjectId = "";
+
+function personRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/persons`;
+  const withId = (project: string) => ({ project_id: project, id: personUuid(project === "@current" ? matrixProjectId : project) });
+  const prepare = async (project: string, db: Database) => {
+    const id = project === "@current" ? matrixProjectId : project;
+    if (!/^\d+$/.test(id) || id === "999999") return;
+    await db.sql.query(`INSERT INTO persons (uuid, project_id, properties, updated_at) VALUES ($1, $2, '{}', now()) ON CONFLICT (uuid) DO NOTHING`, [personUuid(id), Number(id)]);
+  };
+  const one = (path: string, methods: RouteCase["methods"]): RouteCase => ({
+    route: `${prefix}/:project_id/persons/:id${path}`,
+    path: `${at}/person${path}/`,
+    params: withId,
+    prepare,
+    methods,
+  });
+  return [
+    {
+      route: `${prefix}/:project_id/persons`,
+      path: `${at}/?search=x`,
+      params: (project) => ({ project_id: project }),
+      // Creating persons through the API is PostHog's 405, once the caller may write.
+      methods: { GET: { scope: "person:read", ok: 200 }, POST: { scope: "person:write", body: {}, ok: 405 } },
+    },
+    {
+      route: `${prefix}/:project_id/persons/bulk_delete`,
+      path: `${at}/bulk_delete/`,
+      params: (project) => ({ project_id: project }),
+      methods: { POST: { scope: "person:write", body: { distinct_ids: ["nobody"] }, ok: 202 } },
+    },
+    one("", {
+      GET: { scope: "person:read", ok: 200 },
+      PATCH: { scope: "person:write", body: { properties: { plan: "pro" } }, ok: 202 },
+      PUT: { scope: "person:write", body: { properties: { plan: "pro" } }, ok: 202 },
+      DELETE: { scope: "person:write", ok: 202 },
+    }),
+    one("/delete_property", { POST: { scope: "person:write", body: { $unset: "plan" }, ok: 201 } }),
+    one("/update_property", { POST: { scope: "person:write", body: { key: "plan", value: "team" }, ok: 202 } }),
+    one("/delete_events", { POST: { scope: "person:write", ok: 202 } }),
+    one("/cohorts", { GET: { scope: "person:read", ok: 200 } }),
+  ];
+}
+
 const ROUTES: RouteCase[] = [
   ...cohortRoutes("projects"),
   ...cohortRoutes("environments"),
   ...transformationRoutes("projects"),
   ...transformationRoutes("environments"),
+  ...personRoutes("projects"),
+  ...personRoutes("environments"),
   {
     // The plugin catalogue is not a project's: plugin:read is checked in src/server/transformations/api.int.test.ts.
     route: "plugins",
@@ -414,6 +462,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
     registerDb(db);
     const alice = await bootstrap(db.prisma, { email: "alice@example.com", password: "pw12345678" });
     projectId = alice.project_id;
+    matrixProjectId = String(projectId);
     keys.all = alice.personal_api_key;
     const other = await db.prisma.project.create({ data: { organizationId: alice.organization_id, name: "Second", apiToken: "phc_second" } });
     otherProjectId = other.id;

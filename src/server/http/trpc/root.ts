@@ -6,6 +6,7 @@ import { eventsRouter } from "./routers/events";
 import { flagsRouter } from "./routers/flags";
 import { insightsRouter } from "./routers/insights";
 import { organizationRouter } from "./routers/organization";
+import { personsRouter } from "./routers/persons";
 import { systemRouter } from "./routers/system";
 import { transformationsRouter } from "./routers/transformations";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   flags: flagsRouter,
   insights: insightsRouter,
   organization: organizationRouter,
+  persons: personsRouter,
   system: systemRouter,
   transformations: transformationsRouter,
 });
