@@ -168,6 +168,19 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       },
     });
     await roundTrip("Event", event, () => p.event.findUnique({ where: { projectId_uuid: { projectId: project.id, uuid: event.uuid } } }));
+    const deletion = await p.personDeletion.create({
+      data: { projectId: project.id, personUuid: person.uuid, distinctIds: ["anon-1", "x@y.z"], deletedEvents: 7, attempts: 2, lastError: "boom", createdAt: at, finishedAt: at },
+    });
+    await roundTrip("PersonDeletion", deletion, () => p.personDeletion.findUnique({ where: { id: deletion.id } }));
+    const cohort = await p.cohort.create({
+      data: {
+        projectId: project.id, name: "Acme", description: "d", filters: { properties: { type: "AND", values: [] } }, isStatic: true, deleted: true, version: 3, computedVersion: 2,
+        isCalculating: true, lastCalculation: at, errorsCalculating: 1, lastError: "boom", count: 12, createdById: user.id, createdAt: at,
+      },
+    });
+    await roundTrip("Cohort", cohort, () => p.cohort.findUnique({ where: { id: cohort.id } }));
+    const member = await p.cohortPerson.create({ data: { cohortId: cohort.id, personId: person.id, version: 2 } });
+    await roundTrip("CohortPerson", member, () => p.cohortPerson.findUnique({ where: { cohortId_personId: { cohortId: cohort.id, personId: person.id } } }));
     const groupType = await p.groupTypeMapping.create({ data: { projectId: project.id, groupType: "company", groupTypeIndex: 0, nameSingular: "Company", namePlural: "Companies" } });
     await roundTrip("GroupTypeMapping", groupType, () => p.groupTypeMapping.findUnique({ where: { id: groupType.id } }));
     const group = await p.group.create({ data: { projectId: project.id, groupTypeIndex: 0, groupKey: "acme", groupProperties: { plan: "pro" }, version: 1, createdAt: at } });
