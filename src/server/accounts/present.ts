@@ -12,6 +12,18 @@ export interface UserBasic {
   hedgehog_config: Record<string, unknown> | null;
 }
 
+/** The user columns `toUserBasic` reads: the `select` every store loading a creator or editor uses. */
+export const USER_BASIC_COLUMNS = {
+  id: true,
+  uuid: true,
+  distinctId: true,
+  firstName: true,
+  lastName: true,
+  email: true,
+  isEmailVerified: true,
+  hedgehogConfig: true,
+} as const;
+
 export function toUserBasic(user: {
   id: number;
   uuid: string;

@@ -14,19 +14,9 @@ import { propertiesSql, SqlParams } from "@/server/properties/sql";
 import type { PersonRow } from "@/server/persons/present";
 import type { CohortListQuery } from "./contract";
 import type { CsvIdKind } from "./csv";
+import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
 
-const USER_BASIC_SELECT = {
-  id: true,
-  uuid: true,
-  distinctId: true,
-  firstName: true,
-  lastName: true,
-  email: true,
-  isEmailVerified: true,
-  hedgehogConfig: true,
-} as const;
-
-const COHORT_INCLUDE = { createdBy: { select: USER_BASIC_SELECT } } as const;
+const COHORT_INCLUDE = { createdBy: { select: USER_BASIC_COLUMNS } } as const;
 
 export type CohortRow = Prisma.CohortGetPayload<{ include: typeof COHORT_INCLUDE }>;
 

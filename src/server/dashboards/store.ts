@@ -8,6 +8,7 @@ import type { PrismaClient } from "@/server/db/client";
 import type { DbClient } from "@/server/db/transaction";
 import { containsPattern } from "@/server/properties/sql";
 import { tagNames } from "@/server/tags/service";
+import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
 
 /** The sharing configuration in force: the newest one not expired by a token refresh (as sharing's store asks). */
 const currentSharingWhere = { expiresAt: null } satisfies Prisma.SharingConfigurationWhereInput;
@@ -25,7 +26,7 @@ export function listInclude(userId: number) {
   } satisfies Prisma.DashboardInclude;
 }
 
-const userPart = { select: { id: true, uuid: true, distinctId: true, firstName: true, lastName: true, email: true, isEmailVerified: true, hedgehogConfig: true } } as const;
+const userPart = { select: USER_BASIC_COLUMNS } as const;
 
 /** What a row knows of a user (creator, last editor): what PostHog's UserBasic shows. */
 export type UserRow = Prisma.UserGetPayload<typeof userPart>;

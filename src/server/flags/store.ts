@@ -10,22 +10,11 @@ import type { DbClient, Tx } from "@/server/db/transaction";
 import { containsPattern } from "@/server/properties/sql";
 import type { FlagListQuery } from "./contract";
 import type { FlagRow } from "./present";
-
-/** The user columns `toUserBasic` reads, for Prisma `select`s. */
-const USER_BASIC_SELECT = {
-  id: true,
-  uuid: true,
-  distinctId: true,
-  firstName: true,
-  lastName: true,
-  email: true,
-  isEmailVerified: true,
-  hedgehogConfig: true,
-} as const;
+import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
 
 /** The Prisma `include` a FlagRow needs. */
 const FLAG_ROW_INCLUDE = {
-  createdBy: { select: USER_BASIC_SELECT },
+  createdBy: { select: USER_BASIC_COLUMNS },
   taggedItems: { select: { tag: { select: { name: true } } } },
 } as const;
 
@@ -63,7 +52,7 @@ export async function lastModifiers(client: DbClient, projectId: number, activit
     where: { projectId, scope: activityScope, itemId: { in: ids.map(String) } },
     orderBy: { createdAt: "desc" },
     distinct: ["itemId"],
-    select: { itemId: true, user: { select: USER_BASIC_SELECT } },
+    select: { itemId: true, user: { select: USER_BASIC_COLUMNS } },
   });
   return new Map(entries.map((entry) => [entry.itemId, entry.user]));
 }
@@ -140,7 +129,7 @@ export function flagActivityEntries(client: DbClient, projectId: number, activit
     where: { projectId, scope: activityScope, itemId: String(id) },
     orderBy: { createdAt: "desc" },
     take: limit,
-    select: { id: true, activity: true, detail: true, createdAt: true, user: { select: USER_BASIC_SELECT } },
+    select: { id: true, activity: true, detail: true, createdAt: true, user: { select: USER_BASIC_COLUMNS } },
   });
 }
 

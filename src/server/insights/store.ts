@@ -8,8 +8,9 @@ import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import type { DbClient } from "@/server/db/transaction";
 import type { TrendsSpec } from "./contract";
 import { likeLiteral } from "@/server/properties/sql";
+import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
 
-const userPart = { select: { id: true, uuid: true, distinctId: true, firstName: true, lastName: true, email: true, isEmailVerified: true, hedgehogConfig: true } } as const;
+const userPart = { select: USER_BASIC_COLUMNS } as const;
 
 /** What an insight resource is made from. */
 export const insightInclude = {

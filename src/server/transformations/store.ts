@@ -6,6 +6,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import type { PrismaClient } from "@/server/db/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { DbClient } from "@/server/db/transaction";
+import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
 
 /** What the chain runner needs of an enabled config. */
 export interface ChainConfig {
@@ -185,7 +186,7 @@ export async function hourlyRuns(prisma: PrismaClient, configId: number, since: 
 }
 
 export const activityInclude = {
-  user: { select: { id: true, uuid: true, distinctId: true, firstName: true, lastName: true, email: true, isEmailVerified: true, hedgehogConfig: true } },
+  user: { select: USER_BASIC_COLUMNS },
 } satisfies Prisma.ActivityLogInclude;
 export type ActivityRow = Prisma.ActivityLogGetPayload<{ include: typeof activityInclude }>;
 
