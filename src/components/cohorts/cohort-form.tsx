@@ -265,8 +265,10 @@ function ConditionEditor({
 }) {
   return (
     <li className="flex flex-col gap-2 rounded-control border border-gray-200 bg-white p-3" data-testid="cohort-condition">
-      <div className="flex items-center gap-3">
-        <span className="w-48 min-w-0">
+      {/* The kind select never narrows below its longest label ("Person property"): at phone
+          width "Not" and the remove button wrap, together, under it instead of squeezing it. */}
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+        <span className="min-w-max flex-1 sm:w-48 sm:flex-none">
           <select
             aria-label={`${label}: kind`}
             className={inputClasses({ className: "pr-8" })}
@@ -281,12 +283,13 @@ function ConditionEditor({
             ))}
           </select>
         </span>
-        <label className="flex items-center gap-1.5 text-sm text-gray-800">
-          <input type="checkbox" className="size-4 accent-brand-600" checked={condition.negation} onChange={(event) => onChange({ negation: event.target.checked })} data-testid="condition-negation" />
-          Not
-        </label>
-        <span className="flex-1" />
-        <RemoveButton label={`Remove ${label}`} onClick={onRemove} />
+        <div className="flex flex-1 items-center justify-between gap-3">
+          <label className="flex items-center gap-1.5 text-sm text-gray-800">
+            <input type="checkbox" className="size-4 accent-brand-600" checked={condition.negation} onChange={(event) => onChange({ negation: event.target.checked })} data-testid="condition-negation" />
+            Not
+          </label>
+          <RemoveButton label={`Remove ${label}`} onClick={onRemove} />
+        </div>
       </div>
       {condition.kind === "person" && (
         <ul>
