@@ -46,6 +46,8 @@ export interface ProjectFlagDefinitions {
   groupTypeMapping: Readonly<Record<string, string>>;
   /** The project's live cohorts, compiled for evaluation. */
   cohorts: CohortIndex;
+  /** The cohort rows `cohorts` was built from, as JSON: a reload that reads the same keeps `cohorts`. */
+  cohortRows: string;
   /** The local-evaluation JSON with `cohorts`, serialised once, and its strong ETag. */
   json: string;
   etag: string;
@@ -184,7 +186,7 @@ function withEtag(json: string): { json: string; etag: string } {
   return { json, etag: `"${createHash("sha1").update(json).digest("hex")}"` };
 }
 
-async function load(db: Database, projectId: number): Promise<ProjectFlagDefinitions> {
+async function load(db: Database, projectId: number, previous: ProjectFlagDefinitions | undefined): Promise<ProjectFlagDefinitions> {
   const [rows, groupTypes, cohortRows] = await loadDefinitionRows(db, projectId);
   const flags: LocalEvaluationFlag[] = rows.map((row) => ({
     id: row.id,
@@ -204,7 +206,13 @@ async function load(db: Database, projectId: number): Promise<ProjectFlagDefinit
   resolveFlagDependencies(flags);
   const groupTypeMapping: Record<string, string> = {};
   for (const row of groupTypes) groupTypeMapping[String(row.group_type_index)] = row.group_type;
-  const cohorts = new CohortIndex(cohortRows.map((row) => ({ id: Number(row.id), name: row.name, filters: row.filters, is_static: row.is_static })));
+  // Cohort tests compile on first use: the reload every second keeps them while the cohorts stay
+  // the same, so /decide does not pay for compiling them again on the request after each reload.
+  const cohortRowsJson = JSON.stringify(cohortRows);
+  const cohorts =
+    previous?.cohortRows === cohortRowsJson
+      ? previous.cohorts
+      : new CohortIndex(cohortRows.map((row) => ({ id: Number(row.id), name: row.name, filters: row.filters, is_static: row.is_static })));
   const referenced = [...new Set(flags.flatMap((flag) => flagCohortIds(flag.filters)))];
   const body: LocalEvaluationDefinitions = { flags, group_type_mapping: groupTypeMapping, cohorts: cohorts.payload(referenced) };
   const served = withEtag(JSON.stringify(body));
@@ -223,6 +231,7 @@ async function load(db: Database, projectId: number): Promise<ProjectFlagDefinit
     flagsByKey: new Map(flags.map((flag) => [flag.key, flag])),
     groupTypeMapping,
     cohorts,
+    cohortRows: cohortRowsJson,
     json: served.json,
     etag: served.etag,
     legacy,
@@ -254,7 +263,7 @@ function reload(db: Database, projectId: number, entries: Map<number, Entry>): P
 
   const generation = state.generations.get(projectId) ?? 0;
   const loadedAt = Date.now();
-  const loading = load(db, projectId)
+  const loading = load(db, projectId, entries.get(projectId)?.value)
     .then((value) => {
       // A write that landed while this load ran may not be in it: do not keep it then.
       if ((state.generations.get(projectId) ?? 0) === generation) entries.set(projectId, { value, loadedAt });
