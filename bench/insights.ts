@@ -9,6 +9,7 @@
  * Seeded by bench/lib/seed-events.ts (as bench:events) into a throwaway database on
  * TEST_POSTGRES_URL's server, dropped at the end.
  */
+import type { TrendsSeriesResult } from "@/server/trends/service";
 import { parseArgs } from "node:util";
 import { computeInsight } from "@/server/insights/service";
 import { seedEvents, timeRuns } from "./lib/seed-events";
@@ -28,8 +29,8 @@ try {
     let counted = 0;
     const { p50, max } = await timeRuns(RUNS, async () => {
       const answer = await computeInsight(db, projectId, { query: { kind: "TrendsQuery", dateRange: last30Days, ...query } }, { refresh: "force" });
-      series = answer.result!.length;
-      counted = answer.result!.reduce((sum, item) => sum + (item.aggregated_value ?? item.count), 0);
+      series = (answer.result as TrendsSeriesResult[]).length;
+      counted = (answer.result as TrendsSeriesResult[]).reduce((sum, item) => sum + (item.aggregated_value ?? item.count), 0);
     });
     const verdict = p50 < TARGET_MS ? `under ${TARGET_MS} ms` : `OVER ${TARGET_MS} ms`;
     console.log(`  ${label.padEnd(52)} p50 ${p50.toFixed(1).padStart(6)} ms   max ${max.toFixed(1).padStart(6)} ms   ${series} series, ${counted} counted   ${verdict}`);

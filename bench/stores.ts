@@ -15,6 +15,7 @@
  * Targets (issue 10): ClickHouse at least 3× faster on the trend and the breakdown, and no
  * more than 2× slower on the first page.
  */
+import type { TrendsSeriesResult } from "@/server/trends/service";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -55,8 +56,8 @@ function trend(query: Record<string, unknown>): Measure["run"] {
   return async ({ db, projectId, seededAt }) => {
     // As of the seed's "now", so that both stores count the same events.
     const answer = await computeInsight(db, projectId, { query: { kind: "TrendsQuery", dateRange: { date_from: "-30d" }, ...query } }, { refresh: "force", now: seededAt });
-    const counted = answer.result!.reduce((sum, item) => sum + (item.aggregated_value ?? item.count), 0);
-    return `${answer.result!.length} series, ${counted} counted`;
+    const counted = (answer.result as TrendsSeriesResult[]).reduce((sum, item) => sum + (item.aggregated_value ?? item.count), 0);
+    return `${(answer.result as TrendsSeriesResult[]).length} series, ${counted} counted`;
   };
 }
 

@@ -90,7 +90,7 @@ export const insightTitle = (insight: { name: string | null; derived_name: strin
 export type InsightTileState =
   | { state: "loading" }
   | { state: "error"; message: string; retry?: ReactNode }
-  | { state: "ready"; result: readonly ChartSeries[] };
+  | { state: "ready"; result: readonly unknown[] };
 
 export function InsightTileBody({ query, state }: { query: unknown; state: InsightTileState }) {
   if (state.state === "loading") {
@@ -110,7 +110,9 @@ export function InsightTileBody({ query, state }: { query: unknown; state: Insig
       </div>
     );
   }
-  const empty = state.result.length === 0 || state.result.every((series) => (series.aggregated_value ?? series.data.reduce((a, b) => a + b, 0)) === 0);
+  // Trends are the one kind tiles chart so far: its results are ChartSeries.
+  const result = state.result as readonly ChartSeries[];
+  const empty = result.length === 0 || result.every((series) => (series.aggregated_value ?? series.data.reduce((a, b) => a + b, 0)) === 0);
   if (empty) {
     return (
       <div className="flex h-full flex-col items-center justify-center text-center" data-testid="tile-body" data-state="empty">
@@ -121,7 +123,7 @@ export function InsightTileBody({ query, state }: { query: unknown; state: Insig
   }
   return (
     <div className="h-full" data-testid="tile-body" data-state="ready">
-      <InsightChart query={query} result={state.result} />
+      <InsightChart query={query} result={result} />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 /** The grid's placement rules: parsing stored layouts, first free spots, pushing on move. */
 import { describe, expect, it } from "vitest";
-import { insightQuerySchema } from "@/server/insights/contract";
+import { queryNodeSchema } from "@/server/query/contract";
 import { DASHBOARD_TEMPLATES } from "./templates";
 import { arrangeTiles, clampRect, firstFreeRect, overlaps, placeTile, smallRect, tileLayoutsSchema, type TileRect } from "./tile-layout";
 
@@ -92,7 +92,7 @@ describe("templates", () => {
     expect(new Set(DASHBOARD_TEMPLATES.map((t) => t.key)).size).toBe(DASHBOARD_TEMPLATES.length);
     for (const template of DASHBOARD_TEMPLATES) {
       for (const tile of template.tiles) {
-        if ("insight" in tile) expect(insightQuerySchema.safeParse(tile.insight.query).error).toBeUndefined();
+        if ("insight" in tile) expect(queryNodeSchema.safeParse(tile.insight.query).error).toBeUndefined();
         expect(tileLayoutsSchema.safeParse({ sm: tile.rect }).success).toBe(true);
       }
       const rects = template.tiles.map((tile) => tile.rect);

@@ -6,6 +6,7 @@
  * restriction rules; insight tiles come from the insights service; duplicates share or
  * copy insights; `delete_insights` spares insights shown elsewhere.
  */
+import type { TrendsSeriesResult } from "@/server/trends/service";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, registerDb } from "@/server/db";
@@ -112,19 +113,19 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
       const [pageviews, users, pages, flags] = dashboard.tiles.map((t: any) => t.insight.id as number);
       const compute = (id: number) => computeSavedInsight(db, world.projectId, id, { fromDashboard: dashboard.id });
 
-      const views = (await compute(pageviews)).result!;
+      const views = (await compute(pageviews)).result as TrendsSeriesResult[];
       expect(views).toHaveLength(1);
       expect(views[0]!.data).toHaveLength(31);
       expect(sum(views[0]!.data)).toBe(6);
       expect(views[0]!.data.slice(-3, -1)).toEqual([3, 3]);
 
-      const dau = (await compute(users)).result!;
+      const dau = (await compute(users)).result as TrendsSeriesResult[];
       expect(dau[0]!.data.slice(-3, -1)).toEqual([2, 1]);
 
-      const top = (await compute(pages)).result!;
+      const top = (await compute(pages)).result as TrendsSeriesResult[];
       expect(Object.fromEntries(top.map((series) => [series.breakdown_value, series.aggregated_value]))).toEqual({ "/": 4, "/pricing": 1, "/docs": 1 });
 
-      const flagCalls = (await compute(flags)).result!;
+      const flagCalls = (await compute(flags)).result as TrendsSeriesResult[];
       expect(Object.fromEntries(flagCalls.map((series) => [series.breakdown_value, sum(series.data)]))).toEqual({ "new-nav": 2, beta: 1 });
     });
 
@@ -189,7 +190,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
       const saved = await patch(world.member, dashboard.id, { tiles: [{ id: tile.id, filters_overrides: onlyPricing }] });
       expect(saved.body.tiles[0].filters_overrides).toEqual(onlyPricing);
       const computed = await computeSavedInsight(db, world.projectId, tile.insight.id, { fromDashboard: dashboard.id });
-      expect(sum(computed.result![0]!.data)).toBe(1);
+      expect(sum((computed.result as TrendsSeriesResult[])[0]!.data)).toBe(1);
       const bad = await patch(world.member, dashboard.id, { tiles: [{ id: tile.id, filters_overrides: { interval: "fortnight" } }] });
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({ attr: "tiles", detail: expect.stringContaining("fortnight") });
@@ -259,7 +260,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
       const insight = two.tiles[1]!.insight!;
       expect(insight).toMatchObject({ name: "Again", description: "Same", saved: true, created_by: { id: world.member.id } });
       const computed = await computeSavedInsight(db, world.projectId, insight.id, { fromDashboard: dashboard.id });
-      expect(computed.result![0]!.aggregated_value).toBe(6);
+      expect((computed.result as TrendsSeriesResult[])[0]!.aggregated_value).toBe(6);
     });
 
     it("refuses a query the insights API refuses, adding no tile", async () => {

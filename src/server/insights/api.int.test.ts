@@ -3,6 +3,7 @@
  * tRPC router: create, list, retrieve with the computed and cached result, refresh,
  * dashboard filters, update, soft delete and restore, dashboards and tags, and the 400s.
  */
+import type { TrendsSeriesResult } from "@/server/trends/service";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
@@ -257,12 +258,12 @@ describe(`insights API (${testStoresName})`, () => {
     const created = await api.insights.create({ projectId, name: "tRPC", query: PAGEVIEWS });
     expect(created.created_by?.id).toBe(world.member.id);
     const got = await api.insights.get({ projectId, insightId: created.id });
-    expect([got.is_cached, got.result?.[0]?.data]).toEqual([true, [2, 0, 1]]);
+    expect([got.is_cached, (got.result as TrendsSeriesResult[])[0]?.data]).toEqual([true, [2, 0, 1]]);
     expect((await api.insights.list({ projectId, search: "tRPC" })).results.map((r) => r.id)).toEqual([created.id]);
     const adhoc = await api.insights.compute({ projectId, query: { ...PAGEVIEWS, series: [{ event: "$pageview", math: "dau" }] } });
-    expect(adhoc.result?.[0]?.data).toEqual([2, 0, 1]);
+    expect((adhoc.result as TrendsSeriesResult[])[0]?.data).toEqual([2, 0, 1]);
     const saved = await api.insights.compute({ projectId, insightId: created.id, filtersOverride: { date_from: "2024-03-03", date_to: "2024-03-03" } });
-    expect(saved.result?.[0]?.data).toEqual([1]);
+    expect((saved.result as TrendsSeriesResult[])[0]?.data).toEqual([1]);
     await expect(api.insights.compute({ projectId, query: { kind: "Nope" } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     const updated = await api.insights.update({ projectId, insightId: created.id, name: "tRPC renamed" });
     expect(updated.name).toBe("tRPC renamed");

@@ -5,14 +5,14 @@
 import { toUserBasic, type UserBasic } from "@/server/accounts/present";
 import { tagNames } from "@/server/tags/service";
 import type { InsightRow } from "./store";
-import type { TrendsSeriesResult } from "./trends";
 
 /** A series of a trends result, as results carry it (dashboards and shared pages show them). */
-export type { TrendsSeriesResult } from "./trends";
+export type { TrendsSeriesResult } from "@/server/trends/service";
 
 /** A result with when it was computed (null fields: not computed, e.g. `refresh=force_cache` and nothing cached). */
 export interface ComputedInsight {
-  result: TrendsSeriesResult[] | null;
+  /** The kind's `results` (trends: TrendsSeriesResult[]; funnels: steps; …); null when not computed. */
+  result: unknown[] | null;
   /** Some breakdown values were folded into "other". */
   hasMore: boolean;
   is_cached: boolean;

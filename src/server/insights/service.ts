@@ -11,21 +11,11 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { guarded } from "@/server/events/service";
 import { pageWindow } from "@/server/input/page";
+import { checkQuery, computeQuery, projectZone, type QueryOptions } from "@/server/query/service";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
-import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "./cache";
-import {
-  filtersOverrideSchema,
-  insightQuerySchema,
-  trendsSpec,
-  type FiltersOverride,
-  type InsightCreateBody,
-  type InsightListQuery,
-  type InsightUpdateBody,
-  type TrendsSpec,
-} from "./contract";
-import { isoInZone, knownZone } from "./date-range";
+import { filtersOverrideSchema, type FiltersOverride, type InsightCreateBody, type InsightListQuery, type InsightUpdateBody } from "./contract";
+import { isoInZone } from "@/server/analytics/date-range";
 import { insightResource, type ComputedInsight, type InsightResource } from "./present";
 import {
   findDashboardAccess,
@@ -34,33 +24,18 @@ import {
   findInsight,
   findInsightPage,
   findInsightTiles,
-  findProjectTimezone,
   insertInsight,
   insertTile,
   recordLastRefresh,
   removeTiles,
-  requireTrendCohorts,
   restoreTile,
   updateInsightRow,
   type InsightRow,
 } from "./store";
-import { computeTrends, type TrendsSeriesResult } from "./trends";
 
 const ACTIVITY_SCOPE = "Insight";
 
-interface CachedAnswer {
-  results: TrendsSeriesResult[];
-  hasMore: boolean;
-  resolved_date_range: { date_from: string; date_to: string };
-}
-
-/** Results of this process, by project, time zone and the answer-deciding query (see cache.ts). */
-const resultCache = new ResultCache<CachedAnswer>(INSIGHT_CACHE_LIMITS);
-
-/** Forgets every cached result (tests; nothing else needs to). */
-export function clearInsightCache(): void {
-  resultCache.clear();
-}
+export { clearQueryCache as clearInsightCache } from "@/server/query/service";
 
 /** PostHog's short ids (generate_short_id): 8 letters and digits. */
 const SHORT_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -69,25 +44,6 @@ export function newInsightShortId(): string {
   for (let i = 0; i < 8; i++) id += SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)];
   return id;
 }
-
-/** A query parsed for computing; an unparseable stored query is the caller's 400 (attr `query`). */
-function parseQuery(query: unknown): ReturnType<typeof insightQuerySchema.parse> {
-  const result = insightQuerySchema.safeParse(query);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const where = issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";
-    throw new AppError("invalid_input", `The insight's query is not supported: ${where}${issue.message}`, "query");
-  }
-  return result.data;
-}
-
-async function projectZone(client: DbClient, projectId: number): Promise<string> {
-  const timezone = await findProjectTimezone(client, projectId);
-  if (timezone === null) throw new AppError("not_found", "Not found.");
-  return knownZone(timezone);
-}
-
-const cacheKey = (projectId: number, zone: string, spec: TrendsSpec) => `${projectId}|${zone}|${canonicalJson(spec)}`;
 
 const notComputed = (zone: string): ComputedInsight => ({
   result: null,
@@ -106,49 +62,29 @@ export interface InsightSource {
   query: unknown;
 }
 
-export interface ComputeOptions {
-  /** `force` recomputes; `blocking` (default) answers from a fresh cache entry or computes; `cache_only` never computes. */
-  refresh?: CacheMode;
-  /** A dashboard's (or tile's) filters laid over the query. */
-  filtersOverride?: FiltersOverride | null;
-  /** The time relative dates count back from (tests). */
-  now?: Date;
-}
+export type ComputeOptions = QueryOptions;
 
 /**
  * The result of an insight or query, in the project's time zone: from the cache while it
- * is fresh (INSIGHT_CACHE_LIMITS.ttlMs), else computed in SQL and cached. A saved insight
- * records when it was last computed.
+ * is fresh, else computed (query/service.ts). A saved insight records when it was last
+ * computed.
  */
 export async function computeInsight(db: Database, projectId: number, source: InsightSource, options: ComputeOptions = {}): Promise<ComputedInsight> {
   const insightId = source.id ?? null;
-  const spec = trendsSpec(parseQuery(source.query), options.filtersOverride ?? null);
-  const zone = await projectZone(db.prisma, projectId);
-  const now = options.now ?? new Date();
-  const answer = await resultCache.get(cacheKey(projectId, zone, spec), options.refresh ?? "blocking", async () => {
-    const cohortNames = await requireTrendCohorts(db.sql, projectId, spec);
-    const { results, hasMore, range } = await computeTrends(db.events, projectId, spec, zone, now, cohortNames);
-    const value: CachedAnswer = {
-      results,
-      hasMore,
-      resolved_date_range: { date_from: isoInZone(range.dateFrom, zone), date_to: isoInZone(range.dateTo, zone) },
-    };
-    return { value, weight: 1 + results.reduce((sum, item) => sum + item.data.length + item.days.length, 0) };
-  });
+  const computed = await computeQuery(db, projectId, source.query, options);
+  const { answer, zone } = computed;
   if (!answer) return notComputed(zone);
-  if (insightId !== null && !answer.cached) {
-    await recordLastRefresh(db.prisma, projectId, insightId, answer.computedAt);
-  }
-  const computedAt = answer.computedAt.toISOString();
+  if (insightId !== null && !computed.cached) await recordLastRefresh(db.prisma, projectId, insightId, computed.computedAt!);
+  const computedAt = computed.computedAt!.toISOString();
   return {
-    result: answer.value.results,
-    hasMore: answer.value.hasMore,
-    is_cached: answer.cached,
+    result: answer.results as unknown[],
+    hasMore: answer.extra?.hasMore === true,
+    is_cached: computed.cached,
     computed_at: computedAt,
     last_refresh: computedAt,
-    cache_target_age: new Date(answer.computedAt.getTime() + INSIGHT_CACHE_LIMITS.ttlMs).toISOString(),
+    cache_target_age: computed.freshUntil!.toISOString(),
     timezone: zone,
-    resolved_date_range: answer.value.resolved_date_range,
+    resolved_date_range: answer.range ? { date_from: isoInZone(answer.range.from, zone), date_to: isoInZone(answer.range.to, zone) } : null,
   };
 }
 
@@ -249,15 +185,6 @@ export async function computeResult(ctx: Context, request: ComputeRequest): Prom
   if (request.insightId !== undefined) return computeSavedInsight(ctx.db, ctx.project.id, request.insightId, options);
   if (request.dashboardId !== undefined) throw new AppError("invalid_input", "dashboardId needs insightId.", "dashboardId");
   return computeInsight(ctx.db, ctx.project.id, { query: request.query }, options);
-}
-
-/** Before storing a query: it parses, the event store accepts its regular expressions, its cohorts are the project's (else a 400 now, not on every read). */
-async function checkQuery(db: Database, projectId: number, query: unknown): Promise<void> {
-  const spec = trendsSpec(parseQuery(query));
-  await guarded(async () => {
-    for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await db.events.checkFilters(group);
-  });
-  await requireTrendCohorts(db.sql, projectId, spec);
 }
 
 /**

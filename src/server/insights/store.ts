@@ -3,10 +3,7 @@
  * insights service places an insight on the dashboards its editor names).
  */
 import type { Prisma } from "@/generated/prisma/client";
-import type { SqlExecutor } from "@/server/db/driver";
-import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import type { DbClient } from "@/server/db/transaction";
-import type { TrendsSpec } from "./contract";
 import { likeLiteral } from "@/server/properties/sql";
 import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
 
@@ -22,22 +19,6 @@ export const insightInclude = {
 } satisfies Prisma.InsightInclude;
 
 export type InsightRow = Prisma.InsightGetPayload<{ include: typeof insightInclude }>;
-
-/** The project's time zone as stored, or null when there is no such project. */
-export async function findProjectTimezone(client: DbClient, projectId: number): Promise<string | null> {
-  const project = await client.project.findUnique({ where: { id: projectId }, select: { timezone: true } });
-  return project ? project.timezone : null;
-}
-
-/**
- * The names of the live cohorts a trend names — in its filters and its cohort breakdown —
- * by id; a 400 (on `properties` or `breakdown`) for any that is not a live cohort of the project.
- */
-export async function requireTrendCohorts(sql: SqlExecutor, projectId: number, spec: TrendsSpec): Promise<Map<number, string>> {
-  await requireCohorts(sql, projectId, cohortIdsOf([spec.properties, ...spec.series.map((series) => series.properties)]));
-  const breakdown = spec.breakdown?.type === "cohort" ? spec.breakdown.cohorts.filter((cohort): cohort is number => cohort !== "all") : [];
-  return requireCohorts(sql, projectId, breakdown, "breakdown");
-}
 
 /** Records when the insight's result was last computed. */
 export async function recordLastRefresh(client: DbClient, projectId: number, insightId: number, at: Date): Promise<void> {

@@ -132,3 +132,4 @@ export { insertEvents, PGLITE_CHUNK_ROWS, PostgresEventStore } from "./postgres"
 export * from "./trend-query";
 export * from "./list-query";
 export * from "./event-count";
+export * from "./actor-events";

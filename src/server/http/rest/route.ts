@@ -85,6 +85,8 @@ function respond(result: Response | object | null, status: number): Response {
 interface RouteOptions {
   /** HTTP status of a returned value (201 for creates); null answers 204. */
   status?: number;
+  /** The scope's action when the method does not say it: PostHog's `POST …/query/` only reads (`query:read`). */
+  action?: "read" | "write";
 }
 
 /**
@@ -109,8 +111,8 @@ export function userRoute<Params = Record<string, never>>(
 }
 
 /** Throws PostHog's 403 unless the caller may use `scope` (`:read` for GET/HEAD, `:write` otherwise). */
-export function requireScope(context: UserRequest<unknown>, scope: ScopeObject): void {
-  const needed = `${scope}:${READ_METHODS.has(context.request.method) ? "read" : "write"}` as const;
+export function requireScope(context: UserRequest<unknown>, scope: ScopeObject, action?: "read" | "write"): void {
+  const needed = `${scope}:${action ?? (READ_METHODS.has(context.request.method) ? "read" : "write")}` as const;
   if (!hasScope(context.principal.scopes, needed)) {
     throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
   }
@@ -128,7 +130,7 @@ export function projectRoute<Params extends { project_id: string }>(
   options: RouteOptions = {},
 ) {
   return userRoute<Params>(async (context) => {
-    requireScope(context, scope);
+    requireScope(context, scope, options.action);
     const project = await resolveProject(context.db.prisma, context.principal, context.params.project_id);
     return handler({ ...context, project, ctx: { ...context.ctx, project } });
   }, options);

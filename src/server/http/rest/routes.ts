@@ -8,6 +8,7 @@ import { personRoutes } from "./resources/persons";
 import { sharingRoutes } from "./resources/sharing";
 import { transformationRoutes } from "./resources/transformations";
 import { cohortRoutes } from "./resources/cohorts";
+import { queryRoutes } from "./resources/query";
 import { methodNotAllowed, REST_METHODS, type RestMethod, type RestPrefix, type RestResource, type RouteHandler } from "./route";
 
 /**
@@ -27,6 +28,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...transformationRoutes,
   ...cohortRoutes,
   ...personRoutes,
+  ...queryRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");

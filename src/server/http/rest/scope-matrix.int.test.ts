@@ -343,6 +343,15 @@ const ROUTES: RouteCase[] = [
   ...dashboardRoutes("environments"),
   ...insightRoutes("projects"),
   ...insightRoutes("environments"),
+  ...(["projects", "environments"] as const).map(
+    (prefix): RouteCase => ({
+      // Running a query only reads: POST needs query:read (PostHog's QueryViewSet).
+      route: `${prefix}/:project_id/query`,
+      path: `/api/${prefix}/{project}/query/`,
+      params: (project) => ({ project_id: project }),
+      methods: { POST: { scope: "query:read", body: { query: { kind: "TrendsQuery", series: [{ event: "$pageview" }] } }, ok: 200 } },
+    }),
+  ),
   {
     route: "users/:user_id",
     path: "/api/users/@me/",

@@ -8,7 +8,7 @@
  * never leave this module except as `YYYY-MM-DD HH:MM:SS` text for SQL and labels.
  */
 import { AppError } from "@/server/errors";
-import { parseTimeParam } from "@/server/events/contract";
+import { parseTimeParam } from "@/server/input/time";
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export type Interval = (typeof INTERVALS)[number];

@@ -12,8 +12,11 @@ import { guarded } from "@/server/events/service";
 import { BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
-import type { CohortBreakdownValue, Math, TrendsSpec } from "./contract";
-import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "./date-range";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
+import { parseNode, type QueryKind } from "@/server/analytics/kind";
+import type { CohortBreakdownValue } from "@/server/analytics/nodes";
+import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
+import { trendsQuerySchema, trendsSpec, type Math, type TrendsSpec } from "./contract";
 
 export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
 
@@ -193,3 +196,32 @@ export async function computeTrends(
   });
   return { results, hasMore, range };
 }
+
+/** The spec's cohorts (filters and breakdown) are the project's, else a 400; the breakdown's names by id. */
+async function requireTrendCohorts(sql: Parameters<typeof requireCohorts>[0], projectId: number, spec: TrendsSpec): Promise<Map<number, string>> {
+  await requireCohorts(sql, projectId, cohortIdsOf([spec.properties, ...spec.series.map((series) => series.properties)]));
+  const breakdown = spec.breakdown?.type === "cohort" ? spec.breakdown.cohorts.filter((cohort): cohort is number => cohort !== "all") : [];
+  return requireCohorts(sql, projectId, breakdown, "breakdown");
+}
+
+/** TrendsQuery for the query API. */
+export const trendsKind: QueryKind<TrendsSpec> = {
+  kind: "TrendsQuery",
+  spec: (node, override) => trendsSpec(parseNode(trendsQuerySchema, node), override),
+  async check({ db, projectId }, spec) {
+    await guarded(async () => {
+      for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await db.events.checkFilters(group);
+    });
+    await requireTrendCohorts(db.sql, projectId, spec);
+  },
+  async compute({ db, projectId, zone, now }, spec) {
+    const cohortNames = await requireTrendCohorts(db.sql, projectId, spec);
+    const { results, hasMore, range } = await computeTrends(db.events, projectId, spec, zone, now, cohortNames);
+    return {
+      results,
+      range: { from: range.dateFrom, to: range.dateTo },
+      extra: { hasMore },
+      weight: 1 + results.reduce((sum, item) => sum + item.data.length + item.days.length, 0),
+    };
+  },
+};

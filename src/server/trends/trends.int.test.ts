@@ -14,8 +14,8 @@ import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
 import { parseListQuery } from "@/server/http/rest/resources/events-query";
 import { sendBatch } from "@/server/ingestion/testing";
-import { clearInsightCache, computeInsight } from "./service";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsSeriesResult } from "./trends";
+import { clearInsightCache, computeInsight } from "@/server/insights/service";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsSeriesResult } from "./service";
 
 let db: Database;
 let projectId: number;
@@ -94,7 +94,7 @@ const pageviews = (extra: Record<string, unknown> = {}) => ({ kind: "TrendsQuery
 const compute = (project: number, query: object, options?: Parameters<typeof computeInsight>[3]) => computeInsight(db, project, { query }, options);
 
 async function trends(query: Record<string, unknown>, project = projectId, now?: Date): Promise<TrendsSeriesResult[]> {
-  return (await compute(project, query, { now })).result!;
+  return (await compute(project, query, { now })).result as TrendsSeriesResult[];
 }
 const byValue = (results: TrendsSeriesResult[]) => results.map((r) => [r.breakdown_value, r.data, r.count]);
 
@@ -210,7 +210,7 @@ describe(`trends (${testStoresName})`, () => {
 
   it("keeps the top values and folds the rest into PostHog's other bucket", async () => {
     const answer = await compute(projectId, pageviews({ breakdownFilter: { breakdown: "$browser", breakdown_limit: 2 } }));
-    expect(byValue(answer.result!)).toEqual([
+    expect(byValue((answer.result as TrendsSeriesResult[]))).toEqual([
       ["Chrome", [2, 2, 0, 0], 4],
       ["Edge", [0, 3, 0, 0], 3],
       [BREAKDOWN_OTHER, [1, 1, 0, 3], 5],
@@ -221,7 +221,7 @@ describe(`trends (${testStoresName})`, () => {
     expect(byValue(four).map(([value]) => value)).toEqual(["Chrome", "Edge", BREAKDOWN_NULL, "Safari", BREAKDOWN_OTHER]);
     expect(four.at(-1)!.data).toEqual([0, 1, 0, 1]);
     const hidden = await compute(projectId, pageviews({ breakdownFilter: { breakdown: "$browser", breakdown_limit: 2, breakdown_hide_other_aggregation: true } }));
-    expect(hidden.result!.map((r) => r.breakdown_value)).toEqual(["Chrome", "Edge"]);
+    expect((hidden.result as TrendsSeriesResult[]).map((r) => r.breakdown_value)).toEqual(["Chrome", "Edge"]);
     expect(hidden.hasMore).toBe(true);
   });
 
@@ -295,7 +295,7 @@ describe(`trends (${testStoresName})`, () => {
     const [hours] = await trends(pageviews({ dateRange: { date_from: "-11h" } }), projectId, now);
     expect([hours!.days, hours!.data]).toEqual([["2024-03-04"], [2]]);
     const answer = await compute(projectId, pageviews({ dateRange: { date_from: "-1dStart", date_to: "-1dEnd" } }), { now });
-    expect(answer.result![0]!.data).toEqual([0]);
+    expect((answer.result as TrendsSeriesResult[])[0]!.data).toEqual([0]);
     expect(answer.resolved_date_range).toEqual({ date_from: "2024-03-03T00:00:00+00:00", date_to: "2024-03-03T23:59:59+00:00" });
   });
 
@@ -315,7 +315,7 @@ describe(`trends (${testStoresName})`, () => {
 
   it("buckets in the project's time zone, across a DST change", async () => {
     const answer = await compute(nyProjectId, { kind: "TrendsQuery", series: [{ event: "$pageview" }], dateRange: { date_from: "2024-03-09", date_to: "2024-03-11" } });
-    expect(answer.result![0]!.data).toEqual([1, 2, 1]);
+    expect((answer.result as TrendsSeriesResult[])[0]!.data).toEqual([1, 2, 1]);
     expect(answer.timezone).toBe("America/New_York");
     expect(answer.resolved_date_range).toEqual({ date_from: "2024-03-09T00:00:00-05:00", date_to: "2024-03-11T23:59:59-04:00" });
     const hourly = await trends({ kind: "TrendsQuery", interval: "hour", series: [{ event: null }], dateRange: { date_from: "2024-03-09T23:00", date_to: "2024-03-10T00:59" } }, nyProjectId);
@@ -329,26 +329,26 @@ describe(`trends (${testStoresName})`, () => {
     const answer = await compute(projectId, pageviews(), {
       filtersOverride: { date_from: "2024-03-02", date_to: "2024-03-02", properties: { type: "AND", values: [{ type: "event", key: "$browser", operator: "exact", value: ["Chrome"], negation: false }] } },
     });
-    expect(answer.result![0]!.data).toEqual([2]);
+    expect((answer.result as TrendsSeriesResult[])[0]!.data).toEqual([2]);
   });
 
   it("serves a result from the cache until refreshed", async () => {
     const query = pageviews({ series: [{ event: "cache_probe" }] });
     const first = await compute(projectId, query);
-    expect([first.is_cached, first.result![0]!.count]).toEqual([false, 0]);
+    expect([first.is_cached, (first.result as TrendsSeriesResult[])[0]!.count]).toEqual([false, 0]);
     await insertAnonymous(projectId, [{ distinctId: "late", event: "cache_probe", timestamp: "2024-03-02T00:00:00.000Z" }]);
     const second = await compute(projectId, query);
-    expect([second.is_cached, second.result![0]!.count, second.computed_at, second.last_refresh]).toEqual([true, 0, first.computed_at, first.computed_at]);
+    expect([second.is_cached, (second.result as TrendsSeriesResult[])[0]!.count, second.computed_at, second.last_refresh]).toEqual([true, 0, first.computed_at, first.computed_at]);
     // Key order and defaults do not make another entry.
     const reordered = await compute(projectId, { dateRange: MARCH_1_TO_4, interval: "day", series: [{ math: "total", event: "cache_probe" }], kind: "TrendsQuery" });
     expect(reordered.is_cached).toBe(true);
     const refreshed = await compute(projectId, query, { refresh: "force" });
-    expect([refreshed.is_cached, refreshed.result![0]!.count]).toEqual([false, 1]);
+    expect([refreshed.is_cached, (refreshed.result as TrendsSeriesResult[])[0]!.count]).toEqual([false, 1]);
     expect(Date.parse(refreshed.computed_at!)).toBeGreaterThanOrEqual(Date.parse(first.computed_at!));
     expect(Date.parse(refreshed.cache_target_age!) - Date.parse(refreshed.computed_at!)).toBe(60_000);
     // Another dashboard filter is another entry.
     const filtered = await compute(projectId, query, { filtersOverride: { date_from: "2024-03-02", date_to: "2024-03-02" } });
-    expect([filtered.is_cached, filtered.result![0]!.data]).toEqual([false, [1]]);
+    expect([filtered.is_cached, (filtered.result as TrendsSeriesResult[])[0]!.data]).toEqual([false, [1]]);
     expect((await compute(projectId, pageviews({ series: [{ event: "not_cached_yet" }] }), { refresh: "cache_only" })).result).toBeNull();
   });
 
@@ -398,7 +398,7 @@ describe(`trends with cohorts (${testStoresName})`, () => {
     expect(everyone.map((r) => [r.breakdown_value, r.count])).toEqual([["all", 12]]);
     const answer = await compute(projectId, pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown: cohorts.Pros } }));
     expect(answer.hasMore).toBe(false);
-    expect(answer.result!.map((r) => [r.breakdown_value, r.data])).toEqual([[cohorts.Pros, [2, 2, 0, 0]]]);
+    expect((answer.result as TrendsSeriesResult[]).map((r) => [r.breakdown_value, r.data])).toEqual([[cohorts.Pros, [2, 2, 0, 0]]]);
   });
 
   it("breaks down several series by cohorts, with filters, unique users and the number display", async () => {

@@ -1,0 +1,13 @@
+import { queryRequestSchema } from "@/server/query/contract";
+import { runQuery } from "@/server/query/service";
+import { projectRoute, type RestResource } from "@/server/http/rest/route";
+
+export const queryRoutes: RestResource[] = [
+  {
+    path: "query",
+    methods: {
+      /** PostHog's QueryViewSet `create`: runs a query node; reading only, so `query:read` (a write key passes too). */
+      POST: projectRoute("query", async ({ ctx, body }) => runQuery(ctx, await body(queryRequestSchema)), { action: "read" }),
+    },
+  },
+];

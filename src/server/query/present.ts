@@ -1,0 +1,45 @@
+/**
+ * The query API's answer as PostHog's QueryViewSet gives it: the kind's result fields
+ * (`results` and the kind's own), then CachedQueryResponseMixin's freshness fields. Null
+ * fields are present as null, as PostHog dumps its pydantic models.
+ */
+import { isoInZone } from "@/server/analytics/date-range";
+import type { ComputedQuery } from "./service";
+
+export interface QueryResponse {
+  results: unknown;
+  is_cached: boolean;
+  last_refresh: string | null;
+  next_allowed_client_refresh: string | null;
+  cache_key: string;
+  cache_target_age: string | null;
+  timezone: string;
+  resolved_date_range: { date_from: string; date_to: string } | null;
+  timings: { k: string; t: number }[];
+  hogql: string | null;
+  error: string | null;
+  modifiers: Record<string, unknown>;
+  query_status: null;
+  [extra: string]: unknown;
+}
+
+export function queryResponse(computed: ComputedQuery): QueryResponse {
+  const { answer, zone } = computed;
+  const range = answer?.range ?? null;
+  return {
+    ...(answer?.extra ?? {}),
+    results: answer?.results ?? null,
+    is_cached: computed.cached,
+    last_refresh: computed.computedAt?.toISOString() ?? null,
+    next_allowed_client_refresh: computed.freshUntil?.toISOString() ?? null,
+    cache_key: computed.cacheKey,
+    cache_target_age: computed.freshUntil?.toISOString() ?? null,
+    timezone: zone,
+    resolved_date_range: range ? { date_from: isoInZone(range.from, zone), date_to: isoInZone(range.to, zone) } : null,
+    timings: [],
+    hogql: null,
+    error: null,
+    modifiers: {},
+    query_status: null,
+  };
+}
