@@ -9,6 +9,7 @@ import type { SqlExecutor } from "@/server/db/driver";
 import type { EventListQuery, EventValuesQuery } from "./list-query";
 import type { TrendQuery, TrendRow } from "./trend-query";
 import type { EventCountQuery } from "./event-count";
+import type { ActorEvents, ActorEventsQuery } from "./actor-events";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -117,6 +118,8 @@ export interface EventStore {
   deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number>;
   /** Insights' aggregation (see trend-query.ts): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
+  /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events.ts). */
+  actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]>;
   /** The project's first event's time, for `date_from: "all"`; null without events. */
   earliestTimestamp(projectId: number): Promise<Date | null>;
   /**

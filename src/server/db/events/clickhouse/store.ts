@@ -23,6 +23,8 @@ import { ListWindows } from "./list-window";
 import { ChParams, chTime } from "./params";
 import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
 import { clickHouseTrendStatement, type PersonValues } from "./trend";
+import { clickHouseActorEventsStatement } from "./actor-events";
+import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "../actor-events";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;
@@ -254,6 +256,24 @@ export class ClickHouseEventStore implements EventStore {
     const statement = clickHouseTrendStatement(this.table, projectId, query, persons, personValues, cohorts);
     const rows = await this.rows<{ value: string | null; bucket: string | null; n: number }>(statement.text, statement.params);
     return rows.map((row) => ({ value: row.value, bucket: row.bucket, n: Number(row.n) }));
+  }
+
+  async actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]> {
+    const groups = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters)];
+    const cohortIds = cohortIdsOf(groups);
+    await requireCohorts(this.sql, projectId, cohortIds);
+    const cohorts = await cohortMembers(this.sql, cohortIds);
+    const persons = new Map<PropertyFilter, PersonSet>();
+    for (const group of groups) {
+      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    }
+    const personValues = new Map<number, PersonValues>();
+    for (const [i, value] of query.values.entries()) if (value.type === "person") personValues.set(i, await this.personValues(projectId, value.key));
+    const statement = clickHouseActorEventsStatement(this.table, projectId, query, { persons, cohorts, personValues });
+    const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompactEachRow" });
+    const rows = await result.json<[string, number, number, ...(string | null)[]]>();
+    if (rows.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
+    return groupActorEvents(rows, query.values.length);
   }
 
   /** Each person of the project with the property set (not null, not ""), and its text as PostgreSQL's `->>` gives it. */

@@ -25,6 +25,18 @@ export interface PersonValues {
   values: string[];
 }
 
+/**
+ * An event property's text as PostgreSQL's `->>` gives it ('' for missing or null): strings
+ * as they are, anything else its JSON text (as the hot columns hold it). Read from the
+ * value's raw JSON, so that the event's JSON is parsed once; a hot key reads its column.
+ */
+export function chEventPropertyText(key: string, params: ChParams): string {
+  const hot = hotPropertyColumn(key);
+  if (hot !== null) return `e.${hot}`;
+  const raw = `JSONExtractRaw(e.properties, ${params.add(key, "text")})`;
+  return `multiIf(startsWith(${raw}, '"'), JSONExtractString(${raw}), ${raw} = 'null', '', ${raw})`;
+}
+
 /** The statement of a trend: rows (value, bucket, n), bucket as wall-clock text. */
 export function clickHouseTrendStatement(
   table: string,
@@ -51,14 +63,8 @@ export function clickHouseTrendStatement(
   if (breakdown.type === "person") {
     const values = personValues ?? { uuids: [], values: [] };
     text = `transform(ifNull(toString(e.person_id), ''), ${params.add(values.uuids, "text[]")}, ${params.add(values.values, "text[]")}, '')`;
-  } else if (hotPropertyColumn(breakdown.key) !== null) {
-    text = `e.${hotPropertyColumn(breakdown.key)}`;
   } else {
-    // PostgreSQL's `->>`: strings as they are, JSON null as none, anything else its JSON
-    // text (as the hot columns hold it). Read from the value's raw JSON, so that the
-    // event's JSON is parsed once.
-    const raw = `JSONExtractRaw(e.properties, ${params.add(breakdown.key, "text")})`;
-    text = `multiIf(startsWith(${raw}, '"'), JSONExtractString(${raw}), ${raw} = 'null', '', ${raw})`;
+    text = chEventPropertyText(breakdown.key, params);
   }
   const value = `if(${text} = '', ${params.add(BREAKDOWN_NULL, "text")}, ${text})`;
   // One pass over the events: counts (and, for unique users, the sets of users as

@@ -1,0 +1,62 @@
+/**
+ * `actorEvents` (../actor-events.ts) in ClickHouse, with the PostgreSQL store's semantics:
+ * property filters as the list compiles them (person filters and cohorts resolved in
+ * PostgreSQL first), values as PostgreSQL's `->>` writes them, person values looked up in
+ * PostgreSQL and mapped by `person_id`.
+ */
+import type { PropertyFilter, PropertyGroup } from "@/server/properties/contract";
+import { clickHouseCohortResolver } from "../cohorts";
+import { ANONYMOUS_ACTOR, MAX_ACTOR_EVENTS, type ActorEventsQuery, type EventValue } from "../actor-events";
+import { ChParams } from "./params";
+import { chPropertiesSql, type PersonSet } from "./properties";
+import { chEventPropertyText, type PersonValues } from "./trend";
+
+export interface ActorEventsInputs {
+  persons: ReadonlyMap<PropertyFilter, PersonSet>;
+  cohorts: ReadonlyMap<number, readonly string[]>;
+  /** For each `person` value (by its index in `query.values`): the persons that have it. */
+  personValues: ReadonlyMap<number, PersonValues>;
+}
+
+function valueSql(value: EventValue, index: number, params: ChParams, inputs: ActorEventsInputs): string {
+  switch (value.type) {
+    case "event":
+      return `nullIf(${chEventPropertyText(value.key, params)}, '')`;
+    case "person": {
+      const found = inputs.personValues.get(index) ?? { uuids: [], values: [] };
+      return `nullIf(transform(ifNull(toString(e.person_id), ''), ${params.add(found.uuids, "text[]")}, ${params.add(found.values, "text[]")}, ''), '')`;
+    }
+    case "path":
+      return `multiIf(e.event = '$pageview', replaceRegexpOne(${chEventPropertyText("$current_url", params)}, '(.)/$', '\\\\1'),
+                      e.event = '$screen', ${chEventPropertyText("$screen_name", params)}, e.event)`;
+  }
+}
+
+/** The statement: rows [a, t, m, v0, v1, …], at most MAX_ACTOR_EVENTS + 1 of them. */
+export function clickHouseActorEventsStatement(table: string, projectId: number, query: ActorEventsQuery, inputs: ActorEventsInputs): { text: string; params: Record<string, unknown> } {
+  const params = new ChParams();
+  const cohort = clickHouseCohortResolver(inputs.cohorts, params);
+  const filter = (group: PropertyGroup) =>
+    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons: inputs.persons, now: query.now, cohort });
+  const where = [
+    `e.project_id = ${params.add(projectId, "int")}`,
+    `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
+    `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
+  ];
+  const names = query.matchers.map((matcher) => matcher.event);
+  if (!query.everyEvent && names.length > 0 && !names.includes(null)) where.push(`e.event IN ${params.add([...new Set(names)], "text[]")}`);
+  where.push(...query.filters.map(filter));
+  const tests = query.matchers.map((matcher) => {
+    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
+    return parts.length === 0 ? "true" : parts.join(" AND ");
+  });
+  if (!query.everyEvent) where.push(tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`);
+  const mask = tests.length === 0 ? "0" : tests.map((test, i) => `if(${test}, ${2 ** i}, 0)`).join(" + ");
+  const values = query.values.map((value, i) => `, ${valueSql(value, i, params, inputs)} AS v${i}`).join("");
+  const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
+  return {
+    text: `SELECT ${actor} AS a, toFloat64(toUnixTimestamp64Micro(e.timestamp)) / 1000 AS t, toUInt32(${mask}) AS m${values}
+             FROM ${table} AS e WHERE ${where.join(" AND ")} LIMIT ${params.add(MAX_ACTOR_EVENTS + 1, "int")}`,
+    params: params.values,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * `actorEvents` (actor-events.ts) in PostgreSQL: one statement that filters the range's
+ * events, tests each matcher into a bit of the mask, and reads the values; rows come back
+ * unordered (PostgreSQL's sort of hundreds of thousands of rows cost more than grouping
+ * them in Node: measured 1.45 s against 0.8 s for 720,000 rows).
+ */
+import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
+import type { PropertyGroup } from "@/server/properties/contract";
+import { postgresCohortResolver } from "./cohorts";
+import { ANONYMOUS_ACTOR, MAX_ACTOR_EVENTS, type ActorEventsQuery, type EventValue } from "./actor-events";
+
+/** A value's SQL; `person` is the person properties' column. */
+function valueSql(value: EventValue, params: SqlParams, person: string): string {
+  switch (value.type) {
+    case "event":
+      return `NULLIF(e.properties ->> ${params.add(value.key, "text")}, '')`;
+    case "person":
+      return `NULLIF(${person} ->> ${params.add(value.key, "text")}, '')`;
+    case "path":
+      return `(CASE e.event WHEN '$pageview' THEN regexp_replace(e.properties ->> '$current_url', '(.)/$', '\\1')
+                            WHEN '$screen' THEN e.properties ->> '$screen_name' ELSE e.event END)`;
+  }
+}
+
+/** The statement: rows (a, t, m, v0, v1, …), at most MAX_ACTOR_EVENTS + 1 of them. */
+export function postgresActorEventsStatement(projectId: number, query: ActorEventsQuery): { text: string; values: unknown[] } {
+  const params = new SqlParams();
+  const groups: PropertyGroup[] = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters)];
+  const joinPerson = groups.some(readsPersonProperties) || query.values.some((value) => value.type === "person");
+  const join = joinPerson ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
+  const columns = { event: "e.properties", person: joinPerson ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
+  const filter = (group: PropertyGroup) => propertiesSql(group, { params, columns, now: query.now, cohort: postgresCohortResolver(params) });
+
+  const where = [
+    `e.project_id = ${params.add(projectId, "int")}`,
+    `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
+    `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
+  ];
+  const names = query.matchers.map((matcher) => matcher.event);
+  if (!query.everyEvent && names.length > 0 && !names.includes(null)) where.push(`e.event = ANY(${params.add([...new Set(names)], "text[]")})`);
+  where.push(...query.filters.map(filter));
+  const tests = query.matchers.map((matcher) => {
+    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
+    return parts.length === 0 ? "true" : parts.join(" AND ");
+  });
+  if (!query.everyEvent) where.push(tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`);
+  const mask = tests.length === 0 ? "0" : tests.map((test, i) => `(CASE WHEN ${test} THEN ${2 ** i} ELSE 0 END)`).join(" + ");
+  const values = query.values.map((value, i) => `, ${valueSql(value, params, columns.person)} AS v${i}`).join("");
+  const actor = `COALESCE(e.person_id::text, ${params.constant(ANONYMOUS_ACTOR)} || e.distinct_id)`;
+  return {
+    text: `SELECT ${actor} AS a, (extract(epoch FROM e.timestamp) * 1000)::float8 AS t, (${mask})::int AS m${values}
+             FROM events e${join} WHERE ${where.join(" AND ")} LIMIT ${params.add(MAX_ACTOR_EVENTS + 1, "int")}`,
+    values: params.values,
+  };
+}
