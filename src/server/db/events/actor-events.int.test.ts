@@ -79,8 +79,8 @@ describe(`actorEvents (${testStoresName})`, () => {
   });
 
   it("applies the global filters and each matcher's own", async () => {
-    const chrome = { type: "AND" as const, values: [{ key: "$browser", value: "Chrome", operator: "exact" as const, type: "event" as const }] };
-    const pro = { type: "AND" as const, values: [{ key: "plan", value: "pro", operator: "exact" as const, type: "person" as const }] };
+    const chrome = { type: "AND" as const, values: [{ key: "$browser", value: "Chrome", operator: "exact" as const, type: "event" as const, negation: false }] };
+    const pro = { type: "AND" as const, values: [{ key: "plan", value: "pro", operator: "exact" as const, type: "person" as const, negation: false }] };
     expect(Object.keys(await byActor({ ...base, filters: [pro] }))).toEqual([alice]);
     const answer = await byActor({ ...base, matchers: [{ event: "$pageview", filters: [chrome] }, { event: null, filters: [] }] });
     expect(answer[alice]!.masks).toEqual([3, 2, 2]);

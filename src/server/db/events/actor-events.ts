@@ -67,23 +67,66 @@ export function tooManyActorEvents(): AppError {
 /** Actors of events without a person are keyed by their distinct id under this prefix (never a uuid's first characters). */
 export const ANONYMOUS_ACTOR = "distinct_id:";
 
-/** Rows (actor, time, mask, values…) in any order, grouped per actor and sorted in time (then mask) order. */
-export function groupActorEvents(rows: Iterable<readonly [string, number, number, ...(string | null)[]]>, valueCount: number): ActorEvents[] {
-  const byActor = new Map<string, { t: number; m: number; v: (string | null)[] }[]>();
-  for (const [actor, t, m, ...v] of rows) {
-    let events = byActor.get(actor);
-    if (!events) byActor.set(actor, (events = []));
-    events.push({ t, m, v });
+/** Rows as the stores read them: one row per event, in any order. */
+export type ActorEventRow = readonly [actor: string, time: number, mask: number, ...values: (string | null)[]];
+
+/**
+ * Rows grouped per actor and sorted in time (then mask) order. Built without an object per
+ * event: the rows are indexed by actor with a counting sort, then each actor's few events
+ * sorted in place (grouping 500,000 rows with an object each took 1–1.8 s).
+ */
+export function groupActorEvents(rows: readonly ActorEventRow[], valueCount: number): ActorEvents[] {
+  const n = rows.length;
+  const actorOf = new Int32Array(n);
+  const index = new Map<string, number>();
+  const names: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = rows[i]![0];
+    let id = index.get(name);
+    if (id === undefined) {
+      id = names.length;
+      index.set(name, id);
+      names.push(name);
+    }
+    actorOf[i] = id;
   }
-  const out: ActorEvents[] = [];
-  for (const [actor, events] of byActor) {
-    events.sort((a, b) => a.t - b.t || a.m - b.m);
-    out.push({
-      actor,
-      times: events.map((e) => e.t),
-      masks: events.map((e) => e.m),
-      values: Array.from({ length: valueCount }, (_, i) => events.map((e) => e.v[i] ?? null)),
-    });
+  const start = new Int32Array(names.length + 1);
+  for (let i = 0; i < n; i++) start[actorOf[i]! + 1]!++;
+  for (let a = 0; a < names.length; a++) start[a + 1]! += start[a]!;
+  const order = new Int32Array(n);
+  const fill = start.slice(0, names.length);
+  for (let i = 0; i < n; i++) order[fill[actorOf[i]!]!++] = i;
+
+  const before = (x: number, y: number) => {
+    const a = rows[x]!;
+    const b = rows[y]!;
+    return a[1] < b[1] || (a[1] === b[1] && a[2] < b[2]);
+  };
+  const out: ActorEvents[] = new Array(names.length);
+  for (let a = 0; a < names.length; a++) {
+    const from = start[a]!;
+    const to = start[a + 1]!;
+    // Insertion sort: an actor's events mostly arrive in time order already, and are few.
+    for (let i = from + 1; i < to; i++) {
+      const row = order[i]!;
+      let j = i - 1;
+      while (j >= from && before(row, order[j]!)) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = row;
+    }
+    const length = to - from;
+    const times = new Array<number>(length);
+    const masks = new Array<number>(length);
+    const values = Array.from({ length: valueCount }, () => new Array<string | null>(length));
+    for (let k = 0; k < length; k++) {
+      const row = rows[order[from + k]!]!;
+      times[k] = row[1];
+      masks[k] = row[2];
+      for (let v = 0; v < valueCount; v++) values[v]![k] = (row[3 + v] as string | null | undefined) ?? null;
+    }
+    out[a] = { actor: names[a]!, times, masks, values };
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { listConditions, selectPageOf, selectStatement, valuesStatement } from "
 import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
 import { postgresActorEventsStatement } from "./postgres-actor-events";
-import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "./actor-events";
+import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery } from "./actor-events";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
@@ -231,13 +231,9 @@ export class PostgresEventStore implements EventStore {
   async actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]> {
     await requireCohorts(this.sql, projectId, cohortIdsOf([...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters)]));
     const statement = postgresActorEventsStatement(projectId, query);
-    const rows = await this.sql.query<{ a: string; t: number; m: number; [value: string]: unknown }>(statement.text, statement.values);
+    const rows = await this.sql.query<ActorEventRow>(statement.text, statement.values, { rowMode: "array" });
     if (rows.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
-    const width = query.values.length;
-    return groupActorEvents(
-      rows.map((row) => [row.a, row.t, row.m, ...Array.from({ length: width }, (_, i) => (row[`v${i}`] as string | null) ?? null)] as const),
-      width,
-    );
+    return groupActorEvents(rows, query.values.length);
   }
 
   async earliestTimestamp(projectId: number): Promise<Date | null> {

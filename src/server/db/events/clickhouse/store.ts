@@ -24,7 +24,7 @@ import { ChParams, chTime } from "./params";
 import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
 import { clickHouseTrendStatement, type PersonValues } from "./trend";
 import { clickHouseActorEventsStatement } from "./actor-events";
-import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "../actor-events";
+import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery } from "../actor-events";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;
@@ -271,7 +271,7 @@ export class ClickHouseEventStore implements EventStore {
     for (const [i, value] of query.values.entries()) if (value.type === "person") personValues.set(i, await this.personValues(projectId, value.key));
     const statement = clickHouseActorEventsStatement(this.table, projectId, query, { persons, cohorts, personValues });
     const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompactEachRow" });
-    const rows = await result.json<[string, number, number, ...(string | null)[]]>();
+    const rows = await result.json<ActorEventRow>();
     if (rows.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
     return groupActorEvents(rows, query.values.length);
   }
