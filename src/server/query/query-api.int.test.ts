@@ -195,7 +195,8 @@ describe(`query API envelope, cache and errors (${testStoresName})`, () => {
   });
 
   it("needs query:read: a query:write key passes, another scope is refused with PostHog's message", async () => {
-    const key = async (scopes: string[]) => (await createPersonalApiKey(db.prisma, userId, { label: scopes.join(","), scopes })).key;
+    type Scopes = Parameters<typeof createPersonalApiKey>[2]["scopes"];
+    const key = async (scopes: Scopes) => (await createPersonalApiKey(db.prisma, userId, { label: scopes.join(","), scopes })).key;
     expect((await query({ query: pageviews }, { key: await key(["query:read"]) })).status).toBe(200);
     expect((await query({ query: pageviews }, { key: await key(["query:write"]) })).status).toBe(200);
     const refused = await query({ query: pageviews }, { key: await key(["insight:read"]) });
@@ -364,12 +365,13 @@ describe(`insights of any kind (${testStoresName})`, () => {
     expect(read.status).toBe(200);
     expect(read.body.query).toEqual(node);
     expect(read.body.result).toEqual([["purchase", 1]]);
+    expect(read.body.columns).toEqual(["event", "count()"]);
     const onDashboard = await computeSavedInsight(db, projectId, created.body.id, { fromDashboard: dashboard.body.id });
     expect(onDashboard.result).toEqual([["purchase", 1]]);
 
     const sharing = await updateDashboardSharing(ctx, dashboard.body.id, { enabled: true });
     const shared = await findSharedDashboardWithCharts(db, sharing.access_token!);
-    expect(shared!.tiles[0]!.insight!.computation).toMatchObject({ state: "ready", result: [["purchase", 1]] });
+    expect(shared!.tiles[0]!.insight!.computation).toMatchObject({ state: "ready", result: [["purchase", 1]], columns: ["event", "count()"] });
   });
 
   it("refuses to store a query of an unknown kind", async () => {
