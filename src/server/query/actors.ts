@@ -14,9 +14,11 @@
 import { z } from "zod";
 import { ANONYMOUS_ACTOR, parseNode, QueryNodeError, type KindAnswer, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { canonicalJson } from "@/server/analytics/cache";
-import { shown, type FiltersOverride } from "@/server/analytics/nodes";
+import { andGroups, propertiesField, shown, type FiltersOverride } from "@/server/analytics/nodes";
 import { AppError } from "@/server/errors";
 import { INT4_MAX } from "@/server/input/record-id";
+import { isPropertyGroup, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
+import { propertyMatcher } from "@/server/properties/match";
 import { personsByUuids } from "@/server/persons/service";
 import { personDisplayName, presentActorPerson, type PersonRow } from "@/server/persons/present";
 
@@ -49,6 +51,8 @@ export interface ActorsSpec {
   source: { kind: string; spec: unknown; selector: Record<string, unknown> };
   select: string[];
   search: string | null;
+  /** `properties` and `fixedProperties` together: person property filters on the actors. */
+  properties: PropertyGroup | null;
   orderBy: string[] | null;
   limit: number;
   offset: number;
@@ -147,6 +151,20 @@ function compareActors(order: readonly OrderItem[]) {
   };
 }
 
+function personProperties(actor: Actor): Record<string, unknown> {
+  const properties = actor.person?.properties;
+  return properties && typeof properties === "object" && !Array.isArray(properties) ? (properties as Record<string, unknown>) : {};
+}
+
+/** ActorsQuery filters persons only (actor_strategies.py's `filter_conditions`): every leaf must be a person property filter. */
+function checkPersonFilters(node: PropertyNode, path: PropertyKey[] = ["properties"]): void {
+  if (isPropertyGroup(node)) {
+    node.values.forEach((value, i) => checkPersonFilters(value, [...path, "values", i]));
+    return;
+  }
+  if (!("type" in node) || node.type !== "person") throw new QueryNodeError("only person property filters are supported on actors.", path);
+}
+
 /** PostHog's person search: email or name containing the text (any case), the uuid, or a distinct id. */
 function matchesSearch(actor: Actor, search: string): boolean {
   const needle = search.toLowerCase();
@@ -162,11 +180,8 @@ const pagingFields = {
   orderBy: z.array(z.string().max(1_000), { error: "orderBy must be a list of columns." }).max(ACTORS_LIMITS.maxOrderBy).nullish(),
   limit: z.number({ error: "limit must be an integer." }).int("limit must be an integer.").min(1, "limit must be at least 1.").max(INT4_MAX).nullish(),
   offset: z.number({ error: "offset must be an integer." }).int("offset must be an integer.").min(0, "offset must not be negative.").max(INT4_MAX).nullish(),
-  properties: z.unknown().refine((value) => value === undefined || value === null || (Array.isArray(value) && value.length === 0), "properties (person filters on the actors) is not supported yet.").optional(),
-  fixedProperties: z
-    .unknown()
-    .refine((value) => value === undefined || value === null || (Array.isArray(value) && value.length === 0), "fixedProperties is not supported yet.")
-    .optional(),
+  properties: propertiesField,
+  fixedProperties: propertiesField,
 };
 
 const actorsQuerySchema = z.looseObject({ kind: z.literal("ActorsQuery"), source: z.unknown().optional(), ...pagingFields });
@@ -219,10 +234,13 @@ export function actorsKinds(lookup: (kind: string) => AnyKind | undefined): AnyK
     for (const [i, text] of (paging.orderBy ?? []).entries()) {
       if (!orderItemOf(text)) throw new QueryNodeError(`orderBy ${shown(text)} is not supported; order by one of ${SUPPORTED_COLUMNS}, ASC or DESC.`, ["orderBy", i]);
     }
+    const properties = andGroups(paging.properties ?? null, paging.fixedProperties ?? null);
+    if (properties) checkPersonFilters(properties);
     return {
       source,
       select,
       search: paging.search?.trim() ? paging.search.trim() : null,
+      properties,
       orderBy: paging.orderBy && paging.orderBy.length > 0 ? paging.orderBy : null,
       limit: Math.min(paging.limit ?? ACTORS_LIMITS.defaultLimit, ACTORS_LIMITS.maxLimit),
       offset: paging.offset ?? 0,
@@ -240,7 +258,7 @@ export function actorsKinds(lookup: (kind: string) => AnyKind | undefined): AnyK
     const columns = spec.select.map((text) => columnOf(text)!);
     let total: number;
     let page: Actor[];
-    if (spec.search === null && spec.orderBy === null) {
+    if (spec.search === null && spec.orderBy === null && spec.properties === null) {
       // In the kind's order: only the page's persons are read.
       total = keys.length;
       const pageKeys = keys.slice(spec.offset, spec.offset + spec.limit);
@@ -250,6 +268,10 @@ export function actorsKinds(lookup: (kind: string) => AnyKind | undefined): AnyK
       const persons = await personsByUuids(env.db, env.projectId, keys);
       let actors: Actor[] = keys.map((key) => ({ key, person: persons.get(key) ?? null }));
       if (spec.search !== null) actors = actors.filter((actor) => matchesSearch(actor, spec.search!));
+      if (spec.properties !== null) {
+        const matches = propertyMatcher(spec.properties);
+        actors = actors.filter((actor) => matches({ person: personProperties(actor) }, env.now));
+      }
       if (spec.orderBy !== null) actors.sort(compareActors(spec.orderBy.map((text) => orderItemOf(text)!)));
       total = actors.length;
       page = actors.slice(spec.offset, spec.offset + spec.limit);

@@ -256,6 +256,23 @@ describe(`ActorsQuery (${testStoresName})`, () => {
     expect(ordered.body.results[0][2]).toBeNull();
   });
 
+  it("filters the actors by person properties (properties and fixedProperties together) and refuses other filter types", async () => {
+    const everyone = ["alice", "bob", "carol", "distinct_id:ghost"];
+    const filtered = await query(
+      actorsQuery(everyone, {
+        select: ["id"],
+        properties: [{ key: "email", value: "example.com", operator: "icontains", type: "person" }],
+        fixedProperties: [{ key: "name", operator: "is_not_set", type: "person" }],
+      }),
+    );
+    expect(filtered.body.results).toEqual([[uuidOf.bob]]);
+    const notSet = await query(actorsQuery(everyone, { select: ["id"], properties: [{ key: "email", operator: "is_not_set", type: "person" }] }));
+    expect(notSet.body.results).toEqual([[uuidOf.carol], ["ghost"]]);
+    const eventFilter = await query(actorsQuery(everyone, { properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }] }));
+    expect(eventFilter.status).toBe(400);
+    expect(eventFilter.body.detail).toMatch(/only person property filters are supported on actors/);
+  });
+
   it("runs a bare InsightActorsQuery as if wrapped in an ActorsQuery", async () => {
     const answer = await query({ query: { kind: "InsightActorsQuery", source: listed(["carol"]), day: "2024-03-02" } });
     expect(answer.status).toBe(200);
