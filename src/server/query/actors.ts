@@ -39,6 +39,7 @@ type Column =
   | { type: "created_at" }
   | { type: "distinct_ids" }
   | { type: "display_name" }
+  | { type: "recordings" }
   | { type: "property"; key: string };
 
 interface OrderItem {
@@ -68,6 +69,8 @@ function columnOf(text: string): Column | null {
   if (trimmed === "person.$delete") return { type: "delete" };
   if (trimmed === "created_at" || trimmed === "person.created_at") return { type: "created_at" };
   if (trimmed === "event_distinct_ids" || trimmed === "distinct_ids" || trimmed === "pdi.distinct_ids") return { type: "distinct_ids" };
+  // Burrow has no session recordings: PostHog's column, always empty.
+  if (trimmed === "matched_recordings") return { type: "recordings" };
   // The app's "Person" column: `person_display_name -- Person`.
   if (trimmed.split("--")[0]!.trim() === "person_display_name") return { type: "display_name" };
   const property = PROPERTY_COLUMN.exec(trimmed);
@@ -82,10 +85,11 @@ const COLUMN_TYPES: Record<Column["type"], string> = {
   created_at: "DateTime64(3, 'UTC')",
   distinct_ids: "Array(String)",
   display_name: "Tuple",
+  recordings: "Array(Tuple)",
   property: "String",
 };
 
-const SUPPORTED_COLUMNS = "actor, person, id, person.$delete, created_at, event_distinct_ids, person_display_name, person.properties.<name>";
+const SUPPORTED_COLUMNS = "actor, person, id, person.$delete, created_at, event_distinct_ids, matched_recordings, person_display_name, person.properties.<name>";
 
 function orderItemOf(text: string): OrderItem | null {
   const match = /^(.*?)(?:\s+(asc|desc))?$/i.exec(text.trim());
@@ -117,6 +121,8 @@ function cellOf(actor: Actor, column: Column): unknown {
       return person ? person.createdAt.toISOString() : null;
     case "distinct_ids":
       return person ? presentActorPerson(person).distinct_ids : anonymous === null ? [] : [anonymous];
+    case "recordings":
+      return [];
     case "display_name":
       return { display_name: person ? personDisplayName(person) : (anonymous ?? key), id: person ? person.uuid : (anonymous ?? key) };
     case "property": {

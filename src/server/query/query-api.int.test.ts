@@ -278,6 +278,9 @@ describe(`ActorsQuery (${testStoresName})`, () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ columns: ["actor"], missing_actors_count: 0 });
     expect(answer.body.results[0][0].id).toBe(uuidOf.carol);
+    // PostHog's persons modal columns that Burrow can answer.
+    const modal = await query(actorsQuery(["carol"], { select: ["actor", "matched_recordings", "person_display_name -- Person", "person.$delete"] }));
+    expect(modal.body.results).toEqual([[expect.objectContaining({ id: uuidOf.carol }), [], { display_name: "Carol", id: uuidOf.carol }, 1]]);
   });
 
   it("refuses a kind without actors, a FunnelsActorsQuery around another kind, an unknown column and a missing source", async () => {
