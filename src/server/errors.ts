@@ -4,6 +4,8 @@
  */
 export const APP_ERRORS = {
   invalid_input: { status: 400, type: "validation_error", trpc: "BAD_REQUEST" },
+  /** A request body that does not fit its schema where PostHog parses it with pydantic (the query API): DRF's ParseError. */
+  parse_error: { status: 400, type: "invalid_request", trpc: "BAD_REQUEST" },
   not_authenticated: { status: 401, type: "authentication_error", trpc: "UNAUTHORIZED" },
   authentication_failed: { status: 401, type: "authentication_error", trpc: "UNAUTHORIZED" },
   permission_denied: { status: 403, type: "authentication_error", trpc: "FORBIDDEN" },

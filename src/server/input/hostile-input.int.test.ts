@@ -175,6 +175,7 @@ const REST_CASES: RestCase[] = [
     body: () => ({ enabled: true, settings: { whitelabel: "yes" } }),
   },
   { route: "projects/:project_id/dashboards/:id/sharing/refresh", method: "POST", params: dashboard, ids: ["id"] },
+  { route: "projects/:project_id/query", method: "POST", body: () => ({ query: QUERY(), client_query_id: "q1", name: "views", refresh: "blocking" }) },
   { route: "projects/:project_id/insights", method: "GET", query: () => ({ search: "views", short_id: "abcdefgh" }) },
   { route: "projects/:project_id/insights", method: "POST", body: INSIGHT_BODY, bodyIds: [["dashboards", 0]] },
   {
@@ -285,7 +286,7 @@ const withNul = (old: unknown) => `${String(old).slice(0, 1)}\u0000${String(old)
 
 let db: Database;
 
-async function callRest(testCase: RestCase, overrides: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown } = {}) {
+async function callRest(testCase: RestCase, overrides: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown; raw?: string } = {}) {
   const module = await apiRouteHandlers(testCase.route);
   const params: Record<string, string> = { project_id: String(w.projectId), ...testCase.params?.(), ...overrides.params };
   const query = new URLSearchParams(overrides.query ?? testCase.query?.() ?? {});
@@ -294,7 +295,7 @@ async function callRest(testCase: RestCase, overrides: { params?: Record<string,
   const request = new Request(url, {
     method: testCase.method,
     headers: { authorization: `Bearer ${w.key}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: overrides.raw ?? (body === undefined ? undefined : JSON.stringify(body)),
   });
   const response = await module[testCase.method]!(request, { params: Promise.resolve(params) });
   const text = await response.text();
@@ -435,6 +436,44 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
     expect(override.status, override.text).toBe(200);
   });
 
+  it("answers hostile query API bodies (deep, huge, unknown kinds, giant limits, NUL inside the node) with a 400 or a bounded 200, never a 500", async () => {
+    const queryCase = REST_CASES.find((c) => c.route === "projects/:project_id/query")!;
+    const before = await snapshot();
+    // Built as text: JSON.stringify itself runs out of stack on such nesting.
+    const deep = `${'{"nested":'.repeat(50_000)}"bottom"${"}".repeat(50_000)}`;
+    const deepList = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+    const query = JSON.stringify(QUERY()).slice(0, -1);
+    for (const [name, raw] of [
+      ["deep object inside the node", `{"query":${query},"deep":${deep}}}`],
+      ["deep object beside the node", `{"query":${query}},"deep":${deep}}`],
+      ["deep property group", `{"query":${query},"properties":${deepList}}}`],
+    ]) {
+      const answer = await callRest(queryCase, { raw });
+      expect([name, answer.status], answer.text.slice(0, 300)).toEqual([name, 400]);
+    }
+    const cases: [string, unknown, number][] = [
+      ["unknown kind", { query: { kind: "DropTablesQuery" } }, 400],
+      ["kind not a string", { query: { kind: { $ne: 1 } } }, 400],
+      ["query an array", { query: [QUERY()] }, 400],
+      ["too many series", { query: { ...QUERY(), series: Array.from({ length: 10_000 }, () => ({ kind: "EventsNode", event: "$pageview" })) } }, 400],
+      ["huge HogQL text", { query: { kind: "HogQLQuery", query: `SELECT event FROM events WHERE ${"event = 'x' OR ".repeat(20_000)}event = 'y'` } }, 400],
+      ["deeply nested HogQL", { query: { kind: "HogQLQuery", query: `SELECT event FROM events WHERE ${"(".repeat(500)}event = 'x'${")".repeat(500)}` } }, 400],
+      ["giant HogQL limit", { query: { kind: "HogQLQuery", query: "SELECT event FROM events LIMIT 99999999999999999999" } }, 400],
+      ["HogQL limit beyond the most", { query: { kind: "HogQLQuery", query: "SELECT event FROM events LIMIT 2147483647" } }, 200],
+      ["giant actors limit", { query: { kind: "ActorsQuery", source: { kind: "InsightActorsQuery", source: QUERY() }, limit: 1e308 } }, 400],
+      ["actors offset beyond int4", { query: { kind: "ActorsQuery", source: { kind: "InsightActorsQuery", source: QUERY() }, offset: 2 ** 53 } }, 400],
+      // HogQL's own escape \0 makes a NUL inside the string: read as U+FFFD, as the events API reads it.
+      ["escaped NUL in HogQL", { query: { kind: "HogQLQuery", query: "SELECT event FROM events WHERE event = 'a\\0b'" } }, 200],
+      ["NUL in a HogQL string", { query: { kind: "HogQLQuery", query: "SELECT event FROM events WHERE event = 'a\u0000b'" } }, 400],
+    ];
+    for (const [name, body, status] of cases) {
+      const answer = await callRest(queryCase, { body });
+      expect([name, answer.status], answer.text.slice(0, 300)).toEqual([name, status]);
+      if (status === 400) expect(answer.body, name).toMatchObject({ type: expect.any(String), code: expect.any(String), detail: expect.any(String) });
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
   it("answers 400 for hostile cohort leaves and cohort breakdowns (ids beyond int4, text, lists, too many), and stores nothing", async () => {
     const events = REST_CASES.find((c) => c.route === "projects/:project_id/events" && c.method === "GET")!;
     const insights = REST_CASES.find((c) => c.route === "projects/:project_id/insights" && c.method === "POST")!;
@@ -527,6 +566,9 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "insights.get", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
   { procedure: "insights.compute", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
   { procedure: "insights.compute", input: () => ({ query: QUERY() }) },
+  { procedure: "query.run", input: () => ({ request: { query: QUERY(), client_query_id: "q1" } }) },
+  { procedure: "query.actors", input: () => ({ source: { kind: "InsightActorsQuery", source: QUERY(), day: "2024-01-01" }, search: "a@example.com", orderBy: ["created_at DESC"] }) },
+  { procedure: "query.run", input: () => ({ request: { query: { kind: "HogQLQuery", query: "SELECT event, count() FROM events WHERE event = 'x' GROUP BY event" } } }) },
   { procedure: "insights.create", input: INSIGHT_BODY, ids: [["dashboards", 0]] },
   { procedure: "insights.update", input: () => ({ insightId: w.insightId, ...INSIGHT_BODY() }), ids: [["insightId"], ["dashboards", 0]] },
   { procedure: "transformations.create", input: CONFIG_BODY, ids: [["plugin"]] },

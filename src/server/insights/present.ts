@@ -15,6 +15,8 @@ export interface ComputedInsight {
   result: unknown[] | null;
   /** Some breakdown values were folded into "other". */
   hasMore: boolean;
+  /** The result's column names where the kind has columns (HogQLQuery), else null: PostHog's `columns`. */
+  columns: unknown[] | null;
   is_cached: boolean;
   /** When the result was computed; `last_refresh` is the same time under PostHog's name. */
   computed_at: string | null;
@@ -76,6 +78,7 @@ export function insightResource(row: InsightRow, computed: ComputedInsight): Ins
     team_id: row.projectId,
     result: computed.result,
     hasMore: computed.hasMore,
+    columns: computed.columns,
     is_cached: computed.is_cached,
     computed_at: computed.computed_at,
     last_refresh: computed.last_refresh ?? row.lastRefresh?.toISOString() ?? null,

@@ -48,6 +48,7 @@ export function newInsightShortId(): string {
 const notComputed = (zone: string): ComputedInsight => ({
   result: null,
   hasMore: false,
+  columns: null,
   is_cached: false,
   computed_at: null,
   last_refresh: null,
@@ -79,6 +80,7 @@ export async function computeInsight(db: Database, projectId: number, source: In
   return {
     result: answer.results as unknown[],
     hasMore: answer.extra?.hasMore === true,
+    columns: Array.isArray(answer.extra?.columns) ? answer.extra.columns : null,
     is_cached: computed.cached,
     computed_at: computedAt,
     last_refresh: computedAt,

@@ -92,3 +92,22 @@ export function presentPerson(row: PersonRow): PersonResource {
     is_identified: row.isIdentified,
   };
 }
+
+/** A person as the first cell of PostHog's ActorsQuery rows (actor_strategies.py's PersonStrategy). */
+export interface ActorPerson {
+  id: string;
+  distinct_ids: string[];
+  properties: Record<string, unknown>;
+  is_identified: boolean;
+  created_at: string;
+}
+
+export function presentActorPerson(row: PersonRow): ActorPerson {
+  return {
+    id: row.uuid,
+    distinct_ids: orderDistinctIds(row.distinctIds),
+    properties: propertiesOf(row),
+    is_identified: row.isIdentified,
+    created_at: row.createdAt.toISOString(),
+  };
+}

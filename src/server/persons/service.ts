@@ -229,6 +229,22 @@ async function requirePerson(ctx: Context, key: PersonKey): Promise<PersonRow> {
   return person;
 }
 
+/** The most uuids one read of `personsByUuids` asks for (the rest in further reads). */
+const PERSONS_BY_UUIDS_CHUNK = 10_000;
+
+/**
+ * The project's persons among `uuids` (insights' actors), by uuid; uuids of no person of
+ * the project are absent from the map.
+ */
+export async function personsByUuids(db: Pick<Database, "sql">, projectId: number, uuids: readonly string[]): Promise<Map<string, PersonRow>> {
+  const wanted = [...new Set(uuids.filter((uuid) => canonicalUuid(uuid) === uuid))];
+  const found = new Map<string, PersonRow>();
+  for (let start = 0; start < wanted.length; start += PERSONS_BY_UUIDS_CHUNK) {
+    for (const row of await findPersonsFor(db.sql, projectId, wanted.slice(start, start + PERSONS_BY_UUIDS_CHUNK), [])) found.set(row.uuid, row);
+  }
+  return found;
+}
+
 /** One page of the project's persons as PostHog's list items, and whether more follow. */
 export async function listPersons(ctx: Context, input: PersonListInput): Promise<{ results: PersonListItem[]; more: boolean }> {
   const search = input.search === null ? null : { text: input.search, uuid: canonicalUuid(input.search) };

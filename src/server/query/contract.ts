@@ -47,9 +47,12 @@ export const queryNodeSchema = z.unknown().superRefine((query, ctx) => {
 });
 
 /**
- * `refresh` as PostHog's QueryRequest takes it: `true` and the `force_*` modes recompute
- * (force_cache only reads the cache); anything else answers from a fresh cache entry or
- * computes. Burrow computes every query before answering, so the async modes block too.
+ * `refresh` as PostHog's QueryRequest takes it: `true` and the `force_*` recompute modes
+ * recompute; everything else answers from a fresh cache entry or computes. That includes
+ * `force_cache`: PostHog's query endpoint turns cache-only into blocking ("Here in query
+ * endpoint we always want to calculate if the cache is stale", posthog/api/query.py);
+ * only saved insights read the cache alone. Burrow computes every query before answering,
+ * so the async modes block too.
  */
 export const queryRefreshSchema = z
   .union([
@@ -59,18 +62,34 @@ export const queryRefreshSchema = z
     }),
   ])
   .nullish()
-  .transform((value): "force" | "blocking" | "cache_only" =>
-    value === true || value === "force_blocking" || value === "force_async" ? "force" : value === "force_cache" ? "cache_only" : "blocking",
-  );
+  .transform((value): "force" | "blocking" => (value === true || value === "force_blocking" || value === "force_async" ? "force" : "blocking"));
 
-/** `POST …/query/`: PostHog's QueryRequest. */
-export const queryRequestSchema = z.looseObject({
+/** `POST …/query/`: PostHog's QueryRequest, whose pydantic model forbids unknown keys (the query node keeps its own). */
+export const queryRequestSchema = z.strictObject({
   query: queryNodeSchema,
   refresh: queryRefreshSchema,
+  /** PostHog's id of the query, for the status and cancel calls of its async modes; Burrow answers every mode at once, so it is only accepted. */
   client_query_id: z.string().max(200).nullish(),
   async: z.boolean().nullish(),
   filters_override: filtersOverrideSchema.nullish(),
   variables_override: z.record(z.string(), z.unknown()).nullish(),
   name: z.string().max(128).nullish(),
+  /** PostHog's row-limit context (posthog_ai, …); Burrow has one set of limits. */
+  limit_context: z.string().max(100).nullish(),
 });
 export type QueryRequest = z.output<typeof queryRequestSchema>;
+
+/**
+ * The request body checked as PostHog's QueryViewSet does: anything that does not fit the
+ * schema (an unknown kind, a bad field, an unknown key) is DRF's ParseError, a 400
+ * `{"type": "invalid_request", "code": "parse_error", "detail": "JSON parse error - …", "attr": null}`.
+ * What only running can refuse (a regular expression, a cohort) stays a validation error.
+ */
+export function parseQueryRequest(body: unknown): QueryRequest {
+  const result = queryRequestSchema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";
+  const message = issue.code === "unrecognized_keys" ? `Extra inputs are not permitted: ${issue.keys.map((key) => shown(key)).join(", ")}.` : issue.message;
+  throw new AppError("parse_error", `JSON parse error - ${where}${message}`);
+}

@@ -20,6 +20,8 @@ export interface QueryResponse {
   error: string | null;
   modifiers: Record<string, unknown>;
   query_status: null;
+  query_metadata: null;
+  calculation_trigger: null;
   [extra: string]: unknown;
 }
 
@@ -41,5 +43,7 @@ export function queryResponse(computed: ComputedQuery): QueryResponse {
     error: null,
     modifiers: {},
     query_status: null,
+    query_metadata: null,
+    calculation_trigger: null,
   };
 }

@@ -15,6 +15,7 @@ async function body(response: Response) {
 describe("errorResponse", () => {
   it.each<[AppErrorCode, number, string]>([
     ["invalid_input", 400, "validation_error"],
+    ["parse_error", 400, "invalid_request"],
     ["not_authenticated", 401, "authentication_error"],
     ["authentication_failed", 401, "authentication_error"],
     ["permission_denied", 403, "authentication_error"],

@@ -4,6 +4,7 @@ import { hasScope } from "@/server/auth/service";
 import type { Context, ProjectAccess, UserContext } from "@/server/context";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { refuseDeepNesting } from "@/server/input/depth";
 import { refuseNul } from "@/server/input/nul";
 import { INT4_MAX } from "@/server/input/record-id";
 import { authenticate, type Principal } from "./principal";
@@ -50,6 +51,7 @@ function searchParamsObject(url: URL): Record<string, string | string[]> {
  * to NUL only when parsed).
  */
 function parseInput<T>(schema: ZodType<T>, raw: unknown): T {
+  refuseDeepNesting(raw);
   refuseNul(raw);
   const parsed = schema.parse(raw);
   refuseNul(parsed);

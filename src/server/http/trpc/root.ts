@@ -7,6 +7,7 @@ import { flagsRouter } from "./routers/flags";
 import { insightsRouter } from "./routers/insights";
 import { organizationRouter } from "./routers/organization";
 import { personsRouter } from "./routers/persons";
+import { queryRouter } from "./routers/query";
 import { systemRouter } from "./routers/system";
 import { transformationsRouter } from "./routers/transformations";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   insights: insightsRouter,
   organization: organizationRouter,
   persons: personsRouter,
+  query: queryRouter,
   system: systemRouter,
   transformations: transformationsRouter,
 });

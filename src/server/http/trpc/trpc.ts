@@ -10,6 +10,7 @@ import { z, ZodError } from "zod";
 import { getDb, type Database } from "@/server/db";
 import { ConfigError } from "@/server/db/config";
 import { APP_ERRORS, AppError } from "@/server/errors";
+import { refuseDeepNesting } from "@/server/input/depth";
 import { refuseNul } from "@/server/input/nul";
 import { recordId } from "@/server/input/record-id";
 import type { SessionUser } from "@/server/auth/contract";
@@ -73,7 +74,9 @@ const appErrors = t.middleware(async ({ next }) => {
 
 /** U+0000 anywhere in the input is a 400 before any procedure runs (see src/server/input/nul.ts). */
 const nulFreeInput = t.middleware(async ({ getRawInput, next }) => {
-  refuseNul(await getRawInput());
+  const raw = await getRawInput();
+  refuseDeepNesting(raw);
+  refuseNul(raw);
   return next();
 });
 

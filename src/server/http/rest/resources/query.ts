@@ -1,4 +1,5 @@
-import { queryRequestSchema } from "@/server/query/contract";
+import { z } from "zod";
+import { parseQueryRequest } from "@/server/query/contract";
 import { runQuery } from "@/server/query/service";
 import { projectRoute, type RestResource } from "@/server/http/rest/route";
 
@@ -6,8 +7,11 @@ export const queryRoutes: RestResource[] = [
   {
     path: "query",
     methods: {
-      /** PostHog's QueryViewSet `create`: runs a query node; reading only, so `query:read` (a write key passes too). */
-      POST: projectRoute("query", async ({ ctx, body }) => runQuery(ctx, await body(queryRequestSchema)), { action: "read" }),
+      /**
+       * PostHog's QueryViewSet `create`: runs a query node; reading only, so `query:read` (a
+       * write key passes too). A body that does not fit is PostHog's parse error.
+       */
+      POST: projectRoute("query", async ({ ctx, body }) => runQuery(ctx, parseQueryRequest(await body(z.unknown()))), { action: "read" }),
     },
   },
 ];
