@@ -103,8 +103,10 @@ async function readFunnel(env: QueryEnv, spec: FunnelsSpec, range: ResolvedDateR
  * values of their events of that step (unordered: of all their events). Without a
  * property breakdown: one walk, value null.
  */
-function attributedValues(spec: FunnelsSpec, events: WalkEvents): (string | null)[] {
-  if (!propertyBreakdown(spec)) return [null];
+const NO_VALUE: readonly (string | null)[] = [null];
+
+function attributedValues(spec: FunnelsSpec, events: WalkEvents): readonly (string | null)[] {
+  if (!propertyBreakdown(spec)) return NO_VALUE;
   const values = events.values!;
   switch (spec.attribution.type) {
     case "first_touch": {
