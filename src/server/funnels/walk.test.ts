@@ -157,3 +157,20 @@ describe("TrendsWalker", () => {
     expect([...walker.walk(events([[0, A], [5, B]]), periodOf)]).toEqual([[0, -1]]);
   });
 });
+
+describe("TrendsWalker (strict, exclusions)", () => {
+  const periodOf = (t: number) => Math.floor(t / DAY);
+
+  it("breaks a strict attempt with any other event", () => {
+    const walker = new TrendsWalker(plan({ steps: 2, order: "strict" }), 0);
+    expect([...walker.walk(events([[0, A], [1, OTHER], [2, B]]), periodOf)]).toEqual([[0, -1]]);
+    expect([...walker.walk(events([[0, A], [1, B]]), periodOf)]).toEqual([[0, 1]]);
+  });
+
+  it("leaves out an entry whose furthest step met an exclusion", () => {
+    const masks = new Int32Array(3);
+    masks[2] = X;
+    const walker = new TrendsWalker(plan({ steps: 2, exclusionMasks: masks }), 0);
+    expect([...walker.walk(events([[0, A], [1, X]]), periodOf)]).toEqual([]);
+  });
+});
