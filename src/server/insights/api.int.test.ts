@@ -106,7 +106,7 @@ describe(`insights API (${testStoresName})`, () => {
   it("refuses what it cannot compute, naming the field", async () => {
     const cases: [unknown, string | null, RegExp][] = [
       [{ name: "no query" }, "query", /required/],
-      [{ query: { kind: "FunnelsQuery", series: [] } }, "query__kind", /FunnelsQuery.*not supported/],
+      [{ query: { kind: "WebOverviewQuery", series: [] } }, "query__kind", /WebOverviewQuery.*not supported/],
       [{ query: { kind: "InsightVizNode", source: { kind: "TrendsQuery", interval: "minute" } } }, "query__source__interval", /minute.*not supported/],
       [{ query: { ...PAGEVIEWS, series: [{ event: "$pageview", math: "sum" }] } }, "query__series__0__math", /'sum' is not supported/],
       [{ query: { ...PAGEVIEWS, series: [{ kind: "ActionsNode", id: 1 }] } }, "query__series__0__kind", /no actions/],

@@ -4,6 +4,7 @@
  * insight (ActorsQuery and friends, query/actors.ts) come with it.
  */
 import type { QueryKind } from "@/server/analytics/kind";
+import { funnelsKind } from "@/server/funnels/service";
 import { hogqlQueryKind } from "@/server/hogql-query/service";
 import { trendsKind } from "@/server/trends/service";
 import { actorsKinds } from "./actors";
@@ -12,7 +13,7 @@ import { actorsKinds } from "./actors";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKind = QueryKind<any>;
 
-const INSIGHT_KINDS: AnyKind[] = [trendsKind, hogqlQueryKind];
+const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, hogqlQueryKind];
 
 const kinds = new Map<string, AnyKind>(INSIGHT_KINDS.map((kind) => [kind.kind, kind]));
 for (const kind of actorsKinds((name) => kinds.get(name))) kinds.set(kind.kind, kind);
