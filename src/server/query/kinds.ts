@@ -3,10 +3,11 @@
  * whose service exports a `QueryKind`, added here.
  */
 import type { QueryKind } from "@/server/analytics/kind";
+import { pathsKind } from "@/server/paths/service";
 import { trendsKind } from "@/server/trends/service";
 
 // Each kind checks its own spec type; the registry holds them alike.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKind = QueryKind<any>;
 
-export const QUERY_KINDS: ReadonlyMap<string, AnyKind> = new Map<string, AnyKind>([trendsKind].map((kind) => [kind.kind, kind]));
+export const QUERY_KINDS: ReadonlyMap<string, AnyKind> = new Map<string, AnyKind>([trendsKind, pathsKind].map((kind) => [kind.kind, kind]));
