@@ -1,7 +1,7 @@
 /** The pieces of the paths algorithm that need no database: item cleaning, groupings, trimming. */
 import { describe, expect, it } from "vitest";
 import { groupingPattern } from "./contract";
-import { collapseRepeats, pathItemCleaner, trimmedPath } from "./paths";
+import { forEachSession, pathItemCleaner, trimmedPath, type TimedPath } from "./paths";
 
 describe("path items", () => {
   it("reads a grouping's characters literally except '*', matching anywhere in the item", () => {
@@ -27,11 +27,17 @@ describe("trimming", () => {
   const path = { items: ["/a", "/b", "/a", "/b", "/c"], times: [0, 1, 2, 3, 4] };
 
   it("cuts at the first start point and the first end point after it", () => {
-    expect(trimmedPath(path, { startPoint: "/b", endPoint: "/b", stepLimit: 5 })).toEqual({ items: ["/b"], times: [1] });
-    expect(trimmedPath(path, { startPoint: "/z", endPoint: null, stepLimit: 5 })).toBeNull();
+    expect(trimmedPath(path, { start: "/b", end: "/b", stepLimit: 5 }, "...")).toEqual({ items: ["/b"], times: [1] });
+    expect(trimmedPath(path, { start: "/z", end: null, stepLimit: 5 }, "...")).toBeNull();
   });
 
-  it("keeps a run's last element when collapsing", () => {
-    expect(collapseRepeats({ items: ["/a", "/a", "/a"], times: [0, 1, 2] })).toEqual({ items: ["/a"], times: [2] });
+  it("splits sessions at 30-minute gaps and keeps a run's last element, within a session only", () => {
+    const sessions: TimedPath<string>[] = [];
+    const minute = 60_000;
+    forEachSession(["/a", "/a", "/a", "/a", "/b"], [0, minute, 2 * minute, 32 * minute, 33 * minute], (session) => sessions.push(session));
+    expect(sessions).toEqual([
+      { items: ["/a"], times: [2 * minute] },
+      { items: ["/a", "/b"], times: [32 * minute, 33 * minute] },
+    ]);
   });
 });

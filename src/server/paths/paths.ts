@@ -23,12 +23,6 @@ export interface PathsEdge {
   average_conversion_time: number;
 }
 
-/** One session's path as counted: its items and their times (epoch ms). */
-export interface CountedPath {
-  items: string[];
-  times: number[];
-}
-
 /**
  * Turns raw path items into the items counted: the cleaning rules in order (each a
  * global regex replacement, `\1`… in the alias standing for groups, `\0` for the match),
@@ -58,79 +52,95 @@ export function pathItemCleaner(spec: Pick<PathsSpec, "pathCleaning" | "pathGrou
   };
 }
 
-/** The sessions of one actor's (kept) events: split where the gap from the previous event is 30 minutes or more. */
-export function splitSessions(items: string[], times: number[]): CountedPath[] {
-  const sessions: CountedPath[] = [];
-  let current: CountedPath | null = null;
+/** A path as counted: its items (any type: text, or ids standing for text) and their times (epoch ms). */
+export interface TimedPath<T> {
+  items: T[];
+  times: number[];
+}
+
+/**
+ * The sessions of one actor's kept events, consecutive repeats collapsed: a new session
+ * starts where the gap from the previous event is 30 minutes or more; within one, a run
+ * of the same item keeps its last event (and that event's time). Each session is handed
+ * to `visit` as it ends (its arrays are its own).
+ */
+export function forEachSession<T>(items: ArrayLike<T>, times: ArrayLike<number>, visit: (session: TimedPath<T>) => void): void {
+  let current: TimedPath<T> | null = null;
   for (let i = 0; i < items.length; i++) {
-    if (!current || times[i]! - times[i - 1]! >= SESSION_GAP_MS) sessions.push((current = { items: [], times: [] }));
-    current.items.push(items[i]!);
-    current.times.push(times[i]!);
+    if (current && times[i]! - times[i - 1]! >= SESSION_GAP_MS) {
+      visit(current);
+      current = null;
+    }
+    if (!current) current = { items: [], times: [] };
+    const last = current.items.length - 1;
+    if (last >= 0 && current.items[last] === items[i]) current.times[last] = times[i]!;
+    else {
+      current.items.push(items[i]!);
+      current.times.push(times[i]!);
+    }
   }
-  return sessions;
+  if (current) visit(current);
 }
 
-/** Consecutive repeats collapsed; a run keeps its last event (and that event's time). */
-export function collapseRepeats(path: CountedPath): CountedPath {
-  const out: CountedPath = { items: [], times: [] };
-  for (let i = 0; i < path.items.length; i++) {
-    if (i + 1 < path.items.length && path.items[i] === path.items[i + 1]) continue;
-    out.items.push(path.items[i]!);
-    out.times.push(path.times[i]!);
-  }
-  return out;
-}
-
-const slice = (path: CountedPath, from: number, to?: number): CountedPath => ({ items: path.items.slice(from, to), times: path.times.slice(from, to) });
+const slice = <T>(path: TimedPath<T>, from: number, to?: number): TimedPath<T> => ({ items: path.items.slice(from, to), times: path.times.slice(from, to) });
 
 /**
  * One session's collapsed path cut to what the query counts, or null when it does not
- * count: from the first `startPoint` on, up to the first `endPoint`, at most `stepLimit`
- * steps (the first ones; with only an end point, the last ones). With both points a
- * longer path keeps its first and last half of the limit around "..." (standing at the
- * time of the first step it hides).
+ * count: from the first `start` on, up to the first `end`, at most `stepLimit` steps (the
+ * first ones; with only an end point, the last ones). With both points a longer path keeps
+ * its first and last half of the limit around `ellipsis` (standing at the time of the
+ * first step it hides).
  */
-export function trimmedPath(path: CountedPath, spec: Pick<PathsSpec, "startPoint" | "endPoint" | "stepLimit">): CountedPath | null {
-  const { startPoint, endPoint, stepLimit } = spec;
+export function trimmedPath<T>(path: TimedPath<T>, points: { start: T | null; end: T | null; stepLimit: number }, ellipsis: T): TimedPath<T> | null {
+  const { start, end, stepLimit } = points;
   let cut = path;
-  if (startPoint !== null) {
-    const at = cut.items.indexOf(startPoint);
+  if (start !== null) {
+    const at = cut.items.indexOf(start);
     if (at < 0) return null;
-    cut = slice(cut, at);
+    if (at > 0) cut = slice(cut, at);
   }
-  if (endPoint !== null) {
-    const at = cut.items.indexOf(endPoint);
+  if (end !== null) {
+    const at = cut.items.indexOf(end);
     if (at < 0) return null;
-    cut = slice(cut, 0, at + 1);
+    if (at < cut.items.length - 1) cut = slice(cut, 0, at + 1);
   }
   if (cut.items.length <= stepLimit) return cut;
-  if (startPoint !== null && endPoint !== null) {
+  if (start !== null && end !== null) {
     const half = Math.floor(stepLimit / 2);
     const tail = slice(cut, cut.items.length - half);
     return {
-      items: [...cut.items.slice(0, half), ELLIPSIS, ...tail.items],
+      items: [...cut.items.slice(0, half), ellipsis, ...tail.items],
       times: [...cut.times.slice(0, half), cut.times[half]!, ...tail.times],
     };
   }
-  return endPoint !== null ? slice(cut, cut.items.length - stepLimit) : slice(cut, 0, stepLimit);
+  return end !== null ? slice(cut, cut.items.length - stepLimit) : slice(cut, 0, stepLimit);
 }
 
 /** The node key of step `index` (0-based) of a path: `"1_/home"`. */
 export const nodeKey = (index: number, item: string) => `${index + 1}_${item}`;
 
-/** Adds up the edges of paths; one call per counted path. */
-export class EdgeTally {
-  private readonly edges = new Map<string, { source: string; target: string; value: number; totalMs: number }>();
+/** Item ids below this (and steps below MAX_STEP_KEY) make an edge's key one number; past it, text. */
+const ID_SPACE = 2 ** 21;
+const MAX_STEP_KEY = 2 ** 10;
 
-  add(path: CountedPath): void {
+/** Adds up the edges of paths whose items are ids of `names`; one call per counted path. */
+export class EdgeTally {
+  private readonly edges = new Map<number | string, { step: number; from: number; to: number; value: number; totalMs: number }>();
+
+  constructor(private readonly names: readonly string[]) {}
+
+  add(path: TimedPath<number>): void {
     for (let i = 1; i < path.items.length; i++) {
-      const source = nodeKey(i - 1, path.items[i - 1]!);
-      const target = nodeKey(i, path.items[i]!);
-      const key = `${source}\u0000${target}`;
-      let edge = this.edges.get(key);
-      if (!edge) this.edges.set(key, (edge = { source, target, value: 0, totalMs: 0 }));
-      edge.value += 1;
-      edge.totalMs += path.times[i]! - path.times[i - 1]!;
+      const from = path.items[i - 1]!;
+      const to = path.items[i]!;
+      const key = from < ID_SPACE && to < ID_SPACE && i < MAX_STEP_KEY ? (i * ID_SPACE + from) * ID_SPACE + to : `${i}:${from}:${to}`;
+      const edge = this.edges.get(key);
+      if (edge) {
+        edge.value += 1;
+        edge.totalMs += path.times[i]! - path.times[i - 1]!;
+      } else {
+        this.edges.set(key, { step: i, from, to, value: 1, totalMs: path.times[i]! - path.times[i - 1]! });
+      }
     }
   }
 
@@ -141,6 +151,12 @@ export class EdgeTally {
   results(spec: Pick<PathsSpec, "edgeLimit" | "minEdgeWeight" | "maxEdgeWeight">): PathsEdge[] {
     const kept = [...this.edges.values()]
       .filter((edge) => (spec.minEdgeWeight === null || edge.value >= spec.minEdgeWeight) && (spec.maxEdgeWeight === null || edge.value <= spec.maxEdgeWeight))
+      .map((edge) => ({
+        source: nodeKey(edge.step - 1, this.names[edge.from]!),
+        target: nodeKey(edge.step, this.names[edge.to]!),
+        value: edge.value,
+        totalMs: edge.totalMs,
+      }))
       .sort((a, b) => b.value - a.value || compareCodePoints(a.source, b.source) || compareCodePoints(a.target, b.target))
       .slice(0, spec.edgeLimit);
     const next = new Map<string, string[]>();
@@ -168,7 +184,7 @@ export class EdgeTally {
  * the path's last step when it is that key; else the steps arriving from `start` (an
  * edge's source) and/or at `end` (its target); with no key, every step.
  */
-export function selectedSteps(path: CountedPath, keys: PathsActorKeys): number {
+export function selectedSteps(path: TimedPath<string>, keys: PathsActorKeys): number {
   const length = path.items.length;
   if (keys.dropoff !== null) return length > 0 && nodeKey(length - 1, path.items[length - 1]!) === keys.dropoff ? 1 : 0;
   let count = 0;

@@ -13,7 +13,7 @@ import { parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/serve
 import { resolveDateRange, type ResolvedDateRange } from "@/server/analytics/date-range";
 import { compareCodePoints } from "@/server/properties/coerce";
 import { pathsActorsSelectorSchema, pathsQuerySchema, pathsSpec, type PathsActorKeys, type PathsSpec } from "./contract";
-import { collapseRepeats, EdgeTally, pathItemCleaner, selectedSteps, splitSessions, trimmedPath, type CountedPath, type PathsEdge } from "./paths";
+import { EdgeTally, ELLIPSIS, forEachSession, pathItemCleaner, selectedSteps, trimmedPath, type PathsEdge, type TimedPath } from "./paths";
 
 export type { PathsEdge } from "./paths";
 
@@ -49,30 +49,77 @@ function includedBy(spec: PathsSpec): (mask: number, raw: string) => boolean {
   return (mask, raw) => (mask & PAGEVIEW_BIT ? pageviews : mask & SCREEN_BIT ? screens : custom && !raw.startsWith("$"));
 }
 
-/** Every counted path of one actor's events (one per session that counts). */
-function actorPaths(actor: ActorEvents, spec: PathsSpec, included: (mask: number, raw: string) => boolean, clean: (raw: string) => string, excluded: Set<string>): CountedPath[] {
-  const items: string[] = [];
-  const times: number[] = [];
-  const raws = actor.values[0]!;
-  for (let i = 0; i < actor.times.length; i++) {
-    // A page view without a URL (a screen without a name) is the empty item, as PostHog's ifNull(…, '').
-    const raw = raws[i] ?? "";
-    if (!included(actor.masks[i]!, raw)) continue;
-    const item = clean(raw);
-    if (excluded.has(item)) continue;
-    items.push(item);
-    times.push(actor.times[i]!);
+/**
+ * Path items as small integers, each raw item cleaned, grouped and checked against the
+ * exclusions once: a project has far fewer distinct items than events, and ids make
+ * sessions and edges cheap to compare and count.
+ */
+class PathItemIds {
+  readonly names: string[] = [];
+  private readonly byName = new Map<string, number>();
+  /** Raw item → id, or -1 when the cleaned item is excluded. */
+  private readonly byRaw = new Map<string, number>();
+  private readonly clean: (raw: string) => string;
+  private readonly excluded: Set<string>;
+
+  constructor(spec: PathsSpec) {
+    this.clean = pathItemCleaner(spec);
+    this.excluded = new Set(spec.excludeEvents);
   }
-  const paths: CountedPath[] = [];
-  for (const session of splitSessions(items, times)) {
-    const path = trimmedPath(collapseRepeats(session), spec);
-    if (path) paths.push(path);
+
+  ofName(name: string): number {
+    let id = this.byName.get(name);
+    if (id === undefined) {
+      id = this.names.push(name) - 1;
+      this.byName.set(name, id);
+    }
+    return id;
   }
-  return paths;
+
+  ofRaw(raw: string): number {
+    let id = this.byRaw.get(raw);
+    if (id === undefined) {
+      const item = this.clean(raw);
+      id = this.excluded.has(item) ? -1 : this.ofName(item);
+      this.byRaw.set(raw, id);
+    }
+    return id;
+  }
 }
 
-/** Each actor's counted paths over the spec's range. */
-async function countedPaths(env: QueryEnv, spec: PathsSpec): Promise<{ range: ResolvedDateRange; paths: Map<ActorKey, CountedPath[]> }> {
+/** Hands each counted path of the actors (one per session that counts) to `visit`, items as ids of `ids`. */
+function forEachCountedPath(actors: readonly ActorEvents[], spec: PathsSpec, ids: PathItemIds, visit: (actor: ActorKey, path: TimedPath<number>) => void): void {
+  const included = includedBy(spec);
+  const points = {
+    start: spec.startPoint === null ? null : ids.ofName(spec.startPoint),
+    end: spec.endPoint === null ? null : ids.ofName(spec.endPoint),
+    stepLimit: spec.stepLimit,
+  };
+  const ellipsis = ids.ofName(ELLIPSIS);
+  const items: number[] = [];
+  const times: number[] = [];
+  for (const actor of actors) {
+    items.length = 0;
+    times.length = 0;
+    const raws = actor.values[0]!;
+    for (let i = 0; i < actor.times.length; i++) {
+      // A page view without a URL (a screen without a name) is the empty item, as PostHog's ifNull(…, '').
+      const raw = raws[i] ?? "";
+      if (!included(actor.masks[i]!, raw)) continue;
+      const id = ids.ofRaw(raw);
+      if (id < 0) continue;
+      items.push(id);
+      times.push(actor.times[i]!);
+    }
+    forEachSession(items, times, (session) => {
+      const path = trimmedPath(session, points, ellipsis);
+      if (path) visit(actor.actor, path);
+    });
+  }
+}
+
+/** The actors' events of the spec's range (page views and screens tagged). */
+async function readActorEvents(env: QueryEnv, spec: PathsSpec): Promise<{ range: ResolvedDateRange; actors: ActorEvents[] }> {
   const { db, projectId, zone, now } = env;
   const earliest = spec.dateRange.date_from === "all" ? await db.events.earliestTimestamp(projectId) : null;
   const range = resolveDateRange(spec.dateRange, "day", zone, now, earliest);
@@ -81,23 +128,21 @@ async function countedPaths(env: QueryEnv, spec: PathsSpec): Promise<{ range: Re
     await db.events.checkFilters(spec.properties);
     return db.events.actorEvents(projectId, eventsQuery(spec, range, now));
   });
-  const included = includedBy(spec);
-  const clean = pathItemCleaner(spec);
-  const excluded = new Set(spec.excludeEvents);
-  const paths = new Map<ActorKey, CountedPath[]>();
-  for (const actor of actors) {
-    const mine = actorPaths(actor, spec, included, clean, excluded);
-    if (mine.length > 0) paths.set(actor.actor, mine);
-  }
-  return { range, paths };
+  return { range, actors };
+}
+
+/** The spec's edges over the actors' events. */
+export function pathsEdges(actors: readonly ActorEvents[], spec: PathsSpec): PathsEdge[] {
+  const ids = new PathItemIds(spec);
+  const tally = new EdgeTally(ids.names);
+  forEachCountedPath(actors, spec, ids, (_, path) => tally.add(path));
+  return tally.results(spec);
 }
 
 /** The spec's edges over the project's events. */
 export async function computePaths(env: QueryEnv, spec: PathsSpec): Promise<{ results: PathsEdge[]; range: ResolvedDateRange }> {
-  const { range, paths } = await countedPaths(env, spec);
-  const tally = new EdgeTally();
-  for (const actorPaths of paths.values()) for (const path of actorPaths) tally.add(path);
-  return { results: tally.results(spec), range };
+  const { range, actors } = await readActorEvents(env, spec);
+  return { results: pathsEdges(actors, spec), range };
 }
 
 /**
@@ -106,14 +151,16 @@ export async function computePaths(env: QueryEnv, spec: PathsSpec): Promise<{ re
  * everyone with a path.
  */
 export async function pathsActors(env: QueryEnv, spec: PathsSpec, keys: PathsActorKeys): Promise<ActorKey[]> {
-  const { paths } = await countedPaths(env, spec);
-  const counted: { actor: ActorKey; steps: number }[] = [];
-  for (const [actor, actorPaths] of paths) {
-    const steps = actorPaths.reduce((sum, path) => sum + selectedSteps(path, keys), 0);
-    if (steps > 0) counted.push({ actor, steps });
-  }
-  counted.sort((a, b) => b.steps - a.steps || compareCodePoints(a.actor, b.actor));
-  return counted.map(({ actor }) => actor);
+  const { actors } = await readActorEvents(env, spec);
+  const ids = new PathItemIds(spec);
+  const steps = new Map<ActorKey, number>();
+  forEachCountedPath(actors, spec, ids, (actor, path) => {
+    const selected = selectedSteps({ items: path.items.map((id) => ids.names[id]!), times: path.times }, keys);
+    if (selected > 0) steps.set(actor, (steps.get(actor) ?? 0) + selected);
+  });
+  return [...steps]
+    .sort(([a, stepsA], [b, stepsB]) => stepsB - stepsA || compareCodePoints(a, b))
+    .map(([actor]) => actor);
 }
 
 /** PathsQuery for the query API. */
