@@ -6,6 +6,7 @@
 import type { QueryKind } from "@/server/analytics/kind";
 import { funnelsKind } from "@/server/funnels/service";
 import { hogqlQueryKind } from "@/server/hogql-query/service";
+import { pathsKind } from "@/server/paths/service";
 import { trendsKind } from "@/server/trends/service";
 import { actorsKinds } from "./actors";
 
@@ -13,7 +14,7 @@ import { actorsKinds } from "./actors";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKind = QueryKind<any>;
 
-const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, hogqlQueryKind];
+const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, pathsKind, hogqlQueryKind];
 
 const kinds = new Map<string, AnyKind>(INSIGHT_KINDS.map((kind) => [kind.kind, kind]));
 for (const kind of actorsKinds((name) => kinds.get(name))) kinds.set(kind.kind, kind);
