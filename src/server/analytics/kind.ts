@@ -60,6 +60,8 @@ export class QueryNodeError extends AppError {
   constructor(
     readonly issue: string,
     readonly path: readonly PropertyKey[],
+    /** A rule of the kind between valid fields (a funnel's step range), not a malformed field: PostHog's runner ValidationError rather than a parse error. */
+    readonly rule = false,
   ) {
     super("invalid_input", `The query is not supported: ${path.length > 0 ? `${path.map(String).join(".")}: ` : ""}${issue}`, "query");
   }
@@ -70,5 +72,12 @@ export function parseNode<T>(schema: ZodType<T>, node: unknown): T {
   const result = schema.safeParse(node);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new QueryNodeError(issue.message, issue.path);
+  throw new QueryNodeError(issue.message, issue.path, isRuleIssue(issue));
+}
+
+/** Marks a zod issue as a kind's rule (see QueryNodeError.rule): `ctx.addIssue({…, params: RULE})`. */
+export const RULE = { rule: true } as const;
+
+export function isRuleIssue(issue: { code: string; params?: unknown }): boolean {
+  return issue.code === "custom" && (issue.params as { rule?: boolean } | undefined)?.rule === true;
 }

@@ -6,6 +6,7 @@
  * optional steps) are a 400 naming the field, chart settings pass through unread.
  */
 import { z } from "zod";
+import { RULE } from "@/server/analytics/kind";
 import type { PropertyGroup } from "@/server/properties/contract";
 import type { Interval } from "@/server/analytics/date-range";
 import { canonicalJson } from "@/server/analytics/cache";
@@ -112,7 +113,7 @@ export const funnelsQuerySchema = z
     // PostHog's FunnelBase and funnel_udf checks, with their messages.
     const filter = query.funnelsFilter;
     const last = query.series.length - 1;
-    const issue = (message: string, path: (string | number)[]) => ctx.addIssue({ code: "custom", message, path: ["funnelsFilter", ...path] });
+    const issue = (message: string, path: (string | number)[]) => ctx.addIssue({ code: "custom", message, path: ["funnelsFilter", ...path], params: RULE });
     const from = filter?.funnelFromStep;
     const to = filter?.funnelToStep;
     if (from !== null && from !== undefined && !(0 <= from && from <= last - 1)) {

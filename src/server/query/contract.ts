@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { filtersOverrideSchema, shown } from "@/server/analytics/nodes";
 import { AppError } from "@/server/errors";
-import { QueryNodeError } from "@/server/analytics/kind";
+import { isRuleIssue, QueryNodeError, RULE } from "@/server/analytics/kind";
 import { QUERY_KINDS } from "./kinds";
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -40,7 +40,7 @@ export const queryNodeSchema = z.unknown().superRefine((query, ctx) => {
   try {
     known.spec(runnable.node, null);
   } catch (error) {
-    if (error instanceof QueryNodeError) ctx.addIssue({ code: "custom", message: error.issue, path: [...runnable.path, ...error.path] });
+    if (error instanceof QueryNodeError) ctx.addIssue({ code: "custom", message: error.issue, path: [...runnable.path, ...error.path], params: error.rule ? RULE : undefined });
     else if (error instanceof AppError) ctx.addIssue({ code: "custom", message: error.message, path: runnable.path });
     else throw error;
   }
@@ -83,12 +83,15 @@ export type QueryRequest = z.output<typeof queryRequestSchema>;
  * The request body checked as PostHog's QueryViewSet does: anything that does not fit the
  * schema (an unknown kind, a bad field, an unknown key) is DRF's ParseError, a 400
  * `{"type": "invalid_request", "code": "parse_error", "detail": "JSON parse error - …", "attr": null}`.
- * What only running can refuse (a regular expression, a cohort) stays a validation error.
+ * What only running can refuse (a regular expression, a cohort) and a kind's rules between
+ * valid fields (a funnel's step range: PostHog's runner ValidationError) are validation errors.
  */
 export function parseQueryRequest(body: unknown): QueryRequest {
   const result = queryRequestSchema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
+  // A kind's rule between valid fields is PostHog's runner ValidationError, naming the field.
+  if (isRuleIssue(issue)) throw new AppError("invalid_input", issue.message, issue.path.map(String).join("__"));
   const where = issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";
   const message = issue.code === "unrecognized_keys" ? `Extra inputs are not permitted: ${issue.keys.map((key) => shown(key)).join(", ")}.` : issue.message;
   throw new AppError("parse_error", `JSON parse error - ${where}${message}`);
