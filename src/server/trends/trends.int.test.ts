@@ -143,7 +143,7 @@ describe(`trends (${testStoresName})`, () => {
       series: [{ event: null }, { event: "purchase", custom_name: "Sales" }],
       dateRange: MARCH_1_TO_4,
     });
-    expect(results.map((r) => [r.label, r.data, r.action.order, r.action.name, r.action.custom_name])).toEqual([
+    expect(results.map((r) => [r.label, r.data, r.action!.order, r.action!.name, r.action!.custom_name])).toEqual([
       ["All events", [4, 7, 0, 3], 0, "All events", null],
       ["purchase", [0, 1, 0, 0], 1, "purchase", "Sales"],
     ]);
@@ -153,7 +153,7 @@ describe(`trends (${testStoresName})`, () => {
     const [series] = await trends(pageviews({ series: [{ event: "$pageview", math: "dau" }] }));
     // 1 Mar: alice (with anon-x), bob. 2 Mar: alice, bob, ghost-1, ghost-2. 4 Mar: carol, dave.
     expect(series!.data).toEqual([2, 4, 0, 2]);
-    expect(series!.action.math).toBe("dau");
+    expect(series!.action!.math).toBe("dau");
   });
 
   it("filters by event properties with the events API's filters, per query and per series", async () => {
