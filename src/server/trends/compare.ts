@@ -6,10 +6,10 @@
  */
 import { bucketStarts, instantOf, startOfInterval, wallOf, type Interval, type ResolvedDateRange } from "@/server/analytics/date-range";
 
-type Unit = "h" | "d" | "w" | "m" | "q" | "y";
+export type Unit = "h" | "d" | "w" | "m" | "q" | "y";
 
 /** A wall date moved by `n` units; months keep their day where the target month has it, else its last day. */
-function shiftWall(wall: Date, unit: Unit, n: number): Date {
+export function shiftWall(wall: Date, unit: Unit, n: number): Date {
   const d = new Date(wall.getTime());
   if (unit === "h") d.setUTCHours(d.getUTCHours() + n);
   else if (unit === "d") d.setUTCDate(d.getUTCDate() + n);

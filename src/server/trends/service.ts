@@ -18,6 +18,7 @@ import type { CohortBreakdownValue } from "@/server/analytics/nodes";
 import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
 import { isPropertyMath, trendsQuerySchema, trendsSpec, type Math, type TrendsFormula, type TrendsSpec } from "./contract";
 import { previousRange } from "./compare";
+import { trendsActors } from "./actors";
 import { evaluateFormula, parseFormula } from "./formula";
 import type { TrendMath, TrendQuery } from "@/server/db/events";
 
@@ -104,7 +105,7 @@ const DAY_MS = 86_400_000;
  * The store's aggregation of a series over `range`. Active users on a total value are the
  * unique users of the window ending with the range (PostHog: "date_to minus 7 or 30 days").
  */
-function seriesQuery(spec: TrendsSpec, index: number, range: ResolvedDateRange, buckets: string[], now: Date): Omit<TrendQuery, "breakdown"> {
+export function seriesQuery(spec: TrendsSpec, index: number, range: ResolvedDateRange, buckets: string[], now: Date): Omit<TrendQuery, "breakdown"> {
   const series = spec.series[index]!;
   const window = ACTIVE_DAYS[series.math];
   let math: TrendMath = window ? "active" : (series.math as TrendMath);
@@ -322,7 +323,7 @@ export async function computeTrends(
 }
 
 /** The chart's date range (for `all`, from the project's first event). */
-async function resolveTrendsRange(store: EventStore, projectId: number, spec: TrendsSpec, zone: string, now: Date): Promise<ResolvedDateRange> {
+export async function resolveTrendsRange(store: EventStore, projectId: number, spec: TrendsSpec, zone: string, now: Date): Promise<ResolvedDateRange> {
   const earliest = spec.dateRange.date_from === "all" ? await store.earliestTimestamp(projectId) : null;
   return resolveDateRange(spec.dateRange, spec.interval, zone, now, earliest);
 }
@@ -343,6 +344,10 @@ export const trendsKind: QueryKind<TrendsSpec> = {
       for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await db.events.checkFilters(group);
     });
     await requireTrendCohorts(db.sql, projectId, spec);
+  },
+  async actors({ db, projectId, zone, now }, spec, selector) {
+    await requireTrendCohorts(db.sql, projectId, spec);
+    return trendsActors(db.events, projectId, spec, zone, now, selector);
   },
   async compute({ db, projectId, zone, now }, spec) {
     const cohortNames = await requireTrendCohorts(db.sql, projectId, spec);

@@ -113,9 +113,11 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
     const source = breakdown.type === "person" ? columns.person : "e.properties";
     const raw = `COALESCE(NULLIF(${source} ->> ${params.add(breakdown.key, "text")}, ''), ${params.add(BREAKDOWN_NULL, "text")})`;
     const rangeWhere = trendConditions(params, projectId, query, filter);
-    kept = `WITH kept AS (SELECT value FROM (SELECT ${raw} AS value, count(*) AS events FROM events e${join} WHERE ${rangeWhere.join(" AND ")} GROUP BY 1) counted
-                ORDER BY events DESC, value COLLATE "C" DESC LIMIT ${params.add(breakdown.limit, "int")}) `;
+    kept = `WITH counted AS (SELECT ${raw} AS value, count(*) AS events FROM events e${join} WHERE ${rangeWhere.join(" AND ")} GROUP BY 1),
+                kept AS (SELECT value FROM counted ORDER BY events DESC, value COLLATE "C" DESC LIMIT ${params.add(breakdown.limit, "int")}) `;
     value = `(CASE WHEN ${raw} IN (SELECT value FROM kept) THEN ${raw} ELSE ${params.add(BREAKDOWN_OTHER, "text")} END)`;
+    // Active users' lookback reads only values the range has: one seen only before it is no "other".
+    if (active) where.push(`${raw} IN (SELECT value FROM counted)`);
   }
   const from = `FROM events e${join} WHERE ${where.join(" AND ")}`;
   const bucketText = POSTGRES_EVENTS.bucketText;

@@ -143,9 +143,13 @@ function clickHouseGeneralTrend(
   if (breakdown) {
     const raw = chBreakdownValue(breakdown, personValues, params);
     const rangeWhere = trendConditions(params, projectId, query, filter);
-    kept = `WITH (SELECT groupArray(t_value) FROM (SELECT ${raw} AS t_value, count() AS t_events FROM ${table} AS e WHERE ${rangeWhere.join(" AND ")}
-                  GROUP BY t_value ORDER BY t_events DESC, t_value DESC LIMIT ${params.add(breakdown.limit, "int")})) AS t_kept `;
+    // Every value of the range, most events first (ties to the larger value); the first `limit` are kept.
+    kept = `WITH (SELECT arrayMap(x -> x.2, arrayReverseSort(groupArray((t_events, t_value))))
+                    FROM (SELECT ${raw} AS t_value, count() AS t_events FROM ${table} AS e WHERE ${rangeWhere.join(" AND ")} GROUP BY t_value)) AS t_ranked,
+                 arraySlice(t_ranked, 1, ${params.add(breakdown.limit, "int")}) AS t_kept `;
     value = `if(has(t_kept, ${raw}), ${raw}, ${params.add(BREAKDOWN_OTHER, "text")})`;
+    // Active users' lookback reads only values the range has (as PostgreSQL's).
+    if (active) where.push(`has(t_ranked, ${raw})`);
   }
   const from = `FROM ${table} AS e WHERE ${where.join(" AND ")}`;
   if (active) {
