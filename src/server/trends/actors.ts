@@ -14,7 +14,7 @@ import { bucketStarts, instantOf, startOfInterval, wallFromText, wallText, type 
 import { parseNode, QueryNodeError, type ActorKey } from "@/server/analytics/kind";
 import type { TrendsSpec } from "./contract";
 import { previousRange, shiftWall, type Unit } from "./compare";
-import { ACTIVE_DAYS, resolveTrendsRange, seriesQuery } from "./service";
+import { ACTIVE_DAYS, resolveTrendsRange, seriesQuery } from "./series-query";
 
 const DAY_TEXT = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?/;
 

@@ -15,12 +15,12 @@ import type { PropertyGroup } from "@/server/properties/contract";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import { parseNode, type QueryKind } from "@/server/analytics/kind";
 import type { CohortBreakdownValue } from "@/server/analytics/nodes";
-import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
-import { isPropertyMath, trendsQuerySchema, trendsSpec, type Math, type TrendsFormula, type TrendsSpec } from "./contract";
+import { bucketDay, bucketLabel, bucketStarts, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
+import { trendsQuerySchema, trendsSpec, type Math, type TrendsFormula, type TrendsSpec } from "./contract";
 import { previousRange } from "./compare";
 import { trendsActors } from "./actors";
 import { evaluateFormula, parseFormula } from "./formula";
-import type { TrendMath, TrendQuery } from "@/server/db/events";
+import { resolveTrendsRange, seriesFilters, seriesQuery } from "./series-query";
 
 export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
 
@@ -65,11 +65,6 @@ export interface TrendsAnswer {
   range: ResolvedDateRange;
 }
 
-/** The filter groups of one series: the insight's and the series' own. */
-function seriesFilters(spec: TrendsSpec, index: number): PropertyGroup[] {
-  return [spec.properties, spec.series[index]!.properties].filter((group): group is PropertyGroup => group !== null);
-}
-
 /**
  * Every value's counts over `buckets` (wall text; [null] for one total bucket), zero where
  * the store had no events. Without a breakdown there is one value, null.
@@ -94,39 +89,6 @@ interface SeriesPart {
 
 /** PostHog's label of a cohort breakdown value: the cohort's name, "all users" for everyone. */
 const cohortLabel = (cohort: CohortBreakdownValue, names: ReadonlyMap<number, string>) => (cohort === "all" ? "all users" : (names.get(cohort) ?? String(cohort)));
-
-/** The trailing window of weekly and monthly active users, in days. */
-export const ACTIVE_DAYS: Partial<Record<Math, number>> = { weekly_active: 7, monthly_active: 30 };
-
-/** Days in milliseconds, for windows counted back from an instant. */
-const DAY_MS = 86_400_000;
-
-/**
- * The store's aggregation of a series over `range`. Active users on a total value are the
- * unique users of the window ending with the range (PostHog: "date_to minus 7 or 30 days").
- */
-export function seriesQuery(spec: TrendsSpec, index: number, range: ResolvedDateRange, buckets: string[], now: Date): Omit<TrendQuery, "breakdown"> {
-  const series = spec.series[index]!;
-  const window = ACTIVE_DAYS[series.math];
-  let math: TrendMath = window ? "active" : (series.math as TrendMath);
-  let from = range.from;
-  if (window && spec.totalValue) {
-    math = "dau";
-    from = new Date(range.to.getTime() - window * DAY_MS);
-  }
-  return {
-    event: series.event,
-    filters: seriesFilters(spec, index),
-    math,
-    mathProperty: isPropertyMath(series.math) ? series.math_property : null,
-    active: math === "active" ? { days: window!, buckets } : null,
-    from,
-    to: range.to,
-    zone: range.zone,
-    interval: spec.totalValue ? null : range.interval,
-    now,
-  };
-}
 
 /** Each series' items over one period (the chart's, or the previous one to compare with). */
 async function periodResults(
@@ -320,12 +282,6 @@ export async function computeTrends(
     results = perPeriod.flatMap((perSeries) => perSeries.flat());
   }
   return { results, hasMore, range };
-}
-
-/** The chart's date range (for `all`, from the project's first event). */
-export async function resolveTrendsRange(store: EventStore, projectId: number, spec: TrendsSpec, zone: string, now: Date): Promise<ResolvedDateRange> {
-  const earliest = spec.dateRange.date_from === "all" ? await store.earliestTimestamp(projectId) : null;
-  return resolveDateRange(spec.dateRange, spec.interval, zone, now, earliest);
 }
 
 /** The spec's cohorts (filters and breakdown) are the project's, else a 400; the breakdown's names by id. */
