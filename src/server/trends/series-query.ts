@@ -26,6 +26,8 @@ export function seriesQuery(spec: TrendsSpec, index: number, range: ResolvedDate
   const series = spec.series[index]!;
   const window = ACTIVE_DAYS[series.math];
   let math: TrendMath = window ? "active" : (series.math as TrendMath);
+  // A cumulative chart of unique users counts each once, from its first bucket (PostHog's).
+  if (math === "dau" && spec.display === "ActionsLineGraphCumulative") math = "first_seen_users";
   let from = range.from;
   if (window && spec.totalValue) {
     math = "dau";

@@ -265,6 +265,15 @@ describe(`trends compare and displays (${testStoresName})`, () => {
     expect(cumulative).toMatchObject({ data: [3, 4, 5, 6], count: 6 });
   });
 
+  it("a cumulative chart of unique users counts each user once, from their first day (per breakdown value too)", async () => {
+    const display = { display: "ActionsLineGraphCumulative" };
+    const [users] = await trends({ series: [buy({ math: "dau" })], trendsFilter: display });
+    // u1 and u2 on 1 Mar, anon on 4 Mar.
+    expect(users).toMatchObject({ data: [2, 2, 2, 3], count: 3 });
+    const byBrowser = await trends({ series: [buy({ math: "dau" })], trendsFilter: display, breakdownFilter: { breakdown: "$browser" } });
+    expect(byValue(byBrowser)).toEqual({ Chrome: [1, 1, 2, 3], Firefox: [1, 2, 2, 2] });
+  });
+
   it("total-value displays give aggregated_value with no data", async () => {
     for (const display of ["BoldNumber", "ActionsPie", "ActionsBarValue", "ActionsTable"]) {
       const [series] = await trends({ series: [buy()], trendsFilter: { display } });

@@ -23,7 +23,8 @@ function postgresAggregate(query: TrendQuery, params: SqlParams): string {
     case "unique_session":
       return `count(DISTINCT NULLIF(e.properties ->> '$session_id', ''))`;
     case "active":
-      throw new Error("active users are counted over windows");
+    case "first_seen_users":
+      throw new Error("counted per actor, not per event");
     default: {
       const text = `(e.properties ->> ${params.add(query.mathProperty ?? "", "text")})`;
       const num = `(CASE WHEN ${text} ~ ${params.add(NUMERIC_TEXT, "text")} THEN ${text}::float8 END)`;
@@ -133,8 +134,16 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
       values: params.values,
     };
   }
-  const aggregate = postgresAggregate(query, params);
   const bucket = trendBucket(POSTGRES_EVENTS, params, query);
+  if (query.math === "first_seen_users" && bucket !== null) {
+    return {
+      text: `${kept}SELECT f.value, ${bucketText("f.bucket")} AS bucket, count(*)::float8 AS n
+               FROM (SELECT ${value} AS value, ${ACTOR} AS actor, min(${bucket}) AS bucket ${from} GROUP BY 1, 2) f
+              GROUP BY f.value, f.bucket`,
+      values: params.values,
+    };
+  }
+  const aggregate = postgresAggregate({ ...query, math: query.math === "first_seen_users" ? "dau" : query.math }, params);
   if (bucket === null) {
     // One row for the whole range, also without events (no breakdown).
     const grouped = breakdown ? " GROUP BY 1" : "";

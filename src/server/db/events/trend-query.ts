@@ -19,7 +19,7 @@ export const PROPERTY_MATHS = ["sum", "avg", "min", "max", "median", "p75", "p90
 export type PropertyMath = (typeof PROPERTY_MATHS)[number];
 /** The quantile each percentile math takes (interpolated linearly, as PostgreSQL's percentile_cont). */
 export const MATH_QUANTILES: Partial<Record<PropertyMath, number>> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
-export type TrendMath = "total" | "dau" | "unique_session" | "active" | PropertyMath;
+export type TrendMath = "total" | "dau" | "first_seen_users" | "unique_session" | "active" | PropertyMath;
 
 /** A numeric text (JSON's number syntax): what a property math reads; anything else is left out. */
 export const NUMERIC_TEXT = "^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$";
@@ -34,7 +34,9 @@ export interface TrendQuery {
    * one; `unique_session`: distinct `$session_id`s (missing and "" not counted); a property
    * math: that aggregate of `mathProperty`'s numeric values (text that is not a decimal
    * number is left out, as PostHog's toFloat gives null; 0 where none); `active`: the unique
-   * users of the trailing `active.days` days ending with each bucket's first day.
+   * users of the trailing `active.days` days ending with each bucket's first day;
+   * `first_seen_users`: unique users, each only in the bucket of its first event of the
+   * range (a cumulative chart of unique users adds these up).
    */
   math: TrendMath;
   /** The event property a property math reads. */

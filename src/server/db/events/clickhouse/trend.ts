@@ -106,7 +106,8 @@ function chAggregate(query: TrendQuery, params: ChParams): string {
       return `uniqExactIf(${text}, ${text} != '')`;
     }
     case "active":
-      throw new Error("active users are counted over windows");
+    case "first_seen_users":
+      throw new Error("counted per actor, not per event");
     default: {
       const text = chEventPropertyText(query.mathProperty ?? "", params);
       const num = `if(match(${text}, ${params.add(NUMERIC_TEXT, "text")}), toFloat64OrNull(${text}), NULL)`;
@@ -164,8 +165,16 @@ function clickHouseGeneralTrend(
       params: params.values,
     };
   }
-  const aggregate = chAggregate(query, params);
   const local = trendBucket(CLICKHOUSE_EVENTS, params, query);
+  if (query.math === "first_seen_users" && local !== null) {
+    return {
+      text: `${kept}SELECT f_value AS value, ${CLICKHOUSE_EVENTS.bucketText("f_bucket")} AS bucket, toFloat64(count()) AS n
+               FROM (SELECT ${value} AS f_value, ${CH_ACTOR} AS f_actor, min(${local}) AS f_bucket ${from} GROUP BY f_value, f_actor)
+              GROUP BY f_value, f_bucket`,
+      params: params.values,
+    };
+  }
+  const aggregate = chAggregate({ ...query, math: query.math === "first_seen_users" ? "dau" : query.math }, params);
   if (local === null) {
     const grouped = breakdown ? " GROUP BY value" : "";
     return { text: `${kept}SELECT ${value} AS value, NULL AS bucket, toFloat64(${aggregate}) AS n ${from}${grouped}`, params: params.values };
