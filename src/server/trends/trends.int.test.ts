@@ -422,6 +422,28 @@ describe(`trends with cohorts (${testStoresName})`, () => {
     ]);
   });
 
+  it("breaks down property maths and weekly active users by cohort, and by a person property", async () => {
+    const sum = { event: "purchase", math: "sum", math_property: "amount" };
+    const byCohort = { breakdown_type: "cohort", breakdown: [cohorts["Bob and Carol"], cohorts.Pros] };
+    expect((await trends(pageviews({ series: [sum], breakdownFilter: byCohort }))).map((r) => [r.breakdown_value, r.data])).toEqual([
+      [cohorts["Bob and Carol"], [0, 30, 0, 0]],
+      [cohorts.Pros, [0, 0, 0, 0]],
+    ]);
+    // Each day's week back to 24 Feb: zed's pageview of 29 Feb counts, though outside the range.
+    const weekly = { event: "$pageview", math: "weekly_active" };
+    expect((await trends(pageviews({ series: [weekly], breakdownFilter: { ...byCohort, breakdown: [...byCohort.breakdown, "all"] } }))).map((r) => [r.breakdown_value, r.data])).toEqual([
+      [cohorts["Bob and Carol"], [1, 1, 1, 2]],
+      [cohorts.Pros, [1, 1, 1, 1]],
+      ["all", [3, 5, 5, 7]],
+    ]);
+    const byPlan = { breakdown: "plan", breakdown_type: "person" };
+    expect(byValue(await trends(pageviews({ series: [weekly], breakdownFilter: byPlan })))).toEqual([
+      [BREAKDOWN_NULL, [2, 4, 4, 6], 16],
+      ["pro", [1, 1, 1, 1], 4],
+    ]);
+    expect(byValue(await trends(pageviews({ series: [sum], breakdownFilter: byPlan })))).toEqual([[BREAKDOWN_NULL, [0, 30, 0, 0], 30]]);
+  });
+
   it("answers 400 for an unknown or deleted cohort, in filters and in the breakdown, and for a breakdown that is no list of cohorts", async () => {
     await expect(trends(pageviews({ properties: [inCohort("Deleted")] }))).rejects.toMatchObject({ code: "invalid_input", attr: "properties" });
     await expect(trends(pageviews({ breakdownFilter: { breakdown_type: "cohort", breakdown: [cohorts.Pros, 2_000_000_000] } }))).rejects.toMatchObject({
