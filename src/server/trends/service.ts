@@ -216,7 +216,11 @@ function applyFormula(node: TrendsFormula, perSeries: TrendsSeriesResult[][], sp
     }
     return result;
   };
-  if (!grouped) return [compute(perSeries.map((items) => items[0] ?? null), perSeries[0]![0] ?? perSeries.find((items) => items.length > 0)![0]!)];
+  if (!grouped) {
+    // (A range without buckets has no items to compute with.)
+    const base = perSeries.find((items) => items.length > 0)?.[0];
+    return base ? [compute(perSeries.map((items) => items[0] ?? null), perSeries[0]![0] ?? base)] : [];
+  }
 
   const keys = [...new Set(perSeries.flatMap((items) => items.map(keyOf)))].sort((a, b) => naturalOrder.compare(String(a), String(b)));
   const results = keys.map((key) => {
@@ -226,6 +230,8 @@ function applyFormula(node: TrendsFormula, perSeries: TrendsSeriesResult[][], sp
     const base = group[0] ?? { ...any, data: any.data.map(() => 0), count: 0, aggregated_value: spec.totalValue ? 0 : undefined };
     return compute(group, base);
   });
+  // With a comparison PostHog orders by period, then count, largest first.
+  if (spec.compare !== null) return results.sort((a, b) => b.count - a.count);
   const valueOf = (item: TrendsSeriesResult) => item.aggregated_value ?? item.data.reduce((sum, n) => sum + n, 0);
   return results.sort(
     (a, b) =>

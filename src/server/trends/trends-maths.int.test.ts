@@ -255,6 +255,22 @@ describe(`trends compare and displays (${testStoresName})`, () => {
     ]);
   });
 
+  it("compare with a formula and a breakdown: values matched within each period", async () => {
+    const results = await trends({
+      series: [buy(), buy({ math: "dau" })],
+      dateRange: MARCH_3_TO_4,
+      compareFilter: { compare: true },
+      breakdownFilter: { breakdown: "$browser" },
+      trendsFilter: { formula: "A/B" },
+    });
+    // Current: Chrome only (u2 on 3 Mar, anon on 4 Mar). Previous: Chrome 2 buys by u1 on 1 Mar; Firefox u2, then u1.
+    expect(results.map((r) => [r.compare_label, r.breakdown_value, r.data])).toEqual([
+      ["current", "Chrome", [1, 1]],
+      ["previous", "Chrome", [2, 0]],
+      ["previous", "Firefox", [1, 1]],
+    ]);
+  });
+
   it("time-series displays chart each day; the cumulative one adds up, its count the last value", async () => {
     for (const display of ["ActionsLineGraph", "ActionsBar", "ActionsAreaGraph"]) {
       const [series] = await trends({ series: [buy()], trendsFilter: { display } });

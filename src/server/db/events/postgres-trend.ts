@@ -124,13 +124,25 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
   const bucketText = POSTGRES_EVENTS.bucketText;
   if (active) {
     const localDay = `(${POSTGRES_EVENTS.localTime(params.add(query.zone, "text"))})::date`;
-    const days = params.add(active.days - 1, "int");
+    const window = params.add(active.days, "int");
+    const buckets = params.add(active.buckets, "text[]");
+    // Each (value, actor)'s active days, each covering the window's days from it up to the
+    // actor's next active day: spans that never overlap, so a day's active users are the
+    // spans begun minus those ended by then — a running sum over the days, where counting
+    // distinct users per bucket would sort every (bucket, user) of every window.
+    const open = kept ? `${kept}, ` : "WITH ";
     return {
-      text: `${kept}SELECT a.value, ${bucketText("b.bucket")} AS bucket, count(DISTINCT a.actor)::float8 AS n
-               FROM unnest(${params.add(active.buckets, "text[]")}::timestamp[]) AS b(bucket)
-               JOIN (SELECT DISTINCT ${value} AS value, ${localDay} AS day, ${ACTOR} AS actor ${from}) a
-                 ON a.day BETWEEN b.bucket::date - ${days} AND b.bucket::date
-              GROUP BY a.value, b.bucket`,
+      text: `${open}days AS (SELECT DISTINCT ${value} AS value, ${localDay} AS day, ${ACTOR} AS actor ${from}),
+             spans AS (SELECT value, day, LEAST(day + ${window}, COALESCE(lead(day) OVER (PARTITION BY value, actor ORDER BY day), day + ${window})) AS stop FROM days),
+             steps AS (
+               SELECT value, day, sum(step) AS step FROM (
+                 SELECT value, day, 1 AS step FROM spans
+                 UNION ALL SELECT value, stop, -1 FROM spans
+                 UNION ALL SELECT v.value, b.bucket::date, 0 FROM (SELECT DISTINCT value FROM days) v CROSS JOIN unnest(${buckets}::timestamp[]) AS b(bucket)
+               ) s GROUP BY value, day),
+             running AS (SELECT value, day, sum(step) OVER (PARTITION BY value ORDER BY day) AS n FROM steps)
+        SELECT r.value, ${bucketText("b.bucket")} AS bucket, r.n::float8 AS n
+          FROM unnest(${buckets}::timestamp[]) AS b(bucket) JOIN running r ON r.day = b.bucket::date`,
       values: params.values,
     };
   }
