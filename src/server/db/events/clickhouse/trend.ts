@@ -156,12 +156,23 @@ function clickHouseGeneralTrend(
   if (active) {
     const localDay = `toDate(${CLICKHOUSE_EVENTS.localTime(params.add(query.zone, "text"))})`;
     const texts = params.add(active.buckets, "text[]");
-    const days = `arrayMap(t -> toDate(substring(t, 1, 10)), ${texts})`;
+    const window = active.days;
+    // As PostgreSQL's: each (value, actor)'s active days span the window up to the next one,
+    // so a bucket's active users are the spans begun by its day minus those ended — a
+    // running sum, with each bucket's day as a mark row for each value.
+    const marks = breakdown ? `arrayConcat(t_kept, [${params.add(BREAKDOWN_OTHER, "text")}])` : "[CAST(NULL AS Nullable(String))]";
+    const spans = `SELECT a_value AS s_value, a_day AS s_day,
+             least(a_day + ${window}, ifNull(leadInFrame(toNullable(a_day)) OVER (PARTITION BY a_value, a_actor ORDER BY a_day ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING), a_day + ${window})) AS s_stop
+        FROM (SELECT DISTINCT ${value} AS a_value, ${localDay} AS a_day, ${CH_ACTOR} AS a_actor ${from})`;
     return {
-      text: `${kept}SELECT a_value AS value, ${texts}[a_index] AS bucket, toFloat64(uniqExact(a_actor)) AS n
-               FROM (SELECT DISTINCT ${value} AS a_value, ${localDay} AS a_day, ${CH_ACTOR} AS a_actor ${from})
-               ARRAY JOIN arrayFilter(i -> ${days}[i] >= a_day AND ${days}[i] <= a_day + ${active.days - 1}, arrayEnumerate(${texts})) AS a_index
-              GROUP BY value, bucket`,
+      text: `${kept}SELECT r_value AS value, ${texts}[r_index] AS bucket, toFloat64(r_n) AS n FROM (
+               SELECT r_value, r_index, r_mark, sum(r_step) OVER (PARTITION BY r_value ORDER BY r_day, r_mark ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS r_n
+                 FROM (
+                   SELECT s_value AS r_value, st.1 AS r_day, st.2 AS r_step, 0 AS r_mark, 0 AS r_index FROM (${spans}) ARRAY JOIN [(s_day, 1), (s_stop, -1)] AS st
+                   UNION ALL
+                   SELECT m_value, toDate(substring(${texts}[m_index], 1, 10)), 0, 1, m_index FROM system.one ARRAY JOIN ${marks} AS m_value ARRAY JOIN arrayEnumerate(${texts}) AS m_index
+                 )
+             ) WHERE r_mark = 1 AND r_n > 0`,
       params: params.values,
     };
   }
