@@ -74,6 +74,9 @@ const MEASURES: Measure[] = [
   { label: "breakdown $current_url (top 10 of 500 + other)", target: 3, run: trend({ series: [{ event: null }], breakdownFilter: { breakdown: "$current_url" } }) },
   { label: "breakdown plan (2 values, not a hot column)", run: trend({ series: [{ event: null }], breakdownFilter: { breakdown: "plan" } }) },
   { label: "breakdown $current_url, unique users", run: trend({ series: [{ event: null, math: "dau" }], breakdownFilter: { breakdown: "$current_url" } }) },
+  { label: "30-day daily weekly active users", run: trend({ series: [{ event: null, math: "weekly_active" }] }) },
+  { label: "30-day daily sum of amount", run: trend({ series: [{ event: null, math: "sum", math_property: "amount" }] }) },
+  { label: "breakdown $current_url, p90 of amount", run: trend({ series: [{ event: null, math: "p90", math_property: "amount" }], breakdownFilter: { breakdown: "$current_url" } }) },
 ];
 
 /** Both seeds end at the same instant, so that both stores hold the very same events. */

@@ -21,17 +21,27 @@ import {
   type FiltersOverride,
 } from "@/server/analytics/nodes";
 
-export const MATHS = ["total", "dau"] as const;
+import { QueryNodeError } from "@/server/analytics/kind";
+import { FormulaError, maxSeriesIndex, parseFormula } from "./formula";
+import { PROPERTY_MATHS, type PropertyMath } from "@/server/db/events/trend-query";
+
+/** PostHog's BaseMathType maths Burrow computes, and the PropertyMathType ones (with `math_property`). */
+export const BASE_MATHS = ["total", "dau", "weekly_active", "monthly_active", "unique_session"] as const;
+export const MATHS = [...BASE_MATHS, ...PROPERTY_MATHS] as const;
 export type Math = (typeof MATHS)[number];
+export const isPropertyMath = (math: Math): math is PropertyMath => (PROPERTY_MATHS as readonly string[]).includes(math);
 
 /** Displays that chart one value per bucket. */
-export const TIME_SERIES_DISPLAYS = ["ActionsLineGraph", "ActionsBar", "ActionsAreaGraph"] as const;
-/** Displays of one value for the whole range (PostHog's `is_total_value`): the number insight is `BoldNumber`. */
-export const TOTAL_VALUE_DISPLAYS = ["BoldNumber", "ActionsPie", "ActionsBarValue", "ActionsTable"] as const;
+export const TIME_SERIES_DISPLAYS = ["ActionsLineGraph", "ActionsBar", "ActionsAreaGraph", "ActionsLineGraphCumulative"] as const;
+/** Displays of one value for the whole range (PostHog's NON_TIME_SERIES_DISPLAY_TYPES): the number insight is `BoldNumber`. */
+export const TOTAL_VALUE_DISPLAYS = ["BoldNumber", "ActionsPie", "ActionsBarValue", "ActionsTable", "WorldMap"] as const;
 export const DISPLAYS = [...TIME_SERIES_DISPLAYS, ...TOTAL_VALUE_DISPLAYS] as const;
 export type Display = (typeof DISPLAYS)[number];
 
 export { MAX_SERIES } from "@/server/analytics/nodes";
+
+/** `compare_to`: how far back the previous period starts, e.g. "-1w", "-30d". */
+const COMPARE_TO = /^-\d{1,4}[hdwmqy]$/;
 
 const eventsNodeSchema = z.looseObject({
   kind: z.literal("EventsNode", { error: (issue) => `Series kind ${shown(issue.input)} is not supported; use EventsNode (Burrow has no actions).` }).optional(),
@@ -39,11 +49,23 @@ const eventsNodeSchema = z.looseObject({
   event: z.string({ error: "event must be a string or null." }).min(1, "event must not be empty; use null for all events.").max(200).nullish(),
   name: z.string().max(400).nullish(),
   custom_name: z.string().max(400).nullish(),
-  math: z.enum(MATHS, { error: (issue) => `math ${shown(issue.input)} is not supported; use 'total' (count of events) or 'dau' (unique users).` }).nullish(),
+  math: z.enum(MATHS, { error: (issue) => `math ${shown(issue.input)} is not supported; use one of ${MATHS.join(", ")}.` }).nullish(),
   properties: propertiesField,
-  math_property: notSupported("math_property"),
+  math_property: z.string({ error: "math_property must be a property name." }).min(1).max(400).nullish(),
+  math_property_type: z
+    .enum(["event_properties"], { error: (issue) => `math_property_type ${shown(issue.input)} is not supported; property maths read event properties.` })
+    .nullish(),
   math_hogql: notSupported("math_hogql"),
+  math_group_type_index: notSupported("math_group_type_index"),
+}).superRefine((node, ctx) => {
+  if (node.math && isPropertyMath(node.math) && !node.math_property) {
+    ctx.addIssue({ code: "custom", message: `math '${node.math}' needs math_property (the numeric event property it aggregates).`, path: ["math_property"] });
+  }
 });
+
+/** Formulas name series by letter: A is the first. */
+const formulaText = z.string({ error: "formula must be a string." }).max(1000, "formula must be at most 1000 characters.");
+const formulaNodeSchema = z.looseObject({ formula: formulaText, custom_name: z.string().max(400).nullish() });
 
 export const trendsQuerySchema = z.looseObject({
   kind: z.literal("TrendsQuery", { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use TrendsQuery.` }),
@@ -55,25 +77,80 @@ export const trendsQuerySchema = z.looseObject({
   trendsFilter: z
     .looseObject({
       display: z.enum(DISPLAYS, { error: (issue) => `display ${shown(issue.input)} is not supported; use one of ${DISPLAYS.join(", ")}.` }).nullish(),
-      formula: notSupported("formula"),
-      formulas: notSupported("formulas"),
+      formula: formulaText.nullish(),
+      formulas: z.array(formulaText).max(MAX_SERIES).nullish(),
+      formulaNodes: z.array(formulaNodeSchema).max(MAX_SERIES).nullish(),
     })
     .nullish(),
-  compareFilter: z.looseObject({ compare: notSupported("compareFilter.compare") }).nullish(),
+  compareFilter: z
+    .looseObject({
+      compare: z.boolean({ error: "compareFilter.compare must be a boolean." }).nullish(),
+      compare_to: z
+        .string()
+        .regex(COMPARE_TO, "compare_to must be a relative date such as '-1w' (a number of hours, days, weeks, months or years back).")
+        .nullish(),
+    })
+    .nullish(),
   samplingFactor: z.unknown().refine((value) => value === undefined || value === null || value === 1, "samplingFactor is not supported yet.").optional(),
   /** Burrow has no test-account filters, so this filters nothing (as PostHog with none defined). */
   filterTestAccounts: z.boolean().nullish(),
 });
 export type TrendsQueryInput = z.output<typeof trendsQuerySchema>;
 
+export interface TrendsFormula {
+  formula: string;
+  custom_name: string | null;
+}
+
 /** A trends query reduced to what decides its answer: the cache key and the SQL are made from this. */
 export interface TrendsSpec {
   interval: Interval;
   dateRange: { date_from: string | null; date_to: string | null };
+  display: Display;
   totalValue: boolean;
   properties: PropertyGroup | null;
-  series: { event: string | null; math: Math; properties: PropertyGroup | null; name: string | null; custom_name: string | null }[];
+  series: {
+    event: string | null;
+    math: Math;
+    math_property: string | null;
+    properties: PropertyGroup | null;
+    name: string | null;
+    custom_name: string | null;
+  }[];
   breakdown: BreakdownSpec;
+  /** The formulas shown instead of the series (formulaNodes, else formulas, else formula, as PostHog's runner). */
+  formulas: TrendsFormula[];
+  /** With the previous period: `true` for the period just before, or a relative date (`-1w`) it starts at. */
+  compare: true | string | null;
+}
+
+/** WorldMap breaks down by country (PostHog's world map insight) and keeps up to 250 of them. */
+const WORLD_MAP_BREAKDOWN = { breakdown: "$geoip_country_code", breakdown_type: "event" as const, breakdown_limit: 250 };
+
+/**
+ * PostHog turns weekly active users into daily ones on charts of weeks or longer, and
+ * monthly ones on charts of months (each bucket then is the window).
+ */
+function activeAsDau(math: Math, interval: Interval): Math {
+  if (math === "weekly_active" && (interval === "week" || interval === "month")) return "dau";
+  if (math === "monthly_active" && interval === "month") return "dau";
+  return math;
+}
+
+/** A formula that parses and names only series the query has, else a 400 naming the field. */
+function checkFormula(text: string, seriesCount: number, path: string[]): void {
+  try {
+    const highest = maxSeriesIndex(parseFormula(text));
+    if (highest >= seriesCount) {
+      const letters = Array.from({ length: seriesCount }, (_, i) => String.fromCharCode(65 + i));
+      throw new FormulaError(
+        `Formula references series ${String.fromCharCode(65 + highest)}, but only ${seriesCount} ${seriesCount === 1 ? "series is" : "series are"} defined (${letters.join(", ") || "none"}).`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof FormulaError) throw new QueryNodeError(error.message, path);
+    throw error;
+  }
 }
 
 /** The answer-deciding part of a parsed query, with a dashboard's filters laid over it. */
@@ -81,20 +158,38 @@ export function trendsSpec(query: TrendsQueryInput, override: FiltersOverride | 
   const display = query.trendsFilter?.display ?? "ActionsLineGraph";
   const totalValue = (TOTAL_VALUE_DISPLAYS as readonly string[]).includes(display);
   const dateRange = overriddenDateRange(query.dateRange, override);
-  const breakdownFilter = overriddenBreakdown(query.breakdownFilter, override);
+  let breakdownFilter = overriddenBreakdown(query.breakdownFilter, override);
+  if (display === "WorldMap") breakdownFilter = { ...WORLD_MAP_BREAKDOWN, ...(breakdownFilter?.breakdown ? breakdownFilter : {}), breakdown_limit: 250 };
+  const trendsFilter = query.trendsFilter;
+  const formulas: TrendsFormula[] = trendsFilter?.formulaNodes?.length
+    ? trendsFilter.formulaNodes.map((node) => ({ formula: node.formula, custom_name: node.custom_name ?? null }))
+    : trendsFilter?.formulas?.length
+      ? trendsFilter.formulas.map((formula) => ({ formula, custom_name: null }))
+      : trendsFilter?.formula
+        ? [{ formula: trendsFilter.formula, custom_name: null }]
+        : [];
+  const formulaPath = trendsFilter?.formulaNodes?.length ? "formulaNodes" : trendsFilter?.formulas?.length ? "formulas" : "formula";
+  for (const { formula } of formulas) checkFormula(formula, query.series.length, ["trendsFilter", formulaPath]);
+  const compareFilter = query.compareFilter;
+  // PostHog compares nothing against "all time".
+  const compare = compareFilter?.compare && dateRange.date_from !== "all" ? (compareFilter.compare_to ?? true) : null;
   return {
     // PostHog computes total values over days whatever the interval.
     interval: totalValue ? "day" : (override?.interval ?? query.interval ?? "day"),
     dateRange,
+    display,
     totalValue,
     properties: andGroups(query.properties ?? null, override?.properties ?? null),
     series: query.series.map((node) => ({
       event: node.event ?? null,
-      math: node.math ?? "total",
+      math: activeAsDau(node.math ?? "total", override?.interval ?? query.interval ?? "day"),
+      math_property: node.math && isPropertyMath(node.math) ? (node.math_property ?? null) : null,
       properties: node.properties ?? null,
       name: node.name ?? null,
       custom_name: node.custom_name ?? null,
     })),
     breakdown: breakdownSpec(breakdownFilter),
+    formulas,
+    compare,
   };
 }

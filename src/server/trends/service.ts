@@ -9,14 +9,18 @@
  * breakdown_value?, aggregated_value?}]`.
  */
 import { guarded } from "@/server/events/service";
-import { BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import { parseNode, type QueryKind } from "@/server/analytics/kind";
 import type { CohortBreakdownValue } from "@/server/analytics/nodes";
-import { bucketDay, bucketLabel, bucketStarts, resolveDateRange, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
-import { trendsQuerySchema, trendsSpec, type Math, type TrendsSpec } from "./contract";
+import { bucketDay, bucketLabel, bucketStarts, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
+import { trendsQuerySchema, trendsSpec, type Math, type TrendsFormula, type TrendsSpec } from "./contract";
+import { previousRange } from "./compare";
+import { trendsActors } from "./actors";
+import { evaluateFormula, parseFormula } from "./formula";
+import { resolveTrendsRange, seriesFilters, seriesQuery } from "./series-query";
 
 export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
 
@@ -29,7 +33,7 @@ export interface TrendsAction {
   name: string;
   custom_name: string | null;
   math: Math;
-  math_property: null;
+  math_property: string | null;
   math_hogql: null;
   math_group_type_index: null;
   properties: Record<string, never>;
@@ -37,8 +41,9 @@ export interface TrendsAction {
 
 export interface TrendsSeriesResult {
   label: string;
-  /** The sum of `data`; 0 for total values (PostHog's aggregated results carry `aggregated_value`). */
+  /** The sum of `data` (cumulative charts: the last value); 0 for total values (PostHog's aggregated results carry `aggregated_value`). */
   count: number;
+  /** Empty for total values (PostHog's formulas on total values give null; Burrow keeps []). */
   data: number[];
   labels: string[];
   days: string[];
@@ -46,7 +51,11 @@ export interface TrendsSeriesResult {
   aggregated_value?: number;
   /** With a breakdown: the property's value, BREAKDOWN_NULL or BREAKDOWN_OTHER; by cohorts, the cohort's id or "all" (as PostHog). */
   breakdown_value?: string | number;
-  action: TrendsAction;
+  /** With compareFilter.compare: which period the item is of. */
+  compare?: true;
+  compare_label?: "current" | "previous";
+  /** Null for a formula's result. */
+  action: TrendsAction | null;
 }
 
 export interface TrendsAnswer {
@@ -54,11 +63,6 @@ export interface TrendsAnswer {
   /** Some breakdown values were folded into "other" (PostHog's hasMore). */
   hasMore: boolean;
   range: ResolvedDateRange;
-}
-
-/** The filter groups of one series: the insight's and the series' own. */
-function seriesFilters(spec: TrendsSpec, index: number): PropertyGroup[] {
-  return [spec.properties, spec.series[index]!.properties].filter((group): group is PropertyGroup => group !== null);
 }
 
 /**
@@ -86,37 +90,22 @@ interface SeriesPart {
 /** PostHog's label of a cohort breakdown value: the cohort's name, "all users" for everyone. */
 const cohortLabel = (cohort: CohortBreakdownValue, names: ReadonlyMap<number, string>) => (cohort === "all" ? "all users" : (names.get(cohort) ?? String(cohort)));
 
-/**
- * Computes every series of `spec` for the project, in its time zone, as of `now`. A
- * breakdown by cohorts is one aggregation per cohort, the series filtered by membership (as
- * PostHog's runner does): an event counts under every cohort its person is in, in the order
- * the cohorts were given, each shown even with no events; `cohortNames` labels them.
- */
-export async function computeTrends(
+/** Each series' items over one period (the chart's, or the previous one to compare with). */
+async function periodResults(
   store: EventStore,
   projectId: number,
   spec: TrendsSpec,
-  zone: string,
+  range: ResolvedDateRange,
   now: Date,
-  cohortNames: ReadonlyMap<number, string> = new Map(),
-): Promise<TrendsAnswer> {
-  const earliest = spec.dateRange.date_from === "all" ? await store.earliestTimestamp(projectId) : null;
-  const range = resolveDateRange(spec.dateRange, spec.interval, zone, now, earliest);
+  cohortNames: ReadonlyMap<number, string>,
+): Promise<{ perSeries: TrendsSeriesResult[][]; hasMore: boolean }> {
   const { breakdown } = spec;
-  const perSeries = await guarded(async () => {
-    for (let index = 0; index < spec.series.length; index++) for (const group of seriesFilters(spec, index)) await store.checkFilters(group);
-    return Promise.all(
-      spec.series.map(async (series, index): Promise<SeriesPart[]> => {
-        const query = {
-          event: series.event,
-          filters: seriesFilters(spec, index),
-          math: series.math,
-          from: range.from,
-          to: range.to,
-          zone: range.zone,
-          interval: spec.totalValue ? null : range.interval,
-          now,
-        };
+  const walls = bucketStarts(range);
+  const wallTexts = walls.map(wallText);
+  const perSeries = await guarded(async () =>
+    Promise.all(
+      spec.series.map(async (_, index): Promise<SeriesPart[]> => {
+        const query = seriesQuery(spec, index, range, wallTexts, now);
         if (breakdown?.type === "cohort") {
           const parts: SeriesPart[] = [];
           for (const cohort of breakdown.cohorts) {
@@ -129,15 +118,15 @@ export async function computeTrends(
         const rows = await store.trend(projectId, { ...query, breakdown: breakdown ? { type: breakdown.type, key: breakdown.key, limit: breakdown.limit } : null });
         return [{ rows }];
       }),
-    );
-  });
+    ),
+  );
 
-  const walls = bucketStarts(range);
   const allDays = walls.map((wall) => bucketDay(wall, range.interval));
   const labels = walls.map((wall) => bucketLabel(wall, range));
-  const buckets = spec.totalValue ? [null] : walls.map(wallText);
+  const buckets = spec.totalValue ? [null] : wallTexts;
+  const cumulative = spec.display === "ActionsLineGraphCumulative";
   let hasMore = false;
-  const results = perSeries.flatMap((parts, index) => {
+  const results = perSeries.map((parts, index) => {
     const series = spec.series[index]!;
     const seriesLabel = series.event ?? "All events";
     const action: TrendsAction = {
@@ -148,22 +137,21 @@ export async function computeTrends(
       name: series.name ?? series.event ?? "All events",
       custom_name: series.custom_name,
       math: series.math,
-      math_property: null,
+      math_property: series.math_property,
       math_hogql: null,
       math_group_type_index: null,
       properties: {},
     };
-    const itemOf = (data: number[]): TrendsSeriesResult =>
-      spec.totalValue
-        ? { label: seriesLabel, count: 0, data: [], labels: [], days: allDays, aggregated_value: data[0] ?? 0, action }
-        : {
-            label: seriesLabel,
-            count: data.reduce((sum, n) => sum + n, 0),
-            data,
-            labels,
-            days: allDays,
-            action,
-          };
+    const itemOf = (counts: number[]): TrendsSeriesResult => {
+      if (spec.totalValue) return { label: seriesLabel, count: 0, data: [], labels: [], days: allDays, aggregated_value: counts[0] ?? 0, action };
+      let data = counts;
+      if (cumulative) {
+        let sum = 0;
+        data = counts.map((n) => (sum += n));
+      }
+      const count = cumulative ? (data[data.length - 1] ?? 0) : data.reduce((sum, n) => sum + n, 0);
+      return { label: seriesLabel, count, data, labels, days: allDays, action };
+    };
     if (breakdown?.type === "cohort") {
       // PostHog labels a cohort's series "<series> - <cohort name>", one series or several.
       return parts.map(({ rows, cohort }) => ({
@@ -194,6 +182,111 @@ export async function computeTrends(
     }
     return items;
   });
+  return { perSeries: results, hasMore };
+}
+
+/** Natural order ignoring case, as PostHog's natsorted(…, IGNORECASE) orders a formula's groups. */
+const naturalOrder = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
+
+/** The rank of a formula group's value when sorting: real values, then null, then other (PostHog's). */
+const specialRank = (value: unknown) => (value === BREAKDOWN_OTHER ? -2 : value === BREAKDOWN_NULL ? -1 : 0);
+
+/**
+ * PostHog's apply_formula: with a breakdown (or a comparison) the items of each value are
+ * matched across series by value — a series without that value reads zeros — and the formula
+ * is applied point by point; each result is the first series' item relabelled
+ * `Formula (<formula>)` (or the node's custom_name) with no action.
+ */
+function applyFormula(node: TrendsFormula, perSeries: TrendsSeriesResult[][], spec: TrendsSpec): TrendsSeriesResult[] {
+  if (perSeries.length === 0) return [];
+  const formula = parseFormula(node.formula);
+  const grouped = spec.breakdown !== null || spec.compare !== null;
+  const keyOf = (item: TrendsSeriesResult) => (spec.breakdown !== null ? item.breakdown_value : item.compare_label);
+  const compute = (group: (TrendsSeriesResult | null)[], base: TrendsSeriesResult): TrendsSeriesResult => {
+    const result: TrendsSeriesResult = { ...base, label: node.custom_name ?? `Formula (${node.formula})`, action: null };
+    if (spec.totalValue) {
+      result.aggregated_value = evaluateFormula(formula, group.map((item) => item?.aggregated_value ?? 0));
+      result.data = [];
+      result.count = 0;
+    } else {
+      const length = base.data.length;
+      const data = Array.from({ length }, (_, i) => evaluateFormula(formula, group.map((item) => item?.data[i] ?? 0)));
+      result.data = data;
+      result.count = data.reduce((sum, n) => sum + n, 0);
+    }
+    return result;
+  };
+  if (!grouped) {
+    // (A range without buckets has no items to compute with.)
+    const base = perSeries.find((items) => items.length > 0)?.[0];
+    return base ? [compute(perSeries.map((items) => items[0] ?? null), perSeries[0]![0] ?? base)] : [];
+  }
+
+  const keys = [...new Set(perSeries.flatMap((items) => items.map(keyOf)))].sort((a, b) => naturalOrder.compare(String(a), String(b)));
+  const results = keys.map((key) => {
+    const group = perSeries.map((items) => items.find((item) => keyOf(item) === key) ?? null);
+    const any = group.find((item) => item !== null)!;
+    // PostHog's filler for a series without the value: zeros, with the value's days.
+    const base = group[0] ?? { ...any, data: any.data.map(() => 0), count: 0, aggregated_value: spec.totalValue ? 0 : undefined };
+    return compute(group, base);
+  });
+  // With a comparison PostHog orders by period, then count, largest first.
+  if (spec.compare !== null) return results.sort((a, b) => b.count - a.count);
+  const valueOf = (item: TrendsSeriesResult) => item.aggregated_value ?? item.data.reduce((sum, n) => sum + n, 0);
+  return results.sort(
+    (a, b) =>
+      specialRank(b.breakdown_value) - specialRank(a.breakdown_value) ||
+      valueOf(b) - valueOf(a) ||
+      b.count - a.count ||
+      compareCodePoints(String(b.breakdown_value), String(a.breakdown_value)),
+  );
+}
+
+/**
+ * Computes every series of `spec` for the project, in its time zone, as of `now`. A
+ * breakdown by cohorts is one aggregation per cohort, the series filtered by membership (as
+ * PostHog's runner does): an event counts under every cohort its person is in, in the order
+ * the cohorts were given, each shown even with no events; `cohortNames` labels them. With a
+ * comparison, the previous period's items follow the current ones; with formulas, the
+ * formulas' results replace the series (per period).
+ */
+export async function computeTrends(
+  store: EventStore,
+  projectId: number,
+  spec: TrendsSpec,
+  zone: string,
+  now: Date,
+  cohortNames: ReadonlyMap<number, string> = new Map(),
+): Promise<TrendsAnswer> {
+  const range = await resolveTrendsRange(store, projectId, spec, zone, now);
+  await guarded(async () => {
+    for (let index = 0; index < spec.series.length; index++) for (const group of seriesFilters(spec, index)) await store.checkFilters(group);
+  });
+  const periods: { range: ResolvedDateRange; label: "current" | "previous" | null }[] =
+    spec.compare === null
+      ? [{ range, label: null }]
+      : [
+          { range, label: "current" },
+          { range: previousRange(range, spec.compare), label: "previous" },
+        ];
+  let hasMore = false;
+  const perPeriod: TrendsSeriesResult[][][] = [];
+  for (const period of periods) {
+    const answer = await periodResults(store, projectId, spec, period.range, now, cohortNames);
+    // PostHog's hasMore looks at the items shown (the current period's, as the previous one's values come from it too).
+    hasMore ||= answer.hasMore;
+    if (period.label !== null) {
+      for (const items of answer.perSeries) for (const item of items) Object.assign(item, { compare: true, compare_label: period.label });
+    }
+    perPeriod.push(answer.perSeries);
+  }
+  let results: TrendsSeriesResult[];
+  if (spec.formulas.length > 0) {
+    results = spec.formulas.flatMap((node) => perPeriod.flatMap((perSeries) => applyFormula(node, perSeries, spec)));
+  } else {
+    // PostHog: every series of the current period, then every series of the previous one.
+    results = perPeriod.flatMap((perSeries) => perSeries.flat());
+  }
   return { results, hasMore, range };
 }
 
@@ -213,6 +306,10 @@ export const trendsKind: QueryKind<TrendsSpec> = {
       for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await db.events.checkFilters(group);
     });
     await requireTrendCohorts(db.sql, projectId, spec);
+  },
+  async actors({ db, projectId, zone, now }, spec, selector) {
+    await requireTrendCohorts(db.sql, projectId, spec);
+    return trendsActors(db.events, projectId, spec, zone, now, selector);
   },
   async compute({ db, projectId, zone, now }, spec) {
     const cohortNames = await requireTrendCohorts(db.sql, projectId, spec);

@@ -143,7 +143,7 @@ describe(`trends (${testStoresName})`, () => {
       series: [{ event: null }, { event: "purchase", custom_name: "Sales" }],
       dateRange: MARCH_1_TO_4,
     });
-    expect(results.map((r) => [r.label, r.data, r.action.order, r.action.name, r.action.custom_name])).toEqual([
+    expect(results.map((r) => [r.label, r.data, r.action!.order, r.action!.name, r.action!.custom_name])).toEqual([
       ["All events", [4, 7, 0, 3], 0, "All events", null],
       ["purchase", [0, 1, 0, 0], 1, "purchase", "Sales"],
     ]);
@@ -153,7 +153,7 @@ describe(`trends (${testStoresName})`, () => {
     const [series] = await trends(pageviews({ series: [{ event: "$pageview", math: "dau" }] }));
     // 1 Mar: alice (with anon-x), bob. 2 Mar: alice, bob, ghost-1, ghost-2. 4 Mar: carol, dave.
     expect(series!.data).toEqual([2, 4, 0, 2]);
-    expect(series!.action.math).toBe("dau");
+    expect(series!.action!.math).toBe("dau");
   });
 
   it("filters by event properties with the events API's filters, per query and per series", async () => {
@@ -420,6 +420,28 @@ describe(`trends with cohorts (${testStoresName})`, () => {
       ["all", 12],
       [cohorts.Pros, 4],
     ]);
+  });
+
+  it("breaks down property maths and weekly active users by cohort, and by a person property", async () => {
+    const sum = { event: "purchase", math: "sum", math_property: "amount" };
+    const byCohort = { breakdown_type: "cohort", breakdown: [cohorts["Bob and Carol"], cohorts.Pros] };
+    expect((await trends(pageviews({ series: [sum], breakdownFilter: byCohort }))).map((r) => [r.breakdown_value, r.data])).toEqual([
+      [cohorts["Bob and Carol"], [0, 30, 0, 0]],
+      [cohorts.Pros, [0, 0, 0, 0]],
+    ]);
+    // Each day's week back to 24 Feb: zed's pageview of 29 Feb counts, though outside the range.
+    const weekly = { event: "$pageview", math: "weekly_active" };
+    expect((await trends(pageviews({ series: [weekly], breakdownFilter: { ...byCohort, breakdown: [...byCohort.breakdown, "all"] } }))).map((r) => [r.breakdown_value, r.data])).toEqual([
+      [cohorts["Bob and Carol"], [1, 1, 1, 2]],
+      [cohorts.Pros, [1, 1, 1, 1]],
+      ["all", [3, 5, 5, 7]],
+    ]);
+    const byPlan = { breakdown: "plan", breakdown_type: "person" };
+    expect(byValue(await trends(pageviews({ series: [weekly], breakdownFilter: byPlan })))).toEqual([
+      [BREAKDOWN_NULL, [2, 4, 4, 6], 16],
+      ["pro", [1, 1, 1, 1], 4],
+    ]);
+    expect(byValue(await trends(pageviews({ series: [sum], breakdownFilter: byPlan })))).toEqual([[BREAKDOWN_NULL, [0, 30, 0, 0], 30]]);
   });
 
   it("answers 400 for an unknown or deleted cohort, in filters and in the breakdown, and for a breakdown that is no list of cohorts", async () => {

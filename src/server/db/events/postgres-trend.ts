@@ -8,13 +8,39 @@ import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/proper
 import { postgresCohortResolver } from "./cohorts";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { trendBucket, trendConditions, trendTotalsStatement } from "./sql";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendQuery } from "./trend-query";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, NUMERIC_TEXT, type PropertyMath, type TrendQuery } from "./trend-query";
 
 /** Unique users: persons, and for events without one, their distinct ids (PostHog counts person_id). */
 const UNIQUE_USERS = "count(DISTINCT e.person_id) + count(DISTINCT e.distinct_id) FILTER (WHERE e.person_id IS NULL)";
 
+/** The aggregate of a math other than `active` over the events of a group. */
+function postgresAggregate(query: TrendQuery, params: SqlParams): string {
+  switch (query.math) {
+    case "total":
+      return "count(*)";
+    case "dau":
+      return UNIQUE_USERS;
+    case "unique_session":
+      return `count(DISTINCT NULLIF(e.properties ->> '$session_id', ''))`;
+    case "active":
+    case "first_seen_users":
+      throw new Error("counted per actor, not per event");
+    default: {
+      const text = `(e.properties ->> ${params.add(query.mathProperty ?? "", "text")})`;
+      const num = `(CASE WHEN ${text} ~ ${params.add(NUMERIC_TEXT, "text")} THEN ${text}::float8 END)`;
+      const quantile = MATH_QUANTILES[query.math as PropertyMath];
+      const fn = quantile !== undefined ? `percentile_cont(${quantile}) WITHIN GROUP (ORDER BY ${num})` : `${query.math}(${num})`;
+      return `COALESCE(${fn}, 0)`;
+    }
+  }
+}
+
+/** An event's actor: its person, else its distinct id (as unique users count them; see actor-events.ts). */
+const ACTOR = `COALESCE(e.person_id::text, 'distinct_id:' || e.distinct_id)`;
+
 /** The statement of a trend: rows (value, bucket, n), bucket as wall-clock text. */
 export function postgresTrendStatement(projectId: number, query: TrendQuery): { text: string; values: unknown[] } {
+  if (query.math === "active" || (query.math !== "total" && query.math !== "dau")) return postgresGeneralTrend(projectId, query);
   const { breakdown } = query;
   const params = new SqlParams();
   const person = breakdown?.type === "person" || query.filters.some(readsPersonProperties);
@@ -61,6 +87,83 @@ export function postgresTrendStatement(projectId: number, query: TrendQuery): { 
       SELECT ${folded} AS value, ${bucketText("g.bucket")} AS bucket, sum(g.events)::float8 AS n
         FROM grouped g JOIN ranked r ON r.value = g.value
        GROUP BY 1, g.bucket`,
+    values: params.values,
+  };
+}
+
+/**
+ * Every math but the two fast paths above: the breakdown's kept values (most events in the
+ * range first, ties to the larger value) chosen first, then one aggregation grouped by the
+ * folded value — for `active`, of each (value, local day, actor) once, each counted in
+ * the buckets whose window holds its day.
+ */
+function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: string; values: unknown[] } {
+  const { breakdown } = query;
+  const params = new SqlParams();
+  const person = breakdown?.type === "person" || query.filters.some(readsPersonProperties);
+  const join = person ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
+  const columns = { event: "e.properties", person: person ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
+  const filter = (group: TrendQuery["filters"][number]) => propertiesSql(group, { params, columns, now: query.now, cohort: postgresCohortResolver(params) });
+  const active = query.math === "active" ? (query.active ?? { days: 1, buckets: [] }) : null;
+  // Active users look back a window (one more day for a change of clock) before the range.
+  const lookback = active ? { ...query, from: new Date(query.from.getTime() - (active.days + 1) * 86_400_000) } : query;
+  const where = trendConditions(params, projectId, lookback, filter);
+  let value = "NULL::text";
+  let kept = "";
+  if (breakdown) {
+    const source = breakdown.type === "person" ? columns.person : "e.properties";
+    const raw = `COALESCE(NULLIF(${source} ->> ${params.add(breakdown.key, "text")}, ''), ${params.add(BREAKDOWN_NULL, "text")})`;
+    const rangeWhere = trendConditions(params, projectId, query, filter);
+    kept = `WITH counted AS (SELECT ${raw} AS value, count(*) AS events FROM events e${join} WHERE ${rangeWhere.join(" AND ")} GROUP BY 1),
+                kept AS (SELECT value FROM counted ORDER BY events DESC, value COLLATE "C" DESC LIMIT ${params.add(breakdown.limit, "int")}) `;
+    value = `(CASE WHEN ${raw} IN (SELECT value FROM kept) THEN ${raw} ELSE ${params.add(BREAKDOWN_OTHER, "text")} END)`;
+    // Active users' lookback reads only values the range has: one seen only before it is no "other".
+    if (active) where.push(`${raw} IN (SELECT value FROM counted)`);
+  }
+  const from = `FROM events e${join} WHERE ${where.join(" AND ")}`;
+  const bucketText = POSTGRES_EVENTS.bucketText;
+  if (active) {
+    const localDay = `(${POSTGRES_EVENTS.localTime(params.add(query.zone, "text"))})::date`;
+    const window = params.add(active.days, "int");
+    const buckets = params.add(active.buckets, "text[]");
+    // Each (value, actor)'s active days, each covering the window's days from it up to the
+    // actor's next active day: spans that never overlap, so a day's active users are the
+    // spans begun minus those ended by then — a running sum over the days, where counting
+    // distinct users per bucket would sort every (bucket, user) of every window.
+    const open = kept ? `${kept}, ` : "WITH ";
+    return {
+      text: `${open}days AS (SELECT DISTINCT ${value} AS value, ${localDay} AS day, ${ACTOR} AS actor ${from}),
+             spans AS (SELECT value, day, LEAST(day + ${window}, COALESCE(lead(day) OVER (PARTITION BY value, actor ORDER BY day), day + ${window})) AS stop FROM days),
+             steps AS (
+               SELECT value, day, sum(step) AS step FROM (
+                 SELECT value, day, 1 AS step FROM spans
+                 UNION ALL SELECT value, stop, -1 FROM spans
+                 UNION ALL SELECT v.value, b.bucket::date, 0 FROM (SELECT DISTINCT value FROM days) v CROSS JOIN unnest(${buckets}::timestamp[]) AS b(bucket)
+               ) s GROUP BY value, day),
+             running AS (SELECT value, day, sum(step) OVER (PARTITION BY value ORDER BY day) AS n FROM steps)
+        SELECT r.value, ${bucketText("b.bucket")} AS bucket, r.n::float8 AS n
+          FROM unnest(${buckets}::timestamp[]) AS b(bucket) JOIN running r ON r.day = b.bucket::date`,
+      values: params.values,
+    };
+  }
+  const bucket = trendBucket(POSTGRES_EVENTS, params, query);
+  if (query.math === "first_seen_users" && bucket !== null) {
+    return {
+      text: `${kept}SELECT f.value, ${bucketText("f.bucket")} AS bucket, count(*)::float8 AS n
+               FROM (SELECT ${value} AS value, ${ACTOR} AS actor, min(${bucket}) AS bucket ${from} GROUP BY 1, 2) f
+              GROUP BY f.value, f.bucket`,
+      values: params.values,
+    };
+  }
+  const aggregate = postgresAggregate({ ...query, math: query.math === "first_seen_users" ? "dau" : query.math }, params);
+  if (bucket === null) {
+    // One row for the whole range, also without events (no breakdown).
+    const grouped = breakdown ? " GROUP BY 1" : "";
+    return { text: `${kept}SELECT ${value} AS value, NULL::text AS bucket, (${aggregate})::float8 AS n ${from}${grouped}`, values: params.values };
+  }
+  return {
+    text: `${kept}SELECT s.value, ${bucketText("s.bucket")} AS bucket, s.n::float8 AS n FROM (
+             SELECT ${value} AS value, ${bucket} AS bucket, ${aggregate} AS n ${from} GROUP BY 1, 2) s`,
     values: params.values,
   };
 }

@@ -14,13 +14,39 @@ export const BREAKDOWN_NULL = "$$_posthog_breakdown_null_$$";
 
 export type TrendInterval = "hour" | "day" | "week" | "month";
 
+/** Property maths: their aggregate over the property's numeric values. */
+export const PROPERTY_MATHS = ["sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99"] as const;
+export type PropertyMath = (typeof PROPERTY_MATHS)[number];
+/** The quantile each percentile math takes (interpolated linearly, as PostgreSQL's percentile_cont). */
+export const MATH_QUANTILES: Partial<Record<PropertyMath, number>> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
+export type TrendMath = "total" | "dau" | "first_seen_users" | "unique_session" | "active" | PropertyMath;
+
+/** A numeric text (JSON's number syntax): what a property math reads; anything else is left out. */
+export const NUMERIC_TEXT = "^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$";
+
 export interface TrendQuery {
   /** One event name, or every event. */
   event: string | null;
   /** Every group must hold (the insight's and the series' filters). */
   filters: PropertyGroup[];
-  /** `total`: events; `dau`: unique users — persons, and the distinct ids of events without one. */
-  math: "total" | "dau";
+  /**
+   * `total`: events; `dau`: unique users — persons, and the distinct ids of events without
+   * one; `unique_session`: distinct `$session_id`s (missing and "" not counted); a property
+   * math: that aggregate of `mathProperty`'s numeric values (text that is not a decimal
+   * number is left out, as PostHog's toFloat gives null; 0 where none); `active`: the unique
+   * users of the trailing `active.days` days ending with each bucket's first day;
+   * `first_seen_users`: unique users, each only in the bucket of its first event of the
+   * range (a cumulative chart of unique users adds these up).
+   */
+  math: TrendMath;
+  /** The event property a property math reads. */
+  mathProperty?: string | null;
+  /**
+   * `active` math: the window's length in days and every bucket of the chart (wall text,
+   * `YYYY-MM-DD HH:MM:SS`), since buckets without events in them may still have users in
+   * their window. Events from `from` minus the window count toward the first buckets.
+   */
+  active?: { days: number; buckets: string[] } | null;
   /**
    * Events count when `from` ≤ timestamp ≤ `to` (instants). Buckets start on the wall clock
    * of `zone`, weeks on Sunday; `interval` null puts the whole range in one bucket.
