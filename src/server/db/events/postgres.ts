@@ -16,6 +16,8 @@ import { listConditions, selectPageOf, selectStatement, valuesStatement } from "
 import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
 import { postgresActorEventsStatement } from "./postgres-actor-events";
+import { postgresActorBucketsStatement } from "./postgres-actor-buckets";
+import { bucketOfHours, type ActorBuckets, type ActorBucketsQuery } from "./actor-buckets";
 import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "./actor-events";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 
@@ -238,6 +240,20 @@ export class PostgresEventStore implements EventStore {
       rows.map((row) => [row.a, row.t, row.m, ...Array.from({ length: width }, (_, i) => (row[`v${i}`] as string | null) ?? null)] as const),
       width,
     );
+  }
+
+  async actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
+    const base = query.firstEver?.onlyIfFirstOf;
+    await requireCohorts(this.sql, projectId, cohortIdsOf([...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(base?.filters ?? [])]));
+    const statement = postgresActorBucketsStatement(projectId, query);
+    const rows = await this.sql.query<{ a: string; bs: number[]; ms: number[]; cs: number[][] | null; fb: number | null }>(statement.text, statement.values);
+    return rows.map((row) => ({
+      actor: row.a,
+      buckets: row.bs.map(bucketOfHours),
+      masks: row.ms.map(Number),
+      counts: row.cs?.map((counts) => counts.map(Number)) ?? [],
+      firstEver: row.fb === null ? null : bucketOfHours(row.fb),
+    }));
   }
 
   async earliestTimestamp(projectId: number): Promise<Date | null> {

@@ -24,6 +24,8 @@ import { ChParams, chTime } from "./params";
 import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
 import { clickHouseTrendStatement, type PersonValues } from "./trend";
 import { clickHouseActorEventsStatement } from "./actor-events";
+import { clickHouseActorBucketsStatement } from "./actor-buckets";
+import { bucketOfHours, type ActorBuckets, type ActorBucketsQuery } from "../actor-buckets";
 import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "../actor-events";
 
 /** uuids per existence check: they travel as one parameter. */
@@ -274,6 +276,27 @@ export class ClickHouseEventStore implements EventStore {
     const rows = await result.json<[string, number, number, ...(string | null)[]]>();
     if (rows.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
     return groupActorEvents(rows, query.values.length);
+  }
+
+  async actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
+    const groups = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(query.firstEver?.onlyIfFirstOf?.filters ?? [])];
+    const cohortIds = cohortIdsOf(groups);
+    await requireCohorts(this.sql, projectId, cohortIds);
+    const cohorts = await cohortMembers(this.sql, cohortIds);
+    const persons = new Map<PropertyFilter, PersonSet>();
+    for (const group of groups) {
+      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    }
+    const statement = clickHouseActorBucketsStatement(this.table, projectId, query, { persons, cohorts });
+    const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompactEachRow" });
+    const rows = await result.json<[string, [number, number, number[]][], number | null]>();
+    return rows.map(([actor, bucketed, first]) => ({
+      actor,
+      buckets: bucketed.map(([b]) => bucketOfHours(b)),
+      masks: bucketed.map(([, m]) => Number(m)),
+      counts: query.counts ? bucketed.map(([, , counts]) => counts.map(Number)) : [],
+      firstEver: first === null ? null : bucketOfHours(first),
+    }));
   }
 
   /** Each person of the project with the property set (not null, not ""), and its text as PostgreSQL's `->>` gives it. */

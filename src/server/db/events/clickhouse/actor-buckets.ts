@@ -1,0 +1,83 @@
+/**
+ * `actorBuckets` (../actor-buckets.ts) in ClickHouse, with the PostgreSQL store's
+ * semantics: events grouped by actor and wall-clock bucket of the zone (weeks from Sunday),
+ * each actor's buckets folded into one sorted array; property filters as the list compiles
+ * them (person filters and cohorts resolved in PostgreSQL first).
+ */
+import type { PropertyFilter, PropertyGroup } from "@/server/properties/contract";
+import { clickHouseCohortResolver } from "../cohorts";
+import { ANONYMOUS_ACTOR, type EventMatcher } from "../actor-events";
+import type { ActorBucketsQuery } from "../actor-buckets";
+import { ChParams } from "./params";
+import { chPropertiesSql, type PersonSet } from "./properties";
+
+/** The wall-clock bucket of a DateTime64 (UTC) expression in the zone, as hours since 1970. */
+function wallBucketHours(time: string, zone: string, interval: ActorBucketsQuery["interval"]): string {
+  const local = `toTimeZone(${time}, ${zone})`;
+  switch (interval) {
+    case "hour":
+      return `toInt32(intDiv(toUnixTimestamp(${local}) + timeZoneOffset(${local}), 3600))`;
+    case "day":
+      return `toInt32(toUInt32(toDate(${local})) * 24)`;
+    case "week":
+      return `toInt32(toUInt32(toStartOfWeek(${local}, 0)) * 24)`;
+    case "month":
+      return `toInt32(toUInt32(toStartOfMonth(${local})) * 24)`;
+  }
+}
+
+export interface ActorBucketsInputs {
+  persons: ReadonlyMap<PropertyFilter, PersonSet>;
+  cohorts: ReadonlyMap<number, readonly string[]>;
+}
+
+/** The statement: rows [a, [[b, m, [c…]], …] sorted by b, fb | null]. */
+export function clickHouseActorBucketsStatement(table: string, projectId: number, query: ActorBucketsQuery, inputs: ActorBucketsInputs): { text: string; params: Record<string, unknown> } {
+  const params = new ChParams();
+  const cohort = clickHouseCohortResolver(inputs.cohorts, params);
+  const filter = (group: PropertyGroup) =>
+    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons: inputs.persons, now: query.now, cohort });
+  const test = (matcher: EventMatcher) => {
+    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
+    return parts.length === 0 ? "true" : parts.join(" AND ");
+  };
+  const namesOf = (matchers: EventMatcher[]) => {
+    const names = matchers.map((matcher) => matcher.event);
+    return names.length > 0 && !names.includes(null) ? [`e.event IN ${params.add([...new Set(names)], "text[]")}`] : [];
+  };
+
+  const project = `e.project_id = ${params.add(projectId, "int")}`;
+  const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
+  const zone = params.add(query.zone, "text");
+  const filters = query.filters.map(filter);
+  const tests = query.matchers.map(test);
+  const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
+  where.push(tests.length === 0 ? "false" : `(${tests.map((t) => `(${t})`).join(" OR ")})`);
+  const mask = tests.length === 0 ? "0" : tests.map((t, i) => `if(${t}, ${2 ** i}, 0)`).join(" + ");
+  const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
+  const counts = query.counts ? `[${tests.map((t) => `toInt32(countIf(${t}))`).join(", ")}]` : "emptyArrayInt32()";
+
+  let first = "";
+  let firstBucket = "NULL";
+  if (query.firstEver) {
+    const matcher = query.matchers[query.firstEver.matcher]!;
+    const base = query.firstEver.onlyIfFirstOf;
+    const firstTest = test(matcher);
+    const baseTest = base ? test(base) : null;
+    const firstWhere = [project, to, ...namesOf(base ? [matcher, base] : [matcher]), ...filters, baseTest ? `((${firstTest}) OR (${baseTest}))` : `(${firstTest})`];
+    first = ` LEFT JOIN (
+                SELECT ${actor} AS fa, countIf(${firstTest}) AS fn, minIf(e.timestamp, ${firstTest}) AS ft${baseTest ? `, minIf(e.timestamp, ${baseTest}) AS ft0` : ""}
+                  FROM ${table} AS e WHERE ${firstWhere.join(" AND ")} GROUP BY fa
+              ) AS f ON f.fa = r.a`;
+    firstBucket = `if(f.fn > 0${baseTest ? " AND f.ft = f.ft0" : ""}, ${wallBucketHours("f.ft", zone, query.interval)}, NULL)`;
+  }
+  return {
+    text: `SELECT r.a, r.bm, ${firstBucket} AS fb FROM (
+             SELECT g.a AS a, arraySort(x -> x.1, groupArray((g.b, g.m, g.cs))) AS bm FROM (
+               SELECT ${actor} AS a, ${wallBucketHours("e.timestamp", zone, query.interval)} AS b, toInt32(groupBitOr(${mask})) AS m, ${counts} AS cs
+                 FROM ${table} AS e WHERE ${where.join(" AND ")} GROUP BY a, b
+             ) AS g GROUP BY g.a
+           ) AS r${first}`,
+    params: params.values,
+  };
+}
