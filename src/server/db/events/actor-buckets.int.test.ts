@@ -97,9 +97,9 @@ describe(`actorBuckets (${testStoresName})`, () => {
     expect(answer).toEqual({ [alice]: { buckets: [wall("2024-03-01T00:00:00")], masks: [1], counts: [], firstEver: null } });
   });
 
-  it("finds the first-ever bucket over all time, and only when it is the first of another matcher with onlyIfFirstOf", async () => {
+  it("finds the first-ever bucket over all time (none when before the range), and only when it is the first of another matcher with onlyIfFirstOf", async () => {
     const first = await byActor({ ...base, firstEver: { matcher: 0, onlyIfFirstOf: null } });
-    expect(first[alice]!.firstEver).toBe(wall("2024-02-20T00:00:00"));
+    expect(first[alice]!.firstEver).toBeNull();
     expect(first[bob]!.firstEver).toBe(wall("2024-03-02T00:00:00"));
     expect(first[`${ANONYMOUS_ACTOR}anon`]!.firstEver).toBe(wall("2024-03-04T00:00:00"));
 
@@ -114,5 +114,28 @@ describe(`actorBuckets (${testStoresName})`, () => {
     });
     expect(firstOccurrence[alice]!.firstEver).toBeNull();
     expect(firstOccurrence[bob]!.firstEver).toBe(wall("2024-03-02T00:00:00"));
+  });
+
+  it("answers alike whether it folds masks or groups by bucket (counts asked)", async () => {
+    const withoutCounts = ({ counts, ...rest }: { counts: number[][] }) => (void counts, rest);
+    for (const query of [
+      base,
+      { ...base, interval: "hour" as const, zone: "Asia/Kolkata" },
+      { ...base, interval: "week" as const, zone: "America/New_York", firstEver: { matcher: 0, onlyIfFirstOf: null } },
+      { ...base, firstEver: { matcher: 1, onlyIfFirstOf: { event: null, filters: [] } } },
+    ]) {
+      const masks = await byActor(query);
+      const grouped = await byActor({ ...query, counts: true });
+      expect(Object.fromEntries(Object.entries(grouped).map(([actor, row]) => [actor, withoutCounts(row)]))).toEqual(
+        Object.fromEntries(Object.entries(masks).map(([actor, row]) => [actor, withoutCounts(row)])),
+      );
+    }
+  });
+
+  it("reads a calendar longer than one mask word (hours over a week)", async () => {
+    const hours = await byActor({ ...base, interval: "hour" });
+    expect(hours[alice]!.buckets).toEqual([wall("2024-03-01T10:00:00"), wall("2024-03-01T11:00:00"), wall("2024-03-03T23:00:00")]);
+    expect(hours[alice]!.masks).toEqual([1, 1, 2]);
+    expect(hours[`${ANONYMOUS_ACTOR}anon`]!.buckets).toEqual([wall("2024-03-04T08:00:00")]);
   });
 });

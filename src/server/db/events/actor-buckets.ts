@@ -45,7 +45,7 @@ export interface ActorBuckets {
   masks: number[];
   /** With `counts`: `counts[b][i]`, the actor's events satisfying matcher i in bucket b; else empty. */
   counts: number[][];
-  /** With `firstEver`: the bucket (as `buckets`) of the actor's first-ever such event, or null. */
+  /** With `firstEver`: the bucket (as `buckets`) of the actor's first-ever such event; null without one, or when it is before the range. */
   firstEver: number | null;
 }
 
@@ -53,3 +53,26 @@ const HOUR_MS = 3_600_000;
 
 /** A bucket as the stores answer it (wall-clock hours since 1970) as `ActorBuckets` gives it. */
 export const bucketOfHours = (hours: number): number => Number(hours) * HOUR_MS;
+
+/**
+ * An actor's buckets from bit masks (the stores' compact form): `words[i][w]` holds matcher
+ * i's buckets `w * wordBits …` as bits (wordBits ≤ 31); `starts[k]` is bucket k (as `buckets`); `first` the
+ * first-ever bucket's index (out of range: none).
+ */
+export function bucketsFromMasks(actor: string, words: readonly (readonly number[])[], wordBits: number, starts: readonly number[], first: number | null): ActorBuckets {
+  const buckets: number[] = [];
+  const masks: number[] = [];
+  const wordCount = words[0]?.length ?? 0;
+  for (let w = 0; w < wordCount; w++) {
+    let any = 0;
+    for (const matcher of words) any |= matcher[w]!;
+    for (let bit = 0; any !== 0; bit++, any >>>= 1) {
+      if ((any & 1) === 0) continue;
+      let mask = 0;
+      for (let i = 0; i < words.length; i++) if ((words[i]![w]! >>> bit) & 1) mask |= 1 << i;
+      buckets.push(starts[w * wordBits + bit]!);
+      masks.push(mask);
+    }
+  }
+  return { actor, buckets, masks, counts: [], firstEver: first !== null && first >= 0 && first < starts.length ? starts[first]! : null };
+}

@@ -69,7 +69,7 @@ export function clickHouseActorBucketsStatement(table: string, projectId: number
                 SELECT ${actor} AS fa, countIf(${firstTest}) AS fn, minIf(e.timestamp, ${firstTest}) AS ft${baseTest ? `, minIf(e.timestamp, ${baseTest}) AS ft0` : ""}
                   FROM ${table} AS e WHERE ${firstWhere.join(" AND ")} GROUP BY fa
               ) AS f ON f.fa = r.a`;
-    firstBucket = `if(f.fn > 0${baseTest ? " AND f.ft = f.ft0" : ""}, ${wallBucketHours("f.ft", zone, query.interval)}, NULL)`;
+    firstBucket = `if(f.fn > 0 AND f.ft >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.ft = f.ft0" : ""}, ${wallBucketHours("f.ft", zone, query.interval)}, NULL)`;
   }
   return {
     text: `SELECT r.a, r.bm, ${firstBucket} AS fb FROM (
