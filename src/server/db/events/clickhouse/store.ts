@@ -24,8 +24,9 @@ import { ChParams, chTime } from "./params";
 import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
 import { clickHouseTrendStatement, type PersonValues } from "./trend";
 import { clickHouseActorEventsStatement } from "./actor-events";
-import { clickHouseActorBucketsStatement } from "./actor-buckets";
-import { bucketOfHours, type ActorBuckets, type ActorBucketsQuery } from "../actor-buckets";
+import { clickHouseActorBucketsStatement, clickHouseActorMasksStatement } from "./actor-buckets";
+import { MAX_MASK_COLUMNS, postgresCalendarStatement, WORD_BITS } from "../postgres-actor-buckets";
+import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "../actor-buckets";
 import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "../actor-events";
 
 /** uuids per existence check: they travel as one parameter. */
@@ -286,6 +287,28 @@ export class ClickHouseEventStore implements EventStore {
     const persons = new Map<PropertyFilter, PersonSet>();
     for (const group of groups) {
       for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    }
+    if (!query.counts && query.matchers.length > 0) {
+      // The calendar as PostgreSQL lists it (persons are there anyway), so both stores bucket alike.
+      const calendar = postgresCalendarStatement(query);
+      const buckets = await this.sql.query<{ t: number; h: number }>(calendar.text, calendar.values);
+      if (buckets.length === 0) return [];
+      const words = Math.ceil(buckets.length / WORD_BITS);
+      if (query.matchers.length * words <= MAX_MASK_COLUMNS) {
+        const masks = clickHouseActorMasksStatement(this.table, projectId, query, { persons, cohorts }, buckets.map((bucket) => bucket.h), WORD_BITS);
+        const result = await this.client.query({ query: masks.text, query_params: masks.params, format: "JSONCompactEachRow" });
+        const rows = await result.json<(string | number | null)[]>();
+        const starts = buckets.map((bucket) => bucketOfHours(bucket.h));
+        return rows.map((row) =>
+          bucketsFromMasks(
+            row[0] as string,
+            query.matchers.map((_, i) => Array.from({ length: words }, (_, w) => Number(row[1 + i * words + w]))),
+            WORD_BITS,
+            starts,
+            row.at(-1) === null ? null : Number(row.at(-1)),
+          ),
+        );
+      }
     }
     const statement = clickHouseActorBucketsStatement(this.table, projectId, query, { persons, cohorts });
     const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompactEachRow" });
