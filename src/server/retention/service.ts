@@ -68,11 +68,14 @@ interface ActorCohorts {
 }
 
 const TARGET = 1;
-const RETURNING = 2;
 
 async function actorCohorts(env: QueryEnv, spec: RetentionSpec, window: RetentionWindow): Promise<ActorCohorts[]> {
   const filters = spec.properties ? [spec.properties] : [];
   const target = entityMatcher(spec.target);
+  const returning = entityMatcher(spec.returning);
+  // The same entity both ways (PostHog's default, pageviews) is one matcher read once.
+  const same = JSON.stringify(target) === JSON.stringify(returning);
+  const RETURNING = same ? TARGET : 2;
   const rows: ActorBuckets[] = await guarded(async () => {
     for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
     return env.db.events.actorBuckets(env.projectId, {
@@ -82,7 +85,7 @@ async function actorCohorts(env: QueryEnv, spec: RetentionSpec, window: Retentio
       interval: window.interval,
       now: env.now,
       filters,
-      matchers: [target, entityMatcher(spec.returning)],
+      matchers: same ? [target] : [target, returning],
       counts: false,
       firstEver:
         spec.retentionType === "retention_recurring"
