@@ -66,7 +66,9 @@ export function postgresActorMasksStatement(projectId: number, query: ActorBucke
   };
   const project = `e.project_id = ${params.add(projectId, "int")}`;
   const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
-  const thresholds = `${params.add(`{${starts.join(",")}}`, "text")}::float8[]`;
+  // A literal, folded once when planned: a parameter cast to float8[] was parsed again for every event (3 s of 3.4 for 350,000 events).
+  if (!starts.every(Number.isFinite)) throw new Error("calendar starts must be finite numbers");
+  const thresholds = `'{${starts.join(",")}}'::float8[]`;
   // 0-based; -1 before the first bucket.
   const indexOf = (time: string) => `(width_bucket(extract(epoch FROM ${time})::float8, ${thresholds}) - 1)`;
   const filters = query.filters.map(filter);
