@@ -100,7 +100,8 @@ function endOfInterval(wall: Date, interval: Interval): Date {
   return new Date(addIntervals(startOfInterval(wall, interval), interval, 1).getTime() - 1);
 }
 
-function addIntervals(wall: Date, interval: Interval, n: number): Date {
+/** `wall` moved by `n` intervals (of the wall clock: a month is a calendar month). */
+export function addIntervals(wall: Date, interval: Interval, n: number): Date {
   const d = new Date(wall.getTime());
   if (interval === "hour") d.setUTCHours(d.getUTCHours() + n);
   else if (interval === "day") d.setUTCDate(d.getUTCDate() + n);

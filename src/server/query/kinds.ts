@@ -6,7 +6,10 @@
 import type { QueryKind } from "@/server/analytics/kind";
 import { funnelsKind } from "@/server/funnels/service";
 import { hogqlQueryKind } from "@/server/hogql-query/service";
+import { lifecycleKind } from "@/server/lifecycle/service";
 import { pathsKind } from "@/server/paths/service";
+import { retentionKind } from "@/server/retention/service";
+import { stickinessKind } from "@/server/stickiness/service";
 import { trendsKind } from "@/server/trends/service";
 import { actorsKinds } from "./actors";
 
@@ -14,7 +17,7 @@ import { actorsKinds } from "./actors";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKind = QueryKind<any>;
 
-const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, pathsKind, hogqlQueryKind];
+const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, retentionKind, stickinessKind, lifecycleKind, pathsKind, hogqlQueryKind];
 
 const kinds = new Map<string, AnyKind>(INSIGHT_KINDS.map((kind) => [kind.kind, kind]));
 for (const kind of actorsKinds((name) => kinds.get(name))) kinds.set(kind.kind, kind);

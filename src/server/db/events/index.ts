@@ -10,6 +10,7 @@ import type { EventListQuery, EventValuesQuery } from "./list-query";
 import type { TrendQuery, TrendRow } from "./trend-query";
 import type { EventCountQuery } from "./event-count";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events";
+import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -120,6 +121,8 @@ export interface EventStore {
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events.ts). */
   actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]>;
+  /** Each actor's wall-clock buckets of a range with events matching each matcher, aggregated in the store (actor-buckets.ts). */
+  actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]>;
   /** The project's first event's time, for `date_from: "all"`; null without events. */
   earliestTimestamp(projectId: number): Promise<Date | null>;
   /**
@@ -136,3 +139,4 @@ export * from "./trend-query";
 export * from "./list-query";
 export * from "./event-count";
 export * from "./actor-events";
+export * from "./actor-buckets";

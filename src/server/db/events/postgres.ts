@@ -17,6 +17,8 @@ import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectP
 import { postgresTrendStatement } from "./postgres-trend";
 import { postgresActorEventsStatement } from "./postgres-actor-events";
 import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery } from "./actor-events";
+import { MAX_MASK_COLUMNS, postgresActorBucketsStatement, postgresActorMasksStatement, postgresCalendarStatement, WORD_BITS } from "./postgres-actor-buckets";
+import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./actor-buckets";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
@@ -234,6 +236,40 @@ export class PostgresEventStore implements EventStore {
     const rows = await this.sql.query<ActorEventRow>(statement.text, statement.values, { rowMode: "array" });
     if (rows.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
     return groupActorEvents(rows, query.values.length);
+  }
+
+  async actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
+    const base = query.firstEver?.onlyIfFirstOf;
+    await requireCohorts(this.sql, projectId, cohortIdsOf([...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(base?.filters ?? [])]));
+    if (!query.counts && query.matchers.length > 0) {
+      const calendar = postgresCalendarStatement(query);
+      const buckets = await this.sql.query<{ t: number; h: number }>(calendar.text, calendar.values);
+      if (buckets.length === 0) return [];
+      const words = Math.ceil(buckets.length / WORD_BITS);
+      if (query.matchers.length * words <= MAX_MASK_COLUMNS) {
+        const starts = buckets.map((bucket) => bucketOfHours(bucket.h));
+        const masks = postgresActorMasksStatement(projectId, query, buckets.map((bucket) => bucket.t));
+        const rows = await this.sql.query<Record<string, string | number | null>>(masks.text, masks.values);
+        return rows.map((row) =>
+          bucketsFromMasks(
+            row.a as string,
+            query.matchers.map((_, i) => Array.from({ length: words }, (_, w) => Number(row[`k${i}_${w}`] ?? 0))),
+            WORD_BITS,
+            starts,
+            row.fi === null ? null : Number(row.fi),
+          ),
+        );
+      }
+    }
+    const statement = postgresActorBucketsStatement(projectId, query);
+    const rows = await this.sql.query<{ a: string; bs: number[]; ms: number[]; cs: number[][] | null; fb: number | null }>(statement.text, statement.values);
+    return rows.map((row) => ({
+      actor: row.a,
+      buckets: row.bs.map(bucketOfHours),
+      masks: row.ms.map(Number),
+      counts: row.cs?.map((counts) => counts.map(Number)) ?? [],
+      firstEver: row.fb === null ? null : bucketOfHours(row.fb),
+    }));
   }
 
   async earliestTimestamp(projectId: number): Promise<Date | null> {

@@ -25,6 +25,9 @@ import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type Perso
 import { clickHouseTrendStatement, type PersonValues } from "./trend";
 import { clickHouseActorEventsStatement } from "./actor-events";
 import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery } from "../actor-events";
+import { clickHouseActorBucketsStatement, clickHouseActorMasksStatement } from "./actor-buckets";
+import { MAX_MASK_COLUMNS, postgresCalendarStatement, WORD_BITS } from "../postgres-actor-buckets";
+import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "../actor-buckets";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;
@@ -274,6 +277,49 @@ export class ClickHouseEventStore implements EventStore {
     const rows = await result.json<ActorEventRow>();
     if (rows.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
     return groupActorEvents(rows, query.values.length);
+  }
+
+  async actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
+    const groups = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(query.firstEver?.onlyIfFirstOf?.filters ?? [])];
+    const cohortIds = cohortIdsOf(groups);
+    await requireCohorts(this.sql, projectId, cohortIds);
+    const cohorts = await cohortMembers(this.sql, cohortIds);
+    const persons = new Map<PropertyFilter, PersonSet>();
+    for (const group of groups) {
+      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    }
+    if (!query.counts && query.matchers.length > 0) {
+      // The calendar as PostgreSQL lists it (persons are there anyway), so both stores bucket alike.
+      const calendar = postgresCalendarStatement(query);
+      const buckets = await this.sql.query<{ t: number; h: number }>(calendar.text, calendar.values);
+      if (buckets.length === 0) return [];
+      const words = Math.ceil(buckets.length / WORD_BITS);
+      if (query.matchers.length * words <= MAX_MASK_COLUMNS) {
+        const masks = clickHouseActorMasksStatement(this.table, projectId, query, { persons, cohorts }, buckets.map((bucket) => bucket.h), WORD_BITS);
+        const result = await this.client.query({ query: masks.text, query_params: masks.params, format: "JSONCompactEachRow" });
+        const rows = await result.json<(string | number | null)[]>();
+        const starts = buckets.map((bucket) => bucketOfHours(bucket.h));
+        return rows.map((row) =>
+          bucketsFromMasks(
+            row[0] as string,
+            query.matchers.map((_, i) => Array.from({ length: words }, (_, w) => Number(row[1 + i * words + w]))),
+            WORD_BITS,
+            starts,
+            row.at(-1) === null ? null : Number(row.at(-1)),
+          ),
+        );
+      }
+    }
+    const statement = clickHouseActorBucketsStatement(this.table, projectId, query, { persons, cohorts });
+    const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompactEachRow" });
+    const rows = await result.json<[string, [number, number, number[]][], number | null]>();
+    return rows.map(([actor, bucketed, first]) => ({
+      actor,
+      buckets: bucketed.map(([b]) => bucketOfHours(b)),
+      masks: bucketed.map(([, m]) => Number(m)),
+      counts: query.counts ? bucketed.map(([, , counts]) => counts.map(Number)) : [],
+      firstEver: first === null ? null : bucketOfHours(first),
+    }));
   }
 
   /** Each person of the project with the property set (not null, not ""), and its text as PostgreSQL's `->>` gives it. */

@@ -1,0 +1,175 @@
+/**
+ * Lifecycle (PostHog's LifecycleQueryRunner): for each interval of the range, how many
+ * persons were new, returning, resurrecting or dormant. Per person, over the intervals with
+ * matching events from one interval before the range to one after it (events with
+ * `$process_person_profile = false` left out), each active interval is
+ * - `new` when it is the person's first activity there and the interval they were created in;
+ * - `returning` when the previous active interval is the one just before and this is not
+ *   the first activity there;
+ * - else `resurrecting` (so a first activity just after the creation interval resurrects);
+ * and the interval after each active one without activity is `dormant`, counted negative.
+ * The store answers each actor's active buckets (`actorBuckets`), persons' creation comes
+ * from PostgreSQL (store.ts); the classification runs here, so both stores agree.
+ *
+ * Events without a person are left out: lifecycle follows persons (PostHog's personless
+ * events carry `$process_person_profile = false`, which it excludes).
+ */
+import { guarded } from "@/server/events/service";
+import { AppError } from "@/server/errors";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
+import type { PropertyGroup } from "@/server/properties/contract";
+import { compareCodePoints } from "@/server/properties/coerce";
+import { ANONYMOUS_ACTOR, parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
+import {
+  addIntervals,
+  bucketDay,
+  bucketLabel,
+  bucketStarts,
+  instantOf,
+  resolveDateRange,
+  startOfInterval,
+  wallFromText,
+  type ResolvedDateRange,
+} from "@/server/analytics/date-range";
+import { LIFECYCLE_STATUSES, lifecycleQuerySchema, lifecycleSpec, type LifecycleSpec, type LifecycleStatus } from "./contract";
+import { findPersonCreationBuckets } from "./store";
+
+export interface LifecycleAction {
+  id: string | null;
+  name: string;
+  type: "events";
+  order: 0;
+  math: "total";
+  custom_name?: string;
+}
+
+export interface LifecycleResult {
+  action: LifecycleAction;
+  /** Persons per interval of the range; negative for dormant. */
+  data: number[];
+  count: number;
+  labels: string[];
+  days: string[];
+  label: string;
+  status: LifecycleStatus;
+}
+
+/** PostHog leaves out events of persons it does not process (`properties.$process_person_profile != 'false'`). */
+const PROCESSED_PERSONS: PropertyGroup = {
+  type: "AND",
+  values: [{ type: "event", key: "$process_person_profile", operator: "is_not", value: ["false"], negation: false }],
+};
+
+function groupsOf(spec: LifecycleSpec): PropertyGroup[] {
+  return [spec.properties, spec.series.properties].filter((group): group is PropertyGroup => group !== null);
+}
+
+/** One person's status in one interval of the range (its index among the range's intervals). */
+interface Classified {
+  actor: string;
+  interval: number;
+  status: LifecycleStatus;
+}
+
+async function classify(env: QueryEnv, spec: LifecycleSpec): Promise<{ range: ResolvedDateRange; walls: Date[]; classified: Classified[] }> {
+  const earliest = spec.dateRange.date_from === "all" ? await env.db.events.earliestTimestamp(env.projectId) : null;
+  const range = resolveDateRange(spec.dateRange, spec.interval, env.zone, env.now, earliest);
+  const walls = bucketStarts(range);
+  if (walls.length === 0) return { range, walls, classified: [] };
+  // The window: one interval either side of the range, so the first and last intervals know their neighbours.
+  const window = [addIntervals(walls[0]!, spec.interval, -1), ...walls, addIntervals(walls.at(-1)!, spec.interval, 1)];
+  const from = instantOf(window[0]!, env.zone);
+  const to = instantOf(addIntervals(window.at(-1)!, spec.interval, 1), env.zone);
+  const rows = await guarded(async () => {
+    for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
+    return env.db.events.actorBuckets(env.projectId, {
+      from,
+      to,
+      zone: env.zone,
+      interval: spec.interval,
+      now: env.now,
+      filters: [...(spec.properties ? [spec.properties] : []), PROCESSED_PERSONS],
+      matchers: [{ event: spec.series.event, filters: spec.series.properties ? [spec.series.properties] : [] }],
+      counts: false,
+      firstEver: null,
+    });
+  });
+  const created = await findPersonCreationBuckets(env.db.sql, env.projectId, { from, to, zone: env.zone, interval: spec.interval });
+  const index = new Map(window.map((wall, i) => [wall.getTime(), i]));
+  const classified: Classified[] = [];
+  // Window index i is the range's interval i − 1; only those inside the range are kept.
+  const keep = (actor: string, i: number, status: LifecycleStatus) => {
+    if (i >= 1 && i <= walls.length) classified.push({ actor, interval: i - 1, status });
+  };
+  for (const row of rows) {
+    if (row.actor.startsWith(ANONYMOUS_ACTOR)) continue;
+    const active = row.buckets.map((bucket) => index.get(bucket)).filter((i): i is number => i !== undefined);
+    const createdAt = created.get(row.actor);
+    const createdIndex = createdAt === undefined ? undefined : index.get(createdAt);
+    active.forEach((current, n) => {
+      const previous = n === 0 ? createdIndex : active[n - 1];
+      keep(row.actor, current, previous === current ? "new" : n > 0 && previous === current - 1 ? "returning" : "resurrecting");
+      if (active[n + 1] !== current + 1) keep(row.actor, current + 1, "dormant");
+    });
+  }
+  return { range, walls, classified };
+}
+
+export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Promise<{ results: LifecycleResult[]; range: ResolvedDateRange }> {
+  const { range, walls, classified } = await classify(env, spec);
+  const counts = new Map(LIFECYCLE_STATUSES.map((status) => [status, new Array<number>(walls.length).fill(0)]));
+  for (const { interval, status } of classified) counts.get(status)![interval]! += 1;
+  const labels = walls.map((wall) => bucketLabel(wall, range));
+  const days = walls.map((wall) => bucketDay(wall, spec.interval));
+  const name = spec.series.event ?? "All events";
+  const action: LifecycleAction = { id: spec.series.event, name, type: "events", order: 0, math: "total" };
+  if (spec.series.custom_name !== null) action.custom_name = spec.series.custom_name;
+  const results = LIFECYCLE_STATUSES.map((status): LifecycleResult => {
+    // (n === 0 keeps a dormant zero 0, not -0.)
+    const data = counts.get(status)!.map((n) => (status === "dormant" && n !== 0 ? -n : n));
+    return { action, data, count: data.reduce((sum, n) => sum + n, 0), labels, days, label: `${name} - ${status}`, status };
+  });
+  return { results, range };
+}
+
+/** PostHog's `day` of a lifecycle point: a date (or date and time) of the project's wall clock, read as its interval. */
+function selectedDay(value: unknown, spec: LifecycleSpec): number | null {
+  if (value === undefined || value === null) return null;
+  const match = typeof value === "string" ? /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?))?/.exec(value) : null;
+  if (!match) throw new AppError("invalid_input", "day must be a date (YYYY-MM-DD, or with a time for hourly lifecycles).", "day");
+  const wall = wallFromText(`${match[1]} ${match[2] ?? "00:00:00"}`);
+  if (Number.isNaN(wall.getTime())) throw new AppError("invalid_input", "day must be a date (YYYY-MM-DD, or with a time for hourly lifecycles).", "day");
+  return startOfInterval(wall, spec.interval).getTime();
+}
+
+/** LifecycleQuery for the query API. */
+export const lifecycleKind: QueryKind<LifecycleSpec> = {
+  kind: "LifecycleQuery",
+  spec: (node, override) => lifecycleSpec(parseNode(lifecycleQuerySchema, node), override),
+  async check({ db, projectId }, spec) {
+    await guarded(async () => {
+      for (const group of groupsOf(spec)) await db.events.checkFilters(group);
+    });
+    await requireCohorts(db.sql, projectId, cohortIdsOf(groupsOf(spec)));
+  },
+  async compute(env, spec) {
+    await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
+    const { results, range } = await computeLifecycle(env, spec);
+    return { results, range: { from: range.dateFrom, to: range.dateTo }, weight: 1 + results.reduce((sum, item) => sum + 3 * item.data.length, 0) };
+  },
+  /** PostHog's InsightActorsQuery for a lifecycle: `day` (an interval of the range) and `status`, either optional. By key. */
+  async actors(env, spec, selector): Promise<ActorKey[]> {
+    const status = selector.status ?? null;
+    if (status !== null && !(LIFECYCLE_STATUSES as readonly unknown[]).includes(status)) {
+      throw new AppError("invalid_input", `status must be one of ${LIFECYCLE_STATUSES.join(", ")}.`, "status");
+    }
+    const day = selectedDay(selector.day, spec);
+    await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
+    const { walls, classified } = await classify(env, spec);
+    const actors = new Set<string>();
+    for (const item of classified) {
+      if ((status === null || item.status === status) && (day === null || walls[item.interval]!.getTime() === day)) actors.add(item.actor);
+    }
+    return [...actors].sort(compareCodePoints);
+  },
+};
