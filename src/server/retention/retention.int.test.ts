@@ -276,6 +276,7 @@ describe(`RetentionQuery (${testStoresName})`, () => {
       { params: Promise.resolve({ project_id: String(projectId) }) },
     );
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ type: "validation_error", attr: "query__retentionFilter__period" });
+    // A malformed field is PostHog's parse error, the field named in the detail.
+    expect(await refused.json()).toMatchObject({ type: "invalid_request", code: "parse_error", attr: null, detail: expect.stringContaining("query.retentionFilter.period") });
   });
 });
