@@ -165,11 +165,11 @@ async function applyPersonsAndGroups(services: IngestionServices, projectId: num
   }
   let person;
   if (event.event === "$identify" && typeof p.$anon_distinct_id === "string" && p.$anon_distinct_id !== "") {
-    person = await persons.link(projectId, event.distinctId, p.$anon_distinct_id, { force: false });
+    person = await persons.link(projectId, event.distinctId, p.$anon_distinct_id, { force: false, at: event.timestamp });
   } else if ((event.event === "$create_alias" || event.event === "$merge_dangerously") && typeof p.alias === "string" && p.alias !== "") {
-    person = await persons.link(projectId, event.distinctId, p.alias, { force: event.event === "$merge_dangerously" });
+    person = await persons.link(projectId, event.distinctId, p.alias, { force: event.event === "$merge_dangerously", at: event.timestamp });
   } else {
-    person = await persons.resolve(projectId, event.distinctId);
+    person = await persons.resolve(projectId, event.distinctId, event.timestamp);
   }
   const updated = await persons.updateProperties(projectId, event.distinctId, person, propertyUpdateOf(p), event.event === "$identify");
   return updated.uuid;

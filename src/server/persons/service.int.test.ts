@@ -82,6 +82,20 @@ describe.skipIf(testEventStoreKind === "clickhouse")(`persons (${testDbKind})`, 
       expect((await personIdsOfEvents([d]))[0]!.person_id).toBe(person!.uuid);
     });
 
+    it("dates a new person by its first event, as PostHog (lifecycle's 'new' reads it), never in the future", async () => {
+      const past = uid("past");
+      await capture({ event: "$pageview", distinct_id: past, timestamp: "2024-03-01T12:00:00Z" });
+      expect((await personOf(past))!.created_at.toISOString()).toBe("2024-03-01T12:00:00.000Z");
+      const identified = uid("identified");
+      await capture({ event: "$identify", distinct_id: identified, timestamp: "2024-02-01T08:00:00Z", properties: { $anon_distinct_id: uid("anon") } });
+      expect((await personOf(identified))!.created_at.toISOString()).toBe("2024-02-01T08:00:00.000Z");
+      const future = uid("future");
+      const before = Date.now();
+      await capture({ event: "$pageview", distinct_id: future, timestamp: "2099-01-01T00:00:00Z" });
+      expect((await personOf(future))!.created_at.getTime()).toBeLessThanOrEqual(Date.now());
+      expect((await personOf(future))!.created_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    });
+
     it("reuses the person for the next events of the same distinct id", async () => {
       const d = uid("again");
       await capture({ event: "a", distinct_id: d });

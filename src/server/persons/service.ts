@@ -103,23 +103,23 @@ export class PersonsService {
     this.cache.set(this.key(projectId, distinctId), person);
   }
 
-  /** The person of `distinctId`, creating an anonymous one if the id is new. */
-  async resolve(projectId: number, distinctId: string): Promise<PersonRef> {
+  /** The person of `distinctId`, creating an anonymous one (created `at`, its first event's time) if the id is new. */
+  async resolve(projectId: number, distinctId: string, at: Date = new Date()): Promise<PersonRef> {
     const key = this.key(projectId, distinctId);
     const cached = this.cache.get(key);
     if (cached) return cached;
     let pending = this.creating.get(key);
     if (!pending) {
-      pending = this.lookupOrCreate(projectId, distinctId).finally(() => this.creating.delete(key));
+      pending = this.lookupOrCreate(projectId, distinctId, at).finally(() => this.creating.delete(key));
       this.creating.set(key, pending);
     }
     return pending;
   }
 
-  private async lookupOrCreate(projectId: number, distinctId: string): Promise<PersonRef> {
+  private async lookupOrCreate(projectId: number, distinctId: string, at: Date): Promise<PersonRef> {
     for (;;) {
       const found = await findPersonByDistinctId(this.sql, projectId, distinctId);
-      const person = found ?? (await createPerson(this.sql, projectId, [distinctId], { isIdentified: false, properties: {} }));
+      const person = found ?? (await createPerson(this.sql, projectId, [distinctId], { isIdentified: false, properties: {}, createdAt: at }));
       if (person) {
         this.remember(projectId, distinctId, { id: person.id, uuid: person.uuid });
         return { id: person.id, uuid: person.uuid };
@@ -170,10 +170,11 @@ export class PersonsService {
    * `distinctId`'s, but only when it was never identified (or `force`), as PostHog does.
    * Returns the person the event belongs to.
    */
-  async link(projectId: number, distinctId: string, otherId: string, options: { force: boolean }): Promise<PersonRef> {
+  async link(projectId: number, distinctId: string, otherId: string, options: { force: boolean; at?: Date }): Promise<PersonRef> {
+    const at = options.at ?? new Date();
     // Placeholder ids many clients send by mistake would merge every user into one person.
     if (otherId === distinctId || isIllegalDistinctId(otherId) || isIllegalDistinctId(distinctId)) {
-      return this.resolve(projectId, distinctId);
+      return this.resolve(projectId, distinctId, at);
     }
     for (let attempt = 0; attempt < 5; attempt++) {
       const [mine, other] = await Promise.all([
@@ -181,7 +182,7 @@ export class PersonsService {
         findPersonByDistinctId(this.sql, projectId, otherId),
       ]);
       if (!mine && !other) {
-        const created = await createPerson(this.sql, projectId, [distinctId, otherId], { isIdentified: true, properties: {} });
+        const created = await createPerson(this.sql, projectId, [distinctId, otherId], { isIdentified: true, properties: {}, createdAt: at });
         if (!created) continue;
         this.remember(projectId, distinctId, created);
         this.remember(projectId, otherId, created);

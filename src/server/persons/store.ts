@@ -35,12 +35,13 @@ export async function createPerson(
   sql: SqlExecutor,
   projectId: number,
   distinctIds: string[],
-  options: { isIdentified: boolean; properties: Record<string, unknown> },
+  options: { isIdentified: boolean; properties: Record<string, unknown>; createdAt: Date },
 ): Promise<PersonRef | null> {
+  // Created when its first event happened (PostHog's created_at, which lifecycle's "new" reads), never later than now.
   const [person] = await sql.query<PersonRef>(
-    `INSERT INTO persons (project_id, properties, is_identified, updated_at)
-     VALUES ($1, $2::jsonb, $3, now()) RETURNING id, uuid::text AS uuid`,
-    [projectId, JSON.stringify(options.properties), options.isIdentified],
+    `INSERT INTO persons (project_id, properties, is_identified, updated_at, created_at)
+     VALUES ($1, $2::jsonb, $3, now(), LEAST($4::timestamptz, now())) RETURNING id, uuid::text AS uuid`,
+    [projectId, JSON.stringify(options.properties), options.isIdentified, options.createdAt.toISOString()],
   );
   const inserted = await sql.query(
     `INSERT INTO person_distinct_ids (project_id, person_id, distinct_id)
