@@ -30,18 +30,8 @@ export interface SeededDatabase {
   close(): Promise<void>;
 }
 
-/**
- * Seeds `events` events; `eventStore` (default PostgreSQL) says where they go. The database is
- * registered as the process's. With `persons`, that many persons are created first (their
- * creation spread over the span) and each event belongs to one of them, picked by a hash of
- * its number; without, events have no person (50,000 distinct ids).
- */
-export async function seedEvents(
-  events: number,
-  eventStore: EventStoreConfig = { kind: "postgres" },
-  seededAt = new Date(),
-  options: { persons?: number } = {},
-): Promise<SeededDatabase> {
+/** Seeds `events` events; `eventStore` (default PostgreSQL) says where they go. The database is registered as the process's. */
+export async function seedEvents(events: number, eventStore: EventStoreConfig = { kind: "postgres" }, seededAt = new Date()): Promise<SeededDatabase> {
   const database = await createEmptyPostgresDatabase();
   let db: Database;
   try {
@@ -65,24 +55,6 @@ export async function seedEvents(
     const span = SEEDED_DAYS * 24 * 3600 * 1000;
     const start = seededAt.getTime() - span;
     const CHUNK = 10_000;
-    const persons = options.persons ?? 0;
-    const personUuids =
-      persons === 0
-        ? []
-        : (
-            await db.sql.query<{ uuid: string }>(
-              `INSERT INTO persons (project_id, properties, created_at, updated_at)
-               SELECT $1::int, '{}', to_timestamp($2::float8 / 1000 + (n::float8 / $3::int) * $4::float8 / 1000), now() FROM generate_series(1, $3::int) AS n
-               RETURNING uuid::text AS uuid`,
-              [projectId, start, persons, span],
-            )
-          ).map((row) => row.uuid);
-    // A mixing hash (murmur3's finaliser) scatters each person's events over the span and the event names.
-    const personOf = (i: number) => {
-      let h = Math.imul(i ^ (i >>> 16), 0x85ebca6b);
-      h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-      return ((h ^ (h >>> 16)) >>> 0) % persons;
-    };
     for (let done = 0; done < events; done += CHUNK) {
       const rows: StoredEventInput[] = [];
       for (let i = done; i < Math.min(events, done + CHUNK); i++) {
@@ -90,8 +62,7 @@ export async function seedEvents(
           uuid: uuidv7(),
           projectId,
           event: EVENT_NAMES[i % EVENT_NAMES.length]!,
-          distinctId: persons === 0 ? `user-${i % 50_000}` : `person-${personOf(i)}`,
-          personId: persons === 0 ? null : personUuids[personOf(i)],
+          distinctId: `user-${i % 50_000}`,
           properties: { $browser: BROWSERS[i % BROWSERS.length], $current_url: `https://example.com/p/${i % 500}`, plan: i % 10 === 0 ? "enterprise" : "free", amount: i % 1000 },
           timestamp: new Date(start + Math.floor((i / events) * span)),
         });
