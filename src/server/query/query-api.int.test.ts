@@ -273,6 +273,17 @@ describe(`ActorsQuery (${testStoresName})`, () => {
     expect(eventFilter.body.detail).toMatch(/only person property filters are supported on actors/);
   });
 
+  it("lists the people behind a real trend point and a funnel step, and those who dropped off", async () => {
+    const names = (answer: Answer) => answer.body.results.map((row: { id: string }[]) => Object.keys(uuidOf).find((name) => uuidOf[name] === row[0]!.id)).sort();
+    const day2 = await query({ query: { kind: "ActorsQuery", source: { kind: "InsightActorsQuery", source: pageviews, day: "2024-03-02", series: 0 } } });
+    expect([day2.status, names(day2)]).toEqual([200, ["alice", "carol"]]);
+    const funnel = { kind: "FunnelsQuery", series: [{ kind: "EventsNode", event: "$pageview" }, { kind: "EventsNode", event: "purchase" }], dateRange: pageviews.dateRange };
+    const converted = await query({ query: { kind: "ActorsQuery", source: { kind: "FunnelsActorsQuery", source: funnel, funnelStep: 2 } } });
+    expect([converted.status, names(converted)]).toEqual([200, ["carol"]]);
+    const dropped = await query({ query: { kind: "FunnelsActorsQuery", source: funnel, funnelStep: -2 } });
+    expect([dropped.status, names(dropped)]).toEqual([200, ["alice", "bob"]]);
+  });
+
   it("runs a bare InsightActorsQuery as if wrapped in an ActorsQuery", async () => {
     const answer = await query({ query: { kind: "InsightActorsQuery", source: listed(["carol"]), day: "2024-03-02" } });
     expect(answer.status).toBe(200);
