@@ -17,8 +17,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Test databases start from a template made once per run: dumps on the embedded
-    // database, a migrated template database on PostgreSQL.
-    globalSetup: onPostgres ? ["src/server/db/postgres-templates.ts"] : ["src/server/db/pglite-templates.ts"],
+    // Test databases on the embedded database start from dumps made once per run.
+    globalSetup: onPostgres ? [] : ["src/server/db/pglite-templates.ts"],
   },
 });

@@ -6,14 +6,12 @@
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import pg from "pg";
 import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
 import type { EventStoreKind } from "@/server/db/events";
 import { openDatabase, type Database } from "./client";
 import { migrate } from "./migrate";
 import { PGLITE_TEMPLATES_ENV, templateFile } from "./pglite-templates";
-import { onPostgresAdmin, POSTGRES_TEMPLATE_ENV, TEST_POSTGRES_ADMIN_URL, testDatabaseUrl } from "./postgres-templates";
-
-export { TEST_POSTGRES_ADMIN_URL };
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -54,6 +52,9 @@ async function pgliteTemplate(migrated: boolean): Promise<Blob | undefined> {
   return dir ? new Blob([await fs.promises.readFile(templateFile(dir, migrated))]) : undefined;
 }
 
+/** The server test databases are made on; CI has it at 127.0.0.1:5432, user root, trust auth. */
+export const TEST_POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://root@127.0.0.1:5432/postgres";
+
 export async function createTestDatabase(
   options: { migrated?: boolean; kind?: TestDbKind; events?: EventStoreKind } = {},
 ): Promise<Database> {
@@ -70,11 +71,9 @@ export async function createTestDatabase(
 }
 
 async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreConfig): Promise<Database> {
-  // A copy of the run's migrated template (postgres-templates.ts) when vitest's global setup made one.
-  const template = migrated ? process.env[POSTGRES_TEMPLATE_ENV] : undefined;
-  const database = await createPostgresDatabase(template);
+  const database = await createEmptyPostgresDatabase();
   const db = await openDatabase({ kind: "postgres", url: database.url }, eventStore);
-  if (migrated && !template) await migrate(db.sql);
+  if (migrated) await migrate(db.sql);
   return {
     ...db,
     async close() {
@@ -88,13 +87,19 @@ async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreCon
  * An empty, unmigrated database on the test PostgreSQL server, for tests that hand a
  * DATABASE_URL to another process (the admin CLI). `drop()` removes it again.
  */
-export function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  return createPostgresDatabase();
-}
-
-/** A throwaway database on the test PostgreSQL server: empty, or a copy of `template`. */
-async function createPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  await onPostgresAdmin(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`);
-  return { url: testDatabaseUrl(name), drop: () => onPostgresAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(TEST_POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
