@@ -29,7 +29,8 @@ export default defineConfig({
     // second during a 100,000-event batch or a body bomb, a respawn within 100 ms of kill -9,
     // a kill mid-stream — or the shared server's memory: they run after the others, one at a
     // time, with nothing else on the machine, as all specs did before. A teardown project runs
-    // after its setup project whatever the outcome, unlike a dependent one.
+    // after its setup project whatever the outcome, unlike a dependent one. It also runs when
+    // only some files of "parallel" are chosen: add --no-deps to run just those files.
     { name: "alone", testMatch: ALONE, workers: 1 },
   ],
   timeout: 60_000,
