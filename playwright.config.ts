@@ -9,11 +9,30 @@ process.env.E2E_PORT ??= "3217";
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "burrow-e2e-"));
 const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`;
 
+/** Timing- and memory-sensitive specs: see the "alone" project below. */
+const ALONE = ["big-batch.spec.ts", "body-limits.spec.ts", "ingestion-fault.spec.ts", "restart.spec.ts"].map((file) => `**/${file}`);
+
 export default defineConfig({
   testDir: "e2e",
   outputDir: "test-results/e2e",
+  // Two spec files at a time (tests within a file stay in order, in one worker): on a 2-core
+  // machine much of a spec's time is spent waiting for the servers it starts, the admin CLI
+  // and Chromium. Specs share only the webServer instance and its owner (made by the global
+  // setup); anything that ends or changes a user's sessions uses a user of its own
+  // (support/accounts.ts). E2E_WORKERS=1 runs everything one file at a time again.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
+  globalSetup: "./e2e/support/global-setup.ts",
+  projects: [
+    { name: "parallel", testIgnore: ALONE, teardown: "alone" },
+    // Specs that measure how fast the server (or the test itself) reacts — /_health within a
+    // second during a 100,000-event batch or a body bomb, a respawn within 100 ms of kill -9,
+    // a kill mid-stream — or the shared server's memory: they run after the others, one at a
+    // time, with nothing else on the machine, as all specs did before. A teardown project runs
+    // after its setup project whatever the outcome, unlike a dependent one. It also runs when
+    // only some files of "parallel" are chosen: add --no-deps to run just those files.
+    { name: "alone", testMatch: ALONE, workers: 1 },
+  ],
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],

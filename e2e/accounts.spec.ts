@@ -27,7 +27,9 @@ async function attemptSignIn(page: Page, email: string, password: string): Promi
 test("sign up on a fresh instance, sign out, sign in, create a personal key, use it with fetch against a management route, delete it, see 401", async ({
   browser,
 }) => {
-  // The shared instance's state depends on test order: this test starts from nothing.
+  // The shared instance's state depends on test order: this test starts from nothing, on a
+  // server of its own started in the test, which takes it past the default 60 s under load.
+  test.setTimeout(120_000);
   const server = await startServer({ DATA_DIR: tempDataDir() });
   const url = server.url;
   let exitCode: number | null = null;

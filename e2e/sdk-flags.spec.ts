@@ -133,7 +133,8 @@ for (const kind of DATABASE_KINDS) {
           const found = await flagCalls(server.url, deployment);
           const fromJs = found.filter((event) => event.distinct_id === jsDistinctId);
           const fromNode = found.filter((event) => event.distinct_id === "node-user");
-          return fromJs.length > 0 && fromNode.some((event) => event.properties.$feature_flag === "checkout") ? found : undefined;
+          // posthog-js may report its flag calls in more than one batch: wait for the one checked below.
+          return fromJs.some((event) => event.properties.$feature_flag === "beta-banner") && fromNode.some((event) => event.properties.$feature_flag === "checkout") ? found : undefined;
         }, 30_000);
         const nodeCheckout = calls.find((event) => event.distinct_id === "node-user" && event.properties.$feature_flag === "checkout")!;
         expect(nodeCheckout.properties).toMatchObject({ $feature_flag_response: "one-page", $lib: "posthog-node" });

@@ -156,6 +156,8 @@ test.describe("the server on PostgreSQL", () => {
 
 test.describe("sign-in lockout over HTTP", () => {
   test("five wrong passwords in a row answer 429 with Retry-After; the right password works after the window", async () => {
+    // The admin CLI and a server start inside the test: more than the default 60 s under load.
+    test.setTimeout(120_000);
     const dataDir = tempDataDir();
     const boot = admin(["bootstrap", "--email", "lock@example.com", "--password", "right-password-1", "--json"], { DATA_DIR: dataDir });
     expect(boot.code, boot.stderr).toBe(0);

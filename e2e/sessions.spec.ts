@@ -3,12 +3,15 @@
  * session cookie taken before sign-out no longer works for the API or the app.
  */
 import { expect, request as playwrightRequest, test } from "@playwright/test";
-import { OWNER, signIn, signInAsOwner } from "./support/accounts";
+import { createMember, signIn } from "./support/accounts";
 
 test("a session cookie copied before sign-out gets 401 from the API and the sign-in page from the app", async ({ browser, baseURL }) => {
+  // A member of their own: signing out ends every session of the user, and other specs
+  // running at the same time are signed in as the shared owner.
+  const member = await createMember(browser, "Signout", "signout-password-1");
   const context = await browser.newContext();
   const page = await context.newPage();
-  await signInAsOwner(page);
+  await signIn(page, member);
   const cookies = await context.cookies();
   const session = cookies.find((cookie) => cookie.name.endsWith("next-auth.session-token"));
   expect(session, "next-auth's session cookie").toBeDefined();
@@ -34,7 +37,7 @@ test("a session cookie copied before sign-out gets 401 from the API and the sign
   await expect(replayPage).toHaveURL(/\/login/);
 
   // Signing in again gives a cookie that works.
-  await signIn(page, OWNER);
+  await signIn(page, member);
   const fresh = (await context.cookies()).find((cookie) => cookie.name === session!.name)!;
   expect(fresh.value).not.toBe(session!.value);
   expect((await api.get("/api/users/@me/", { headers: { cookie: `${fresh.name}=${fresh.value}` } })).status()).toBe(200);
@@ -45,23 +48,9 @@ test("a session cookie copied before sign-out gets 401 from the API and the sign
 });
 
 test("changing the password in Settings keeps this tab signed in and ends the sessions from before", async ({ browser, baseURL }) => {
-  // A member of their own, so the shared owner's password stays as other specs expect.
-  const ownerContext = await browser.newContext();
-  const ownerPage = await ownerContext.newPage();
-  await signInAsOwner(ownerPage);
-  const me = await ownerPage.request.get("/api/trpc/account.me");
-  const projectId = ((await me.json()) as { result: { data: { current_project_id: number } } }).result.data.current_project_id;
-  const email = `changer-${Date.now()}@example.com`;
-  const invited = await ownerPage.request.post("/api/trpc/organization.invite", {
-    data: { projectId, email, level: "member" },
-    headers: { origin: baseURL! },
-  });
-  expect(invited.status(), await invited.text()).toBe(200);
-  const token = ((await invited.json()) as { result: { data: { url: string } } }).result.data.url.split("/invite/")[1];
+  // A member of their own, so the shared owner's password and sessions stay as other specs expect.
+  const { email } = await createMember(browser, "Chang", "first password");
   const anonymous = await playwrightRequest.newContext({ baseURL });
-  const accepted = await anonymous.post("/api/trpc/auth.acceptInvite", { data: { token, firstName: "Chang", password: "first password" } });
-  expect(accepted.status(), await accepted.text()).toBe(200);
-  await ownerContext.close();
 
   const context = await browser.newContext();
   const page = await context.newPage();

@@ -1,8 +1,13 @@
 /**
- * The shared e2e instance's owner, and signing in as them. The first test that needs an
- * account creates it (first-run sign-up over tRPC); later ones reuse it, whatever the order.
+ * The shared e2e instance's owner, and signing in as them. The global setup (global-setup.ts)
+ * signs them up before any spec runs, so specs in parallel workers never race for the
+ * first-run sign-up; ensureOwner also tolerates losing that race when a spec runs alone.
+ *
+ * Specs run two at a time against the shared instance: nothing a spec does as the owner may
+ * end or change the owner's sessions (sign-out and password changes end every session of the
+ * user); a spec that needs that does it as a member of its own (createMember).
  */
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type APIRequestContext, type Browser, type Page } from "@playwright/test";
 
 export const OWNER = {
   email: "owner@example.com",
@@ -51,6 +56,8 @@ async function signUpIfNeeded(request: APIRequestContext, base: string): Promise
       project: OWNER.project,
     },
   });
+  // Another worker may have signed the owner up between the two requests.
+  if (response.status() !== 200 && !(await trpcQuery<{ needsSetup: boolean }>(request, base, "auth.setupStatus")).needsSetup) return;
   expect(response.status(), await response.text()).toBe(200);
 }
 
@@ -67,4 +74,32 @@ export async function signIn(page: Page, who: { email: string; password: string 
 export async function signInAsOwner(page: Page, base = sharedBaseUrl()): Promise<void> {
   await ensureOwner(base);
   await signIn(page, OWNER, base);
+}
+
+/**
+ * A new member of the owner's organization on the shared instance, with a unique e-mail:
+ * the owner invites them over tRPC and they accept with `password`.
+ */
+export async function createMember(browser: Browser, firstName: string, password: string, base = sharedBaseUrl()): Promise<{ email: string; password: string }> {
+  const ownerContext = await browser.newContext({ baseURL: base });
+  const anonymous = await playwrightRequest.newContext({ baseURL: base });
+  try {
+    const ownerPage = await ownerContext.newPage();
+    await signInAsOwner(ownerPage, base);
+    const me = await ownerPage.request.get("/api/trpc/account.me");
+    const projectId = ((await me.json()) as { result: { data: { current_project_id: number } } }).result.data.current_project_id;
+    const email = `${firstName.toLowerCase()}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const invited = await ownerPage.request.post("/api/trpc/organization.invite", {
+      data: { projectId, email, level: "member" },
+      headers: { origin: base },
+    });
+    expect(invited.status(), await invited.text()).toBe(200);
+    const token = ((await invited.json()) as { result: { data: { url: string } } }).result.data.url.split("/invite/")[1];
+    const accepted = await anonymous.post("/api/trpc/auth.acceptInvite", { data: { token, firstName, password } });
+    expect(accepted.status(), await accepted.text()).toBe(200);
+    return { email, password };
+  } finally {
+    await anonymous.dispose();
+    await ownerContext.close();
+  }
 }
