@@ -73,3 +73,14 @@ export function personName(person: ActorPerson): string {
   }
   return person.distinct_ids?.[0] ?? person.id;
 }
+
+/** The persons who entered a conversion-trends funnel in the period starting `day` and converted (or with `dropOff`, did not). */
+export function funnelTrendsActors(query: unknown, day: string | number | undefined, { dropOff = false, breakdown }: { dropOff?: boolean; breakdown?: unknown } = {}): Record<string, unknown> {
+  return {
+    kind: "FunnelsActorsQuery",
+    source: sourceOf(query),
+    funnelTrendsDropOff: dropOff,
+    ...(day !== undefined ? { funnelTrendsEntrancePeriodStart: day } : {}),
+    ...(breakdown !== undefined ? { funnelStepBreakdown: breakdown } : {}),
+  };
+}

@@ -44,11 +44,11 @@ describe("retention matrix", () => {
       [0, 1].map((i) => ({ values: [{ count: 2 }, { count: 1 }], label: `Day ${i}`, date: `2020-06-1${i}`, breakdown_value: browser })),
     );
     const matrix = retentionMatrix(rows)!;
-    expect(matrix.cohorts.map((cohort) => [cohort.breakdown, cohort.cells.map((cell) => cell.future)])).toEqual([
-      ["Chrome", [false, false]],
-      ["Chrome", [false, true]],
-      ["Safari", [false, false]],
-      ["Safari", [false, true]],
+    expect(matrix.cohorts.map((cohort) => [cohort.breakdown, cohort.interval, cohort.cells.map((cell) => cell.future)])).toEqual([
+      ["Chrome", 0, [false, false]],
+      ["Chrome", 1, [false, true]],
+      ["Safari", 0, [false, false]],
+      ["Safari", 1, [false, true]],
     ]);
   });
 

@@ -22,8 +22,12 @@ export interface RetentionCell {
 }
 
 export interface RetentionCohort {
-  /** Row index (InsightActorsQuery's `interval`). */
+  /** Row index in the result. */
   index: number;
+  /** The cohort's index among its breakdown value's cohorts (InsightActorsQuery's `interval`). */
+  interval: number;
+  /** The raw breakdown value (InsightActorsQuery's `breakdown`), null without breakdown. */
+  breakdownValue: unknown;
   label: string;
   date: string;
   size: number;
@@ -66,6 +70,8 @@ export function retentionMatrix(results: unknown): RetentionMatrix | null {
     const inGroup = groupSize.get(JSON.stringify(row.breakdown_value ?? null))!;
     return {
       index,
+      interval: groupIndex[index]!,
+      breakdownValue: row.breakdown_value ?? null,
       label: row.label,
       date: row.date,
       size,
