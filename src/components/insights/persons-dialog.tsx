@@ -8,6 +8,7 @@ import { actorPersons, actorsQuery, personName, type ActorsSelection } from "./a
 import { useActors } from "./actors-source";
 
 const PAGE = 50;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * "Who are these people": the persons behind a chosen point of an insight, a page at a
@@ -60,13 +61,20 @@ export function PersonsDialog({ projectId, selection, onClose }: { projectId: nu
         <ul className="max-h-80 divide-y divide-gray-100 overflow-y-auto" data-testid="persons-list" aria-label="Persons">
           {persons.map((person) => (
             <li key={person.id} className="flex items-baseline justify-between gap-3 py-2">
-              <Link
-                href={`/persons/${person.id}`}
-                className="min-w-0 truncate text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-brand-600"
-                data-testid="persons-link"
-              >
-                {personName(person)}
-              </Link>
+              {UUID.test(person.id) ? (
+                <Link
+                  href={`/persons/${person.id}`}
+                  className="min-w-0 truncate text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-brand-600"
+                  data-testid="persons-link"
+                >
+                  {personName(person)}
+                </Link>
+              ) : (
+                // Events stored without a person: their distinct id, with no page to open.
+                <span className="min-w-0 truncate text-sm text-gray-800" data-testid="persons-anonymous">
+                  {personName(person)}
+                </span>
+              )}
               {person.created_at && <span className="shrink-0 text-xs text-gray-500">since {formatDate(person.created_at)}</span>}
             </li>
           ))}
