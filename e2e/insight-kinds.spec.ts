@@ -69,8 +69,9 @@ test.describe("insight kinds on dashboards", () => {
   }
 
   /** Each insight tile's title → its body's kind and state, once none is computing. */
-  async function tileStates(page: Page): Promise<Record<string, { kind: string | null; state: string | null }>> {
+  async function tileStates(page: Page, count: number): Promise<Record<string, { kind: string | null; state: string | null }>> {
     const tiles = page.getByTestId("insight-tile");
+    await expect(tiles).toHaveCount(count);
     await expect(tiles.getByTestId("tile-body").and(page.locator('[data-state="loading"]'))).toHaveCount(0, { timeout: 60_000 });
     const out: Record<string, { kind: string | null; state: string | null }> = {};
     for (const tile of await tiles.all()) {
@@ -135,7 +136,7 @@ test.describe("insight kinds on dashboards", () => {
     await signIn(page, OWNER, site.url);
     await page.goto(`${site.url}/dashboards/${String(dashboard.json.id)}`);
     await expect(page.getByTestId("insight-tile")).toHaveCount(Object.keys(expected).length);
-    expect(await tileStates(page)).toEqual(expected);
+    expect(await tileStates(page, Object.keys(expected).length)).toEqual(expected);
     if (expected["Signup funnel"]) {
       const steps = page.getByTestId("insight-tile").filter({ hasText: "Signup funnel" }).getByTestId("funnel-step");
       await expect(steps).toHaveCount(3);
@@ -146,7 +147,7 @@ test.describe("insight kinds on dashboards", () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
-    expect(await tileStates(page)).toEqual(expected);
+    expect(await tileStates(page, Object.keys(expected).length)).toEqual(expected);
     await screenshot(page, "02-kinds-mobile");
 
     // The shared page draws the same kinds, with nothing to click.
@@ -159,7 +160,7 @@ test.describe("insight kinds on dashboards", () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const visitor = await context.newPage();
     await visitor.goto(link);
-    expect(await tileStates(visitor)).toEqual(expected);
+    expect(await tileStates(visitor, Object.keys(expected).length)).toEqual(expected);
     await expect(visitor.getByTestId("chart-points")).toHaveCount(0);
     await screenshot(visitor, "03-kinds-shared");
     await context.close();

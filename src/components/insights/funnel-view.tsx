@@ -92,7 +92,7 @@ function StepFigures({ step }: { step: FunnelStepView }) {
       )}
       {step.medianSeconds !== null && (
         <span className="hidden sm:inline" title="Median time from the previous step">
-          ⏱ {formatDuration(step.medianSeconds)}
+          median {formatDuration(step.medianSeconds)}
         </span>
       )}
     </span>

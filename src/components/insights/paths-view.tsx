@@ -1,5 +1,6 @@
 "use client";
 
+import { useEffect, useRef, useState } from "react";
 import { colorAt, numberFormat, ResultEmpty, ResultFrame, ResultMismatch } from "./chart-parts";
 import { formatDuration } from "./funnel-steps";
 import { layoutSankey, pathEdges, trimPathLabel } from "./paths-layout";
@@ -16,6 +17,16 @@ const ROW_PX = 30;
  */
 export function PathsView({ results }: { results: unknown }) {
   const kind = "paths";
+  const frame = useRef<HTMLDivElement>(null);
+  const [available, setAvailable] = useState(0);
+  // The drawing fills the tile's width (and scrolls when the steps need more).
+  useEffect(() => {
+    const element = frame.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => setAvailable(Math.floor(entry!.contentRect.width)));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
   const edges = pathEdges(results);
   if (!edges) return <ResultMismatch kind={kind} message="Expected path edges (source, target, value)." />;
   if (edges.length === 0) return <ResultEmpty kind={kind} title="No paths in this range" />;
@@ -25,7 +36,7 @@ export function PathsView({ results }: { results: unknown }) {
     perColumn.set(step, (perColumn.get(step) ?? 0) + 1);
   }
   const steps = perColumn.size;
-  const width = Math.max(320, steps * COLUMN_PX);
+  const width = Math.max(320, steps * COLUMN_PX, available);
   const height = Math.max(160, Math.max(...perColumn.values()) * ROW_PX);
   const layout = layoutSankey(edges, { width, height, nodeWidth: NODE_WIDTH, nodePadding: 10 });
   const colorOf = new Map(layout.nodes.filter((node) => node.step === layout.nodes[0]?.step).map((node, index) => [node.key, colorAt(index)]));
@@ -33,6 +44,7 @@ export function PathsView({ results }: { results: unknown }) {
 
   return (
     <ResultFrame kind={kind} state="ready" className="overflow-auto">
+      <div ref={frame} className="h-0 w-full" aria-hidden="true" />
       <svg
         width={width}
         height={height + 8}
