@@ -169,7 +169,8 @@ test.describe("insight kinds on dashboards", () => {
     test.skip(!expected["Signup funnel"], "No funnel server in this build: the persons dialog is opened from a funnel step.");
     const funnel = page.getByTestId("insight-tile").filter({ hasText: "Signup funnel" });
     await funnel.getByTestId("funnel-step").nth(1).getByTestId("funnel-step-bar").click();
-    const dialog = page.getByTestId("persons-dialog");
+    // Each tile has its dialog; the open one is in the top layer.
+    const dialog = page.locator('dialog[open][data-testid="persons-dialog"]');
     await expect(dialog).toBeVisible();
     await expect(dialog.getByRole("heading")).toHaveText("Reached step 2: play movie");
     await expect(dialog.getByTestId("persons-list").or(dialog.getByTestId("persons-error"))).toBeVisible({ timeout: 30_000 });

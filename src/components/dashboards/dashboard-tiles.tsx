@@ -118,6 +118,9 @@ export function InsightTileBody({ query, state, onSelect }: { query: unknown; st
   return <InsightResultView query={query} response={{ results: state.result, columns: state.columns }} onSelect={onSelect} />;
 }
 
+/** A HogQL result's column names (PostHog's insight `columns`, which the q-api branch adds to results); absent elsewhere. */
+export const columnsOf = (computed: object): unknown => (computed as { columns?: unknown }).columns;
+
 export function TextTileBody({ body }: { body: string }) {
   return (
     <p className="h-full overflow-auto text-sm whitespace-pre-wrap text-gray-800" data-testid="tile-text">
@@ -151,7 +154,7 @@ export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
                   ? { state: "error", message: "This insight was not computed." }
                   : tile.insight.computation.state === "error"
                     ? { state: "error", message: tile.insight.computation.message }
-                    : { state: "ready", result: tile.insight.computation.result, columns: tile.insight.computation.columns }
+                    : { state: "ready", result: tile.insight.computation.result, columns: columnsOf(tile.insight.computation) }
               }
             />
           </TileCard>

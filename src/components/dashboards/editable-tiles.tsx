@@ -8,7 +8,7 @@ import { TILE_COLORS, type tilePatchSchema } from "@/server/dashboards/contract"
 import type { TileRect } from "@/server/dashboards/tile-layout";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import { computedAtLabel, EmptyTiles, InsightTileBody, insightTitle, TextTileBody, TileCard } from "./dashboard-tiles";
+import { columnsOf, computedAtLabel, EmptyTiles, InsightTileBody, insightTitle, TextTileBody, TileCard } from "./dashboard-tiles";
 import type { ActorsSelection } from "@/components/insights/actors-query";
 import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { TileGrid, type TileControls } from "./tile-grid";
@@ -175,7 +175,7 @@ function InsightTile({
               </Button>
             ),
           } as const)
-        : ({ state: "ready", result: result.data.result ?? [], columns: result.data.columns } as const);
+        : ({ state: "ready", result: result.data.result ?? [], columns: columnsOf(result.data) } as const);
 
   return (
     <TileCard

@@ -106,7 +106,7 @@ export interface DashboardResource extends DashboardListItem, SeedFields {
  * is that tile's error, not the page's.
  */
 export type TileComputation =
-  | { state: "ready"; result: NonNullable<ComputedInsight["result"]>; hasMore: boolean; computed_at: string | null; timezone: string; columns?: unknown[] }
+  | { state: "ready"; result: NonNullable<ComputedInsight["result"]>; hasMore: boolean; computed_at: string | null; timezone: string }
   | { state: "error"; message: string };
 
 /** A tile of a shared dashboard: its content and place, no ids of insights, texts, people or the project. */

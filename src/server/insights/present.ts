@@ -15,9 +15,6 @@ export interface ComputedInsight {
   result: unknown[] | null;
   /** Some breakdown values were folded into "other". */
   hasMore: boolean;
-  /** A HogQL query's column names and types (PostHog's insight `columns`/`types`); absent for other kinds. */
-  columns?: unknown[];
-  types?: unknown[];
   is_cached: boolean;
   /** When the result was computed; `last_refresh` is the same time under PostHog's name. */
   computed_at: string | null;

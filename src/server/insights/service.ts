@@ -79,8 +79,6 @@ export async function computeInsight(db: Database, projectId: number, source: In
   return {
     result: answer.results as unknown[],
     hasMore: answer.extra?.hasMore === true,
-    ...(Array.isArray(answer.extra?.columns) ? { columns: answer.extra.columns } : {}),
-    ...(Array.isArray(answer.extra?.types) ? { types: answer.extra.types } : {}),
     is_cached: computed.cached,
     computed_at: computedAt,
     last_refresh: computedAt,

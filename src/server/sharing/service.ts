@@ -119,14 +119,7 @@ export async function findSharedDashboardWithCharts(db: Database, token: string)
       if (!tile.insightId) return;
       try {
         const computed = await computeSavedInsight(db, row.projectId, tile.insightId, { fromDashboard: row.id });
-        computations.set(tile.id, {
-          state: "ready",
-          result: computed.result ?? [],
-          hasMore: computed.hasMore,
-          computed_at: computed.computed_at,
-          timezone: computed.timezone,
-          ...(computed.columns ? { columns: computed.columns } : {}),
-        });
+        computations.set(tile.id, { state: "ready", result: computed.result ?? [], hasMore: computed.hasMore, computed_at: computed.computed_at, timezone: computed.timezone });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         computations.set(tile.id, { state: "error", message: error.message });
