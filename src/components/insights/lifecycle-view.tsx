@@ -36,7 +36,8 @@ export function LifecycleView({ query, results, onSelect }: { query: unknown; re
                 <XAxis dataKey="label" tick={axisTick} minTickGap={24} tickMargin={6} />
                 <YAxis tick={axisTick} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} />
                 <Tooltip formatter={(value) => numberFormat.format(Math.abs(Number(value)))} />
-                <Legend wrapperStyle={{ fontSize: 12 }} />
+                {/* PostHog's order (new, returning, resurrecting, dormant), not alphabetical. */}
+                <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
                 <ReferenceLine y={0} stroke="#9ca3af" />
                 {active !== null && <ReferenceLine x={buckets[active]?.label} stroke="#4f46e5" strokeDasharray="3 3" />}
                 {LIFECYCLE_STATUSES.map(({ status, name, color }) => (
