@@ -19,6 +19,9 @@ export interface Account {
 export interface BootstrappedSite {
   readonly url: string;
   readonly projectKey: string;
+  /** The bootstrapped project's id and the owner's all-scopes personal API key, for the REST API. */
+  readonly projectId: number;
+  readonly personalKey: string;
 }
 
 /**
@@ -30,6 +33,8 @@ export function useBootstrappedSite(owner: Account, { members = [] }: { members?
   let server: RunningServer | undefined;
   let dataDir: string | undefined;
   let projectKey: string | undefined;
+  let projectId: number | undefined;
+  let personalKey: string | undefined;
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
@@ -37,8 +42,10 @@ export function useBootstrappedSite(owner: Account, { members = [] }: { members?
     const env = { DATA_DIR: dataDir };
     const boot = admin(["bootstrap", "--email", owner.email, "--password", owner.password, "--json"], env);
     expect(boot.code, boot.stderr).toBe(0);
-    const booted = JSON.parse(boot.stdout) as { organization_id: string; project_api_key: string };
+    const booted = JSON.parse(boot.stdout) as { organization_id: string; project_id: number; project_api_key: string; personal_api_key: string };
     projectKey = booted.project_api_key;
+    projectId = booted.project_id;
+    personalKey = booted.personal_api_key;
     for (const member of members) {
       const created = admin(["create-user", "--email", member.email, "--password", member.password, "--organization", booted.organization_id, "--json"], env);
       expect(created.code, created.stderr).toBe(0);
@@ -62,6 +69,12 @@ export function useBootstrappedSite(owner: Account, { members = [] }: { members?
     },
     get projectKey() {
       return started(projectKey, "project key");
+    },
+    get projectId() {
+      return started(projectId, "project id");
+    },
+    get personalKey() {
+      return started(personalKey, "personal API key");
     },
   };
 }

@@ -3,7 +3,8 @@
 import type { ReactNode } from "react";
 import { Card, cn, EmptyState, formatDateTime, Spinner } from "@/components/ui";
 import type { SharedTile } from "@/server/dashboards/present";
-import { InsightChart, type ChartSeries } from "./insight-chart";
+import type { SelectHandler } from "@/components/insights/chart-parts";
+import { InsightResultView } from "@/components/insights/insight-result-view";
 import { TileGrid } from "./tile-grid";
 
 /**
@@ -90,9 +91,13 @@ export const insightTitle = (insight: { name: string | null; derived_name: strin
 export type InsightTileState =
   | { state: "loading" }
   | { state: "error"; message: string; retry?: ReactNode }
-  | { state: "ready"; result: readonly unknown[] };
+  | { state: "ready"; result: unknown; columns?: unknown };
 
-export function InsightTileBody({ query, state }: { query: unknown; state: InsightTileState }) {
+/**
+ * A tile's body: computing, failed, or the result drawn for its kind (InsightResultView).
+ * With `onSelect` (the dashboard page), points that stand for persons can be chosen.
+ */
+export function InsightTileBody({ query, state, onSelect }: { query: unknown; state: InsightTileState; onSelect?: SelectHandler }) {
   if (state.state === "loading") {
     return (
       <div className="flex h-full items-center justify-center gap-2 text-sm text-gray-500" data-testid="tile-body" data-state="loading">
@@ -110,23 +115,11 @@ export function InsightTileBody({ query, state }: { query: unknown; state: Insig
       </div>
     );
   }
-  // Trends are the one kind tiles chart so far: its results are ChartSeries.
-  const result = state.result as readonly ChartSeries[];
-  const empty = result.length === 0 || result.every((series) => (series.aggregated_value ?? series.data.reduce((a, b) => a + b, 0)) === 0);
-  if (empty) {
-    return (
-      <div className="flex h-full flex-col items-center justify-center text-center" data-testid="tile-body" data-state="empty">
-        <p className="text-sm font-medium text-gray-700">No events in this range</p>
-        <p className="text-xs text-gray-500">Events captured for it will show here.</p>
-      </div>
-    );
-  }
-  return (
-    <div className="h-full" data-testid="tile-body" data-state="ready">
-      <InsightChart query={query} result={result} />
-    </div>
-  );
+  return <InsightResultView query={query} response={{ results: state.result, columns: state.columns }} onSelect={onSelect} />;
 }
+
+/** A HogQL result's column names (PostHog's insight `columns`, which the q-api branch adds to results); absent elsewhere. */
+export const columnsOf = (computed: object): unknown => (computed as { columns?: unknown }).columns;
 
 export function TextTileBody({ body }: { body: string }) {
   return (
@@ -161,7 +154,7 @@ export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
                   ? { state: "error", message: "This insight was not computed." }
                   : tile.insight.computation.state === "error"
                     ? { state: "error", message: tile.insight.computation.message }
-                    : { state: "ready", result: tile.insight.computation.result }
+                    : { state: "ready", result: tile.insight.computation.result, columns: columnsOf(tile.insight.computation) }
               }
             />
           </TileCard>

@@ -8,7 +8,9 @@ import { TILE_COLORS, type tilePatchSchema } from "@/server/dashboards/contract"
 import type { TileRect } from "@/server/dashboards/tile-layout";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import { computedAtLabel, EmptyTiles, InsightTileBody, insightTitle, TextTileBody, TileCard } from "./dashboard-tiles";
+import { columnsOf, computedAtLabel, EmptyTiles, InsightTileBody, insightTitle, TextTileBody, TileCard } from "./dashboard-tiles";
+import type { ActorsSelection } from "@/components/insights/actors-query";
+import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { TileGrid, type TileControls } from "./tile-grid";
 import { AddInsightDialog, TextTileDialog } from "./tile-dialogs";
 import type { DashboardData } from "./types";
@@ -138,6 +140,8 @@ function InsightTile({
   const input = { projectId, insightId: insight.id, dashboardId };
   const result = useQuery(trpc.insights.compute.queryOptions({ ...input, refresh: "blocking" }));
   const [refreshing, setRefreshing] = useState(false);
+  /** The point whose persons the dialog lists. */
+  const [persons, setPersons] = useState<ActorsSelection | null>(null);
   const mountedRound = useRef(refreshRound);
 
   async function refresh() {
@@ -171,7 +175,7 @@ function InsightTile({
               </Button>
             ),
           } as const)
-        : ({ state: "ready", result: result.data.result ?? [] } as const);
+        : ({ state: "ready", result: result.data.result ?? [], columns: columnsOf(result.data) } as const);
 
   return (
     <TileCard
@@ -203,7 +207,8 @@ function InsightTile({
         </>
       }
     >
-      <InsightTileBody query={insight.query} state={state} />
+      <InsightTileBody query={insight.query} state={state} onSelect={setPersons} />
+      <PersonsDialog projectId={projectId} selection={persons} onClose={() => setPersons(null)} />
     </TileCard>
   );
 }

@@ -1,12 +1,15 @@
 "use client";
 
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Area, AreaChart, Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Pie, PieChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { clickedBucket } from "@/components/insights/chart-parts";
 
 /** What a chart reads of one result series (the server's TrendsSeriesResult). */
 export interface ChartSeries {
   label: string;
   data: number[];
   labels: string[];
+  /** The buckets' dates (InsightActorsQuery's `day`). */
+  days?: string[];
   aggregated_value?: number;
   /** A cohort breakdown's is the cohort id (or "all"): the label names the cohort. */
   breakdown_value?: string | number;
@@ -44,7 +47,19 @@ const totalOf = (series: ChartSeries) => series.aggregated_value ?? series.data.
  * number, bars or a pie of totals, or a table. Each chart has a text alternative (its
  * series and totals) for screen readers.
  */
-export function InsightChart({ query, result }: { query: unknown; result: readonly ChartSeries[] }) {
+export function InsightChart({
+  query,
+  result,
+  activeBucket = null,
+  onBucketClick,
+}: {
+  query: unknown;
+  result: readonly ChartSeries[];
+  /** A bucket chosen from the keyboard, marked on charts over time. */
+  activeBucket?: number | null;
+  /** A click on a chart over time: the bucket under the pointer (a bar also gives its series). */
+  onBucketClick?: (bucket: number, series?: number) => void;
+}) {
   const display = displayOf(query);
   const summary = result.map((series) => `${seriesName(series)}: ${numberFormat.format(totalOf(series))}`).join("; ");
 
@@ -138,8 +153,15 @@ export function InsightChart({ query, result }: { query: unknown; result: readon
       <YAxis tick={{ fontSize: 12, fill: "#6b7280" }} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} />
       <Tooltip formatter={(value) => numberFormat.format(Number(value))} />
       {result.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
+      {activeBucket !== null && labels[activeBucket] !== undefined && <ReferenceLine x={labels[activeBucket]} stroke="#4f46e5" strokeDasharray="3 3" />}
     </>
   );
+  const chartClick = onBucketClick
+    ? (state: Parameters<typeof clickedBucket>[0]) => {
+        const bucket = clickedBucket(state);
+        if (bucket !== null) onBucketClick(bucket);
+      }
+    : undefined;
   const margin = { top: 8, right: 8, bottom: 0, left: 0 };
   return (
     <figure className="h-full" data-testid="insight-chart" data-display={display} aria-label={summary}>
@@ -148,18 +170,27 @@ export function InsightChart({ query, result }: { query: unknown; result: readon
           <BarChart data={rows} margin={margin}>
             {axes}
             {result.map((series, index) => (
-              <Bar key={index} dataKey={`s${index}`} name={seriesName(series)} stackId="series" fill={colorAt(index)} isAnimationActive={false} />
+              <Bar
+                key={index}
+                dataKey={`s${index}`}
+                name={seriesName(series)}
+                stackId="series"
+                fill={colorAt(index)}
+                isAnimationActive={false}
+                cursor={onBucketClick ? "pointer" : undefined}
+                onClick={onBucketClick ? (_, bucket) => onBucketClick(bucket, index) : undefined}
+              />
             ))}
           </BarChart>
         ) : display === "ActionsAreaGraph" ? (
-          <AreaChart data={rows} margin={margin}>
+          <AreaChart data={rows} margin={margin} onClick={chartClick}>
             {axes}
             {result.map((series, index) => (
               <Area key={index} dataKey={`s${index}`} name={seriesName(series)} stroke={colorAt(index)} fill={colorAt(index)} fillOpacity={0.15} isAnimationActive={false} />
             ))}
           </AreaChart>
         ) : (
-          <LineChart data={rows} margin={margin}>
+          <LineChart data={rows} margin={margin} onClick={chartClick}>
             {axes}
             {result.map((series, index) => (
               <Line key={index} dataKey={`s${index}`} name={seriesName(series)} stroke={colorAt(index)} strokeWidth={2} dot={false} isAnimationActive={false} />

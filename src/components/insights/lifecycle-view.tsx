@@ -1,0 +1,63 @@
+"use client";
+
+import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { insightActors } from "./actors-query";
+import { axisTick, compactFormat, numberFormat, PointPicker, ResultEmpty, ResultFrame, ResultMismatch, type ChartPoint, type SelectHandler } from "./chart-parts";
+import { LIFECYCLE_STATUSES, lifecycleBuckets, seriesResults, type LifecycleStatus } from "./series-shapes";
+
+/**
+ * A LifecycleQuery result: per period, new, returning and resurrecting persons stacked above
+ * the axis and dormant ones below it, with a legend. A bar segment lists its persons.
+ */
+export function LifecycleView({ query, results, onSelect }: { query: unknown; results: unknown; onSelect?: SelectHandler }) {
+  const kind = "lifecycle";
+  const series = seriesResults(results);
+  if (!series) return <ResultMismatch kind={kind} message="Expected lifecycle rows (new, returning, resurrecting, dormant)." />;
+  const buckets = lifecycleBuckets(series);
+  if (buckets.every((bucket) => LIFECYCLE_STATUSES.every(({ status }) => bucket[status] === 0))) return <ResultEmpty kind={kind} />;
+  const select = (bucket: number, status: LifecycleStatus) => {
+    const row = buckets[bucket]!;
+    const name = LIFECYCLE_STATUSES.find((item) => item.status === status)!.name;
+    return { title: `${name} on ${row.label}`, source: insightActors(query, { day: row.day, status }) };
+  };
+  const grid: ChartPoint[][] = buckets.map((row, bucket) =>
+    LIFECYCLE_STATUSES.map(({ status, name }) => ({ description: `${row.label} · ${name}: ${numberFormat.format(Math.abs(row[status]))}`, selection: select(bucket, status) })),
+  );
+  const summary = LIFECYCLE_STATUSES.map(({ status, name }) => `${name}: ${numberFormat.format(Math.abs(buckets.reduce((sum, row) => sum + row[status], 0)))}`).join("; ");
+
+  return (
+    <ResultFrame kind={kind} state="ready">
+      <PointPicker grid={grid} label={`Lifecycle. ${summary}`} onSelect={onSelect}>
+        {(active) => (
+          <figure className="h-full" aria-label={summary} data-testid="insight-chart">
+            <ResponsiveContainer width="100%" height="100%">
+              <BarChart data={buckets} stackOffset="sign" margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+                <CartesianGrid vertical={false} stroke="#e5e7eb" />
+                <XAxis dataKey="label" tick={axisTick} minTickGap={24} tickMargin={6} />
+                <YAxis tick={axisTick} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} />
+                <Tooltip formatter={(value) => numberFormat.format(Math.abs(Number(value)))} />
+                {/* PostHog's order (new, returning, resurrecting, dormant), not alphabetical. */}
+                <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
+                <ReferenceLine y={0} stroke="#9ca3af" />
+                {active !== null && <ReferenceLine x={buckets[active]?.label} stroke="#4f46e5" strokeDasharray="3 3" />}
+                {LIFECYCLE_STATUSES.map(({ status, name, color }) => (
+                  <Bar
+                    key={status}
+                    dataKey={status}
+                    name={name}
+                    stackId="lifecycle"
+                    fill={color}
+                    isAnimationActive={false}
+                    cursor={onSelect ? "pointer" : undefined}
+                    onClick={(_, index) => onSelect?.(select(index, status))}
+                  />
+                ))}
+              </BarChart>
+            </ResponsiveContainer>
+          </figure>
+        )}
+      </PointPicker>
+    </ResultFrame>
+  );
+}
+
