@@ -78,6 +78,6 @@ export function parseNode<T>(schema: ZodType<T>, node: unknown): T {
 /** Marks a zod issue as a kind's rule (see QueryNodeError.rule): `ctx.addIssue({…, params: RULE})`. */
 export const RULE = { rule: true } as const;
 
-export function isRuleIssue(issue: { code: string; params?: unknown }): boolean {
+function isRuleIssue(issue: { code: string; params?: unknown }): boolean {
   return issue.code === "custom" && (issue.params as { rule?: boolean } | undefined)?.rule === true;
 }

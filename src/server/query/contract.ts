@@ -1,13 +1,12 @@
 /**
  * The query API's request (PostHog's QueryRequest) and the query nodes an insight may
  * store: a kind's node bare, or inside PostHog's InsightVizNode (DataVisualizationNode /
- * DataTableNode for HogQL). Which kinds exist is query/kinds.ts's business.
+ * DataTableNode for HogQL). Which kinds exist, and each node's fields, are checked on the
+ * server (query/service.ts `resolveQuery`): this file is imported by the browser's forms,
+ * which must not pull in the kinds and their stores.
  */
 import { z } from "zod";
-import { filtersOverrideSchema, shown } from "@/server/analytics/nodes";
-import { AppError } from "@/server/errors";
-import { isRuleIssue, QueryNodeError, RULE } from "@/server/analytics/kind";
-import { QUERY_KINDS } from "./kinds";
+import { filtersOverrideSchema } from "@/server/analytics/nodes";
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -21,28 +20,13 @@ export function runnableNode(query: unknown): { node: Record<string, unknown>; p
   return { node: query, path: [] };
 }
 
-/** The kinds `query.kind` may name, for messages. */
-export const knownKinds = () => [...QUERY_KINDS.keys()].join(", ");
-
-/** A query node whose kind is known (its fields are the kind's to check). */
+/** A query node, bare or in a wrapper, with a `kind` (whether the kind exists and its fields fit is the server's check). */
 export const queryNodeSchema = z.unknown().superRefine((query, ctx) => {
   const runnable = runnableNode(query);
   if (!runnable) {
     ctx.addIssue({ code: "custom", message: "query must be an object: a query node (such as a TrendsQuery) or an InsightVizNode around one." });
-    return;
-  }
-  const kind = runnable.node.kind;
-  const known = typeof kind === "string" ? QUERY_KINDS.get(kind) : undefined;
-  if (!known) {
-    ctx.addIssue({ code: "custom", message: `Query kind ${shown(kind)} is not supported; use one of ${knownKinds()}.`, path: [...runnable.path, "kind"] });
-    return;
-  }
-  try {
-    known.spec(runnable.node, null);
-  } catch (error) {
-    if (error instanceof QueryNodeError) ctx.addIssue({ code: "custom", message: error.issue, path: [...runnable.path, ...error.path], params: error.rule ? RULE : undefined });
-    else if (error instanceof AppError) ctx.addIssue({ code: "custom", message: error.message, path: runnable.path });
-    else throw error;
+  } else if (typeof runnable.node.kind !== "string") {
+    ctx.addIssue({ code: "custom", message: "query needs a kind (such as TrendsQuery).", path: [...runnable.path, "kind"] });
   }
 });
 
@@ -78,21 +62,3 @@ export const queryRequestSchema = z.strictObject({
   limit_context: z.string().max(100).nullish(),
 });
 export type QueryRequest = z.output<typeof queryRequestSchema>;
-
-/**
- * The request body checked as PostHog's QueryViewSet does: anything that does not fit the
- * schema (an unknown kind, a bad field, an unknown key) is DRF's ParseError, a 400
- * `{"type": "invalid_request", "code": "parse_error", "detail": "JSON parse error - …", "attr": null}`.
- * What only running can refuse (a regular expression, a cohort) and a kind's rules between
- * valid fields (a funnel's step range: PostHog's runner ValidationError) are validation errors.
- */
-export function parseQueryRequest(body: unknown): QueryRequest {
-  const result = queryRequestSchema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  // A kind's rule between valid fields is PostHog's runner ValidationError, naming the field.
-  if (isRuleIssue(issue)) throw new AppError("invalid_input", issue.message, issue.path.map(String).join("__"));
-  const where = issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";
-  const message = issue.code === "unrecognized_keys" ? `Extra inputs are not permitted: ${issue.keys.map((key) => shown(key)).join(", ")}.` : issue.message;
-  throw new AppError("parse_error", `JSON parse error - ${where}${message}`);
-}

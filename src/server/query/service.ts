@@ -4,15 +4,15 @@
  * insights, dashboards and shared pages.
  */
 import { createHash } from "node:crypto";
-import type { KindAnswer, QueryEnv, QueryKind } from "@/server/analytics/kind";
-import type { FiltersOverride } from "@/server/analytics/nodes";
+import { QueryNodeError, type KindAnswer, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
+import { shown, type FiltersOverride } from "@/server/analytics/nodes";
 import { canonicalJson, INSIGHT_CACHE_LIMITS, ResultCache, type CacheMode } from "@/server/analytics/cache";
 import { knownZone } from "@/server/analytics/date-range";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import type { DbClient } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { knownKinds, runnableNode, type QueryRequest } from "./contract";
+import { queryRequestSchema, runnableNode, type QueryRequest } from "./contract";
 import { QUERY_KINDS } from "./kinds";
 import { queryResponse, type QueryResponse } from "./present";
 import { findProjectTimezone } from "./store";
@@ -32,13 +32,49 @@ export async function projectZone(client: DbClient, projectId: number): Promise<
   return knownZone(timezone);
 }
 
-/** A query's kind and spec: the node to run (a wrapper's `source`) must be a known kind, else a 400 on `query`. */
+/** The kinds `query.kind` may name, for messages. */
+const knownKinds = () => [...QUERY_KINDS.keys()].join(", ");
+
+/**
+ * A query's kind and spec: the node to run (a wrapper's `source`) must be a known kind and
+ * fit it, else a QueryNodeError whose path starts at the query (`source.kind`, …).
+ */
 export function resolveQuery(query: unknown, override: FiltersOverride | null = null): { kind: QueryKind<unknown>; spec: unknown } {
   const runnable = runnableNode(query);
-  if (!runnable) throw new AppError("invalid_input", "query must be an object: a query node (such as a TrendsQuery) or an InsightVizNode around one.", "query");
+  if (!runnable) throw new QueryNodeError("query must be an object: a query node (such as a TrendsQuery) or an InsightVizNode around one.", []);
   const kind = QUERY_KINDS.get(String(runnable.node.kind));
-  if (!kind) throw new AppError("invalid_input", `Query kind '${String(runnable.node.kind).slice(0, 60)}' is not supported; use one of ${knownKinds()}.`, "query");
-  return { kind, spec: kind.spec(runnable.node, override) };
+  if (!kind) throw new QueryNodeError(`Query kind ${shown(runnable.node.kind)} is not supported; use one of ${knownKinds()}.`, [...runnable.path, "kind"]);
+  try {
+    return { kind, spec: kind.spec(runnable.node, override) };
+  } catch (error) {
+    if (error instanceof QueryNodeError) throw new QueryNodeError(error.issue, [...runnable.path, ...error.path], error.rule);
+    throw error;
+  }
+}
+
+/**
+ * `POST …/query/`'s body checked as PostHog's QueryViewSet does: anything that does not fit
+ * the schema (an unknown kind, a malformed field, an unknown key) is DRF's ParseError, a 400
+ * `{"type": "invalid_request", "code": "parse_error", "detail": "JSON parse error - …", "attr": null}`;
+ * a kind's rule between valid fields (a funnel's step range) is its runner's ValidationError
+ * naming the field; what only running can refuse (a regular expression, a cohort) too.
+ */
+export function parseQueryRequest(body: unknown): QueryRequest {
+  const parseError = (path: readonly PropertyKey[], message: string) =>
+    new AppError("parse_error", `JSON parse error - ${path.length > 0 ? `${path.map(String).join(".")}: ` : ""}${message}`);
+  const result = queryRequestSchema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw parseError(issue.path, issue.code === "unrecognized_keys" ? `Extra inputs are not permitted: ${issue.keys.map((key) => shown(key)).join(", ")}.` : issue.message);
+  }
+  try {
+    resolveQuery(result.data.query);
+  } catch (error) {
+    if (!(error instanceof QueryNodeError)) throw error;
+    const path = ["query", ...error.path];
+    throw error.rule ? new AppError("invalid_input", error.issue, path.map(String).join("__")) : parseError(path, error.issue);
+  }
+  return result.data;
 }
 
 export interface QueryOptions {
@@ -83,9 +119,16 @@ export async function computeQuery(db: Database, projectId: number, query: unkno
   };
 }
 
-/** Before storing a query: it parses, and what only the data can refuse (regular expressions, cohorts) passes. */
+/** Before storing a query: its kind fits (a 400 naming the field, as `query__source__interval`), and what only the data can refuse (regular expressions, cohorts) passes. */
 export async function checkQuery(db: Database, projectId: number, query: unknown): Promise<void> {
-  const { kind, spec } = resolveQuery(query);
+  let resolved: ReturnType<typeof resolveQuery>;
+  try {
+    resolved = resolveQuery(query);
+  } catch (error) {
+    if (!(error instanceof QueryNodeError)) throw error;
+    throw new AppError("invalid_input", error.issue, ["query", ...error.path].map(String).join("__"));
+  }
+  const { kind, spec } = resolved;
   const zone = await projectZone(db.prisma, projectId);
   await kind.check({ db, projectId, zone, now: new Date() }, spec);
 }

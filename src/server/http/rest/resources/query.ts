@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { parseQueryRequest } from "@/server/query/contract";
-import { runQuery } from "@/server/query/service";
+import { parseQueryRequest, runQuery } from "@/server/query/service";
 import { projectRoute, type RestResource } from "@/server/http/rest/route";
 
 export const queryRoutes: RestResource[] = [

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { parseQueryRequest } from "@/server/query/contract";
-import { runQuery } from "@/server/query/service";
+import { parseQueryRequest, runQuery } from "@/server/query/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 /**
