@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // BURROW_TEST_DB=pglite (default) runs every test with integration tests on the embedded
 // database; BURROW_TEST_DB=postgres runs only the integration tests (*.int.test.ts), on a
 // throwaway database of the PostgreSQL server. BURROW_TEST_EVENTS=clickhouse runs the event
-// store's contract suite (the integration tests under src/server/events, src/server/db/events, src/server/insights and src/server/cohorts) with the events in
+// store's contract suite (the integration tests of every domain that reads events: the include below) with the events in
 // ClickHouse (chdb in the test process, or CLICKHOUSE_URL's server). scripts/test.mjs runs all three.
 const onPostgres = process.env.BURROW_TEST_DB === "postgres";
 const onClickHouse = process.env.BURROW_TEST_EVENTS === "clickhouse";
@@ -17,6 +17,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two test files at a time (vitest's default is one fewer than the cores: one here). Most
+    // files wait on a database; measured on 2 cores: PGlite 213 s instead of about 330 s,
+    // PostgreSQL 127 s, ClickHouse 106 s instead of about 175 s.
+    maxWorkers: 2,
     // Test databases on the embedded database start from dumps made once per run.
     globalSetup: onPostgres ? [] : ["src/server/db/pglite-templates.ts"],
   },
