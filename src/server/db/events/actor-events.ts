@@ -130,3 +130,18 @@ export function groupActorEvents(rows: readonly ActorEventRow[], valueCount: num
   }
   return out;
 }
+
+/**
+ * Events grouped per actor by the store (ClickHouse's groupArray: rows [actor, times,
+ * masks, values0, …]), in any order within an actor: each actor's sorted in time (then
+ * mask) order.
+ */
+export function sortActorEvents(rows: readonly (readonly [string, number[], number[], ...(string | null)[][]])[]): ActorEvents[] {
+  return rows.map(([actor, t, m, ...values]) => {
+    let sorted = true;
+    for (let i = 1; i < t.length && sorted; i++) sorted = t[i - 1]! < t[i]! || (t[i - 1] === t[i] && m[i - 1]! <= m[i]!);
+    if (sorted) return { actor, times: t, masks: m, values };
+    const order = t.map((_, i) => i).sort((x, y) => t[x]! - t[y]! || m[x]! - m[y]!);
+    return { actor, times: order.map((i) => t[i]!), masks: order.map((i) => m[i]!), values: values.map((column) => order.map((i) => column[i]!)) };
+  });
+}

@@ -32,7 +32,7 @@ function valueSql(value: EventValue, index: number, params: ChParams, inputs: Ac
   }
 }
 
-/** The statement: rows [a, t, m, v0, v1, …], at most MAX_ACTOR_EVENTS + 1 of them. */
+/** The statement: one row per actor [a, times[], masks[], [[value0], …], …], of at most MAX_ACTOR_EVENTS + 1 events. */
 export function clickHouseActorEventsStatement(table: string, projectId: number, query: ActorEventsQuery, inputs: ActorEventsInputs): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
   const cohort = clickHouseCohortResolver(inputs.cohorts, params);
@@ -54,9 +54,15 @@ export function clickHouseActorEventsStatement(table: string, projectId: number,
   const mask = tests.length === 0 ? "0" : tests.map((test, i) => `if(${test}, ${2 ** i}, 0)`).join(" + ");
   const values = query.values.map((value, i) => `, ${valueSql(value, i, params, inputs)} AS v${i}`).join("");
   const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
+  // Grouped per actor here, so that each actor's uuid travels once and the rows arrive as a
+  // few columns of arrays (JSONCompact: one JSON document, no object per event).
+  // (A value in a one-element tuple: groupArray leaves NULLs out, tuples holding one keep their place.)
+  const arrays = query.values.map((_, i) => `, groupArray(tuple(v${i}))`).join("");
   return {
-    text: `SELECT ${actor} AS a, toFloat64(toUnixTimestamp64Micro(e.timestamp)) / 1000 AS t, toUInt32(${mask}) AS m${values}
-             FROM ${table} AS e WHERE ${where.join(" AND ")} LIMIT ${params.add(MAX_ACTOR_EVENTS + 1, "int")}`,
+    text: `SELECT a, groupArray(t), groupArray(m)${arrays} FROM (
+             SELECT ${actor} AS a, toFloat64(toUnixTimestamp64Micro(e.timestamp)) / 1000 AS t, toUInt32(${mask}) AS m${values}
+               FROM ${table} AS e WHERE ${where.join(" AND ")} LIMIT ${params.add(MAX_ACTOR_EVENTS + 1, "int")}
+           ) GROUP BY a`,
     params: params.values,
   };
 }

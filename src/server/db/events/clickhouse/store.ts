@@ -24,7 +24,7 @@ import { ChParams, chTime } from "./params";
 import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
 import { clickHouseTrendStatement, type PersonValues } from "./trend";
 import { clickHouseActorEventsStatement } from "./actor-events";
-import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery } from "../actor-events";
+import { MAX_ACTOR_EVENTS, sortActorEvents, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "../actor-events";
 import { clickHouseActorBucketsStatement, clickHouseActorMasksStatement } from "./actor-buckets";
 import { MAX_MASK_COLUMNS, postgresCalendarStatement, WORD_BITS } from "../postgres-actor-buckets";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "../actor-buckets";
@@ -273,10 +273,10 @@ export class ClickHouseEventStore implements EventStore {
     const personValues = new Map<number, PersonValues>();
     for (const [i, value] of query.values.entries()) if (value.type === "person") personValues.set(i, await this.personValues(projectId, value.key));
     const statement = clickHouseActorEventsStatement(this.table, projectId, query, { persons, cohorts, personValues });
-    const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompactEachRow" });
-    const rows = await result.json<ActorEventRow>();
-    if (rows.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
-    return groupActorEvents(rows, query.values.length);
+    const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompact" });
+    const { data } = await result.json<[string, number[], number[], ...[string | null][][]]>();
+    if (data.reduce((n, row) => n + row[1].length, 0) > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
+    return sortActorEvents(data.map(([actor, times, masks, ...values]) => [actor, times, masks, ...values.map((column) => column.map((cell) => cell[0]))] as const));
   }
 
   async actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
