@@ -7,8 +7,10 @@
  */
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import type { EventCursor, EventRow } from "@/server/db/events";
 import { AppError } from "@/server/errors";
+import type { PropertyNode } from "@/server/properties/contract";
 import {
   canonicalUuid,
   EVENT_LIMITS,
@@ -70,6 +72,18 @@ export async function guarded<T>(work: () => Promise<T>): Promise<T> {
     }
     throw error;
   }
+}
+
+/**
+ * What only the data can refuse in filter groups, checked before a query runs or is
+ * stored: a regular expression the event store does not accept, a cohort that is not a live
+ * one of the project (both a 400 on `properties`).
+ */
+export async function checkEventFilters(db: Database, projectId: number, groups: readonly (PropertyNode | null)[]): Promise<void> {
+  await guarded(async () => {
+    for (const group of groups) await db.events.checkFilters(group);
+  });
+  await requireCohorts(db.sql, projectId, cohortIdsOf(groups));
 }
 
 /** Where the page after `last` starts: `following` (the row after it) says whether a uuid is needed. */

@@ -6,7 +6,7 @@
  * and shapes the three visualisations (steps, time to convert, trends) and the actors
  * behind a point.
  */
-import { guarded } from "@/server/events/service";
+import { checkEventFilters, guarded } from "@/server/events/service";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
@@ -425,9 +425,7 @@ export const funnelsKind: QueryKind<FunnelsSpec> = {
   kind: "FunnelsQuery",
   spec: (node, override) => funnelsSpec(parseNode(funnelsQuerySchema, node), override),
   async check(env, spec) {
-    await guarded(async () => {
-      for (const group of filterGroups(spec)) await env.db.events.checkFilters(group);
-    });
+    await checkEventFilters(env.db, env.projectId, filterGroups(spec));
     await requireFunnelCohorts(env, spec);
   },
   async compute(env, spec) {

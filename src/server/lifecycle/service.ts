@@ -14,7 +14,7 @@
  * Events without a person are left out: lifecycle follows persons (PostHog's personless
  * events carry `$process_person_profile = false`, which it excludes).
  */
-import { guarded } from "@/server/events/service";
+import { checkEventFilters, guarded } from "@/server/events/service";
 import { AppError } from "@/server/errors";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -146,12 +146,7 @@ function selectedDay(value: unknown, spec: LifecycleSpec): number | null {
 export const lifecycleKind: QueryKind<LifecycleSpec> = {
   kind: "LifecycleQuery",
   spec: (node, override) => lifecycleSpec(parseNode(lifecycleQuerySchema, node), override),
-  async check({ db, projectId }, spec) {
-    await guarded(async () => {
-      for (const group of groupsOf(spec)) await db.events.checkFilters(group);
-    });
-    await requireCohorts(db.sql, projectId, cohortIdsOf(groupsOf(spec)));
-  },
+  check: ({ db, projectId }, spec) => checkEventFilters(db, projectId, groupsOf(spec)),
   async compute(env, spec) {
     await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
     const { results, range } = await computeLifecycle(env, spec);

@@ -7,7 +7,7 @@
  * average_conversion_time}]`, milliseconds.
  */
 import type { ActorEvents, ActorEventsQuery, EventMatcher } from "@/server/db/events/actor-events";
-import { guarded } from "@/server/events/service";
+import { checkEventFilters, guarded } from "@/server/events/service";
 import { requireCohorts, cohortIdsOf } from "@/server/db/events/cohorts";
 import { parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { resolveDateRange, type ResolvedDateRange } from "@/server/analytics/date-range";
@@ -167,10 +167,7 @@ export async function pathsActors(env: QueryEnv, spec: PathsSpec, keys: PathsAct
 export const pathsKind: QueryKind<PathsSpec> = {
   kind: "PathsQuery",
   spec: (node, override) => pathsSpec(parseNode(pathsQuerySchema, node), override),
-  async check({ db, projectId }, spec) {
-    await guarded(() => db.events.checkFilters(spec.properties));
-    await requireCohorts(db.sql, projectId, cohortIdsOf([spec.properties]));
-  },
+  check: ({ db, projectId }, spec) => checkEventFilters(db, projectId, [spec.properties]),
   async compute(env, spec) {
     const { results, range } = await computePaths(env, spec);
     return { results, range: { from: range.dateFrom, to: range.dateTo }, weight: 1 + results.length };

@@ -9,7 +9,7 @@
  * Results come in PostHog's shape: one row per cohort interval, each with `totalIntervals`
  * values, zero-padded: `[{values: [{count, label: "Day 0"}, …], label: "Day 0", date, breakdown_value: null}]`.
  */
-import { guarded } from "@/server/events/service";
+import { checkEventFilters, guarded } from "@/server/events/service";
 import { AppError } from "@/server/errors";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import type { ActorBuckets, EventMatcher } from "@/server/db/events";
@@ -170,12 +170,7 @@ export const retentionKind: QueryKind<RetentionSpec> = {
     if (asksBreakdown(query, override)) throw new QueryNodeError("Breakdowns of retention are not supported yet.", ["breakdownFilter"]);
     return retentionSpec(query, override);
   },
-  async check({ db, projectId }, spec) {
-    await guarded(async () => {
-      for (const group of groupsOf(spec)) await db.events.checkFilters(group);
-    });
-    await requireCohorts(db.sql, projectId, cohortIdsOf(groupsOf(spec)));
-  },
+  check: ({ db, projectId }, spec) => checkEventFilters(db, projectId, groupsOf(spec)),
   async compute(env, spec) {
     await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
     const { results, window } = await computeRetention(env, spec);

@@ -8,7 +8,7 @@
  * Results come in PostHog's shape: `[{count, data, days: [1, 2, …], label, labels: ["1 day",
  * "2 days", …], action}]`, one per series.
  */
-import { guarded } from "@/server/events/service";
+import { checkEventFilters, guarded } from "@/server/events/service";
 import { AppError } from "@/server/errors";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -125,12 +125,7 @@ export const stickinessKind: QueryKind<StickinessSpec> = {
     if (asksBreakdown(query, override)) throw new QueryNodeError("Stickiness has no breakdowns.", ["breakdownFilter"]);
     return stickinessSpec(query, override);
   },
-  async check({ db, projectId }, spec) {
-    await guarded(async () => {
-      for (const group of groupsOf(spec)) await db.events.checkFilters(group);
-    });
-    await requireCohorts(db.sql, projectId, cohortIdsOf(groupsOf(spec)));
-  },
+  check: ({ db, projectId }, spec) => checkEventFilters(db, projectId, groupsOf(spec)),
   async compute(env, spec) {
     await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
     const { results, range } = await computeStickiness(env, spec);

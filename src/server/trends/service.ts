@@ -8,7 +8,7 @@
  * Results come in PostHog's trends shape: `[{label, count, data, labels, days, action,
  * breakdown_value?, aggregated_value?}]`.
  */
-import { guarded } from "@/server/events/service";
+import { checkEventFilters, guarded } from "@/server/events/service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -302,9 +302,7 @@ export const trendsKind: QueryKind<TrendsSpec> = {
   kind: "TrendsQuery",
   spec: (node, override) => trendsSpec(parseNode(trendsQuerySchema, node), override),
   async check({ db, projectId }, spec) {
-    await guarded(async () => {
-      for (const group of [spec.properties, ...spec.series.map((series) => series.properties)]) await db.events.checkFilters(group);
-    });
+    await checkEventFilters(db, projectId, [spec.properties, ...spec.series.map((series) => series.properties)]);
     await requireTrendCohorts(db.sql, projectId, spec);
   },
   async actors({ db, projectId, zone, now }, spec, selector) {
