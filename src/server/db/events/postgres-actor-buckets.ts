@@ -10,11 +10,11 @@
  *   actor's buckets folded into arrays.
  * The first-ever buckets come from a second grouping over the matcher's events of all time.
  */
-import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
+import { SqlParams } from "@/server/properties/sql";
 import type { PropertyGroup } from "@/server/properties/contract";
-import { postgresCohortResolver } from "./cohorts";
+import { postgresFilters, postgresMatchers } from "./matchers";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
-import { ANONYMOUS_ACTOR, type EventMatcher } from "./actor-events";
+import { ANONYMOUS_ACTOR } from "./actor-events";
 import type { ActorBucketsQuery } from "./actor-buckets";
 
 /** The wall-clock bucket of a timestamptz expression in the zone, as hours since 1970 (see actor-buckets.ts). */
@@ -53,17 +53,8 @@ export function postgresActorMasksStatement(projectId: number, query: ActorBucke
   const params = new SqlParams();
   const base = query.firstEver?.onlyIfFirstOf ?? null;
   const groups: PropertyGroup[] = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(base?.filters ?? [])];
-  const join = groups.some(readsPersonProperties) ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
-  const columns = { event: "e.properties", person: join ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
-  const filter = (group: PropertyGroup) => propertiesSql(group, { params, columns, now: query.now, cohort: postgresCohortResolver(params) });
-  const test = (matcher: EventMatcher) => {
-    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
-    return parts.length === 0 ? "true" : parts.join(" AND ");
-  };
-  const namesOf = (matchers: EventMatcher[]) => {
-    const names = matchers.map((matcher) => matcher.event);
-    return names.length > 0 && !names.includes(null) ? [`e.event = ANY(${params.add([...new Set(names)], "text[]")})`] : [];
-  };
+  const { join, filter } = postgresFilters(params, groups, query.now);
+  const { test, eventNames: namesOf } = postgresMatchers(params, filter);
   const project = `e.project_id = ${params.add(projectId, "int")}`;
   const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
   // A literal, folded once when planned: a parameter cast to float8[] was parsed again for every event (3 s of 3.4 for 350,000 events).
@@ -114,17 +105,8 @@ export function postgresActorBucketsStatement(projectId: number, query: ActorBuc
   const params = new SqlParams();
   const base = query.firstEver?.onlyIfFirstOf ?? null;
   const groups: PropertyGroup[] = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(base?.filters ?? [])];
-  const join = groups.some(readsPersonProperties) ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
-  const columns = { event: "e.properties", person: join ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
-  const filter = (group: PropertyGroup) => propertiesSql(group, { params, columns, now: query.now, cohort: postgresCohortResolver(params) });
-  const test = (matcher: EventMatcher) => {
-    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
-    return parts.length === 0 ? "true" : parts.join(" AND ");
-  };
-  const namesOf = (matchers: EventMatcher[]) => {
-    const names = matchers.map((matcher) => matcher.event);
-    return names.length > 0 && !names.includes(null) ? [`e.event = ANY(${params.add([...new Set(names)], "text[]")})`] : [];
-  };
+  const { join, filter } = postgresFilters(params, groups, query.now);
+  const { test, eventNames: namesOf } = postgresMatchers(params, filter);
 
   const project = `e.project_id = ${params.add(projectId, "int")}`;
   const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;

@@ -4,12 +4,12 @@
  * each actor's buckets folded into one sorted array; property filters as the list compiles
  * them (person filters and cohorts resolved in PostgreSQL first).
  */
-import type { PropertyFilter, PropertyGroup } from "@/server/properties/contract";
-import { clickHouseCohortResolver } from "../cohorts";
-import { ANONYMOUS_ACTOR, type EventMatcher } from "../actor-events";
+import type { PropertyFilter } from "@/server/properties/contract";
+import { ANONYMOUS_ACTOR } from "../actor-events";
 import type { ActorBucketsQuery } from "../actor-buckets";
 import { ChParams } from "./params";
-import { chPropertiesSql, type PersonSet } from "./properties";
+import type { PersonSet } from "./properties";
+import { clickHouseFilter, clickHouseMatchers } from "./actor-events";
 
 /** The wall-clock bucket of a DateTime64 (UTC) expression in the zone, as hours since 1970. */
 function wallBucketHours(time: string, zone: string, interval: ActorBucketsQuery["interval"]): string {
@@ -45,17 +45,8 @@ export function clickHouseActorMasksStatement(
   wordBits: number,
 ): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
-  const cohort = clickHouseCohortResolver(inputs.cohorts, params);
-  const filter = (group: PropertyGroup) =>
-    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons: inputs.persons, now: query.now, cohort });
-  const test = (matcher: EventMatcher) => {
-    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
-    return parts.length === 0 ? "true" : parts.join(" AND ");
-  };
-  const namesOf = (matchers: EventMatcher[]) => {
-    const names = matchers.map((matcher) => matcher.event);
-    return names.length > 0 && !names.includes(null) ? [`e.event IN ${params.add([...new Set(names)], "text[]")}`] : [];
-  };
+  const filter = clickHouseFilter(params, inputs, query.now);
+  const { test, eventNames: namesOf } = clickHouseMatchers(params, filter);
   const project = `e.project_id = ${params.add(projectId, "int")}`;
   const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
   const zone = params.add(query.zone, "text");
@@ -110,17 +101,8 @@ export function clickHouseActorMasksStatement(
 /** The statement: rows [a, [[b, m, [c…]], …] sorted by b, fb | null]. */
 export function clickHouseActorBucketsStatement(table: string, projectId: number, query: ActorBucketsQuery, inputs: ActorBucketsInputs): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
-  const cohort = clickHouseCohortResolver(inputs.cohorts, params);
-  const filter = (group: PropertyGroup) =>
-    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons: inputs.persons, now: query.now, cohort });
-  const test = (matcher: EventMatcher) => {
-    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
-    return parts.length === 0 ? "true" : parts.join(" AND ");
-  };
-  const namesOf = (matchers: EventMatcher[]) => {
-    const names = matchers.map((matcher) => matcher.event);
-    return names.length > 0 && !names.includes(null) ? [`e.event IN ${params.add([...new Set(names)], "text[]")}`] : [];
-  };
+  const filter = clickHouseFilter(params, inputs, query.now);
+  const { test, eventNames: namesOf } = clickHouseMatchers(params, filter);
 
   const project = `e.project_id = ${params.add(projectId, "int")}`;
   const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;

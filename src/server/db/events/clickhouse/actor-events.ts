@@ -8,6 +8,7 @@ import type { PropertyFilter, PropertyGroup } from "@/server/properties/contract
 import { clickHouseCohortResolver } from "../cohorts";
 import { ANONYMOUS_ACTOR, MAX_ACTOR_EVENTS, type ActorEventsQuery, type EventValue } from "../actor-events";
 import { ChParams } from "./params";
+import { matcherSql } from "../matchers";
 import { chPropertiesSql, type PersonSet } from "./properties";
 import { chEventPropertyText, type PersonValues } from "./trend";
 
@@ -32,24 +33,28 @@ function valueSql(value: EventValue, index: number, params: ChParams, inputs: Ac
   }
 }
 
+/** ClickHouse's filter compiler for the groups of a per-actor read: person filters and cohorts as resolved in PostgreSQL beforehand. */
+export function clickHouseFilter(params: ChParams, inputs: Pick<ActorEventsInputs, "persons" | "cohorts">, now: Date): (group: PropertyGroup) => string {
+  const cohort = clickHouseCohortResolver(inputs.cohorts, params);
+  return (group) => chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons: inputs.persons, now, cohort });
+}
+
+/** ClickHouse's `matcherSql`. */
+export const clickHouseMatchers = (params: ChParams, filter: (group: PropertyGroup) => string) => matcherSql(params, filter, (list) => `e.event IN ${list}`);
+
 /** The statement: one row per actor [a, times[], masks[], [[value0], …], …], of at most MAX_ACTOR_EVENTS + 1 events. */
 export function clickHouseActorEventsStatement(table: string, projectId: number, query: ActorEventsQuery, inputs: ActorEventsInputs): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
-  const cohort = clickHouseCohortResolver(inputs.cohorts, params);
-  const filter = (group: PropertyGroup) =>
-    chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons: inputs.persons, now: query.now, cohort });
+  const filter = clickHouseFilter(params, inputs, query.now);
+  const matchers = clickHouseMatchers(params, filter);
   const where = [
     `e.project_id = ${params.add(projectId, "int")}`,
     `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
     `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
   ];
-  const names = query.matchers.map((matcher) => matcher.event);
-  if (!query.everyEvent && names.length > 0 && !names.includes(null)) where.push(`e.event IN ${params.add([...new Set(names)], "text[]")}`);
+  if (!query.everyEvent) where.push(...matchers.eventNames(query.matchers));
   where.push(...query.filters.map(filter));
-  const tests = query.matchers.map((matcher) => {
-    const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
-    return parts.length === 0 ? "true" : parts.join(" AND ");
-  });
+  const tests = query.matchers.map(matchers.test);
   if (!query.everyEvent) where.push(tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`);
   const mask = tests.length === 0 ? "0" : tests.map((test, i) => `if(${test}, ${2 ** i}, 0)`).join(" + ");
   const values = query.values.map((value, i) => `, ${valueSql(value, i, params, inputs)} AS v${i}`).join("");

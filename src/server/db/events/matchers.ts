@@ -1,0 +1,45 @@
+/**
+ * The SQL of event matchers (actor-events.ts `EventMatcher`: an event name and filter
+ * groups) that both stores' per-actor reads write alike: one condition per matcher, and the
+ * event-name prefilter the indexes want. `filter` compiles a group in the store's dialect;
+ * `anyOf` writes "event is one of" for the bound list.
+ */
+import type { PropertyGroup } from "@/server/properties/contract";
+import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
+import { postgresCohortResolver } from "./cohorts";
+import type { EventMatcher } from "./actor-events";
+import type { EventParams } from "./sql";
+
+export interface MatcherSql {
+  /** The condition an event satisfies the matcher by ("true" for any event). */
+  test(matcher: EventMatcher): string;
+  /** `e.event` one of the matchers' names; none when a matcher takes any event. */
+  eventNames(matchers: readonly EventMatcher[]): string[];
+}
+
+export function matcherSql(params: EventParams, filter: (group: PropertyGroup) => string, anyOf: (list: string) => string): MatcherSql {
+  return {
+    test(matcher) {
+      const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
+      return parts.length === 0 ? "true" : parts.join(" AND ");
+    },
+    eventNames(matchers) {
+      const names = matchers.map((matcher) => matcher.event);
+      return names.length > 0 && !names.includes(null) ? [anyOf(params.add([...new Set(names)], "text[]"))] : [];
+    },
+  };
+}
+
+/**
+ * PostgreSQL's filter compiler for the groups of a per-actor read: the persons join when a
+ * group reads person properties, and each group as the events list compiles it.
+ */
+export function postgresFilters(params: SqlParams, groups: readonly PropertyGroup[], now: Date, alsoPerson = false): { join: string; person: string; filter(group: PropertyGroup): string } {
+  const joined = alsoPerson || groups.some(readsPersonProperties);
+  const join = joined ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
+  const columns = { event: "e.properties", person: joined ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" };
+  return { join, person: columns.person, filter: (group) => propertiesSql(group, { params, columns, now, cohort: postgresCohortResolver(params) }) };
+}
+
+/** PostgreSQL's `matcherSql`. */
+export const postgresMatchers = (params: SqlParams, filter: (group: PropertyGroup) => string) => matcherSql(params, filter, (list) => `e.event = ANY(${list})`);
