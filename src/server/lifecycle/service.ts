@@ -80,21 +80,24 @@ async function classify(env: QueryEnv, spec: LifecycleSpec): Promise<{ range: Re
   const window = [addIntervals(walls[0]!, spec.interval, -1), ...walls, addIntervals(walls.at(-1)!, spec.interval, 1)];
   const from = instantOf(window[0]!, env.zone);
   const to = instantOf(addIntervals(window.at(-1)!, spec.interval, 1), env.zone);
-  const rows = await guarded(async () => {
-    for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
-    return env.db.events.actorBuckets(env.projectId, {
-      from,
-      to,
-      zone: env.zone,
-      interval: spec.interval,
-      now: env.now,
-      filters: [...(spec.properties ? [spec.properties] : []), PROCESSED_PERSONS],
-      matchers: [{ event: spec.series.event, filters: spec.series.properties ? [spec.series.properties] : [] }],
-      counts: false,
-      firstEver: null,
-    });
-  });
-  const created = await findPersonCreationBuckets(env.db.sql, env.projectId, { from, to, zone: env.zone, interval: spec.interval });
+  // The events (whichever store) and the persons' creation (PostgreSQL) are read at once.
+  const [rows, created] = await Promise.all([
+    guarded(async () => {
+      for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
+      return env.db.events.actorBuckets(env.projectId, {
+        from,
+        to,
+        zone: env.zone,
+        interval: spec.interval,
+        now: env.now,
+        filters: [...(spec.properties ? [spec.properties] : []), PROCESSED_PERSONS],
+        matchers: [{ event: spec.series.event, filters: spec.series.properties ? [spec.series.properties] : [] }],
+        counts: false,
+        firstEver: null,
+      });
+    }),
+    findPersonCreationBuckets(env.db.sql, env.projectId, { from, to, zone: env.zone, interval: spec.interval }),
+  ]);
   const index = new Map(window.map((wall, i) => [wall.getTime(), i]));
   const classified: Classified[] = [];
   // Window index i is the range's interval i − 1; only those inside the range are kept.
