@@ -17,7 +17,7 @@
  * that refuses the node, with its message). Targets: p50 under 1 s on PostgreSQL and under
  * 300 ms on ClickHouse.
  *
- *   npm run bench:insights [-- --events 1000000 --persons 100000 --runs 10]
+ *   npm run bench:insights [-- --events 1000000 --persons 100000 --runs 10 --only paths]
  *
  * One throwaway PostgreSQL database on TEST_POSTGRES_URL's server holds the project and the
  * persons, and the events (bulk-inserted); the same events go into ClickHouse (chdb on disk
@@ -51,6 +51,8 @@ const { values } = parseArgs({
     events: { type: "string", default: "1000000" },
     persons: { type: "string", default: "100000" },
     runs: { type: "string", default: "10" },
+    /** Only the measures whose label contains this text (e.g. `--only paths`). */
+    only: { type: "string", default: "" },
   },
 });
 const EVENTS = Number(values.events);
@@ -268,7 +270,7 @@ try {
   console.log(`${"".padEnd(48)} ${cell("PostgreSQL p50 / max", 24)} ${cell("ClickHouse p50 / max", 24)}`);
   let missed = 0;
   let unavailable = 0;
-  for (const item of MEASURES) {
+  for (const item of MEASURES.filter((measure) => measure.label.includes(values.only))) {
     const outcome = await timeBoth(item, [postgres, ch], projectId, NOW);
     if (!outcome.available) {
       unavailable++;
