@@ -15,10 +15,22 @@ export interface MatcherSql {
   test(matcher: EventMatcher): string;
   /** `e.event` one of the matchers' names; none when a matcher takes any event. */
   eventNames(matchers: readonly EventMatcher[]): string[];
+  /** An event satisfies at least one of the matchers' `tests` ("false" for none). */
+  any(tests: readonly string[]): string;
+  /** The event's mask: bit i set when it satisfies `tests[i]`. */
+  mask(tests: readonly string[]): string;
 }
 
-export function matcherSql(params: EventParams, filter: (group: PropertyGroup) => string, anyOf: (list: string) => string): MatcherSql {
+export function matcherSql(
+  params: EventParams,
+  filter: (group: PropertyGroup) => string,
+  anyOf: (list: string) => string,
+  /** `value` when `test` holds, else 0, in the dialect. */
+  when: (test: string, value: number) => string,
+): MatcherSql {
   return {
+    any: (tests) => (tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`),
+    mask: (tests) => (tests.length === 0 ? "0" : tests.map((test, i) => when(test, 2 ** i)).join(" + ")),
     test(matcher) {
       const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
       return parts.length === 0 ? "true" : parts.join(" AND ");
@@ -42,4 +54,10 @@ export function postgresFilters(params: SqlParams, groups: readonly PropertyGrou
 }
 
 /** PostgreSQL's `matcherSql`. */
-export const postgresMatchers = (params: SqlParams, filter: (group: PropertyGroup) => string) => matcherSql(params, filter, (list) => `e.event = ANY(${list})`);
+export const postgresMatchers = (params: SqlParams, filter: (group: PropertyGroup) => string) =>
+  matcherSql(
+    params,
+    filter,
+    (list) => `e.event = ANY(${list})`,
+    (test, value) => `(CASE WHEN ${test} THEN ${value} ELSE 0 END)`,
+  );

@@ -37,8 +37,8 @@ export function postgresActorEventsStatement(projectId: number, query: ActorEven
   if (!query.everyEvent) where.push(...matchers.eventNames(query.matchers));
   where.push(...query.filters.map(filter));
   const tests = query.matchers.map(matchers.test);
-  if (!query.everyEvent) where.push(tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`);
-  const mask = tests.length === 0 ? "0" : tests.map((test, i) => `(CASE WHEN ${test} THEN ${2 ** i} ELSE 0 END)`).join(" + ");
+  if (!query.everyEvent) where.push(matchers.any(tests));
+  const mask = matchers.mask(tests);
   const values = query.values.map((value, i) => `, ${valueSql(value, params, person)} AS v${i}`).join("");
   const actor = `COALESCE(e.person_id::text, ${params.constant(ANONYMOUS_ACTOR)} || e.distinct_id)`;
   return {

@@ -46,7 +46,7 @@ export function clickHouseActorMasksStatement(
 ): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
-  const { test, eventNames: namesOf } = clickHouseMatchers(params, filter);
+  const { test, eventNames: namesOf, any } = clickHouseMatchers(params, filter);
   const project = `e.project_id = ${params.add(projectId, "int")}`;
   const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
   const zone = params.add(query.zone, "text");
@@ -56,7 +56,7 @@ export function clickHouseActorMasksStatement(
   const filters = query.filters.map(filter);
   const tests = query.matchers.map(test);
   const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
-  where.push(tests.length === 0 ? "false" : `(${tests.map((t) => `(${t})`).join(" OR ")})`);
+  where.push(any(tests));
   const words = Math.max(1, Math.ceil(hours.length / wordBits));
   const masks = tests.flatMap((t, i) =>
     Array.from({ length: words }, (_, w) =>
@@ -102,7 +102,7 @@ export function clickHouseActorMasksStatement(
 export function clickHouseActorBucketsStatement(table: string, projectId: number, query: ActorBucketsQuery, inputs: ActorBucketsInputs): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
-  const { test, eventNames: namesOf } = clickHouseMatchers(params, filter);
+  const { test, eventNames: namesOf, any, mask: maskOf } = clickHouseMatchers(params, filter);
 
   const project = `e.project_id = ${params.add(projectId, "int")}`;
   const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
@@ -110,8 +110,8 @@ export function clickHouseActorBucketsStatement(table: string, projectId: number
   const filters = query.filters.map(filter);
   const tests = query.matchers.map(test);
   const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
-  where.push(tests.length === 0 ? "false" : `(${tests.map((t) => `(${t})`).join(" OR ")})`);
-  const mask = tests.length === 0 ? "0" : tests.map((t, i) => `if(${t}, ${2 ** i}, 0)`).join(" + ");
+  where.push(any(tests));
+  const mask = maskOf(tests);
   const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
   const counts = query.counts ? `[${tests.map((t) => `toInt32(countIf(${t}))`).join(", ")}]` : "emptyArrayInt32()";
 

@@ -40,7 +40,13 @@ export function clickHouseFilter(params: ChParams, inputs: Pick<ActorEventsInput
 }
 
 /** ClickHouse's `matcherSql`. */
-export const clickHouseMatchers = (params: ChParams, filter: (group: PropertyGroup) => string) => matcherSql(params, filter, (list) => `e.event IN ${list}`);
+export const clickHouseMatchers = (params: ChParams, filter: (group: PropertyGroup) => string) =>
+  matcherSql(
+    params,
+    filter,
+    (list) => `e.event IN ${list}`,
+    (test, value) => `if(${test}, ${value}, 0)`,
+  );
 
 /** The statement: one row per actor [a, times[], masks[], [[value0], …], …], of at most MAX_ACTOR_EVENTS + 1 events. */
 export function clickHouseActorEventsStatement(table: string, projectId: number, query: ActorEventsQuery, inputs: ActorEventsInputs): { text: string; params: Record<string, unknown> } {
@@ -55,8 +61,8 @@ export function clickHouseActorEventsStatement(table: string, projectId: number,
   if (!query.everyEvent) where.push(...matchers.eventNames(query.matchers));
   where.push(...query.filters.map(filter));
   const tests = query.matchers.map(matchers.test);
-  if (!query.everyEvent) where.push(tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`);
-  const mask = tests.length === 0 ? "0" : tests.map((test, i) => `if(${test}, ${2 ** i}, 0)`).join(" + ");
+  if (!query.everyEvent) where.push(matchers.any(tests));
+  const mask = matchers.mask(tests);
   const values = query.values.map((value, i) => `, ${valueSql(value, i, params, inputs)} AS v${i}`).join("");
   const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
   // Grouped per actor here, so that each actor's uuid travels once and the rows arrive as a
