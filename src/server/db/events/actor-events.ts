@@ -131,17 +131,44 @@ export function groupActorEvents(rows: readonly ActorEventRow[], valueCount: num
   return out;
 }
 
+/** A value column sent once per distinct value: event j's value is `dictionary[ids[j] - 1]`. */
+export interface DictionaryColumn {
+  ids: readonly number[];
+  dictionary: readonly (string | null)[];
+}
+
 /**
- * Events grouped per actor by the store (ClickHouse's groupArray: rows [actor, times,
- * masks, values0, …]), in any order within an actor: each actor's sorted in time (then
- * mask) order.
+ * Events as flat columns (ClickHouse's reply: each actor's events are the next `lengths[a]`
+ * entries, in any order within the actor), each actor's sorted in time (then mask) order.
+ * Values come from the dictionaries, so equal values are one string.
  */
-export function sortActorEvents(rows: readonly (readonly [string, number[], number[], ...(string | null)[][]])[]): ActorEvents[] {
-  return rows.map(([actor, t, m, ...values]) => {
+export function actorEventsFromColumns(
+  actors: readonly string[],
+  lengths: readonly number[],
+  times: readonly number[],
+  masks: readonly number[],
+  columns: readonly DictionaryColumn[],
+): ActorEvents[] {
+  const out: ActorEvents[] = new Array(actors.length);
+  let offset = 0;
+  for (let a = 0; a < actors.length; a++) {
+    const from = offset;
+    const to = (offset += lengths[a]!);
     let sorted = true;
-    for (let i = 1; i < t.length && sorted; i++) sorted = t[i - 1]! < t[i]! || (t[i - 1] === t[i] && m[i - 1]! <= m[i]!);
-    if (sorted) return { actor, times: t, masks: m, values };
-    const order = t.map((_, i) => i).sort((x, y) => t[x]! - t[y]! || m[x]! - m[y]!);
-    return { actor, times: order.map((i) => t[i]!), masks: order.map((i) => m[i]!), values: values.map((column) => order.map((i) => column[i]!)) };
-  });
+    for (let i = from + 1; i < to && sorted; i++) sorted = times[i - 1]! < times[i]! || (times[i - 1] === times[i] && masks[i - 1]! <= masks[i]!);
+    let order: number[];
+    if (sorted) {
+      order = new Array<number>(to - from);
+      for (let k = 0; k < order.length; k++) order[k] = from + k;
+    } else {
+      order = Array.from({ length: to - from }, (_, k) => from + k).sort((x, y) => times[x]! - times[y]! || masks[x]! - masks[y]!);
+    }
+    out[a] = {
+      actor: actors[a]!,
+      times: order.map((j) => times[j]!),
+      masks: order.map((j) => masks[j]!),
+      values: columns.map(({ ids, dictionary }) => order.map((j) => dictionary[ids[j]! - 1]!)),
+    };
+  }
+  return out;
 }

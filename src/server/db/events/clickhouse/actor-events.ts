@@ -48,7 +48,12 @@ export const clickHouseMatchers = (params: ChParams, filter: (group: PropertyGro
     (test, value) => `if(${test}, ${value}, 0)`,
   );
 
-/** The statement: one row per actor [a, times[], masks[], [[value0], …], …], of at most MAX_ACTOR_EVENTS + 1 events. */
+/**
+ * The statement: ONE row, [actors, lengths, times, masks, ids0, dictionary0, …] — each
+ * actor's events are the next `lengths[i]` entries of the flat `times` and `masks` (in any
+ * order within the actor), and value v of an event is `dictionary_v[ids_v[j] - 1][0]`. At most
+ * MAX_ACTOR_EVENTS + 1 events.
+ */
 export function clickHouseActorEventsStatement(table: string, projectId: number, query: ActorEventsQuery, inputs: ActorEventsInputs): { text: string; params: Record<string, unknown> } {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
@@ -65,15 +70,21 @@ export function clickHouseActorEventsStatement(table: string, projectId: number,
   const mask = matchers.mask(tests);
   const values = query.values.map((value, i) => `, ${valueSql(value, i, params, inputs)} AS v${i}`).join("");
   const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
-  // Grouped per actor here, so that each actor's uuid travels once and the rows arrive as a
-  // few columns of arrays (JSONCompact: one JSON document, no object per event).
+  // Grouped per actor, then everything folded into one row of flat arrays: each actor's id
+  // travels once, and each distinct value once (a page's URL is read by hundreds of
+  // thousands of events; sent as a small number, the reply is a third of the size, and
+  // the strings the insight compares are shared).
   // (A value in a one-element tuple: groupArray leaves NULLs out, tuples holding one keep their place.)
-  const arrays = query.values.map((_, i) => `, groupArray(tuple(v${i}))`).join("");
+  const perActor = query.values.map((_, i) => `, groupArray(tuple(v${i})) AS vs${i}`).join("");
+  const flat = query.values.map((_, i) => `arrayFlatten(groupArray(vs${i})) AS f${i}`);
+  const columns = query.values.map((_, i) => `, arrayEnumerateDense(f${i}), arrayDistinct(f${i})`).join("");
   return {
-    text: `SELECT a, groupArray(t), groupArray(m)${arrays} FROM (
-             SELECT ${actor} AS a, toFloat64(toUnixTimestamp64Micro(e.timestamp)) / 1000 AS t, toUInt32(${mask}) AS m${values}
-               FROM ${table} AS e WHERE ${where.join(" AND ")} LIMIT ${params.add(MAX_ACTOR_EVENTS + 1, "int")}
-           ) GROUP BY a`,
+    text: `${flat.length > 0 ? `WITH ${flat.join(", ")} ` : ""}SELECT groupArray(a), groupArray(length(ts)), arrayFlatten(groupArray(ts)), arrayFlatten(groupArray(ms))${columns} FROM (
+             SELECT a, groupArray(t) AS ts, groupArray(m) AS ms${perActor} FROM (
+               SELECT ${actor} AS a, toFloat64(toUnixTimestamp64Micro(e.timestamp)) / 1000 AS t, toUInt32(${mask}) AS m${values}
+                 FROM ${table} AS e WHERE ${where.join(" AND ")} LIMIT ${params.add(MAX_ACTOR_EVENTS + 1, "int")}
+             ) GROUP BY a
+           )`,
     params: params.values,
   };
 }

@@ -24,7 +24,7 @@ import { ChParams, chTime } from "./params";
 import { chPropertiesSql, MAX_RESOLVED_PERSONS, resolvePersonFilters, type PersonSet } from "./properties";
 import { clickHouseTrendStatement, type PersonValues } from "./trend";
 import { clickHouseActorEventsStatement } from "./actor-events";
-import { MAX_ACTOR_EVENTS, sortActorEvents, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "../actor-events";
+import { MAX_ACTOR_EVENTS, actorEventsFromColumns, tooManyActorEvents, type ActorEvents, type ActorEventsQuery } from "../actor-events";
 import { clickHouseActorBucketsStatement, clickHouseActorMasksStatement } from "./actor-buckets";
 import { MAX_MASK_COLUMNS, postgresCalendarStatement, WORD_BITS } from "../postgres-actor-buckets";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "../actor-buckets";
@@ -274,9 +274,11 @@ export class ClickHouseEventStore implements EventStore {
     for (const [i, value] of query.values.entries()) if (value.type === "person") personValues.set(i, await this.personValues(projectId, value.key));
     const statement = clickHouseActorEventsStatement(this.table, projectId, query, { persons, cohorts, personValues });
     const result = await this.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompact" });
-    const { data } = await result.json<[string, number[], number[], ...[string | null][][]]>();
-    if (data.reduce((n, row) => n + row[1].length, 0) > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
-    return sortActorEvents(data.map(([actor, times, masks, ...values]) => [actor, times, masks, ...values.map((column) => column.map((cell) => cell[0]))] as const));
+    const { data } = await result.json<[string[], number[], number[], number[], ...(number[] | [string | null][])[]]>();
+    const [actors, lengths, times, masks, ...columns] = data[0]!;
+    if (times.length > MAX_ACTOR_EVENTS) throw tooManyActorEvents();
+    const values = query.values.map((_, v) => ({ ids: columns[2 * v] as number[], dictionary: (columns[2 * v + 1] as [string | null][]).map((cell) => cell[0]) }));
+    return actorEventsFromColumns(actors, lengths, times, masks, values);
   }
 
   async actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
