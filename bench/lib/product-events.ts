@@ -32,6 +32,8 @@ const CUSTOM_EVENTS = ["clicked_cta", "viewed_pricing", "searched"];
 export interface ProductPerson {
   uuid: string;
   distinctId: string;
+  /** The time of the person's first event, when ingestion would have created it. */
+  createdAt: Date;
 }
 
 export interface ProductEventsOptions {
@@ -80,7 +82,7 @@ export function* productEvents(options: ProductEventsOptions, chunk = 50_000): G
   };
 
   for (let p = 0; p < options.persons && produced < options.events; p++) {
-    const person: ProductPerson = { uuid: uuidFrom(random), distinctId: `user-${p}` };
+    const person: ProductPerson = { uuid: uuidFrom(random), distinctId: `user-${p}`, createdAt: options.end };
     persons.push(person);
     // About events / persons each, the running total kept on course so that it ends exact.
     const due = Math.round((p + 1) * perPerson - produced + perPerson * (1.2 * random() - 0.6));
@@ -95,6 +97,7 @@ export function* productEvents(options: ProductEventsOptions, chunk = 50_000): G
     let purchased = false;
     let session = 0;
     const emit = (event: string, at: number, properties: Record<string, unknown>) => {
+      if (at < person.createdAt.getTime()) person.createdAt = new Date(at);
       events.push({ uuid: eventUuid(), projectId: options.projectId, event, distinctId: person.distinctId, personId: person.uuid, properties: { $browser: browser, ...properties }, timestamp: new Date(at) });
       mine++;
       produced++;
