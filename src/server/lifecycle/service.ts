@@ -64,18 +64,14 @@ function groupsOf(spec: LifecycleSpec): PropertyGroup[] {
   return [spec.properties, spec.series.properties].filter((group): group is PropertyGroup => group !== null);
 }
 
-/** One person's status in one interval of the range (its index among the range's intervals). */
-interface Classified {
-  actor: string;
-  interval: number;
-  status: LifecycleStatus;
-}
+/** Hands each person's status in each interval of the range (its index among the range's intervals, and its start) to `visit`. */
+type Visit = (actor: string, interval: number, status: LifecycleStatus, wall: Date) => void;
 
-async function classify(env: QueryEnv, spec: LifecycleSpec): Promise<{ range: ResolvedDateRange; walls: Date[]; classified: Classified[] }> {
+async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promise<{ range: ResolvedDateRange; walls: Date[] }> {
   const earliest = spec.dateRange.date_from === "all" ? await env.db.events.earliestTimestamp(env.projectId) : null;
   const range = resolveDateRange(spec.dateRange, spec.interval, env.zone, env.now, earliest);
   const walls = bucketStarts(range);
-  if (walls.length === 0) return { range, walls, classified: [] };
+  if (walls.length === 0) return { range, walls };
   // The window: one interval either side of the range, so the first and last intervals know their neighbours.
   const window = [addIntervals(walls[0]!, spec.interval, -1), ...walls, addIntervals(walls.at(-1)!, spec.interval, 1)];
   const from = instantOf(window[0]!, env.zone);
@@ -99,29 +95,36 @@ async function classify(env: QueryEnv, spec: LifecycleSpec): Promise<{ range: Re
     findPersonCreationBuckets(env.db.sql, env.projectId, { from, to, zone: env.zone, interval: spec.interval }),
   ]);
   const index = new Map(window.map((wall, i) => [wall.getTime(), i]));
-  const classified: Classified[] = [];
-  // Window index i is the range's interval i − 1; only those inside the range are kept.
+  // Window index i is the range's interval i − 1; only those inside the range are visited.
   const keep = (actor: string, i: number, status: LifecycleStatus) => {
-    if (i >= 1 && i <= walls.length) classified.push({ actor, interval: i - 1, status });
+    if (i >= 1 && i <= walls.length) visit(actor, i - 1, status, walls[i - 1]!);
   };
   for (const row of rows) {
     if (row.actor.startsWith(ANONYMOUS_ACTOR)) continue;
-    const active = row.buckets.map((bucket) => index.get(bucket)).filter((i): i is number => i !== undefined);
     const createdAt = created.get(row.actor);
-    const createdIndex = createdAt === undefined ? undefined : index.get(createdAt);
-    active.forEach((current, n) => {
-      const previous = n === 0 ? createdIndex : active[n - 1];
-      keep(row.actor, current, previous === current ? "new" : n > 0 && previous === current - 1 ? "returning" : "resurrecting");
-      if (active[n + 1] !== current + 1) keep(row.actor, current + 1, "dormant");
-    });
+    // Buckets come in ascending order; `previous` is the last active one (first: the creation interval).
+    let previous = createdAt === undefined ? undefined : index.get(createdAt);
+    let first = true;
+    for (let n = 0; n < row.buckets.length; n++) {
+      const current = index.get(row.buckets[n]!);
+      if (current === undefined) continue;
+      keep(row.actor, current, previous === current ? "new" : !first && previous === current - 1 ? "returning" : "resurrecting");
+      const next = n + 1 < row.buckets.length ? index.get(row.buckets[n + 1]!) : undefined;
+      if (next !== current + 1) keep(row.actor, current + 1, "dormant");
+      previous = current;
+      first = false;
+    }
   }
-  return { range, walls, classified };
+  return { range, walls };
 }
 
 export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Promise<{ results: LifecycleResult[]; range: ResolvedDateRange }> {
-  const { range, walls, classified } = await classify(env, spec);
-  const counts = new Map(LIFECYCLE_STATUSES.map((status) => [status, new Array<number>(walls.length).fill(0)]));
-  for (const { interval, status } of classified) counts.get(status)![interval]! += 1;
+  const counts = new Map<LifecycleStatus, number[]>();
+  const { range, walls } = await classify(env, spec, (_, interval, status) => {
+    let data = counts.get(status);
+    if (!data) counts.set(status, (data = []));
+    data[interval] = (data[interval] ?? 0) + 1;
+  });
   const labels = walls.map((wall) => bucketLabel(wall, range));
   const days = walls.map((wall) => bucketDay(wall, spec.interval));
   const name = spec.series.event ?? "All events";
@@ -129,7 +132,7 @@ export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Prom
   if (spec.series.custom_name !== null) action.custom_name = spec.series.custom_name;
   const results = LIFECYCLE_STATUSES.map((status): LifecycleResult => {
     // (n === 0 keeps a dormant zero 0, not -0.)
-    const data = counts.get(status)!.map((n) => (status === "dormant" && n !== 0 ? -n : n));
+    const data = walls.map((_, i) => counts.get(status)?.[i] ?? 0).map((n) => (status === "dormant" && n !== 0 ? -n : n));
     return { action, data, count: data.reduce((sum, n) => sum + n, 0), labels, days, label: `${name} - ${status}`, status };
   });
   return { results, range };
@@ -163,11 +166,10 @@ export const lifecycleKind: QueryKind<LifecycleSpec> = {
     }
     const day = selectedDay(selector.day, spec);
     await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
-    const { walls, classified } = await classify(env, spec);
     const actors = new Set<string>();
-    for (const item of classified) {
-      if ((status === null || item.status === status) && (day === null || walls[item.interval]!.getTime() === day)) actors.add(item.actor);
-    }
+    await classify(env, spec, (actor, _, found, wall) => {
+      if ((status === null || found === status) && (day === null || wall.getTime() === day)) actors.add(actor);
+    });
     return [...actors].sort(compareCodePoints);
   },
 };
