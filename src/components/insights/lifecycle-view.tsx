@@ -2,6 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { insightActors } from "./actors-query";
+import { bucketTick, bucketTitle, intervalOfDays, queryInterval } from "./bucket-dates";
 import { axisTick, compactFormat, numberFormat, PointPicker, ResultEmpty, ResultFrame, ResultMismatch, type ChartPoint, type SelectHandler } from "./chart-parts";
 import { LIFECYCLE_STATUSES, lifecycleBuckets, seriesResults, type LifecycleStatus } from "./series-shapes";
 
@@ -23,6 +24,9 @@ export function LifecycleView({ query, results, onSelect }: { query: unknown; re
   const grid: ChartPoint[][] = buckets.map((row, bucket) =>
     LIFECYCLE_STATUSES.map(({ status, name }) => ({ description: `${row.label} · ${name}: ${numberFormat.format(Math.abs(row[status]))}`, selection: select(bucket, status) })),
   );
+  // Short dates on the axis ("Nov 3"), the full date in the tooltip.
+  const interval = intervalOfDays(buckets.map((row) => row.day), queryInterval(query));
+  const dayOf = new Map(buckets.map((row) => [row.label, row.day ?? row.label]));
   const summary = LIFECYCLE_STATUSES.map(({ status, name }) => `${name}: ${numberFormat.format(Math.abs(buckets.reduce((sum, row) => sum + row[status], 0)))}`).join("; ");
 
   return (
@@ -33,9 +37,9 @@ export function LifecycleView({ query, results, onSelect }: { query: unknown; re
             <ResponsiveContainer width="100%" height="100%">
               <BarChart data={buckets} stackOffset="sign" margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                 <CartesianGrid vertical={false} stroke="#e5e7eb" />
-                <XAxis dataKey="label" tick={axisTick} minTickGap={24} tickMargin={6} />
+                <XAxis dataKey="label" tick={axisTick} tickFormatter={(label: string) => bucketTick(dayOf.get(label), interval)} minTickGap={20} tickMargin={6} interval="preserveStartEnd" />
                 <YAxis tick={axisTick} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} />
-                <Tooltip formatter={(value) => numberFormat.format(Math.abs(Number(value)))} />
+                <Tooltip formatter={(value) => numberFormat.format(Math.abs(Number(value)))} labelFormatter={(label) => bucketTitle(dayOf.get(String(label)), interval)} />
                 {/* PostHog's order (new, returning, resurrecting, dormant), not alphabetical. */}
                 <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
                 <ReferenceLine y={0} stroke="#9ca3af" />

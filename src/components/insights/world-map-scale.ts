@@ -4,8 +4,8 @@
  */
 
 export const NO_VALUE_COLOR = "#e5e7eb";
-/** Light to dark indigo (Tailwind's indigo 100–700), readable against the grey of no data. */
-export const MAP_STEPS = ["#e0e7ff", "#a5b4fc", "#818cf8", "#6366f1", "#4338ca"];
+/** Light to dark indigo (Tailwind's indigo 200–700): even the lightest step stands apart from the grey of no data. */
+export const MAP_STEPS = ["#c7d2fe", "#a5b4fc", "#818cf8", "#6366f1", "#4338ca"];
 
 export interface MapScaleStop {
   /** Values above `from` up to `to` (inclusive) take `color`. */
