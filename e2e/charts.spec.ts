@@ -42,6 +42,21 @@ const INSIGHTS: { name: string; query: Record<string, unknown> }[] = [
   { name: "Map: views by country", query: trends("WorldMap") },
 ];
 
+/** The other kinds, over the same events, drawn beside the trends displays. */
+const range = { date_from: "-7d" };
+const pageviewEntity = { id: "$pageview", type: "events" };
+const OTHER_KINDS: { name: string; query: Record<string, unknown> }[] = [
+  { name: "Funnel: view to sign-up", query: { kind: "InsightVizNode", source: { kind: "FunnelsQuery", series: [series("$pageview"), series("sign up")], dateRange: range } } },
+  {
+    name: "Retention: views",
+    query: { kind: "InsightVizNode", source: { kind: "RetentionQuery", dateRange: range, retentionFilter: { targetEntity: pageviewEntity, returningEntity: pageviewEntity, period: "Day", totalIntervals: 8 } } },
+  },
+  { name: "Lifecycle: views", query: { kind: "InsightVizNode", source: { kind: "LifecycleQuery", series: [series("$pageview")], dateRange: range, interval: "day" } } },
+  { name: "Stickiness: views", query: { kind: "InsightVizNode", source: { kind: "StickinessQuery", series: [series("$pageview")], dateRange: range, interval: "day" } } },
+  { name: "Paths: pages", query: { kind: "InsightVizNode", source: { kind: "PathsQuery", dateRange: range, pathsFilter: { includeEventTypes: ["$pageview"] } } } },
+];
+const PAGES = ["/", "/pricing", "/docs", "/signup"];
+
 test.describe("charts", () => {
   const site = useBootstrappedSite(OWNER);
 
@@ -80,9 +95,10 @@ test.describe("charts", () => {
         const current = daysAgo < 8;
         batch.push({
           event: "$pageview",
-          distinct_id: `user-${(sent % 5) + 1}`,
+          // Two page views a person a day, so that there are paths to draw.
+          distinct_id: `user-${Math.floor(index / 2) + 1}`,
           timestamp: at(daysAgo, index),
-          properties: { $browser: BROWSERS[sent % BROWSERS.length], $geoip_country_code: current ? COUNTRIES[sent] : "FR", $current_url: "https://shop.example/" },
+          properties: { $browser: BROWSERS[sent % BROWSERS.length], $geoip_country_code: current ? COUNTRIES[sent] : "FR", $current_url: `https://shop.example${PAGES[sent % PAGES.length]}` },
         });
         sent++;
       }
@@ -100,7 +116,7 @@ test.describe("charts", () => {
 
     const dashboard = await rest("POST", "dashboards/", { name: "Charts" });
     expect(dashboard.status, JSON.stringify(dashboard.json)).toBe(201);
-    for (const insight of INSIGHTS) {
+    for (const insight of [...INSIGHTS, ...OTHER_KINDS]) {
       const created = await rest("POST", "insights/", { ...insight, dashboards: [dashboard.json.id] });
       expect(created.status, `${insight.name}: ${JSON.stringify(created.json)}`).toBe(201);
     }
@@ -108,7 +124,7 @@ test.describe("charts", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await signIn(page, OWNER, site.url);
     await page.goto(`${site.url}/dashboards/${String(dashboard.json.id)}`);
-    await expect(page.getByTestId("insight-tile")).toHaveCount(INSIGHTS.length);
+    await expect(page.getByTestId("insight-tile")).toHaveCount(INSIGHTS.length + OTHER_KINDS.length);
 
     for (const viewport of [
       { width: 1280, height: 800, tag: "desktop" },
@@ -204,6 +220,23 @@ test.describe("charts", () => {
       await us.hover({ force: true });
       await expect(map.getByTestId("map-hover")).toHaveText("United States: 9");
       await tileShot(map, `${viewport.tag}-map`);
+
+      // The other kinds: drawn (not the error state), each with its own content.
+      const funnel = await readyTile(page, "Funnel: view to sign-up");
+      await expect(funnel.getByTestId("funnel-step")).toHaveCount(2);
+      await tileShot(funnel, `${viewport.tag}-funnel`);
+      const retention = await readyTile(page, "Retention: views");
+      await expect(retention.getByTestId("retention-row").first()).toBeVisible();
+      await tileShot(retention, `${viewport.tag}-retention`);
+      const lifecycle = await readyTile(page, "Lifecycle: views");
+      await expect(lifecycle.locator(".recharts-bar-rectangle").first()).toBeVisible();
+      await tileShot(lifecycle, `${viewport.tag}-lifecycle`);
+      const stickiness = await readyTile(page, "Stickiness: views");
+      await expect(stickiness.locator(".recharts-bar-rectangle").first()).toBeVisible();
+      await tileShot(stickiness, `${viewport.tag}-stickiness`);
+      const paths = await readyTile(page, "Paths: pages");
+      expect(await paths.getByTestId("paths-node").count()).toBeGreaterThan(1);
+      await tileShot(paths, `${viewport.tag}-paths`);
 
       await screenshot(page, `${viewport.tag}-dashboard`);
     }

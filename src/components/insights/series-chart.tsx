@@ -3,7 +3,8 @@
 import { useState, type ReactNode } from "react";
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { bucketTick, bucketTitle, intervalOfDays, queryInterval, spansYears, type BucketInterval } from "./bucket-dates";
-import { ChartLegend, LegendSwatch } from "./chart-legend";
+import { ChartLegend } from "./chart-legend";
+import { TooltipBox, tooltipFrame } from "./chart-tooltip";
 import { axisTick, clickedBucket, compactFormat, numberFormat } from "./chart-parts";
 import { legendEntries, type LegendEntry, type LegendSource } from "./series-legend";
 import { pointShown } from "./series-points";
@@ -15,9 +16,6 @@ export interface TimeSeriesItem extends LegendSource {
 }
 
 type Row = { x: string; label: string } & Record<`s${number}`, number>;
-
-/** The tooltip lists at most this many series, largest first; the rest are counted. */
-const TOOLTIP_ROWS = 10;
 
 /**
  * Trends over time as PostHog draws them: lines with their points, areas filled (stacked),
@@ -98,8 +96,7 @@ export function SeriesChart({
     <Tooltip
       key="tooltip"
       cursor={display.includes("Bar") ? { fill: "#f3f4f6" } : { stroke: "#9ca3af", strokeDasharray: "3 3" }}
-      wrapperStyle={{ zIndex: 20, outline: "none" }}
-      isAnimationActive={false}
+      {...tooltipFrame}
       content={({ active, payload }) => <SeriesTooltip active={active} row={(payload?.[0]?.payload as Row | undefined) ?? null} entries={shown} interval={interval} />}
     />,
     activeBucket !== null && rows[activeBucket] ? <ReferenceLine key="active" x={rows[activeBucket].x} stroke="#4f46e5" strokeDasharray="3 3" /> : null,
@@ -209,21 +206,8 @@ function pointDot(data: readonly number[], entry: LegendEntry) {
 /** The hovered bucket: its date, then each shown series' value there, largest first. */
 function SeriesTooltip({ active, row, entries, interval }: { active?: boolean; row: Row | null; entries: readonly LegendEntry[]; interval: BucketInterval }) {
   if (!active || !row) return null;
-  const values = entries.map((entry) => ({ entry, value: row[`s${entry.index}`] ?? 0 })).sort((a, b) => b.value - a.value);
-  const listed = values.slice(0, TOOLTIP_ROWS);
-  return (
-    <div className="max-w-72 min-w-40 rounded-md border border-gray-200 bg-white/95 px-2.5 py-2 text-xs shadow-lg" data-testid="chart-tooltip">
-      <p className="mb-1 font-medium text-gray-900">{bucketTitle(row.x, interval)}</p>
-      <ul className="flex flex-col gap-0.5">
-        {listed.map(({ entry, value }) => (
-          <li key={entry.index} className="flex items-center gap-1.5" data-testid="chart-tooltip-row">
-            <LegendSwatch color={entry.color} dashed={entry.previous} />
-            <span className="min-w-0 flex-1 truncate text-gray-700">{entry.name}</span>
-            <span className="pl-2 font-semibold text-gray-900 tabular-nums">{numberFormat.format(value)}</span>
-          </li>
-        ))}
-      </ul>
-      {values.length > listed.length && <p className="mt-1 text-gray-500">and {values.length - listed.length} more</p>}
-    </div>
-  );
+  const rows = entries
+    .map((entry) => ({ key: entry.index, name: entry.name, color: entry.color, dashed: entry.previous, value: row[`s${entry.index}`] ?? 0 }))
+    .sort((a, b) => b.value - a.value);
+  return <TooltipBox title={bucketTitle(row.x, interval)} rows={rows} />;
 }
