@@ -56,6 +56,12 @@ export function FunnelStepsView({ query, results, onSelect }: { query: unknown; 
                   />
                 );
               })}
+              {/* On a phone the header has room for the count and share only: the rest goes under the bar. */}
+              {!breakdown && index > 0 && (
+                <p className="text-xs text-gray-500 tabular-nums sm:hidden" data-testid="funnel-step-details">
+                  {formatPercent(first.fromPrevious)} of previous{first.medianSeconds !== null ? ` · median ${formatDuration(first.medianSeconds)}` : ""}
+                </p>
+              )}
             </li>
           );
         })}
