@@ -53,6 +53,7 @@ const OTHER_KINDS: { name: string; query: Record<string, unknown> }[] = [
   },
   { name: "Lifecycle: views", query: { kind: "InsightVizNode", source: { kind: "LifecycleQuery", series: [series("$pageview")], dateRange: range, interval: "day" } } },
   { name: "Stickiness: views", query: { kind: "InsightVizNode", source: { kind: "StickinessQuery", series: [series("$pageview")], dateRange: range, interval: "day" } } },
+  { name: "Empty: never sent", query: trends("ActionsLineGraph", { series: [series("never sent")] }) },
   { name: "Paths: pages", query: { kind: "InsightVizNode", source: { kind: "PathsQuery", dateRange: range, pathsFilter: { includeEventTypes: ["$pageview"] } } } },
 ];
 const PAGES = ["/", "/pricing", "/docs", "/signup"];
@@ -160,6 +161,16 @@ test.describe("charts", () => {
       await expect(rows.filter({ hasText: "sign up" })).toContainText(String(SIGNUPS[0]));
       await tileShot(line, `${viewport.tag}-line-tooltip`);
       await page.mouse.move(0, 0);
+      // From the keyboard: the last day's first series, then its persons.
+      await line.getByTestId("chart-points").focus();
+      await page.keyboard.press("End");
+      await expect(line.getByTestId("chart-point")).toHaveText(`${today} · $pageview: ${PAGEVIEWS[0]} · Enter for persons`);
+      await page.keyboard.press("Enter");
+      const persons = page.locator('dialog[open][data-testid="persons-dialog"]');
+      await expect(persons).toBeVisible();
+      await expect(persons.getByTestId("persons-link")).toHaveCount(2, { timeout: 30_000 });
+      await page.keyboard.press("Escape");
+      await expect(persons).toBeHidden();
 
       // Area: filled under the line, legend with the total.
       const area = await readyTile(page, "Area: views");
@@ -220,6 +231,11 @@ test.describe("charts", () => {
       await us.hover({ force: true });
       await expect(map.getByTestId("map-hover")).toHaveText("United States: 9");
       await tileShot(map, `${viewport.tag}-map`);
+
+      // A series with no events says so instead of drawing a flat line.
+      const empty = page.getByTestId("insight-tile").filter({ has: page.getByTestId("tile-title").getByText("Empty: never sent", { exact: true }) });
+      await expect(empty.getByTestId("tile-body")).toHaveAttribute("data-state", "empty", { timeout: 60_000 });
+      await expect(empty.getByTestId("tile-body")).toContainText("No events in this range");
 
       // The other kinds: drawn (not the error state), each with its own content.
       const funnel = await readyTile(page, "Funnel: view to sign-up");

@@ -2,6 +2,7 @@
 
 import { displayOf, InsightChart, seriesName, type ChartSeries } from "@/components/dashboards/insight-chart";
 import { insightActors } from "./actors-query";
+import { bucketTitle, intervalOfDays, queryInterval } from "./bucket-dates";
 import { numberFormat, PointPicker, ResultEmpty, ResultFrame, ResultMismatch, type ChartPoint, type SelectHandler } from "./chart-parts";
 import { seriesResults } from "./series-shapes";
 
@@ -31,8 +32,13 @@ export function TrendsView({ query, results, onSelect }: { query: unknown; resul
       source: insightActors(query, { day: item.days?.[bucket], series: action?.order ?? index, breakdown: item.breakdown_value, compare: item.compare_label }),
     };
   };
+  const days = series[0]?.days;
+  const interval = intervalOfDays(days, queryInterval(query));
   const grid: ChartPoint[][] = labels.map((label, bucket) =>
-    series.map((item, index) => ({ description: `${label} · ${seriesName(item)}: ${numberFormat.format(item.data[bucket] ?? 0)}`, selection: select(bucket, index) })),
+    series.map((item, index) => ({
+      description: `${days?.[bucket] ? bucketTitle(days[bucket], interval) : label} · ${seriesName(item)}${item.compare_label === "previous" ? " (previous)" : ""}: ${numberFormat.format(item.data[bucket] ?? 0)}`,
+      selection: select(bucket, index),
+    })),
   );
   // A click on a line chart names a date, not a line: the first series with anything there.
   const clicked = (bucket: number, index?: number) => {
