@@ -171,6 +171,15 @@ test.describe("charts", () => {
       await expect(persons.getByTestId("persons-link")).toHaveCount(2, { timeout: 30_000 });
       await page.keyboard.press("Escape");
       await expect(persons).toBeHidden();
+      // A legend entry hides its series and shows it again, by keyboard too.
+      const signUps = legend.nth(1).getByRole("button");
+      await signUps.focus();
+      await page.keyboard.press("Enter");
+      await expect(signUps).toHaveAttribute("aria-pressed", "false");
+      await expect(line.locator(".recharts-line")).toHaveCount(1);
+      await page.keyboard.press("Enter");
+      await expect(signUps).toHaveAttribute("aria-pressed", "true");
+      await expect(line.locator(".recharts-line")).toHaveCount(2);
 
       // Area: filled under the line, legend with the total.
       const area = await readyTile(page, "Area: views");

@@ -78,7 +78,8 @@ export function PointPicker({
   const point = active ? (grid[active.bucket]?.[active.series] ?? null) : null;
 
   function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
-    if (buckets === 0) return;
+    // Keys pressed on a control inside the chart (a legend entry) are that control's.
+    if (buckets === 0 || event.target !== event.currentTarget) return;
     const current = active ?? { bucket: 0, series: 0 };
     const seriesCount = grid[current.bucket]?.length ?? 1;
     let next = current;

@@ -48,7 +48,7 @@ export function LifecycleView({ query, results, onSelect }: { query: unknown; re
                 <BarChart data={buckets} stackOffset="sign" margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                   <CartesianGrid vertical={false} stroke="#e5e7eb" />
                   <XAxis dataKey="label" tick={axisTick} tickFormatter={(label: string) => bucketTick(dayOf.get(label), interval)} minTickGap={20} tickMargin={6} interval="preserveStartEnd" />
-                  <YAxis tick={axisTick} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} />
+                  <YAxis tick={axisTick} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} axisLine={false} tickLine={false} />
                   <Tooltip
                     {...tooltipFrame}
                     cursor={{ fill: "#f3f4f6" }}

@@ -42,7 +42,7 @@ export function StickinessView({ query, results, onSelect }: { query: unknown; r
                 <BarChart data={buckets} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
                   <CartesianGrid vertical={false} stroke="#e5e7eb" />
                   <XAxis dataKey="label" tick={axisTick} minTickGap={12} tickMargin={6} tickLine={false} />
-                  <YAxis tick={axisTick} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} />
+                  <YAxis tick={axisTick} tickFormatter={(value: number) => compactFormat.format(value)} allowDecimals={false} width={40} axisLine={false} tickLine={false} />
                   <Tooltip
                     {...tooltipFrame}
                     cursor={{ fill: "#f3f4f6" }}
