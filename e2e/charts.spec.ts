@@ -263,6 +263,7 @@ test.describe("charts", () => {
       expect(await paths.getByTestId("paths-node").count()).toBeGreaterThan(1);
       await tileShot(paths, `${viewport.tag}-paths`);
 
+      await page.evaluate(() => window.scrollTo(0, 0));
       await screenshot(page, `${viewport.tag}-dashboard`);
     }
   });
