@@ -65,6 +65,8 @@ export function insightQueryFrom(values: InsightValues) {
         : [],
       breakdownFilter: values.kind === "trend" && values.breakdown.trim() ? { breakdown: values.breakdown.trim(), breakdown_type: "event" } : null,
       trendsFilter: { display: values.kind === "number" ? "BoldNumber" : values.display },
+      // A number shows its change against the previous period.
+      ...(values.kind === "number" ? { compareFilter: { compare: true } } : {}),
     },
   };
 }

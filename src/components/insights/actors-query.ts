@@ -34,7 +34,7 @@ export function funnelStepActors(query: unknown, stepIndex: number, { dropped = 
  */
 export function insightActors(
   query: unknown,
-  point: { day?: string | number; series?: number; status?: string; interval?: number; breakdown?: unknown },
+  point: { day?: string | number; series?: number; status?: string; interval?: number; breakdown?: unknown; compare?: "current" | "previous" },
 ): Record<string, unknown> {
   const defined = Object.fromEntries(Object.entries(point).filter(([, value]) => value !== undefined && value !== null));
   return { kind: "InsightActorsQuery", source: sourceOf(query), ...defined };

@@ -10,9 +10,7 @@ import type { ActorsSelection } from "./actors-query";
  * states, and keyboard access to a chart's points.
  */
 
-/** Series colours: distinct at a glance and readable on white (the trends chart's). */
-export const PALETTE = ["#4f46e5", "#0891b2", "#d97706", "#db2777", "#16a34a", "#7c3aed", "#dc2626", "#0d9488", "#ca8a04", "#2563eb", "#6b7280"];
-export const colorAt = (index: number) => PALETTE[index % PALETTE.length]!;
+export { colorAt, PALETTE } from "./palette";
 
 export const numberFormat = new Intl.NumberFormat("en-US");
 export const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
@@ -80,7 +78,8 @@ export function PointPicker({
   const point = active ? (grid[active.bucket]?.[active.series] ?? null) : null;
 
   function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
-    if (buckets === 0) return;
+    // Keys pressed on a control inside the chart (a legend entry) are that control's.
+    if (buckets === 0 || event.target !== event.currentTarget) return;
     const current = active ?? { bucket: 0, series: 0 };
     const seriesCount = grid[current.bucket]?.length ?? 1;
     let next = current;

@@ -2,6 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { funnelStepActors, funnelTrendsActors } from "./actors-query";
+import { bucketTick, bucketTitle, intervalOfDays, queryInterval } from "./bucket-dates";
 import { axisTick, clickedBucket, colorAt, compactFormat, numberFormat, PointPicker, ResultEmpty, ResultFrame, ResultMismatch, type ChartPoint, type SelectHandler } from "./chart-parts";
 import { formatDuration, formatPercent, funnelBreakdownViews, timeToConvertBins, type FunnelBreakdownView, type FunnelStepView } from "./funnel-steps";
 import { seriesResults } from "./series-shapes";
@@ -55,6 +56,12 @@ export function FunnelStepsView({ query, results, onSelect }: { query: unknown; 
                   />
                 );
               })}
+              {/* On a phone the header has room for the count and share only: the rest goes under the bar. */}
+              {!breakdown && index > 0 && (
+                <p className="text-xs text-gray-500 tabular-nums sm:hidden" data-testid="funnel-step-details">
+                  {formatPercent(first.fromPrevious)} of previous{first.medianSeconds !== null ? ` · median ${formatDuration(first.medianSeconds)}` : ""}
+                </p>
+              )}
             </li>
           );
         })}
@@ -209,6 +216,9 @@ export function FunnelTrendsView({ query, results, onSelect }: { query: unknown;
     })),
   );
   const summary = series.map((item, index) => `${names[index]}: ${item.data.map((value) => `${value}%`).join(", ")}`).join("; ");
+  const days = series[0]!.days;
+  const interval = intervalOfDays(days, queryInterval(query));
+  const dayOf = new Map(labels.map((label, bucket) => [label, days?.[bucket] ?? label]));
   return (
     <ResultFrame kind={kind} state="ready">
       <PointPicker grid={grid} label={`Conversion over time. ${summary}`} onSelect={onSelect}>
@@ -224,9 +234,9 @@ export function FunnelTrendsView({ query, results, onSelect }: { query: unknown;
                 }}
               >
                 <CartesianGrid vertical={false} stroke="#e5e7eb" />
-                <XAxis dataKey="label" tick={axisTick} minTickGap={24} tickMargin={6} />
+                <XAxis dataKey="label" tick={axisTick} tickFormatter={(label: string) => bucketTick(dayOf.get(label), interval)} minTickGap={20} tickMargin={6} interval="preserveStartEnd" />
                 <YAxis tick={axisTick} domain={[0, 100]} tickFormatter={(value: number) => `${value}%`} width={44} />
-                <Tooltip formatter={(value) => `${Number(value)}%`} />
+                <Tooltip formatter={(value) => `${Number(value)}%`} labelFormatter={(label) => bucketTitle(dayOf.get(String(label)), interval)} />
                 {series.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
                 {active !== null && <ReferenceLine x={labels[active]} stroke="#4f46e5" strokeDasharray="3 3" />}
                 {series.map((_, index) => (

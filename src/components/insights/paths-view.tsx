@@ -5,7 +5,8 @@ import { colorAt, numberFormat, ResultEmpty, ResultFrame, ResultMismatch } from 
 import { formatDuration } from "./funnel-steps";
 import { layoutSankey, pathEdges, trimPathLabel } from "./paths-layout";
 
-const COLUMN_PX = 170;
+/** The narrowest a step's column may be before the drawing scrolls (two steps fit a phone). */
+const COLUMN_PX = 150;
 const NODE_WIDTH = 10;
 const ROW_PX = 30;
 
@@ -18,13 +19,15 @@ const ROW_PX = 30;
 export function PathsView({ results }: { results: unknown }) {
   const kind = "paths";
   const frame = useRef<HTMLDivElement>(null);
-  const [available, setAvailable] = useState(0);
-  // The drawing fills the tile's width (and scrolls when the steps need more).
+  const [available, setAvailable] = useState({ width: 0, height: 0 });
+  // The drawing fills the tile (and scrolls when the steps or rows need more).
   useEffect(() => {
     const element = frame.current;
     if (!element) return;
-    const observer = new ResizeObserver(([entry]) => setAvailable(Math.floor(entry!.contentRect.width)));
+    const measure = () => setAvailable({ width: element.clientWidth, height: element.clientHeight });
+    const observer = new ResizeObserver(measure);
     observer.observe(element);
+    measure();
     return () => observer.disconnect();
   }, []);
   const edges = pathEdges(results);
@@ -36,61 +39,62 @@ export function PathsView({ results }: { results: unknown }) {
     perColumn.set(step, (perColumn.get(step) ?? 0) + 1);
   }
   const steps = perColumn.size;
-  const width = Math.max(320, steps * COLUMN_PX, available);
-  const height = Math.max(160, Math.max(...perColumn.values()) * ROW_PX);
+  const width = Math.max(280, steps * COLUMN_PX, available.width);
+  const height = Math.max(120, Math.max(...perColumn.values()) * ROW_PX, available.height - 12);
   const layout = layoutSankey(edges, { width, height, nodeWidth: NODE_WIDTH, nodePadding: 10 });
   const colorOf = new Map(layout.nodes.filter((node) => node.step === layout.nodes[0]?.step).map((node, index) => [node.key, colorAt(index)]));
   const summary = edges.map((edge) => `${edge.source} → ${edge.target}: ${edge.value}`).join("; ");
 
   return (
-    <ResultFrame kind={kind} state="ready" className="overflow-auto">
-      <div ref={frame} className="h-0 w-full" aria-hidden="true" />
-      <svg
-        width={width}
-        height={height + 8}
-        viewBox={`0 -4 ${width} ${height + 8}`}
-        role="img"
-        aria-label={`Paths: ${summary}`}
-        data-testid="paths-sankey"
-        className="block"
-      >
-        <g fill="none">
-          {layout.links.map((link) => (
-            <path
-              key={`${link.source}->${link.target}`}
-              d={link.path}
-              stroke={colorOf.get(link.source) ?? "#94a3b8"}
-              strokeOpacity={0.3}
-              strokeWidth={link.width}
-              data-testid="paths-link"
-            >
-              <title>
-                {`${link.source} → ${link.target}: ${numberFormat.format(link.value)}${link.averageConversionTime !== null ? `, average ${formatDuration(link.averageConversionTime / 1000)}` : ""}`}
-              </title>
-            </path>
-          ))}
-        </g>
-        {layout.nodes.map((node) => {
-          const last = node.step === Math.max(...layout.nodes.map((item) => item.step)) && layout.steps > 1;
-          return (
-            <g key={node.key} data-testid="paths-node">
-              <rect x={node.x} y={node.y} width={NODE_WIDTH} height={node.height} rx={2} fill={colorOf.get(node.key) ?? "#64748b"}>
-                <title>{`${node.name} (step ${node.step}): ${numberFormat.format(node.value)}`}</title>
-              </rect>
-              <text
-                x={last ? node.x - 4 : node.x + NODE_WIDTH + 4}
-                y={node.y + node.height / 2}
-                dominantBaseline="middle"
-                textAnchor={last ? "end" : "start"}
-                className="fill-gray-800 text-[11px]"
+    <ResultFrame kind={kind} state="ready">
+      <div ref={frame} className="h-full w-full overflow-auto">
+        <svg
+          width={width}
+          height={height + 8}
+          viewBox={`0 -4 ${width} ${height + 8}`}
+          role="img"
+          aria-label={`Paths: ${summary}`}
+          data-testid="paths-sankey"
+          className="block"
+        >
+          <g fill="none">
+            {layout.links.map((link) => (
+              <path
+                key={`${link.source}->${link.target}`}
+                d={link.path}
+                stroke={colorOf.get(link.source) ?? "#94a3b8"}
+                strokeOpacity={0.3}
+                strokeWidth={link.width}
+                data-testid="paths-link"
               >
-                {trimPathLabel(node.name, 22)}
-                <tspan className="fill-gray-500"> {numberFormat.format(node.value)}</tspan>
-              </text>
-            </g>
-          );
-        })}
-      </svg>
+                <title>
+                  {`${link.source} → ${link.target}: ${numberFormat.format(link.value)}${link.averageConversionTime !== null ? `, average ${formatDuration(link.averageConversionTime / 1000)}` : ""}`}
+                </title>
+              </path>
+            ))}
+          </g>
+          {layout.nodes.map((node) => {
+            const last = node.step === Math.max(...layout.nodes.map((item) => item.step)) && layout.steps > 1;
+            return (
+              <g key={node.key} data-testid="paths-node">
+                <rect x={node.x} y={node.y} width={NODE_WIDTH} height={node.height} rx={2} fill={colorOf.get(node.key) ?? "#64748b"}>
+                  <title>{`${node.name} (step ${node.step}): ${numberFormat.format(node.value)}`}</title>
+                </rect>
+                <text
+                  x={last ? node.x - 4 : node.x + NODE_WIDTH + 4}
+                  y={node.y + node.height / 2}
+                  dominantBaseline="middle"
+                  textAnchor={last ? "end" : "start"}
+                  className="fill-gray-800 text-[11px]"
+                >
+                  {trimPathLabel(node.name, 22)}
+                  <tspan className="fill-gray-500"> {numberFormat.format(node.value)}</tspan>
+                </text>
+              </g>
+            );
+          })}
+        </svg>
+      </div>
     </ResultFrame>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
-import { formatDate } from "@/components/ui";
 import { insightActors } from "./actors-query";
+import { bucketTick, bucketTitle, parseWall, spansYears, type BucketInterval } from "./bucket-dates";
 import { numberFormat, ResultEmpty, ResultFrame, ResultMismatch, type SelectHandler } from "./chart-parts";
 import { formatPercent } from "./funnel-steps";
 import { retentionMatrix, retentionShade, type RetentionCohort } from "./retention-matrix";
@@ -18,6 +18,7 @@ export function RetentionView({ query, results, onSelect }: { query: unknown; re
   if (!matrix) return <ResultMismatch kind={kind} message="Expected retention cohorts." />;
   if (matrix.cohorts.every((cohort) => cohort.size === 0)) return <ResultEmpty kind={kind} />;
   const withBreakdown = matrix.cohorts.some((cohort) => cohort.breakdown !== null);
+  const cohortName = cohortNamer(query, matrix.cohorts);
 
   return (
     <ResultFrame kind={kind} state="ready" className="overflow-auto">
@@ -87,8 +88,22 @@ export function RetentionView({ query, results, onSelect }: { query: unknown; re
   );
 }
 
-/** A cohort by its date ("Jun 10, 2020"), else PostHog's label ("Day 0"). */
-function cohortName(cohort: RetentionCohort): string {
-  const date = new Date(cohort.date);
-  return Number.isNaN(date.getTime()) ? cohort.label : formatDate(cohort.date.length <= 10 ? `${cohort.date}T00:00:00` : cohort.date.replace(/Z$|[+-]\d\d:\d\d$/, ""));
+/** The interval of a retention query's cohorts (`retentionFilter.period`). */
+function periodOf(query: unknown): BucketInterval {
+  const source = (query as { kind?: string; source?: unknown } | null)?.kind === "InsightVizNode" ? (query as { source?: unknown }).source : query;
+  const period = (source as { retentionFilter?: { period?: unknown } } | null)?.retentionFilter?.period;
+  return period === "Hour" ? "hour" : period === "Week" ? "week" : period === "Month" ? "month" : "day";
+}
+
+/**
+ * A cohort by its date, short ("Nov 17"; "Nov 2026" by month; "Nov 17, 14:00" by hour; the
+ * year too when the cohorts span years), else PostHog's label ("Day 0").
+ */
+function cohortNamer(query: unknown, cohorts: readonly RetentionCohort[]): (cohort: RetentionCohort) => string {
+  const period = periodOf(query);
+  const withYear = spansYears(cohorts.map((cohort) => cohort.date));
+  return (cohort) => {
+    if (!parseWall(cohort.date)) return cohort.label;
+    return period === "hour" ? bucketTitle(cohort.date, "hour") : bucketTick(cohort.date, period, { withYear });
+  };
 }

@@ -71,7 +71,7 @@ export const DASHBOARD_TEMPLATES: readonly DashboardTemplate[] = [
     tiles: [
       {
         rect: { x: 0, y: 0, w: 4, h: 3 },
-        insight: { name: "Unique visitors", description: "Unique users with a pageview in the last 30 days.", query: trends([uniqueUsers], { trendsFilter: { display: "BoldNumber" } }) },
+        insight: { name: "Unique visitors", description: "Unique users with a pageview in the last 30 days.", query: trends([uniqueUsers], { trendsFilter: { display: "BoldNumber" }, compareFilter: { compare: true } }) },
       },
       {
         rect: { x: 4, y: 0, w: 8, h: 3 },

@@ -31,8 +31,8 @@ export const MATHS = [...BASE_MATHS, ...PROPERTY_MATHS] as const;
 export type Math = (typeof MATHS)[number];
 export const isPropertyMath = (math: Math): math is PropertyMath => (PROPERTY_MATHS as readonly string[]).includes(math);
 
-/** Displays that chart one value per bucket. */
-export const TIME_SERIES_DISPLAYS = ["ActionsLineGraph", "ActionsBar", "ActionsAreaGraph", "ActionsLineGraphCumulative"] as const;
+/** Displays that chart one value per bucket (PostHog's bars: ActionsBar and ActionsStackedBar stack, ActionsUnstackedBar groups). */
+export const TIME_SERIES_DISPLAYS = ["ActionsLineGraph", "ActionsBar", "ActionsStackedBar", "ActionsUnstackedBar", "ActionsAreaGraph", "ActionsLineGraphCumulative"] as const;
 /** Displays of one value for the whole range (PostHog's NON_TIME_SERIES_DISPLAY_TYPES): the number insight is `BoldNumber`. */
 export const TOTAL_VALUE_DISPLAYS = ["BoldNumber", "ActionsPie", "ActionsBarValue", "ActionsTable", "WorldMap"] as const;
 export const DISPLAYS = [...TIME_SERIES_DISPLAYS, ...TOTAL_VALUE_DISPLAYS] as const;

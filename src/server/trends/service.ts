@@ -49,6 +49,11 @@ export interface TrendsSeriesResult {
   days: string[];
   /** Total-value displays (BoldNumber, …): the value over the whole range. */
   aggregated_value?: number;
+  /**
+   * Burrow's addition for BoldNumber: the value per day of the range (one per `days` entry),
+   * which the number draws as its sparkline. PostHog's clients ignore it.
+   */
+  sparkline?: number[];
   /** With a breakdown: the property's value, BREAKDOWN_NULL or BREAKDOWN_OTHER; by cohorts, the cohort's id or "all" (as PostHog). */
   breakdown_value?: string | number;
   /** With compareFilter.compare: which period the item is of. */
@@ -208,6 +213,8 @@ function applyFormula(node: TrendsFormula, perSeries: TrendsSeriesResult[][], sp
       result.aggregated_value = evaluateFormula(formula, group.map((item) => item?.aggregated_value ?? 0));
       result.data = [];
       result.count = 0;
+      const days = Math.max(0, ...group.map((item) => item?.sparkline?.length ?? 0));
+      if (days > 0) result.sparkline = Array.from({ length: days }, (_, i) => evaluateFormula(formula, group.map((item) => item?.sparkline?.[i] ?? 0)));
     } else {
       const length = base.data.length;
       const data = Array.from({ length }, (_, i) => evaluateFormula(formula, group.map((item) => item?.data[i] ?? 0)));
@@ -273,6 +280,7 @@ export async function computeTrends(
   const perPeriod: TrendsSeriesResult[][][] = [];
   for (const period of periods) {
     const answer = await periodResults(store, projectId, spec, period.range, now, cohortNames);
+    if (spec.display === "BoldNumber") await addSparklines(answer.perSeries, store, projectId, spec, period.range, now, cohortNames);
     // PostHog's hasMore looks at the items shown (the current period's, as the previous one's values come from it too).
     hasMore ||= answer.hasMore;
     if (period.label !== null) {
@@ -288,6 +296,27 @@ export async function computeTrends(
     results = perPeriod.flatMap((perSeries) => perSeries.flat());
   }
   return { results, hasMore, range };
+}
+
+/**
+ * The number's sparkline: each item's value per day of the period, from the same series
+ * charted over time (matched by breakdown value). Unique users per day do not add up to the
+ * number's unique users, so the line is its own aggregation rather than a split of the total.
+ */
+async function addSparklines(
+  perSeries: TrendsSeriesResult[][],
+  store: EventStore,
+  projectId: number,
+  spec: TrendsSpec,
+  range: ResolvedDateRange,
+  now: Date,
+  cohortNames: ReadonlyMap<number, string>,
+): Promise<void> {
+  const overTime = await periodResults(store, projectId, { ...spec, totalValue: false, display: "ActionsLineGraph" }, range, now, cohortNames);
+  perSeries.forEach((items, index) => {
+    const lines = overTime.perSeries[index] ?? [];
+    for (const item of items) item.sparkline = lines.find((line) => line.breakdown_value === item.breakdown_value)?.data ?? item.days.map(() => 0);
+  });
 }
 
 /** The spec's cohorts (filters and breakdown) are the project's, else a 400; the breakdown's names by id. */
@@ -316,7 +345,7 @@ export const trendsKind: QueryKind<TrendsSpec> = {
       results,
       range: { from: range.dateFrom, to: range.dateTo },
       extra: { hasMore },
-      weight: 1 + results.reduce((sum, item) => sum + item.data.length + item.days.length, 0),
+      weight: 1 + results.reduce((sum, item) => sum + item.data.length + item.days.length + (item.sparkline?.length ?? 0), 0),
     };
   },
 };

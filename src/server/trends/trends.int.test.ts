@@ -313,6 +313,24 @@ describe(`trends (${testStoresName})`, () => {
     ]);
   });
 
+  it("gives the number its sparkline per day and, with compare, the previous period's number", async () => {
+    const [total] = await trends(pageviews({ trendsFilter: { display: "BoldNumber" } }));
+    expect([total!.aggregated_value, total!.sparkline]).toEqual([12, [3, 6, 0, 3]]);
+    // Unique users per day (alice and bob on the 1st; alice, bob and two ghosts on the 2nd; carol and dave on the 4th) do not add up to the range's 6.
+    const [users] = await trends(pageviews({ series: [{ event: "$pageview", math: "dau" }], trendsFilter: { display: "BoldNumber" } }));
+    expect([users!.aggregated_value, users!.sparkline]).toEqual([6, [2, 4, 0, 2]]);
+    const compared = await trends(pageviews({ trendsFilter: { display: "BoldNumber" }, compareFilter: { compare: true } }));
+    // The four days before: zed's page view late on 29 February.
+    expect(compared.map((r) => [r.compare_label, r.aggregated_value, r.sparkline])).toEqual([
+      ["current", 12, [3, 6, 0, 3]],
+      ["previous", 1, [0, 0, 0, 1]],
+    ]);
+    const [formula] = await trends(pageviews({ series: [{ event: "$pageview" }, { event: "purchase" }], trendsFilter: { display: "BoldNumber", formula: "A+B" } }));
+    expect([formula!.aggregated_value, formula!.sparkline]).toEqual([13, [3, 7, 0, 3]]);
+    const [line] = await trends(pageviews({}));
+    expect(line!.sparkline).toBeUndefined();
+  });
+
   it("buckets in the project's time zone, across a DST change", async () => {
     const answer = await compute(nyProjectId, { kind: "TrendsQuery", series: [{ event: "$pageview" }], dateRange: { date_from: "2024-03-09", date_to: "2024-03-11" } });
     expect((answer.result as TrendsSeriesResult[])[0]!.data).toEqual([1, 2, 1]);
