@@ -347,7 +347,7 @@ export function stateFromNode(query: unknown): EditorState | null {
   state.properties = filtersFromNode(node.properties);
   const breakdown = isObject(node.breakdownFilter) ? node.breakdownFilter : null;
   if (breakdown && breakdown.breakdown !== null && breakdown.breakdown !== undefined && breakdown.breakdown !== "") {
-    const type = pick(breakdown.breakdown_type, { event: 1, person: 1, cohort: 1 }, "event");
+    const type = pick<FilterType>(breakdown.breakdown_type, { event: 1, person: 1, cohort: 1 }, "event");
     const value = Array.isArray(breakdown.breakdown) ? text(breakdown.breakdown[0]) : text(breakdown.breakdown);
     state.breakdown = { type, value };
   }
