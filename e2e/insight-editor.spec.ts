@@ -1,0 +1,254 @@
+/**
+ * The insight editor (issue 20) at 1280×800 and 390×844: events sent through /batch/; a
+ * funnel built by typing parts of event names and picking suggestions with the keyboard,
+ * its chart, saved onto a dashboard whose tile shows it; a tile edited in place (a step
+ * changed, saved, the tile changes); a retention matrix and a paths Sankey; back/forward
+ * restoring the editor; the kind tabs by keyboard; and axe finding nothing serious on the
+ * editor with a funnel built.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./support/accounts";
+import { screenshot, useBootstrappedSite } from "./support/site";
+
+const OWNER = { email: "owner@editor.test", password: "owner-password-123" };
+
+test.describe("the insight editor", () => {
+  test.describe.configure({ mode: "serial" });
+  const site = useBootstrappedSite(OWNER);
+  let dashboardId = 0;
+
+  async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+    const response = await fetch(`${site.url}/api/projects/${site.projectId}/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${site.personalKey}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  }
+
+  /** Types `partial` into a series' event combobox and picks the suggestion `name` with the keyboard. */
+  async function pickEvent(page: Page, row: number, partial: string, name: string) {
+    const input = page.getByTestId("series-row").nth(row).getByTestId("series-event");
+    await input.click();
+    await input.fill("");
+    await input.pressSequentially(partial);
+    const options = page.getByTestId("series-event-options");
+    await expect(options.getByRole("option", { name, exact: true })).toBeVisible();
+    // Move to the suggestion with the arrow keys, then Enter.
+    const names = await options.getByRole("option").allInnerTexts();
+    const index = names.indexOf(name);
+    for (let at = 0; at < index; at++) await input.press("ArrowDown");
+    await expect(options.getByRole("option", { name, exact: true })).toHaveAttribute("aria-selected", "true");
+    await input.press("Enter");
+    await expect(input).toHaveValue(name);
+    await expect(options).toBeHidden();
+  }
+
+  async function chartReady(page: Page) {
+    await expect(page.getByTestId("chart-area")).toHaveAttribute("data-state", "ready", { timeout: 30_000 });
+  }
+
+  test.beforeAll(async () => {
+    const base = Date.now() - 2 * 3600_000;
+    const at = (daysAgo: number, minutes: number) => new Date(base - daysAgo * 86_400_000 + minutes * 60_000).toISOString();
+    const pageview = (distinct_id: string, daysAgo: number, minutes: number, path: string) => ({
+      event: "$pageview",
+      distinct_id,
+      timestamp: at(daysAgo, minutes),
+      properties: { $current_url: `https://shop.example${path}`, $pathname: path, $browser: "Firefox" },
+    });
+    const event = (distinct_id: string, name: string, daysAgo: number, minutes: number) => ({ event: name, distinct_id, timestamp: at(daysAgo, minutes), properties: { plan: "pro" } });
+    const batch = [
+      pageview("ann", 3, 1, "/home"),
+      event("ann", "sign up", 3, 2),
+      pageview("ann", 3, 3, "/pricing"),
+      event("ann", "play movie", 3, 62),
+      event("ann", "buy", 3, 180),
+      pageview("ann", 2, 5, "/home"),
+      pageview("ann", 1, 5, "/home"),
+      pageview("ben", 3, 10, "/home"),
+      event("ben", "sign up", 3, 11),
+      pageview("ben", 3, 12, "/docs"),
+      event("ben", "play movie", 3, 131),
+      pageview("ben", 1, 20, "/docs"),
+      pageview("cy", 2, 30, "/blog"),
+      event("cy", "sign up", 2, 31),
+      pageview("cy", 2, 32, "/pricing"),
+      event("cy", "signal lost", 2, 40),
+      pageview("dee", 0, 0, "/home"),
+    ];
+    const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
+    expect(await sent.text()).toBe('{"status":1}');
+    const dashboard = await rest("POST", "dashboards/", { name: "Growth" });
+    expect(dashboard.status, JSON.stringify(dashboard.json)).toBe(201);
+    dashboardId = Number(dashboard.json.id);
+  });
+
+  test("build a funnel from suggestions with the keyboard and save it to a dashboard", async ({ page }) => {
+    test.setTimeout(180_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.getByTestId("nav-insights").click();
+    await expect(page).toHaveURL(/\/insights$/);
+    await expect(page.getByTestId("insights-list")).toHaveAttribute("data-state", "empty");
+    await page.getByTestId("new-insight").click();
+    await expect(page).toHaveURL(/\/insights\/new$/);
+    await chartReady(page);
+
+    // The kinds are a tablist: arrow keys move and choose.
+    await page.getByTestId("kind-tab-trends").focus();
+    await page.keyboard.press("ArrowRight");
+    await expect(page.getByRole("tab", { name: "Funnels" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.getByRole("tab", { name: "Funnels" })).toBeFocused();
+    await expect(page.getByTestId("kind-panel")).toHaveAttribute("data-kind", "funnels");
+
+    await pickEvent(page, 0, "sig", "sign up");
+    await page.getByTestId("add-series").click();
+    await pickEvent(page, 1, "mov", "play movie");
+    await page.getByTestId("add-series").click();
+    await pickEvent(page, 2, "bu", "buy");
+    await chartReady(page);
+    const steps = page.getByTestId("chart-area").getByTestId("funnel-step");
+    await expect(steps).toHaveCount(3);
+    await expect(steps.getByTestId("funnel-step-count")).toHaveText(["3", "2", "1"]);
+    // The query is in the URL.
+    expect(new URL(page.url()).searchParams.get("q")).toBeTruthy();
+    await screenshot(page, "01-funnel-built");
+
+    // Accessibility: nothing serious or critical on the editor with a funnel built.
+    const axe = await new AxeBuilder({ page }).analyze();
+    const serious = axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+    expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`)).toEqual([]);
+
+    // A server-side refusal shows inline and clears the chart: an exclusion of a step's own event.
+    await page.getByTestId("add-exclusion").click();
+    const exclusion = page.getByRole("combobox", { name: "Exclusion 1 event" });
+    await exclusion.fill("buy");
+    await expect(page.getByTestId("chart-area")).toHaveAttribute("data-state", "error", { timeout: 30_000 });
+    await expect(page.getByTestId("query-error")).toContainText("Exclusion steps cannot contain an event");
+    await expect(page.getByTestId("chart-area").getByTestId("funnel-step")).toHaveCount(0);
+    await page.getByTestId("exclusion-row").getByRole("button", { name: "Remove Exclusion 1" }).click();
+    await chartReady(page);
+
+    await page.getByTestId("save-insight").click();
+    const dialog = page.getByTestId("save-dialog");
+    await expect(dialog).toBeVisible();
+    await dialog.getByTestId("insight-name").fill("Signup funnel");
+    await dialog.getByTestId("insight-description").fill("Sign up, watch, buy.");
+    await dialog.getByTestId("insight-dashboard").selectOption({ label: "Growth" });
+    await screenshot(page, "02-save-dialog", { fullPage: false });
+    await dialog.getByTestId("save-confirm").click();
+    await expect(page).toHaveURL(new RegExp(`/dashboards/${dashboardId}$`));
+    const tile = page.getByTestId("insight-tile").filter({ hasText: "Signup funnel" });
+    await expect(tile.getByTestId("funnel-step")).toHaveCount(3, { timeout: 30_000 });
+    await expect(tile.getByTestId("funnel-step-count")).toHaveText(["3", "2", "1"]);
+    await screenshot(page, "03-dashboard-with-funnel");
+
+    // It is listed with its kind.
+    await page.goto(`${site.url}/insights`);
+    await expect(page.getByTestId("insight-row")).toHaveCount(1);
+    await expect(page.getByTestId("insight-kind")).toHaveText("Funnels");
+    await page.getByTestId("insights-search").fill("nothing like it");
+    await expect(page.getByTestId("insights-list")).toHaveAttribute("data-state", "empty");
+    await page.getByTestId("insights-search").fill("signup");
+    await expect(page.getByTestId("insight-link")).toHaveText("Signup funnel");
+    await screenshot(page, "04-insights-list");
+  });
+
+  test("edit a tile in place: change a step, save, the tile changes", async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/dashboards/${dashboardId}`);
+    const tile = page.getByTestId("insight-tile").filter({ hasText: "Signup funnel" });
+    await expect(tile.getByTestId("funnel-step")).toHaveCount(3, { timeout: 30_000 });
+    await tile.getByTestId("tile-menu").click();
+    await page.getByTestId("tile-edit-insight").click();
+    await expect(page).toHaveURL(new RegExp(`/insights/[A-Za-z0-9]+\\?dashboard=${dashboardId}$`));
+    await expect(page.getByTestId("insight-title")).toHaveText("Signup funnel");
+    await chartReady(page);
+
+    // Step 2 becomes "buy"; step 3 goes.
+    await pickEvent(page, 1, "bu", "buy");
+    await page.getByRole("button", { name: "Remove Step 3" }).click();
+    await chartReady(page);
+    await expect(page.getByTestId("chart-area").getByTestId("funnel-step-count")).toHaveText(["3", "1"]);
+    await expect(page.getByText("Unsaved changes")).toBeVisible();
+    await screenshot(page, "05-tile-in-editor");
+    await page.getByTestId("save-insight").click();
+    const dialog = page.getByTestId("save-dialog");
+    await expect(dialog.getByTestId("insight-name")).toHaveValue("Signup funnel");
+    await expect(dialog.getByTestId("insight-dashboard")).toHaveValue(String(dashboardId));
+    await dialog.getByTestId("save-confirm").click();
+    await expect(page).toHaveURL(new RegExp(`/dashboards/${dashboardId}$`));
+    await expect(tile.getByTestId("funnel-step")).toHaveCount(2, { timeout: 30_000 });
+    await expect(tile.getByTestId("funnel-step-count")).toHaveText(["3", "1"]);
+    await expect(page.getByTestId("insight-tile")).toHaveCount(1);
+    await screenshot(page, "06-tile-changed");
+  });
+
+  test("a retention matrix and a paths Sankey; back and forward restore the editor", async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/insights/new`);
+    await chartReady(page);
+
+    await page.getByRole("tab", { name: "Retention" }).click();
+    await expect(page.getByTestId("retention-section")).toBeVisible();
+    await chartReady(page);
+    await page.getByTestId("retention-count").fill("4");
+    await chartReady(page);
+    await expect(page.getByTestId("chart-area").getByTestId("retention-table")).toBeVisible();
+    await expect(page.getByTestId("chart-area").getByTestId("retention-row")).toHaveCount(4);
+    await screenshot(page, "07-retention");
+    const retentionUrl = page.url();
+
+    await page.getByRole("tab", { name: "Paths" }).click();
+    await chartReady(page);
+    await expect(page.getByTestId("chart-area").getByTestId("paths-sankey")).toBeVisible();
+    await expect(page.getByTestId("chart-area").getByTestId("paths-node").first()).toBeVisible();
+    await screenshot(page, "08-paths");
+    // Wait for the URL to take the edit (it is written once the edit settles).
+    await expect.poll(() => page.url()).not.toBe(retentionUrl);
+
+    await page.goBack();
+    await expect(page.getByRole("tab", { name: "Retention" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.getByTestId("retention-count")).toHaveValue("4");
+    await chartReady(page);
+    await expect(page.getByTestId("chart-area").getByTestId("retention-row")).toHaveCount(4);
+    await page.goBack();
+    await expect(page.getByRole("tab", { name: "Retention" })).toHaveAttribute("aria-selected", "true");
+    await expect(page.getByTestId("retention-count")).toHaveValue("7");
+    await page.goForward();
+    await page.goForward();
+    await expect(page.getByRole("tab", { name: "Paths" })).toHaveAttribute("aria-selected", "true");
+    await chartReady(page);
+
+    // A link with the query opens the same editor.
+    const shared = page.url();
+    await page.goto(shared);
+    await expect(page.getByRole("tab", { name: "Paths" })).toHaveAttribute("aria-selected", "true");
+  });
+
+  test("on a phone the panels stack above the chart; a funnel by keyboard", async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/insights/new`);
+    await chartReady(page);
+    await page.getByRole("tab", { name: "Funnels" }).click();
+    await pickEvent(page, 0, "sign", "sign up");
+    await page.getByTestId("add-series").click();
+    await pickEvent(page, 1, "play", "play movie");
+    await chartReady(page);
+    await expect(page.getByTestId("chart-area").getByTestId("funnel-step-count")).toHaveText(["3", "2"]);
+    const panels = await page.getByTestId("query-panels").boundingBox();
+    const chart = await page.getByTestId("insight-chart-card").boundingBox();
+    expect(panels && chart && panels.y + panels.height <= chart.y).toBe(true);
+    // Nothing wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, "09-phone-funnel");
+  });
+});
