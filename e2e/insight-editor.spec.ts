@@ -201,7 +201,8 @@ test.describe("the insight editor", () => {
     await page.getByTestId("retention-count").fill("4");
     await chartReady(page);
     await expect(page.getByTestId("chart-area").getByTestId("retention-table")).toBeVisible();
-    await expect(page.getByTestId("chart-area").getByTestId("retention-row")).toHaveCount(4);
+    // Four periods: each cohort's row has four cells (Day 0 to Day 3).
+    await expect(page.getByTestId("chart-area").getByTestId("retention-row").first().getByTestId("retention-cell")).toHaveCount(4);
     await screenshot(page, "07-retention");
     const retentionUrl = page.url();
 
@@ -217,7 +218,7 @@ test.describe("the insight editor", () => {
     await expect(page.getByRole("tab", { name: "Retention" })).toHaveAttribute("aria-selected", "true");
     await expect(page.getByTestId("retention-count")).toHaveValue("4");
     await chartReady(page);
-    await expect(page.getByTestId("chart-area").getByTestId("retention-row")).toHaveCount(4);
+    await expect(page.getByTestId("chart-area").getByTestId("retention-row").first().getByTestId("retention-cell")).toHaveCount(4);
     await page.goBack();
     await expect(page.getByRole("tab", { name: "Retention" })).toHaveAttribute("aria-selected", "true");
     await expect(page.getByTestId("retention-count")).toHaveValue("7");

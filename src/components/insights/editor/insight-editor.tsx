@@ -7,7 +7,9 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { Badge, Button, buttonClasses, Card, cn, Dialog, ErrorState, FormAlert, inputClasses, LoadingState, PageHeader, TextField } from "@/components/ui";
 import { ProjectGate } from "@/components/settings/project-gate";
+import type { ActorsSelection } from "@/components/insights/actors-query";
 import { InsightResultView } from "@/components/insights/insight-result-view";
+import { PersonsDialog } from "@/components/insights/persons-dialog";
 import type { AppRouter } from "@/server/http/trpc/root";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -133,6 +135,8 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
   const pending = state !== debounced || run.isFetching;
   const dirty = insight !== null && encodeQuery(nodeFromState(state)) !== encodeQuery(nodeFromState(baseline));
   const [saving, setSaving] = useState(false);
+  /** The point (funnel step, retention cell, …) whose persons the dialog lists. */
+  const [persons, setPersons] = useState<ActorsSelection | null>(null);
   const title = insight ? insight.name || insight.derived_name || "Untitled insight" : "New insight";
 
   return (
@@ -200,7 +204,15 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
               {problems.length > 0 ? "" : pending ? "Updating…" : run.data ? "Up to date" : ""}
             </span>
           </div>
-          <ChartArea problems={problems} error={run.isError && !pending ? errorMessage(run.error) : null} shown={shown} pending={pending} loading={run.isPending && runProblems.length === 0} />
+          <ChartArea
+            problems={problems}
+            error={run.isError && !pending ? errorMessage(run.error) : null}
+            shown={shown}
+            pending={pending}
+            loading={run.isPending && runProblems.length === 0}
+            onSelect={setPersons}
+          />
+          <PersonsDialog projectId={projectId} selection={persons} onClose={() => setPersons(null)} />
         </Card>
       </div>
 
@@ -223,7 +235,9 @@ function ChartArea({
   shown,
   pending,
   loading,
+  onSelect,
 }: {
+  onSelect: (selection: ActorsSelection) => void;
   problems: string[];
   error: string | null;
   shown: { node: unknown; results: unknown; columns?: unknown } | null;
@@ -258,7 +272,7 @@ function ChartArea({
   }
   return (
     <div className={cn("min-w-0 transition-opacity", pending && "opacity-60")} data-testid="chart-area" data-state={pending ? "stale" : "ready"} aria-busy={pending || undefined}>
-      <InsightResultView query={shown.node} response={{ results: shown.results, columns: shown.columns }} />
+      <InsightResultView query={shown.node} response={{ results: shown.results, columns: shown.columns }} onSelect={pending ? undefined : onSelect} />
     </div>
   );
 }

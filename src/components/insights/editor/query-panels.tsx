@@ -42,7 +42,7 @@ const letter = (index: number) => String.fromCharCode(65 + index);
 /** A titled group of controls. */
 export function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
   return (
-    <fieldset className="flex min-w-0 flex-col gap-3 border-t border-gray-100 pt-4 first:border-t-0 first:pt-0" data-testid={testId}>
+    <fieldset className="flex min-w-0 flex-col gap-3 border-t border-gray-100 pt-4 first-of-type:border-t-0 first-of-type:pt-0" data-testid={testId}>
       <legend className="float-left mb-1 text-sm font-semibold text-gray-900">{title}</legend>
       <div className="clear-left flex min-w-0 flex-col gap-3">{children}</div>
     </fieldset>
@@ -208,7 +208,7 @@ export function SeriesSection({ projectId, state, update }: { projectId: number;
 
 function IconButton({ label, onClick, disabled, path, testId }: { label: string; onClick: () => void; disabled?: boolean; path: string; testId: string }) {
   return (
-    <Button variant="ghost" aria-label={label} onClick={onClick} disabled={disabled} className="px-2" data-testid={testId}>
+    <Button variant="ghost" aria-label={label} onClick={onClick} disabled={disabled} className="px-1.5" data-testid={testId}>
       <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4">
         <path d={path} />
       </svg>
