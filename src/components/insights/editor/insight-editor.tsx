@@ -190,7 +190,9 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
           <FunnelSection projectId={projectId} state={state} update={update} />
           <StickinessSection state={state} update={update} />
           <Section title="Filters" testId="filters-section">
-            <FilterList projectId={projectId} label="Filter" filters={state.properties} onChange={(properties) => update((current) => ({ ...current, properties }))} addLabel="Add filter" />
+            <FilterList projectId={projectId} label="Filter" filters={state.properties} onChange={(properties) => update((current) => ({ ...current, properties }))} addLabel="Add filter"
+              eventNames={SERIES_KINDS.has(state.kind) ? state.series.flatMap((one) => (one.event ? [one.event] : [])) : undefined}
+            />
           </Section>
           <BreakdownSection projectId={projectId} state={state} update={update} />
           <DateSection state={state} update={update} />

@@ -1,8 +1,12 @@
 "use client";
 
+import { useState } from "react";
 import { cn } from "@/components/ui";
 import { SuggestInput } from "./suggest-input";
 import { useEventNames, usePropertyKeys, usePropertyValues } from "./suggestions";
+
+/** Longer searches are cut (the definitions API refuses very long ones). */
+const MAX_SEARCH = 100;
 
 /**
  * The editor's name pickers: a text input with suggestions from the project's data. An
@@ -25,9 +29,11 @@ export function EventNamePicker({
   className?: string;
   visibleLabel?: boolean;
 }) {
-  const { names, loading } = useEventNames(projectId);
+  const [search, setSearch] = useState("");
+  const { names, loading } = useEventNames(projectId, search.slice(0, MAX_SEARCH));
   const input = (
     <SuggestInput
+      onSearch={setSearch}
       label={label}
       value={value ?? ""}
       onChange={(text) => onChange(text === "" ? null : text)}
@@ -59,23 +65,29 @@ export function PropertyKeyPicker({
   placeholder,
   testId,
   className,
+  eventNames,
 }: {
   projectId: number;
   type: "event" | "person";
   label: string;
   value: string;
   onChange: (key: string) => void;
+  /** Events whose properties come first. */
+  eventNames?: string[];
   placeholder?: string;
   testId?: string;
   className?: string;
 }) {
-  const keys = usePropertyKeys(projectId, type);
+  const [search, setSearch] = useState("");
+  const keys = usePropertyKeys(projectId, type, search.slice(0, MAX_SEARCH), eventNames);
   return (
     <SuggestInput
+      onSearch={setSearch}
+      loading={keys.loading}
       label={label}
       value={value}
       onChange={onChange}
-      suggestions={keys}
+      suggestions={keys.names}
       placeholder={placeholder ?? (type === "event" ? "Event property, e.g. $browser" : "Person property, e.g. email")}
       testId={testId}
       className={className}
@@ -104,6 +116,21 @@ export function PropertyValuePicker({
   placeholder: string;
   testId?: string;
 }) {
-  const values = usePropertyValues(projectId, type, disabled ? "" : propertyKey);
-  return <SuggestInput label={label} value={value} onChange={onChange} suggestions={values} disabled={disabled} placeholder={placeholder} testId={testId} />;
+  const [search, setSearch] = useState("");
+  // A listed value ("a, b") searches by its last item.
+  const last = search.split(",").pop() ?? "";
+  const values = usePropertyValues(projectId, type, disabled ? "" : propertyKey, last.slice(0, MAX_SEARCH));
+  return (
+    <SuggestInput
+      label={label}
+      value={value}
+      onChange={onChange}
+      onSearch={setSearch}
+      suggestions={values.names}
+      loading={values.loading}
+      disabled={disabled}
+      placeholder={placeholder}
+      testId={testId}
+    />
+  );
 }

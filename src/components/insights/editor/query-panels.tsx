@@ -174,6 +174,7 @@ export function SeriesSection({ projectId, state, update }: { projectId: number;
                     value={one.math_property}
                     onChange={(math_property) => setSeries(index, { math_property })}
                     placeholder="Numeric property, e.g. price"
+                    eventNames={one.event ? [one.event] : undefined}
                     testId="series-math-property"
                   />
                 )}
@@ -185,6 +186,7 @@ export function SeriesSection({ projectId, state, update }: { projectId: number;
               filters={one.properties}
               onChange={(properties) => setSeries(index, { properties })}
               addLabel="Filter this event"
+              eventNames={one.event ? [one.event] : undefined}
               compact
             />
           </li>
@@ -226,7 +228,10 @@ export function FilterList({
   onChange,
   addLabel,
   compact = false,
+  eventNames,
 }: {
+  /** Events whose properties are suggested first. */
+  eventNames?: string[];
   projectId: number;
   label: string;
   filters: FilterDraft[];
@@ -278,6 +283,7 @@ export function FilterList({
                           value={input.value}
                           onChange={input.onChange}
                           className="col-span-2 sm:col-span-1"
+                          eventNames={eventNames}
                           testId="property-key"
                         />
                       )}

@@ -18,7 +18,10 @@ export function SuggestInput({
   testId,
   loading = false,
   disabled = false,
+  onSearch,
 }: {
+  /** Told what is being typed ("" when the list opens on a chosen value), for suggestions searched on the server. */
+  onSearch?: (search: string) => void;
   label: string;
   value: string;
   onChange: (value: string) => void;
@@ -32,7 +35,11 @@ export function SuggestInput({
   const listId = useId();
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
-  const [typed, setTyped] = useState<string | null>(null);
+  const [typed, setTypedText] = useState<string | null>(null);
+  const setTyped = (text: string | null) => {
+    setTypedText(text);
+    onSearch?.(text ?? "");
+  };
   const inputRef = useRef<HTMLInputElement>(null);
   // While typing, the list filters by the text; opened on a chosen value, it lists everything.
   const needle = (typed ?? "").trim().toLowerCase();
