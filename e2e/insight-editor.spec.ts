@@ -7,6 +7,7 @@
  * editor with a funnel built.
  */
 import AxeBuilder from "@axe-core/playwright";
+import LZString from "lz-string";
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
 import { screenshot, useBootstrappedSite } from "./support/site";
@@ -231,6 +232,60 @@ test.describe("the insight editor", () => {
     const shared = page.url();
     await page.goto(shared);
     await expect(page.getByRole("tab", { name: "Paths" })).toHaveAttribute("aria-selected", "true");
+  });
+
+  test("a trend with a filter, a breakdown and a chart type from the shared condition builder; unfinished queries clear the chart", async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/insights/new`);
+    await chartReady(page);
+
+    /** Types `partial` into a combobox and picks `name` from its suggestions with the keyboard. */
+    const pick = async (input: ReturnType<Page["getByRole"]>, partial: string, name: string) => {
+      await input.fill("");
+      await input.pressSequentially(partial);
+      const listbox = page.getByRole("listbox");
+      await expect(listbox.getByRole("option", { name, exact: true })).toBeVisible();
+      const index = (await listbox.getByRole("option").allInnerTexts()).indexOf(name);
+      for (let at = 0; at < index; at++) await input.press("ArrowDown");
+      await input.press("Enter");
+      await expect(input).toHaveValue(name);
+    };
+
+    // An unfinished filter keeps the query from running and clears the chart.
+    await page.getByTestId("filters-section").getByTestId("add-filter").click();
+    await expect(page.getByTestId("chart-area")).toHaveAttribute("data-state", "invalid");
+    await expect(page.getByTestId("query-problems")).toHaveText("Global filter 1 needs a property.");
+    await pick(page.getByRole("combobox", { name: "Filter 1: event property" }), "brow", "$browser");
+    await pick(page.getByRole("combobox", { name: "Filter 1: value" }), "fire", "Firefox");
+    await page.getByTestId("series-math").selectOption("dau");
+    await page.getByTestId("breakdown-type").selectOption("event");
+    await pick(page.getByRole("combobox", { name: "Breakdown event property" }), "pathn", "$pathname");
+    await page.getByTestId("display").selectOption({ label: "Bar chart" });
+    await chartReady(page);
+    await screenshot(page, "10-trend-built");
+
+    // The URL holds PostHog's node.
+    await expect.poll(() => {
+      const param = new URL(page.url()).searchParams.get("q");
+      const query = param ? (JSON.parse(LZString.decompressFromEncodedURIComponent(param) ?? "null") as { source?: Record<string, unknown> }) : null;
+      return query?.source?.trendsFilter;
+    }).toEqual({ display: "ActionsBar" });
+    const query = JSON.parse(LZString.decompressFromEncodedURIComponent(new URL(page.url()).searchParams.get("q")!)!) as { source: Record<string, unknown> };
+    expect(query.source).toMatchObject({
+      kind: "TrendsQuery",
+      series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }],
+      properties: [{ key: "$browser", operator: "exact", type: "event", value: ["Firefox"] }],
+      breakdownFilter: { breakdown: "$pathname", breakdown_type: "event" },
+    });
+
+    // A property math without its property is named, and clears the chart.
+    await page.getByTestId("series-math").selectOption("sum");
+    await expect(page.getByTestId("chart-area")).toHaveAttribute("data-state", "invalid");
+    await expect(page.getByTestId("query-problems")).toContainText("needs a numeric property");
+    await page.getByTestId("series-math").selectOption("total");
+    await chartReady(page);
   });
 
   test("on a phone the panels stack above the chart; a funnel by keyboard", async ({ page }) => {

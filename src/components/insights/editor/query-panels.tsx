@@ -135,7 +135,7 @@ export function SeriesSection({ projectId, state, update }: { projectId: number;
       <ol className="flex flex-col gap-3" data-testid="series-list">
         {series.map((one, index) => (
           <li key={index} className="flex flex-col gap-2 rounded-control border border-gray-200 bg-gray-50/60 p-3" data-testid="series-row">
-            <div className="flex items-center gap-2">
+            <div className="flex items-center gap-1.5">
               <span className="flex size-6 shrink-0 items-center justify-center rounded-full bg-brand-600 text-xs font-semibold text-white" aria-hidden="true">
                 {funnel ? index + 1 : letter(index)}
               </span>
@@ -160,7 +160,12 @@ export function SeriesSection({ projectId, state, update }: { projectId: number;
                 </>
               )}
               {!single && series.length > 1 && (
-                <RemoveButton label={`Remove ${nameOf(index)}`} onClick={() => update((current) => ({ ...current, series: current.series.filter((_, at) => at !== index) }))} />
+                <IconButton
+                  label={`Remove ${nameOf(index)}`}
+                  onClick={() => update((current) => ({ ...current, series: current.series.filter((_, at) => at !== index) }))}
+                  path={REMOVE_PATH}
+                  testId="remove-series"
+                />
               )}
             </div>
             {state.kind === "trends" && (
@@ -208,15 +213,18 @@ export function SeriesSection({ projectId, state, update }: { projectId: number;
   );
 }
 
+/** A square icon button of a series row (the shared Button's padding is for text). */
 function IconButton({ label, onClick, disabled, path, testId }: { label: string; onClick: () => void; disabled?: boolean; path: string; testId: string }) {
   return (
-    <Button variant="ghost" aria-label={label} onClick={onClick} disabled={disabled} className="px-1.5" data-testid={testId}>
-      <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4">
+    <Button variant="ghost" size="sm" aria-label={label} onClick={onClick} disabled={disabled} className="w-8 px-0!" data-testid={testId}>
+      <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" stroke="currentColor" strokeWidth="0.5" strokeLinejoin="round" className="size-4">
         <path d={path} />
       </svg>
     </Button>
   );
 }
+
+const REMOVE_PATH = "M5.7 4.3 10 8.6l4.3-4.3 1.4 1.4L11.4 10l4.3 4.3-1.4 1.4-4.3-4.3-4.3 4.3-1.4-1.4L8.6 10 4.3 5.7z";
 
 // ---------------------------------------------------------------------------------------
 // Filters: the shared condition builder (event, person, cohort)
