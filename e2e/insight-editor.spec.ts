@@ -264,6 +264,10 @@ test.describe("the insight editor", () => {
     await pick(page.getByRole("combobox", { name: "Breakdown event property" }), "pathn", "$pathname");
     await page.getByTestId("display").selectOption({ label: "Bar chart" });
     await chartReady(page);
+    // The chart is drawn at a readable height (time series fill the area they are given).
+    await expect(page.getByTestId("chart-area").getByTestId("tile-body")).toHaveAttribute("data-state", "ready");
+    const drawn = await page.getByTestId("chart-area").locator("svg.recharts-surface").first().boundingBox();
+    expect(drawn?.height ?? 0).toBeGreaterThan(200);
     await screenshot(page, "10-trend-built");
 
     // The URL holds PostHog's node.

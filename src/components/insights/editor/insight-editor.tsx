@@ -10,6 +10,7 @@ import { ProjectGate } from "@/components/settings/project-gate";
 import type { ActorsSelection } from "@/components/insights/actors-query";
 import { InsightResultView } from "@/components/insights/insight-result-view";
 import { PersonsDialog } from "@/components/insights/persons-dialog";
+import { resultKindOf, sourceOf } from "@/components/insights/query-source";
 import type { AppRouter } from "@/server/http/trpc/root";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -273,10 +274,19 @@ function ChartArea({
     );
   }
   return (
-    <div className={cn("min-w-0 transition-opacity", pending && "opacity-60")} data-testid="chart-area" data-state={pending ? "stale" : "ready"} aria-busy={pending || undefined}>
+    <div
+      className={cn("min-w-0 transition-opacity", fillsHeight(shown.node) && "h-80 sm:h-[26rem]", pending && "opacity-60")}
+      data-testid="chart-area" data-state={pending ? "stale" : "ready"} aria-busy={pending || undefined}>
       <InsightResultView query={shown.node} response={{ results: shown.results, columns: shown.columns }} onSelect={pending ? undefined : onSelect} />
     </div>
   );
+}
+
+/** Charts that fill the height they are given (as in a tile) rather than having their own: the area gives them one. */
+function fillsHeight(node: unknown): boolean {
+  const kind = resultKindOf(node);
+  if (kind === "trends") return (sourceOf(node).trendsFilter as { display?: unknown } | undefined)?.display !== "ActionsTable";
+  return kind === "lifecycle" || kind === "stickiness" || kind === "funnel-time" || kind === "funnel-trends";
 }
 
 /** The kinds as a tablist: arrow keys, Home and End move between them and choose. */
