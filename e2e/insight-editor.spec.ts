@@ -8,7 +8,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import LZString from "lz-string";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
 import { screenshot, useBootstrappedSite } from "./support/site";
 
@@ -28,22 +28,30 @@ test.describe("the insight editor", () => {
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   }
 
-  /** Types `partial` into a series' event combobox and picks the suggestion `name` with the keyboard. */
-  async function pickEvent(page: Page, row: number, partial: string, name: string) {
-    const input = page.getByTestId("series-row").nth(row).getByTestId("series-event");
+  /**
+   * Types `partial` into a combobox, waits for the suggestions of that text, moves to `name`
+   * with ArrowDown and picks it with Enter.
+   */
+  async function pickSuggestion(page: Page, input: Locator, partial: string, name: string) {
     await input.click();
     await input.fill("");
     await input.pressSequentially(partial);
-    const options = page.getByTestId("series-event-options");
-    await expect(options.getByRole("option", { name, exact: true })).toBeVisible();
-    // Move to the suggestion with the arrow keys, then Enter.
-    const names = await options.getByRole("option").allInnerTexts();
-    const index = names.indexOf(name);
-    for (let at = 0; at < index; at++) await input.press("ArrowDown");
-    await expect(options.getByRole("option", { name, exact: true })).toHaveAttribute("aria-selected", "true");
+    const listbox = page.locator(`[id="${await input.getAttribute("aria-controls")}"]`);
+    const texts = listbox.locator('[role="option"] > span:first-child');
+    await expect(texts.filter({ hasText: new RegExp(`^${name.replace(/[$^.*+?()[\]{}|\\]/g, "\\$&")}$`) })).toBeVisible();
+    // The list has settled on this text's suggestions (it is fetched as one types).
+    await expect.poll(async () => (await texts.allInnerTexts()).every((text) => text.toLowerCase().includes(partial.toLowerCase()))).toBe(true);
+    const index = (await texts.allInnerTexts()).indexOf(name);
+    for (let at = 0; at <= index; at++) await input.press("ArrowDown");
+    await expect(listbox.getByRole("option").nth(index)).toHaveAttribute("aria-selected", "true");
     await input.press("Enter");
     await expect(input).toHaveValue(name);
-    await expect(options).toBeHidden();
+    await expect(listbox).toBeHidden();
+  }
+
+  /** Picks `name` as the event of series (or step) `row` by typing `partial`. */
+  async function pickEvent(page: Page, row: number, partial: string, name: string) {
+    await pickSuggestion(page, page.getByTestId("series-row").nth(row).getByTestId("series-event"), partial, name);
   }
 
   async function chartReady(page: Page) {
@@ -241,17 +249,7 @@ test.describe("the insight editor", () => {
     await page.goto(`${site.url}/insights/new`);
     await chartReady(page);
 
-    /** Types `partial` into a combobox and picks `name` from its suggestions with the keyboard. */
-    const pick = async (input: ReturnType<Page["getByRole"]>, partial: string, name: string) => {
-      await input.fill("");
-      await input.pressSequentially(partial);
-      const listbox = page.getByRole("listbox");
-      await expect(listbox.getByRole("option", { name, exact: true })).toBeVisible();
-      const index = (await listbox.getByRole("option").allInnerTexts()).indexOf(name);
-      for (let at = 0; at < index; at++) await input.press("ArrowDown");
-      await input.press("Enter");
-      await expect(input).toHaveValue(name);
-    };
+    const pick = (input: Locator, partial: string, name: string) => pickSuggestion(page, input, partial, name);
 
     // An unfinished filter keeps the query from running and clears the chart.
     await page.getByTestId("filters-section").getByTestId("add-filter").click();

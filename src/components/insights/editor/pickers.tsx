@@ -1,16 +1,10 @@
 "use client";
 
-import { useState } from "react";
-import { cn } from "@/components/ui";
-import { SuggestInput } from "./suggest-input";
-import { useEventNames, usePropertyKeys, usePropertyValues } from "./suggestions";
-
-/** Longer searches are cut (the definitions API refuses very long ones). */
-const MAX_SEARCH = 100;
+import { EventNameCombobox, PropertyKeyCombobox, PropertyValueCombobox } from "@/components/definitions";
 
 /**
- * The editor's name pickers: a text input with suggestions from the project's data. An
- * empty event means all events (PostHog's `event: null`).
+ * The editor's name pickers over the definitions comboboxes (suggestions from the project's
+ * data, most used first). An empty event means all events (PostHog's `event: null`).
  */
 export function EventNamePicker({
   projectId,
@@ -29,30 +23,16 @@ export function EventNamePicker({
   className?: string;
   visibleLabel?: boolean;
 }) {
-  const [search, setSearch] = useState("");
-  const { names, loading } = useEventNames(projectId, search.slice(0, MAX_SEARCH));
-  const input = (
-    <SuggestInput
-      onSearch={setSearch}
-      label={label}
+  return (
+    <EventNameCombobox
+      projectId={projectId}
+      {...(visibleLabel ? { label } : { "aria-label": label })}
       value={value ?? ""}
       onChange={(text) => onChange(text === "" ? null : text)}
-      suggestions={names}
-      loading={loading}
       placeholder="All events"
       testId={testId}
-      className={visibleLabel ? undefined : className}
+      className={className}
     />
-  );
-  if (!visibleLabel) return input;
-  // The combobox keeps its aria-label; the visible text repeats it for sighted users.
-  return (
-    <div className={cn("flex min-w-0 flex-col gap-1.5", className)}>
-      <span className="text-sm font-medium text-gray-800" aria-hidden="true">
-        {label}
-      </span>
-      {input}
-    </div>
   );
 }
 
@@ -72,23 +52,21 @@ export function PropertyKeyPicker({
   label: string;
   value: string;
   onChange: (key: string) => void;
-  /** Events whose properties come first. */
-  eventNames?: string[];
   placeholder?: string;
   testId?: string;
   className?: string;
+  /** Events whose properties come first. */
+  eventNames?: string[];
 }) {
-  const [search, setSearch] = useState("");
-  const keys = usePropertyKeys(projectId, type, search.slice(0, MAX_SEARCH), eventNames);
   return (
-    <SuggestInput
-      onSearch={setSearch}
-      loading={keys.loading}
-      label={label}
+    <PropertyKeyCombobox
+      projectId={projectId}
+      type={type}
+      eventNames={eventNames}
+      aria-label={label}
       value={value}
       onChange={onChange}
-      suggestions={keys.names}
-      placeholder={placeholder ?? (type === "event" ? "Event property, e.g. $browser" : "Person property, e.g. email")}
+      placeholder={placeholder}
       testId={testId}
       className={className}
     />
@@ -116,18 +94,14 @@ export function PropertyValuePicker({
   placeholder: string;
   testId?: string;
 }) {
-  const [search, setSearch] = useState("");
-  // A listed value ("a, b") searches by its last item.
-  const last = search.split(",").pop() ?? "";
-  const values = usePropertyValues(projectId, type, disabled ? "" : propertyKey, last.slice(0, MAX_SEARCH));
   return (
-    <SuggestInput
-      label={label}
+    <PropertyValueCombobox
+      projectId={projectId}
+      type={type}
+      propertyKey={disabled ? "" : propertyKey}
+      aria-label={label}
       value={value}
       onChange={onChange}
-      onSearch={setSearch}
-      suggestions={values.names}
-      loading={values.loading}
       disabled={disabled}
       placeholder={placeholder}
       testId={testId}
