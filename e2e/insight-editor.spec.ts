@@ -195,6 +195,13 @@ test.describe("the insight editor", () => {
     await expect(tile.getByTestId("funnel-step-count")).toHaveText(["3", "1"]);
     await expect(page.getByTestId("insight-tile")).toHaveCount(1);
     await screenshot(page, "06-tile-changed");
+
+    // A query the editor does not build (HogQL) is not opened as a blank trend, where saving would overwrite it.
+    const hogql = await rest("POST", "insights/", { name: "Raw SQL", query: { kind: "DataTableNode", source: { kind: "HogQLQuery", query: "select 1" } } });
+    expect(hogql.status, JSON.stringify(hogql.json)).toBe(201);
+    await page.goto(`${site.url}/insights/${String(hogql.json.short_id)}`);
+    await expect(page.getByRole("alert")).toContainText("Raw SQL cannot be edited here");
+    await expect(page.getByTestId("insight-editor")).toHaveCount(0);
   });
 
   test("a retention matrix and a paths Sankey; back and forward restore the editor", async ({ page }) => {

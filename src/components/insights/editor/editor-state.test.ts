@@ -15,6 +15,7 @@ import {
   DISPLAY_LABELS,
   EDITOR_KINDS,
   encodeQuery,
+  keepUnedited,
   FUNNEL_ORDER_LABELS,
   FUNNEL_VIZ_LABELS,
   MATH_LABELS,
@@ -201,3 +202,44 @@ describe("the query in the URL", () => {
     expect(decodeQuery("A".repeat(MAX_URL_QUERY + 1))).toBeNull();
   });
 });
+
+describe("fields the editor does not edit", () => {
+  it("are kept from the stored query of the same kind, and dropped for another kind", () => {
+    const stored = {
+      kind: "InsightVizNode",
+      full: true,
+      source: {
+        kind: "TrendsQuery",
+        series: [{ kind: "EventsNode", event: "old" }],
+        compareFilter: { compare: true },
+        breakdownFilter: { breakdown: "$browser", breakdown_type: "event", breakdown_limit: 5 },
+        trendsFilter: { display: "ActionsPie", showLegend: true, formula: "A" },
+      },
+    };
+    const state = stateFromNode(stored)!;
+    expect(state.formula).toBe("A");
+    const edited = keepUnedited(nodeFromState({ ...state, formula: "", breakdown: { type: "person", value: "plan" }, series: [newSeriesFor("new")] }), stored);
+    expect(edited).toEqual({
+      kind: "InsightVizNode",
+      full: true,
+      source: {
+        kind: "TrendsQuery",
+        series: [{ kind: "EventsNode", event: "new", name: "new", math: "total" }],
+        interval: "day",
+        dateRange: { date_from: null, date_to: null },
+        compareFilter: { compare: true },
+        breakdownFilter: { breakdown: "plan", breakdown_type: "person", breakdown_limit: 5 },
+        // The formula was removed in the editor: it stays removed.
+        trendsFilter: { display: "ActionsPie", showLegend: true },
+      },
+    });
+    expect(stateFromNode(edited)).toEqual(stateFromNode(nodeFromState({ ...state, formula: "", breakdown: { type: "person", value: "plan" }, series: [newSeriesFor("new")] })));
+    const other = nodeFromState(defaultState("funnels"));
+    expect(keepUnedited(other, stored)).toEqual(other);
+    expect(keepUnedited(other, null)).toEqual(other);
+  });
+});
+
+function newSeriesFor(event: string) {
+  return { event, math: "total" as const, math_property: "", custom_name: "", properties: [] };
+}

@@ -466,3 +466,39 @@ export function decodeQuery(param: string | null): unknown {
     return null;
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// Fields the editor has no control for
+
+/** The fields of each part of a node the editor writes; anything else of a stored query is kept as it was. */
+const EDITOR_FIELDS: Record<string, ReadonlySet<string>> = {
+  "": new Set(["kind", "series", "interval", "dateRange", "properties", "breakdownFilter", "trendsFilter", "funnelsFilter", "retentionFilter", "pathsFilter", "stickinessFilter"]),
+  breakdownFilter: new Set(["breakdown", "breakdown_type"]),
+  trendsFilter: new Set(["display", "formula", "formulas", "formulaNodes"]),
+  funnelsFilter: new Set(["funnelOrderType", "funnelVizType", "funnelWindowInterval", "funnelWindowIntervalUnit", "exclusions"]),
+  retentionFilter: new Set(["targetEntity", "returningEntity", "period", "totalIntervals", "retentionType"]),
+  pathsFilter: new Set(["includeEventTypes", "stepLimit", "startPoint", "endPoint"]),
+  stickinessFilter: new Set(["computedAs"]),
+};
+
+const without = (object: Json, fields: ReadonlySet<string>): Json => Object.fromEntries(Object.entries(object).filter(([key]) => !fields.has(key)));
+
+/**
+ * The editor's node with what it does not edit kept from the stored query it was opened on
+ * (a trend's compareFilter, a breakdown's limit, a wrapper's display settings, …), so saving
+ * an edit loses nothing. A query of another kind keeps nothing.
+ */
+export function keepUnedited(built: Json, stored: unknown): Json {
+  const runnable = runnableNode(stored);
+  const builtSource = runnableNode(built)?.node;
+  if (!runnable || !builtSource || runnable.node.kind !== builtSource.kind) return built;
+  const source: Json = { ...without(runnable.node, EDITOR_FIELDS[""]!), ...builtSource };
+  for (const [part, fields] of Object.entries(EDITOR_FIELDS)) {
+    const old = runnable.node[part];
+    if (part === "" || !isObject(old)) continue;
+    const kept = without(old, fields);
+    if (Object.keys(kept).length === 0) continue;
+    source[part] = { ...kept, ...(isObject(builtSource[part]) ? builtSource[part] : {}) };
+  }
+  return runnable.path.length && isObject(stored) ? { ...stored, source } : { kind: "InsightVizNode", source };
+}

@@ -12,6 +12,7 @@ import { InsightResultView } from "@/components/insights/insight-result-view";
 import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { resultKindOf, sourceOf } from "@/components/insights/query-source";
 import type { AppRouter } from "@/server/http/trpc/root";
+import { runnableNode } from "@/server/query/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import {
@@ -19,6 +20,7 @@ import {
   defaultState,
   EDITOR_KINDS,
   encodeQuery,
+  keepUnedited,
   KIND_LABELS,
   nodeFromState,
   problemsOf,
@@ -61,6 +63,15 @@ function SavedInsight({ projectId, shortId }: { projectId: number; shortId: stri
       />
     );
   }
+  if (!stateFromNode(insight.query)) {
+    const kind = runnableNode(insight.query)?.node.kind;
+    return (
+      <ErrorState
+        title={`${insight.name || insight.derived_name || "This insight"} cannot be edited here`}
+        message={`Its query (${typeof kind === "string" ? kind : "unknown"}) is not one of the kinds this editor builds; edit it through the API.`}
+      />
+    );
+  }
   return <InsightEditor key={insight.id} projectId={projectId} insight={insight} />;
 }
 
@@ -86,28 +97,31 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
   const returnTo = dashboardParam && /^\d{1,9}$/.test(dashboardParam) ? Number(dashboardParam) : null;
 
   const saved = useMemo(() => (insight ? stateFromNode(insight.query) : null), [insight]);
+  // The node of a state: what the editor does not edit is kept from the stored query.
+  const build = (next: EditorState) => keepUnedited(nodeFromState(next), insight?.query);
   const baseline = saved ?? defaultState("trends");
   const fromParam = (param: string | null): EditorState => stateFromNode(decodeQuery(param)) ?? baseline;
   const [state, setState] = useState<EditorState>(() => fromParam(q));
   const update: Update = (change) => setState((current) => change(current));
 
   // What the URL says now: the parameter, and the query it reads as (written back unchanged).
-  const written = useRef<{ param: string | null; encoded: string }>({ param: q, encoded: encodeQuery(nodeFromState(fromParam(q))) });
+  const written = useRef<{ param: string | null; encoded: string }>({ param: q, encoded: encodeQuery(build(fromParam(q))) });
   useEffect(() => {
     if (q === written.current.param) return;
     // Back/forward (or a link): the URL's query replaces the form's.
     const next = fromParam(q);
-    written.current = { param: q, encoded: encodeQuery(nodeFromState(next)) };
+    written.current = { param: q, encoded: encodeQuery(build(next)) };
     setState(next);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new URL replaces the form
   }, [q]);
 
   const debounced = useDebounced(state, DEBOUNCE_MS);
-  const runNode = useMemo(() => nodeFromState(debounced), [debounced]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- `build` changes only with the insight
+  const runNode = useMemo(() => build(debounced), [debounced]);
   useEffect(() => {
     const encoded = encodeQuery(runNode);
     if (encoded === written.current.encoded) return;
-    const unchanged = encoded === encodeQuery(nodeFromState(baseline));
+    const unchanged = encoded === encodeQuery(build(baseline));
     const param = unchanged ? null : encoded;
     const params = new URLSearchParams(window.location.search);
     if (param === null) params.delete("q");
@@ -134,7 +148,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
   }, [run.data, run.isPlaceholderData, runNode]);
 
   const pending = state !== debounced || run.isFetching;
-  const dirty = insight !== null && encodeQuery(nodeFromState(state)) !== encodeQuery(nodeFromState(baseline));
+  const dirty = insight !== null && encodeQuery(build(state)) !== encodeQuery(build(baseline));
   const [saving, setSaving] = useState(false);
   /** The point (funnel step, retention cell, …) whose persons the dialog lists. */
   const [persons, setPersons] = useState<ActorsSelection | null>(null);
@@ -224,7 +238,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         onClose={() => setSaving(false)}
         projectId={projectId}
         insight={insight}
-        query={nodeFromState(state)}
+        query={build(state)}
         returnTo={returnTo}
       />
     </div>
