@@ -197,10 +197,10 @@ test.describe("the insight editor", () => {
     await screenshot(page, "06-tile-changed");
 
     // A query the editor does not build (HogQL) is not opened as a blank trend, where saving would overwrite it.
-    const hogql = await rest("POST", "insights/", { name: "Raw SQL", query: { kind: "DataTableNode", source: { kind: "HogQLQuery", query: "select 1" } } });
+    const hogql = await rest("POST", "insights/", { name: "Raw SQL", query: { kind: "DataTableNode", source: { kind: "HogQLQuery", query: "select count() from events" } } });
     expect(hogql.status, JSON.stringify(hogql.json)).toBe(201);
     await page.goto(`${site.url}/insights/${String(hogql.json.short_id)}`);
-    await expect(page.getByRole("alert")).toContainText("Raw SQL cannot be edited here");
+    await expect(page.getByRole("alert").filter({ hasText: "Raw SQL cannot be edited here" })).toBeVisible();
     await expect(page.getByTestId("insight-editor")).toHaveCount(0);
   });
 
