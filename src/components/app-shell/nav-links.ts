@@ -2,6 +2,7 @@
 export const NAV_LINKS = [
   { href: "/", label: "Home", match: (path: string) => path === "/" },
   { href: "/dashboards", label: "Dashboards", match: (path: string) => path.startsWith("/dashboards") },
+  { href: "/insights", label: "Insights", match: (path: string) => path.startsWith("/insights") },
   { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events") },
   { href: "/persons", label: "Persons", match: (path: string) => path.startsWith("/persons") },
   { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts") },

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Button, ErrorState, Popover, popoverItemClasses, Spinner } from "@/components/ui";
 import type { z } from "zod";
@@ -203,7 +204,7 @@ function InsightTile({
               />
             </svg>
           </button>
-          {canEdit && <TileMenu tile={tile} onPatch={onPatch} />}
+          {canEdit && <TileMenu tile={tile} onPatch={onPatch} editHref={`/insights/${encodeURIComponent(insight.short_id)}?dashboard=${dashboardId}`} />}
         </>
       }
     >
@@ -215,8 +216,8 @@ function InsightTile({
 
 const COLOR_LABELS: Record<(typeof TILE_COLORS)[number], string> = { white: "No color", black: "Black", blue: "Blue", green: "Green", purple: "Purple" };
 
-/** A tile's menu: color, edit (texts), remove. */
-function TileMenu({ tile, onPatch, onEdit }: { tile: Tile; onPatch: Patch; onEdit?: () => void }) {
+/** A tile's menu: edit (texts here, insights in the editor), color, remove. */
+function TileMenu({ tile, onPatch, onEdit, editHref }: { tile: Tile; onPatch: Patch; onEdit?: () => void; editHref?: string }) {
   return (
     <Popover
       align="end"
@@ -244,6 +245,11 @@ function TileMenu({ tile, onPatch, onEdit }: { tile: Tile; onPatch: Patch; onEdi
             >
               Edit text
             </button>
+          )}
+          {editHref && (
+            <Link href={editHref} className={popoverItemClasses} onClick={() => close()} data-testid="tile-edit-insight">
+              Edit
+            </Link>
           )}
           <p className="px-3.5 pt-1.5 pb-1 text-xs font-medium text-gray-500 uppercase">Color</p>
           {TILE_COLORS.map((color) => (

@@ -1,5 +1,6 @@
 "use client";
 
+import type { ReactNode } from "react";
 import { Button } from "./button";
 import { inputClasses } from "./field";
 
@@ -20,6 +21,19 @@ export interface PropertyFilterRowProps<Operator extends string> {
   /** Without it the row has no remove button (the caller places one). */
   onRemove?: () => void;
   removeLabel?: string;
+  /** Whose property the key names, for its label and placeholder ("person property" by default). */
+  keyNoun?: string;
+  /** Replaces the key or value input (e.g. with a suggestions combobox); gets the input's label, classes and value. */
+  renderKey?: (input: RowInput) => ReactNode;
+  renderValue?: (input: RowInput & { disabled: boolean; placeholder: string }) => ReactNode;
+}
+
+/** What a replacement input of a row is given. */
+export interface RowInput {
+  label: string;
+  className: string;
+  value: string;
+  onChange: (value: string) => void;
 }
 
 /**
@@ -39,21 +53,30 @@ export function PropertyFilterRow<Operator extends string>({
   onChange,
   onRemove,
   removeLabel,
+  keyNoun = "person property",
+  renderKey,
+  renderValue,
 }: PropertyFilterRowProps<Operator>) {
   const noValue = valueless.has(operator);
+  const keyClasses = inputClasses({ invalid: invalid.key, className: onRemove ? "col-span-2 sm:col-span-1" : undefined });
+  const valuePlaceholder = noValue ? "No value needed" : listed.has(operator) ? "Value (several: comma-separated)" : "Value";
   return (
     <li
       className={onRemove ? "grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[1fr_10rem_1fr_auto]" : "grid grid-cols-1 gap-2 sm:grid-cols-[1fr_10rem_1fr]"}
       data-testid="condition-property"
     >
-      <input
-        aria-label={`${label}: person property`}
-        className={inputClasses({ invalid: invalid.key, className: onRemove ? "col-span-2 sm:col-span-1" : undefined })}
-        placeholder="Person property, e.g. email"
-        value={propertyKey}
-        onChange={(event) => onChange({ key: event.target.value })}
-        data-testid="property-key"
-      />
+      {renderKey ? (
+        renderKey({ label: `${label}: ${keyNoun}`, className: keyClasses, value: propertyKey, onChange: (key) => onChange({ key }) })
+      ) : (
+        <input
+          aria-label={`${label}: ${keyNoun}`}
+          className={keyClasses}
+          placeholder={`${keyNoun[0]!.toUpperCase()}${keyNoun.slice(1)}, e.g. ${keyNoun.startsWith("event") ? "$browser" : "email"}`}
+          value={propertyKey}
+          onChange={(event) => onChange({ key: event.target.value })}
+          data-testid="property-key"
+        />
+      )}
       <select
         aria-label={`${label}: operator`}
         className={inputClasses({ invalid: invalid.operator, className: onRemove ? "col-span-2 pr-8 sm:col-span-1" : "pr-8" })}
@@ -67,15 +90,26 @@ export function PropertyFilterRow<Operator extends string>({
           </option>
         ))}
       </select>
-      <input
-        aria-label={`${label}: value`}
-        className={inputClasses({ invalid: invalid.value })}
-        placeholder={noValue ? "No value needed" : listed.has(operator) ? "Value (several: comma-separated)" : "Value"}
-        disabled={noValue}
-        value={noValue ? "" : value}
-        onChange={(event) => onChange({ value: event.target.value })}
-        data-testid="property-value"
-      />
+      {renderValue ? (
+        renderValue({
+          label: `${label}: value`,
+          className: inputClasses({ invalid: invalid.value }),
+          value: noValue ? "" : value,
+          onChange: (next) => onChange({ value: next }),
+          disabled: noValue,
+          placeholder: valuePlaceholder,
+        })
+      ) : (
+        <input
+          aria-label={`${label}: value`}
+          className={inputClasses({ invalid: invalid.value })}
+          placeholder={valuePlaceholder}
+          disabled={noValue}
+          value={noValue ? "" : value}
+          onChange={(event) => onChange({ value: event.target.value })}
+          data-testid="property-value"
+        />
+      )}
       {onRemove && <RemoveButton label={removeLabel ?? `Remove ${label}`} onClick={onRemove} />}
     </li>
   );

@@ -4,11 +4,13 @@ import { z } from "zod";
 export const SCOPE_OBJECTS = [
   "cohort",
   "dashboard",
+  "event_definition",
   "feature_flag",
   "insight",
   "person",
   "plugin",
   "project",
+  "property_definition",
   "query",
   "sharing_configuration",
   /** PostHog's `user` scope object: `/api/users/@me/`. */

@@ -199,6 +199,21 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
     });
     await roundTrip("ActivityLog", activity, () => p.activityLog.findUnique({ where: { id: activity.id } }));
 
+    const eventDefinition = await p.eventDefinition.create({ data: { projectId: project.id, name: "$pageview", createdAt: at, lastSeenAt: at } });
+    await roundTrip("EventDefinition", eventDefinition, () => p.eventDefinition.findUnique({ where: { id: eventDefinition.id } }));
+    const propertyDefinition = await p.propertyDefinition.create({ data: { projectId: project.id, name: "plan", type: 2, propertyType: "String", createdAt: at, lastSeenAt: at } });
+    await roundTrip("PropertyDefinition", propertyDefinition, () => p.propertyDefinition.findUnique({ where: { id: propertyDefinition.id } }));
+    const eventProperty = await p.eventProperty.create({ data: { projectId: project.id, event: "$pageview", property: "$current_url" } });
+    await roundTrip("EventProperty", eventProperty, () =>
+      p.eventProperty.findUnique({ where: { projectId_event_property: { projectId: project.id, event: "$pageview", property: "$current_url" } } }),
+    );
+    const volume = await p.definitionVolume.create({ data: { projectId: project.id, kind: 0, name: "$pageview", day: new Date("2026-11-24T00:00:00Z"), count: 7 } });
+    await roundTrip("DefinitionVolume", volume, () =>
+      p.definitionVolume.findUnique({ where: { projectId_kind_name_day: { projectId: project.id, kind: 0, name: "$pageview", day: volume.day } } }),
+    );
+    const backfill = await p.definitionBackfill.create({ data: { projectId: project.id, doneAt: at } });
+    await roundTrip("DefinitionBackfill", backfill, () => p.definitionBackfill.findUnique({ where: { projectId: project.id } }));
+
     expect([...seen].sort()).toEqual(Object.values(Prisma.ModelName).sort());
   });
 

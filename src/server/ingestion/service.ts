@@ -9,6 +9,7 @@ import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accou
 import type { Database } from "@/server/db";
 import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/db/events";
+import { definitionsUpkeep, type DefinitionsUpkeep } from "@/server/definitions/service";
 import { GroupsService } from "@/server/groups/service";
 import { PersonsService, propertyUpdateOf } from "@/server/persons/service";
 import {
@@ -38,6 +39,8 @@ export interface IngestionServices {
   persons: PersonsService;
   groups: GroupsService;
   writer: EventWriter;
+  /** Event and property definitions, kept from committed events in memory and flushed in batches. */
+  definitions: DefinitionsUpkeep;
 }
 
 // One set per process (modules load twice: Next's bundle and the server), bound to the
@@ -68,12 +71,15 @@ export function createIngestionServices(db: Database): IngestionServices {
     persons: new PersonsService(db.sql, db.events, afterMerge, db.changes),
     groups: new GroupsService(db.sql),
     writer,
+    definitions: definitionsUpkeep(db.sql),
   };
 }
 
 /** Waits for the event writer to finish (graceful shutdown). */
 export async function drainIngestion(): Promise<void> {
-  await (globalThis as Holder)[KEY]?.writer.drain();
+  const services = (globalThis as Holder)[KEY];
+  await services?.writer.drain();
+  await services?.definitions.flush();
 }
 
 /** Events handed to a transformation chain at once: a slice of the thread holds many of these. */
@@ -252,5 +258,6 @@ export async function ingestDecoded(
   // earlier rows were resolved to: write them with the surviving person.
   for (const row of rows) row.personId = services.persons.currentUuid(row.personId!);
   await services.writer.write(rows);
+  services.definitions.observeEvents(rows);
   return { stored: rows.length, dropped };
 }

@@ -30,6 +30,8 @@ import {
   updatePersonProperties,
   type DeletionRow,
   type PersonRef,
+  personPropertySamples,
+  personPropertyValues,
   type PropertyUpdate,
 } from "./store";
 
@@ -244,6 +246,16 @@ export async function personsByUuids(db: Pick<Database, "sql">, projectId: numbe
     for (const row of await findPersonsFor(db.sql, projectId, wanted.slice(start, start + PERSONS_BY_UUIDS_CHUNK), [])) found.set(row.uuid, row);
   }
   return found;
+}
+
+/** Person property keys with sample values and counts: the definitions backfill reads them once per project. */
+export function personPropertySamplesOf(db: Pick<Database, "sql">, projectId: number): Promise<{ key: string; sample: unknown; count: number }[]> {
+  return personPropertySamples(db.sql, projectId);
+}
+
+/** A person property's values, most persons first (suggestions for a person-property filter). */
+export function personPropertyValuesOf(ctx: Context, key: string, search: string | null, limit: number): Promise<{ value: unknown; count: number }[]> {
+  return personPropertyValues(ctx.db.sql, ctx.project.id, key, search, limit);
 }
 
 /** One page of the project's persons as PostHog's list items, and whether more follow. */

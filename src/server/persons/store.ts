@@ -410,3 +410,31 @@ export async function cohortsOfPerson(sql: SqlExecutor, projectId: number, perso
     deleted: false,
   }));
 }
+
+/** The project's person property keys, one sample value per JSON type, with how many persons have each (the definitions backfill). */
+export async function personPropertySamples(sql: SqlExecutor, projectId: number): Promise<{ key: string; sample: unknown; count: number }[]> {
+  const rows = await sql.query<{ key: string; sample: string | null; count: number }>(
+    `SELECT p.key, min(p.value::text) AS sample, count(*)::int AS count
+       FROM persons, jsonb_each(persons.properties) p
+      WHERE persons.project_id = $1::int
+      GROUP BY p.key, jsonb_typeof(p.value)`,
+    [projectId],
+  );
+  return rows.map((row) => ({ key: row.key, sample: row.sample === null ? null : JSON.parse(row.sample), count: row.count }));
+}
+
+/**
+ * A person property's distinct values, most persons first (ties in text order): scalars as
+ * they are, nulls left out; `search` keeps values whose text contains it, ignoring case.
+ */
+export async function personPropertyValues(sql: SqlExecutor, projectId: number, key: string, search: string | null, limit: number): Promise<{ value: unknown; count: number }[]> {
+  const rows = await sql.query<{ value: string; count: number }>(
+    `SELECT (properties -> $2::text)::text AS value, count(*)::int AS count
+       FROM persons
+      WHERE project_id = $1::int AND properties ? $2::text AND jsonb_typeof(properties -> $2::text) NOT IN ('null', 'object', 'array')
+        AND ($3::text IS NULL OR strpos(lower(properties ->> $2::text), lower($3::text)) > 0)
+      GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT $4::int`,
+    [projectId, key, search, limit],
+  );
+  return rows.map((row) => ({ value: JSON.parse(row.value), count: row.count }));
+}

@@ -11,6 +11,7 @@ import type { TrendQuery, TrendRow } from "./trend-query";
 import type { EventCountQuery } from "./event-count";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
+import type { EventNameDay, EventPropertySample } from "./definition-sources";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -131,6 +132,10 @@ export interface EventStore {
    * appear, whatever `count` says.
    */
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]>;
+  /** For the definitions backfill: events per name and UTC day, all time. */
+  eventNameDays(projectId: number): Promise<EventNameDay[]>;
+  /** For the definitions backfill: the property keys of the newest `sample` events, per event name and JSON type of value. */
+  propertySamples(projectId: number, sample: number): Promise<EventPropertySample[]>;
   close(): Promise<void>;
 }
 
@@ -140,3 +145,4 @@ export * from "./list-query";
 export * from "./event-count";
 export * from "./actor-events";
 export * from "./actor-buckets";
+export * from "./definition-sources";

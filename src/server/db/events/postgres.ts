@@ -20,6 +20,7 @@ import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvent
 import { MAX_MASK_COLUMNS, postgresActorBucketsStatement, postgresActorMasksStatement, postgresCalendarStatement, WORD_BITS } from "./postgres-actor-buckets";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./actor-buckets";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
+import type { EventNameDay, EventPropertySample } from "./definition-sources";
 
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
 const CHUNK_ROWS = 5_000;
@@ -281,6 +282,26 @@ export class PostgresEventStore implements EventStore {
     const params = new SqlParams();
     const rows = await this.sql.query<{ person_id: string }>(personsWithEventCountSql(params, projectId, query), params.values);
     return rows.map((row) => row.person_id);
+  }
+
+  async eventNameDays(projectId: number): Promise<EventNameDay[]> {
+    const rows = await this.sql.query<{ name: string; day: string; count: number; first: Date; last: Date }>(
+      `SELECT event AS name, to_char(timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS count, min(timestamp) AS first, max(timestamp) AS last
+         FROM events WHERE project_id = $1::int GROUP BY 1, 2`,
+      [projectId],
+    );
+    return rows.map((row) => ({ ...row, first: new Date(row.first), last: new Date(row.last) }));
+  }
+
+  async propertySamples(projectId: number, sample: number): Promise<EventPropertySample[]> {
+    const rows = await this.sql.query<{ event: string; key: string; sample: string | null; count: number }>(
+      `SELECT e.event, p.key, min(p.value::text) AS sample, count(*)::int AS count
+         FROM (SELECT event, properties FROM events WHERE project_id = $1::int ORDER BY timestamp DESC LIMIT $2::int) e,
+              jsonb_each(e.properties) p
+        GROUP BY e.event, p.key, jsonb_typeof(p.value)`,
+      [projectId, sample],
+    );
+    return rows.map((row) => ({ event: row.event, key: row.key, sample: row.sample === null ? null : JSON.parse(row.sample), count: row.count }));
   }
 
   /** The connection belongs to the database; nothing of its own to close. */

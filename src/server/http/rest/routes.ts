@@ -1,6 +1,7 @@
 import { projectRoutes } from "./resources/accounts";
 import { collaboratorRoutes } from "./resources/collaborators";
 import { dashboardRoutes } from "./resources/dashboards";
+import { definitionRoutes } from "./resources/definitions";
 import { eventRoutes } from "./resources/events";
 import { flagRoutes } from "./resources/flags";
 import { insightRoutes } from "./resources/insights";
@@ -24,6 +25,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...sharingRoutes,
   ...insightRoutes,
   ...eventRoutes,
+  ...definitionRoutes,
   ...flagRoutes,
   ...transformationRoutes,
   ...cohortRoutes,

@@ -415,6 +415,58 @@ const ROUTES: RouteCase[] = [
     methods: { GET: { scope: "query:read", ok: 200 } },
   },
   {
+    route: "projects/:project_id/event_definitions",
+    path: "/api/projects/{project}/event_definitions/?search=page",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "event_definition:read", ok: 200 } },
+  },
+  {
+    route: "projects/:project_id/event_definitions/:id",
+    path: "/api/projects/{project}/event_definitions/0190f1c2-0000-7000-8000-00000000d1d1/",
+    params: (project) => ({ project_id: project, id: "0190f1c2-0000-7000-8000-00000000d1d1" }),
+    // No such definition: past the scope and project checks, a 404.
+    methods: { GET: { scope: "event_definition:read", ok: 404 } },
+  },
+  {
+    route: "projects/:project_id/property_definitions",
+    path: "/api/projects/{project}/property_definitions/?search=page",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "property_definition:read", ok: 200 } },
+  },
+  {
+    route: "projects/:project_id/property_definitions/:id",
+    path: "/api/projects/{project}/property_definitions/0190f1c2-0000-7000-8000-00000000d1d1/",
+    params: (project) => ({ project_id: project, id: "0190f1c2-0000-7000-8000-00000000d1d1" }),
+    // No such definition: past the scope and project checks, a 404.
+    methods: { GET: { scope: "property_definition:read", ok: 404 } },
+  },
+  {
+    route: "environments/:project_id/event_definitions",
+    path: "/api/environments/{project}/event_definitions/?search=page",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "event_definition:read", ok: 200 } },
+  },
+  {
+    route: "environments/:project_id/event_definitions/:id",
+    path: "/api/environments/{project}/event_definitions/0190f1c2-0000-7000-8000-00000000d1d1/",
+    params: (project) => ({ project_id: project, id: "0190f1c2-0000-7000-8000-00000000d1d1" }),
+    // No such definition: past the scope and project checks, a 404.
+    methods: { GET: { scope: "event_definition:read", ok: 404 } },
+  },
+  {
+    route: "environments/:project_id/property_definitions",
+    path: "/api/environments/{project}/property_definitions/?search=page",
+    params: (project) => ({ project_id: project }),
+    methods: { GET: { scope: "property_definition:read", ok: 200 } },
+  },
+  {
+    route: "environments/:project_id/property_definitions/:id",
+    path: "/api/environments/{project}/property_definitions/0190f1c2-0000-7000-8000-00000000d1d1/",
+    params: (project) => ({ project_id: project, id: "0190f1c2-0000-7000-8000-00000000d1d1" }),
+    // No such definition: past the scope and project checks, a 404.
+    methods: { GET: { scope: "property_definition:read", ok: 404 } },
+  },
+  {
     route: "projects/:project_id/feature_flags",
     path: "/api/projects/{project}/feature_flags/",
     params: (project) => ({ project_id: project }),

@@ -2,6 +2,7 @@ import { accountRouter } from "./routers/account";
 import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
+import { definitionsRouter } from "./routers/definitions";
 import { eventsRouter } from "./routers/events";
 import { flagsRouter } from "./routers/flags";
 import { insightsRouter } from "./routers/insights";
@@ -18,6 +19,7 @@ export const appRouter = createTRPCRouter({
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,
+  definitions: definitionsRouter,
   events: eventsRouter,
   flags: flagsRouter,
   insights: insightsRouter,

@@ -13,6 +13,7 @@ import { compileCondition, compileSelect } from "@/server/hogql/compile";
 import type { EventListQuery, EventValuesQuery } from "../list-query";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "../sql";
 import { COUNT_COMPARISONS, type EventCountQuery } from "../event-count";
+import type { EventNameDay, EventPropertySample } from "../definition-sources";
 import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
 import { clickHouseCohortResolver, cohortIdsOf, cohortMembers, requireCohorts } from "../cohorts";
@@ -48,6 +49,15 @@ interface ChEventRow {
 }
 
 /** A DateTime64 as ClickHouse writes it in JSON ('2024-01-02 03:04:05.678000', UTC). */
+/** A raw JSON value as ClickHouse extracted it; null when it does not parse. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 function timeOf(text: string): Date {
   return new Date(`${text.replace(" ", "T")}Z`);
 }
@@ -347,6 +357,26 @@ export class ClickHouseEventStore implements EventStore {
       project: projectId,
     });
     return rows[0] ? timeOf(rows[0].t) : null;
+  }
+
+  async eventNameDays(projectId: number): Promise<EventNameDay[]> {
+    const rows = await this.rows<{ name: string; day: string; count: string; first: string; last: string }>(
+      `SELECT e.event AS name, toString(toDate(e.timestamp)) AS day, count() AS count, min(e.timestamp) AS first, max(e.timestamp) AS last
+         FROM ${this.table} AS e WHERE e.project_id = {project:Int32} GROUP BY name, day`,
+      { project: projectId },
+    );
+    return rows.map((row) => ({ name: row.name, day: row.day, count: Number(row.count), first: timeOf(row.first), last: timeOf(row.last) }));
+  }
+
+  async propertySamples(projectId: number, sample: number): Promise<EventPropertySample[]> {
+    const rows = await this.rows<{ event: string; key: string; sample: string; count: string }>(
+      `SELECT e.event AS event, key, min(JSONExtractRaw(e.properties, key)) AS sample, count() AS count
+         FROM (SELECT event, properties FROM ${this.table} WHERE project_id = {project:Int32} ORDER BY timestamp DESC LIMIT {sample:UInt32}) AS e
+        ARRAY JOIN JSONExtractKeys(e.properties) AS key
+        GROUP BY event, key, toString(JSONType(e.properties, key))`,
+      { project: projectId, sample },
+    );
+    return rows.map((row) => ({ event: row.event, key: row.key, sample: parseJson(row.sample), count: Number(row.count) }));
   }
 
   async personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {

@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { InsightsPage } from "@/components/insights/insights-page";
+
+export const metadata: Metadata = { title: "Insights" };
+
+export default function Page() {
+  return <InsightsPage />;
+}

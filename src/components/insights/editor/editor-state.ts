@@ -1,0 +1,504 @@
+/**
+ * The insight editor's state and the PostHog query node it stands for. The node is what
+ * runs (tRPC `query.run`), what is saved and what the URL carries (`?q=`, lz-string); the
+ * state is the form's view of it, shared across kinds so switching kind keeps the series,
+ * filters and dates. `nodeFromState` and `stateFromNode` are inverse for every kind.
+ *
+ * Only client-safe contracts are imported (the shared node pieces, and the kinds whose
+ * contracts are plain zod): trends, funnels and paths fields are checked by the server,
+ * whose message the editor shows inline.
+ */
+import LZString from "lz-string";
+import type { z } from "zod";
+import type { PropertyOperator } from "@/server/properties/contract";
+import { breakdownFilterSchema, dateRangeSchema, propertiesField } from "@/server/analytics/nodes";
+import type { Interval } from "@/server/analytics/date-range";
+import { queryNodeSchema, runnableNode } from "@/server/query/contract";
+import { lifecycleQuerySchema } from "@/server/lifecycle/contract";
+import { retentionQuerySchema } from "@/server/retention/contract";
+import { stickinessQuerySchema } from "@/server/stickiness/contract";
+import { PROPERTY_MATHS } from "@/server/db/events/trend-query";
+
+export const EDITOR_KINDS = ["trends", "funnels", "retention", "paths", "stickiness", "lifecycle"] as const;
+export type EditorKind = (typeof EDITOR_KINDS)[number];
+
+export const KIND_LABELS: Record<EditorKind, string> = {
+  trends: "Trends",
+  funnels: "Funnels",
+  retention: "Retention",
+  paths: "Paths",
+  stickiness: "Stickiness",
+  lifecycle: "Lifecycle",
+};
+
+export const NODE_KINDS: Record<EditorKind, string> = {
+  trends: "TrendsQuery",
+  funnels: "FunnelsQuery",
+  retention: "RetentionQuery",
+  paths: "PathsQuery",
+  stickiness: "StickinessQuery",
+  lifecycle: "LifecycleQuery",
+};
+
+/** The kinds with series of events (retention and paths have their own event choices). */
+export const SERIES_KINDS: ReadonlySet<EditorKind> = new Set(["trends", "funnels", "stickiness", "lifecycle"]);
+/** The kinds that break down (retention and stickiness refuse a breakdown, paths and lifecycle have none). */
+export const BREAKDOWN_KINDS: ReadonlySet<EditorKind> = new Set(["trends", "funnels"]);
+/** The kinds with an interval. */
+export const INTERVAL_KINDS: ReadonlySet<EditorKind> = new Set(["trends", "funnels", "stickiness", "lifecycle"]);
+
+// The trends contract is server-side (formula parser, stores); these lists are checked against it in the unit test.
+export const BASE_MATH_LABELS = {
+  total: "Total count",
+  dau: "Unique users",
+  weekly_active: "Weekly active users",
+  monthly_active: "Monthly active users",
+  unique_session: "Unique sessions",
+} as const;
+export const PROPERTY_MATH_LABELS: Record<(typeof PROPERTY_MATHS)[number], string> = {
+  sum: "Sum of property",
+  avg: "Average of property",
+  min: "Minimum of property",
+  max: "Maximum of property",
+  median: "Median of property",
+  p75: "75th percentile of property",
+  p90: "90th percentile of property",
+  p95: "95th percentile of property",
+  p99: "99th percentile of property",
+};
+export type SeriesMath = keyof typeof BASE_MATH_LABELS | (typeof PROPERTY_MATHS)[number];
+export const MATH_LABELS: Record<SeriesMath, string> = { ...BASE_MATH_LABELS, ...PROPERTY_MATH_LABELS };
+export const isPropertyMath = (math: string): boolean => (PROPERTY_MATHS as readonly string[]).includes(math);
+
+export const DISPLAY_LABELS = {
+  ActionsLineGraph: "Line chart",
+  ActionsAreaGraph: "Area chart",
+  ActionsBar: "Bar chart",
+  ActionsLineGraphCumulative: "Cumulative line chart",
+  BoldNumber: "Number",
+  ActionsPie: "Pie chart",
+  ActionsBarValue: "Bar chart (totals)",
+  ActionsTable: "Table",
+  WorldMap: "World map",
+} as const;
+export type Display = keyof typeof DISPLAY_LABELS;
+
+export const INTERVAL_LABELS: Record<Interval, string> = { hour: "Hour", day: "Day", week: "Week", month: "Month" };
+
+export const DATE_PRESETS = [
+  { value: "-24h", label: "Last 24 hours" },
+  { value: "-7d", label: "Last 7 days" },
+  { value: "-14d", label: "Last 14 days" },
+  { value: "-30d", label: "Last 30 days" },
+  { value: "-90d", label: "Last 90 days" },
+  { value: "-180d", label: "Last 180 days" },
+  { value: "mStart", label: "This month" },
+  { value: "yStart", label: "Year to date" },
+  { value: "all", label: "All time" },
+] as const;
+
+export const FUNNEL_ORDER_LABELS = { ordered: "Sequential", strict: "Strict order", unordered: "Any order" } as const;
+export const FUNNEL_VIZ_LABELS = { steps: "Conversion steps", time_to_convert: "Time to convert", trends: "Conversion trends" } as const;
+export const WINDOW_UNIT_LABELS = { second: "seconds", minute: "minutes", hour: "hours", day: "days", week: "weeks", month: "months" } as const;
+export const RETENTION_PERIOD_LABELS = { Hour: "Hourly", Day: "Daily", Week: "Weekly", Month: "Monthly" } as const;
+export const RETENTION_TYPE_LABELS = { retention_recurring: "Recurring (any time)", retention_first_time: "First time" } as const;
+export const PATH_TYPE_LABELS = { $pageview: "Page views", $screen: "Screen views", custom_event: "Custom events" } as const;
+export const STICKINESS_LABELS = { non_cumulative: "Exactly N intervals", cumulative: "N or more intervals (cumulative)" } as const;
+
+export const FILTER_TYPES = ["event", "person", "cohort"] as const;
+export type FilterType = (typeof FILTER_TYPES)[number];
+export const VALUELESS_OPERATORS: ReadonlySet<string> = new Set(["is_set", "is_not_set"]);
+/** Operators whose value may list alternatives, comma-separated (PostHog sends a list). */
+export const LISTED_OPERATORS: ReadonlySet<string> = new Set(["exact", "is_not"]);
+const NUMERIC_OPERATORS: ReadonlySet<string> = new Set(["gt", "gte", "lt", "lte"]);
+
+/** One condition of the shared builder; cohort filters use `value` for the cohort id and `operator` in/not_in. */
+export interface FilterDraft {
+  type: FilterType;
+  key: string;
+  operator: PropertyOperator | "in" | "not_in";
+  value: string;
+}
+
+export interface SeriesDraft {
+  /** null: all events. */
+  event: string | null;
+  math: SeriesMath;
+  math_property: string;
+  custom_name: string;
+  properties: FilterDraft[];
+}
+
+export interface EditorState {
+  kind: EditorKind;
+  series: SeriesDraft[];
+  properties: FilterDraft[];
+  breakdown: { type: FilterType; value: string } | null;
+  dateFrom: string;
+  /** "" : up to now. */
+  dateTo: string;
+  interval: Interval;
+  display: Display;
+  formula: string;
+  funnel: {
+    orderType: keyof typeof FUNNEL_ORDER_LABELS;
+    vizType: keyof typeof FUNNEL_VIZ_LABELS;
+    windowInterval: number;
+    windowUnit: keyof typeof WINDOW_UNIT_LABELS;
+    exclusions: { event: string | null; from: number; to: number }[];
+  };
+  retention: {
+    target: string | null;
+    returning: string | null;
+    period: keyof typeof RETENTION_PERIOD_LABELS;
+    totalIntervals: number;
+    retentionType: keyof typeof RETENTION_TYPE_LABELS;
+  };
+  paths: { includeEventTypes: (keyof typeof PATH_TYPE_LABELS)[]; startPoint: string; endPoint: string; stepLimit: number };
+  stickiness: { computedAs: keyof typeof STICKINESS_LABELS };
+}
+
+export const newSeries = (event: string | null = "$pageview"): SeriesDraft => ({ event, math: "total", math_property: "", custom_name: "", properties: [] });
+export const newFilter = (type: FilterType = "event"): FilterDraft =>
+  type === "cohort" ? { type, key: "id", operator: "in", value: "" } : { type, key: "", operator: "exact", value: "" };
+
+export function defaultState(kind: EditorKind = "trends"): EditorState {
+  return {
+    kind,
+    series: kind === "funnels" ? [newSeries("$pageview"), newSeries(null)] : [newSeries("$pageview")],
+    properties: [],
+    breakdown: null,
+    dateFrom: "-7d",
+    dateTo: "",
+    interval: "day",
+    display: "ActionsLineGraph",
+    formula: "",
+    funnel: { orderType: "ordered", vizType: "steps", windowInterval: 14, windowUnit: "day", exclusions: [] },
+    retention: { target: "$pageview", returning: "$pageview", period: "Day", totalIntervals: 7, retentionType: "retention_recurring" },
+    paths: { includeEventTypes: ["$pageview"], startPoint: "", endPoint: "", stepLimit: 5 },
+    stickiness: { computedAs: "non_cumulative" },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// State → node
+
+type Json = Record<string, unknown>;
+
+function filterNode(filter: FilterDraft): Json {
+  if (filter.type === "cohort") {
+    const id = /^\d{1,10}$/.test(filter.value) ? Number(filter.value) : filter.value;
+    return { type: "cohort", key: "id", value: id, operator: filter.operator === "not_in" ? "not_in" : "in" };
+  }
+  const node: Json = { key: filter.key, operator: filter.operator, type: filter.type };
+  if (VALUELESS_OPERATORS.has(filter.operator)) return node;
+  if (LISTED_OPERATORS.has(filter.operator)) {
+    node.value = filter.value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
+  } else if (NUMERIC_OPERATORS.has(filter.operator) && filter.value.trim() !== "" && Number.isFinite(Number(filter.value))) {
+    node.value = Number(filter.value);
+  } else {
+    node.value = filter.value;
+  }
+  return node;
+}
+
+const filtersNode = (filters: FilterDraft[]): Json[] | undefined => (filters.length ? filters.map(filterNode) : undefined);
+
+function eventsNode(series: SeriesDraft, withMath: boolean): Json {
+  const node: Json = { kind: "EventsNode", event: series.event, name: series.event ?? "All events" };
+  if (withMath) {
+    node.math = series.math;
+    if (isPropertyMath(series.math)) node.math_property = series.math_property;
+  }
+  if (series.custom_name) node.custom_name = series.custom_name;
+  const properties = filtersNode(series.properties);
+  if (properties) node.properties = properties;
+  return node;
+}
+
+function breakdownNode(breakdown: EditorState["breakdown"]): Json | undefined {
+  if (!breakdown) return undefined;
+  if (breakdown.type === "cohort") return { breakdown: [/^\d{1,10}$/.test(breakdown.value) ? Number(breakdown.value) : breakdown.value], breakdown_type: "cohort" };
+  return { breakdown: breakdown.value, breakdown_type: breakdown.type };
+}
+
+/** The kind's node (a TrendsQuery, FunnelsQuery, …) as the query API takes it. */
+export function sourceFromState(state: EditorState): Json {
+  const node: Json = { kind: NODE_KINDS[state.kind] };
+  const { kind } = state;
+  if (SERIES_KINDS.has(kind)) {
+    const series = kind === "lifecycle" ? state.series.slice(0, 1) : state.series;
+    node.series = series.map((one) => eventsNode(one, kind === "trends"));
+  }
+  if (INTERVAL_KINDS.has(kind)) node.interval = state.interval;
+  node.dateRange = { date_from: state.dateFrom || null, date_to: state.dateTo || null };
+  const properties = filtersNode(state.properties);
+  if (properties) node.properties = properties;
+  if (BREAKDOWN_KINDS.has(kind)) {
+    const breakdown = breakdownNode(state.breakdown);
+    if (breakdown) node.breakdownFilter = breakdown;
+  }
+  if (kind === "trends") {
+    node.trendsFilter = { display: state.display, ...(state.formula.trim() ? { formula: state.formula.trim() } : {}) };
+  } else if (kind === "funnels") {
+    const { funnel } = state;
+    node.funnelsFilter = {
+      funnelOrderType: funnel.orderType,
+      funnelVizType: funnel.vizType,
+      funnelWindowInterval: funnel.windowInterval,
+      funnelWindowIntervalUnit: funnel.windowUnit,
+      ...(funnel.exclusions.length
+        ? {
+            exclusions: funnel.exclusions.map((exclusion) => ({
+              kind: "EventsNode",
+              event: exclusion.event,
+              name: exclusion.event ?? "All events",
+              funnelFromStep: exclusion.from,
+              funnelToStep: exclusion.to,
+            })),
+          }
+        : {}),
+    };
+  } else if (kind === "retention") {
+    const { retention } = state;
+    const entity = (event: string | null) => ({ id: event, type: "events", name: event ?? "All events" });
+    node.retentionFilter = {
+      targetEntity: entity(retention.target),
+      returningEntity: entity(retention.returning),
+      period: retention.period,
+      totalIntervals: retention.totalIntervals,
+      retentionType: retention.retentionType,
+    };
+  } else if (kind === "paths") {
+    const { paths } = state;
+    node.pathsFilter = {
+      includeEventTypes: paths.includeEventTypes,
+      stepLimit: paths.stepLimit,
+      ...(paths.startPoint ? { startPoint: paths.startPoint } : {}),
+      ...(paths.endPoint ? { endPoint: paths.endPoint } : {}),
+    };
+  } else if (kind === "stickiness") {
+    node.stickinessFilter = { computedAs: state.stickiness.computedAs };
+  }
+  return node;
+}
+
+/** The query an insight stores: PostHog's InsightVizNode around the kind's node. */
+export const nodeFromState = (state: EditorState): Json => ({ kind: "InsightVizNode", source: sourceFromState(state) });
+
+// ---------------------------------------------------------------------------------------
+// Node → state
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const text = (value: unknown): string => (typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : "");
+const pick = <T extends string>(value: unknown, choices: Record<T, unknown>, fallback: T): T => (typeof value === "string" && value in choices ? (value as T) : fallback);
+const eventOf = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : null);
+
+function filterFromNode(node: unknown): FilterDraft | null {
+  if (!isObject(node)) return null;
+  if (node.type === "cohort") return { type: "cohort", key: "id", operator: node.operator === "not_in" ? "not_in" : "in", value: text(node.value) };
+  if (node.type !== "event" && node.type !== "person") return null;
+  const value = Array.isArray(node.value) ? node.value.map(text).join(", ") : text(node.value);
+  return { type: node.type, key: text(node.key), operator: (typeof node.operator === "string" ? node.operator : "exact") as PropertyOperator, value };
+}
+
+/** PostHog's list of filters, or a group of them: the leaves (nested groups flatten into the list). */
+function filtersFromNode(node: unknown): FilterDraft[] {
+  const leaves: unknown[] = [];
+  const walk = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isObject(value) && (value.type === "AND" || value.type === "OR") && Array.isArray(value.values)) value.values.forEach(walk);
+    else leaves.push(value);
+  };
+  walk(node);
+  return leaves.map(filterFromNode).filter((filter): filter is FilterDraft => filter !== null);
+}
+
+function seriesFromNode(node: unknown): SeriesDraft {
+  const one = isObject(node) ? node : {};
+  return {
+    event: eventOf(one.event),
+    math: pick(one.math, MATH_LABELS, "total"),
+    math_property: text(one.math_property),
+    custom_name: text(one.custom_name),
+    properties: filtersFromNode(one.properties),
+  };
+}
+
+const KIND_OF_NODE: Record<string, EditorKind> = Object.fromEntries(Object.entries(NODE_KINDS).map(([kind, node]) => [node, kind as EditorKind]));
+
+/** The editor's state for a stored or linked query; null when it is no insight kind the editor builds. */
+export function stateFromNode(query: unknown): EditorState | null {
+  const runnable = runnableNode(query);
+  if (!runnable) return null;
+  const node = runnable.node;
+  const kind = typeof node.kind === "string" ? KIND_OF_NODE[node.kind] : undefined;
+  if (!kind) return null;
+  const state = defaultState(kind);
+  if (SERIES_KINDS.has(kind) && Array.isArray(node.series)) state.series = node.series.map(seriesFromNode);
+  const interval = node.interval;
+  if (typeof interval === "string" && interval in INTERVAL_LABELS) state.interval = interval as Interval;
+  const dateRange = isObject(node.dateRange) ? node.dateRange : {};
+  state.dateFrom = text(dateRange.date_from);
+  state.dateTo = text(dateRange.date_to);
+  state.properties = filtersFromNode(node.properties);
+  const breakdown = isObject(node.breakdownFilter) ? node.breakdownFilter : null;
+  if (breakdown && breakdown.breakdown !== null && breakdown.breakdown !== undefined && breakdown.breakdown !== "") {
+    const type = pick<FilterType>(breakdown.breakdown_type, { event: 1, person: 1, cohort: 1 }, "event");
+    const value = Array.isArray(breakdown.breakdown) ? text(breakdown.breakdown[0]) : text(breakdown.breakdown);
+    state.breakdown = { type, value };
+  }
+  if (kind === "trends") {
+    const filter = isObject(node.trendsFilter) ? node.trendsFilter : {};
+    state.display = pick(filter.display, DISPLAY_LABELS, "ActionsLineGraph");
+    const formulas = Array.isArray(filter.formulaNodes) && isObject(filter.formulaNodes[0]) ? filter.formulaNodes[0].formula : Array.isArray(filter.formulas) ? filter.formulas[0] : filter.formula;
+    state.formula = text(formulas);
+  } else if (kind === "funnels") {
+    const filter = isObject(node.funnelsFilter) ? node.funnelsFilter : {};
+    state.funnel = {
+      orderType: pick(filter.funnelOrderType, FUNNEL_ORDER_LABELS, "ordered"),
+      vizType: pick(filter.funnelVizType, FUNNEL_VIZ_LABELS, "steps"),
+      windowInterval: typeof filter.funnelWindowInterval === "number" ? filter.funnelWindowInterval : 14,
+      windowUnit: pick(filter.funnelWindowIntervalUnit, WINDOW_UNIT_LABELS, "day"),
+      exclusions: (Array.isArray(filter.exclusions) ? filter.exclusions : []).filter(isObject).map((exclusion) => ({
+        event: eventOf(exclusion.event),
+        from: typeof exclusion.funnelFromStep === "number" ? exclusion.funnelFromStep : 0,
+        to: typeof exclusion.funnelToStep === "number" ? exclusion.funnelToStep : 1,
+      })),
+    };
+  } else if (kind === "retention") {
+    const filter = isObject(node.retentionFilter) ? node.retentionFilter : {};
+    const entityEvent = (entity: unknown) => (isObject(entity) ? eventOf(entity.id) : "$pageview");
+    state.retention = {
+      target: entityEvent(filter.targetEntity),
+      returning: entityEvent(filter.returningEntity),
+      period: pick(filter.period, RETENTION_PERIOD_LABELS, "Day"),
+      totalIntervals: typeof filter.totalIntervals === "number" ? filter.totalIntervals : 7,
+      retentionType: pick(filter.retentionType, RETENTION_TYPE_LABELS, "retention_recurring"),
+    };
+  } else if (kind === "paths") {
+    const filter = isObject(node.pathsFilter) ? node.pathsFilter : {};
+    state.paths = {
+      includeEventTypes: (Array.isArray(filter.includeEventTypes) ? filter.includeEventTypes : []).filter(
+        (type): type is keyof typeof PATH_TYPE_LABELS => typeof type === "string" && type in PATH_TYPE_LABELS,
+      ),
+      startPoint: text(filter.startPoint),
+      endPoint: text(filter.endPoint),
+      stepLimit: typeof filter.stepLimit === "number" ? filter.stepLimit : 5,
+    };
+  } else if (kind === "stickiness") {
+    const filter = isObject(node.stickinessFilter) ? node.stickinessFilter : {};
+    state.stickiness = { computedAs: pick(filter.computedAs, STICKINESS_LABELS, "non_cumulative") };
+  }
+  return state;
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks before running
+
+const issuesOf = (result: z.ZodSafeParseResult<unknown>, prefix: string): string[] =>
+  result.success ? [] : result.error.issues.map((issue) => `${prefix}${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`);
+
+/**
+ * What keeps the query from running, found in the browser: an unfinished filter or series,
+ * and whatever the client-safe contracts refuse. The server checks the rest (its message is
+ * shown the same way).
+ */
+export function problemsOf(state: EditorState): string[] {
+  const problems: string[] = [];
+  const checkFilters = (filters: FilterDraft[], where: string) =>
+    filters.forEach((filter, index) => {
+      if (filter.type === "cohort" ? filter.value === "" : filter.key.trim() === "") {
+        problems.push(`${where} filter ${index + 1} needs ${filter.type === "cohort" ? "a cohort" : "a property"}.`);
+      }
+    });
+  checkFilters(state.properties, "Global");
+  if (SERIES_KINDS.has(state.kind)) {
+    const series = state.kind === "lifecycle" ? state.series.slice(0, 1) : state.series;
+    const noun = state.kind === "funnels" ? "Step" : "Series";
+    if (series.length === 0) problems.push(state.kind === "funnels" ? "Add a step." : "Add a series.");
+    series.forEach((one, index) => {
+      if (state.kind === "trends" && isPropertyMath(one.math) && !one.math_property.trim()) {
+        problems.push(`${noun} ${index + 1}: "${MATH_LABELS[one.math]}" needs a numeric property.`);
+      }
+      checkFilters(one.properties, `${noun} ${index + 1}`);
+    });
+  }
+  if (BREAKDOWN_KINDS.has(state.kind) && state.breakdown && state.breakdown.value.trim() === "") {
+    problems.push(state.breakdown.type === "cohort" ? "Choose a cohort to break down by." : "Choose a property to break down by.");
+  }
+  if (state.kind === "funnels") {
+    state.funnel.exclusions.forEach((exclusion, index) => {
+      if (exclusion.from >= exclusion.to) problems.push(`Exclusion ${index + 1}: its last step must come after its first.`);
+    });
+  }
+  if (problems.length) return problems;
+
+  const node = sourceFromState(state);
+  problems.push(...issuesOf(queryNodeSchema.safeParse(node), ""));
+  problems.push(...issuesOf(dateRangeSchema.safeParse(node.dateRange), "dateRange."));
+  problems.push(...issuesOf(propertiesField.safeParse(node.properties), "properties."));
+  if (node.breakdownFilter) problems.push(...issuesOf(breakdownFilterSchema.safeParse(node.breakdownFilter), "breakdownFilter."));
+  if (state.kind === "retention") problems.push(...issuesOf(retentionQuerySchema.safeParse(node), ""));
+  if (state.kind === "stickiness") problems.push(...issuesOf(stickinessQuerySchema.safeParse(node), ""));
+  if (state.kind === "lifecycle") problems.push(...issuesOf(lifecycleQuerySchema.safeParse(node), ""));
+  return [...new Set(problems)];
+}
+
+// ---------------------------------------------------------------------------------------
+// The URL
+
+/** A linked query longer than this is not read: lz-string's decompression has no bound of its own. */
+export const MAX_URL_QUERY = 8_000;
+
+export const encodeQuery = (query: unknown): string => LZString.compressToEncodedURIComponent(JSON.stringify(query));
+
+/** The query of a `?q=` parameter, or null when it is missing, too long or not ours. */
+export function decodeQuery(param: string | null): unknown {
+  if (!param || param.length > MAX_URL_QUERY) return null;
+  try {
+    const json = LZString.decompressFromEncodedURIComponent(param);
+    return json ? (JSON.parse(json) as unknown) : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Fields the editor has no control for
+
+/** The fields of each part of a node the editor writes; anything else of a stored query is kept as it was. */
+const EDITOR_FIELDS: Record<string, ReadonlySet<string>> = {
+  "": new Set(["kind", "series", "interval", "dateRange", "properties", "breakdownFilter", "trendsFilter", "funnelsFilter", "retentionFilter", "pathsFilter", "stickinessFilter"]),
+  breakdownFilter: new Set(["breakdown", "breakdown_type"]),
+  trendsFilter: new Set(["display", "formula", "formulas", "formulaNodes"]),
+  funnelsFilter: new Set(["funnelOrderType", "funnelVizType", "funnelWindowInterval", "funnelWindowIntervalUnit", "exclusions"]),
+  retentionFilter: new Set(["targetEntity", "returningEntity", "period", "totalIntervals", "retentionType"]),
+  pathsFilter: new Set(["includeEventTypes", "stepLimit", "startPoint", "endPoint"]),
+  stickinessFilter: new Set(["computedAs"]),
+};
+
+const without = (object: Json, fields: ReadonlySet<string>): Json => Object.fromEntries(Object.entries(object).filter(([key]) => !fields.has(key)));
+
+/**
+ * The editor's node with what it does not edit kept from the stored query it was opened on
+ * (a trend's compareFilter, a breakdown's limit, a wrapper's display settings, …), so saving
+ * an edit loses nothing. A query of another kind keeps nothing.
+ */
+export function keepUnedited(built: Json, stored: unknown): Json {
+  const runnable = runnableNode(stored);
+  const builtSource = runnableNode(built)?.node;
+  if (!runnable || !builtSource || runnable.node.kind !== builtSource.kind) return built;
+  const source: Json = { ...without(runnable.node, EDITOR_FIELDS[""]!), ...builtSource };
+  for (const [part, fields] of Object.entries(EDITOR_FIELDS)) {
+    const old = runnable.node[part];
+    if (part === "" || !isObject(old)) continue;
+    const kept = without(old, fields);
+    if (Object.keys(kept).length === 0) continue;
+    source[part] = { ...kept, ...(isObject(builtSource[part]) ? builtSource[part] : {}) };
+  }
+  return runnable.path.length && isObject(stored) ? { ...stored, source } : { kind: "InsightVizNode", source };
+}
