@@ -1,5 +1,6 @@
 "use client";
 
+import { PropertyKeyCombobox, PropertyValueCombobox } from "@/components/definitions";
 import { Button } from "./button";
 import { inputClasses } from "./field";
 
@@ -20,11 +21,14 @@ export interface PropertyFilterRowProps<Operator extends string> {
   /** Without it the row has no remove button (the caller places one). */
   onRemove?: () => void;
   removeLabel?: string;
+  /** Whose properties the key and value suggestions come from (person for flags and cohorts). */
+  propertyType?: "event" | "person";
 }
 
 /**
- * One person-property condition: property, operator, value — the row the feature-flag
- * editor's condition sets and the cohort builder share.
+ * One property condition: property, operator, value — the row the feature-flag editor's
+ * condition sets and the cohort builder share. Key and value suggest the project's property
+ * keys (most used first) and the key's values as you type.
  */
 export function PropertyFilterRow<Operator extends string>({
   label,
@@ -39,6 +43,7 @@ export function PropertyFilterRow<Operator extends string>({
   onChange,
   onRemove,
   removeLabel,
+  propertyType = "person",
 }: PropertyFilterRowProps<Operator>) {
   const noValue = valueless.has(operator);
   return (
@@ -46,13 +51,14 @@ export function PropertyFilterRow<Operator extends string>({
       className={onRemove ? "grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[1fr_10rem_1fr_auto]" : "grid grid-cols-1 gap-2 sm:grid-cols-[1fr_10rem_1fr]"}
       data-testid="condition-property"
     >
-      <input
-        aria-label={`${label}: person property`}
-        className={inputClasses({ invalid: invalid.key, className: onRemove ? "col-span-2 sm:col-span-1" : undefined })}
-        placeholder="Person property, e.g. email"
+      <PropertyKeyCombobox
+        aria-label={`${label}: ${propertyType} property`}
+        className={onRemove ? "col-span-2 sm:col-span-1" : undefined}
+        type={propertyType}
+        invalid={invalid.key}
         value={propertyKey}
-        onChange={(event) => onChange({ key: event.target.value })}
-        data-testid="property-key"
+        onChange={(key) => onChange({ key })}
+        testId="property-key"
       />
       <select
         aria-label={`${label}: operator`}
@@ -67,14 +73,16 @@ export function PropertyFilterRow<Operator extends string>({
           </option>
         ))}
       </select>
-      <input
+      <PropertyValueCombobox
         aria-label={`${label}: value`}
-        className={inputClasses({ invalid: invalid.value })}
+        propertyKey={propertyKey}
+        type={propertyType}
+        invalid={invalid.value}
         placeholder={noValue ? "No value needed" : listed.has(operator) ? "Value (several: comma-separated)" : "Value"}
         disabled={noValue}
         value={noValue ? "" : value}
-        onChange={(event) => onChange({ value: event.target.value })}
-        data-testid="property-value"
+        onChange={(next) => onChange({ value: next })}
+        testId="property-value"
       />
       {onRemove && <RemoveButton label={removeLabel ?? `Remove ${label}`} onClick={onRemove} />}
     </li>
