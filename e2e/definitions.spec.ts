@@ -4,6 +4,7 @@
  * most used first, picked with the keyboard; the cohort condition builder suggests a person
  * property's values. Desktop 1280×800 and phone 390×844, with screenshots.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
 import { screenshot, useBootstrappedSite } from "./support/site";
@@ -91,6 +92,9 @@ test.describe("definitions and suggestion inputs", () => {
     await page.keyboard.press("ArrowUp");
     expect(await activeOption(page, "filter-event")).toContain("checkout started");
     await screenshot(page, "definitions-event-suggestions-desktop", { fullPage: false });
+    // The open combobox and its list pass axe with no serious or critical violation.
+    const axe = await new AxeBuilder({ page }).include('[data-testid="events-filters"]').analyze();
+    expect(axe.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")).toEqual([]);
     await page.keyboard.press("Enter");
     await expect(name).toHaveValue("checkout started");
     await expect(list).toBeHidden();
