@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
 import { Button, buttonClasses, Card, cn, EmptyState, inputClasses, ListCard, ListFooter, PageHeader, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
+import { EventNameCombobox, PropertyKeyCombobox, PropertyValueCombobox } from "@/components/definitions";
 import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
 import { EventDrawer } from "./event-drawer";
@@ -81,7 +82,7 @@ function Explorer({ projectId }: { projectId: number }) {
       <Card className="p-4" aria-label="Filters">
         <form onSubmit={apply} className="flex flex-col gap-4" data-testid="events-filters" aria-label="Event filters">
           <div className="grid gap-3 sm:grid-cols-3">
-            <TextField label="Event name" value={draft.event} onChange={(event) => setDraft({ ...draft, event: event.target.value })} placeholder="e.g. $pageview" testId="filter-event" />
+            <EventNameCombobox label="Event name" projectId={projectId} value={draft.event} onChange={(event) => setDraft({ ...draft, event })} placeholder="e.g. $pageview" testId="filter-event" />
             <TextField label="Distinct ID" value={draft.distinctId} onChange={(event) => setDraft({ ...draft, distinctId: event.target.value })} placeholder="Any user" testId="filter-distinct-id" />
             <SelectField
               label="Time range"
@@ -273,13 +274,13 @@ function PropertyRow({
   return (
     <li className="grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[7rem_1fr_11rem_1fr_auto]" data-testid={`property-filter-${index}`}>
       {kind}
-      <input
+      <PropertyKeyCombobox
         aria-label={`Filter ${n}: property key`}
-        className={inputClasses({ className: "col-span-2 sm:col-span-1" })}
-        placeholder="Property key, e.g. $browser"
+        className="col-span-2 sm:col-span-1"
+        type={row.type === "person" ? "person" : "event"}
         value={row.key}
-        onChange={(event) => onChange({ ...row, key: event.target.value })}
-        data-testid="property-filter-key"
+        onChange={(key) => onChange({ ...row, key })}
+        testId="property-filter-key"
       />
       <select
         aria-label={`Filter ${n}: operator`}
@@ -294,14 +295,15 @@ function PropertyRow({
           </option>
         ))}
       </select>
-      <input
+      <PropertyValueCombobox
         aria-label={`Filter ${n}: value`}
-        className={inputClasses()}
+        propertyKey={row.key}
+        type={row.type === "person" ? "person" : "event"}
         placeholder={VALUELESS.has(row.operator) ? "No value needed" : "Value"}
         disabled={VALUELESS.has(row.operator)}
         value={VALUELESS.has(row.operator) ? "" : (row.value ?? "")}
-        onChange={(event) => onChange({ ...row, value: event.target.value })}
-        data-testid="property-filter-value"
+        onChange={(value) => onChange({ ...row, value })}
+        testId="property-filter-value"
       />
       {remove}
     </li>

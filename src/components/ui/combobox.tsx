@@ -15,7 +15,7 @@ export interface ComboboxProps {
   /** Every keystroke's text, and the value of an option picked: free text is allowed. */
   onChange: (value: string) => void;
   options: readonly ComboboxOption[];
-  /** Suggestions are being fetched / could not be. */
+  /** Suggestions are being fetched (the list says so to assistive technology) / could not be. */
   loading?: boolean;
   error?: boolean;
   /** A visible label; without one, pass `aria-label`. */
@@ -87,7 +87,8 @@ export function Combobox({
 
   // Nothing to offer when the only suggestion is what is typed already.
   const useful = !(options.length === 1 && options[0]!.value === value);
-  const shown = open && !disabled && ((options.length > 0 && useful) || loading || error);
+  // While the first suggestions load nothing opens: an empty list flashing under every keystroke helps no one.
+  const shown = open && !disabled && ((options.length > 0 && useful) || error);
   const activeIndex = shown && active < options.length ? active : -1;
   const optionId = (index: number) => `${autoId}-option-${index}`;
 
@@ -181,6 +182,7 @@ export function Combobox({
           role="listbox"
           aria-label={typeof label === "string" ? `${label} suggestions` : ariaLabel ? `${ariaLabel} suggestions` : "Suggestions"}
           hidden={!shown}
+          aria-busy={loading || undefined}
           className="absolute inset-x-0 top-full z-30 mt-1 max-h-64 overflow-y-auto rounded-control border border-gray-200 bg-white py-1 text-sm shadow-lg"
           data-testid={testId ? `${testId}-suggestions` : undefined}
         >
@@ -205,9 +207,9 @@ export function Combobox({
               {option.detail && <span className="shrink-0 text-xs text-gray-500">{option.detail}</span>}
             </li>
           ))}
-          {options.length === 0 && (
-            <li role="presentation" className="px-3 py-2 text-gray-500" aria-live="polite">
-              {error ? "Suggestions could not be loaded." : "Loading suggestions…"}
+          {options.length === 0 && error && (
+            <li role="presentation" className="px-3 py-2 text-gray-500">
+              Suggestions could not be loaded; type the name.
             </li>
           )}
         </ul>

@@ -1,6 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
+import { PropertyKeyCombobox, PropertyValueCombobox } from "@/components/definitions";
 import { Button } from "./button";
 import { inputClasses } from "./field";
 
@@ -21,9 +22,11 @@ export interface PropertyFilterRowProps<Operator extends string> {
   /** Without it the row has no remove button (the caller places one). */
   onRemove?: () => void;
   removeLabel?: string;
-  /** Whose property the key names, for its label and placeholder ("person property" by default). */
+  /** Whose properties the key and value suggestions come from (person for flags and cohorts). */
+  propertyType?: "event" | "person";
+  /** Whose property the key names, for its label ("<propertyType> property" by default). */
   keyNoun?: string;
-  /** Replaces the key or value input (e.g. with a suggestions combobox); gets the input's label, classes and value. */
+  /** Replaces the key or value suggestions combobox; gets the input's label, classes and value. */
   renderKey?: (input: RowInput) => ReactNode;
   renderValue?: (input: RowInput & { disabled: boolean; placeholder: string }) => ReactNode;
 }
@@ -37,8 +40,9 @@ export interface RowInput {
 }
 
 /**
- * One person-property condition: property, operator, value — the row the feature-flag
- * editor's condition sets and the cohort builder share.
+ * One property condition: property, operator, value — the row the feature-flag editor's
+ * condition sets and the cohort builder share. Key and value suggest the project's property
+ * keys (most used first) and the key's values as you type.
  */
 export function PropertyFilterRow<Operator extends string>({
   label,
@@ -53,7 +57,8 @@ export function PropertyFilterRow<Operator extends string>({
   onChange,
   onRemove,
   removeLabel,
-  keyNoun = "person property",
+  propertyType = "person",
+  keyNoun = `${propertyType} property`,
   renderKey,
   renderValue,
 }: PropertyFilterRowProps<Operator>) {
@@ -68,13 +73,14 @@ export function PropertyFilterRow<Operator extends string>({
       {renderKey ? (
         renderKey({ label: `${label}: ${keyNoun}`, className: keyClasses, value: propertyKey, onChange: (key) => onChange({ key }) })
       ) : (
-        <input
+        <PropertyKeyCombobox
           aria-label={`${label}: ${keyNoun}`}
-          className={keyClasses}
-          placeholder={`${keyNoun[0]!.toUpperCase()}${keyNoun.slice(1)}, e.g. ${keyNoun.startsWith("event") ? "$browser" : "email"}`}
+          className={onRemove ? "col-span-2 sm:col-span-1" : undefined}
+          type={propertyType}
+          invalid={invalid.key}
           value={propertyKey}
-          onChange={(event) => onChange({ key: event.target.value })}
-          data-testid="property-key"
+          onChange={(key) => onChange({ key })}
+          testId="property-key"
         />
       )}
       <select
@@ -100,14 +106,16 @@ export function PropertyFilterRow<Operator extends string>({
           placeholder: valuePlaceholder,
         })
       ) : (
-        <input
+        <PropertyValueCombobox
           aria-label={`${label}: value`}
-          className={inputClasses({ invalid: invalid.value })}
+          propertyKey={propertyKey}
+          type={propertyType}
+          invalid={invalid.value}
           placeholder={valuePlaceholder}
           disabled={noValue}
           value={noValue ? "" : value}
-          onChange={(event) => onChange({ value: event.target.value })}
-          data-testid="property-value"
+          onChange={(next) => onChange({ value: next })}
+          testId="property-value"
         />
       )}
       {onRemove && <RemoveButton label={removeLabel ?? `Remove ${label}`} onClick={onRemove} />}

@@ -40,7 +40,8 @@ const POSTGRES_TYPES: Record<string, string[]> = {
   Int: ["integer"],
   String: ["text", "uuid", "character varying"],
   Boolean: ["boolean"],
-  DateTime: ["timestamp with time zone"],
+  // `@db.Date` columns are dates (definition_volumes.day).
+  DateTime: ["timestamp with time zone", "date"],
   Json: ["jsonb"],
 };
 

@@ -135,11 +135,14 @@ export class DefinitionsUpkeep {
       for (const key in row.properties) {
         if (NOT_PROPERTIES.has(key)) continue;
         if (kinds) kinds[VOLUME_KIND.eventProperty].set(key, (kinds[VOLUME_KIND.eventProperty].get(key) ?? 0) + 1);
-        if (keys.has(key) || !keepableName(key)) continue;
-        keys.add(key);
-        seen.size++;
-        this.eventProperties.push({ projectId: row.projectId, event: row.event, property: key });
-        this.noteProperty(row.projectId, seen, PROPERTY_TYPE_NUMBER.event, key, row.properties[key], row.timestamp);
+        if (!keys.has(key)) {
+          if (!keepableName(key)) continue;
+          keys.add(key);
+          seen.size++;
+          this.eventProperties.push({ projectId: row.projectId, event: row.event, property: key });
+        }
+        // Until a value gives the key a type (a first null says nothing), its values are looked at.
+        if (!seen.typed[0].has(key)) this.noteProperty(row.projectId, seen, PROPERTY_TYPE_NUMBER.event, key, row.properties[key], row.timestamp);
       }
       // Person properties come with the event ($set, $set_once; identify carries them too).
       const { $set, $set_once } = row.properties;
