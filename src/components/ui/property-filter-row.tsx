@@ -17,6 +17,9 @@ export interface PropertyFilterRowProps<Operator extends string> {
   listed: ReadonlySet<string>;
   invalid?: { key?: boolean; operator?: boolean; value?: boolean };
   onChange: (patch: { key?: string; operator?: Operator; value?: string }) => void;
+  /** Whose property the key names, for its label and placeholder (default: person). */
+  keyNoun?: string;
+  keyPlaceholder?: string;
   /** Without it the row has no remove button (the caller places one). */
   onRemove?: () => void;
   removeLabel?: string;
@@ -39,6 +42,8 @@ export function PropertyFilterRow<Operator extends string>({
   onChange,
   onRemove,
   removeLabel,
+  keyNoun = "person property",
+  keyPlaceholder = "Person property, e.g. email",
 }: PropertyFilterRowProps<Operator>) {
   const noValue = valueless.has(operator);
   return (
@@ -47,9 +52,9 @@ export function PropertyFilterRow<Operator extends string>({
       data-testid="condition-property"
     >
       <input
-        aria-label={`${label}: person property`}
+        aria-label={`${label}: ${keyNoun}`}
         className={inputClasses({ invalid: invalid.key, className: onRemove ? "col-span-2 sm:col-span-1" : undefined })}
-        placeholder="Person property, e.g. email"
+        placeholder={keyPlaceholder}
         value={propertyKey}
         onChange={(event) => onChange({ key: event.target.value })}
         data-testid="property-key"
