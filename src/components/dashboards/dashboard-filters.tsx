@@ -90,7 +90,7 @@ export function DashboardFiltersBar({
           <label htmlFor={rangeId} className="text-xs font-medium text-gray-700">
             Date range
           </label>
-          <select id={rangeId} className={inputClasses({ className: "pr-8 sm:w-52" })} value={rangeValue} onChange={(event) => chooseRange(event.target.value)} data-testid="dashboard-date-range">
+          <select id={rangeId} className={inputClasses({ className: "pr-8 sm:w-60" })} value={rangeValue} onChange={(event) => chooseRange(event.target.value)} data-testid="dashboard-date-range">
             <option value="">Each tile&apos;s own range</option>
             {DATE_PRESETS.map((item) => (
               <option key={item.value} value={item.value}>
