@@ -50,35 +50,16 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
     // eslint-disable-next-line react-hooks/exhaustive-deps -- refetch is stable enough; only a change of tiles asks
   }, [missing, tiles]);
 
-  /** One tile recomputed (its refresh button): its entry of the results replaced. */
+  /** One tile recomputed (its refresh button), under the same filters: its entry of the results replaced. */
   async function refreshTile(tile: Tile) {
-    const fresh = await queryClient.fetchQuery({
-      ...trpc.insights.compute.queryOptions({ projectId, insightId: tile.insight!.id, dashboardId: dashboard.id, filtersOverride: override, refresh: "force" }),
-      staleTime: 0,
-    });
+    const fresh = await queryClient.fetchQuery({ ...trpc.dashboards.results.queryOptions({ ...resultsInput, refresh: true, tileIds: [tile.id] }), staleTime: 0 });
+    const entry = fresh.results[0];
+    if (!entry) return;
     queryClient.setQueryData(trpc.dashboards.results.queryKey(resultsInput), (old) =>
-      old
-        ? {
-            results: old.results.map((entry): TileResultData =>
-              entry.tile_id === tile.id
-                ? {
-                    tile_id: entry.tile_id,
-                    effective: entry.effective,
-                    state: "ready",
-                    result: fresh.result ?? [],
-                    hasMore: fresh.hasMore,
-                    columns: fresh.columns,
-                    is_cached: fresh.is_cached,
-                    last_refresh: fresh.last_refresh,
-                    timezone: fresh.timezone,
-                    resolved_date_range: fresh.resolved_date_range,
-                  }
-                : entry,
-            ),
-          }
-        : old,
+      old ? { results: [...old.results.filter((result) => result.tile_id !== tile.id), entry] } : old,
     );
   }
+
 
   const update = useMutation(
     trpc.dashboards.tiles.update.mutationOptions({

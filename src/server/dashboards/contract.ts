@@ -133,5 +133,7 @@ export type NewInsightTile = z.output<typeof newInsightTileBody>;
 export const dashboardResultsQuery = z.object({
   filters: filtersOverrideSchema.nullish(),
   refresh: z.boolean().optional(),
+  /** Only these tiles (a tile's own refresh button); all insight tiles when absent. */
+  tileIds: z.array(recordId()).max(200).optional(),
 });
 export type DashboardResultsQuery = z.output<typeof dashboardResultsQuery>;

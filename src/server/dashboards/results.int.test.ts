@@ -94,6 +94,12 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
 
     const fresh = await api.dashboards.results({ projectId, dashboardId: board.id, refresh: true });
     expect(fresh.results.every((result) => result.state === "ready" && !result.is_cached)).toBe(true);
+
+    // One tile's own refresh: only it, recomputed.
+    const one = await api.dashboards.results({ projectId, dashboardId: board.id, refresh: true, tileIds: [board.chromeTile] });
+    expect(one.results).toHaveLength(1);
+    expect(one.results[0]).toMatchObject({ tile_id: board.chromeTile, state: "ready", is_cached: false });
+    expect(total(one.results[0])).toBe(3);
   });
 
   it("lays the saved filters over every tile: the range replaces the tile's, conditions AND with its own", async () => {

@@ -50,8 +50,8 @@ export async function mapConcurrently<T, R>(items: readonly T[], limit: number, 
  * instead (the page's temporary filters, from its URL), each tile's own overrides on top —
  * from the cache while fresh unless `refresh`. A tile whose query cannot run carries its error.
  */
-export async function computeTiles(db: Database, row: DashboardDetailRow, override: FiltersOverride | null, refresh = false): Promise<TileResult[]> {
-  const tiles = row.tiles.filter(isShown).filter((tile) => tile.insight !== null);
+export async function computeTiles(db: Database, row: DashboardDetailRow, override: FiltersOverride | null, refresh = false, only?: readonly number[]): Promise<TileResult[]> {
+  const tiles = row.tiles.filter(isShown).filter((tile) => tile.insight !== null && (!only || only.includes(tile.id)));
   return mapConcurrently(tiles, TILE_CONCURRENCY, async (tile): Promise<TileResult> => {
     const insight = tile.insight!;
     const node = runnableNode(insight.query)?.node ?? {};
@@ -86,5 +86,5 @@ export async function computeTiles(db: Database, row: DashboardDetailRow, overri
 /** tRPC `dashboards.results`: every insight tile of a dashboard the caller can see, in one answer. */
 export async function dashboardResults(ctx: Context, id: number, query: DashboardResultsQuery): Promise<{ results: TileResult[] }> {
   const { row } = await requireDashboard(ctx, id);
-  return { results: await computeTiles(ctx.db, row, query.filters ?? null, query.refresh ?? false) };
+  return { results: await computeTiles(ctx.db, row, query.filters ?? null, query.refresh ?? false, query.tileIds) };
 }
