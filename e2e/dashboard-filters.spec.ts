@@ -106,6 +106,25 @@ test.describe("dashboard filters, grid and text tiles", () => {
     await expect(captions(page)).toHaveText(Array(4).fill(/^Last 14 days/), { timeout: 30_000 });
     expect((await api("GET", `dashboards/${dashboardId}/`)).filters).toMatchObject({ date_from: "-14d", date_to: null, properties: [] });
 
+    // A property filter, ANDed with each tile's own: in the URL, in the captions.
+    await page.getByTestId("add-dashboard-filter").click();
+    const row = page.getByTestId("dashboard-filter-row");
+    await row.getByTestId("property-key").fill("$browser");
+    await row.getByTestId("property-value").fill("Chrome");
+    await page.getByTestId("apply-dashboard-filters").click();
+    await expect(page).toHaveURL(/properties=.*%24browser/);
+    await expect(captions(page)).toHaveText(Array(4).fill("Last 14 days · 1 filter"), { timeout: 30_000 });
+    await captions(page).first().click();
+    await expect(page.getByTestId("tile-filters-panel").first()).toContainText("$browser equals Chrome");
+    await page.keyboard.press("Escape");
+    await page.reload();
+    await expect(page.getByTestId("dashboard-filter-row").getByTestId("property-value")).toHaveValue("Chrome");
+    await expect(captions(page)).toHaveText(Array(4).fill("Last 14 days · 1 filter"), { timeout: 30_000 });
+    await page.getByTestId("discard-filters").click();
+    await expect(page).not.toHaveURL(/properties/);
+    await expect(page.getByTestId("dashboard-filter-row")).toHaveCount(0);
+    await expect(captions(page)).toHaveText(Array(4).fill("Last 14 days"), { timeout: 30_000 });
+
     // The Markdown tile: headings, lists, a safe link; the hostile parts inert.
     const text = page.getByTestId("tile-text");
     await expect(text.getByRole("heading", { name: "Weekly notes" })).toBeVisible();

@@ -60,10 +60,12 @@ export function DashboardFiltersBar({
   const rangeId = useId();
   const [custom, setCustom] = useState<{ from: string; to: string } | null>(null);
   const [rows, setRows] = useState<DraftRow[]>(() => active.properties.map(draftOf));
-  const [shown, setShown] = useState(active);
-  // New filters from outside (back/forward, save, discard): the rows follow them.
-  if (shown !== active) {
-    setShown(active);
+  // New filters from outside (back/forward, save, discard): the rows follow them. By value:
+  // the page hands a new object on every render.
+  const activeKey = JSON.stringify(active);
+  const [shownKey, setShownKey] = useState(activeKey);
+  if (shownKey !== activeKey) {
+    setShownKey(activeKey);
     setRows(active.properties.map(draftOf));
   }
   const preset = DATE_PRESETS.find((item) => item.value === active.date_from && !active.date_to);
