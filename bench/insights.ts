@@ -36,7 +36,6 @@ import { registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import type { StoredEventInput } from "@/server/db/events";
 import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
 import { dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
 import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
@@ -45,7 +44,8 @@ import { QUERY_KINDS } from "@/server/query/kinds";
 import { computeQuery, projectZone } from "@/server/query/service";
 import { resolveDateRange } from "@/server/analytics/date-range";
 import { p50AndMax } from "./lib/seed-events";
-import { productEvents, type ProductPerson } from "./lib/product-events";
+import { productEvents } from "./lib/product-events";
+import { createEventStaging, insertPersons, moveStagedEvents, stageEvents } from "./lib/product-events-postgres";
 
 const { values } = parseArgs({
   options: {
@@ -130,43 +130,6 @@ function clickHouseConfig(): { config: Exclude<EventStoreConfig, { kind: "postgr
   return { config: { kind: "chdb", path: dir, database: "burrow" }, where: `chdb on disk (${dir})`, cleanUp: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Persons as PostgreSQL rows, one statement per chunk. */
-async function insertPersons(db: Database, projectId: number, persons: ProductPerson[]): Promise<void> {
-  if (persons.length === 0) return;
-  await db.sql.query(
-    `WITH new AS (
-       INSERT INTO persons (uuid, project_id, properties, is_identified, created_at, updated_at)
-       SELECT u, $1::int, jsonb_build_object('email', d || '@example.com'), true, c, c FROM unnest($2::uuid[], $3::text[], $4::timestamptz[]) AS t(u, d, c)
-       RETURNING id, uuid)
-     INSERT INTO person_distinct_ids (project_id, person_id, distinct_id)
-     SELECT $1::int, new.id, t.d FROM new JOIN unnest($2::uuid[], $3::text[]) AS t(u, d) ON t.u = new.uuid`,
-    [projectId, persons.map((p) => p.uuid), persons.map((p) => p.distinctId), persons.map((p) => p.createdAt.toISOString())],
-  );
-}
-
-/**
- * Events into a staging table (no indexes), moved into PostgreSQL's table in time order at
- * the end: the generator goes person by person, but a real installation's rows arrive
- * roughly in time order, so a month's events sit in neighbouring pages, not spread over
- * the whole table. (The bench measures reads, not the ingestion path.)
- */
-const STAGING = "bench_insights_events";
-
-async function stagePostgresEvents(db: Database, rows: StoredEventInput[]): Promise<void> {
-  await db.sql.query(
-    `INSERT INTO ${STAGING} (uuid, event, distinct_id, properties, timestamp, person_id)
-     SELECT u, e, d, p::jsonb, t, pid FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::uuid[]) AS x(u, e, d, p, t, pid)`,
-    [
-      rows.map((r) => r.uuid),
-      rows.map((r) => r.event),
-      rows.map((r) => r.distinctId),
-      rows.map((r) => JSON.stringify(r.properties)),
-      rows.map((r) => r.timestamp.toISOString()),
-      rows.map((r) => r.personId ?? null),
-    ],
-  );
-}
-
 interface Figure {
   p50: number;
   max: number;
@@ -217,25 +180,20 @@ try {
 
   console.log(`seeding ${EVENTS.toLocaleString("en")} events from ${PERSONS.toLocaleString("en")} persons over ${DAYS} days…`);
   const seedStarted = performance.now();
-  await postgres.sql.exec(`CREATE UNLOGGED TABLE ${STAGING} (uuid uuid, event text, distinct_id text, properties jsonb, timestamp timestamptz, person_id uuid)`);
+  await createEventStaging(postgres);
   let pgSeconds = 0;
   let chSeconds = 0;
   for (const chunk of productEvents({ projectId, events: EVENTS, persons: PERSONS, end: NOW, days: DAYS })) {
     let started = performance.now();
     await insertPersons(postgres, projectId, chunk.persons);
-    if (chunk.events.length > 0) await stagePostgresEvents(postgres, chunk.events);
+    await stageEvents(postgres, chunk.events);
     pgSeconds += (performance.now() - started) / 1000;
     started = performance.now();
     for (let i = 0; i < chunk.events.length; i += 10_000) await ch.events.insert(chunk.events.slice(i, i + 10_000));
     chSeconds += (performance.now() - started) / 1000;
   }
   let started = performance.now();
-  await postgres.sql.query(
-    `INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id)
-     SELECT uuid, $1::int, event, distinct_id, properties, timestamp, person_id FROM ${STAGING} ORDER BY timestamp`,
-    [projectId],
-  );
-  await postgres.sql.exec(`DROP TABLE ${STAGING}; ANALYZE persons; ANALYZE person_distinct_ids; ANALYZE events;`);
+  await moveStagedEvents(postgres, projectId);
   pgSeconds += (performance.now() - started) / 1000;
   started = performance.now();
   // ClickHouse merges a bulk load's parts in the background; done now, as a settled installation has them.

@@ -1,10 +1,12 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { Card, cn, EmptyState, formatDateTime, Spinner } from "@/components/ui";
+import { Card, cn, EmptyState } from "@/components/ui";
 import type { SharedTile } from "@/server/dashboards/present";
 import type { SelectHandler } from "@/components/insights/chart-parts";
 import { InsightResultView } from "@/components/insights/insight-result-view";
+import { MarkdownText } from "./markdown-text";
+import { TileCaption } from "./tile-caption";
 import { TileGrid } from "./tile-grid";
 
 /**
@@ -98,14 +100,7 @@ export type InsightTileState =
  * With `onSelect` (the dashboard page), points that stand for persons can be chosen.
  */
 export function InsightTileBody({ query, state, onSelect }: { query: unknown; state: InsightTileState; onSelect?: SelectHandler }) {
-  if (state.state === "loading") {
-    return (
-      <div className="flex h-full items-center justify-center gap-2 text-sm text-gray-500" data-testid="tile-body" data-state="loading">
-        <Spinner label={null} className="text-brand-600" />
-        <span role="status">Computing…</span>
-      </div>
-    );
-  }
+  if (state.state === "loading") return <TileSkeleton />;
   if (state.state === "error") {
     return (
       <div className="flex h-full flex-col items-center justify-center gap-2 px-2 text-center" data-testid="tile-body" data-state="error" role="alert">
@@ -121,15 +116,27 @@ export function InsightTileBody({ query, state, onSelect }: { query: unknown; st
 /** A HogQL result's column names (PostHog's insight `columns`, which the q-api branch adds to results); absent elsewhere. */
 export const columnsOf = (computed: object): unknown => (computed as { columns?: unknown }).columns;
 
-export function TextTileBody({ body }: { body: string }) {
+/** Bar heights of the skeleton chart, in percent: the shape of a chart, not a spinner. */
+const SKELETON_BARS = [45, 70, 55, 85, 60, 75, 40, 90, 65, 50, 80, 58];
+
+/** A chart-shaped placeholder while a tile computes (many tiles loading show as many quiet shapes, not spinners). */
+export function TileSkeleton() {
   return (
-    <p className="h-full overflow-auto text-sm whitespace-pre-wrap text-gray-800" data-testid="tile-text">
-      {body}
-    </p>
+    <div className="flex h-full flex-col gap-2 pt-1" data-testid="tile-body" data-state="loading" aria-busy="true">
+      <span className="sr-only">Computing this insight…</span>
+      <div className="h-3 w-1/3 animate-pulse rounded bg-gray-100" data-testid="tile-skeleton" aria-hidden="true" />
+      <div className="flex min-h-0 flex-1 items-end gap-1.5 border-b border-l border-gray-100 pb-px pl-px" aria-hidden="true">
+        {SKELETON_BARS.map((height, index) => (
+          <div key={index} className="flex-1 animate-pulse rounded-t bg-gray-100" style={{ height: `${height}%`, animationDelay: `${index * 60}ms` }} />
+        ))}
+      </div>
+    </div>
   );
 }
 
-export const computedAtLabel = (computedAt: string | null | undefined) => (computedAt ? `Computed ${formatDateTime(computedAt)}` : "Not computed yet");
+export function TextTileBody({ body }: { body: string }) {
+  return <MarkdownText body={body} />;
+}
 
 /** The public page's tiles: charts the server computed, nothing to edit. */
 export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
@@ -145,7 +152,11 @@ export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
             title={insightTitle(tile.insight)}
             description={tile.insight.description || undefined}
             color={tile.color}
-            footer={tile.insight.computation?.state === "ready" ? computedAtLabel(tile.insight.computation.computed_at) : undefined}
+            footer={
+              tile.insight.computation ? (
+                <TileCaption effective={tile.insight.computation.effective} lastRefresh={tile.insight.computation.state === "ready" ? tile.insight.computation.computed_at : null} />
+              ) : undefined
+            }
           >
             <InsightTileBody
               query={tile.insight.query}

@@ -3,8 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useState } from "react";
 import { isAdmin } from "@/components/account/levels";
 import { useCurrentProject } from "@/components/account/use-current-project";
 import { ProjectGate } from "@/components/settings/project-gate";
@@ -12,6 +12,8 @@ import { Button, buttonClasses, Card, EmptyState, ErrorState, LoadingState, Page
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { DashboardBadges, DashboardCreated, dashboardTitle } from "./dashboard-badges";
+import { DashboardFiltersBar } from "./dashboard-filters";
+import { filtersBody, filtersFromSearch, sameFilters, savedFilters, searchWithFilters, type DashboardFilters } from "./dashboard-filters-state";
 import { DashboardFormDialog } from "./dashboard-form-dialog";
 import { DeleteDashboardDialog } from "./delete-dashboard-dialog";
 import { EditableTiles } from "./editable-tiles";
@@ -22,7 +24,10 @@ import type { DashboardData } from "./types";
 export function DashboardView({ dashboardId }: { dashboardId: number }) {
   return (
     <div className="flex flex-col gap-6" data-testid="dashboard-page">
-      <ProjectGate testId="dashboard-project">{(project) => <Dashboard projectId={project.id} membershipLevel={project.membershipLevel} dashboardId={dashboardId} />}</ProjectGate>
+      {/* The filters live in the URL (useSearchParams). */}
+      <Suspense>
+        <ProjectGate testId="dashboard-project">{(project) => <Dashboard projectId={project.id} membershipLevel={project.membershipLevel} dashboardId={dashboardId} />}</ProjectGate>
+      </Suspense>
     </div>
   );
 }
@@ -75,6 +80,25 @@ function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: num
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.dashboards.pathKey() });
   const pin = useMutation(trpc.dashboards.update.mutationOptions({ onSettled: invalidate }));
   const title = dashboardTitle(dashboard.name);
+
+  // The URL's filters win over the saved ones while it names any (a shared link, a reload, back/forward).
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const params = new URLSearchParams(searchParams.toString());
+  const fromUrl = filtersFromSearch(params);
+  const saved = savedFilters(dashboard.filters);
+  const active = fromUrl ?? saved;
+  const temporary = fromUrl !== null && !sameFilters(fromUrl, saved);
+  const showFilters = (next: DashboardFilters | null) => router.push(`${pathname}${searchWithFilters(params, next)}`, { scroll: false });
+  const saveFilters = useMutation(
+    trpc.dashboards.update.mutationOptions({
+      onSuccess: async (updated) => {
+        queryClient.setQueryData(trpc.dashboards.get.queryKey({ projectId, dashboardId: dashboard.id }), updated);
+        await queryClient.invalidateQueries({ queryKey: trpc.dashboards.results.pathKey() });
+        router.replace(`${pathname}${searchWithFilters(params, null)}`, { scroll: false });
+      },
+    }),
+  );
 
   return (
     <div className="flex flex-col gap-6" data-testid="dashboard" data-state="ready" data-id={dashboard.id}>
@@ -130,7 +154,18 @@ function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: num
       </div>
       {pin.isError && <ErrorState title="Could not pin the dashboard" message={errorMessage(pin.error)} />}
 
-      <EditableTiles projectId={projectId} dashboard={dashboard} />
+      <DashboardFiltersBar
+        active={active}
+        temporary={temporary}
+        canEdit={canEdit}
+        saving={saveFilters.isPending}
+        onChange={showFilters}
+        onSave={() => saveFilters.mutate({ projectId, dashboardId: dashboard.id, filters: filtersBody(active) })}
+        onDiscard={() => showFilters(null)}
+      />
+      {saveFilters.isError && <ErrorState title="Could not save the filters" message={errorMessage(saveFilters.error)} />}
+
+      <EditableTiles projectId={projectId} dashboard={dashboard} filters={fromUrl} />
 
       <DashboardFormDialog projectId={projectId} dashboard={dashboard} open={open === "edit"} onClose={() => setOpen(null)} />
       <DashboardFormDialog

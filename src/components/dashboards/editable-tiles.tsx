@@ -9,31 +9,59 @@ import { TILE_COLORS, type tilePatchSchema } from "@/server/dashboards/contract"
 import type { TileRect } from "@/server/dashboards/tile-layout";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import { columnsOf, computedAtLabel, EmptyTiles, InsightTileBody, insightTitle, TextTileBody, TileCard } from "./dashboard-tiles";
+import { EmptyTiles, InsightTileBody, insightTitle, TextTileBody, TileCard } from "./dashboard-tiles";
+import { filtersBody, type DashboardFilters } from "./dashboard-filters-state";
+import { TileCaption } from "./tile-caption";
 import type { ActorsSelection } from "@/components/insights/actors-query";
 import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { TileGrid, type TileControls } from "./tile-grid";
 import { AddInsightDialog, TextTileDialog } from "./tile-dialogs";
-import type { DashboardData } from "./types";
+import type { DashboardData, TileResultData } from "./types";
 
 type Tile = DashboardData["tiles"][number];
 type Open = null | "insight" | "text" | { edit: { id: number; body: string } };
 
 /**
- * The dashboard page's tiles: each insight computed through the insights API (cached on
- * the server; "Refresh" recomputes), texts, and for editors adding, moving, resizing,
+ * The dashboard page's tiles: every insight's result in one request (`dashboards.results`,
+ * cached on the server; "Refresh all" recomputes them, a tile's refresh button just its
+ * own), under the page's filters; texts; and for editors adding, moving, resizing,
  * recoloring and removing tiles.
  */
-export function EditableTiles({ projectId, dashboard }: { projectId: number; dashboard: DashboardData }) {
+export function EditableTiles({ projectId, dashboard, filters }: { projectId: number; dashboard: DashboardData; filters: DashboardFilters | null }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const canEdit = dashboard.user_access_level === "editor";
   const [open, setOpen] = useState<Open>(null);
-  /** Bumped by "Refresh all": every insight tile recomputes once. */
-  const [refreshRound, setRefreshRound] = useState(0);
   const dashboardKey = trpc.dashboards.get.queryKey({ projectId, dashboardId: dashboard.id });
   // Memoised: the grid drops its unsaved positions when (and only when) the tiles change.
   const tiles = useMemo(() => dashboard.tiles.filter((tile) => (tile.insight ? !tile.insight.deleted : tile.text !== null)), [dashboard.tiles]);
+  const override = filters ? filtersBody(filters) : null;
+  const resultsInput = { projectId, dashboardId: dashboard.id, filters: override };
+  const results = useQuery({ ...trpc.dashboards.results.queryOptions(resultsInput), enabled: tiles.some((tile) => tile.insight) });
+  const byTile = useMemo(() => new Map((results.data?.results ?? []).map((result) => [result.tile_id, result])), [results.data]);
+  const refreshAll = useMutation({
+    mutationFn: () => queryClient.fetchQuery({ ...trpc.dashboards.results.queryOptions({ ...resultsInput, refresh: true }), staleTime: 0 }),
+    onSuccess: (fresh) => queryClient.setQueryData(trpc.dashboards.results.queryKey(resultsInput), fresh),
+  });
+  const insightTiles = tiles.filter((tile) => tile.insight).length;
+  // A tile added since the results came (or restored) has none yet: ask again, once per change of tiles.
+  const missing = results.isSuccess && !results.isFetching && tiles.some((tile) => tile.insight && !byTile.has(tile.id));
+  useEffect(() => {
+    if (missing) void results.refetch();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- refetch is stable enough; only a change of tiles asks
+  }, [missing, tiles]);
+
+  /** One tile recomputed (its refresh button), under the same filters: its entry of the results replaced. */
+  async function refreshTile(tile: Tile) {
+    const fresh = await queryClient.fetchQuery({ ...trpc.dashboards.results.queryOptions({ ...resultsInput, refresh: true, tileIds: [tile.id] }), staleTime: 0 });
+    const entry = fresh.results[0];
+    if (!entry) return;
+    queryClient.setQueryData(trpc.dashboards.results.queryKey(resultsInput), (old) =>
+      old ? { results: [...old.results.filter((result) => result.tile_id !== tile.id), entry] } : old,
+    );
+  }
+
+
   const update = useMutation(
     trpc.dashboards.tiles.update.mutationOptions({
       onSuccess: (saved) => queryClient.setQueryData(dashboardKey, saved),
@@ -60,10 +88,23 @@ export function EditableTiles({ projectId, dashboard }: { projectId: number; das
           </Button>
         </>
       )}
-      {tiles.some((tile) => tile.insight) && (
-        <Button size="sm" variant="secondary" onClick={() => setRefreshRound((round) => round + 1)} data-testid="refresh-all">
+      {insightTiles > 0 && (
+        <Button size="sm" variant="secondary" loading={refreshAll.isPending} onClick={() => refreshAll.mutate()} data-testid="refresh-all">
           Refresh all
         </Button>
+      )}
+      {refreshAll.isPending && (
+        <span className="flex items-center gap-2 text-sm text-gray-600" data-testid="refresh-progress">
+          <span className="relative h-1.5 w-24 overflow-hidden rounded-full bg-gray-100" role="progressbar" aria-label={`Refreshing ${insightTiles} tiles`}>
+            <span className="absolute inset-0 animate-pulse rounded-full bg-brand-600" />
+          </span>
+          Refreshing {insightTiles} tile{insightTiles === 1 ? "" : "s"}…
+        </span>
+      )}
+      {refreshAll.isSuccess && !refreshAll.isPending && (
+        <span className="text-sm text-gray-500" role="status" data-testid="refresh-done">
+          Refreshed {refreshAll.data.results.length} tile{refreshAll.data.results.length === 1 ? "" : "s"}
+        </span>
       )}
       {update.isPending && (
         <span className="flex items-center gap-1.5 text-sm text-gray-500" role="status">
@@ -77,6 +118,10 @@ export function EditableTiles({ projectId, dashboard }: { projectId: number; das
     <section className="flex flex-col gap-3" aria-label="Dashboard tiles">
       {toolbar}
       {update.isError && <ErrorState title="Could not save the tiles" message={errorMessage(update.error)} />}
+      {results.isError && (
+        <ErrorState title="Could not compute the tiles" message={errorMessage(results.error)} onRetry={() => void results.refetch()} retrying={results.isRefetching} />
+      )}
+      {refreshAll.isError && <ErrorState title="Could not refresh the tiles" message={errorMessage(refreshAll.error)} />}
       {tiles.length === 0 ? (
         <EmptyTiles
           description={canEdit ? "Add an insight to chart your events, or a text to explain what the dashboard is for." : "Insights and text added to this dashboard will appear here."}
@@ -89,7 +134,19 @@ export function EditableTiles({ projectId, dashboard }: { projectId: number; das
           tileName={(tile) => (tile.insight ? insightTitle(tile.insight) : "text tile")}
           renderTile={(tile, controls) =>
             tile.insight ? (
-              <InsightTile projectId={projectId} dashboardId={dashboard.id} tile={tile} insight={tile.insight} canEdit={canEdit} controls={controls} refreshRound={refreshRound} onPatch={patch} />
+              <InsightTile
+                projectId={projectId}
+                tile={tile}
+                insight={tile.insight}
+                dashboardId={dashboard.id}
+                canEdit={canEdit}
+                controls={controls}
+                result={byTile.get(tile.id)}
+                loading={results.isPending || refreshAll.isPending || (results.isFetching && !byTile.has(tile.id))}
+                failed={results.isError}
+                onRefresh={() => refreshTile(tile)}
+                onPatch={patch}
+              />
             ) : (
               <TileCard
                 testId="text-tile"
@@ -119,64 +176,62 @@ type Patch = (patches: z.input<typeof tilePatchSchema>[]) => Promise<unknown>;
 
 function InsightTile({
   projectId,
-  dashboardId,
   tile,
   insight,
+  dashboardId,
   canEdit,
   controls,
-  refreshRound,
+  result,
+  loading,
+  failed,
+  onRefresh,
   onPatch,
 }: {
   projectId: number;
-  dashboardId: number;
   tile: Tile;
   insight: NonNullable<Tile["insight"]>;
+  dashboardId: number;
   canEdit: boolean;
   controls: TileControls;
-  refreshRound: number;
+  result: TileResultData | undefined;
+  loading: boolean;
+  failed: boolean;
+  onRefresh: () => Promise<void>;
   onPatch: Patch;
 }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const input = { projectId, insightId: insight.id, dashboardId };
-  const result = useQuery(trpc.insights.compute.queryOptions({ ...input, refresh: "blocking" }));
   const [refreshing, setRefreshing] = useState(false);
+  const [refreshError, setRefreshError] = useState<string | null>(null);
   /** The point whose persons the dialog lists. */
   const [persons, setPersons] = useState<ActorsSelection | null>(null);
-  const mountedRound = useRef(refreshRound);
 
   async function refresh() {
     setRefreshing(true);
+    setRefreshError(null);
     try {
-      const fresh = await queryClient.fetchQuery({ ...trpc.insights.compute.queryOptions({ ...input, refresh: "force" }), staleTime: 0 });
-      queryClient.setQueryData(trpc.insights.compute.queryKey({ ...input, refresh: "blocking" }), fresh);
-    } catch {
-      void result.refetch();
+      await onRefresh();
+    } catch (error) {
+      setRefreshError(errorMessage(error));
     } finally {
       setRefreshing(false);
     }
   }
-  // "Refresh all" reaches every tile as a new round number (a tile added since starts fresh anyway).
-  useEffect(() => {
-    if (refreshRound !== mountedRound.current) void refresh();
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new round refreshes
-  }, [refreshRound]);
 
   const title = insightTitle(insight);
+  const retry = (
+    <Button size="sm" variant="secondary" onClick={() => void refresh()} data-testid="tile-retry">
+      Try again
+    </Button>
+  );
   const state =
-    result.isPending || refreshing
+    loading || refreshing || (!result && !failed)
       ? ({ state: "loading" } as const)
-      : result.isError
-        ? ({
-            state: "error",
-            message: errorMessage(result.error),
-            retry: (
-              <Button size="sm" variant="secondary" onClick={() => void result.refetch()} data-testid="tile-retry">
-                Try again
-              </Button>
-            ),
-          } as const)
-        : ({ state: "ready", result: result.data.result ?? [], columns: columnsOf(result.data) } as const);
+      : refreshError !== null
+        ? ({ state: "error", message: refreshError, retry } as const)
+        : !result
+          ? ({ state: "error", message: "The dashboard's results could not be loaded.", retry } as const)
+          : result.state === "error"
+            ? ({ state: "error", message: result.message, retry } as const)
+            : ({ state: "ready", result: result.result, columns: result.columns ?? undefined } as const);
 
   return (
     <TileCard
@@ -185,7 +240,7 @@ function InsightTile({
       description={insight.description || undefined}
       color={tile.color}
       handle={controls.moveHandle}
-      footer={<span data-testid="tile-computed-at">{result.data ? computedAtLabel(result.data.computed_at) : refreshing || result.isPending ? "Computing…" : "Not computed"}</span>}
+      footer={<TileCaption effective={result?.effective} lastRefresh={result?.state === "ready" ? result.last_refresh : null} pending={state.state === "loading"} />}
       actions={
         <>
           <button

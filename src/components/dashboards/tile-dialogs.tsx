@@ -283,6 +283,7 @@ function TextTileForm({ projectId, dashboardId, tile, onClose }: { projectId: nu
           data-testid="text-tile-body"
         />
         {errors.fields.body && <p className="text-sm text-red-700">{errors.fields.body}</p>}
+        <p className="text-xs text-gray-500">Markdown works: # headings, **bold**, _italic_, - lists, [links](https://example.com).</p>
       </form>
     </Dialog>
   );

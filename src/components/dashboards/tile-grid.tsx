@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent, type PointerEvent, type ReactNode } from "react";
 import { cn } from "@/components/ui";
-import { arrangeTiles, GRID_COLUMNS, INSIGHT_TILE_SIZE, placeTile, TEXT_TILE_SIZE, type TileRect } from "@/server/dashboards/tile-layout";
+import { arrangeTiles, changedRects, compactRects, GRID_COLUMNS, INSIGHT_TILE_SIZE, moveTile, TEXT_TILE_SIZE, type TileRect } from "@/server/dashboards/tile-layout";
 
 /** One grid row's height and the gap between cells, in pixels (the chart tiles are 5 rows). */
 const ROW_PX = 60;
@@ -31,20 +31,21 @@ interface TileGridProps<T extends GridTile> {
   testId?: string;
 }
 
-const sameRect = (a: TileRect, b: TileRect) => a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h;
 const describe = (rect: TileRect) => `column ${rect.x + 1}, row ${rect.y + 1}, ${rect.w} columns wide, ${rect.h} rows high`;
 
 /**
- * The dashboard's 12-column grid. Tiles sit at their `layouts.sm` rectangles; on narrow
- * screens they stack in reading order, each as tall as its rows. With `editable`, a tile
- * moves by dragging its handle (or with the arrow keys while the handle has focus) and
- * resizes by dragging its corner (or with the arrow keys on the corner button); tiles it
- * lands on are pushed down, as the server would place them.
+ * The dashboard's 12-column grid. Tiles sit at their `layouts.sm` rectangles compacted
+ * upward (no empty rows above any tile, whatever was stored); on narrow screens they stack
+ * in that reading order, each as tall as its rows. With `editable`, a tile moves by dragging
+ * its handle (or with the arrow keys while the handle has focus) and resizes by dragging its
+ * corner (or with the arrow keys on the corner button); the others flow around it and the
+ * grid compacts again, and every place that differs from the stored one is saved.
  */
 export function TileGrid<T extends GridTile>({ tiles, editable = false, onCommit, renderTile, tileName, testId = "dashboard-tiles" }: TileGridProps<T>) {
   const gridRef = useRef<HTMLUListElement>(null);
   const instructionsId = useId();
-  const base = useMemo(() => arrangeTiles(tiles, (tile) => (tile.insight ? INSIGHT_TILE_SIZE : TEXT_TILE_SIZE)), [tiles]);
+  const stored = useMemo(() => arrangeTiles(tiles, (tile) => (tile.insight ? INSIGHT_TILE_SIZE : TEXT_TILE_SIZE)), [tiles]);
+  const base = useMemo(() => compactRects(stored), [stored]);
   /** Rectangles shown ahead of the server: while dragging and until the save comes back. */
   const [override, setOverride] = useState<Map<number, TileRect> | null>(null);
   const [announcement, setAnnouncement] = useState("");
@@ -65,12 +66,14 @@ export function TileGrid<T extends GridTile>({ tiles, editable = false, onCommit
     return ra.y - rb.y || ra.x - rb.x || a.id - b.id;
   });
 
-  function commit(changed: Map<number, TileRect>, settled: Map<number, TileRect>) {
+  /** Shows `layout` at once and saves every place in it that differs from the stored one. */
+  function commit(layout: Map<number, TileRect>) {
+    const changed = changedRects(stored, layout);
     if (changed.size === 0 || !onCommit) {
       setOverride(null);
       return;
     }
-    setOverride(settled);
+    setOverride(layout);
     onCommit(changed).catch(() => setOverride(null));
   }
 
@@ -82,19 +85,19 @@ export function TileGrid<T extends GridTile>({ tiles, editable = false, onCommit
     const start = rects.get(tile.id)!;
     const snapshot = new Map(rects);
     const origin = { x: event.clientX, y: event.clientY };
-    let latest = new Map<number, TileRect>();
+    let latest = snapshot;
     const onMove = (move: globalThis.PointerEvent) => {
       const dx = Math.round((move.clientX - origin.x) / columnStep);
       const dy = Math.round((move.clientY - origin.y) / rowStep);
       const target = mode === "move" ? { ...start, x: start.x + dx, y: start.y + dy } : { ...start, w: start.w + dx, h: start.h + dy };
-      latest = placeTile(snapshot, tile.id, target);
+      latest = moveTile(snapshot, tile.id, target);
       setOverride(latest);
     };
     const onUp = () => {
       window.removeEventListener("pointermove", onMove);
       window.removeEventListener("pointerup", onUp);
       window.removeEventListener("pointercancel", onUp);
-      commit(latest, latest);
+      commit(latest);
       const moved = latest.get(tile.id);
       if (moved) setAnnouncement(`${tileName(tile)}: ${describe(moved)}.`);
     };
@@ -109,12 +112,17 @@ export function TileGrid<T extends GridTile>({ tiles, editable = false, onCommit
     event.preventDefault();
     const start = rects.get(tile.id)!;
     const [dx, dy] = step as [number, number];
-    const target = mode === "move" ? { ...start, x: start.x + dx, y: start.y + dy } : { ...start, w: start.w + dx, h: start.h + dy };
-    const changed = placeTile(rects, tile.id, target);
-    const moved = changed.get(tile.id) ?? start;
+    // Down one row alone compacts straight back: go on until the layout changes (past the tile below).
+    let layout = new Map(rects);
+    for (let distance = 1; distance <= 40; distance++) {
+      const target = mode === "move" ? { ...start, x: start.x + dx * distance, y: start.y + dy * distance } : { ...start, w: start.w + dx, h: start.h + dy };
+      layout = moveTile(rects, tile.id, target);
+      if (mode === "resize" || dy <= 0 || changedRects(rects, layout).size > 0) break;
+    }
+    const moved = layout.get(tile.id) ?? start;
     focusedHandle.current = `${mode}-${tile.id}`;
-    setAnnouncement(sameRect(moved, start) ? `${tileName(tile)} cannot go further.` : `${tileName(tile)}: ${describe(moved)}.`);
-    commit(changed, new Map([...(override ?? []), ...changed]));
+    setAnnouncement(changedRects(rects, layout).size === 0 ? `${tileName(tile)} cannot go further.` : `${tileName(tile)}: ${describe(moved)}.`);
+    commit(layout);
   }
 
   return (

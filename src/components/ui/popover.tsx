@@ -13,6 +13,8 @@ export interface PopoverProps {
   /** The panel's content; `close` hides it (and gives focus back to the trigger). */
   children: (close: () => void) => ReactNode;
   align?: "start" | "end";
+  /** Where the panel opens: below the trigger, or above it (for triggers at the bottom of a clipped box). */
+  side?: "below" | "above";
   panelClassName?: string;
   panelTestId?: string;
   className?: string;
@@ -29,6 +31,7 @@ export function Popover({
   buttonTestId,
   children,
   align = "start",
+  side = "below",
   panelClassName,
   panelTestId,
   className,
@@ -99,7 +102,8 @@ export function Popover({
         hidden={!open}
         data-testid={panelTestId}
         className={cn(
-          "absolute top-full z-40 mt-2 min-w-56 rounded-card border border-gray-200 bg-white py-1.5 shadow-lg",
+          "absolute z-40 min-w-56 rounded-card border border-gray-200 bg-white py-1.5 shadow-lg",
+          side === "above" ? "bottom-full mb-2" : "top-full mt-2",
           align === "end" ? "right-0" : "left-0",
           panelClassName,
         )}

@@ -19,6 +19,8 @@ export interface PropertyFilterRowProps<Operator extends string> {
   listed: ReadonlySet<string>;
   invalid?: { key?: boolean; operator?: boolean; value?: boolean };
   onChange: (patch: { key?: string; operator?: Operator; value?: string }) => void;
+  /** The key input's placeholder (the combobox's own by default). */
+  keyPlaceholder?: string;
   /** Without it the row has no remove button (the caller places one). */
   onRemove?: () => void;
   removeLabel?: string;
@@ -61,6 +63,7 @@ export function PropertyFilterRow<Operator extends string>({
   keyNoun = `${propertyType} property`,
   renderKey,
   renderValue,
+  keyPlaceholder,
 }: PropertyFilterRowProps<Operator>) {
   const noValue = valueless.has(operator);
   const keyClasses = inputClasses({ invalid: invalid.key, className: onRemove ? "col-span-2 sm:col-span-1" : undefined });
@@ -80,6 +83,7 @@ export function PropertyFilterRow<Operator extends string>({
           invalid={invalid.key}
           value={propertyKey}
           onChange={(key) => onChange({ key })}
+          placeholder={keyPlaceholder}
           testId="property-key"
         />
       )}

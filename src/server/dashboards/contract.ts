@@ -8,7 +8,7 @@ import { RestrictionLevel } from "@/server/access/contract";
 import { drfBoolean } from "@/server/input/drf";
 import { pageQuery } from "@/server/input/page";
 import { recordId } from "@/server/input/record-id";
-import { insightUpdateBody } from "@/server/insights/contract";
+import { filtersOverrideSchema, insightUpdateBody } from "@/server/insights/contract";
 import { tileLayoutsSchema } from "./tile-layout";
 
 /** Repeatable query parameter (`?tags=a&tags=b`): one value arrives as a string. */
@@ -50,6 +50,16 @@ const tagList = z.array(z.string({ error: "Not a valid string." }).max(255, "Ens
   error: (issue) => `Expected a list of items but got type "${issue.input === null ? "null" : typeof issue.input}".`,
 });
 
+/**
+ * A dashboard's `filters` (PostHog's DashboardFilter: `date_from`, `date_to`, `properties`,
+ * …): a dictionary the insights can read, checked on write so a saved dashboard never
+ * carries filters that break every tile. Stored as sent.
+ */
+export const dashboardFiltersSchema = dictionary("Filters").superRefine((value, ctx) => {
+  const result = filtersOverrideSchema.safeParse(value);
+  if (!result.success) ctx.addIssue({ code: "custom", message: `Filters: ${result.error.issues[0]!.message}` });
+});
+
 /** Fields a client may write on create and update (PATCH); all optional, unknown ones ignored. */
 const writableFields = {
   name: z.string({ error: "Not a valid string." }).max(400, "Ensure this field has no more than 400 characters.").nullable(),
@@ -58,7 +68,7 @@ const writableFields = {
   deleted: drfBoolean,
   tags: tagList,
   restriction_level: restrictionLevelSchema,
-  filters: dictionary("Filters"),
+  filters: dashboardFiltersSchema,
   variables: dictionary("Variables"),
   /** With `deleted: true`: also soft-delete the insights that are on no other dashboard. */
   delete_insights: drfBoolean,
@@ -115,3 +125,15 @@ export const newInsightTileBody = insightUpdateBody
   .pick({ name: true, description: true, query: true })
   .refine((body) => body.query !== undefined && body.query !== null, { message: "This field is required.", path: ["query"] });
 export type NewInsightTile = z.output<typeof newInsightTileBody>;
+
+/**
+ * tRPC `dashboards.results`: every insight tile computed; `filters`, when given, replace the
+ * saved ones (the page's temporary filters, from its URL); `refresh` recomputes all.
+ */
+export const dashboardResultsQuery = z.object({
+  filters: filtersOverrideSchema.nullish(),
+  refresh: z.boolean().optional(),
+  /** Only these tiles (a tile's own refresh button); all insight tiles when absent. */
+  tileIds: z.array(recordId()).max(200).optional(),
+});
+export type DashboardResultsQuery = z.output<typeof dashboardResultsQuery>;

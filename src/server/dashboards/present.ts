@@ -105,9 +105,43 @@ export interface DashboardResource extends DashboardListItem, SeedFields {
  * every insight tile on the server and sends this along; an unsupported or failing query
  * is that tile's error, not the page's.
  */
-export type TileComputation =
+export type TileComputation = { effective?: EffectiveFilters } & (
   | { state: "ready"; result: NonNullable<ComputedInsight["result"]>; hasMore: boolean; columns: ComputedInsight["columns"]; computed_at: string | null; timezone: string }
-  | { state: "error"; message: string };
+  | { state: "error"; message: string }
+);
+
+/** One property condition as the caption lists it. */
+export interface FilterLeaf {
+  type: string;
+  key: string;
+  operator: string;
+  value?: unknown;
+}
+
+/** What a tile's chart was computed under: the dashboard's range if set, else the insight's; both sets of conditions. */
+export interface EffectiveFilters {
+  date_from: string | null;
+  date_to: string | null;
+  /** The dashboard's (and tile's) conditions, ANDed with the insight's own. */
+  dashboard_properties: FilterLeaf[];
+  insight_properties: FilterLeaf[];
+}
+
+export type TileResult = { tile_id: number; effective: EffectiveFilters } & (
+  | {
+      state: "ready";
+      result: unknown[];
+      hasMore: boolean;
+      columns: unknown[] | null;
+      is_cached: boolean;
+      /** PostHog's name for when the result was computed (the cache entry's time). */
+      last_refresh: string | null;
+      timezone: string;
+      resolved_date_range: { date_from: string; date_to: string } | null;
+    }
+  | { state: "error"; message: string }
+);
+
 
 /** A tile of a shared dashboard: its content and place, no ids of insights, texts, people or the project. */
 export interface SharedTile {

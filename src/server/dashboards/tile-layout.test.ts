@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { queryNodeSchema } from "@/server/query/contract";
 import { DASHBOARD_TEMPLATES } from "./templates";
-import { arrangeTiles, clampRect, firstFreeRect, overlaps, placeTile, smallRect, tileLayoutsSchema, type TileRect } from "./tile-layout";
+import { arrangeTiles, changedRects, clampRect, compactRects, firstFreeRect, moveTile, overlaps, placeTile, smallRect, tileLayoutsSchema, type TileRect } from "./tile-layout";
 
 const rect = (x: number, y: number, w: number, h: number): TileRect => ({ x, y, w, h });
 
@@ -98,5 +98,105 @@ describe("templates", () => {
       const rects = template.tiles.map((tile) => tile.rect);
       for (const [i, a] of rects.entries()) for (const b of rects.slice(i + 1)) expect(overlaps(a, b)).toBe(false);
     }
+  });
+});
+
+/** Every tile sits on row 0 or directly under a tile sharing one of its columns: nothing can rise. */
+function packed(rects: ReadonlyMap<number, TileRect>): boolean {
+  const all = [...rects.values()];
+  return all.every((rect) => rect.y === 0 || all.some((other) => other !== rect && overlaps(other, { ...rect, y: rect.y - 1 })));
+}
+const noOverlaps = (rects: ReadonlyMap<number, TileRect>) => {
+  const all = [...rects.values()];
+  return all.every((a, i) => all.every((b, j) => i === j || !overlaps(a, b)));
+};
+
+describe("compactRects", () => {
+  it("lifts every tile until the one above stops it, keeping columns and order", () => {
+    const holey = new Map([
+      [1, rect(0, 3, 6, 5)],
+      [2, rect(6, 0, 6, 2)],
+      [3, rect(6, 9, 6, 4)],
+      [4, rect(0, 20, 12, 2)],
+    ]);
+    const compacted = compactRects(holey);
+    expect(compacted).toEqual(
+      new Map([
+        [1, rect(0, 0, 6, 5)],
+        [2, rect(6, 0, 6, 2)],
+        [3, rect(6, 2, 6, 4)],
+        [4, rect(0, 6, 12, 2)],
+      ]),
+    );
+    expect(packed(compacted)).toBe(true);
+    expect(compactRects(compacted)).toEqual(compacted);
+  });
+
+  it("closes the gap a removed tile leaves", () => {
+    const grid = new Map([
+      [1, rect(0, 0, 6, 5)],
+      [2, rect(6, 0, 6, 5)],
+      [3, rect(0, 5, 6, 5)],
+      [4, rect(6, 5, 6, 5)],
+      [5, rect(0, 10, 12, 2)],
+    ]);
+    grid.delete(2);
+    const compacted = compactRects(grid);
+    expect(compacted.get(4)).toEqual(rect(6, 0, 6, 5));
+    expect(compacted.get(5)).toEqual(rect(0, 10, 12, 2));
+    expect(changedRects(grid, compacted)).toEqual(new Map([[4, rect(6, 0, 6, 5)]]));
+  });
+
+  it("packs any scattered layout without overlaps", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let round = 0; round < 50; round++) {
+      const rects = new Map<number, TileRect>();
+      for (let id = 1; id <= 12; id++) {
+        const w = 1 + Math.floor(random() * 12);
+        const candidate = firstFreeRect([...rects.values()], { w, h: 1 + Math.floor(random() * 6) });
+        rects.set(id, { ...candidate, y: candidate.y + Math.floor(random() * 8) });
+      }
+      const compacted = compactRects(rects);
+      expect(noOverlaps(compacted)).toBe(true);
+      expect(packed(compacted)).toBe(true);
+    }
+  });
+});
+
+describe("moveTile", () => {
+  const pair = new Map([
+    [1, rect(0, 0, 12, 3)],
+    [2, rect(0, 3, 12, 3)],
+  ]);
+
+  it("swaps two stacked tiles when one is dropped past the other's top", () => {
+    expect(moveTile(pair, 1, rect(0, 3, 12, 3))).toEqual(
+      new Map([
+        [1, rect(0, 3, 12, 3)],
+        [2, rect(0, 0, 12, 3)],
+      ]),
+    );
+    expect(moveTile(pair, 2, rect(0, 0, 12, 3))).toEqual(
+      new Map([
+        [1, rect(0, 3, 12, 3)],
+        [2, rect(0, 0, 12, 3)],
+      ]),
+    );
+  });
+
+  it("never leaves a hole: a tile dropped low rises, one moved aside lets the others rise", () => {
+    expect(moveTile(pair, 2, rect(0, 30, 12, 3))).toEqual(pair);
+    const three = new Map([
+      [1, rect(0, 0, 6, 5)],
+      [2, rect(6, 0, 6, 5)],
+      [3, rect(0, 5, 6, 5)],
+    ]);
+    const moved = moveTile(three, 3, rect(6, 5, 6, 5));
+    expect(moved.get(3)).toEqual(rect(6, 5, 6, 5));
+    expect(packed(moved)).toBe(true);
+    const grown = moveTile(three, 1, rect(0, 0, 6, 8));
+    expect(grown.get(3)).toEqual(rect(0, 8, 6, 5));
+    expect(packed(grown) && noOverlaps(grown)).toBe(true);
   });
 });

@@ -114,3 +114,68 @@ export function placeTile(rects: ReadonlyMap<number, TileRect>, id: number, targ
   }
   return changed;
 }
+
+const byRowThenColumn = ([idA, a]: [number, TileRect], [idB, b]: [number, TileRect]) => a.y - b.y || a.x - b.x || idA - idB;
+
+/** `rect` moved up while the row above is free of `placed`, then down below whatever it still overlaps. */
+function settle(rect: TileRect, placed: readonly TileRect[]): TileRect {
+  let y = rect.y;
+  while (y > 0 && !placed.some((other) => overlaps(other, { ...rect, y: y - 1 }))) y--;
+  let hit = placed.find((other) => overlaps(other, { ...rect, y }));
+  while (hit) {
+    y = hit.y + hit.h;
+    hit = placed.find((other) => overlaps(other, { ...rect, y }));
+  }
+  return { ...rect, y };
+}
+
+/**
+ * Vertical compaction (react-grid-layout's `compactType: "vertical"`): top to bottom, each
+ * tile rises until the tile above stops it, so no tile has empty rows above it. Columns
+ * never change. `pinned` tiles keep their rows and the others flow around them.
+ */
+export function compactRects(rects: ReadonlyMap<number, TileRect>, pinned: ReadonlySet<number> = new Set()): Map<number, TileRect> {
+  const placed: TileRect[] = [];
+  const next = new Map<number, TileRect>();
+  for (const id of pinned) {
+    const rect = rects.get(id);
+    if (rect) {
+      placed.push(rect);
+      next.set(id, rect);
+    }
+  }
+  for (const [id, rect] of [...rects].sort(byRowThenColumn)) {
+    if (pinned.has(id)) continue;
+    const settled = settle(rect, placed);
+    placed.push(settled);
+    next.set(id, settled);
+  }
+  return next;
+}
+
+/** The rectangles of `after` that differ from `before`, by tile id. */
+export function changedRects(before: ReadonlyMap<number, TileRect>, after: ReadonlyMap<number, TileRect>): Map<number, TileRect> {
+  const changed = new Map<number, TileRect>();
+  for (const [id, rect] of after) {
+    const was = before.get(id);
+    if (!was || was.x !== rect.x || was.y !== rect.y || was.w !== rect.w || was.h !== rect.h) changed.set(id, rect);
+  }
+  return changed;
+}
+
+/**
+ * Moves (or resizes) tile `id` to `target` as a drag does in react-grid-layout: the others
+ * flow around it where it was dropped (a tile it lands on moves above it if it fits there,
+ * else below), then everything compacts upward. Returns the whole compacted layout.
+ */
+export function moveTile(rects: ReadonlyMap<number, TileRect>, id: number, target: TileRect): Map<number, TileRect> {
+  const dropped = new Map(rects);
+  dropped.set(id, clampRect(target));
+  const around = new Map(dropped);
+  // A tile the moved one lands on tries the place just above it first (so two tiles swap).
+  const mover = around.get(id)!;
+  for (const [other, rect] of dropped) {
+    if (other !== id && overlaps(rect, mover)) around.set(other, { ...rect, y: Math.max(0, mover.y - rect.h) });
+  }
+  return compactRects(compactRects(around, new Set([id])));
+}

@@ -12,7 +12,7 @@ import { newInsightShortId } from "@/server/insights/service";
 import type { TilePatch } from "./contract";
 import { isShown } from "./present";
 import { findLiveTilePlaces, findTilesOf, insertInsight, insertText, insertTile, updateTextBody, updateTile, type DashboardDetailRow } from "./store";
-import { arrangeTiles, firstFreeRect, INSIGHT_TILE_SIZE, TEXT_TILE_SIZE, type TileRect } from "./tile-layout";
+import { arrangeTiles, changedRects, compactRects, firstFreeRect, INSIGHT_TILE_SIZE, TEXT_TILE_SIZE, type TileRect } from "./tile-layout";
 import type { DashboardTemplate } from "./templates";
 
 const defaultSize = (tile: { insightId: number | null }) => (tile.insightId !== null ? INSIGHT_TILE_SIZE : TEXT_TILE_SIZE);
@@ -60,6 +60,22 @@ export async function applyTilePatches(tx: Tx, ctx: Context, dashboardId: number
     // A layout for one breakpoint keeps the tile's others.
     const layouts = patch.layouts ? { ...(tile.layouts as Record<string, unknown>), ...patch.layouts } : undefined;
     await updateTile(tx, patch.id, { ...common, layouts });
+  }
+  if (patches.some((patch) => patch.id === undefined || patch.layouts !== undefined || patch.deleted !== undefined)) await compactTiles(tx, dashboardId);
+}
+
+/**
+ * Closes the gaps a move, resize, removal or addition left: every live tile rises until the
+ * one above stops it (as the grid shows them), and the places that changed are saved, so
+ * the share page and every client see the same packed grid.
+ */
+export async function compactTiles(tx: Tx, dashboardId: number): Promise<void> {
+  const tiles = await findLiveTilePlaces(tx, dashboardId);
+  const arranged = arrangeTiles(tiles, defaultSize);
+  const changed = changedRects(arranged, compactRects(arranged));
+  for (const tile of tiles) {
+    const rect = changed.get(tile.id);
+    if (rect) await updateTile(tx, tile.id, { layouts: withSmall(tile.layouts, rect) });
   }
 }
 

@@ -103,8 +103,17 @@ export async function dashboardFiltersFor(
 ): Promise<FiltersOverride> {
   const dashboard = await findDashboardFilters(db.prisma, projectId, dashboardId, insightId);
   if (!dashboard) throw new AppError("invalid_input", `Dashboard ${dashboardId} does not exist.`, "from_dashboard");
+  return mergeDashboardFilters(dashboard.filters, dashboard.tileOverrides, override);
+}
+
+/**
+ * The dashboard's stored filters, then a tile's overrides, then `override` (each later
+ * one's set fields win): what a tile's insight is computed under. Stored filters the
+ * insights cannot read are a 400 naming `from_dashboard`.
+ */
+export function mergeDashboardFilters(filters: unknown, tileOverrides: unknown, override: FiltersOverride | null = null): FiltersOverride {
   const asObject = (value: unknown) => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
-  const merged = { ...asObject(dashboard.filters), ...asObject(dashboard.tileOverrides) };
+  const merged = { ...asObject(filters), ...asObject(tileOverrides) };
   const result = filtersOverrideSchema.safeParse(merged);
   if (!result.success) {
     throw new AppError("invalid_input", `The dashboard's filters are not supported: ${result.error.issues[0]!.message}`, "from_dashboard");

@@ -14,7 +14,7 @@ import { findPublicDashboard, requireDashboard } from "@/server/dashboards/servi
 import type { Database } from "@/server/db/client";
 import { inTransaction, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { computeSavedInsight } from "@/server/insights/service";
+import { computeTiles } from "@/server/dashboards/results";
 import { accessTokenSchema, type SharingUpdateBody } from "./contract";
 import { noSharing, sharingResource, type SharingConfigurationResource } from "./present";
 import { expireConfiguration, findConfigurationByToken, findCurrentConfiguration, insertConfiguration, lockCurrentConfiguration, updateConfiguration } from "./store";
@@ -114,17 +114,13 @@ export async function findSharedDashboardWithCharts(db: Database, token: string)
   const row = await findSharedRow(db, token);
   if (!row) return null;
   const computations = new Map<number, TileComputation>();
-  await Promise.all(
-    row.tiles.filter(isShown).map(async (tile) => {
-      if (!tile.insightId) return;
-      try {
-        const computed = await computeSavedInsight(db, row.projectId, tile.insightId, { fromDashboard: row.id });
-        computations.set(tile.id, { state: "ready", result: computed.result ?? [], hasMore: computed.hasMore, columns: computed.columns, computed_at: computed.computed_at, timezone: computed.timezone });
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        computations.set(tile.id, { state: "error", message: error.message });
-      }
-    }),
-  );
+  for (const tile of await computeTiles(db, row, null)) {
+    computations.set(
+      tile.tile_id,
+      tile.state === "ready"
+        ? { state: "ready", result: tile.result, hasMore: tile.hasMore, columns: tile.columns, computed_at: tile.last_refresh, timezone: tile.timezone, effective: tile.effective }
+        : { state: "error", message: tile.message, effective: tile.effective },
+    );
+  }
   return sharedDashboard(row, computations);
 }

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
 import { addCollaboratorBody } from "@/server/collaborators/contract";
 import { addCollaborator, listCollaborators, removeCollaborator } from "@/server/collaborators/service";
-import { dashboardCreateBody, dashboardListQuery, dashboardUpdateBody, newInsightTileBody, tilePatchSchema } from "@/server/dashboards/contract";
+import { dashboardCreateBody, dashboardListQuery, dashboardResultsQuery, dashboardUpdateBody, newInsightTileBody, tilePatchSchema } from "@/server/dashboards/contract";
+import { dashboardResults } from "@/server/dashboards/results";
 import { addInsightTile, createDashboard, getDashboard, listDashboards, updateDashboard } from "@/server/dashboards/service";
 import { DASHBOARD_TEMPLATES } from "@/server/dashboards/templates";
 import { serverEnvFrom } from "@/server/env";
@@ -26,6 +27,11 @@ export const dashboardsRouter = createTRPCRouter({
   list: projectProcedure.input(dashboardListQuery).query(({ ctx, input }) => listDashboards(ctx, input)),
 
   get: projectProcedure.input(dashboardId).query(({ ctx, input }) => getDashboard(ctx, input.dashboardId)),
+
+  /** Every insight tile's result in one round trip, under the saved filters or `filters` laid over them. */
+  results: projectProcedure
+    .input(dashboardId.extend(dashboardResultsQuery.shape))
+    .query(({ ctx, input }) => dashboardResults(ctx, input.dashboardId, input)),
 
   create: projectProcedure.input(dashboardCreateBody).mutation(({ ctx, input }) => createDashboard(ctx, input)),
 
