@@ -2,15 +2,16 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useEffect, useMemo, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, buttonClasses, Card, cn, EmptyState, inputClasses, ListCard, ListFooter, PageHeader, SelectField, TextField } from "@/components/ui";
+import { Button, buttonClasses, Card, cn, EmptyState, inputClasses, ListCard, ListFooter, LoadingState, PageHeader, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
 import { EventDrawer } from "./event-drawer";
 import { isCohortRow, VALUELESS, type EventFilters, type FilterRowInput, type PropertyFilterInput } from "@/server/events/contract";
-import { csvExportHref, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
+import { csvExportHref, explorerHref, filtersFromSearch, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 5_000;
@@ -19,20 +20,39 @@ interface Draft {
   event: string;
   distinctId: string;
   after: string;
+  /** Set only by a link (a person's "view events", a hand-written URL): carried through, cleared by Reset. */
+  before: string;
+  personId: string;
   properties: (FilterRowInput & { id: number })[];
 }
 
 /** What the cohort rows offer: the project's cohorts, or why there are none to show. */
 type CohortChoices = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; cohorts: { id: number; name: string }[] };
 
-const EMPTY_DRAFT: Draft = { event: "", distinctId: "", after: "", properties: [] };
+const EMPTY_DRAFT: Draft = { event: "", distinctId: "", after: "", before: "", personId: "", properties: [] };
+
+const rowId = () => Date.now() + Math.random();
 
 function filtersOf(draft: Draft): EventFilters {
   return {
     event: draft.event,
     distinctId: draft.distinctId,
     after: draft.after,
+    before: draft.before,
+    personId: draft.personId,
     properties: draft.properties.map(({ id: _, ...row }) => row),
+  };
+}
+
+/** The filter bar showing `filters` (what the URL says is applied). */
+function draftOf(filters: EventFilters): Draft {
+  return {
+    event: filters.event ?? "",
+    distinctId: filters.distinctId ?? "",
+    after: filters.after ?? "",
+    before: filters.before ?? "",
+    personId: filters.personId ?? "",
+    properties: (filters.properties ?? []).map((row) => ({ ...row, id: rowId() })),
   };
 }
 
@@ -40,15 +60,29 @@ export function EventsExplorer() {
   return (
     <div className="flex flex-col gap-6" data-testid="events-page">
       <PageHeader title="Events" description="Everything your project has captured, newest first." />
-      <ProjectGate testId="events-project">{(project) => <Explorer projectId={project.id} />}</ProjectGate>
+      <ProjectGate testId="events-project">
+        {(project) => (
+          // The applied filters live in the URL (useSearchParams needs a Suspense boundary).
+          <Suspense fallback={<LoadingState label="Loading events…" />}>
+            <Explorer projectId={project.id} />
+          </Suspense>
+        )}
+      </ProjectGate>
     </div>
   );
 }
 
 function Explorer({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
-  const [applied, setApplied] = useState<EventFilters>(filtersOf(EMPTY_DRAFT));
+  const router = useRouter();
+  const searchParams = useSearchParams();
+  const search = searchParams.toString();
+  // The applied filters are the URL's: a link shows the same list, Back and Forward step through filters.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const applied = useMemo(() => filtersFromSearch(new URLSearchParams(search)), [search]);
+  const [draft, setDraft] = useState<Draft>(() => draftOf(applied));
+  useEffect(() => setDraft(draftOf(applied)), [applied]);
+  const setApplied = (filters: EventFilters) => router.push(explorerHref(filters), { scroll: false });
   const [live, setLive] = useState(false);
   const [selected, setSelected] = useState<EventResource | null>(null);
 
@@ -62,7 +96,7 @@ function Explorer({ projectId }: { projectId: number }) {
   });
   const events = list.data?.pages.flatMap((page) => page.results) ?? [];
   const filtered = Boolean(
-    applied.event || applied.distinctId || applied.after || (applied.properties ?? []).some((p) => (isCohortRow(p) ? p.cohortId > 0 : p.key.trim())),
+    applied.event || applied.distinctId || applied.after || applied.before || applied.personId || (applied.properties ?? []).some((p) => (isCohortRow(p) ? p.cohortId > 0 : p.key.trim())),
   );
   const cohortQuery = useQuery(trpc.events.cohorts.queryOptions({ projectId }));
   const cohorts: CohortChoices = cohortQuery.data
@@ -101,6 +135,14 @@ function Explorer({ projectId }: { projectId: number }) {
             </SelectField>
           </div>
 
+          {(draft.personId || draft.before) && (
+            <p className="text-sm text-gray-600" data-testid="filter-link-only">
+              {draft.personId && <>Only the events of person <span className="font-mono">{draft.personId}</span>. </>}
+              {draft.before && <>Only events before {draft.before}. </>}
+              Reset clears {draft.personId && draft.before ? "these" : "this"}.
+            </p>
+          )}
+
           <fieldset className="min-w-0">
             <legend className="text-sm font-medium text-gray-800">Property filters</legend>
             <ul className="mt-2 flex flex-col gap-2" data-testid="property-filters">
@@ -121,7 +163,7 @@ function Explorer({ projectId }: { projectId: number }) {
               className="mt-2"
               data-testid="add-property-filter"
               onClick={() =>
-                setDraft({ ...draft, properties: [...draft.properties, { id: Date.now() + Math.random(), key: "", operator: "exact", value: "", type: "event" }] })
+                setDraft({ ...draft, properties: [...draft.properties, { id: rowId(), key: "", operator: "exact", value: "", type: "event" }] })
               }
             >
               + Add property filter
