@@ -1,7 +1,7 @@
 /** The explorer's "Export CSV" link carries the same list parameters tRPC's events.list reads. */
 import { describe, expect, it } from "vitest";
 import { filterParams } from "@/server/events/contract";
-import { csvExportHref, explorerHref, filtersFromSearch } from "./filter-params";
+import { csvExportHref, explorerHref, filtersFromSearch, matchSummary } from "./filter-params";
 
 describe("explorer filters as list parameters", () => {
   const filters = { event: "purchase", after: "-7d", properties: [{ key: "plan", operator: "exact" as const, value: "pro" }] };
@@ -78,5 +78,23 @@ describe("explorer filters in the URL", () => {
       }),
     ).properties;
     expect(rows).toEqual([{ key: "n", operator: "exact", value: "5", type: "event" }]);
+  });
+});
+
+describe("the explorer's footer", () => {
+  it("says how many rows are loaded of how many match", () => {
+    expect(matchSummary(100, { count: 12_345, capped: false })).toBe("Showing 100 of 12,345 matching events");
+    expect(matchSummary(1, { count: 1, capped: false })).toBe("Showing 1 of 1 matching event");
+    expect(matchSummary(0, { count: 0, capped: false })).toBe("Showing 0 of 0 matching events");
+  });
+
+  it("marks a count that reached its cap as a floor, and never counts fewer than are loaded", () => {
+    expect(matchSummary(50, { count: 100_000, capped: true })).toBe("Showing 50 of 100,000+ matching events");
+    expect(matchSummary(52, { count: 50, capped: false })).toBe("Showing 52 of 52 matching events");
+  });
+
+  it("counts only the loaded rows while the count is unknown", () => {
+    expect(matchSummary(50, null)).toBe("Showing 50 events");
+    expect(matchSummary(1, null)).toBe("Showing 1 event");
   });
 });

@@ -97,3 +97,18 @@ export function filtersFromSearch(search: Pick<URLSearchParams, "get">): EventFi
   }
   return filters;
 }
+
+const thousands = new Intl.NumberFormat("en-US");
+
+/**
+ * The list footer's words: how many rows are loaded of how many match. `total` is the count
+ * query's answer (null while it runs or when it failed); past the count's cap it is a floor.
+ */
+export function matchSummary(loaded: number, total: { count: number; capped: boolean } | null): string {
+  const shown = `Showing ${thousands.format(loaded)}`;
+  if (total === null) return `${shown} ${loaded === 1 ? "event" : "events"}`;
+  // Events arriving between the two queries can make the page outrun the count.
+  const count = Math.max(total.count, loaded);
+  const of = total.capped ? `${thousands.format(count)}+` : thousands.format(count);
+  return `${shown} of ${of} matching ${count === 1 && !total.capped ? "event" : "events"}`;
+}
