@@ -19,7 +19,7 @@ let ctx: Context;
 let cohortId: number;
 
 async function addPerson(projectId: number, distinctId: string, properties: Record<string, unknown>): Promise<number> {
-  const person = await db.prisma.person.create({ data: { projectId, properties } });
+  const person = await db.prisma.person.create({ data: { projectId, properties: properties as object } });
   await db.prisma.personDistinctId.create({ data: { projectId, personId: person.id, distinctId } });
   return person.id;
 }
@@ -90,7 +90,8 @@ describe(`a flag's reach and its test's why (${testStoresName})`, () => {
 
     const out = await testFlagForUser(ctx, flag.id, { distinctId: outside });
     expect(out.result?.reason.code).toBe("out_of_rollout_bound");
-    expect(out.why).toEqual({ conditionIndex: 1, description: "Staff", bucket: flagHash("half-staff", outside), rollout: 50 });
+    expect(out.why).toMatchObject({ conditionIndex: 1, description: "Staff", bucket: flagHash("half-staff", outside), rollout: 50 });
+    expect(out.why!.properties).toEqual([{ key: "email", value: "@burrow.test", operator: "icontains", type: "person" }]);
 
     const matched = await testFlagForUser(ctx, flag.id, { distinctId: inside });
     expect(matched.result?.reason.code).toBe("condition_match");

@@ -467,6 +467,8 @@ export interface FlagTestWhy {
   conditionIndex: number;
   /** The set's own description, when it has one. */
   description: string | null;
+  /** The set's filters, to name it by when it has no description. */
+  properties: FlagFilters["groups"][number]["properties"];
   /** The rollout hash of the distinct id, 0–1 (null when the flag buckets by a group). */
   bucket: number | null;
   /** The set's rollout, 0–100. */
@@ -493,7 +495,7 @@ export async function testFlagForUser(ctx: Context, id: number, input: TestFlagI
   if (result && group && (result.reason.code === "condition_match" || result.reason.code === "out_of_rollout_bound")) {
     const byPerson = flag.filters.aggregation_group_type_index === null && (group as { aggregation_group_type_index?: number | null }).aggregation_group_type_index == null;
     // With experience continuity a person may be bucketed by an earlier id: the distinct id typed here is what is hashed otherwise.
-    why = { conditionIndex: index!, description: group.description ?? null, bucket: byPerson ? flagHash(flag.key, input.distinctId!.trim()) : null, rollout: group.rollout_percentage ?? 100 };
+    why = { conditionIndex: index!, description: group.description ?? null, properties: group.properties, bucket: byPerson ? flagHash(flag.key, input.distinctId!.trim()) : null, rollout: group.rollout_percentage ?? 100 };
   }
   return { flag: { id: flag.id, key: flag.key, deleted: flag.deleted }, result, why, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags };
 }
