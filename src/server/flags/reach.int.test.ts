@@ -73,13 +73,13 @@ describe(`a flag's reach and its test's why (${testStoresName})`, () => {
     const flag = await createFlag(
       ctx,
       createFlagInput.parse({
-      key: "half-staff",
-      filters: {
-        groups: [
-          { properties: [{ key: "plan", value: ["enterprise"], operator: "exact", type: "person" }], rollout_percentage: 100 },
-          { properties: [{ key: "email", value: "@burrow.test", operator: "icontains", type: "person" }], rollout_percentage: 50, description: "Staff" },
-        ],
-      },
+        key: "half-staff",
+        filters: {
+          groups: [
+            { properties: [{ key: "plan", value: ["enterprise"], operator: "exact", type: "person" }], rollout_percentage: 100 },
+            { properties: [{ key: "email", value: "@burrow.test", operator: "icontains", type: "person" }], rollout_percentage: 50, description: "Staff" },
+          ],
+        },
       }),
     );
     // Find one staff person inside the rollout and one outside it.
