@@ -141,6 +141,10 @@ test.describe("pipeline transformations", () => {
     await expect(page.getByTestId("sample-step")).toHaveCount(2);
     await expect(page.getByTestId("sample-after")).toContainText('"url_params__utm_source": "newsletter"');
     await expect(page.getByTestId("sample-before")).not.toContainText("url_params");
+    // The diff names each change: the flattened parameters added, the URL's nested object gone.
+    const diff = page.getByTestId("sample-diff");
+    await expect(diff).toHaveAttribute("data-state", "changed");
+    await expect(diff.locator('[data-kind="added"]').filter({ hasText: "url_params__utm_source" })).toBeVisible();
     await shot("pipeline-sample");
 
     // A config the plugin refuses: the server's message at its field.
