@@ -158,6 +158,11 @@ test.describe("frictions", () => {
     await box.getByTestId("test-run").click();
     await expect(box.getByTestId("test-reason")).toHaveText("Matched condition set 1 (email contains @burrow.test)");
     await expect(box.getByTestId("test-why")).toContainText("≤ rollout 50%: inside the rollout.");
+    // Properties that are not JSON: the error alone, not the last answer under it.
+    await box.getByTestId("test-properties").fill("{oops");
+    await box.getByTestId("test-run").click();
+    await expect(box.getByTestId("test-error")).toBeVisible();
+    await expect(box.getByTestId("test-result")).toHaveCount(0);
     await page.context().close();
   });
 

@@ -146,6 +146,12 @@ test.describe("pipeline transformations", () => {
     await expect(diff).toHaveAttribute("data-state", "changed");
     await expect(diff.locator('[data-kind="added"]').filter({ hasText: "url_params__utm_source" })).toBeVisible();
     await shot("pipeline-sample");
+    // A sample that is not JSON: the error, and not the previous sample's result under it.
+    await page.getByTestId("sample-input").fill("{ not json");
+    await page.getByTestId("sample-run").click();
+    await expect(page.getByTestId("sample-error")).toBeVisible();
+    await expect(page.getByTestId("sample-result")).toHaveCount(0);
+    await page.getByRole("button", { name: "Reset sample" }).click();
 
     // A config the plugin refuses: the server's message at its field.
     await page.getByTestId("transformation-edit").nth(1).click();

@@ -34,9 +34,12 @@ export function FlagTestBox({ projectId, flagId }: { projectId: number; flagId: 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const personProperties = propertiesOf(properties);
-    if (typeof personProperties === "string") return setProblem(personProperties);
-    const checked = testFlagInput.safeParse({ distinctId, personProperties });
-    if (!checked.success) return setProblem(checked.error.issues[0]!.message);
+    const checked = typeof personProperties === "string" ? null : testFlagInput.safeParse({ distinctId, personProperties });
+    if (!checked?.success) {
+      // The answer shown was for other input: it must not stand under the error about this one.
+      test.reset();
+      return setProblem(typeof personProperties === "string" ? personProperties : checked!.error!.issues[0]!.message);
+    }
     setProblem(null);
     test.mutate({ projectId, id: flagId, ...checked.data });
   }

@@ -37,6 +37,8 @@ export function SampleEventPanel({ projectId, chainLength }: { projectId: number
       sample = JSON.parse(text);
     } catch (error) {
       setParseError(`The sample is not valid JSON: ${(error as Error).message}`);
+      // The result shown was for another sample: clear it rather than leave it under the error.
+      run.reset();
       return;
     }
     setParseError(null);
