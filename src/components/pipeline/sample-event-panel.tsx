@@ -90,7 +90,13 @@ export function SampleEventPanel({ projectId, chainLength }: { projectId: number
             <Button variant="secondary" onClick={() => void loadLatest()} loading={loadingLatest} data-testid="sample-latest">
               Use the latest event
             </Button>
-            <Button variant="ghost" onClick={() => setText(JSON.stringify(SAMPLE_EVENT, null, 2))}>
+            <Button
+              variant="ghost"
+              onClick={() => {
+                setText(JSON.stringify(SAMPLE_EVENT, null, 2));
+                setParseError(null);
+              }}
+            >
               Reset sample
             </Button>
           </div>
