@@ -114,7 +114,8 @@ test("sign up on a fresh instance, sign out, sign in, create a personal key, use
     await page.getByTestId("sign-out").click();
     await expect(page).toHaveURL(`${url}/login`);
     await page.goto(`${url}/settings/project`);
-    await expect(page).toHaveURL(`${url}/login`);
+    // Sign-in will bring the visitor back to the page they asked for.
+    await expect(page).toHaveURL(`${url}/login?callbackUrl=${encodeURIComponent("/settings/project")}`);
     await screenshot(page, "login");
 
     // A wrong pair, then the right one.
@@ -122,6 +123,8 @@ test("sign up on a fresh instance, sign out, sign in, create a personal key, use
     await expect(page.getByTestId("login-error")).toHaveText("Wrong e-mail or password.");
     await screenshot(page, "login-error");
     await attemptSignIn(page, user.email, user.password);
+    await expect(page).toHaveURL(`${url}/settings/project`);
+    await page.getByTestId("nav-home").click();
     await expect(page).toHaveURL(`${url}/`);
     await expect(page.getByTestId("home-welcome")).toHaveText("Welcome, Frida");
 

@@ -68,7 +68,7 @@ test.describe("events explorer", () => {
     await expect(page).toHaveURL(/\/events$/);
     const rows = page.getByTestId("event-row");
     await expect(rows).toHaveCount(6);
-    await expect(page.getByTestId("events-count")).toHaveText(/^6 events/);
+    await expect(page.getByTestId("events-count")).toHaveText(/^Showing 6 of 6 matching events/);
     // Newest first: the last one sent is on top.
     await expect(rows.first().getByTestId("event-distinct-id")).toHaveText("user-cy");
     await screenshot(page, "events-desktop");

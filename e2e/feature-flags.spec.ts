@@ -44,7 +44,9 @@ test.describe("feature flags page", () => {
     await condition.getByTestId("property-key").fill("email");
     await condition.getByTestId("property-operator").selectOption("icontains");
     await condition.getByTestId("property-value").fill("@burrow.test");
-    await expect(condition.getByTestId("rollout-input")).toHaveValue("0");
+    // A new flag starts as PostHog's does, rolled out to everyone matching; hold it back to 0% here.
+    await expect(condition.getByTestId("rollout-input")).toHaveValue("100");
+    await condition.getByTestId("rollout-input").fill("0");
     // The contract's own key rule, shown by the field before anything is sent.
     await page.getByTestId("flag-save").click();
     await expect(page.getByTestId("flag-key-error")).toHaveText("Only letters, numbers, hyphens (-) & underscores (_) are allowed.");
@@ -57,7 +59,8 @@ test.describe("feature flags page", () => {
     // At 0% the condition matches but the rollout leaves ada out.
     let result = await testFor(page, "ada");
     await expect(result.getByTestId("test-value")).toHaveText("false");
-    await expect(result.getByTestId("test-reason")).toHaveText("Out of rollout bound");
+    await expect(result.getByTestId("test-reason")).toHaveText("Out of rollout bound of condition set 1 (email contains @burrow.test)");
+    await expect(result.getByTestId("test-why")).toHaveText(/^Its filters match, but bucket 0\.\d+ > rollout 0%: outside the rollout\.$/);
 
     // Roll it out with the slider (keyboard: End goes to 100%) and save.
     const slider = page.getByTestId("condition-0").getByTestId("rollout-slider");
@@ -72,7 +75,7 @@ test.describe("feature flags page", () => {
 
     result = await testFor(page, "ada");
     await expect(result.getByTestId("test-value")).toHaveText("true");
-    await expect(result.getByTestId("test-reason")).toHaveText("Matched condition set 1");
+    await expect(result.getByTestId("test-reason")).toHaveText("Matched condition set 1 (email contains @burrow.test)");
     await expect(result.getByTestId("test-payload")).toHaveText('{"steps":3}');
     await screenshot(page, "flag-tested");
     // Typed properties win over the stored ones.

@@ -141,7 +141,18 @@ test.describe("pipeline transformations", () => {
     await expect(page.getByTestId("sample-step")).toHaveCount(2);
     await expect(page.getByTestId("sample-after")).toContainText('"url_params__utm_source": "newsletter"');
     await expect(page.getByTestId("sample-before")).not.toContainText("url_params");
+    // The diff names each change: the flattened parameters added, the URL's nested object gone.
+    const diff = page.getByTestId("sample-diff");
+    await expect(diff).toHaveAttribute("data-state", "changed");
+    await expect(diff.locator('[data-kind="added"]').filter({ hasText: "url_params__utm_source" })).toBeVisible();
     await shot("pipeline-sample");
+    // A sample that is not JSON: the error, and not the previous sample's result under it.
+    await page.getByTestId("sample-input").fill("{ not json");
+    await page.getByTestId("sample-run").click();
+    await expect(page.getByTestId("sample-error")).toBeVisible();
+    await expect(page.getByTestId("sample-result")).toHaveCount(0);
+    await page.getByRole("button", { name: "Reset sample" }).click();
+    await expect(page.getByTestId("sample-error")).toHaveCount(0);
 
     // A config the plugin refuses: the server's message at its field.
     await page.getByTestId("transformation-edit").nth(1).click();
@@ -164,5 +175,28 @@ test.describe("pipeline transformations", () => {
     await page.getByTestId("transformation-delete").first().click();
     await page.getByTestId("delete-transformation-confirm").click();
     await expect.poll(() => names(page)).toEqual(["Flatten properties"]);
+
+    // Renames are rows of old and new name, not a JSON box; the dry run's diff shows what they did.
+    await page.getByTestId("add-transformation").first().click();
+    const renameDialog = page.getByTestId("config-dialog");
+    await renameDialog.getByTestId("config-plugin").selectOption({ label: "Rename and standardise names" });
+    await renameDialog.getByTestId("config-field-event_renames-add").click();
+    await renameDialog.getByTestId("config-field-event_renames-key").fill("Order Completed");
+    await renameDialog.getByTestId("config-field-event_renames-value").fill("order_completed");
+    await renameDialog.getByTestId("config-field-property_renames-add").click();
+    await renameDialog.getByTestId("config-field-property_renames-key").fill("email");
+    await renameDialog.getByTestId("config-field-property_renames-value").fill("contact_email");
+    await shot("pipeline-rename-form");
+    await renameDialog.getByTestId("config-save").click();
+    await expect(renameDialog).toBeHidden();
+    await page.getByTestId("sample-run").click();
+    const renamed = page.getByTestId("sample-diff");
+    await expect(renamed.locator('[data-kind="changed"]').filter({ hasText: "event" })).toContainText('"order_completed"');
+    await expect(renamed.locator('[data-kind="removed"]').filter({ hasText: "email" })).toBeVisible();
+    await expect(renamed.locator('[data-kind="added"]').filter({ hasText: "contact_email" })).toBeVisible();
+    await shot("pipeline-rename-diff");
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await shot("pipeline-rename-diff-390");
   });
 });

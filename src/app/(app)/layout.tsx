@@ -1,15 +1,18 @@
 import type { ReactNode } from "react";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getSessionUser, needsSetup } from "@/app/session";
+import { loginPathFor, RETURN_PATH_HEADER } from "@/server/auth/contract";
 import { AppShell } from "@/components/app-shell/app-shell";
 
 /**
  * Every signed-in page. A fresh instance sends visitors to first-run sign-up; otherwise
- * signed-out visitors go to the sign-in page. Reading the session makes these pages
+ * signed-out visitors go to the sign-in page, which brings them back here after (the path
+ * comes from src/proxy.ts). Reading the session makes these pages
  * dynamic, so `next build` never opens the database.
  */
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
   const user = await getSessionUser();
-  if (!user) redirect((await needsSetup()) ? "/signup" : "/login");
+  if (!user) redirect((await needsSetup()) ? "/signup" : loginPathFor((await headers()).get(RETURN_PATH_HEADER)));
   return <AppShell user={{ email: user.email, firstName: user.firstName }}>{children}</AppShell>;
 }

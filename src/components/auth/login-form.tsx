@@ -5,6 +5,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button, FormAlert, TextField } from "@/components/ui";
+import { safeReturnPath } from "@/server/auth/contract";
 
 export const WRONG_CREDENTIALS = "Wrong e-mail or password.";
 export const THROTTLED = "Too many failed attempts. Try again in a few minutes.";
@@ -18,7 +19,8 @@ export function signInErrorMessage(error: string | null | undefined, status?: nu
   return "Signing in failed. Try again.";
 }
 
-export function LoginForm({ initialError }: { initialError: string | null }) {
+/** `returnPath`: where to go once signed in (the page that sent the visitor here), checked again here. */
+export function LoginForm({ initialError, returnPath = "/" }: { initialError: string | null; returnPath?: string }) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(signInErrorMessage(initialError));
@@ -42,7 +44,7 @@ export function LoginForm({ initialError }: { initialError: string | null }) {
       const result = await signIn("credentials", { email, password, redirect: false });
       if (result?.ok && !result.error) {
         queryClient.clear();
-        router.replace("/");
+        router.replace(safeReturnPath(returnPath));
         router.refresh();
         return;
       }

@@ -3,10 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { isAdmin } from "@/components/account/levels";
+import { useCurrentProject } from "@/components/account/use-current-project";
 import { Button, cn, Dialog, FormAlert, inputClasses, Spinner } from "@/components/ui";
 import { PrivilegeLevel, RestrictionLevel } from "@/server/access/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
+import { collaboratorsOnlyHint, dashboardRole, restrictionNotice } from "./permission-words";
 import type { DashboardData } from "./types";
 
 const LEVELS = [
@@ -14,7 +16,7 @@ const LEVELS = [
   {
     value: RestrictionLevel.onlyCollaboratorsCanEdit,
     label: "Only collaborators can edit",
-    hint: "Everyone can view it; only you, project admins and the collaborators below can change it.",
+    hint: null, // told to the reader: collaboratorsOnlyHint
   },
 ] as const;
 
@@ -41,6 +43,8 @@ export function PermissionsDialog({
   const queryClient = useQueryClient();
   const groupId = useId();
   const canEdit = dashboard.user_access_level === "editor";
+  const { me, project } = useCurrentProject();
+  const role = dashboardRole({ isCreator: dashboard.created_by?.id === me.data?.id, isAdmin: isAdmin(project.data?.membershipLevel), canEdit });
   // The choice shows at once (set in the click handler, so the radio never flips back), and
   // the saved dashboard replaces it when the server answers.
   const [chosen, setChosen] = useState<number | null>(null);
@@ -94,14 +98,16 @@ export function PermissionsDialog({
                 />
                 <span>
                   <span className="block font-medium text-gray-900">{option.label}</span>
-                  <span className="block text-gray-600">{option.hint}</span>
+                  <span className="block text-gray-600" data-testid={`restriction-${option.value}-hint`}>
+                    {option.hint ?? collaboratorsOnlyHint(role)}
+                  </span>
                 </span>
               </label>
             ))}
           </div>
           {!canRestrict && (
-            <p id={`${groupId}-hint`} className="mt-2 text-sm text-gray-500">
-              Only the dashboard&apos;s owner and project admins can change this.
+            <p id={`${groupId}-hint`} className="mt-2 text-sm text-gray-500" data-testid="permissions-notice">
+              {restrictionNotice(role)}
             </p>
           )}
           {setLevel.isError && <FormAlert className="mt-2">{errorMessage(setLevel.error)}</FormAlert>}

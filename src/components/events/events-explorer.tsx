@@ -2,16 +2,18 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useEffect, useMemo, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, buttonClasses, Card, cn, EmptyState, inputClasses, ListCard, ListFooter, PageHeader, SelectField, TextField } from "@/components/ui";
+import { Button, buttonClasses, Card, EmptyState, inputClasses, ListCard, ListFooter, LoadingState, PageHeader, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { EventNameCombobox, PropertyKeyCombobox, PropertyValueCombobox } from "@/components/definitions";
 import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
 import { EventDrawer } from "./event-drawer";
+import { EventTable } from "./event-table";
 import { isCohortRow, VALUELESS, type EventFilters, type FilterRowInput, type PropertyFilterInput } from "@/server/events/contract";
-import { csvExportHref, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
+import { csvExportHref, explorerHref, filtersFromSearch, matchSummary, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 5_000;
@@ -20,20 +22,39 @@ interface Draft {
   event: string;
   distinctId: string;
   after: string;
+  /** Set only by a link (a person's "view events", a hand-written URL): carried through, cleared by Reset. */
+  before: string;
+  personId: string;
   properties: (FilterRowInput & { id: number })[];
 }
 
 /** What the cohort rows offer: the project's cohorts, or why there are none to show. */
 type CohortChoices = { state: "loading" } | { state: "error"; message: string } | { state: "ready"; cohorts: { id: number; name: string }[] };
 
-const EMPTY_DRAFT: Draft = { event: "", distinctId: "", after: "", properties: [] };
+const EMPTY_DRAFT: Draft = { event: "", distinctId: "", after: "", before: "", personId: "", properties: [] };
+
+const rowId = () => Date.now() + Math.random();
 
 function filtersOf(draft: Draft): EventFilters {
   return {
     event: draft.event,
     distinctId: draft.distinctId,
     after: draft.after,
+    before: draft.before,
+    personId: draft.personId,
     properties: draft.properties.map(({ id: _, ...row }) => row),
+  };
+}
+
+/** The filter bar showing `filters` (what the URL says is applied). */
+function draftOf(filters: EventFilters): Draft {
+  return {
+    event: filters.event ?? "",
+    distinctId: filters.distinctId ?? "",
+    after: filters.after ?? "",
+    before: filters.before ?? "",
+    personId: filters.personId ?? "",
+    properties: (filters.properties ?? []).map((row) => ({ ...row, id: rowId() })),
   };
 }
 
@@ -41,15 +62,29 @@ export function EventsExplorer() {
   return (
     <div className="flex flex-col gap-6" data-testid="events-page">
       <PageHeader title="Events" description="Everything your project has captured, newest first." />
-      <ProjectGate testId="events-project">{(project) => <Explorer projectId={project.id} />}</ProjectGate>
+      <ProjectGate testId="events-project">
+        {(project) => (
+          // The applied filters live in the URL (useSearchParams needs a Suspense boundary).
+          <Suspense fallback={<LoadingState label="Loading events…" />}>
+            <Explorer projectId={project.id} />
+          </Suspense>
+        )}
+      </ProjectGate>
     </div>
   );
 }
 
 function Explorer({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
-  const [applied, setApplied] = useState<EventFilters>(filtersOf(EMPTY_DRAFT));
+  const router = useRouter();
+  const searchParams = useSearchParams();
+  const search = searchParams.toString();
+  // The applied filters are the URL's: a link shows the same list, Back and Forward step through filters.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const applied = useMemo(() => filtersFromSearch(new URLSearchParams(search)), [search]);
+  const [draft, setDraft] = useState<Draft>(() => draftOf(applied));
+  useEffect(() => setDraft(draftOf(applied)), [applied]);
+  const setApplied = (filters: EventFilters) => router.push(explorerHref(filters), { scroll: false });
   const [live, setLive] = useState(false);
   const [selected, setSelected] = useState<EventResource | null>(null);
 
@@ -61,9 +96,12 @@ function Explorer({ projectId }: { projectId: number }) {
     placeholderData: keepPreviousData,
     refetchInterval: live ? REFRESH_MS : false,
   });
-  const events = list.data?.pages.flatMap((page) => page.results) ?? [];
+  // Rows of earlier filters (kept while the new ones load) must not stand under an error about the new ones.
+  const stale = list.isError && list.isPlaceholderData;
+  const events = stale ? [] : (list.data?.pages.flatMap((page) => page.results) ?? []);
+  const count = useQuery({ ...trpc.events.count.queryOptions({ projectId, ...applied }), refetchInterval: live ? REFRESH_MS : false });
   const filtered = Boolean(
-    applied.event || applied.distinctId || applied.after || (applied.properties ?? []).some((p) => (isCohortRow(p) ? p.cohortId > 0 : p.key.trim())),
+    applied.event || applied.distinctId || applied.after || applied.before || applied.personId || (applied.properties ?? []).some((p) => (isCohortRow(p) ? p.cohortId > 0 : p.key.trim())),
   );
   const cohortQuery = useQuery(trpc.events.cohorts.queryOptions({ projectId }));
   const cohorts: CohortChoices = cohortQuery.data
@@ -102,6 +140,14 @@ function Explorer({ projectId }: { projectId: number }) {
             </SelectField>
           </div>
 
+          {(draft.personId || draft.before) && (
+            <p className="text-sm text-gray-600" data-testid="filter-link-only">
+              {draft.personId && <>Only the events of person <span className="font-mono">{draft.personId}</span>. </>}
+              {draft.before && <>Only events before {draft.before}. </>}
+              Reset clears {draft.personId && draft.before ? "these" : "this"}.
+            </p>
+          )}
+
           <fieldset className="min-w-0">
             <legend className="text-sm font-medium text-gray-800">Property filters</legend>
             <ul className="mt-2 flex flex-col gap-2" data-testid="property-filters">
@@ -122,7 +168,7 @@ function Explorer({ projectId }: { projectId: number }) {
               className="mt-2"
               data-testid="add-property-filter"
               onClick={() =>
-                setDraft({ ...draft, properties: [...draft.properties, { id: Date.now() + Math.random(), key: "", operator: "exact", value: "", type: "event" }] })
+                setDraft({ ...draft, properties: [...draft.properties, { id: rowId(), key: "", operator: "exact", value: "", type: "event" }] })
               }
             >
               + Add property filter
@@ -181,8 +227,14 @@ function Explorer({ projectId }: { projectId: number }) {
           )
         }
       >
-        <EventTable events={events} onOpen={setSelected} />
-        <ListFooter count={events.length} noun={["event", "events"]} refreshing={list.isFetching && !list.isFetchingNextPage} testId="events-count">
+        <EventTable events={events} onOpen={setSelected} dimmed={list.isPlaceholderData} />
+        <ListFooter
+          count={events.length}
+          noun={["event", "events"]}
+          summary={matchSummary(events.length, count.data && !count.isPlaceholderData ? count.data : null)}
+          refreshing={list.isFetching && !list.isFetchingNextPage}
+          testId="events-count"
+        >
           {list.hasNextPage && (
             <Button variant="secondary" size="sm" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()} data-testid="load-more">
               Load more
@@ -307,61 +359,5 @@ function PropertyRow({
       />
       {remove}
     </li>
-  );
-}
-
-const timeFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium" });
-
-function shown(value: unknown): string {
-  if (value === undefined || value === null) return "";
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-export function EventTable({ events, onOpen }: { events: EventResource[]; onOpen: (event: EventResource) => void }) {
-  return (
-    <div className="overflow-x-auto" data-testid="events-table-scroll">
-      <table className="w-full min-w-[44rem] text-sm" data-testid="events-table">
-        <thead className="bg-gray-50 text-xs font-medium tracking-wide whitespace-nowrap text-gray-500 uppercase">
-          <tr>
-            <th scope="col" className="px-4 py-2 text-left font-medium">Time</th>
-            <th scope="col" className="px-4 py-2 text-left font-medium">Event</th>
-            <th scope="col" className="px-4 py-2 text-left font-medium">Distinct ID</th>
-            <th scope="col" className="px-4 py-2 text-left font-medium">URL</th>
-            <th scope="col" className="px-4 py-2 text-left font-medium">Browser</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-gray-200">
-          {events.map((event) => (
-            <tr
-              key={event.id}
-              tabIndex={0}
-              aria-label={`${event.event} by ${event.distinct_id}: show details`}
-              className="cursor-pointer hover:bg-gray-50 focus-visible:bg-brand-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-600"
-              data-testid="event-row"
-              data-event={event.event}
-              onClick={() => onOpen(event)}
-              onKeyDown={(key) => {
-                if (key.key === "Enter" || key.key === " ") {
-                  key.preventDefault();
-                  onOpen(event);
-                }
-              }}
-            >
-              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600 tabular-nums">
-                <time dateTime={event.timestamp}>{timeFormat.format(new Date(event.timestamp))}</time>
-              </td>
-              <td className="max-w-56 truncate px-4 py-2.5 font-medium text-gray-900" data-testid="event-name">
-                {event.event}
-              </td>
-              <td className="max-w-48 truncate px-4 py-2.5 font-mono text-xs text-gray-700" data-testid="event-distinct-id">
-                {event.distinct_id}
-              </td>
-              <td className={cn("max-w-64 truncate px-4 py-2.5 text-gray-600")}>{shown(event.properties.$current_url) || <span className="text-gray-400">—</span>}</td>
-              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600">{shown(event.properties.$browser) || <span className="text-gray-400">—</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }

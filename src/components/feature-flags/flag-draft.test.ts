@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { FlagResource } from "@/server/flags/present";
 import { createFlagInput } from "@/server/flags/contract";
-import { draftOf, editableInForm, EMPTY_DRAFT, newCohortProperty, newCondition, rolloutSummary, toFlagInput, type FlagDraft } from "./flag-draft";
+import { draftOf, editableInForm, EMPTY_DRAFT, newCohortProperty, newCondition, bucketText, conditionName, reachGroups, reachPercent, rolloutSummary, toFlagInput, type FlagDraft } from "./flag-draft";
 
 function resource(filters: Partial<FlagResource["filters"]>, extra: Partial<FlagResource> = {}): FlagResource {
   return {
@@ -144,5 +144,44 @@ describe("editableInForm and rolloutSummary", () => {
     [{ groups: [], multivariate: { variants: [{ key: "a", rollout_percentage: 100 }] } }, "No conditions · 1 variant"],
   ])("summarises %j as %s", (filters, text) => {
     expect(rolloutSummary(resource(filters as Partial<FlagResource["filters"]>))).toBe(text);
+  });
+});
+
+describe("the reach lines' percentages", () => {
+  it("rounds to whole percent, keeps a few and nearly all visible, and marks estimates", () => {
+    expect(reachPercent(0.25, false)).toBe("25%");
+    expect(reachPercent(0.2049, true)).toBe("≈20%");
+    expect(reachPercent(0.004, true)).toBe("≈<1%");
+    expect(reachPercent(0.996, false)).toBe(">99%");
+    expect(reachPercent(1, false)).toBe("100%");
+    expect(reachPercent(0, false)).toBe("0%");
+  });
+
+  it("a new flag starts as PostHog's: one condition set, no filters, rolled out to everyone", () => {
+    expect(EMPTY_DRAFT.conditions).toHaveLength(1);
+    expect(EMPTY_DRAFT.conditions[0]).toMatchObject({ properties: [], rollout: "100", variant: "" });
+    expect(reachGroups({ ...EMPTY_DRAFT, key: "k" })).toEqual([{ properties: [], rollout_percentage: 100, variant: null }]);
+  });
+});
+
+describe("the test box's why", () => {
+  it("names the condition set by its description, else by its filters", () => {
+    expect(conditionName(1, "Staff", [])).toBe("condition set 2 (“Staff”)");
+    expect(conditionName(0, null, [])).toBe("condition set 1 (everyone)");
+    expect(
+      conditionName(0, null, [
+        { key: "email", value: "@burrow.test", operator: "icontains", type: "person" },
+        { key: "plan", value: ["pro", "team"], operator: "exact", type: "person" },
+        { key: "beta", operator: "is_set", type: "person" },
+        { key: "id", value: 4, operator: "not_in", type: "cohort" },
+      ]),
+    ).toBe("condition set 1 (email contains @burrow.test and plan equals pro, team and beta is set and is not in cohort 4)");
+  });
+
+  it("compares the bucket with the rollout the way the hash is read (≤ is inside)", () => {
+    expect(bucketText(0.7312, 50)).toBe("bucket 0.73 > rollout 50%: outside the rollout");
+    expect(bucketText(0.5, 50)).toBe("bucket 0.50 ≤ rollout 50%: inside the rollout");
+    expect(bucketText(0.5004, 50)).toBe("bucket 0.5004 > rollout 50%: outside the rollout");
+    expect(bucketText(0.01, 0)).toBe("bucket 0.01 > rollout 0%: outside the rollout");
   });
 });

@@ -90,7 +90,8 @@ export const EMPTY_DRAFT: FlagDraft = {
   active: true,
   ensureExperienceContinuity: false,
   tags: "",
-  conditions: [newCondition("0")],
+  // PostHog's new flag: one condition set without filters and no rollout limit — everyone (featureFlagLogic's NEW_FLAG).
+  conditions: [newCondition("100")],
   multivariate: false,
   variants: [newVariant("control", "50"), newVariant("test", "50")],
   payloads: {},
@@ -226,4 +227,40 @@ export function rolloutSummary(flag: Pick<FlagResource, "filters" | "active">): 
 export interface FieldIssue {
   attr: string | null;
   message: string;
+}
+
+/** A share (0–1) of users as the reach lines show it: whole percent, "<1%" for a few, "≈" when estimated. */
+export function reachPercent(share: number, approximate: boolean): string {
+  const percent = share * 100;
+  const text = percent > 0 && percent < 1 ? "<1%" : percent < 100 && percent > 99 ? ">99%" : `${Math.round(percent)}%`;
+  return approximate ? `≈${text}` : text;
+}
+
+/** The condition sets of a draft as the reach estimate takes them (variant overrides do not change who is served). */
+export function reachGroups(draft: FlagDraft) {
+  return (toFlagInput(draft).filters?.groups ?? []).map((group) => ({ ...group, variant: null }));
+}
+
+type WhyProperty = { key: string; value?: unknown; operator?: string | null; type: string };
+
+/** A condition set named for "Why": its number and its description, or else its filters in words. */
+export function conditionName(index: number, description: string | null, properties: readonly WhyProperty[]): string {
+  const n = `condition set ${index + 1}`;
+  if (description) return `${n} (“${description}”)`;
+  if (properties.length === 0) return `${n} (everyone)`;
+  const words = properties.map((property) => {
+    if (property.type === "cohort") return `${COHORT_OPERATOR_LABELS[(property.operator as CohortOperator) ?? "in"] ?? "is in"} cohort ${valueText(property.value)}`;
+    const operator = (property.operator ?? "exact") as FlagPropertyOperator;
+    const label = OPERATOR_LABELS[operator] ?? operator;
+    return VALUELESS.has(operator) ? `${property.key} ${label}` : `${property.key} ${label} ${valueText(property.value)}`;
+  });
+  return `${n} (${words.join(" and ")})`;
+}
+
+/** The person's bucket against the set's rollout: in when bucket ≤ rollout/100, as the flag hash is read. */
+export function bucketText(bucket: number, rollout: number): string {
+  const inside = bucket <= rollout / 100;
+  // Two decimals, unless that rounds onto the boundary and hides which side it is on.
+  const shown = Number(bucket.toFixed(2)) === rollout / 100 && bucket !== rollout / 100 ? bucket.toFixed(4) : bucket.toFixed(2);
+  return `bucket ${shown} ${inside ? "≤" : ">"} rollout ${rollout}%: ${inside ? "inside" : "outside"} the rollout`;
 }

@@ -25,6 +25,7 @@ import {
   type FlagDraft,
   type PropertyDraft,
 } from "./flag-draft";
+import { ConditionReach, FlagReachSummary, useFlagReach, type FlagReachState } from "./flag-reach";
 import type { FlagPropertyOperator } from "@/server/properties/flag-filters";
 
 /** The first thing wrong, from the contract checked here or from the server (`attr` of an AppError). */
@@ -104,6 +105,7 @@ export function FlagForm({
     }
   }
 
+  const reach = useFlagReach(projectId, draft);
   const variantSum = draft.variants.reduce((sum, variant) => sum + (Number(variant.rollout) || 0), 0);
 
   return (
@@ -216,6 +218,7 @@ export function FlagForm({
               index={index}
               condition={condition}
               draft={draft}
+              reach={reach}
               invalid={invalid}
               onChange={(patch) => {
                 setCondition(condition.id, patch);
@@ -226,6 +229,7 @@ export function FlagForm({
             />
           ))}
         </ol>
+        <FlagReachSummary state={reach} />
         <div>
           <Button variant="secondary" size="sm" onClick={() => set({ conditions: [...draft.conditions, newCondition()] })} data-testid="add-condition">
             + Add condition set
@@ -274,6 +278,7 @@ function ConditionEditor({
   index,
   condition,
   draft,
+  reach,
   invalid,
   onChange,
   onRemove,
@@ -282,6 +287,7 @@ function ConditionEditor({
   index: number;
   condition: ConditionDraft;
   draft: FlagDraft;
+  reach: FlagReachState;
   invalid: (attr: string) => boolean;
   onChange: (patch: Partial<ConditionDraft>) => void;
   onRemove?: () => void;
@@ -394,6 +400,7 @@ function ConditionEditor({
           </label>
         )}
       </div>
+      <ConditionReach state={reach} index={index} />
     </li>
   );
 }

@@ -6,6 +6,7 @@ import { Badge, Button, Card, cn, FormAlert, inputClasses, TextField } from "@/c
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { testFlagInput } from "@/server/flags/contract";
+import { bucketText, conditionName } from "./flag-draft";
 
 /** Parses the properties box: empty is `{}`; anything but a JSON object is an error message. */
 function propertiesOf(text: string): Record<string, unknown> | string {
@@ -33,14 +34,18 @@ export function FlagTestBox({ projectId, flagId }: { projectId: number; flagId: 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const personProperties = propertiesOf(properties);
-    if (typeof personProperties === "string") return setProblem(personProperties);
-    const checked = testFlagInput.safeParse({ distinctId, personProperties });
-    if (!checked.success) return setProblem(checked.error.issues[0]!.message);
+    const checked = typeof personProperties === "string" ? null : testFlagInput.safeParse({ distinctId, personProperties });
+    if (!checked?.success) {
+      // The answer shown was for other input: it must not stand under the error about this one.
+      test.reset();
+      return setProblem(typeof personProperties === "string" ? personProperties : checked!.error!.issues[0]!.message);
+    }
     setProblem(null);
     test.mutate({ projectId, id: flagId, ...checked.data });
   }
 
   const result = test.data?.result;
+  const why = test.data?.why ?? null;
   return (
     <Card className="flex flex-col gap-4 p-4 sm:p-5" aria-labelledby="test-title" data-testid="flag-test">
       <div>
@@ -81,8 +86,16 @@ export function FlagTestBox({ projectId, flagId }: { projectId: number; flagId: 
                 </Badge>
               </dd>
               <dt className="text-gray-500">Why</dt>
-              <dd className="font-medium text-gray-900" data-testid="test-reason">
-                {result.reason.description}
+              <dd className="min-w-0">
+                <p className="font-medium text-gray-900" data-testid="test-reason">
+                  {why ? `${result.reason.code === "condition_match" ? "Matched" : "Out of rollout bound of"} ${conditionName(why.conditionIndex, why.description, why.properties)}` : result.reason.description}
+                </p>
+                {why && why.bucket !== null && (
+                  <p className="mt-0.5 text-gray-700" data-testid="test-why">
+                    {result.reason.code === "out_of_rollout_bound" ? "Its filters match, but " : "Its filters match and "}
+                    {bucketText(why.bucket, why.rollout)}.
+                  </p>
+                )}
               </dd>
               <dt className="text-gray-500">Payload</dt>
               <dd className="min-w-0">

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { levelName } from "@/components/account/levels";
+import { isAdmin, levelName } from "@/components/account/levels";
 import { useCurrentProject } from "@/components/account/use-current-project";
 import {
   Badge,
@@ -28,6 +28,8 @@ const QUICK_LINKS = [
     href: "/settings/organization",
     title: "Invite your team",
     description: "Members of your organization, and invite links for new ones.",
+    /** What a member without invite rights sees instead (only admins and owners invite). */
+    forMembers: { title: "Your team", description: "Who is in your organization. Admins and owners invite new people." },
   },
   {
     href: "/settings/personal-api-keys",
@@ -38,28 +40,34 @@ const QUICK_LINKS = [
 
 /** The signed-in home: the current project and where to go next. */
 export function HomeOverview() {
+  const { project } = useCurrentProject();
+  // Until the level is known, offer no invite: a member must never see one they cannot use.
+  const canInvite = isAdmin(project.data?.membershipLevel);
   return (
     <div className="grid gap-6 lg:grid-cols-5">
       <CurrentProjectCard />
       <Card aria-labelledby="quick-links-title" className="lg:col-span-2" data-testid="quick-links">
         <CardHeader titleId="quick-links-title" title="Quick links" />
         <ul className="divide-y divide-gray-200">
-          {QUICK_LINKS.map((link) => (
-            <li key={link.href}>
-              <Link
-                href={link.href}
-                className="group flex items-center gap-3 px-4 py-3.5 hover:bg-gray-50 focus-visible:-outline-offset-2 sm:px-5"
-              >
-                <span className="min-w-0 flex-1">
-                  <span className="block text-sm font-medium text-gray-900 group-hover:text-brand-700">{link.title}</span>
-                  <span className="mt-0.5 block text-sm text-gray-600">{link.description}</span>
-                </span>
-                <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4 shrink-0 text-gray-400 group-hover:text-brand-600">
-                  <path fillRule="evenodd" d="M7.2 14.8a.75.75 0 0 1 0-1.06L10.94 10 7.2 6.26a.75.75 0 1 1 1.06-1.06l4.27 4.27a.75.75 0 0 1 0 1.06L8.26 14.8a.75.75 0 0 1-1.06 0Z" clipRule="evenodd" />
-                </svg>
-              </Link>
-            </li>
-          ))}
+          {QUICK_LINKS.map((quick) => {
+            const link = "forMembers" in quick && !canInvite ? { ...quick, ...quick.forMembers } : quick;
+            return (
+              <li key={link.href} data-testid={`quick-link-${link.title.toLowerCase().replace(/\W+/g, "-")}`}>
+                <Link
+                  href={link.href}
+                  className="group flex items-center gap-3 px-4 py-3.5 hover:bg-gray-50 focus-visible:-outline-offset-2 sm:px-5"
+                >
+                  <span className="min-w-0 flex-1">
+                    <span className="block text-sm font-medium text-gray-900 group-hover:text-brand-700">{link.title}</span>
+                    <span className="mt-0.5 block text-sm text-gray-600">{link.description}</span>
+                  </span>
+                  <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4 shrink-0 text-gray-400 group-hover:text-brand-600">
+                    <path fillRule="evenodd" d="M7.2 14.8a.75.75 0 0 1 0-1.06L10.94 10 7.2 6.26a.75.75 0 1 1 1.06-1.06l4.27 4.27a.75.75 0 0 1 0 1.06L8.26 14.8a.75.75 0 0 1-1.06 0Z" clipRule="evenodd" />
+                  </svg>
+                </Link>
+              </li>
+            );
+          })}
         </ul>
       </Card>
     </div>

@@ -4,7 +4,7 @@ import { keepPreviousData, skipToken, useInfiniteQuery, useMutation, useQuery, u
 import Link from "next/link";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { EventDrawer } from "@/components/events/event-drawer";
-import { EventTable } from "@/components/events/events-explorer";
+import { EventTable } from "@/components/events/event-table";
 import { ProjectGate } from "@/components/settings/project-gate";
 import {
   Badge,

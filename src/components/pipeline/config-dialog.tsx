@@ -8,7 +8,8 @@ import { errorMessage, formErrorsFrom } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { ConfigField } from "@/server/transformations/catalogue";
 import type { ConfigData, PluginData } from "./types";
-import { configFromValues, initialValues, type FormValues } from "./config-form";
+import { configFromValues, initialValues, type FieldValue, type FormValues } from "./config-form";
+import { EntriesField } from "./entries-field";
 
 type Mode = { kind: "create" } | { kind: "edit"; config: ConfigData };
 
@@ -148,10 +149,10 @@ function ConfigInput({
   onChange,
 }: {
   field: ConfigField;
-  value: string | boolean;
+  value: FieldValue;
   error: string | null;
   stored: boolean;
-  onChange: (value: string | boolean) => void;
+  onChange: (value: FieldValue) => void;
 }) {
   const id = useId();
   const testId = `config-field-${field.key}`;
@@ -176,6 +177,9 @@ function ConfigInput({
         ))}
       </SelectField>
     );
+  }
+  if (field.type === "json" && field.entries) {
+    return <EntriesField field={field} rows={Array.isArray(value) ? value : []} error={error} onChange={onChange} />;
   }
   if (field.type === "list" || field.type === "json") {
     const hint = field.type === "list" ? `${field.hint ?? ""}`.trim() || "One per line." : field.hint;

@@ -6,7 +6,27 @@
  */
 import type { ConfigField } from "@/server/transformations/catalogue";
 
-export type FieldValue = string | boolean;
+/** One row of an entries field (an object of name → value). */
+export interface EntryRow {
+  key: string;
+  value: string;
+}
+export type FieldValue = string | boolean | EntryRow[];
+
+/** An entry's value as the form shows it: strings as they are (unless they would read back as other JSON), the rest as JSON. */
+function entryText(value: unknown, entries: "text" | "json"): string {
+  if (entries === "text" || typeof value !== "string") return typeof value === "string" ? value : JSON.stringify(value);
+  return jsonOrNull(value) === undefined ? value : JSON.stringify(value);
+}
+
+/** The JSON a text reads as, or undefined when it is not JSON. */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 export type FormValues = Record<string, FieldValue>;
 
 /** Form values for `fields`: the stored config's where it has one, else the field's default. Secrets start empty. */
@@ -22,7 +42,11 @@ export function initialValues(fields: readonly ConfigField[], config: Record<str
         values[field.key] = Array.isArray(value) ? value.map(String).join("\n") : "";
         break;
       case "json":
-        values[field.key] = value === undefined ? "" : JSON.stringify(value, null, 2);
+        if (field.entries) {
+          const entries = field.entries;
+          const map = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+          values[field.key] = Object.entries(map).map(([key, item]) => ({ key, value: entryText(item, entries) }));
+        } else values[field.key] = value === undefined ? "" : JSON.stringify(value, null, 2);
         break;
       default:
         values[field.key] = field.secret || value === undefined || value === null ? "" : String(value);
@@ -51,6 +75,22 @@ export function configFromValues(fields: readonly ConfigField[], values: FormVal
           .filter((line) => line !== "");
         break;
       case "json": {
+        if (field.entries) {
+          // Rows without a name are left out; a value is JSON when it reads as JSON (42, true, {…}), else text.
+          const map: Record<string, unknown> = {};
+          for (const row of Array.isArray(value) ? value : []) {
+            const key = row.key.trim();
+            if (key === "") continue;
+            if (key in map) {
+              errors[field.key] = `'${key}' is named twice.`;
+              break;
+            }
+            const parsed = field.entries === "json" ? jsonOrNull(row.value.trim()) : undefined;
+            map[key] = parsed === undefined ? row.value : parsed;
+          }
+          config[field.key] = map;
+          break;
+        }
         const text = String(value ?? "").trim();
         if (text === "") break;
         try {

@@ -7,6 +7,7 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { ChainStepData, EventViewData } from "./types";
 import { SAMPLE_EVENT } from "./config-form";
+import { diffValue, eventDiff, type DiffKind } from "./event-diff";
 
 /** What the panel shows of an event: the fields a transformation can change. */
 function shown(event: EventViewData) {
@@ -36,6 +37,8 @@ export function SampleEventPanel({ projectId, chainLength }: { projectId: number
       sample = JSON.parse(text);
     } catch (error) {
       setParseError(`The sample is not valid JSON: ${(error as Error).message}`);
+      // The result shown was for another sample: clear it rather than leave it under the error.
+      run.reset();
       return;
     }
     setParseError(null);
@@ -87,7 +90,13 @@ export function SampleEventPanel({ projectId, chainLength }: { projectId: number
             <Button variant="secondary" onClick={() => void loadLatest()} loading={loadingLatest} data-testid="sample-latest">
               Use the latest event
             </Button>
-            <Button variant="ghost" onClick={() => setText(JSON.stringify(SAMPLE_EVENT, null, 2))}>
+            <Button
+              variant="ghost"
+              onClick={() => {
+                setText(JSON.stringify(SAMPLE_EVENT, null, 2));
+                setParseError(null);
+              }}
+            >
               Reset sample
             </Button>
           </div>
@@ -112,10 +121,14 @@ export function SampleEventPanel({ projectId, chainLength }: { projectId: number
                 })}
               </ol>
             )}
-            <div className="grid gap-4 lg:grid-cols-2">
-              <EventJson title="Before" event={result.before} testId="sample-before" />
-              <EventJson title="After" event={result.after} testId="sample-after" />
-            </div>
+            <EventDiffList before={result.before} after={result.after} />
+            <details className="group">
+              <summary className="cursor-pointer text-sm font-medium text-gray-700 hover:text-gray-900">Whole event, before and after</summary>
+              <div className="mt-3 grid gap-4 lg:grid-cols-2">
+                <EventJson title="Before" event={result.before} testId="sample-before" />
+                <EventJson title="After" event={result.after} testId="sample-after" />
+              </div>
+            </details>
           </div>
         )}
       </CardBody>
@@ -136,6 +149,64 @@ function EventJson({ title, event, testId }: { title: string; event: EventViewDa
           Dropped: this event would not be stored.
         </p>
       )}
+    </figure>
+  );
+}
+
+const DIFF_STYLE: Record<DiffKind, { sign: string; label: string; row: string; sr: string }> = {
+  added: { sign: "+", label: "added", row: "bg-green-50 text-green-900", sr: "Added" },
+  removed: { sign: "−", label: "removed", row: "bg-red-50 text-red-900", sr: "Removed" },
+  changed: { sign: "~", label: "changed", row: "bg-amber-50 text-amber-900", sr: "Changed" },
+};
+
+/** What the chain changed, one line per property: added green, removed red, changed amber with old → new. */
+function EventDiffList({ before, after }: { before: EventViewData; after: EventViewData | null }) {
+  if (!after) {
+    return (
+      <p className="rounded-control bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="sample-diff" data-state="dropped">
+        Dropped: this event would not be stored.
+      </p>
+    );
+  }
+  const changes = eventDiff(shown(before), shown(after));
+  if (changes.length === 0) {
+    return (
+      <p className="rounded-control bg-gray-50 px-3 py-2 text-sm text-gray-700" data-testid="sample-diff" data-state="unchanged">
+        No changes: the event is stored as sent.
+      </p>
+    );
+  }
+  const counts = (kind: DiffKind) => changes.filter((change) => change.kind === kind).length;
+  return (
+    <figure className="min-w-0 overflow-hidden rounded-control border border-gray-200" data-testid="sample-diff" data-state="changed">
+      <figcaption className="border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700">
+        Changes: {counts("added")} added, {counts("removed")} removed, {counts("changed")} changed
+      </figcaption>
+      <ul className="max-h-96 divide-y divide-gray-100 overflow-auto font-mono text-[13px]">
+        {changes.map((change) => {
+          const style = DIFF_STYLE[change.kind];
+          return (
+            <li key={change.path} className={`flex min-w-0 gap-2 px-3 py-1.5 ${style.row}`} data-testid="sample-diff-row" data-kind={change.kind}>
+              <span aria-hidden="true" className="w-3 shrink-0 font-bold">
+                {style.sign}
+              </span>
+              <span className="sr-only">{style.sr}:</span>
+              <span className="min-w-0 break-all">
+                <span className="font-semibold">{change.path.replace(/^properties\./, "")}</span>
+                {change.kind === "changed" ? (
+                  <>
+                    {": "}
+                    <del className="opacity-70">{diffValue(change.before)}</del> <span aria-hidden="true">→</span>
+                    <span className="sr-only">becomes</span> <ins className="no-underline">{diffValue(change.after)}</ins>
+                  </>
+                ) : (
+                  <>: {diffValue(change.kind === "added" ? change.after : change.before)}</>
+                )}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
     </figure>
   );
 }

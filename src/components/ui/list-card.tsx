@@ -63,9 +63,12 @@ export function ListFooter({
   noun,
   refreshing = false,
   testId,
+  summary,
   children,
 }: {
   count: number;
+  /** Words to show instead of "N things" (e.g. "Showing 50 of 1,234 matching events"). */
+  summary?: string;
   /** The singular and plural of what is counted: ["flag", "flags"]. */
   noun: readonly [string, string];
   refreshing?: boolean;
@@ -76,7 +79,7 @@ export function ListFooter({
   return (
     <div className="flex flex-wrap items-center justify-between gap-3 border-t border-gray-200 px-4 py-3 text-sm text-gray-600">
       <span data-testid={testId}>
-        {count} {count === 1 ? noun[0] : noun[1]}
+        {summary ?? `${count} ${count === 1 ? noun[0] : noun[1]}`}
         {refreshing ? " · refreshing…" : ""}
       </span>
       {children}

@@ -59,3 +59,36 @@ export interface ApiKeyPrincipal {
   /** Projects the key is limited to; empty: every project the user can access. */
   scopedProjects: number[];
 }
+
+/** The request header the proxy (src/proxy.ts) puts the page's path and query in, for the sign-in redirect. */
+export const RETURN_PATH_HEADER = "x-burrow-return-path";
+
+/**
+ * Where sign-in may send the browser back to: a path of this site (`/events?event=x`), never
+ * another origin. Anything else — absolute URLs, protocol-relative `//evil.com`, `/\evil.com`
+ * (browsers read the backslash as a slash), control characters (which the URL parser drops,
+ * turning `/\t/evil.com` into `//evil.com`), the sign-in pages themselves — is "/".
+ */
+export function safeReturnPath(raw: unknown): string {
+  if (typeof raw !== "string" || raw.length === 0 || raw.length > 2000) return "/";
+  if (!raw.startsWith("/") || raw.startsWith("//") || raw.includes("\\")) return "/";
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(raw)) return "/";
+  const base = "http://burrow.invalid";
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    return "/";
+  }
+  if (url.origin !== base) return "/";
+  if (/^\/(login|signup)(\/|$)/.test(url.pathname)) return "/";
+  if (url.searchParams.has("_rsc")) url.searchParams.delete("_rsc");
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** The sign-in page for a visitor who wanted `path` (no callback for the home page). */
+export function loginPathFor(path: string | null | undefined): string {
+  const back = safeReturnPath(path);
+  return back === "/" ? "/login" : `/login?callbackUrl=${encodeURIComponent(back)}`;
+}

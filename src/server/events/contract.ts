@@ -35,6 +35,8 @@ export const EVENT_LIMITS = {
   maxText: 10_000,
   maxPropertiesJson: 100_000,
   maxOffset: 2_147_483_647,
+  /** The explorer's "of N matching events" counts this far, then says "N+" (a wide filter stays fast). */
+  countCap: 100_000,
 } as const;
 
 export type { EventFormat, EventListQuery, EventValuesQuery } from "@/server/db/events/list-query";

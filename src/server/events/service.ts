@@ -8,7 +8,7 @@
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
-import type { EventCursor, EventRow } from "@/server/db/events";
+import type { EventCursor, EventRow, ListCount } from "@/server/db/events";
 import { AppError } from "@/server/errors";
 import type { PropertyNode } from "@/server/properties/contract";
 import {
@@ -228,6 +228,17 @@ export async function listEventPage({ db, project }: EventsContext, page: EventP
   await guarded(() => db.events.checkFilters(query.properties));
   const { results, last, following } = await eventPage(db, projectId, query, now);
   return { results, next: last && following ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null };
+}
+
+/**
+ * How many events the explorer's filters match, up to `EVENT_LIMITS.countCap` (then
+ * `capped`): the same filters, read by the same checks, as `listEventPage`.
+ */
+export async function countEventMatches({ db, project }: EventsContext, filters: EventFilters): Promise<ListCount> {
+  const now = new Date();
+  const query = listQueryOf(filterParams(filters), null, now);
+  await guarded(() => db.events.checkFilters(query.properties));
+  return guarded(() => db.events.countList(project.id, query, { cap: EVENT_LIMITS.countCap, now }));
 }
 
 /** The cohorts the explorer's filter offers: the project's live ones, by name. */

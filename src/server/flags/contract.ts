@@ -450,3 +450,9 @@ export type FlagsRequestBody = z.output<typeof flagsRequestSchema>;
 
 /** A flag id (digits) or key, as PostHog takes either for remote config payloads; anything else names no flag. */
 export const flagReference = z.string().max(MAX_FLAG_KEY_LENGTH).regex(FLAG_KEY_PATTERN);
+
+/** "Will match about X% of users": the condition sets to estimate (the form's, saved or not). */
+export const flagReachInput = z.object({ filters: flagFiltersSchema });
+
+/** How many persons the reach estimate reads at most (flags/reach.ts). */
+export const REACH_SAMPLE = 10_000;

@@ -13,9 +13,12 @@ import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
 import { setTags, tagNames } from "@/server/tags/service";
-import { DUPLICATE_FLAG_KEY_MESSAGE, flagFiltersSchema, flagReference, type CreateFlag, type FlagFilters, type FlagListQuery, type UpdateFlag } from "./contract";
+import { DUPLICATE_FLAG_KEY_MESSAGE, flagFiltersSchema, flagReference, REACH_SAMPLE, type CreateFlag, type FlagFilters, type FlagListQuery, type TestFlagInput, type UpdateFlag } from "./contract";
 import { CohortIndex, flagCohortIds as flagCohortIdsOf, hasBehavioralLeaves } from "./cohorts";
+import { evaluateFlagsForDistinctId } from "./decide";
 import { invalidateFlagDefinitions, loadFlagDefinitions } from "./definitions";
+import { flagHash } from "./evaluation";
+import { estimateReach, type FlagReach } from "./reach";
 import { storedFilters, toFlagResource, type FlagResource, type FlagRow } from "./present";
 import * as store from "./store";
 import type { ProjectFlag } from "./store";
@@ -443,4 +446,56 @@ export async function surveyFlagKeys(db: Database, projectId: number, flagKeys: 
 export async function hasActiveFlags(db: Database, projectId: number): Promise<boolean> {
   const definitions = await loadFlagDefinitions(db, projectId);
   return definitions.flags.some((flag) => flag.active);
+}
+
+/**
+ * The reach of condition sets over the project's persons ("Will match about X% of users"),
+ * estimated as flags/reach.ts says. Person flags only: a group flag's reach is over groups.
+ */
+export async function flagReach(ctx: Context, filters: FlagFilters): Promise<FlagReach> {
+  if (filters.aggregation_group_type_index !== null) throw new AppError("invalid_input", "The reach is estimated for flags on persons only.", "filters");
+  const sample = await store.reachSample(ctx.db.sql, ctx.project.id, REACH_SAMPLE);
+  const persons = sample.persons.map((person) => ({
+    properties: (typeof person.properties === "string" ? JSON.parse(person.properties) : (person.properties ?? {})) as Record<string, unknown>,
+    cohorts: new Set(person.cohorts ?? []),
+  }));
+  return estimateReach(filters.groups, { total: sample.total, persons });
+}
+
+/** Which condition set decided a test, and where the person's bucket fell against its rollout. */
+export interface FlagTestWhy {
+  conditionIndex: number;
+  /** The set's own description, when it has one. */
+  description: string | null;
+  /** The set's filters, to name it by when it has no description. */
+  properties: FlagFilters["groups"][number]["properties"];
+  /** The rollout hash of the distinct id, 0–1 (null when the flag buckets by a group). */
+  bucket: number | null;
+  /** The set's rollout, 0–100. */
+  rollout: number;
+}
+
+/**
+ * "Test for a user": the saved flag's value for one distinct id, as /decide answers it, and
+ * why — the condition set that decided and the person's bucket against its rollout.
+ */
+export async function testFlagForUser(ctx: Context, id: number, input: TestFlagInput) {
+  const flag = await getFlag(ctx, id);
+  const evaluation = await evaluateFlagsForDistinctId(ctx.db, ctx.project.id, {
+    distinctId: input.distinctId!,
+    personProperties: input.personProperties,
+    groups: input.groups,
+    groupProperties: input.groupProperties,
+    flagKeys: [flag.key],
+  });
+  const result = evaluation.flags[flag.key] ?? null;
+  let why: FlagTestWhy | null = null;
+  const index = result?.reason.condition_index ?? null;
+  const group = index === null ? undefined : flag.filters.groups[index];
+  if (result && group && (result.reason.code === "condition_match" || result.reason.code === "out_of_rollout_bound")) {
+    const byPerson = flag.filters.aggregation_group_type_index === null && (group as { aggregation_group_type_index?: number | null }).aggregation_group_type_index == null;
+    // With experience continuity a person may be bucketed by an earlier id: the distinct id typed here is what is hashed otherwise.
+    why = { conditionIndex: index!, description: group.description ?? null, properties: group.properties, bucket: byPerson ? flagHash(flag.key, input.distinctId!.trim()) : null, rollout: group.rollout_percentage ?? 100 };
+  }
+  return { flag: { id: flag.id, key: flag.key, deleted: flag.deleted }, result, why, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags };
 }

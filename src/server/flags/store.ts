@@ -271,3 +271,23 @@ export async function loadStored(
   const rows = await db.sql.query<StoredRow>(`SELECT ${columns.join(", ")}`, params);
   return rows[0] ?? { properties: null };
 }
+
+/**
+ * The persons a flag's reach is estimated from (flags/reach.ts): how many the project has,
+ * and up to `limit` of them with their properties and cohort memberships. The sample is the
+ * first `limit` by a hash of the uuid — spread over the whole project, the same on every
+ * call (so the estimate holds still while conditions are edited).
+ */
+export async function reachSample(
+  sql: SqlExecutor,
+  projectId: number,
+  limit: number,
+): Promise<{ total: number; persons: { properties: Record<string, unknown> | string | null; cohorts: number[] | null }[] }> {
+  const [counted] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM persons WHERE project_id = $1::int`, [projectId]);
+  const persons = await sql.query<{ properties: Record<string, unknown> | string | null; cohorts: number[] | null }>(
+    `SELECT p.properties, (SELECT array_agg(cp.cohort_id) FROM cohort_people cp WHERE cp.person_id = p.id) AS cohorts
+       FROM (SELECT id, properties FROM persons WHERE project_id = $1::int ORDER BY md5(uuid::text) LIMIT $2::int) p`,
+    [projectId, limit],
+  );
+  return { total: counted?.n ?? 0, persons };
+}

@@ -57,6 +57,12 @@ export interface ConfigField {
   required: false;
   secret: boolean;
   choices?: string[];
+  /**
+   * A "json" field that is an object of name → value entries (renames, properties to set):
+   * the form edits it as rows; "text" values are strings, "json" values any JSON. Absent
+   * for other JSON. (An addition to PostHog's config_schema, whose type stays "json".)
+   */
+  entries?: "text" | "json";
 }
 
 interface JsonSchemaProperty {
@@ -66,7 +72,13 @@ interface JsonSchemaProperty {
   default?: unknown;
   enum?: string[];
   items?: { type?: string };
+  additionalProperties?: boolean | { type?: string };
   secret?: boolean;
+}
+
+function entriesOf(property: JsonSchemaProperty): ConfigField["entries"] {
+  if (property.type !== "object" || typeof property.additionalProperties !== "object") return undefined;
+  return property.additionalProperties.type === "string" ? "text" : "json";
 }
 
 function fieldType(property: JsonSchemaProperty): ConfigFieldType {
@@ -102,6 +114,7 @@ function deriveFields(plugin: TransformationPlugin): ConfigField[] {
       required: false as const,
       secret,
       ...(property.enum ? { choices: property.enum } : {}),
+      ...(entriesOf(property) ? { entries: entriesOf(property) } : {}),
     };
   });
 }

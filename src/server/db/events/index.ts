@@ -52,6 +52,12 @@ export interface ListPage {
   now: Date;
 }
 
+/** `countList`'s answer: how many events match, counted up to a cap (`capped`: at least `count`). */
+export interface ListCount {
+  count: number;
+  capped: boolean;
+}
+
 export interface SelectRow {
   /** The selected values, in select order (timestamps as ISO text). */
   values: unknown[];
@@ -100,6 +106,11 @@ export interface EventStore {
    */
   select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage>;
   get(projectId: number, uuid: string): Promise<EventRow | null>;
+  /**
+   * How many events the list's filters match (`limit`, `offset` and `select` are not read),
+   * counting no further than `cap` so that a wide filter stays fast: past it, `capped`.
+   */
+  countList(projectId: number, query: EventListQuery, options: { cap: number; now: Date }): Promise<ListCount>;
   /**
    * Distinct values of one event property, most frequent first (ties in text order), read
    * from the newest `valuesSample` events that have it: a list element counts as a value,

@@ -13,7 +13,7 @@ import type { EventListQuery, EventValuesQuery } from "./list-query";
 import { cohortIdsOf, postgresCohortResolver, requireCohorts } from "./cohorts";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "./sql";
-import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
+import type { EventCursor, EventRow, EventStore, ListCount, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from ".";
 import { postgresTrendStatement } from "./postgres-trend";
 import { postgresActorEventsStatement } from "./postgres-actor-events";
 import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery } from "./actor-events";
@@ -192,6 +192,16 @@ export class PostgresEventStore implements EventStore {
       (_, value) => (value instanceof Date ? value.toISOString() : value),
       (value) => value as Date,
     );
+  }
+
+  async countList(projectId: number, query: EventListQuery, options: { cap: number; now: Date }): Promise<ListCount> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf([query.properties]));
+    const params = new SqlParams();
+    const from = listFrom(projectId, query, params, options.now, null);
+    // Counting a LIMITed subquery stops at the cap instead of reading every match.
+    const rows = await this.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 ${from} LIMIT ${params.add(options.cap + 1, "int")}) capped`, params.values);
+    const n = rows[0]?.n ?? 0;
+    return { count: Math.min(n, options.cap), capped: n > options.cap };
   }
 
   async get(projectId: number, uuid: string): Promise<EventRow | null> {

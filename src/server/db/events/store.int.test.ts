@@ -129,6 +129,24 @@ describe(`event store (${testStoresName})`, () => {
     expect(seen.map((row) => row.uuid)).toEqual(expected);
   });
 
+  it("counts the list's matches with its filters, up to a cap", async () => {
+    const now = new Date();
+    const rows = [
+      ...Array.from({ length: 12 }, (_, i) => event({ event: "counted", distinctId: "count-a", properties: { plan: i % 3 === 0 ? "pro" : "free" }, timestamp: new Date(now.getTime() - i * 60_000) })),
+      ...Array.from({ length: 4 }, () => event({ event: "counted", distinctId: "count-b", timestamp: new Date(now.getTime() - 3 * 86_400_000) })),
+      event({ event: "counted", projectId: otherProjectId, distinctId: "count-a" }),
+    ];
+    await db.events.insert(rows);
+    const count = (params: Record<string, string>, cap = 1000) => db.events.countList(projectId, query(params), { cap, now });
+    expect(await count({ event: "counted" })).toEqual({ count: 16, capped: false });
+    expect(await count({ event: "counted", distinct_id: "count-a" })).toEqual({ count: 12, capped: false });
+    expect(await count({ event: "counted", after: "-1d" })).toEqual({ count: 12, capped: false });
+    expect(await count({ event: "counted", properties: JSON.stringify([{ key: "plan", value: "pro", operator: "exact", type: "event" }]) })).toEqual({ count: 4, capped: false });
+    expect(await count({ event: "counted" }, 10)).toEqual({ count: 10, capped: true });
+    expect(await count({ event: "counted" }, 16)).toEqual({ count: 16, capped: false });
+    expect(await count({ event: "never-sent" })).toEqual({ count: 0, capped: false });
+  });
+
   it("lists a property's values: list elements one by one, null left out, most frequent first, prefix ignoring ASCII case", async () => {
     await db.events.insert([
       event({ event: "v", properties: { color: "Red" } }),

@@ -91,8 +91,8 @@ export const renamePlugin = definePlugin({
   description:
     "Renames events and properties: exact renames first, then an optional naming convention (snake_case or camelCase) for event names and top-level property names.",
   config: z.object({
-    event_renames: renames("event").default({}).meta(field("Event renames", "JSON object: {\"old name\": \"new name\"}.")),
-    property_renames: renames("property").default({}).meta(field("Property renames", "JSON object: {\"old name\": \"new name\"}.")),
+    event_renames: renames("event").default({}).meta(field("Event renames", "Events named the old name get the new one. In the API: a JSON object {\"old name\": \"new name\"}.")),
+    property_renames: renames("property").default({}).meta(field("Property renames", "Properties named the old name get the new one. In the API: a JSON object {\"old name\": \"new name\"}.")),
     event_case: z.enum(CASES).default("keep").meta(field("Event name convention", "Convert event names to this convention.")),
     property_case: z.enum(CASES).default("keep").meta(field("Property name convention", "Convert top-level property names to this convention.")),
     keep_posthog_names: z

@@ -14,7 +14,7 @@ import type { EventListQuery, EventValuesQuery } from "../list-query";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "../sql";
 import { COUNT_COMPARISONS, type EventCountQuery } from "../event-count";
 import type { EventNameDay, EventPropertySample } from "../definition-sources";
-import type { EventCursor, EventRow, EventStore, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
+import type { EventCursor, EventRow, EventStore, ListCount, ListPage, PersonEvents, SelectPage, StoredEventInput, TrendQuery, TrendRow } from "..";
 import { checkRegexes, regexesOf } from "../postgres";
 import { clickHouseCohortResolver, cohortIdsOf, cohortMembers, requireCohorts } from "../cohorts";
 import { CLICKHOUSE_EVENTS, SMALL_ANSWER } from "./dialect";
@@ -215,6 +215,15 @@ export class ClickHouseEventStore implements EventStore {
     const from = await this.listFrom(projectId, query, params, page.now, compiled.groupBy !== null ? null : page.cursor, persons);
     const rows = await this.rows<Record<string, unknown>>(selectStatement(CLICKHOUSE_EVENTS, params, compiled, from, page), params.values);
     return selectPageOf(compiled, rows, selectValue, (value) => timeOf(value as string));
+  }
+
+  async countList(projectId: number, query: EventListQuery, options: { cap: number; now: Date }): Promise<ListCount> {
+    const params = new ChParams();
+    const persons = await hogqlPersons(this.sql, projectId, query, params);
+    const from = await this.listFrom(projectId, query, params, options.now, null, persons);
+    const rows = await this.rows<{ n: string | number }>(`SELECT count() AS n FROM (SELECT 1 ${from} LIMIT ${params.add(options.cap + 1, "int")}) ${SMALL_ANSWER}`, params.values);
+    const n = Number(rows[0]?.n ?? 0);
+    return { count: Math.min(n, options.cap), capped: n > options.cap };
   }
 
   async get(projectId: number, uuid: string): Promise<EventRow | null> {

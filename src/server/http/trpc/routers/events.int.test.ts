@@ -64,6 +64,14 @@ describe(`events router (${testDbKind})`, () => {
     await expect(api.events.list({ projectId, properties: [{ key: "x", operator: "regex", value: "(" }] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
+  it("counts the filter's matches, with the list's checks", async () => {
+    expect(await api.events.count({ projectId })).toEqual({ count: 5, capped: false });
+    expect(await api.events.count({ projectId, event: "purchase", properties: [{ key: "plan", operator: "exact", value: "pro" }] })).toEqual({ count: 1, capped: false });
+    expect(await api.events.count({ projectId, distinctId: "bob", after: at(3) })).toEqual({ count: 2, capped: false });
+    await expect(api.events.count({ projectId, properties: [{ key: "plan", operator: "regex", value: "(" }] })).rejects.toThrow(/regular expression/);
+    await expect(api.events.count({ projectId, after: "yesterday-ish" })).rejects.toThrow(/after/);
+  });
+
   it("gets one event with its person, and 404s an unknown id", async () => {
     const [latest] = (await api.events.list({ projectId, distinctId: "alice", limit: 1 })).results;
     const event = await api.events.get({ projectId, id: latest!.id });

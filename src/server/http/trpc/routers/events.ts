@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EVENT_LIMITS, eventFiltersInput, eventPageCursor } from "@/server/events/contract";
-import { getEvent, listCohortChoices, listEventPage } from "@/server/events/service";
+import { countEventMatches, getEvent, listCohortChoices, listEventPage } from "@/server/events/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 /**
@@ -16,6 +16,9 @@ export const eventsRouter = createTRPCRouter({
       }),
     )
     .query(({ ctx, input }) => listEventPage(ctx, input)),
+
+  /** How many events the filters match (capped: the footer's "of N matching events"). */
+  count: projectProcedure.input(eventFiltersInput).query(({ ctx, input }) => countEventMatches(ctx, input)),
 
   get: projectProcedure.input(z.object({ id: z.string().max(100) })).query(({ ctx, input }) => getEvent(ctx, input.id)),
 

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
-import { evaluateFlagsForDistinctId } from "@/server/flags/decide";
-import { createFlagInput, flagListFilters, testFlagInput, updateFlagInput } from "@/server/flags/contract";
-import { cohortOptions, createFlag, deleteFlag, flagActivity, getFlag, listFlags, updateFlag } from "@/server/flags/service";
+import { createFlagInput, flagListFilters, flagReachInput, testFlagInput, updateFlagInput } from "@/server/flags/contract";
+import { cohortOptions, createFlag, deleteFlag, flagActivity, flagReach, getFlag, listFlags, testFlagForUser, updateFlag } from "@/server/flags/service";
 import { MAX_PAGE_SIZE } from "@/server/input/page";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
@@ -33,20 +32,9 @@ export const flagsRouter = createTRPCRouter({
   /** The project's cohorts for the condition builder's cohort picker (read through flags' own store). */
   cohortOptions: projectProcedure.query(({ ctx }) => cohortOptions(ctx)),
 
-  /** The saved flag's value for one distinct id: stored person properties overridden by the given ones. */
-  testForUser: projectProcedure.input(flagId.extend(testFlagInput.shape)).mutation(async ({ ctx, input }) => {
-    const flag = await getFlag(ctx, input.id);
-    const evaluation = await evaluateFlagsForDistinctId(ctx.db, ctx.project.id, {
-      distinctId: input.distinctId,
-      personProperties: input.personProperties,
-      groups: input.groups,
-      groupProperties: input.groupProperties,
-      flagKeys: [flag.key],
-    });
-    return {
-      flag: { id: flag.id, key: flag.key, deleted: flag.deleted },
-      result: evaluation.flags[flag.key] ?? null,
-      errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags,
-    };
-  }),
+  /** The saved flag's value for one distinct id (stored person properties overridden by the given ones), and why. */
+  testForUser: projectProcedure.input(flagId.extend(testFlagInput.shape)).mutation(({ ctx, input }) => testFlagForUser(ctx, input.id, input)),
+
+  /** "Will match about X% of users" for condition sets being edited. */
+  reach: projectProcedure.input(flagReachInput).query(({ ctx, input }) => flagReach(ctx, input.filters)),
 });
