@@ -8,7 +8,8 @@
 import { randomUUID } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bootstrap } from "@/server/accounts/service";
+import { testContext } from "@/server/accounts/context.fixture";
+import { bootstrap, getProjectResource, updateProjectResource } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
@@ -24,6 +25,7 @@ let db: Database;
 let organizationId: string;
 let projectId: number;
 let token: string;
+let ownerId: number;
 
 async function send(apiKey: string, batch: object[], headers: Record<string, string> = { "x-forwarded-for": KNOWN_IP, "user-agent": CHROME_ON_WINDOWS }): Promise<void> {
   const response = await handleBatch(
@@ -60,6 +62,7 @@ beforeAll(async () => {
   registerDb(db);
   const owner = await bootstrap(db.prisma, { email: "enrich@example.com", password: "pw12345678" });
   organizationId = owner.organization_id;
+  ownerId = owner.user.id;
   projectId = owner.project_id;
   token = (await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } })).apiToken;
 }, 60_000);
@@ -104,6 +107,17 @@ describe(`enrichment at ingestion on ${testStoresName}`, () => {
     expect(properties).not.toHaveProperty("$ip");
     expect(properties).not.toHaveProperty("$geoip_country_code");
     expect(properties.$browser).toBe("Chrome");
+  });
+
+  it("the project API shows enrich_events, on by default, and an admin turns it off; a member may not", async () => {
+    const project = await newProject({});
+    const ctx = await testContext(db, ownerId, project.id);
+    expect(await getProjectResource(ctx)).toMatchObject({ enrich_events: true, anonymize_ips: false });
+    expect(await updateProjectResource(ctx, { enrich_events: false })).toMatchObject({ enrich_events: false, anonymize_ips: false });
+    await expect(updateProjectResource({ ...ctx, project: { ...ctx.project, membershipLevel: 1 } }, { enrich_events: true })).rejects.toMatchObject({ code: "permission_denied" });
+    // Ingestion reads it (its key cache holds a project for 10 s: this key was never looked up).
+    await send(project.token, [pageview("after-patch")]);
+    expect(await propertiesOf(project.id, "after-patch")).not.toHaveProperty("$geoip_country_code");
   });
 
   it("adds nothing for a project that turned enrichment off", async () => {
