@@ -189,9 +189,55 @@ function valueSql(source: WebBreakdownSource): string[] {
 }
 
 /** Rows (v0…, c_visitors, c_views, p_visitors, p_views, c_bounced, c_sessions, p_bounced, p_sessions, fill), ordered and paged (limit + 1 rows). */
-export function postgresWebStatsStatement(projectId: number, query: WebStatsQuery): Statement {
+/** PostHog's SESSION_BUFFER_DAYS: a range's events join sessions that started at most this long before it. */
+const SESSION_BUFFER_MS = 3 * 86_400_000;
+
+/**
+ * A breakdown by a session's path (entry or exit) without filters, from the sessions table alone: each
+ * session's views in the range are its counts, except for a session straddling either end
+ * of the range (rare), whose views in the range are read from the events. Without a
+ * comparison, sessions that started before the range count with their views inside it, as
+ * PostHog's (which joins sessions up to 3 days before the range).
+ */
+function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, column: string): Statement {
   const params = new SqlParams();
+  const { dropNull } = WEB_BREAKDOWNS[query.breakdown];
+  const byStart = countsByStart(query);
+  const project = params.add(projectId, "int");
+  const rangeFrom = query.previous?.from ?? query.current.from;
+  const from = params.add(rangeFrom.toISOString(), "timestamptz");
+  const to = params.add(query.current.to.toISOString(), "timestamptz");
+  const earliest = byStart ? from : params.add(new Date(rangeFrom.getTime() - SESSION_BUFFER_MS).toISOString(), "timestamptz");
+  const current = inPeriod(params, query.current, byStart);
+  const previous = inPeriod(params, query.previous, byStart);
+  const viewsInRange = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})
+      AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= ${to} AND e.properties->>'$session_id' = s.session_id)`;
+  const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${BOUNCE} AS b, ${current} AS c, ${previous} AS p,
+      CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN s.pageview_count + s.screen_count ELSE ${viewsInRange} END AS views
+    FROM sessions s
+    WHERE s.project_id = ${project} AND s.start_timestamp >= ${earliest} AND s.start_timestamp <= ${to} AND s.last_view_timestamp >= ${from}`;
+  const perActor = `SELECT v0, actor, sum(views) FILTER (WHERE c) AS c_n, sum(views) FILTER (WHERE p) AS p_n,
+      count(*) FILTER (WHERE c AND b = 1) AS c_b, count(*) FILTER (WHERE c AND b IS NOT NULL) AS c_s,
+      count(*) FILTER (WHERE p AND b = 1) AS p_b, count(*) FILTER (WHERE p AND b IS NOT NULL) AS p_s
+    FROM (${sessions}) x WHERE views > 0 GROUP BY v0, actor`;
+  const counts = (flag: string) =>
+    `count(*) FILTER (WHERE ${flag}_n > 0)::int AS ${flag}_visitors, COALESCE(sum(${flag}_n), 0)::int AS ${flag}_views,
+     COALESCE(sum(${flag}_b), 0)::int AS ${flag}_bounced, COALESCE(sum(${flag}_s), 0)::int AS ${flag}_sessions`;
+  const grouped = `SELECT v0, ${counts("c")}, ${counts("p")} FROM (${perActor}) a GROUP BY v0
+    HAVING (COALESCE(sum(c_n), 0) > 0 OR COALESCE(sum(p_n), 0) > 0)${dropNull ? ` AND v0 IS NOT NULL` : ""}`;
+  return {
+    text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
+    ORDER BY c_visitors DESC, c_views DESC, v0 COLLATE "C" ASC NULLS LAST
+    LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
+    values: params.values,
+  };
+}
+
+export function postgresWebStatsStatement(projectId: number, query: WebStatsQuery): Statement {
   const { source, dropNull } = WEB_BREAKDOWNS[query.breakdown];
+  // Entry and exit pages drop the null row, which alone holds views without a session: the sessions table answers them.
+  if (source.from === "session" && dropNull && query.filters.length === 0) return postgresSessionStatsStatement(projectId, query, source.column);
+  const params = new SqlParams();
   const byStart = countsByStart(query);
   const join = !needsSessions(query) ? "" : byStart ? "JOIN" : "LEFT JOIN";
   const from = viewEvents(params, projectId, query, join, byStart);
