@@ -12,6 +12,7 @@ import type { EventCountQuery } from "./event-count";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
 import type { EventNameDay, EventPropertySample } from "./definition-sources";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery } from "./web-analytics";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -147,6 +148,10 @@ export interface EventStore {
   eventNameDays(projectId: number): Promise<EventNameDay[]>;
   /** For the definitions backfill: the property keys of the newest `sample` events, per event name and JSON type of value. */
   propertySamples(projectId: number, sample: number): Promise<EventPropertySample[]>;
+  /** Web analytics' overview: visitors, views, sessions, duration and bounce rate of sessions starting in each period (web-analytics.ts). */
+  webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer>;
+  /** Web analytics' stats table: visitors and views per breakdown value, ordered and paged (web-analytics.ts). */
+  webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer>;
   close(): Promise<void>;
 }
 
@@ -157,3 +162,4 @@ export * from "./event-count";
 export * from "./actor-events";
 export * from "./actor-buckets";
 export * from "./definition-sources";
+export * from "./web-analytics";
