@@ -1,6 +1,7 @@
 /** The signed-in app's main navigation. */
 export const NAV_LINKS = [
   { href: "/", label: "Home", match: (path: string) => path === "/" },
+  { href: "/web", label: "Web analytics", match: (path: string) => path.startsWith("/web") },
   { href: "/dashboards", label: "Dashboards", match: (path: string) => path.startsWith("/dashboards") },
   { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events") },
   { href: "/persons", label: "Persons", match: (path: string) => path.startsWith("/persons") },
