@@ -94,12 +94,10 @@ function InstallStatusCard({ projectId }: { projectId: number }) {
                 <p className="mt-0.5 text-sm text-gray-600">This updates by itself as soon as one arrives.</p>
               </div>
             </div>
-            <div className="flex flex-col gap-2 sm:items-end">
-              <div className="flex flex-wrap gap-2">
-                <Link href={INSTALL_HREF} className={buttonClasses()} data-testid="install-snippet-link">
-                  Install the snippet
-                </Link>
-              </div>
+            <div className="flex flex-wrap items-center gap-2">
+              <Link href={INSTALL_HREF} className={buttonClasses()} data-testid="install-snippet-link">
+                Install the snippet
+              </Link>
               <TestEventButton projectId={projectId} />
             </div>
           </div>
