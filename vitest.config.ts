@@ -12,7 +12,7 @@ const onClickHouse = process.env.BURROW_TEST_EVENTS === "clickhouse";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname, "src") } },
   test: {
-    include: onClickHouse ? ["src/server/events/**/*.int.test.ts", "src/server/db/events/**/*.int.test.ts", "src/server/insights/**/*.int.test.ts", "src/server/cohorts/**/*.int.test.ts", "src/server/persons/**/*.int.test.ts", "src/server/trends/**/*.int.test.ts", "src/server/query/**/*.int.test.ts", "src/server/funnels/**/*.int.test.ts", "src/server/retention/**/*.int.test.ts", "src/server/stickiness/**/*.int.test.ts", "src/server/lifecycle/**/*.int.test.ts", "src/server/paths/**/*.int.test.ts", "src/server/live-visitors/**/*.int.test.ts", "src/server/install/**/*.int.test.ts"] : onPostgres ? ["src/**/*.int.test.ts"] : ["src/**/*.test.ts"],
+    include: onClickHouse ? ["src/server/events/**/*.int.test.ts", "src/server/db/events/**/*.int.test.ts", "src/server/insights/**/*.int.test.ts", "src/server/cohorts/**/*.int.test.ts", "src/server/persons/**/*.int.test.ts", "src/server/trends/**/*.int.test.ts", "src/server/query/**/*.int.test.ts", "src/server/funnels/**/*.int.test.ts", "src/server/retention/**/*.int.test.ts", "src/server/stickiness/**/*.int.test.ts", "src/server/lifecycle/**/*.int.test.ts", "src/server/paths/**/*.int.test.ts", "src/server/live-visitors/**/*.int.test.ts", "src/server/install/**/*.int.test.ts", "src/server/web-analytics/**/*.int.test.ts"] : onPostgres ? ["src/**/*.int.test.ts"] : ["src/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,

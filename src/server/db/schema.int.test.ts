@@ -168,6 +168,15 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       },
     });
     await roundTrip("Event", event, () => p.event.findUnique({ where: { projectId_uuid: { projectId: project.id, uuid: event.uuid } } }));
+    const session = await p.session.create({
+      data: {
+        projectId: project.id, sessionId: "0190d1c2-7a3b-7c4d-8e5f-00000000000a", distinctId: "anon-1", personId: person.uuid, startTimestamp: at, endTimestamp: at,
+        lastViewTimestamp: at, pageviewCount: 2, screenCount: 1, autocaptureCount: 3, entryTimestamp: at, entryUrl: "https://x.y/a?utm_source=s", entryPathname: "/a",
+        entryReferringDomain: "r.example", entryUtmSource: "s", entryUtmMedium: "m", entryUtmCampaign: "c", entryUtmTerm: "t", entryUtmContent: "co",
+        exitTimestamp: at, exitUrl: "https://x.y/b", exitPathname: "/b",
+      },
+    });
+    await roundTrip("Session", session, () => p.session.findUnique({ where: { projectId_sessionId: { projectId: project.id, sessionId: session.sessionId } } }));
     const deletion = await p.personDeletion.create({
       data: { projectId: project.id, personUuid: person.uuid, distinctIds: ["anon-1", "x@y.z"], deletedEvents: 7, attempts: 2, lastError: "boom", createdAt: at, finishedAt: at },
     });

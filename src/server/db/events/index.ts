@@ -11,6 +11,7 @@ import type { TrendQuery, TrendRow } from "./trend-query";
 import type { EventCountQuery } from "./event-count";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery } from "./web-analytics";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -131,6 +132,10 @@ export interface EventStore {
    * appear, whatever `count` says.
    */
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]>;
+  /** Web analytics' overview: visitors, views, sessions, duration and bounce rate of sessions starting in each period (web-analytics.ts). */
+  webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer>;
+  /** Web analytics' stats table: visitors and views per breakdown value, ordered and paged (web-analytics.ts). */
+  webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer>;
   close(): Promise<void>;
 }
 
@@ -140,3 +145,4 @@ export * from "./list-query";
 export * from "./event-count";
 export * from "./actor-events";
 export * from "./actor-buckets";
+export * from "./web-analytics";

@@ -20,6 +20,17 @@ import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvent
 import { MAX_MASK_COLUMNS, postgresActorBucketsStatement, postgresActorMasksStatement, postgresCalendarStatement, WORD_BITS } from "./postgres-actor-buckets";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./actor-buckets";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
+import { postgresPathBounceStatement, postgresWebOverviewStatement, postgresWebStatsStatement, sessionsUpsert } from "./postgres-web";
+import {
+  webOverviewAnswerOf,
+  webStatsAnswerOf,
+  type WebOverviewAnswer,
+  type WebOverviewStoreRow,
+  type WebQueryBase,
+  type WebStatsAnswer,
+  type WebStatsQuery,
+  type WebStatsStoreRow,
+} from "./web-analytics";
 
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
 const CHUNK_ROWS = 5_000;
@@ -45,11 +56,16 @@ function eventRowJson(e: StoredEventInput): string {
   });
 }
 
+// The events the insert stored (not those skipped as already stored) also update their
+// sessions' rows, in the same statement: a retried batch counts nothing twice.
 const INSERT_EVENTS = `WITH inserted AS (
   INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id, elements_chain, historical_migration)
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(uuid uuid, project_id int, event text, distinct_id text, properties jsonb,
                                                  timestamp timestamptz, person_id uuid, elements_chain text, historical_migration bool)
   ON CONFLICT (project_id, uuid) DO NOTHING
+  RETURNING uuid, project_id, event, distinct_id, properties, timestamp, person_id
+), upserted AS (
+  ${sessionsUpsert("inserted")}
   RETURNING 1
 ) SELECT count(*)::int AS n FROM inserted`;
 
@@ -206,6 +222,7 @@ export class PostgresEventStore implements EventStore {
 
   async reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void> {
     await (tx ?? this.sql).query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
+    await (tx ?? this.sql).query(`UPDATE sessions SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
   }
 
   async deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number> {
@@ -281,6 +298,26 @@ export class PostgresEventStore implements EventStore {
     const params = new SqlParams();
     const rows = await this.sql.query<{ person_id: string }>(personsWithEventCountSql(params, projectId, query), params.values);
     return rows.map((row) => row.person_id);
+  }
+
+  async webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
+    const statement = postgresWebOverviewStatement(projectId, query);
+    const rows = await this.sql.query<WebOverviewStoreRow>(statement.text, statement.values);
+    return webOverviewAnswerOf(query, rows[0]);
+  }
+
+  async webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
+    const statement = postgresWebStatsStatement(projectId, query);
+    const rows = await this.sql.query<WebStatsStoreRow>(statement.text, statement.values);
+    let pathBounce: Map<string, WebStatsStoreRow> | null = null;
+    if (query.breakdown === "Page" && query.includeBounceRate) {
+      const paths = rows.slice(0, query.limit).map((row) => String(row.v0));
+      const bounce = postgresPathBounceStatement(projectId, query, paths);
+      pathBounce = new Map((await this.sql.query<WebStatsStoreRow>(bounce.text, bounce.values)).map((row) => [String(row.v0), row]));
+    }
+    return webStatsAnswerOf(query, rows, pathBounce);
   }
 
   /** The connection belongs to the database; nothing of its own to close. */

@@ -28,6 +28,17 @@ import { MAX_ACTOR_EVENTS, sortActorEvents, tooManyActorEvents, type ActorEvents
 import { clickHouseActorBucketsStatement, clickHouseActorMasksStatement } from "./actor-buckets";
 import { MAX_MASK_COLUMNS, postgresCalendarStatement, WORD_BITS } from "../postgres-actor-buckets";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "../actor-buckets";
+import {
+  webOverviewAnswerOf,
+  webStatsAnswerOf,
+  type WebOverviewAnswer,
+  type WebOverviewStoreRow,
+  type WebQueryBase,
+  type WebStatsAnswer,
+  type WebStatsQuery,
+  type WebStatsStoreRow,
+} from "../web-analytics";
+import { clickHousePathBounceStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, type ChWebContext } from "./web";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;
@@ -87,6 +98,7 @@ export class ClickHouseEventStore implements EventStore {
   /** One insert at a time per process: the existence check and the insert of a batch do not interleave with another's. */
   readonly maxConcurrentInserts = 1;
   private readonly table: string;
+  private readonly sessionsTable: string;
   private readonly listWindows = new ListWindows();
 
   constructor(
@@ -97,6 +109,7 @@ export class ClickHouseEventStore implements EventStore {
     private readonly onClose: () => Promise<void> = () => client.close(),
   ) {
     this.table = `\`${database}\`.events`;
+    this.sessionsTable = `\`${database}\`.sessions`;
   }
 
   private async rows<Row>(query: string, params: Record<string, unknown>): Promise<Row[]> {
@@ -357,9 +370,40 @@ export class ClickHouseEventStore implements EventStore {
     return rows.map((row) => row.person);
   }
 
+  /** The tables, cohorts and person sets a web analytics statement reads. */
+  private async webContext(projectId: number, query: WebQueryBase): Promise<ChWebContext> {
+    const cohortIds = cohortIdsOf(query.filters);
+    await requireCohorts(this.sql, projectId, cohortIds);
+    const cohorts = await cohortMembers(this.sql, cohortIds);
+    const persons = new Map<PropertyFilter, PersonSet>();
+    for (const group of query.filters) {
+      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    }
+    return { events: this.table, sessions: this.sessionsTable, persons, cohorts };
+  }
+
+  async webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
+    const statement = clickHouseWebOverviewStatement(await this.webContext(projectId, query), projectId, query);
+    const rows = await this.rows<WebOverviewStoreRow>(statement.text, statement.params);
+    return webOverviewAnswerOf(query, rows[0]);
+  }
+
+  async webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
+    const context = await this.webContext(projectId, query);
+    const statement = clickHouseWebStatsStatement(context, projectId, query);
+    const rows = await this.rows<WebStatsStoreRow>(statement.text, statement.params);
+    let pathBounce: Map<string, WebStatsStoreRow> | null = null;
+    if (query.breakdown === "Page" && query.includeBounceRate) {
+      const bounce = clickHousePathBounceStatement(context, projectId, query, rows.slice(0, query.limit).map((row) => String(row.v0)));
+      pathBounce = new Map((await this.rows<WebStatsStoreRow>(bounce.text, bounce.params)).map((row) => [String(row.v0), row]));
+    }
+    return webStatsAnswerOf(query, rows, pathBounce);
+  }
+
   /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */
   async settle(): Promise<void> {
     await this.client.command({ query: `OPTIMIZE TABLE ${this.table} FINAL` });
+    await this.client.command({ query: `OPTIMIZE TABLE ${this.sessionsTable} FINAL` });
   }
 
   close(): Promise<void> {

@@ -1,0 +1,142 @@
+/**
+ * Web analytics in ClickHouse (../web-analytics.ts): the view events of the range joined
+ * with the sessions table's merged states (clickhouse/migrations/0003_sessions.sql), with
+ * the PostgreSQL statements' semantics (../postgres-web.ts).
+ */
+import type { PropertyFilter } from "@/server/properties/contract";
+import { clickHouseCohortResolver } from "../cohorts";
+import { BOUNCE_SECONDS, countsByStart, needsSessions, VIEW_EVENTS, WEB_BREAKDOWNS, type WebBreakdownSource, type WebQueryBase, type WebStatsQuery } from "../web-analytics";
+import { ChParams } from "./params";
+import { chPropertiesSql, type PersonSet } from "./properties";
+import { chEventPropertyText } from "./trend";
+
+export interface ChStatement {
+  text: string;
+  params: Record<string, unknown>;
+}
+
+export interface ChWebContext {
+  events: string;
+  sessions: string;
+  persons: ReadonlyMap<PropertyFilter, PersonSet>;
+  cohorts: ReadonlyMap<number, readonly string[]>;
+}
+
+const ENTRY_FIELDS = ["entry_url", "entry_pathname", "entry_referring_domain", "entry_utm_source", "entry_utm_medium", "entry_utm_campaign", "entry_utm_term", "entry_utm_content"];
+
+const DURATION = `(toUnixTimestamp(s.s_end) - toUnixTimestamp(s.s_start))`;
+const BOUNCE = `multiIf(s.s_pageviews = 0, NULL, s.s_pageviews > 1 OR s.s_autocaptures > 0 OR ${DURATION} >= ${BOUNCE_SECONDS}, 0, 1)`;
+const ACTOR = `if(e.person_id IS NULL, concat('d:', e.distinct_id), toString(e.person_id))`;
+
+/** The project's sessions, merged, that may hold events of [from, to]; the entry/exit fields only when `fields`. */
+function sessionsSubquery(context: ChWebContext, params: ChParams, projectId: number, from: string, to: string, fields: boolean): string {
+  const entry = fields
+    ? `, argMinMerge(entry) AS entry_tuple, argMaxMerge(exit) AS exit_tuple, ${ENTRY_FIELDS.map((name, i) => `nullIf(tupleElement(entry_tuple, ${i + 1}), '') AS ${name}`).join(", ")},
+       nullIf(tupleElement(exit_tuple, 1), '') AS exit_url, nullIf(tupleElement(exit_tuple, 2), '') AS exit_pathname`
+    : "";
+  // (Aliases apart from the column names: an alias named like a column would shadow it inside the aggregates.)
+  return `(SELECT session_id AS sid, min(start_timestamp) AS s_start, max(end_timestamp) AS s_end,
+            sum(pageview_count) AS s_pageviews, sum(autocapture_count) AS s_autocaptures${entry}
+          FROM ${context.sessions} WHERE project_id = ${params.add(projectId, "int")}
+          GROUP BY session_id HAVING s_start <= ${to} AND s_end >= ${from})`;
+}
+
+/** FROM … WHERE of the view events of both periods, joined with their sessions when `join` says how. */
+function viewEvents(
+  context: ChWebContext,
+  params: ChParams,
+  projectId: number,
+  query: WebQueryBase,
+  join: "" | "INNER" | "LEFT",
+  byStart: boolean,
+  fields: boolean,
+): string {
+  const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
+  const to = params.add(query.current.to.toISOString(), "timestamptz");
+  const where = [
+    `e.project_id = ${params.add(projectId, "int")}`,
+    `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+    `e.timestamp >= ${from}`,
+    `e.timestamp <= ${to}`,
+  ];
+  if (byStart) where.push(`s.s_start >= ${from}`, `s.s_start <= ${to}`);
+  const cohort = clickHouseCohortResolver(context.cohorts, params);
+  for (const filter of query.filters) {
+    where.push(chPropertiesSql(filter, { params, column: "e.properties", personColumn: "e.person_id", persons: context.persons, now: query.now, cohort }));
+  }
+  const sessions =
+    join === "" ? "" : ` ${join} JOIN ${sessionsSubquery(context, params, projectId, from, to, fields)} AS s ON s.sid = JSONExtractString(e.properties, '$session_id')`;
+  return `FROM ${context.events} AS e${sessions} WHERE ${where.join(" AND ")}`;
+}
+
+function inPeriod(params: ChParams, period: { from: Date; to: Date } | null, byStart: boolean): string {
+  if (period === null) return "false";
+  if (!byStart) return "true";
+  return `(s.s_start >= ${params.add(period.from.toISOString(), "timestamptz")} AND s.s_start <= ${params.add(period.to.toISOString(), "timestamptz")})`;
+}
+
+export function clickHouseWebOverviewStatement(context: ChWebContext, projectId: number, query: WebQueryBase): ChStatement {
+  const params = new ChParams();
+  const from = viewEvents(context, params, projectId, query, "INNER", true, false);
+  const current = inPeriod(params, query.current, true);
+  const previous = inPeriod(params, query.previous, true);
+  const totals = (flag: string) =>
+    `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views, countIf(${flag}) AS ${flag}_sessions,
+     avgIf(duration, ${flag}) AS ${flag}_duration, avgIf(bounce, ${flag}) AS ${flag}_bounce`;
+  return {
+    text: `SELECT ${totals("c")}, ${totals("p")} FROM (
+      SELECT min(${ACTOR}) AS actor, count() AS views, any(${current}) AS c, any(${previous}) AS p, any(${DURATION}) AS duration, any(${BOUNCE}) AS bounce
+      ${from} GROUP BY s.sid)
+      SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`,
+    params: params.values,
+  };
+}
+
+function valueSql(source: WebBreakdownSource, params: ChParams): string[] {
+  if (source.from === "session") return [`s.${source.column}`];
+  if (source.from === "timezone") {
+    return [`if(JSONType(e.properties, '$timezone_offset') IN ('Int64', 'UInt64', 'Double'), -JSONExtractFloat(e.properties, '$timezone_offset') / 60, NULL)`];
+  }
+  return source.keys.map((key) => `nullIf(${chEventPropertyText(key, params)}, '')`);
+}
+
+export function clickHouseWebStatsStatement(context: ChWebContext, projectId: number, query: WebStatsQuery): ChStatement {
+  const params = new ChParams();
+  const { source, dropNull } = WEB_BREAKDOWNS[query.breakdown];
+  const byStart = countsByStart(query);
+  const join = !needsSessions(query) ? "" : byStart ? "INNER" : "LEFT";
+  const from = viewEvents(context, params, projectId, query, join, byStart, source.from === "session");
+  const current = inPeriod(params, query.current, byStart);
+  const previous = inPeriod(params, query.previous, byStart);
+  const values = valueSql(source, params);
+  const names = values.map((_, i) => `v${i}`);
+  const sessions = join === "" ? "CAST(NULL AS Nullable(String))" : "s.sid";
+  const bounce = join === "" ? "CAST(NULL AS Nullable(UInt8))" : BOUNCE;
+  const inner = `SELECT ${values.map((value, i) => `${value} AS v${i}`).join(", ")}, ${ACTOR} AS actor, ${sessions} AS session_key, ${bounce} AS b, ${current} AS c, ${previous} AS p ${from}`;
+  const counts = (flag: string) =>
+    `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, countIf(${flag}) AS ${flag}_views,
+     uniqExactIf(session_key, ${flag} AND b = 1) AS ${flag}_bounced, uniqExactIf(session_key, ${flag} AND b IS NOT NULL) AS ${flag}_sessions`;
+  const having = [`(countIf(c) > 0 OR countIf(p) > 0)`, ...(dropNull ? [`v0 IS NOT NULL`] : [])];
+  return {
+    text: `SELECT *, if(sum(c_visitors) OVER () = 0, 0, c_visitors / sum(c_visitors) OVER ()) AS fill FROM (
+      SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}
+    ) ORDER BY c_visitors DESC, c_views DESC, ${names.map((name) => `${name} ASC NULLS LAST`).join(", ")}
+    LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}
+    SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`,
+    params: params.values,
+  };
+}
+
+export function clickHousePathBounceStatement(context: ChWebContext, projectId: number, query: WebStatsQuery, paths: string[]): ChStatement {
+  const params = new ChParams();
+  const from = viewEvents(context, params, projectId, query, "INNER", true, true);
+  const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
+  const counts = Object.entries(periods).map(
+    ([flag, test]) => `uniqExactIf(s.sid, ${test} AND ${BOUNCE} = 1) AS ${flag}_bounced, uniqExactIf(s.sid, ${test} AND ${BOUNCE} IS NOT NULL) AS ${flag}_sessions`,
+  );
+  return {
+    text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname IN ${params.add(paths, "text[]")} GROUP BY s.entry_pathname
+      SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`,
+    params: params.values,
+  };
+}

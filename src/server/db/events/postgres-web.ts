@@ -1,0 +1,193 @@
+/**
+ * Web analytics in PostgreSQL (web-analytics.ts): the sessions table's upkeep at insert, and
+ * the overview and stats-table statements over events joined with it.
+ */
+import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
+import { postgresCohortResolver } from "./cohorts";
+import {
+  BOUNCE_SECONDS,
+  countsByStart,
+  MAX_SESSION_ID_LENGTH,
+  needsSessions,
+  VIEW_EVENTS,
+  WEB_BREAKDOWNS,
+  type WebBreakdownSource,
+  type WebQueryBase,
+  type WebStatsQuery,
+} from "./web-analytics";
+
+const ENTRY_FIELDS = {
+  entry_url: "$current_url",
+  entry_referring_domain: "$referring_domain",
+  entry_utm_source: "utm_source",
+  entry_utm_medium: "utm_medium",
+  entry_utm_campaign: "utm_campaign",
+  entry_utm_term: "utm_term",
+  entry_utm_content: "utm_content",
+} as const;
+
+/** A URL's path: what lies between the host and `?`/`#` (PostHog's `path()`), null for none. */
+const pathOf = (url: string) => `NULLIF(substring(${url} from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), '')`;
+/** The page's path: `$pathname` as the SDK sent it, else the URL's. */
+const pathnameOf = (props: string) => `COALESCE(NULLIF(${props}->>'$pathname', ''), ${pathOf(`(${props}->>'$current_url')`)})`;
+
+/**
+ * The upsert of the sessions of `source` (a relation with the events' columns): one row per
+ * session of the batch, merged into the stored one — earliest start, latest end, counts
+ * added, and the entry (exit) fields of whichever side saw the earlier (later) event with a
+ * URL — so that events arriving late or in other batches give the row all events would.
+ * Rows in key order, so that concurrent batches lock shared sessions in the same order.
+ */
+export function sessionsUpsert(source: string): string {
+  const url = `NULLIF(r.properties->>'$current_url', '')`;
+  const entry = (expr: string) => `(array_agg(${expr} ORDER BY r.timestamp, r.uuid) FILTER (WHERE ${url} IS NOT NULL))[1]`;
+  const exit = (expr: string) => `(array_agg(${expr} ORDER BY r.timestamp DESC, r.uuid DESC) FILTER (WHERE ${url} IS NOT NULL))[1]`;
+  const entryColumns = Object.keys(ENTRY_FIELDS);
+  const later = (side: "entry" | "exit") =>
+    side === "entry"
+      ? `(sessions.entry_timestamp IS NULL OR EXCLUDED.entry_timestamp < sessions.entry_timestamp)`
+      : `(sessions.exit_timestamp IS NULL OR EXCLUDED.exit_timestamp >= sessions.exit_timestamp)`;
+  const pick = (side: "entry" | "exit", column: string) => `${column} = CASE WHEN ${later(side)} THEN EXCLUDED.${column} ELSE sessions.${column} END`;
+  return `INSERT INTO sessions AS sessions (project_id, session_id, distinct_id, person_id, start_timestamp, end_timestamp, last_view_timestamp,
+      pageview_count, screen_count, autocapture_count, entry_timestamp, ${entryColumns.join(", ")}, entry_pathname, exit_timestamp, exit_url, exit_pathname)
+    SELECT r.project_id, r.properties->>'$session_id', min(r.distinct_id), (array_agg(r.person_id ORDER BY r.timestamp) FILTER (WHERE r.person_id IS NOT NULL))[1],
+      min(r.timestamp), max(r.timestamp), max(r.timestamp) FILTER (WHERE r.event IN ('$pageview', '$screen')),
+      count(*) FILTER (WHERE r.event = '$pageview'), count(*) FILTER (WHERE r.event = '$screen'), count(*) FILTER (WHERE r.event = '$autocapture'),
+      min(r.timestamp) FILTER (WHERE ${url} IS NOT NULL),
+      ${Object.values(ENTRY_FIELDS)
+        .map((key) => entry(`NULLIF(r.properties->>'${key}', '')`))
+        .join(",\n      ")},
+      ${entry(pathnameOf("r.properties"))},
+      max(r.timestamp) FILTER (WHERE ${url} IS NOT NULL), ${exit(url)}, ${exit(pathnameOf("r.properties"))}
+    FROM ${source} r
+    WHERE jsonb_typeof(r.properties->'$session_id') = 'string' AND r.properties->>'$session_id' <> '' AND length(r.properties->>'$session_id') <= ${MAX_SESSION_ID_LENGTH}
+    GROUP BY r.project_id, r.properties->>'$session_id'
+    ORDER BY r.project_id, r.properties->>'$session_id'
+    ON CONFLICT (project_id, session_id) DO UPDATE SET
+      person_id = COALESCE(sessions.person_id, EXCLUDED.person_id),
+      start_timestamp = LEAST(sessions.start_timestamp, EXCLUDED.start_timestamp),
+      end_timestamp = GREATEST(sessions.end_timestamp, EXCLUDED.end_timestamp),
+      last_view_timestamp = GREATEST(sessions.last_view_timestamp, EXCLUDED.last_view_timestamp),
+      pageview_count = sessions.pageview_count + EXCLUDED.pageview_count,
+      screen_count = sessions.screen_count + EXCLUDED.screen_count,
+      autocapture_count = sessions.autocapture_count + EXCLUDED.autocapture_count,
+      ${[...entryColumns, "entry_pathname"].map((column) => pick("entry", column)).join(",\n      ")},
+      entry_timestamp = LEAST(sessions.entry_timestamp, EXCLUDED.entry_timestamp),
+      ${["exit_url", "exit_pathname"].map((column) => pick("exit", column)).join(",\n      ")},
+      exit_timestamp = GREATEST(sessions.exit_timestamp, EXCLUDED.exit_timestamp)`;
+}
+
+/** Session duration in whole seconds (ClickHouse's dateDiff('second', …) on the two ends). */
+const DURATION = `(floor(extract(epoch FROM s.end_timestamp)) - floor(extract(epoch FROM s.start_timestamp)))`;
+const BOUNCE = `CASE WHEN s.pageview_count = 0 THEN NULL WHEN s.pageview_count > 1 OR s.autocapture_count > 0 OR ${DURATION} >= ${BOUNCE_SECONDS} THEN 0 ELSE 1 END`;
+const ACTOR = `COALESCE(e.person_id::text, 'd:' || e.distinct_id)`;
+const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
+
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** FROM … WHERE of the view events of the whole read (both periods), joined with their sessions when `join` says how. */
+function viewEvents(params: SqlParams, projectId: number, query: WebQueryBase, join: "" | "JOIN" | "LEFT JOIN", byStart: boolean): string {
+  const from = query.previous?.from ?? query.current.from;
+  const to = query.current.to;
+  const fromParam = params.add(from.toISOString(), "timestamptz");
+  const toParam = params.add(to.toISOString(), "timestamptz");
+  const where = [
+    `e.project_id = ${params.add(projectId, "int")}`,
+    `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+    `e.timestamp >= ${fromParam}`,
+    `e.timestamp <= ${toParam}`,
+  ];
+  if (byStart) where.push(`s.start_timestamp >= ${fromParam}`, `s.start_timestamp <= ${toParam}`);
+  const person = query.filters.some(readsPersonProperties);
+  for (const filter of query.filters) {
+    where.push(
+      propertiesSql(filter, {
+        params,
+        columns: { event: "e.properties", person: person ? "COALESCE(pp.properties, '{}'::jsonb)" : "'{}'::jsonb" },
+        now: query.now,
+        cohort: postgresCohortResolver(params),
+      }),
+    );
+  }
+  const joins = `${join === "" ? "" : ` ${join} ${SESSION_JOIN}`}${person ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : ""}`;
+  return `FROM events e${joins} WHERE ${where.join(" AND ")}`;
+}
+
+/** SQL testing that the session starts in a period (TRUE without one to test: then every event counts). */
+function inPeriod(params: SqlParams, period: { from: Date; to: Date } | null, byStart: boolean): string {
+  if (period === null) return "FALSE";
+  if (!byStart) return "TRUE";
+  return `(s.start_timestamp >= ${params.add(period.from.toISOString(), "timestamptz")} AND s.start_timestamp <= ${params.add(period.to.toISOString(), "timestamptz")})`;
+}
+
+export function postgresWebOverviewStatement(projectId: number, query: WebQueryBase): Statement {
+  const params = new SqlParams();
+  const from = viewEvents(params, projectId, query, "JOIN", true);
+  const current = inPeriod(params, query.current, true);
+  const previous = inPeriod(params, query.previous, true);
+  const totals = (flag: string) =>
+    `count(DISTINCT actor) FILTER (WHERE ${flag})::int AS ${flag}_visitors, COALESCE(sum(views) FILTER (WHERE ${flag}), 0)::int AS ${flag}_views,
+     count(*) FILTER (WHERE ${flag})::int AS ${flag}_sessions, avg(duration) FILTER (WHERE ${flag})::float8 AS ${flag}_duration, avg(bounce) FILTER (WHERE ${flag})::float8 AS ${flag}_bounce`;
+  return {
+    text: `SELECT ${totals("c")}, ${totals("p")} FROM (
+      SELECT min(${ACTOR}) AS actor, count(*) AS views, ${current} AS c, ${previous} AS p, ${DURATION} AS duration, ${BOUNCE} AS bounce
+      ${from} GROUP BY s.project_id, s.session_id) x`,
+    values: params.values,
+  };
+}
+
+/** The value columns of a breakdown (v0, v1, …). */
+function valueSql(source: WebBreakdownSource): string[] {
+  if (source.from === "session") return [`s.${source.column}`];
+  if (source.from === "timezone") {
+    return [`CASE WHEN jsonb_typeof(e.properties->'$timezone_offset') = 'number' THEN -(e.properties->>'$timezone_offset')::float8 / 60 END`];
+  }
+  return source.keys.map((key) => `NULLIF(e.properties->>'${key}', '')`);
+}
+
+/** Rows (v0…, c_visitors, c_views, p_visitors, p_views, c_bounced, c_sessions, p_bounced, p_sessions, fill), ordered and paged (limit + 1 rows). */
+export function postgresWebStatsStatement(projectId: number, query: WebStatsQuery): Statement {
+  const params = new SqlParams();
+  const { source, dropNull } = WEB_BREAKDOWNS[query.breakdown];
+  const byStart = countsByStart(query);
+  const join = !needsSessions(query) ? "" : byStart ? "JOIN" : "LEFT JOIN";
+  const from = viewEvents(params, projectId, query, join, byStart);
+  const current = inPeriod(params, query.current, byStart);
+  const previous = inPeriod(params, query.previous, byStart);
+  const values = valueSql(source);
+  const names = values.map((_, i) => `v${i}`);
+  const numeric = source.from === "timezone";
+  const sessions = join === "" ? "NULL::text" : "s.session_id";
+  const bounce = join === "" ? "NULL::int" : BOUNCE;
+  const order = names.map((name) => (numeric ? `${name} ASC NULLS LAST` : `${name} COLLATE "C" ASC NULLS LAST`)).join(", ");
+  const inner = `SELECT ${values.map((value, i) => `${value} AS v${i}`).join(", ")}, ${ACTOR} AS actor, ${sessions} AS sid, ${bounce} AS b, ${current} AS c, ${previous} AS p ${from}`;
+  const counts = (flag: string) =>
+    `count(DISTINCT actor) FILTER (WHERE ${flag})::int AS ${flag}_visitors, count(*) FILTER (WHERE ${flag})::int AS ${flag}_views,
+     count(DISTINCT sid) FILTER (WHERE ${flag} AND b = 1)::int AS ${flag}_bounced, count(DISTINCT sid) FILTER (WHERE ${flag} AND b IS NOT NULL)::int AS ${flag}_sessions`;
+  const having = [`(count(*) FILTER (WHERE c) > 0 OR count(*) FILTER (WHERE p) > 0)`, ...(dropNull ? [`v0 IS NOT NULL`] : [])];
+  return {
+    text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (
+      SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) x GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}
+    ) g ORDER BY c_visitors DESC, c_views DESC, ${order}
+    LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
+    values: params.values,
+  };
+}
+
+/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path, for the paths given. */
+export function postgresPathBounceStatement(projectId: number, query: WebStatsQuery, paths: string[]): Statement {
+  const params = new SqlParams();
+  const from = viewEvents(params, projectId, query, "JOIN", true);
+  const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
+  const counts = Object.entries(periods).map(
+    ([flag, test]) =>
+      `count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${BOUNCE} = 1)::int AS ${flag}_bounced, count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${BOUNCE} IS NOT NULL)::int AS ${flag}_sessions`,
+  );
+  return {
+    text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname = ANY(${params.add(paths, "text[]")}) GROUP BY s.entry_pathname`,
+    values: params.values,
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * Web analytics reads (PostHog's WebOverviewQuery and WebStatsTableQuery runners,
+ * products/web_analytics/backend/hogql_queries/web_overview.py and stats_table.py): the
+ * `$pageview`/`$screen` events of a range joined with their session's row of the sessions
+ * table (kept by the store's insert) by `$session_id`. Both stores answer the same:
+ *
+ * - a session belongs to a period by its start (its earliest event, whatever its name);
+ * - duration is end − start in whole seconds, over all the session's events;
+ * - bounce: null without a `$pageview`, else not (more than one `$pageview`, any
+ *   `$autocapture`, or a duration of 10 s or more);
+ * - a visitor is the event's person, or its distinct id when it has none;
+ * - a property's empty text is no value (missing and null alike).
+ */
+import type { PropertyNode } from "@/server/properties/contract";
+
+/** The events web analytics counts as views. */
+export const VIEW_EVENTS = ["$pageview", "$screen"] as const;
+/** PostHog's DEFAULT_BOUNCE_RATE_DURATION_SECONDS. */
+export const BOUNCE_SECONDS = 10;
+/** Longer `$session_id`s are not sessions (the sessions table keys on the text). */
+export const MAX_SESSION_ID_LENGTH = 200;
+
+/** An inclusive range of instants. */
+export interface WebPeriod {
+  from: Date;
+  to: Date;
+}
+
+export interface WebQueryBase {
+  current: WebPeriod;
+  /** The period compared with (compareFilter), or null. */
+  previous: WebPeriod | null;
+  /** Event and person property filters (ANDed). */
+  filters: PropertyNode[];
+  now: Date;
+}
+
+export interface WebOverviewTotals {
+  visitors: number;
+  views: number;
+  sessions: number;
+  /** Average session duration in seconds; null without sessions. */
+  duration: number | null;
+  /** The share of sessions with a page view that bounced, 0–1; null without such sessions. */
+  bounceRate: number | null;
+}
+
+export interface WebOverviewAnswer {
+  current: WebOverviewTotals;
+  previous: WebOverviewTotals | null;
+}
+
+/**
+ * Where a breakdown's value comes from: properties of the event (one, or a tuple), a column
+ * of the event's session, or the time-zone offset in hours.
+ */
+export type WebBreakdownSource =
+  | { from: "event"; keys: readonly string[]; numeric?: boolean }
+  | { from: "session"; column: "entry_pathname" | "exit_pathname" | "entry_referring_domain" | `entry_utm_${"source" | "medium" | "campaign" | "term" | "content"}` }
+  | { from: "timezone" };
+
+export const WEB_BREAKDOWNS = {
+  Page: { source: { from: "event", keys: ["$pathname"] }, dropNull: true },
+  InitialPage: { source: { from: "session", column: "entry_pathname" }, dropNull: true },
+  ExitPage: { source: { from: "session", column: "exit_pathname" }, dropNull: true },
+  InitialReferringDomain: { source: { from: "session", column: "entry_referring_domain" }, dropNull: false },
+  InitialUTMSource: { source: { from: "session", column: "entry_utm_source" }, dropNull: false },
+  InitialUTMMedium: { source: { from: "session", column: "entry_utm_medium" }, dropNull: false },
+  InitialUTMCampaign: { source: { from: "session", column: "entry_utm_campaign" }, dropNull: false },
+  InitialUTMTerm: { source: { from: "session", column: "entry_utm_term" }, dropNull: false },
+  InitialUTMContent: { source: { from: "session", column: "entry_utm_content" }, dropNull: false },
+  Country: { source: { from: "event", keys: ["$geoip_country_code"] }, dropNull: false },
+  Region: { source: { from: "event", keys: ["$geoip_country_code", "$geoip_subdivision_1_code", "$geoip_subdivision_1_name"] }, dropNull: false },
+  City: { source: { from: "event", keys: ["$geoip_country_code", "$geoip_city_name"] }, dropNull: false },
+  DeviceType: { source: { from: "event", keys: ["$device_type"] }, dropNull: false },
+  Browser: { source: { from: "event", keys: ["$browser"] }, dropNull: false },
+  OS: { source: { from: "event", keys: ["$os"] }, dropNull: false },
+  Viewport: { source: { from: "event", keys: ["$viewport_width", "$viewport_height"], numeric: true }, dropNull: false },
+  Language: { source: { from: "event", keys: ["$browser_language"] }, dropNull: false },
+  Timezone: { source: { from: "timezone" }, dropNull: false },
+} as const satisfies Record<string, { source: WebBreakdownSource; dropNull: boolean }>;
+
+export type WebBreakdown = keyof typeof WEB_BREAKDOWNS;
+
+/** How many value columns (v0, v1, …) a breakdown's rows carry. */
+export function valueColumns(breakdown: WebBreakdown): number {
+  const source: WebBreakdownSource = WEB_BREAKDOWNS[breakdown].source;
+  return source.from === "event" ? source.keys.length : 1;
+}
+
+export interface WebStatsQuery extends WebQueryBase {
+  breakdown: WebBreakdown;
+  includeBounceRate: boolean;
+  limit: number;
+  offset: number;
+}
+
+export interface WebStatsRow {
+  /** The breakdown's value: text, a number (Timezone), or a tuple as a list (Region, City, Viewport); null for none. */
+  value: unknown;
+  visitors: [number, number | null];
+  views: [number, number | null];
+  /** 0–1 (current, previous), with includeBounceRate. */
+  bounceRate: [number | null, number | null] | null;
+  /** The current visitors' share of all rows' (PostHog's ui_fill_fraction). */
+  fillFraction: number;
+}
+
+export interface WebStatsAnswer {
+  rows: WebStatsRow[];
+  hasMore: boolean;
+}
+
+/** The store's raw columns of a breakdown value as the answer's value. */
+export function webValueOf(breakdown: WebBreakdown, columns: unknown[]): unknown {
+  const source: WebBreakdownSource = WEB_BREAKDOWNS[breakdown].source;
+  if (source.from === "timezone") return columns[0] === null || columns[0] === undefined ? null : Number(columns[0]);
+  if (source.from === "session" || source.keys.length === 1) return columns[0] ?? null;
+  const texts = columns.map((column) => (column === undefined || column === "" ? null : column));
+  if (source.from === "event" && "numeric" in source && source.numeric) return texts.map((text) => (text === null || Number.isNaN(Number(text)) ? text : Number(text)));
+  return texts;
+}
+
+/** Whether the read needs each event's session row (anything but event-level counts of one period without bounce). */
+export function needsSessions(query: WebStatsQuery): boolean {
+  return query.previous !== null || query.includeBounceRate || WEB_BREAKDOWNS[query.breakdown].source.from === "session";
+}
+
+/** PostHog's Page with bounce rate counts only sessions that start in the current period, even without a comparison. */
+export function countsByStart(query: WebStatsQuery): boolean {
+  return query.previous !== null || (query.breakdown === "Page" && query.includeBounceRate);
+}
+
+/** A row of either store's stats statement. */
+export interface WebStatsStoreRow {
+  [column: `v${number}`]: unknown;
+  c_visitors: number | string;
+  c_views: number | string;
+  p_visitors: number | string;
+  p_views: number | string;
+  c_bounced: number | string;
+  c_sessions: number | string;
+  p_bounced: number | string;
+  p_sessions: number | string;
+  fill: number | string;
+}
+
+/** Bounced / sessions of a period, null without sessions. */
+const rate = (bounced: number | string, sessions: number | string) => (Number(sessions) === 0 ? null : Number(bounced) / Number(sessions));
+
+/**
+ * The answer from the statement's rows (limit + 1 of them); `pathBounce` is Page's bounce
+ * by entry path (PATH_BOUNCE_QUERY), keyed by path, when asked for.
+ */
+export function webStatsAnswerOf(query: WebStatsQuery, rows: WebStatsStoreRow[], pathBounce: Map<string, WebStatsStoreRow> | null): WebStatsAnswer {
+  const compare = query.previous !== null;
+  const columns = valueColumns(query.breakdown);
+  const shown = rows.slice(0, query.limit).map((row): WebStatsRow => {
+    const raw = Array.from({ length: columns }, (_, i) => row[`v${i}`] ?? null);
+    const bounceRow = pathBounce === null ? row : pathBounce.get(String(raw[0]));
+    return {
+      value: webValueOf(query.breakdown, raw),
+      visitors: [Number(row.c_visitors), compare ? Number(row.p_visitors) : null],
+      views: [Number(row.c_views), compare ? Number(row.p_views) : null],
+      bounceRate: !query.includeBounceRate
+        ? null
+        : bounceRow === undefined
+          ? [null, null]
+          : [rate(bounceRow.c_bounced, bounceRow.c_sessions), compare ? rate(bounceRow.p_bounced, bounceRow.p_sessions) : null],
+      fillFraction: Number(row.fill),
+    };
+  });
+  return { rows: shown, hasMore: rows.length > query.limit };
+}
+
+/** A row of either store's overview statement. */
+export type WebOverviewStoreRow = Record<`${"c" | "p"}_${"visitors" | "views" | "sessions" | "duration" | "bounce"}`, number | string | null>;
+
+const finite = (value: number | string | null) => (value === null || !Number.isFinite(Number(value)) ? null : Number(value));
+
+export function webOverviewAnswerOf(query: WebQueryBase, row: WebOverviewStoreRow | undefined): WebOverviewAnswer {
+  const totals = (flag: "c" | "p"): WebOverviewTotals => ({
+    visitors: Number(row?.[`${flag}_visitors`] ?? 0),
+    views: Number(row?.[`${flag}_views`] ?? 0),
+    sessions: Number(row?.[`${flag}_sessions`] ?? 0),
+    duration: finite(row?.[`${flag}_duration`] ?? null),
+    bounceRate: finite(row?.[`${flag}_bounce`] ?? null),
+  });
+  return { current: totals("c"), previous: query.previous === null ? null : totals("p") };
+}

@@ -1,0 +1,158 @@
+/**
+ * PostHog's web analytics query nodes (frontend/src/queries/schema/schema-general.ts:
+ * `WebAnalyticsQueryBase`, `WebOverviewQuery`, `WebStatsTableQuery`, `WebStatsBreakdown`,
+ * and their responses), checked and reduced to the answer-deciding specs. Client-safe: the
+ * /web page builds its queries and reads its answers with these types.
+ */
+import { z } from "zod";
+import type { PropertyGroup } from "@/server/properties/contract";
+import { andGroups, dateRangeSchema, notSupported, overriddenDateRange, propertiesField, shown, type FiltersOverride } from "@/server/analytics/nodes";
+
+export const WEB_OVERVIEW_KIND = "WebOverviewQuery";
+export const WEB_STATS_TABLE_KIND = "WebStatsTableQuery";
+
+/** The breakdowns of WebStatsTableQuery Burrow answers (PostHog's WebStatsBreakdown, less ExitClick, PreviousPage, ScreenName, channel types and FrustrationMetrics). */
+export const WEB_STATS_BREAKDOWNS = [
+  "Page",
+  "InitialPage",
+  "ExitPage",
+  "InitialReferringDomain",
+  "InitialUTMSource",
+  "InitialUTMMedium",
+  "InitialUTMCampaign",
+  "InitialUTMTerm",
+  "InitialUTMContent",
+  "Country",
+  "Region",
+  "City",
+  "DeviceType",
+  "Browser",
+  "OS",
+  "Viewport",
+  "Language",
+  "Timezone",
+] as const;
+export type WebStatsBreakdown = (typeof WEB_STATS_BREAKDOWNS)[number];
+
+/** PostHog's DEFAULT_RETURNED_ROWS, and the most rows one page may ask for. */
+export const DEFAULT_WEB_STATS_LIMIT = 100;
+export const MAX_WEB_STATS_LIMIT = 1000;
+
+/** The overview's items, in PostHog's order (web_overview.py). */
+export const WEB_OVERVIEW_KEYS = ["visitors", "views", "sessions", "session duration", "bounce rate"] as const;
+export type WebOverviewKey = (typeof WEB_OVERVIEW_KEYS)[number];
+
+/** PostHog's WebOverviewItem. `percentage` values are 0–100, `duration_s` seconds. */
+export interface WebOverviewItem {
+  key: WebOverviewKey;
+  kind: "unit" | "duration_s" | "percentage";
+  isIncreaseBad?: boolean;
+  value: number | null;
+  /** Null unless compareFilter.compare. */
+  previous: number | null;
+  /** round(100 · (value − previous) / previous); null without a previous value or when it is 0. */
+  changeFromPreviousPct: number | null;
+}
+
+/** The stats table's columns (PostHog's `context.columns.*` names), in order. */
+export const WEB_STATS_COLUMNS = {
+  breakdownValue: "context.columns.breakdown_value",
+  visitors: "context.columns.visitors",
+  views: "context.columns.views",
+  bounceRate: "context.columns.bounce_rate",
+  fillFraction: "context.columns.ui_fill_fraction",
+  crossSell: "context.columns.cross_sell",
+} as const;
+
+/**
+ * One row: `[value, [visitors, previous], [views, previous], ([bounce 0–1, previous],)
+ * ui_fill_fraction, ""]`; previous values are null without a comparison. The value is text,
+ * a number (Timezone: hours from UTC) or a list (Region: [country, subdivision code,
+ * subdivision name]; City: [country, city]; Viewport: [width, height]); null for none.
+ */
+export type WebStatsRow = [unknown, ...unknown[]];
+
+const compareFilterSchema = z
+  .looseObject({
+    compare: z.boolean({ error: "compare must be a boolean." }).nullish(),
+    compare_to: notSupported("compareFilter.compare_to"),
+  })
+  .nullish();
+
+/** WebAnalyticsQueryBase's fields: those that would change the answer and are not supported are a 400. */
+const webBaseShape = {
+  properties: propertiesField,
+  dateRange: dateRangeSchema.nullish(),
+  compareFilter: compareFilterSchema,
+  conversionGoal: notSupported("conversionGoal"),
+  // Burrow has no test-account filters, path-cleaning rules or revenue: nothing to apply.
+  filterTestAccounts: z.boolean().nullish(),
+  doPathCleaning: z.boolean().nullish(),
+  includeRevenue: z.boolean().nullish(),
+  // Accepted and ignored, as PostHog's newest runner does: the answers are exact.
+  sampling: z.unknown().optional(),
+  samplingFactor: z.unknown().optional(),
+  useSessionsTable: z.unknown().optional(),
+  modifiers: z.unknown().optional(),
+  interval: z.unknown().optional(),
+};
+
+export const webOverviewQuerySchema = z.looseObject({
+  kind: z.literal(WEB_OVERVIEW_KIND, { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use ${WEB_OVERVIEW_KIND}.` }),
+  ...webBaseShape,
+});
+export type WebOverviewQuery = z.input<typeof webOverviewQuerySchema>;
+
+export const webStatsTableQuerySchema = z.looseObject({
+  kind: z.literal(WEB_STATS_TABLE_KIND, { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use ${WEB_STATS_TABLE_KIND}.` }),
+  ...webBaseShape,
+  breakdownBy: z.enum(WEB_STATS_BREAKDOWNS, { error: (issue) => `breakdownBy ${shown(issue.input)} is not supported; use one of ${WEB_STATS_BREAKDOWNS.join(", ")}.` }),
+  limit: z
+    .number({ error: "limit must be a number." })
+    .int("limit must be an integer.")
+    .min(1, "limit must be at least 1.")
+    .max(MAX_WEB_STATS_LIMIT, `limit must be at most ${MAX_WEB_STATS_LIMIT}.`)
+    .nullish(),
+  offset: z.number({ error: "offset must be a number." }).int("offset must be an integer.").min(0, "offset must not be negative.").max(1_000_000).nullish(),
+  includeBounceRate: z.boolean({ error: "includeBounceRate must be a boolean." }).nullish(),
+  includeScrollDepth: z.boolean().nullish(),
+  includeAvgTimeOnPage: notSupported("includeAvgTimeOnPage"),
+  includeHost: notSupported("includeHost"),
+  orderBy: notSupported("orderBy (rows come by visitors, then views, then value)"),
+});
+export type WebStatsTableQuery = z.input<typeof webStatsTableQuerySchema>;
+
+export interface WebSpec {
+  dateRange: { date_from: string | null; date_to: string | null };
+  compare: boolean;
+  properties: PropertyGroup | null;
+}
+
+export interface WebStatsSpec extends WebSpec {
+  breakdownBy: WebStatsBreakdown;
+  limit: number;
+  offset: number;
+  includeBounceRate: boolean;
+}
+
+function webSpec(query: z.output<typeof webOverviewQuerySchema>, override: FiltersOverride | null): WebSpec {
+  return {
+    dateRange: overriddenDateRange(query.dateRange, override),
+    compare: query.compareFilter?.compare === true,
+    properties: andGroups(query.properties ?? null, override?.properties ?? null),
+  };
+}
+
+export function webOverviewSpec(query: z.output<typeof webOverviewQuerySchema>, override: FiltersOverride | null = null): WebSpec {
+  return webSpec(query, override);
+}
+
+export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, override: FiltersOverride | null = null): WebStatsSpec {
+  return {
+    ...webSpec({ ...query, kind: WEB_OVERVIEW_KIND }, override),
+    breakdownBy: query.breakdownBy,
+    limit: query.limit ?? DEFAULT_WEB_STATS_LIMIT,
+    offset: query.offset ?? 0,
+    includeBounceRate: query.includeBounceRate === true,
+  };
+}

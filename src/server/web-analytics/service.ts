@@ -1,0 +1,85 @@
+/**
+ * Web analytics (PostHog's WebOverviewQuery and WebStatsTableQuery runners,
+ * products/web_analytics/backend/hogql_queries/): the date range and the period compared
+ * with, resolved in the project's zone; the counting is the event store's (webOverview,
+ * webStats: db/events/web-analytics.ts), over the sessions table its insert keeps.
+ */
+import { checkEventFilters, guarded } from "@/server/events/service";
+import type { WebPeriod, WebQueryBase } from "@/server/db/events";
+import { parseNode, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
+import { resolveDateRange, wallOf, wallText } from "@/server/analytics/date-range";
+import {
+  WEB_OVERVIEW_KIND,
+  WEB_STATS_TABLE_KIND,
+  webOverviewQuerySchema,
+  webOverviewSpec,
+  webStatsSpec,
+  webStatsTableQuerySchema,
+  type WebSpec,
+  type WebStatsSpec,
+} from "./contract";
+import { webOverviewItems, webStatsColumns, webStatsRows } from "./present";
+
+/**
+ * The current period (a day range: from the start of date_from's day to the end of
+ * date_to's) and, with a comparison, the one just before it of the same length (PostHog's
+ * QueryPreviousPeriodDateRange).
+ */
+async function periods(env: QueryEnv, spec: WebSpec): Promise<{ current: WebPeriod; previous: WebPeriod | null }> {
+  const earliest = spec.dateRange.date_from === "all" ? await env.db.events.earliestTimestamp(env.projectId) : null;
+  const range = resolveDateRange(spec.dateRange, "day", env.zone, env.now, earliest);
+  const current = { from: range.from, to: range.to };
+  if (!spec.compare) return { current, previous: null };
+  const length = current.to.getTime() + 1 - current.from.getTime();
+  return { current, previous: { from: new Date(current.from.getTime() - length), to: new Date(current.from.getTime() - 1) } };
+}
+
+async function baseQuery(env: QueryEnv, spec: WebSpec): Promise<WebQueryBase> {
+  return { ...(await periods(env, spec)), filters: spec.properties ? [spec.properties] : [], now: env.now };
+}
+
+/** PostHog's dateFrom / dateTo of the answer: wall-clock text in the project's zone. */
+function dateTexts(env: QueryEnv, query: WebQueryBase) {
+  return { dateFrom: wallText(wallOf(query.current.from, env.zone)), dateTo: wallText(wallOf(query.current.to, env.zone)) };
+}
+
+export const webOverviewKind: QueryKind<WebSpec> = {
+  kind: WEB_OVERVIEW_KIND,
+  spec: (node, override) => webOverviewSpec(parseNode(webOverviewQuerySchema, node), override),
+  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
+  async compute(env, spec) {
+    const query = await baseQuery(env, spec);
+    const answer = await guarded(() => env.db.events.webOverview(env.projectId, query));
+    return {
+      results: webOverviewItems(answer),
+      range: query.current,
+      extra: { ...dateTexts(env, query), samplingRate: { numerator: 1, denominator: null }, usedPreAggregatedTables: false },
+      weight: 10,
+    };
+  },
+};
+
+export const webStatsTableKind: QueryKind<WebStatsSpec> = {
+  kind: WEB_STATS_TABLE_KIND,
+  spec: (node, override) => webStatsSpec(parseNode(webStatsTableQuerySchema, node), override),
+  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
+  async compute(env, spec) {
+    const base = await baseQuery(env, spec);
+    const query = { ...base, breakdown: spec.breakdownBy, includeBounceRate: spec.includeBounceRate, limit: spec.limit, offset: spec.offset };
+    const answer = await guarded(() => env.db.events.webStats(env.projectId, query));
+    const results = webStatsRows(answer);
+    return {
+      results,
+      range: base.current,
+      extra: {
+        columns: webStatsColumns(spec.includeBounceRate),
+        hasMore: answer.hasMore,
+        limit: spec.limit,
+        offset: spec.offset,
+        samplingRate: { numerator: 1, denominator: null },
+        usedPreAggregatedTables: false,
+      },
+      weight: results.length * 4 + 1,
+    };
+  },
+};
