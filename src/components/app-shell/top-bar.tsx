@@ -20,12 +20,12 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
     <header className="sticky top-0 z-30 border-b border-gray-200 bg-white" data-testid="top-bar">
       <div className="mx-auto flex h-14 w-full max-w-6xl items-center gap-1.5 px-3 sm:gap-3 sm:px-6">
         <Link href="/" aria-label="Burrow home" className="shrink-0 rounded-control p-1">
-          <LogoMark className="size-7 xl:hidden" />
-          <span className="hidden xl:inline-flex">
+          <LogoMark className="size-7 2xl:hidden" />
+          <span className="hidden 2xl:inline-flex">
             <Logo />
           </span>
         </Link>
-        <span aria-hidden="true" className="hidden text-lg font-light text-gray-300 xl:block">
+        <span aria-hidden="true" className="hidden text-lg font-light text-gray-300 2xl:block">
           /
         </span>
         <ProjectSwitcher className="min-w-0" />

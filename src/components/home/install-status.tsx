@@ -2,13 +2,12 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useRef } from "react";
 import { useCurrentProject } from "@/components/account/use-current-project";
 import { TestEventButton } from "@/components/install/test-event-button";
 import { buttonClasses, Card, CardBody, CardHeader, ErrorState, formatDateTime, Sparkline, Spinner } from "@/components/ui";
 import { formatCount } from "@/components/web/web-format";
 import { errorMessage } from "@/trpc/errors";
-import { useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 /** How often Home looks for a first event, and for newer ones once events arrive. */
 const WAITING_POLL_MS = 2_000;
@@ -110,26 +109,16 @@ function InstallStatusCard({ projectId }: { projectId: number }) {
 }
 
 function Arrived({ projectId, newest }: { projectId: number; newest: { id: string; event: string; timestamp: string } }) {
-  const trpc = useTRPC();
-  // The first answer may come from the server's short result cache; once a newer event
-  // arrives, recompute past it (the refresh mode changes the key, so that is one fetch), and
-  // again for every later one.
-  const firstSeen = useRef(newest.id);
-  const refresh = newest.id === firstSeen.current ? "blocking" : "force_blocking";
-  const events = useQuery({ ...trpc.query.run.queryOptions({ projectId, request: { query: dailyEvents, refresh } }), placeholderData: keepPreviousData });
-  const visitors = useQuery({ ...trpc.query.run.queryOptions({ projectId, request: { query: uniqueVisitors, refresh } }), placeholderData: keepPreviousData });
-  const { refetch: refetchEvents } = events;
-  const { refetch: refetchVisitors } = visitors;
-  const previous = useRef(newest.id);
-  useEffect(() => {
-    if (previous.current === newest.id) return;
-    const alreadyForced = previous.current !== firstSeen.current;
-    previous.current = newest.id;
-    if (alreadyForced) {
-      void refetchEvents();
-      void refetchVisitors();
-    }
-  }, [newest.id, refetchEvents, refetchVisitors]);
+  // Counted again, past the server's short result cache, whenever a newer event arrives.
+  const trpcClient = useTRPCClient();
+  const count = (query: object) => ({
+    queryKey: ["home-counts", projectId, newest.id, query],
+    queryFn: () => trpcClient.query.run.query({ projectId, request: { query, refresh: "force_blocking" } }),
+    staleTime: 60_000,
+    placeholderData: keepPreviousData,
+  });
+  const events = useQuery(count(dailyEvents));
+  const visitors = useQuery(count(uniqueVisitors));
   const daily = firstSeries(events.data);
   const eventCount = daily ? daily.data.reduce((sum, n) => sum + n, 0) : null;
   const visitorSeries = firstSeries(visitors.data);

@@ -80,13 +80,11 @@ export function OverviewCards({ items, series, error, loading, onRetry, period }
                 `Previously ${formatOverviewValue({ kind: item.kind, value: item.previous })}`
               )}
             </p>
-            <div className="mt-auto pt-3">
-              {line ? (
+            {line ? (
+              <div className="mt-auto pt-3">
                 <Sparkline data={line.data} label={`${title} over the range`} className="text-brand-600" testId="overview-sparkline" />
-              ) : (
-                <div className="h-7" aria-hidden="true" />
-              )}
-            </div>
+              </div>
+            ) : null}
           </section>
         );
       })}

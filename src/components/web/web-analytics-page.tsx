@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { buttonClasses, Card, EmptyState, ErrorState, PageHeader } from "@/components/ui";
+import { buttonClasses, Card, EmptyState, ErrorState, LoadingState, PageHeader } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { LiveVisitors } from "./live-visitors";
@@ -51,6 +51,9 @@ function WebAnalytics({ projectId }: { projectId: number }) {
     refetchInterval: (query) => (query.state.data?.results.length ? false : WAITING_POLL_MS),
   });
   const waiting = anyPageview.data?.results.length === 0;
+  // Nothing is asked of the query API before the first pageview is known to exist: an answer
+  // computed on no data would be served from the server's result cache for a minute.
+  const ready = Boolean(anyPageview.data?.results.length);
 
   return (
     <div className="flex flex-col gap-6" data-testid="web-analytics" data-state={anyPageview.isPending ? "loading" : waiting ? "empty" : "ready"}>
@@ -78,6 +81,8 @@ function WebAnalytics({ projectId }: { projectId: number }) {
             }
           />
         </Card>
+      ) : !ready ? (
+        <LoadingState label="Loading web analytics…" />
       ) : (
         <>
           <WebFiltersBar projectId={projectId} filters={filters} onChange={setFilters} />
