@@ -73,6 +73,15 @@ export type AcceptInviteInput = z.input<typeof acceptInviteInput>;
 
 export const createProjectInput = z.object({ name: nameSchema });
 
+/** PATCH of a project's settings (PostHog's team fields Burrow has); unknown fields are refused. */
+export const projectSettingsInput = z.strictObject({
+  name: nameSchema.optional(),
+  anonymize_ips: z.boolean({ error: "anonymize_ips must be a boolean." }).optional(),
+  /** GeoIP and user-agent properties added at ingestion (on by default, as PostHog). */
+  enrich_events: z.boolean({ error: "enrich_events must be a boolean." }).optional(),
+});
+export type ProjectSettingsInput = z.infer<typeof projectSettingsInput>;
+
 export const changePasswordInput = z.object({
   currentPassword: z.string().min(1, "Enter your current password.").max(256),
   newPassword: passwordSchema,

@@ -54,6 +54,7 @@ export function toProjectResource(project: {
   apiToken: string;
   timezone: string;
   anonymizeIps: boolean;
+  enrichEvents: boolean;
   createdAt: Date;
   updatedAt: Date;
   organization: { id: string };
@@ -66,6 +67,8 @@ export function toProjectResource(project: {
     api_token: project.apiToken,
     timezone: project.timezone,
     anonymize_ips: project.anonymizeIps,
+    // GeoIP and user-agent properties at ingestion (off: events are stored as sent).
+    enrich_events: project.enrichEvents,
     created_at: project.createdAt.toISOString(),
     updated_at: project.updatedAt.toISOString(),
   };

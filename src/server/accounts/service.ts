@@ -26,6 +26,7 @@ import {
   type CreateInviteInput,
   type CreatePersonalApiKeyInput,
   type CreateUserInput,
+  type ProjectSettingsInput,
   type SignUpInput,
 } from "./contract";
 import { toMember, toPersonalApiKeySummary, toProjectResource, toUserBasic } from "./present";
@@ -328,6 +329,13 @@ export async function revokeInvite(ctx: Context, inviteId: string) {
 }
 
 /** The project a request acts on, as the management API shows it. */
+/** Changes a project's settings: an organization admin's (or owner's) to change, as PostHog's project settings. */
+export async function updateProjectResource(ctx: Context, input: ProjectSettingsInput) {
+  if (ctx.project.membershipLevel < MembershipLevel.admin) throw new AppError("permission_denied", "Only organization admins can change project settings.");
+  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, { name: input.name, anonymizeIps: input.anonymize_ips, enrichEvents: input.enrich_events });
+  return toProjectResource(project);
+}
+
 export async function getProjectResource(ctx: Context) {
   const project = await store.findProjectWithOrganization(ctx.db.prisma, ctx.project.id);
   if (!project) throw new AppError("not_found", "Not found.");

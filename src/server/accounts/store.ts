@@ -182,6 +182,10 @@ export function createProject(db: DbClient, data: { organizationId: string; name
   return db.project.create({ data });
 }
 
+export function updateProjectSettings(db: DbClient, projectId: number, data: { name?: string; anonymizeIps?: boolean; enrichEvents?: boolean }) {
+  return db.project.update({ where: { id: projectId }, data, include: { organization: { select: { id: true, name: true } } } });
+}
+
 export function findProjectWithOrganization(db: DbClient, projectId: number) {
   return db.project.findUnique({
     where: { id: projectId },

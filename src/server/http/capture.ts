@@ -30,7 +30,7 @@ export function captureHandler(path: RequestInfo["path"]) {
       const decoded = decodeRequest(request.method, url, { get: request.header }, request.body);
       const db = await getDb();
       const services = ingestionServices(db);
-      const result = await ingestDecoded(services, decoded, { path, ip: clientIp(request.header), now }, transformationsFor(db));
+      const result = await ingestDecoded(services, decoded, { path, ip: clientIp(request.header), userAgent: request.header("user-agent") ?? null, now }, transformationsFor(db));
       const errors = result.dropped.map(({ index, detail }) => ({ index, detail }));
       return respond(errors.length > 0 ? JSON.stringify({ status: 1, errors }) : '{"status":1}', 200, request);
     } catch (error) {

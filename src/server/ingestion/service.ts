@@ -24,9 +24,12 @@ import {
   type TransformationsFor,
 } from "./contract";
 import { isProblem, normaliseEvent } from "./normalise";
-import { ProjectKeyCache } from "./store";
+import { Enricher } from "./enrich";
+import { ProjectKeyCache, type IngestProject } from "./store";
 import { EventWriter } from "./writer";
 
+/** The user-agent parser enrichment uses, for the user-agent transformation. */
+export { userAgentProperties } from "./enrich";
 /** Ingestion's normalisation, for transformations' dry runs (the same rules as capture). */
 export { isProblem, normaliseEvent } from "./normalise";
 /** Project keys to projects, cached: the SDK endpoints outside capture look keys up too. */
@@ -85,6 +88,8 @@ export const noTransformations: TransformationsFor = async () => emptyChain;
 export interface RequestInfo {
   path: "capture" | "batch" | "engage";
   ip: string | null;
+  /** The request's User-Agent header. */
+  userAgent?: string | null;
   now: Date;
 }
 
@@ -175,6 +180,16 @@ async function applyPersonsAndGroups(services: IngestionServices, projectId: num
   return updated.uuid;
 }
 
+/** GeoIP and user-agent properties, unless the project turned enrichment off (enrich.ts). */
+async function enrichEvents(project: IngestProject, events: IngestEvent[], info: RequestInfo, slice: TimeSlice): Promise<void> {
+  if (!project.enrichEvents) return;
+  const enricher = new Enricher({ geoIp: !project.anonymizeIps, userAgent: info.userAgent ?? null });
+  for (const event of events) {
+    enricher.enrich(event);
+    await slice.pace();
+  }
+}
+
 /** The chain over a request's events, a chunk at a time, letting other requests in between. */
 async function runInSlices(chain: TransformChain, events: IngestEvent[], slice: TimeSlice): Promise<IngestEvent[]> {
   if (chain.configIds.length === 0) return events;
@@ -228,6 +243,7 @@ export async function ingestDecoded(
     await slice.pace();
   }
   if (events.length === 0) throw invalidPayload(dropped.map((d) => d.detail).join(" "));
+  await enrichEvents(project, events, info, slice);
 
   const transformed = await runInSlices(await transformationsFor(project.id), events, slice);
   const rows: StoredEventInput[] = [];

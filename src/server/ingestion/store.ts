@@ -7,6 +7,7 @@ import type { PrismaClient } from "@/server/db/client";
 export interface IngestProject {
   id: number;
   anonymizeIps: boolean;
+  enrichEvents: boolean;
 }
 
 const TTL_MS = 10_000;
@@ -27,7 +28,7 @@ export class ProjectKeyCache {
     const now = Date.now();
     const hit = this.entries.get(token);
     if (hit && hit.until > now) return hit.project;
-    const row = await this.prisma.project.findUnique({ where: { apiToken: token }, select: { id: true, anonymizeIps: true } });
+    const row = await this.prisma.project.findUnique({ where: { apiToken: token }, select: { id: true, anonymizeIps: true, enrichEvents: true } });
     if (this.entries.size > 10_000) this.entries.clear();
     this.entries.set(token, { project: row, until: now + (row ? TTL_MS : MISS_TTL_MS) });
     return row;

@@ -370,13 +370,13 @@ const ROUTES: RouteCase[] = [
     route: "projects/:project_id",
     path: "/api/projects/{project}/",
     params: (project) => ({ project_id: project }),
-    methods: { GET: { scope: "project:read", ok: 200 } },
+    methods: { GET: { scope: "project:read", ok: 200 }, PATCH: { scope: "project:write", body: { enrich_events: true }, ok: 200 } },
   },
   {
     route: "environments/:project_id",
     path: "/api/environments/{project}/",
     params: (project) => ({ project_id: project }),
-    methods: { GET: { scope: "project:read", ok: 200 } },
+    methods: { GET: { scope: "project:read", ok: 200 }, PATCH: { scope: "project:write", body: { enrich_events: true }, ok: 200 } },
   },
   {
     route: "projects/:project_id/events",

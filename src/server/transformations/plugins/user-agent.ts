@@ -1,28 +1,8 @@
-import Bowser from "bowser";
+import { userAgentProperties } from "@/server/ingestion/service";
 import { z } from "zod";
 import { copyRecord, definePlugin, field, withProperties } from "../plugin";
 
-const DEVICE_TYPES: Record<string, string> = { desktop: "Desktop", mobile: "Mobile", tablet: "Tablet", tv: "TV", bot: "Bot" };
-
-/** posthog-js sends `$browser_version` as a number (124, 17.4); a version that is not one stays text. */
-function versionValue(version: string): number | string {
-  const number = Number.parseFloat(version);
-  return Number.isFinite(number) && /^\d/.test(version) ? number : version;
-}
-
-/** PostHog's device and browser properties read from a user-agent string; only what was recognised. */
-export function userAgentProperties(userAgent: string): Record<string, string | number> {
-  const parsed = Bowser.parse(userAgent);
-  const out: Record<string, string | number> = {};
-  if (parsed.browser.name) out.$browser = parsed.browser.name;
-  if (parsed.browser.version) out.$browser_version = versionValue(parsed.browser.version);
-  if (parsed.os.name) out.$os = parsed.os.name;
-  const osVersion = parsed.os.versionName ?? parsed.os.version;
-  if (osVersion) out.$os_version = osVersion;
-  const device = parsed.platform.type ? DEVICE_TYPES[parsed.platform.type] : undefined;
-  if (device) out.$device_type = device;
-  return out;
-}
+export { userAgentProperties };
 
 export const userAgentPlugin = definePlugin({
   key: "user-agent",

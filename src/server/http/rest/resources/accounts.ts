@@ -1,4 +1,5 @@
-import { getProjectResource } from "@/server/accounts/service";
+import { projectSettingsInput } from "@/server/accounts/contract";
+import { getProjectResource, updateProjectResource } from "@/server/accounts/service";
 import { methodNotAllowed, projectRoute, type RestResource } from "@/server/http/rest/route";
 
 export const projectRoutes: RestResource[] = [
@@ -7,7 +8,8 @@ export const projectRoutes: RestResource[] = [
     methods: {
       /** `GET /api/projects/:project_id/` (also `@current`). */
       GET: projectRoute("project", async ({ ctx }) => getProjectResource(ctx)),
-      PATCH: methodNotAllowed,
+      /** Settings (name, anonymize_ips, enrich_events); PostHog's PATCH of a project. */
+      PATCH: projectRoute("project", async ({ ctx, body }) => updateProjectResource(ctx, await body(projectSettingsInput))),
       PUT: methodNotAllowed,
       DELETE: methodNotAllowed,
     },

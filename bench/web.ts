@@ -1,0 +1,221 @@
+/**
+ * Web analytics at 1,000,000 events, PostgreSQL and ClickHouse side by side: 10,000 sessions a
+ * day for 30 days (page views, page leaves and autocaptures; three hosts, 60 paths, ten
+ * referrers, UTM on a fifth of sessions, 20 countries, five browsers and OSes), written
+ * through each event store's own insert (so the sessions table is kept as ingestion keeps
+ * it; the insert time is printed too). Timed uncached through `computeQuery` (`refresh:
+ * "force"`), p50 and max of `--runs` runs after one warm-up, the stores taking turns:
+ *
+ *   - WebOverviewQuery over the last 30 days, compared with the 30 before;
+ *   - WebStatsTableQuery by Page, InitialPage, Country and Browser over the last 30 days.
+ *
+ * Targets: p50 under 500 ms on PostgreSQL, under 150 ms on ClickHouse.
+ *
+ *   npm run bench:web [-- --sessions-per-day 10000 --days 30 --runs 5 --only Page]
+ *
+ * One throwaway PostgreSQL database on TEST_POSTGRES_URL's server; ClickHouse is chdb on disk
+ * in a temporary directory, or CLICKHOUSE_URL's server in a throwaway database. Everything
+ * is dropped at the end.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { v7 as uuidv7 } from "uuid";
+import { bootstrap } from "@/server/accounts/service";
+import { registerDb } from "@/server/db";
+import { openDatabase, type Database } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import type { StoredEventInput } from "@/server/db/events";
+import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
+import { dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
+import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
+import { computeQuery } from "@/server/query/service";
+import { p50AndMax } from "./lib/seed-events";
+
+const { values } = parseArgs({
+  options: {
+    "sessions-per-day": { type: "string", default: "10000" },
+    days: { type: "string", default: "30" },
+    runs: { type: "string", default: "5" },
+    only: { type: "string", default: "" },
+  },
+});
+const SESSIONS_PER_DAY = Number(values["sessions-per-day"]);
+const DAYS = Number(values.days);
+const RUNS = Number(values.runs);
+const TARGET_MS = { postgres: 500, clickhouse: 150 } as const;
+
+const range = { date_from: "-30d" };
+const MEASURES: { label: string; query: Record<string, unknown> }[] = [
+  { label: "WebOverviewQuery, 30 d, compared", query: { kind: "WebOverviewQuery", properties: [], dateRange: range, compareFilter: { compare: true } } },
+  ...["Page", "InitialPage", "Country", "Browser"].map((breakdownBy) => ({
+    label: `WebStatsTableQuery ${breakdownBy}, 30 d`,
+    query: { kind: "WebStatsTableQuery", properties: [], breakdownBy, dateRange: range, limit: 10 },
+  })),
+];
+
+/** A small deterministic generator (the same data on every run). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HOSTS = ["www.example.com", "docs.example.com", "shop.example.com"];
+const PATHS = Array.from({ length: 60 }, (_, i) => (i === 0 ? "/" : `/${["blog", "docs", "pricing", "product", "about"][i % 5]}/${i}`));
+const REFERRERS = ["$direct", "www.google.com", "news.ycombinator.com", "twitter.com", "www.bing.com", "duckduckgo.com", "github.com", "reddit.com", "t.co", "linkedin.com"];
+const UTM = [
+  ["google", "cpc", "spring"],
+  ["newsletter", "email", "launch"],
+  ["twitter", "social", "launch"],
+];
+const COUNTRIES = ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "JP", "NL", "ES", "IT", "SE", "PL", "MX", "KR", "CH", "BE", "AT", "IE"];
+const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Opera"];
+const OSES = ["Windows", "Mac OS X", "iOS", "Android", "Linux"];
+const DEVICES = ["Desktop", "Mobile", "Tablet"];
+
+/** One day's sessions as events, in time order. */
+function dayOfEvents(projectId: number, dayStart: number, day: number, pick: () => number): StoredEventInput[] {
+  const choose = <T>(list: readonly T[]) => list[Math.floor(pick() * list.length)]!;
+  const rows: StoredEventInput[] = [];
+  for (let s = 0; s < SESSIONS_PER_DAY; s++) {
+    const visitor = Math.floor(pick() * 100_000);
+    const person = `0190c000-0000-7000-8000-${visitor.toString(16).padStart(12, "0")}`;
+    let at = dayStart + Math.floor(pick() * 86_000_000);
+    const host = choose(HOSTS);
+    const utm = pick() < 0.2 ? choose(UTM) : null;
+    const common = {
+      $session_id: uuidv7({ msecs: at }),
+      $host: host,
+      $referring_domain: choose(REFERRERS),
+      $geoip_country_code: choose(COUNTRIES),
+      $browser: choose(BROWSERS),
+      $os: choose(OSES),
+      $device_type: choose(DEVICES),
+      $viewport_width: 1440,
+      $viewport_height: 900,
+      $lib: "web",
+    };
+    const views = [1, 1, 1, 2, 2, 3, 3, 4][Math.floor(pick() * 8)]!;
+    let path = choose(PATHS);
+    for (let v = 0; v < views; v++) {
+      const page = { $pathname: path, $current_url: `https://${host}${path}${v === 0 && utm ? `?utm_source=${utm[0]}` : ""}` };
+      const first = v === 0 && utm ? { utm_source: utm[0], utm_medium: utm[1], utm_campaign: utm[2] } : {};
+      rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$pageview", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page, ...first } });
+      at += 1000 + Math.floor(pick() * 40_000);
+      if (pick() < 0.33) {
+        rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$autocapture", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page } });
+        at += 500;
+      }
+      if (v + 1 === views) {
+        rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$pageleave", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page } });
+      }
+      path = choose(PATHS);
+    }
+  }
+  void day;
+  return rows.sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime());
+}
+
+function clickHouseConfig(): { config: Exclude<EventStoreConfig, { kind: "postgres" }>; where: string; cleanUp(): Promise<void> } {
+  const configured = eventStoreConfigFromEnv();
+  if (configured.kind === "clickhouse") {
+    const config = { ...configured, database: `burrow_bench_${randomBytes(4).toString("hex")}` };
+    return { config, where: `server ${new URL(configured.url).host}`, cleanUp: () => dropClickHouseDatabase(config) };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-web-"));
+  return { config: { kind: "chdb", path: dir, database: "burrow" }, where: `chdb on disk (${dir})`, cleanUp: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** What an answer held, in a few words (the same on both stores when they agree). */
+function summary(results: unknown): string {
+  const rows = results as unknown[];
+  if (rows.length > 0 && Array.isArray(rows[0])) return (rows as unknown[][]).slice(0, 2).map((row) => `${JSON.stringify(row[0])} ${(row[1] as number[])[0]}/${(row[2] as number[])[0]}`).join(", ");
+  return (rows as { key: string; value: number | null; previous: number | null }[]).map((item) => `${item.key} ${item.value === null ? "–" : Math.round(item.value * 10) / 10}`).join(", ");
+}
+
+const NOW = new Date();
+const clickhouse = clickHouseConfig();
+const database = await createEmptyPostgresDatabase();
+const opened: Database[] = [];
+try {
+  const postgres = await openDatabase({ kind: "postgres", url: database.url });
+  opened.push(postgres);
+  await migrate(postgres.sql);
+  registerDb(postgres);
+  const { project_id: projectId } = await bootstrap(postgres.prisma, { email: "bench-web@example.com", password: "bench-password" });
+  const ch = await openDatabase({ kind: "postgres", url: database.url }, clickhouse.config);
+  opened.push(ch);
+
+  console.log(`seeding ${SESSIONS_PER_DAY.toLocaleString("en")} sessions a day for ${DAYS} days through each store's insert…`);
+  const pick = random(21);
+  const today = Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth(), NOW.getUTCDate());
+  let total = 0;
+  let pgSeconds = 0;
+  let chSeconds = 0;
+  for (let day = DAYS - 1; day >= 0; day--) {
+    // Yesterday and back: the last day ends before now.
+    const rows = dayOfEvents(projectId, today - (day + 1) * 86_400_000, day, pick);
+    total += rows.length;
+    let started = performance.now();
+    await postgres.events.insert(rows);
+    pgSeconds += (performance.now() - started) / 1000;
+    started = performance.now();
+    for (let i = 0; i < rows.length; i += 10_000) await ch.events.insert(rows.slice(i, i + 10_000));
+    chSeconds += (performance.now() - started) / 1000;
+  }
+  let started = performance.now();
+  await postgres.sql.exec(`ANALYZE events; ANALYZE sessions;`);
+  pgSeconds += (performance.now() - started) / 1000;
+  started = performance.now();
+  if (ch.events instanceof ClickHouseEventStore) await ch.events.settle();
+  chSeconds += (performance.now() - started) / 1000;
+  const [counts] = await postgres.sql.query<{ sessions: string; views: string }>(
+    `SELECT (SELECT count(*) FROM sessions WHERE project_id = $1::int) AS sessions, count(*) FILTER (WHERE event = '$pageview') AS views FROM events WHERE project_id = $1::int`,
+    [projectId],
+  );
+  console.log(
+    `${total.toLocaleString("en")} events (${Number(counts!.views).toLocaleString("en")} page views), ${Number(counts!.sessions).toLocaleString("en")} sessions; ` +
+      `insert with the sessions' upkeep: PostgreSQL ${pgSeconds.toFixed(1)} s (${Math.round(total / pgSeconds).toLocaleString("en")}/s), ClickHouse ${chSeconds.toFixed(1)} s (${Math.round(total / chSeconds).toLocaleString("en")}/s)`,
+  );
+  console.log(`ClickHouse: ${clickhouse.where}. ${RUNS} uncached runs each after one warm-up, the stores alternating.`);
+  console.log(`targets: p50 under ${TARGET_MS.postgres} ms on PostgreSQL, under ${TARGET_MS.clickhouse} ms on ClickHouse\n`);
+  console.log(`${"".padEnd(40)} ${"PostgreSQL p50 / max".padStart(24)} ${"ClickHouse p50 / max".padStart(24)}`);
+  let missed = 0;
+  const stores = [postgres, ch] as const;
+  for (const item of MEASURES.filter((measure) => measure.label.includes(values.only))) {
+    const times: number[][] = [[], []];
+    const shown = ["", ""];
+    const once = async (i: number) => {
+      registerDb(stores[i]!);
+      const begun = performance.now();
+      const computed = await computeQuery(stores[i]!, projectId, item.query, { refresh: "force", now: NOW });
+      const elapsed = performance.now() - begun;
+      shown[i] = summary(computed.answer?.results);
+      return elapsed;
+    };
+    await once(0);
+    await once(1);
+    for (let run = 0; run < RUNS; run++) for (const i of run % 2 === 0 ? [0, 1] : [1, 0]) times[i]!.push(await once(i));
+    const [pg, chFigure] = times.map(p50AndMax);
+    const verdict = (figure: { p50: number; max: number }, target: number) => {
+      if (figure.p50 >= target) missed++;
+      return `${figure.p50.toFixed(1)} / ${figure.max.toFixed(1)} ms ${figure.p50 < target ? "ok" : "SLOW"}`;
+    };
+    const agree = shown[0] === shown[1] ? shown[0] : `${shown[0]} (ClickHouse: ${shown[1]})`;
+    console.log(`${item.label.padEnd(40)} ${verdict(pg!, TARGET_MS.postgres).padStart(24)} ${verdict(chFigure!, TARGET_MS.clickhouse).padStart(24)}   ${agree}`);
+  }
+  console.log(`\n${missed === 0 ? "every target met" : `${missed} target(s) missed`}`);
+} finally {
+  for (const db of opened.reverse()) await db.close();
+  await database.drop();
+  await clickhouse.cleanUp();
+}
