@@ -95,6 +95,16 @@ test.describe("web analytics and the first run", () => {
       await shop.close();
     }
 
+    // A visitor of twelve more pages (through /batch/, on another host), so the Page table pages.
+    const sessionId = "019ab000-0000-7000-8000-000000000001";
+    const batch = Array.from({ length: 12 }, (_, index) => {
+      const path = `/z-${String(index + 1).padStart(2, "0")}`;
+      const timestamp = new Date(Date.now() - (12 - index) * 1000).toISOString();
+      return { event: "$pageview", distinct_id: "batch-visitor", timestamp, properties: { $host: "batch.example", $pathname: path, $current_url: `https://batch.example${path}`, $session_id: sessionId } };
+    });
+    const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
+    expect(sent.status).toBe(200);
+
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${site.url}/web`);
     await expect(page.getByTestId("web-analytics")).toHaveAttribute("data-state", "ready");
@@ -108,6 +118,12 @@ test.describe("web analytics and the first run", () => {
     expect(Number(await live.getAttribute("data-visitors"))).toBeGreaterThanOrEqual(2);
     await expect(page.getByTestId("web-chart")).toHaveAttribute("data-state", "ready");
     await screenshot(page, "web-1280");
+    // Ten rows at first; "Show more" brings the rest (visitors, views, then the path, in order).
+    await expect(table.getByTestId("web-table-row")).toHaveCount(10);
+    await table.getByTestId("web-table-more").click();
+    await expect(table.getByTestId("web-table-row")).toHaveCount(15);
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/z-12$/ })).toBeVisible();
+    await expect(table.getByTestId("web-table-more")).toHaveCount(0);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
 
     // The tabs are a tablist: the arrow keys move between them.
