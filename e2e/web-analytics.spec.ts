@@ -42,9 +42,11 @@ test.describe("web analytics and the first run", () => {
     await page.goto(`${site.url}/web`);
     await expect(page.getByTestId("web-analytics")).toHaveAttribute("data-state", "empty");
     await expect(page.getByTestId("web-empty")).toContainText("No pageviews yet — install the snippet");
+    await screenshot(page, "web-empty-1280");
     await page.getByTestId("web-install-link").click();
     await expect(page).toHaveURL(/\/settings\/project#install$/);
     await expect(page.getByTestId("snippet-html")).toBeVisible();
+    await screenshot(page, "snippet-page-1280");
 
     await page.goto(`${site.url}/`);
     await expect(status).toHaveAttribute("data-state", "waiting");

@@ -25,7 +25,8 @@ export function Sparkline({ data, label, className, testId }: SparklineProps) {
   const values = data.length === 1 ? [data[0]!, data[0]!] : data;
   const stepX = data.length === 1 ? WIDTH : step;
   const points = values.map((value, index) => `${(index * stepX).toFixed(2)},${(HEIGHT - 1 - ((value - min) / span) * (HEIGHT - 2)).toFixed(2)}`);
-  const described = label ? `${label}: ${data.join(", ")}` : undefined;
+  // A summary, not every point: a 90-day line would be read out as 90 numbers.
+  const described = label && data.length > 0 ? `${label}: from ${data[0]} to ${data[data.length - 1]}, highest ${max}` : label;
   return (
     <svg
       viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
