@@ -104,14 +104,14 @@ function dayOfEvents(projectId: number, dayStart: number, day: number, pick: () 
       $viewport_height: 900,
       $lib: "web",
     };
-    const views = [1, 1, 1, 2, 2, 3, 3, 4][Math.floor(pick() * 8)]!;
+    const views = [1, 1, 1, 1, 2, 2, 3, 4][Math.floor(pick() * 8)]!;
     let path = choose(PATHS);
     for (let v = 0; v < views; v++) {
       const page = { $pathname: path, $current_url: `https://${host}${path}${v === 0 && utm ? `?utm_source=${utm[0]}` : ""}` };
       const first = v === 0 && utm ? { utm_source: utm[0], utm_medium: utm[1], utm_campaign: utm[2] } : {};
       rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$pageview", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page, ...first } });
       at += 1000 + Math.floor(pick() * 40_000);
-      if (pick() < 0.33) {
+      if (pick() < 0.25) {
         rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$autocapture", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page } });
         at += 500;
       }

@@ -4,6 +4,9 @@
 -- of the times, sums of the counts, and argMin/argMax of the entry/exit fields over the
 -- events with a $current_url. Readers group by session_id with the -Merge functions
 -- (db/events/clickhouse/web.ts). Any non-empty $session_id of at most 200 characters.
+-- The events' $session_id as a column: web analytics joins page views with sessions by it.
+ALTER TABLE {database}.events ADD COLUMN IF NOT EXISTS mat_session_id String MATERIALIZED JSONExtractString(properties, '$session_id');
+
 CREATE TABLE IF NOT EXISTS {database}.sessions
 (
     project_id Int32,

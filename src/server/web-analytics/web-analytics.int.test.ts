@@ -181,6 +181,11 @@ describe(`web analytics on ${testStoresName}`, () => {
     it("a long-running session counts every page view of the range once, by its start", async () => {
       const answer = await overview(overviewProject, { dateRange: { date_from: "2024-01-01", date_to: "2024-01-03" } });
       expect([answer.visitors!.value, answer.views!.value, answer.sessions!.value]).toEqual([1, 3, 1]);
+      // A range ending before its last view counts the views up to the end.
+      const early = await overview(overviewProject, { dateRange: { date_from: "2024-01-01", date_to: "2024-01-02" } });
+      expect([early.visitors!.value, early.views!.value, early.sessions!.value, early["session duration"]!.value]).toEqual([1, 2, 1, 2 * 86400]);
+      const filtered = await overview(overviewProject, { dateRange: { date_from: "2024-01-01", date_to: "2024-01-02" }, properties: filter("$pathname", "/") });
+      expect([filtered.visitors!.value, filtered.views!.value, filtered.sessions!.value]).toEqual([1, 2, 1]);
       // From the second day on, the session began before the range: not counted at all.
       const later = await overview(overviewProject, { dateRange: { date_from: "2024-01-02", date_to: "2024-01-03" } });
       expect([later.visitors!.value, later.views!.value, later.sessions!.value]).toEqual([0, 0, 0]);

@@ -80,7 +80,8 @@ export function sessionsUpsert(source: string): string {
 /** Session duration in whole seconds (ClickHouse's dateDiff('second', …) on the two ends). */
 const DURATION = `(floor(extract(epoch FROM s.end_timestamp)) - floor(extract(epoch FROM s.start_timestamp)))`;
 const BOUNCE = `CASE WHEN s.pageview_count = 0 THEN NULL WHEN s.pageview_count > 1 OR s.autocapture_count > 0 OR ${DURATION} >= ${BOUNCE_SECONDS} THEN 0 ELSE 1 END`;
-const ACTOR = `COALESCE(e.person_id::text, 'd:' || e.distinct_id)`;
+/** A visitor: the person, or for an event without one its distinct id (as a uuid too, so that grouping hashes 16 bytes). */
+const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
 const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
 
 interface Statement {
@@ -123,18 +124,57 @@ function inPeriod(params: SqlParams, period: { from: Date; to: Date } | null, by
   return `(s.start_timestamp >= ${params.add(period.from.toISOString(), "timestamptz")} AND s.start_timestamp <= ${params.add(period.to.toISOString(), "timestamptz")})`;
 }
 
+/**
+ * The overview from one row per session `x` (actor, views, c, p, duration, bounce): each
+ * period's visitors as a hash aggregate over actors (a DISTINCT would sort them all).
+ */
+function overviewTotals(sessions: string): string {
+  const totals = (flag: string) =>
+    `(SELECT count(*) FROM (SELECT actor FROM x WHERE ${flag} GROUP BY actor) a)::int AS ${flag}_visitors,
+     COALESCE(sum(views) FILTER (WHERE ${flag}), 0)::int AS ${flag}_views, count(*) FILTER (WHERE ${flag})::int AS ${flag}_sessions,
+     avg(duration) FILTER (WHERE ${flag})::float8 AS ${flag}_duration, avg(bounce) FILTER (WHERE ${flag})::float8 AS ${flag}_bounce`;
+  return `WITH x AS MATERIALIZED (${sessions}) SELECT ${totals("c")}, ${totals("p")} FROM x`;
+}
+
 export function postgresWebOverviewStatement(projectId: number, query: WebQueryBase): Statement {
+  if (query.filters.length === 0) return postgresSessionsOverviewStatement(projectId, query);
   const params = new SqlParams();
   const from = viewEvents(params, projectId, query, "JOIN", true);
   const current = inPeriod(params, query.current, true);
   const previous = inPeriod(params, query.previous, true);
-  const totals = (flag: string) =>
-    `count(DISTINCT actor) FILTER (WHERE ${flag})::int AS ${flag}_visitors, COALESCE(sum(views) FILTER (WHERE ${flag}), 0)::int AS ${flag}_views,
-     count(*) FILTER (WHERE ${flag})::int AS ${flag}_sessions, avg(duration) FILTER (WHERE ${flag})::float8 AS ${flag}_duration, avg(bounce) FILTER (WHERE ${flag})::float8 AS ${flag}_bounce`;
   return {
-    text: `SELECT ${totals("c")}, ${totals("p")} FROM (
-      SELECT min(${ACTOR}) AS actor, count(*) AS views, ${current} AS c, ${previous} AS p, ${DURATION} AS duration, ${BOUNCE} AS bounce
-      ${from} GROUP BY s.project_id, s.session_id) x`,
+    text: overviewTotals(
+      `SELECT (array_agg(${ACTOR}))[1] AS actor, count(*) AS views, ${current} AS c, ${previous} AS p, ${DURATION} AS duration, ${BOUNCE} AS bounce
+       ${from} GROUP BY s.project_id, s.session_id`,
+    ),
+    values: params.values,
+  };
+}
+
+/**
+ * The overview without filters, from the sessions table alone: a session starting in the
+ * range has its views in it, except one whose last view is past the range's end (a range
+ * ending in the past): only those read their views up to the end from the events.
+ */
+function postgresSessionsOverviewStatement(projectId: number, query: WebQueryBase): Statement {
+  const params = new SqlParams();
+  const project = params.add(projectId, "int");
+  const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
+  const to = params.add(query.current.to.toISOString(), "timestamptz");
+  const current = inPeriod(params, query.current, true);
+  const previous = inPeriod(params, query.previous, true);
+  const inRange = `s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to}`;
+  // Rare (a range ending in the past, mid-session): read from the session's start to the end, by the events' index.
+  const viewsToEnd = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})
+      AND e.timestamp >= s.start_timestamp AND e.timestamp <= ${to} AND e.properties->>'$session_id' = s.session_id)`;
+  return {
+    text: overviewTotals(
+      `SELECT * FROM (
+         SELECT COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor,
+                CASE WHEN s.last_view_timestamp <= ${to} THEN s.pageview_count + s.screen_count ELSE ${viewsToEnd} END AS views,
+                ${current} AS c, ${previous} AS p, ${DURATION} AS duration, ${BOUNCE} AS bounce
+         FROM sessions s WHERE ${inRange} AND s.last_view_timestamp IS NOT NULL) v WHERE views > 0`,
+    ),
     values: params.values,
   };
 }
@@ -164,14 +204,24 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
   const bounce = join === "" ? "NULL::int" : BOUNCE;
   const order = names.map((name) => (numeric ? `${name} ASC NULLS LAST` : `${name} COLLATE "C" ASC NULLS LAST`)).join(", ");
   const inner = `SELECT ${values.map((value, i) => `${value} AS v${i}`).join(", ")}, ${ACTOR} AS actor, ${sessions} AS sid, ${bounce} AS b, ${current} AS c, ${previous} AS p ${from}`;
-  const counts = (flag: string) =>
-    `count(DISTINCT actor) FILTER (WHERE ${flag})::int AS ${flag}_visitors, count(*) FILTER (WHERE ${flag})::int AS ${flag}_views,
-     count(DISTINCT sid) FILTER (WHERE ${flag} AND b = 1)::int AS ${flag}_bounced, count(DISTINCT sid) FILTER (WHERE ${flag} AND b IS NOT NULL)::int AS ${flag}_sessions`;
   const having = [`(count(*) FILTER (WHERE c) > 0 OR count(*) FILTER (WHERE p) > 0)`, ...(dropNull ? [`v0 IS NOT NULL`] : [])];
+  let grouped: string;
+  if (query.includeBounceRate) {
+    const counts = (flag: string) =>
+      `count(DISTINCT actor) FILTER (WHERE ${flag})::int AS ${flag}_visitors, count(*) FILTER (WHERE ${flag})::int AS ${flag}_views,
+       count(DISTINCT sid) FILTER (WHERE ${flag} AND b = 1)::int AS ${flag}_bounced, count(DISTINCT sid) FILTER (WHERE ${flag} AND b IS NOT NULL)::int AS ${flag}_sessions`;
+    grouped = `SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) x GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}`;
+  } else {
+    // Visitors as hash aggregates, per (value, actor) first: a DISTINCT would sort every row.
+    const counts = (flag: string) =>
+      `count(*) FILTER (WHERE ${flag}_n > 0)::int AS ${flag}_visitors, sum(${flag}_n)::int AS ${flag}_views, 0 AS ${flag}_bounced, 0 AS ${flag}_sessions`;
+    const perActor = `SELECT ${names.join(", ")}, count(*) FILTER (WHERE c) AS c_n, count(*) FILTER (WHERE p) AS p_n FROM (${inner}) x GROUP BY ${names.join(", ")}, actor`;
+    grouped = `SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${perActor}) a GROUP BY ${names.join(", ")}
+      HAVING (sum(c_n) > 0 OR sum(p_n) > 0)${dropNull ? ` AND v0 IS NOT NULL` : ""}`;
+  }
   return {
-    text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (
-      SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) x GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}
-    ) g ORDER BY c_visitors DESC, c_views DESC, ${order}
+    text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
+    ORDER BY c_visitors DESC, c_views DESC, ${order}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
     values: params.values,
   };

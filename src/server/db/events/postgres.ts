@@ -238,6 +238,10 @@ export class PostgresEventStore implements EventStore {
        ) SELECT count(*)::int AS n FROM gone`,
       [projectId, person.uuid, [...person.distinctIds], limit],
     );
+    // The last call (nothing left) takes their sessions (entry and exit URLs) with them.
+    if (rows[0]!.n === 0) {
+      await this.sql.query(`DELETE FROM sessions WHERE project_id = $1::int AND (person_id = $2::uuid OR distinct_id = ANY($3::text[]))`, [projectId, person.uuid, [...person.distinctIds]]);
+    }
     return rows[0]!.n;
   }
 

@@ -257,6 +257,8 @@ export class ClickHouseEventStore implements EventStore {
     const n = Number(row?.n ?? 0);
     if (n === 0) return 0;
     await this.client.command({ query: `DELETE FROM ${this.table} WHERE ${condition}`, query_params: params });
+    // Their sessions (entry and exit URLs) go with them.
+    await this.client.command({ query: `DELETE FROM ${this.sessionsTable} WHERE project_id = {project:Int32} AND distinct_id IN {ids:Array(String)}`, query_params: params });
     return n;
   }
 

@@ -65,7 +65,7 @@ function viewEvents(
     where.push(chPropertiesSql(filter, { params, column: "e.properties", personColumn: "e.person_id", persons: context.persons, now: query.now, cohort }));
   }
   const sessions =
-    join === "" ? "" : ` ${join} JOIN ${sessionsSubquery(context, params, projectId, from, to, fields)} AS s ON s.sid = JSONExtractString(e.properties, '$session_id')`;
+    join === "" ? "" : ` ${join} JOIN ${sessionsSubquery(context, params, projectId, from, to, fields)} AS s ON s.sid = e.mat_session_id`;
   return `FROM ${context.events} AS e${sessions} WHERE ${where.join(" AND ")}`;
 }
 
