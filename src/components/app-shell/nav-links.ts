@@ -1,6 +1,7 @@
 /** The signed-in app's main navigation. */
 export const NAV_LINKS = [
   { href: "/", label: "Home", match: (path: string) => path === "/" },
+  { href: "/web", label: "Web analytics", match: (path: string) => path.startsWith("/web") },
   { href: "/dashboards", label: "Dashboards", match: (path: string) => path.startsWith("/dashboards") },
   { href: "/insights", label: "Insights", match: (path: string) => path.startsWith("/insights") },
   { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events") },

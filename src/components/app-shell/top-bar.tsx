@@ -20,16 +20,16 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
     <header className="sticky top-0 z-30 border-b border-gray-200 bg-white" data-testid="top-bar">
       <div className="mx-auto flex h-14 w-full max-w-6xl items-center gap-1.5 px-3 sm:gap-3 sm:px-6">
         <Link href="/" aria-label="Burrow home" className="shrink-0 rounded-control p-1">
-          <LogoMark className="size-7 lg:hidden" />
-          <span className="hidden lg:inline-flex">
+          <LogoMark className="size-7 2xl:hidden" />
+          <span className="hidden 2xl:inline-flex">
             <Logo />
           </span>
         </Link>
-        <span aria-hidden="true" className="hidden text-lg font-light text-gray-300 lg:block">
+        <span aria-hidden="true" className="hidden text-lg font-light text-gray-300 2xl:block">
           /
         </span>
         <ProjectSwitcher className="min-w-0" />
-        <nav aria-label="Main" className="ml-3 hidden items-center gap-1 lg:flex">
+        <nav aria-label="Main" className="ml-3 hidden items-center gap-1 xl:flex">
           {NAV_LINKS.map((link) => {
             const active = link.match(pathname);
             return (
@@ -39,7 +39,7 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
                 aria-current={active ? "page" : undefined}
                 data-testid={`nav-${link.label.toLowerCase()}`}
                 className={cn(
-                  "whitespace-nowrap rounded-control px-3 py-1.5 text-sm font-medium",
+                  "whitespace-nowrap rounded-control px-2.5 py-1.5 text-sm font-medium",
                   active ? "bg-gray-100 text-gray-900" : "text-gray-600 hover:bg-gray-50 hover:text-gray-900",
                 )}
               >
@@ -48,12 +48,12 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
             );
           })}
         </nav>
-        <div className="ml-auto hidden lg:block">
+        <div className="ml-auto hidden xl:block">
           <UserMenu user={user} />
         </div>
         <button
           type="button"
-          className="ml-auto inline-flex size-10 shrink-0 items-center justify-center rounded-control text-gray-700 hover:bg-gray-100 lg:hidden"
+          className="ml-auto inline-flex size-10 shrink-0 items-center justify-center rounded-control text-gray-700 hover:bg-gray-100 xl:hidden"
           aria-expanded={menuOpen}
           aria-controls="mobile-menu"
           aria-label="Menu"
@@ -68,7 +68,7 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
       <div
         id="mobile-menu"
         hidden={!menuOpen}
-        className="border-t border-gray-200 bg-white lg:hidden"
+        className="border-t border-gray-200 bg-white xl:hidden"
         data-testid="mobile-menu"
         onKeyDown={(event) => {
           if (event.key === "Escape") setMenuOpenOn(null);

@@ -21,7 +21,7 @@ export function UserMenu({ user }: { user: { email: string; firstName: string } 
             data-initial={initial}
             className="flex size-7 items-center justify-center rounded-full bg-brand-100 text-xs font-semibold text-brand-800 before:content-[attr(data-initial)]"
           />
-          <span className="hidden max-w-48 truncate lg:block">{user.email}</span>
+          <span className="hidden max-w-48 truncate 2xl:block">{user.email}</span>
           <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4 text-gray-400">
             <path fillRule="evenodd" d="M5.2 7.2a.75.75 0 0 1 1.06 0L10 10.94l3.74-3.74a.75.75 0 1 1 1.06 1.06l-4.27 4.27a.75.75 0 0 1-1.06 0L5.2 8.26a.75.75 0 0 1 0-1.06Z" clipRule="evenodd" />
           </svg>

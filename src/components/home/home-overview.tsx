@@ -17,12 +17,13 @@ import {
   Spinner,
 } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
+import { InstallStatus } from "./install-status";
 
 const QUICK_LINKS = [
   {
-    href: "/settings/project",
+    href: "/settings/project#install",
     title: "Send your first events",
-    description: "The project API key and snippets for posthog-js and posthog-node.",
+    description: "The project API key, PostHog's HTML snippet, posthog-js and posthog-node.",
   },
   {
     href: "/settings/organization",
@@ -44,32 +45,35 @@ export function HomeOverview() {
   // Until the level is known, offer no invite: a member must never see one they cannot use.
   const canInvite = isAdmin(project.data?.membershipLevel);
   return (
-    <div className="grid gap-6 lg:grid-cols-5">
-      <CurrentProjectCard />
-      <Card aria-labelledby="quick-links-title" className="lg:col-span-2" data-testid="quick-links">
-        <CardHeader titleId="quick-links-title" title="Quick links" />
-        <ul className="divide-y divide-gray-200">
-          {QUICK_LINKS.map((quick) => {
-            const link = "forMembers" in quick && !canInvite ? { ...quick, ...quick.forMembers } : quick;
-            return (
-              <li key={link.href} data-testid={`quick-link-${link.title.toLowerCase().replace(/\W+/g, "-")}`}>
-                <Link
-                  href={link.href}
-                  className="group flex items-center gap-3 px-4 py-3.5 hover:bg-gray-50 focus-visible:-outline-offset-2 sm:px-5"
-                >
-                  <span className="min-w-0 flex-1">
-                    <span className="block text-sm font-medium text-gray-900 group-hover:text-brand-700">{link.title}</span>
-                    <span className="mt-0.5 block text-sm text-gray-600">{link.description}</span>
-                  </span>
-                  <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4 shrink-0 text-gray-400 group-hover:text-brand-600">
-                    <path fillRule="evenodd" d="M7.2 14.8a.75.75 0 0 1 0-1.06L10.94 10 7.2 6.26a.75.75 0 1 1 1.06-1.06l4.27 4.27a.75.75 0 0 1 0 1.06L8.26 14.8a.75.75 0 0 1-1.06 0Z" clipRule="evenodd" />
-                  </svg>
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-      </Card>
+    <div className="flex flex-col gap-6">
+      <InstallStatus />
+      <div className="grid gap-6 lg:grid-cols-5">
+        <CurrentProjectCard />
+        <Card aria-labelledby="quick-links-title" className="lg:col-span-2" data-testid="quick-links">
+          <CardHeader titleId="quick-links-title" title="Quick links" />
+          <ul className="divide-y divide-gray-200">
+            {QUICK_LINKS.map((quick) => {
+              const link = "forMembers" in quick && !canInvite ? { ...quick, ...quick.forMembers } : quick;
+              return (
+                <li key={link.href} data-testid={`quick-link-${link.title.toLowerCase().replace(/\W+/g, "-")}`}>
+                  <Link
+                    href={link.href}
+                    className="group flex items-center gap-3 px-4 py-3.5 hover:bg-gray-50 focus-visible:-outline-offset-2 sm:px-5"
+                  >
+                    <span className="min-w-0 flex-1">
+                      <span className="block text-sm font-medium text-gray-900 group-hover:text-brand-700">{link.title}</span>
+                      <span className="mt-0.5 block text-sm text-gray-600">{link.description}</span>
+                    </span>
+                    <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4 shrink-0 text-gray-400 group-hover:text-brand-600">
+                      <path fillRule="evenodd" d="M7.2 14.8a.75.75 0 0 1 0-1.06L10.94 10 7.2 6.26a.75.75 0 1 1 1.06-1.06l4.27 4.27a.75.75 0 0 1 0 1.06L8.26 14.8a.75.75 0 0 1-1.06 0Z" clipRule="evenodd" />
+                    </svg>
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </Card>
+      </div>
     </div>
   );
 }

@@ -1,39 +1,10 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
-import { Card, CardBody, CardHeader, CodeBlock, CopyField, Detail } from "@/components/ui";
+import { InstallSnippets } from "@/components/install/install-snippets";
+import { Card, CardBody, CardHeader, CopyField, Detail } from "@/components/ui";
 import { ProjectGate } from "./project-gate";
 
-const subscribeNever = () => () => {};
-
-/** This page's origin: where SDKs send events (the server renders nothing for it). */
-function useOrigin(): string {
-  return useSyncExternalStore(
-    subscribeNever,
-    () => window.location.origin,
-    () => "",
-  );
-}
-
-function posthogJsSnippet(key: string, host: string): string {
-  return `import posthog from 'posthog-js'
-
-posthog.init('${key}', {
-    api_host: '${host}',
-})`;
-}
-
-function posthogNodeSnippet(key: string, host: string): string {
-  return `import { PostHog } from 'posthog-node'
-
-const client = new PostHog('${key}', { host: '${host}' })
-
-client.capture({ distinctId: 'user-123', event: 'signed up' })
-await client.shutdown()`;
-}
-
 export function ProjectSettings() {
-  const origin = useOrigin();
   return (
     <ProjectGate testId="project-settings">
       {(project) => (
@@ -66,27 +37,7 @@ export function ProjectSettings() {
             </CardBody>
           </Card>
 
-          <Card aria-labelledby="snippets-title">
-            <CardHeader
-              titleId="snippets-title"
-              title="Send events"
-              description="Burrow speaks PostHog's API: point PostHog's SDKs at this server."
-            />
-            <CardBody className="flex flex-col gap-5">
-              {origin ? (
-                <>
-                  <div className="flex min-w-0 flex-col gap-2">
-                    <h3 className="text-sm font-medium text-gray-900">In the browser, with posthog-js</h3>
-                    <CodeBlock title="posthog-js" code={posthogJsSnippet(project.apiToken, origin)} testId="snippet-posthog-js" />
-                  </div>
-                  <div className="flex min-w-0 flex-col gap-2">
-                    <h3 className="text-sm font-medium text-gray-900">On a Node.js server, with posthog-node</h3>
-                    <CodeBlock title="posthog-node" code={posthogNodeSnippet(project.apiToken, origin)} testId="snippet-posthog-node" />
-                  </div>
-                </>
-              ) : null}
-            </CardBody>
-          </Card>
+          <InstallSnippets projectId={project.id} apiToken={project.apiToken} />
         </div>
       )}
     </ProjectGate>

@@ -19,3 +19,4 @@ export { Switch, type SwitchProps } from "./switch";
 export { SkipLink } from "./skip-link";
 export { Detail } from "./detail";
 export { PropertyFilterRow, RemoveButton, type PropertyFilterRowProps } from "./property-filter-row";
+export { Sparkline, type SparklineProps } from "./sparkline";

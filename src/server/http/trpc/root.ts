@@ -6,11 +6,13 @@ import { definitionsRouter } from "./routers/definitions";
 import { eventsRouter } from "./routers/events";
 import { flagsRouter } from "./routers/flags";
 import { insightsRouter } from "./routers/insights";
+import { installRouter } from "./routers/install";
 import { organizationRouter } from "./routers/organization";
 import { personsRouter } from "./routers/persons";
 import { queryRouter } from "./routers/query";
 import { systemRouter } from "./routers/system";
 import { transformationsRouter } from "./routers/transformations";
+import { webRouter } from "./routers/web";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 /** Every tRPC router, by name. Add a domain's router here. */
@@ -23,11 +25,13 @@ export const appRouter = createTRPCRouter({
   events: eventsRouter,
   flags: flagsRouter,
   insights: insightsRouter,
+  install: installRouter,
   organization: organizationRouter,
   persons: personsRouter,
   query: queryRouter,
   system: systemRouter,
   transformations: transformationsRouter,
+  web: webRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -48,6 +48,14 @@ describe(`events router (${testDbKind})`, () => {
     expect(third.next).toBeNull();
   });
 
+  it("lists a property's seen values, most frequent first, by prefix and event (the /web host filter)", async () => {
+    expect(await api.events.values({ projectId, key: "plan" })).toEqual([{ name: "pro" }, { name: "free" }]);
+    expect(await api.events.values({ projectId, key: "plan", prefix: "FR" })).toEqual([{ name: "free" }]);
+    expect(await api.events.values({ projectId, key: "$browser", eventName: "$pageview" })).toEqual([{ name: "Chrome" }, { name: "Safari" }]);
+    expect(await api.events.values({ projectId, key: "plan", eventName: "$pageview" })).toEqual([{ name: "pro" }]);
+    await expect(api.events.values({ projectId, key: "" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
   it("filters by event, distinct id, time and properties as the REST list does", async () => {
     const names = async (input: Parameters<typeof api.events.list>[0]) => (await api.events.list(input)).results.map((e) => `${e.event}/${e.distinct_id}`);
     expect(await names({ projectId, event: "purchase" })).toEqual(["purchase/bob", "purchase/alice"]);

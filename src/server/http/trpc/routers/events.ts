@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EVENT_LIMITS, eventFiltersInput, eventPageCursor } from "@/server/events/contract";
-import { countEventMatches, getEvent, listCohortChoices, listEventPage } from "@/server/events/service";
+import { countEventMatches, eventValues, getEvent, listCohortChoices, listEventPage } from "@/server/events/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 /**
@@ -21,6 +21,17 @@ export const eventsRouter = createTRPCRouter({
   count: projectProcedure.input(eventFiltersInput).query(({ ctx, input }) => countEventMatches(ctx, input)),
 
   get: projectProcedure.input(z.object({ id: z.string().max(100) })).query(({ ctx, input }) => getEvent(ctx, input.id)),
+
+  /** The seen values of one event property, most frequent first (REST's `events/values/`). */
+  values: projectProcedure
+    .input(
+      z.object({
+        key: z.string().min(1).max(EVENT_LIMITS.maxText),
+        prefix: z.string().max(EVENT_LIMITS.maxText).optional(),
+        eventName: z.string().min(1).max(EVENT_LIMITS.maxText).optional(),
+      }),
+    )
+    .query(({ ctx, input }) => eventValues(ctx, { key: input.key, prefix: input.prefix || null, eventName: input.eventName ?? null })),
 
   /** The cohorts the filter bar offers (id and name; the cohorts API is the cohorts domain's). */
   cohorts: projectProcedure.query(({ ctx }) => listCohortChoices(ctx)),

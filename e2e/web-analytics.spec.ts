@@ -1,0 +1,193 @@
+/**
+ * Web analytics and the first run, end to end on a Burrow of this spec's own: Home waits for
+ * a first event and sees the test event arrive; then a page holding nothing but PostHog's
+ * HTML snippet — copied from the snippet page — is visited on two paths in Chromium, and the
+ * visits show on /web (overview, live count, the Page tab) and on Home. Screenshots of both
+ * pages at desktop and phone widths, and an axe check of /web.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./support/accounts";
+import { waitFor } from "./support/burrow";
+import { screenshot, servePostHogJsPage, useBootstrappedSite } from "./support/site";
+
+const OWNER = { email: "web-owner@example.com", password: "web-owner-password-1" };
+// posthog-js drops the events of browsers that look like bots: Headless Chrome's user agent
+// and brands, and a navigator.webdriver that Playwright sets. The page keeps PostHog's snippet
+// unchanged, so the browser passes for an ordinary Chrome instead.
+const DESKTOP_CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+test.describe.configure({ mode: "serial" });
+
+test.describe("web analytics and the first run", () => {
+  const site = useBootstrappedSite(OWNER);
+
+  async function pageviewCount(): Promise<number> {
+    const response = await fetch(`${site.url}/api/projects/${site.projectId}/events/?event=%24pageview&limit=100`, {
+      headers: { authorization: `Bearer ${site.personalKey}` },
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { results: unknown[] }).results.length;
+  }
+
+  test("a fresh project: Home waits for the first event, /web says to install the snippet, and a test event arrives", async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    const status = page.getByTestId("install-status");
+    await expect(status).toHaveAttribute("data-state", "waiting");
+    await expect(page.getByTestId("install-waiting")).toHaveText("Waiting for your first event…");
+    await screenshot(page, "home-waiting-1280");
+
+    await page.goto(`${site.url}/web`);
+    await expect(page.getByTestId("web-analytics")).toHaveAttribute("data-state", "empty");
+    await expect(page.getByTestId("web-empty")).toContainText("No pageviews yet — install the snippet");
+    await screenshot(page, "web-empty-1280");
+    await page.getByTestId("web-install-link").click();
+    await expect(page).toHaveURL(/\/settings\/project#install$/);
+    await expect(page.getByTestId("snippet-html")).toBeVisible();
+    await screenshot(page, "snippet-page-1280");
+
+    await page.goto(`${site.url}/`);
+    await expect(status).toHaveAttribute("data-state", "waiting");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "home-waiting-390");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByTestId("send-test-event").click();
+    // Home notices by itself, no reload (the button's own "Sent" note goes with the waiting state).
+    await expect(status).toHaveAttribute("data-state", "arrived");
+    await expect(page.getByTestId("home-event-count")).toHaveAttribute("data-value", "1");
+    await expect(page.getByTestId("home-visitor-count")).toHaveAttribute("data-value", "1");
+    await expect(page.getByTestId("home-latest-event")).toContainText("$pageview");
+    await screenshot(page, "home-arrived-1280");
+    expect(await pageviewCount()).toBe(1);
+  });
+
+  test("a page with only PostHog's snippet, from the snippet page, produces visits on /web and Home", async ({ browser, page }) => {
+    test.setTimeout(180_000);
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/settings/project#install`);
+    const snippet = (await page.getByTestId("snippet-html").textContent()) ?? "";
+    expect(snippet).toContain(`api_host: '${site.url}'`);
+    expect(snippet).toContain(`posthog.init('${site.projectKey}'`);
+
+    const html = `<!doctype html>\n<html><head><meta charset="utf-8"><title>Shop</title>\n${snippet}\n</head><body><h1>Shop</h1></body></html>`;
+    const shop = await servePostHogJsPage(html);
+    const shopHost = new URL(shop.origin).host;
+    const visitor = await browser.newContext({ userAgent: DESKTOP_CHROME, viewport: { width: 1280, height: 800 } });
+    await visitor.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, "webdriver", { get: () => false });
+      Object.defineProperty(Navigator.prototype, "userAgentData", { get: () => undefined });
+    });
+    try {
+      const tab = await visitor.newPage();
+      for (const path of ["/shop", "/shop/checkout"]) {
+        // posthog-js batches for a few seconds: wait until Burrow has acknowledged this page's $pageview.
+        const captured = tab.waitForResponse(
+          (response) => response.url().startsWith(site.url) && response.request().method() === "POST" && /^\/(e|i\/v0\/e|batch|capture)\/?$/.test(new URL(response.url()).pathname),
+          { timeout: 30_000 },
+        );
+        await tab.goto(`${shop.origin}${path}`);
+        expect((await captured).status()).toBe(200);
+      }
+      await waitFor("both pageviews stored", async () => ((await pageviewCount()) >= 3 ? true : undefined));
+    } finally {
+      await visitor.close();
+      await shop.close();
+    }
+
+    // A visitor of twelve more pages (through /batch/, on another host), so the Page table pages.
+    const sessionId = "019ab000-0000-7000-8000-000000000001";
+    const batch = Array.from({ length: 12 }, (_, index) => {
+      const path = `/z-${String(index + 1).padStart(2, "0")}`;
+      const timestamp = new Date(Date.now() - (12 - index) * 1000).toISOString();
+      return { event: "$pageview", distinct_id: "batch-visitor", timestamp, properties: { $host: "batch.example", $pathname: path, $current_url: `https://batch.example${path}`, $session_id: sessionId } };
+    });
+    const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
+    expect(sent.status).toBe(200);
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${site.url}/web`);
+    await expect(page.getByTestId("web-analytics")).toHaveAttribute("data-state", "ready");
+    await expectOverview(page);
+    const table = page.getByTestId("web-table-paths");
+    await expect(table.getByRole("tab", { name: "Page" })).toHaveAttribute("aria-selected", "true");
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop$/ })).toBeVisible();
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop\/checkout$/ })).toBeVisible();
+    const live = page.getByTestId("live-visitors");
+    await expect(live).toHaveAttribute("data-state", "ready");
+    expect(Number(await live.getAttribute("data-visitors"))).toBeGreaterThanOrEqual(2);
+    await expect(page.getByTestId("web-chart")).toHaveAttribute("data-state", "ready");
+    await screenshot(page, "web-1280");
+    // Ten rows at first; "Show more" brings the rest (visitors, views, then the path, in order).
+    await expect(table.getByTestId("web-table-row")).toHaveCount(10);
+    await table.getByTestId("web-table-more").click();
+    await expect(table.getByTestId("web-table-row")).toHaveCount(15);
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/z-12$/ })).toBeVisible();
+    await expect(table.getByTestId("web-table-more")).toHaveCount(0);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+
+    // The tabs are a tablist: the arrow keys move between them.
+    await table.getByRole("tab", { name: "Page" }).focus();
+    await page.keyboard.press("ArrowRight");
+    await expect(table.getByRole("tab", { name: "Entry" })).toBeFocused();
+    await expect(table.getByRole("tab", { name: "Entry" })).toHaveAttribute("aria-selected", "true");
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop$/ })).toBeVisible();
+
+    const axe = await new AxeBuilder({ page }).include('[data-testid="web-analytics"]').analyze();
+    const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+
+    // Filters live in the URL: Back undoes them.
+    await page.getByTestId("web-filter-date").selectOption("-30d");
+    await expect(page).toHaveURL(/date_from=-30d/);
+    await page.getByTestId("web-filter-path").fill("/shop/checkout");
+    await page.getByTestId("web-filter-path").press("Enter");
+    await expect(page).toHaveURL(/path=%2Fshop%2Fcheckout/);
+    await expect(table.getByTestId("web-table-value")).toHaveCount(1);
+    await page.goBack();
+    await expect(page).not.toHaveURL(/path=/);
+    await expect(page.getByTestId("web-filter-path")).toHaveValue("");
+    await expect(page.getByTestId("web-filter-date")).toHaveValue("-30d");
+    await page.goBack();
+    await expect(page.getByTestId("web-filter-date")).toHaveValue("-7d");
+    // The host select offers the hosts pageviews came from: the shop's and Burrow's own (the test event).
+    const hostSelect = page.getByTestId("web-filter-host");
+    await expect.poll(() => hostSelect.locator("option").allTextContents()).toEqual(expect.arrayContaining(["All hosts", shopHost]));
+    await hostSelect.selectOption(shopHost);
+    await expect(page).toHaveURL(new RegExp(`host=${encodeURIComponent(shopHost)}`));
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/$/ })).toHaveCount(0);
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop$/ })).toBeVisible();
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectOverview(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "web-390");
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${site.url}/`);
+    await expect(page.getByTestId("install-status")).toHaveAttribute("data-state", "arrived");
+    await expect(page.getByTestId("install-waiting")).toHaveCount(0);
+    await expect.poll(async () => Number(await page.getByTestId("home-event-count").getAttribute("data-value"))).toBeGreaterThanOrEqual(3);
+    await expect.poll(async () => Number(await page.getByTestId("home-visitor-count").getAttribute("data-value"))).toBeGreaterThanOrEqual(2);
+    await screenshot(page, "home-arrived-after-snippet-1280");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "home-arrived-390");
+  });
+});
+
+async function expectOverview(page: Page) {
+  const overview = page.getByTestId("web-overview");
+  await expect(overview).toHaveAttribute("data-state", "ready");
+  await expect(page.getByTestId("web-overview-visitors")).not.toHaveAttribute("data-value", "");
+  expect(Number(await page.getByTestId("web-overview-visitors").getAttribute("data-value"))).toBeGreaterThanOrEqual(1);
+  expect(Number(await page.getByTestId("web-overview-views").getAttribute("data-value"))).toBeGreaterThanOrEqual(2);
+  for (const key of ["visitors", "views", "sessions", "session-duration", "bounce-rate"]) await expect(page.getByTestId(`web-overview-${key}`)).toBeVisible();
+}
+
+/** How far the page scrolls sideways (0 when it fits the viewport). */
+function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}

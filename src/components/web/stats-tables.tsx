@@ -1,0 +1,160 @@
+"use client";
+
+import Link from "next/link";
+import { useRef, useState, type KeyboardEvent } from "react";
+import { Button, Card, cn, EmptyState, ErrorState } from "@/components/ui";
+import { errorMessage } from "@/trpc/errors";
+import { paramsOf, type WebFilters } from "./web-filters";
+import { breakdownLabel, formatCount } from "./web-format";
+import { statsTable, statsTableQuery, TABLE_PAGE, type WebBreakdown, type WebTableGroup } from "./web-query";
+import { useWebQuery } from "./use-web-query";
+
+const PATH_BREAKDOWNS = new Set<WebBreakdown>(["Page", "InitialPage", "ExitPage"]);
+
+/** One group of tables (Paths, Sources, …) as tabs, keyboard-operable as a WAI-ARIA tablist. */
+export function StatsTables({ projectId, group, filters }: { projectId: number; group: WebTableGroup; filters: WebFilters }) {
+  const [selected, setSelected] = useState(0);
+  const tabs = useRef<(HTMLButtonElement | null)[]>([]);
+  const tab = group.tabs[selected]!;
+  const id = (index: number) => `web-${group.id}-tab-${index}`;
+
+  function onKeyDown(event: KeyboardEvent) {
+    const last = group.tabs.length - 1;
+    const next =
+      event.key === "ArrowRight" ? (selected === last ? 0 : selected + 1)
+      : event.key === "ArrowLeft" ? (selected === 0 ? last : selected - 1)
+      : event.key === "Home" ? 0
+      : event.key === "End" ? last
+      : null;
+    if (next === null) return;
+    event.preventDefault();
+    setSelected(next);
+    tabs.current[next]?.focus();
+  }
+
+  return (
+    <Card aria-labelledby={`web-${group.id}-title`} className="flex min-w-0 flex-col" data-testid={`web-table-${group.id}`}>
+      <div className="flex flex-col gap-2 border-b border-gray-200 px-4 pt-3.5 sm:px-5">
+        <h2 id={`web-${group.id}-title`} className="text-sm font-semibold text-gray-900">
+          {group.title}
+        </h2>
+        <div role="tablist" aria-labelledby={`web-${group.id}-title`} className="-mb-px flex gap-1 overflow-x-auto" onKeyDown={onKeyDown}>
+          {group.tabs.map((item, index) => (
+            <button
+              key={item.breakdown}
+              ref={(element) => {
+                tabs.current[index] = element;
+              }}
+              type="button"
+              role="tab"
+              id={id(index)}
+              aria-selected={index === selected}
+              aria-controls={`${id(index)}-panel`}
+              tabIndex={index === selected ? 0 : -1}
+              onClick={() => setSelected(index)}
+              className={cn(
+                "shrink-0 border-b-2 px-2.5 py-2 text-sm font-medium whitespace-nowrap focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-600",
+                index === selected ? "border-brand-600 text-brand-700" : "border-transparent text-gray-600 hover:border-gray-300 hover:text-gray-800",
+              )}
+              data-testid={`web-tab-${item.breakdown}`}
+            >
+              {item.label}
+            </button>
+          ))}
+        </div>
+      </div>
+      <div role="tabpanel" id={`${id(selected)}-panel`} aria-labelledby={id(selected)} className="min-w-0 flex-1">
+        {/* A panel per tab and filters: "Show more" starts again from one page. */}
+        <StatsTable key={`${tab.breakdown}:${paramsOf(filters)}`} projectId={projectId} breakdown={tab.breakdown} column={tab.column} filters={filters} />
+      </div>
+    </Card>
+  );
+}
+
+function StatsTable({ projectId, breakdown, column, filters }: { projectId: number; breakdown: WebBreakdown; column: string; filters: WebFilters }) {
+  const [limit, setLimit] = useState(TABLE_PAGE);
+  const result = useWebQuery(projectId, statsTableQuery(filters, breakdown, limit));
+  const table = result.data ? statsTable(result.data) : undefined;
+
+  if (result.error && !result.data) {
+    return (
+      <div className="p-4">
+        <ErrorState title="Could not load this table" message={errorMessage(result.error)} onRetry={() => void result.refetch()} />
+      </div>
+    );
+  }
+  if (table === null) {
+    return (
+      <div className="p-4">
+        <ErrorState title="Could not read this table" message="The server answered with a shape this page does not know." />
+      </div>
+    );
+  }
+  if (!table) {
+    return (
+      <div className="flex flex-col gap-2 p-4" aria-busy="true" data-testid="web-table-loading">
+        <span role="status" className="sr-only">
+          Loading…
+        </span>
+        {Array.from({ length: 5 }, (_, index) => (
+          <div key={index} className="h-7 animate-pulse rounded bg-gray-100" style={{ width: `${90 - index * 12}%` }} />
+        ))}
+      </div>
+    );
+  }
+  if (table.rows.length === 0) return <EmptyState title="Nothing here yet" description="No page views in this range have a value for it." className="py-10" />;
+
+  const linkable = PATH_BREAKDOWNS.has(breakdown);
+  return (
+    <div className="flex flex-col" data-testid="web-table" data-breakdown={breakdown} data-state={result.isFetching ? "loading" : "ready"}>
+      <table className="w-full table-fixed text-sm">
+        <thead>
+          <tr className="text-left text-xs font-medium text-gray-500">
+            <th scope="col" className="px-4 py-2 font-medium sm:px-5">
+              {column}
+            </th>
+            <th scope="col" className="w-20 py-2 text-right font-medium sm:w-24">
+              Visitors
+            </th>
+            <th scope="col" className="w-20 py-2 pr-4 text-right font-medium sm:w-24 sm:pr-5">
+              Views
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {table.rows.map((row, index) => {
+            const label = breakdownLabel(breakdown, row.value);
+            return (
+              <tr key={index} className="relative" data-testid="web-table-row">
+                <th scope="row" className="relative px-4 py-1.5 text-left font-normal sm:px-5">
+                  {/* The row's share of the visitors, drawn behind its value. */}
+                  <span aria-hidden="true" className="absolute inset-y-0.5 left-2 rounded bg-brand-100/70 sm:left-3" style={{ width: `calc(${(row.fillFraction * 100).toFixed(2)}% - 0.5rem)` }} />
+                  <span className="relative block truncate text-gray-900" title={label}>
+                    {linkable && typeof row.value === "string" ? (
+                      <Link href={`/web?${paramsOf({ ...filters, path: row.value })}`} className="hover:text-brand-700 hover:underline" data-testid="web-table-value">
+                        {label}
+                      </Link>
+                    ) : (
+                      <span data-testid="web-table-value">{label}</span>
+                    )}
+                  </span>
+                </th>
+                <td className="py-1.5 text-right text-gray-900 tabular-nums" data-testid="web-table-visitors">
+                  {formatCount(row.visitors)}
+                </td>
+                <td className="py-1.5 pr-4 text-right text-gray-700 tabular-nums sm:pr-5">{formatCount(row.views)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {table.hasMore && (
+        <div className="mt-auto border-t border-gray-100 px-4 py-2 sm:px-5">
+          <Button variant="ghost" size="sm" onClick={() => setLimit(limit + TABLE_PAGE)} loading={result.isFetching} data-testid="web-table-more">
+            Show more
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,125 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense } from "react";
+import { ProjectGate } from "@/components/settings/project-gate";
+import { buttonClasses, Card, EmptyState, ErrorState, LoadingState, PageHeader } from "@/components/ui";
+import { errorMessage } from "@/trpc/errors";
+import { useTRPC } from "@/trpc/react";
+import { LiveVisitors } from "./live-visitors";
+import { OverviewCards } from "./overview-cards";
+import { StatsTables } from "./stats-tables";
+import { VisitorsChart } from "./visitors-chart";
+import { dateRangeLabel, filtersFromParams, paramsOf, type WebFilters } from "./web-filters";
+import { WebFiltersBar } from "./web-filters-bar";
+import { overviewItems, overviewQuery, trendQuery, trendSeries, WEB_TABLE_GROUPS } from "./web-query";
+import { useWebQuery } from "./use-web-query";
+
+/** Where the snippet and the other SDKs' set-up live. */
+export const INSTALL_HREF = "/settings/project#install";
+
+/** While a project has no pageview, how often the page looks again. */
+const WAITING_POLL_MS = 5_000;
+
+export function WebAnalyticsPage() {
+  return (
+    <ProjectGate testId="web-analytics">
+      {(project) => (
+        <Suspense>
+          <WebAnalytics projectId={project.id} />
+        </Suspense>
+      )}
+    </ProjectGate>
+  );
+}
+
+function WebAnalytics({ projectId }: { projectId: number }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const filters = filtersFromParams(useSearchParams());
+  const setFilters = (next: WebFilters) => {
+    const query = paramsOf(next);
+    router.push(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  };
+
+  const trpc = useTRPC();
+  // Has this project ever had a pageview? Until it has, the page explains how to get one.
+  const anyPageview = useQuery({
+    ...trpc.events.list.queryOptions({ projectId, event: "$pageview", limit: 1 }),
+    refetchInterval: (query) => (query.state.data?.results.length ? false : WAITING_POLL_MS),
+  });
+  const waiting = anyPageview.data?.results.length === 0;
+  // Nothing is asked of the query API before the first pageview is known to exist: an answer
+  // computed on no data would be served from the server's result cache for a minute.
+  const ready = Boolean(anyPageview.data?.results.length);
+
+  return (
+    <div className="flex flex-col gap-6" data-testid="web-analytics" data-state={anyPageview.isPending ? "loading" : waiting ? "empty" : "ready"}>
+      <PageHeader
+        title="Web analytics"
+        description="Visitors, page views and where they come from, from posthog-js's pageviews."
+        actions={<LiveVisitors projectId={projectId} host={filters.host} />}
+      />
+      {anyPageview.isError ? (
+        <ErrorState title="Could not load web analytics" message={errorMessage(anyPageview.error)} onRetry={() => void anyPageview.refetch()} />
+      ) : waiting ? (
+        <Card data-testid="web-empty">
+          <EmptyState
+            title="No pageviews yet — install the snippet"
+            description="Add PostHog's snippet to your site with this server as its api_host. Visits show here as they arrive."
+            icon={
+              <svg viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.6">
+                <path d="M3 4.5h14v11H3zM3 7.5h14M6.5 11l-1.5 1.5L6.5 14M13.5 11l1.5 1.5-1.5 1.5" strokeLinecap="round" strokeLinejoin="round" />
+              </svg>
+            }
+            action={
+              <Link href={INSTALL_HREF} className={buttonClasses()} data-testid="web-install-link">
+                Install the snippet
+              </Link>
+            }
+          />
+        </Card>
+      ) : !ready ? (
+        <LoadingState label="Loading web analytics…" />
+      ) : (
+        <>
+          <WebFiltersBar projectId={projectId} filters={filters} onChange={setFilters} />
+          <Dashboard projectId={projectId} filters={filters} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function Dashboard({ projectId, filters }: { projectId: number; filters: WebFilters }) {
+  const overview = useWebQuery(projectId, overviewQuery(filters));
+  const trendNode = trendQuery(filters);
+  const trend = useWebQuery(projectId, trendNode);
+  const items = overview.data ? overviewItems(overview.data.results) : undefined;
+  const series = trend.data ? trendSeries(trend.data.results) : undefined;
+  return (
+    <>
+      <OverviewCards
+        items={items}
+        series={series}
+        error={overview.error ?? (items === null ? new Error("The overview came back in a shape this page does not know.") : null)}
+        loading={overview.isFetching || trend.isFetching}
+        onRetry={() => void overview.refetch()}
+        period={dateRangeLabel(filters.dateFrom)}
+      />
+      <VisitorsChart
+        query={trendNode}
+        series={series}
+        error={trend.error ?? (series === null ? new Error("The graph came back in a shape this page does not know.") : null)}
+        onRetry={() => void trend.refetch()}
+      />
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+        {WEB_TABLE_GROUPS.map((group) => (
+          <StatsTables key={group.id} projectId={projectId} group={group} filters={filters} />
+        ))}
+      </div>
+    </>
+  );
+}

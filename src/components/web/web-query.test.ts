@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { filtersFromParams, paramsOf } from "./web-filters";
+import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue } from "./web-format";
+import { overviewItems, overviewQuery, statsTable, statsTableQuery, trendQuery, trendSeries } from "./web-query";
+
+describe("the page's filters in the URL", () => {
+  it("read back what they wrote, defaults left out", () => {
+    const filters = { host: "shop.example", path: "/pricing", dateFrom: "-30d" } as const;
+    expect(paramsOf(filters)).toBe("host=shop.example&path=%2Fpricing&date_from=-30d");
+    expect(filtersFromParams(new URLSearchParams(paramsOf(filters)))).toEqual(filters);
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d" })).toBe("");
+  });
+
+  it("fall back to the defaults for values they do not know", () => {
+    expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d" });
+  });
+});
+
+describe("the queries", () => {
+  const filters = { host: "shop.example", path: "/", dateFrom: "-24h" } as const;
+  const properties = [
+    { type: "event", key: "$host", operator: "exact", value: ["shop.example"] },
+    { type: "event", key: "$pathname", operator: "exact", value: ["/"] },
+  ];
+
+  it("are PostHog's nodes with the filters as event properties", () => {
+    expect(overviewQuery(filters)).toEqual({ kind: "WebOverviewQuery", properties, dateRange: { date_from: "-24h", date_to: null }, compareFilter: { compare: true } });
+    expect(statsTableQuery(filters, "InitialPage", 20)).toMatchObject({ kind: "WebStatsTableQuery", breakdownBy: "InitialPage", limit: 20, properties });
+    const trend = trendQuery(filters);
+    expect(trend).toMatchObject({ kind: "TrendsQuery", interval: "hour", properties });
+    expect(trend.series.map((s) => s.math)).toEqual(["dau", "total", "unique_session"]);
+    expect(trendQuery({ ...filters, dateFrom: "-30d" }).interval).toBe("day");
+  });
+});
+
+describe("reading results", () => {
+  it("takes WebOverviewQuery's items and refuses other shapes", () => {
+    const items = overviewItems([
+      { key: "visitors", kind: "unit", isIncreaseBad: false, value: 2, previous: 1, changeFromPreviousPct: 100 },
+      { key: "bounce rate", kind: "percentage", isIncreaseBad: true, value: null, previous: null, changeFromPreviousPct: null },
+    ]);
+    expect(items).toEqual([
+      { key: "visitors", kind: "unit", isIncreaseBad: false, value: 2, previous: 1, changeFromPreviousPct: 100 },
+      { key: "bounce rate", kind: "percentage", isIncreaseBad: true, value: null, previous: null, changeFromPreviousPct: null },
+    ]);
+    expect(overviewItems({ results: [] })).toBeNull();
+    expect(overviewItems([{ key: "visitors", kind: "weird" }])).toBeNull();
+  });
+
+  it("takes the stats table's (current, previous) tuples by column name", () => {
+    const table = statsTable({
+      columns: ["context.columns.breakdown_value", "context.columns.visitors", "context.columns.views", "context.columns.ui_fill_fraction", "context.columns.cross_sell"],
+      results: [
+        ["/", [2, null], [3, null], 2 / 3, ""],
+        ["/login", [1, null], [1, null], 1 / 3, ""],
+      ],
+      hasMore: true,
+    });
+    expect(table).toEqual({
+      rows: [
+        { value: "/", visitors: 2, views: 3, fillFraction: 2 / 3 },
+        { value: "/login", visitors: 1, views: 1, fillFraction: 1 / 3 },
+      ],
+      hasMore: true,
+    });
+    expect(statsTable({ columns: ["context.columns.something_else"], results: [] })).toBeNull();
+    expect(statsTable({ results: [["/", ["x"], 1, 0]] })).toBeNull();
+  });
+
+  it("takes the three trend series in order", () => {
+    const series = (data: number[]) => ({ data, labels: ["1-Nov", "2-Nov"], days: ["2026-11-01", "2026-11-02"] });
+    expect(trendSeries([series([1, 2]), series([3, 4]), series([1, 1])])?.map((s) => [s.key, s.data])).toEqual([
+      ["visitors", [1, 2]],
+      ["views", [3, 4]],
+      ["sessions", [1, 1]],
+    ]);
+    expect(trendSeries([series([1, 2])])).toBeNull();
+  });
+});
+
+describe("formatting", () => {
+  it("writes each overview kind in its unit", () => {
+    expect(formatOverviewValue({ kind: "unit", value: 1234 })).toBe("1,234");
+    expect(formatOverviewValue({ kind: "unit", value: 123_456 })).toBe("123.5K");
+    expect(formatOverviewValue({ kind: "percentage", value: 66.666 })).toBe("67%");
+    expect(formatOverviewValue({ kind: "duration_s", value: 28_800 })).toBe("8h 00m");
+    expect(formatOverviewValue({ kind: "duration_s", value: null })).toBe("—");
+    expect(formatDuration(185)).toBe("3m 05s");
+    expect(formatDuration(9.6)).toBe("10s");
+  });
+
+  it("colours a change by whether a rise is bad", () => {
+    expect(changeTone({ changeFromPreviousPct: 20, isIncreaseBad: false })).toBe("good");
+    expect(changeTone({ changeFromPreviousPct: 20, isIncreaseBad: true })).toBe("bad");
+    expect(changeTone({ changeFromPreviousPct: -20, isIncreaseBad: true })).toBe("good");
+    expect(changeTone({ changeFromPreviousPct: null, isIncreaseBad: false })).toBe("neutral");
+    expect(changeText(-5)).toBe("−5%");
+    expect(changeText(12)).toBe("+12%");
+    expect(changeText(null)).toBeNull();
+  });
+
+  it("writes breakdown values in words", () => {
+    expect(breakdownLabel("Country", "FR")).toBe("France");
+    expect(breakdownLabel("Country", null)).toBe("(none)");
+    expect(breakdownLabel("Viewport", [1280, 800])).toBe("1280 × 800");
+    expect(breakdownLabel("City", ["DE", "Berlin"])).toBe("Berlin, Germany");
+    expect(breakdownLabel("Region", ["GB", "ENG", "England"])).toBe("England, United Kingdom");
+    expect(breakdownLabel("Timezone", -5)).toBe("UTC−5");
+    expect(breakdownLabel("Timezone", 0)).toBe("UTC");
+    expect(breakdownLabel("Page", "/docs")).toBe("/docs");
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * The query nodes the web analytics page runs through the query API (PostHog's
+ * WebOverviewQuery, WebStatsTableQuery and the TrendsQuery its graphs use) and readers of
+ * their results. Results are checked here, never trusted: a shape this page does not know
+ * reads as null and the page says so.
+ */
+import type { WebFilters } from "./web-filters";
+
+export type WebBreakdown =
+  | "Page"
+  | "InitialPage"
+  | "ExitPage"
+  | "InitialReferringDomain"
+  | "InitialUTMSource"
+  | "InitialUTMMedium"
+  | "InitialUTMCampaign"
+  | "DeviceType"
+  | "Browser"
+  | "OS"
+  | "Viewport"
+  | "Country"
+  | "Region"
+  | "City"
+  | "Language"
+  | "Timezone";
+
+export interface WebTableTab {
+  breakdown: WebBreakdown;
+  /** The tab's name. */
+  label: string;
+  /** The first column's heading. */
+  column: string;
+}
+
+export interface WebTableGroup {
+  id: "paths" | "sources" | "devices" | "geography";
+  title: string;
+  tabs: readonly WebTableTab[];
+}
+
+/** The tables, grouped as PostHog's web analytics page groups them. */
+export const WEB_TABLE_GROUPS: readonly WebTableGroup[] = [
+  {
+    id: "paths",
+    title: "Paths",
+    tabs: [
+      { breakdown: "Page", label: "Page", column: "Path" },
+      { breakdown: "InitialPage", label: "Entry", column: "Entry path" },
+      { breakdown: "ExitPage", label: "Exit", column: "Exit path" },
+    ],
+  },
+  {
+    id: "sources",
+    title: "Sources",
+    tabs: [
+      { breakdown: "InitialReferringDomain", label: "Referring domain", column: "Referring domain" },
+      { breakdown: "InitialUTMSource", label: "UTM source", column: "UTM source" },
+      { breakdown: "InitialUTMMedium", label: "UTM medium", column: "UTM medium" },
+      { breakdown: "InitialUTMCampaign", label: "UTM campaign", column: "UTM campaign" },
+    ],
+  },
+  {
+    id: "devices",
+    title: "Devices",
+    tabs: [
+      { breakdown: "DeviceType", label: "Device type", column: "Device type" },
+      { breakdown: "Browser", label: "Browser", column: "Browser" },
+      { breakdown: "OS", label: "OS", column: "OS" },
+      { breakdown: "Viewport", label: "Viewport", column: "Viewport" },
+    ],
+  },
+  {
+    id: "geography",
+    title: "Geography",
+    tabs: [
+      { breakdown: "Country", label: "Country", column: "Country" },
+      { breakdown: "Region", label: "Region", column: "Region" },
+      { breakdown: "City", label: "City", column: "City" },
+      { breakdown: "Language", label: "Language", column: "Language" },
+      { breakdown: "Timezone", label: "Timezone", column: "Timezone" },
+    ],
+  },
+];
+
+/** Rows a table shows at first, and how many more each "Show more" adds. */
+export const TABLE_PAGE = 10;
+
+/** The page's filters as PostHog's event property filters. */
+export function propertiesOf(filters: WebFilters) {
+  const properties: { type: "event"; key: string; operator: "exact"; value: string[] }[] = [];
+  if (filters.host) properties.push({ type: "event", key: "$host", operator: "exact", value: [filters.host] });
+  if (filters.path) properties.push({ type: "event", key: "$pathname", operator: "exact", value: [filters.path] });
+  return properties;
+}
+
+const dateRangeOf = (filters: WebFilters) => ({ date_from: filters.dateFrom, date_to: null });
+
+export function overviewQuery(filters: WebFilters) {
+  return { kind: "WebOverviewQuery", properties: propertiesOf(filters), dateRange: dateRangeOf(filters), compareFilter: { compare: true } };
+}
+
+export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, limit: number) {
+  return { kind: "WebStatsTableQuery", breakdownBy: breakdown, properties: propertiesOf(filters), dateRange: dateRangeOf(filters), limit };
+}
+
+/** The series of the visitors/views graph and the overview's sparklines, in this order. */
+export const TREND_SERIES = [
+  { key: "visitors", label: "Visitors", math: "dau" },
+  { key: "views", label: "Views", math: "total" },
+  { key: "sessions", label: "Sessions", math: "unique_session" },
+] as const;
+
+/** PostHog's web graphs: `$pageview` counted as unique users, events and sessions, hourly over a day. */
+export function trendQuery(filters: WebFilters) {
+  return {
+    kind: "TrendsQuery",
+    series: TREND_SERIES.map((series) => ({ kind: "EventsNode", event: "$pageview", name: series.label, math: series.math })),
+    interval: filters.dateFrom === "-24h" ? "hour" : "day",
+    dateRange: dateRangeOf(filters),
+    properties: propertiesOf(filters),
+    trendsFilter: { display: "ActionsLineGraph" },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Results
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const numberOrNull = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+
+export type OverviewKind = "unit" | "duration_s" | "percentage" | "currency";
+
+export interface OverviewItem {
+  key: string;
+  kind: OverviewKind;
+  isIncreaseBad: boolean;
+  value: number | null;
+  previous: number | null;
+  changeFromPreviousPct: number | null;
+}
+
+const OVERVIEW_KINDS = new Set<string>(["unit", "duration_s", "percentage", "currency"]);
+
+/** WebOverviewQuery's `results`, or null if they are not its items. */
+export function overviewItems(results: unknown): OverviewItem[] | null {
+  if (!Array.isArray(results)) return null;
+  const items: OverviewItem[] = [];
+  for (const item of results) {
+    if (!isObject(item) || typeof item.key !== "string" || typeof item.kind !== "string" || !OVERVIEW_KINDS.has(item.kind)) return null;
+    items.push({
+      key: item.key,
+      kind: item.kind as OverviewKind,
+      isIncreaseBad: item.isIncreaseBad === true,
+      value: numberOrNull(item.value),
+      previous: numberOrNull(item.previous),
+      changeFromPreviousPct: numberOrNull(item.changeFromPreviousPct),
+    });
+  }
+  return items;
+}
+
+export interface StatsRow {
+  /** The breakdown value as the server sent it (text, number, a tuple, or null). */
+  value: unknown;
+  visitors: number;
+  views: number;
+  /** Share of the column total, 0–1, for the row's bar. */
+  fillFraction: number;
+}
+
+export interface StatsTable {
+  rows: StatsRow[];
+  hasMore: boolean;
+}
+
+/** A cell's current value: the first of a `(current, previous)` tuple, or a bare number. */
+function current(cell: unknown): number | null {
+  return Array.isArray(cell) ? numberOrNull(cell[0]) : numberOrNull(cell);
+}
+
+/** WebStatsTableQuery's response (`columns`, `results`, `hasMore`), or null if it is not one. */
+export function statsTable(response: unknown): StatsTable | null {
+  if (!isObject(response) || !Array.isArray(response.results)) return null;
+  const columns = Array.isArray(response.columns) ? response.columns.map(String) : [];
+  const at = (name: string, fallback: number) => {
+    const index = columns.indexOf(`context.columns.${name}`);
+    return index === -1 ? (columns.length === 0 ? fallback : -1) : index;
+  };
+  const valueAt = at("breakdown_value", 0);
+  const visitorsAt = at("visitors", 1);
+  const viewsAt = at("views", 2);
+  const fillAt = at("ui_fill_fraction", 3);
+  if (valueAt === -1 || visitorsAt === -1) return null;
+  const rows: StatsRow[] = [];
+  for (const row of response.results) {
+    if (!Array.isArray(row)) return null;
+    const visitors = current(row[visitorsAt]);
+    if (visitors === null) return null;
+    const fill = fillAt === -1 ? null : numberOrNull(row[fillAt]);
+    rows.push({ value: row[valueAt] ?? null, visitors, views: viewsAt === -1 ? 0 : (current(row[viewsAt]) ?? 0), fillFraction: Math.min(1, Math.max(0, fill ?? 0)) });
+  }
+  return { rows, hasMore: response.hasMore === true };
+}
+
+export interface TrendSeries {
+  key: (typeof TREND_SERIES)[number]["key"];
+  label: string;
+  data: number[];
+  labels: string[];
+  days: string[];
+}
+
+/** The graph's series by key, or null if the results are not the TrendsQuery's series. */
+export function trendSeries(results: unknown): TrendSeries[] | null {
+  if (!Array.isArray(results) || results.length !== TREND_SERIES.length) return null;
+  const out: TrendSeries[] = [];
+  for (const [index, item] of results.entries()) {
+    if (!isObject(item) || !Array.isArray(item.data) || !item.data.every((n) => typeof n === "number") || !Array.isArray(item.labels)) return null;
+    const spec = TREND_SERIES[index]!;
+    out.push({ key: spec.key, label: spec.label, data: item.data as number[], labels: item.labels.map(String), days: Array.isArray(item.days) ? item.days.map(String) : [] });
+  }
+  return out;
+}
