@@ -176,6 +176,28 @@ test.describe("web analytics and the first run", () => {
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "home-arrived-390");
   });
+
+  test("the project's data collection: enrichment is on until an admin turns it off, from the keyboard too", async ({ page }) => {
+    const project = async () => {
+      const response = await fetch(`${site.url}/api/projects/${site.projectId}/`, { headers: { authorization: `Bearer ${site.personalKey}` } });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { enrich_events: boolean; anonymize_ips: boolean };
+    };
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/settings/project`);
+    const enrich = page.getByTestId("setting-enrich_events");
+    await expect(enrich).toHaveAttribute("aria-checked", "true");
+    await expect(page.getByTestId("setting-anonymize_ips")).toHaveAttribute("aria-checked", "false");
+    await enrich.click();
+    await expect(enrich).toHaveAttribute("aria-checked", "false");
+    expect(await project()).toMatchObject({ enrich_events: false, anonymize_ips: false });
+    await screenshot(page, "data-collection-1280");
+    await enrich.focus();
+    await page.keyboard.press("Space");
+    await expect(enrich).toHaveAttribute("aria-checked", "true");
+    expect(await project()).toMatchObject({ enrich_events: true });
+  });
 });
 
 async function expectOverview(page: Page) {

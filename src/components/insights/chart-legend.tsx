@@ -43,8 +43,9 @@ export function ChartLegend({
                   "flex items-center gap-1.5 rounded-sm py-0.5 focus-visible:outline-2 focus-visible:outline-brand-600",
                   off && "opacity-40 [&>span]:line-through",
                 )}
+                // Named by its visible text (series and total); pressed while the series is drawn.
                 aria-pressed={!off}
-                aria-label={`${entry.name}: ${numberFormat.format(entry.total)}. ${off ? "Show" : "Hide"} on the chart`}
+                title={`${off ? "Show" : "Hide"} on the chart`}
                 onClick={() => onToggle(entry.index)}
               >
                 {content}

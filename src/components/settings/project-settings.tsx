@@ -2,6 +2,7 @@
 
 import { InstallSnippets } from "@/components/install/install-snippets";
 import { Card, CardBody, CardHeader, CopyField, Detail } from "@/components/ui";
+import { DataCollectionSettings } from "./data-collection-settings";
 import { ProjectGate } from "./project-gate";
 
 export function ProjectSettings() {
@@ -36,6 +37,8 @@ export function ProjectSettings() {
               <CopyField label="Project API key" hideLabel value={project.apiToken} testId="project-api-key" />
             </CardBody>
           </Card>
+
+          <DataCollectionSettings project={project} />
 
           <InstallSnippets projectId={project.id} apiToken={project.apiToken} />
         </div>

@@ -234,6 +234,8 @@ export async function getProjectForUser(ctx: UserContext, projectId: number) {
     apiToken: project.apiToken,
     timezone: project.timezone,
     createdAt: project.createdAt,
+    anonymizeIps: project.anonymizeIps,
+    enrichEvents: project.enrichEvents,
     organization: { id: project.organization.id, name: project.organization.name },
     membershipLevel: project.organization.memberships[0]!.level,
   };

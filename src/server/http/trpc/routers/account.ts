@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
-import { changePasswordInput, createPersonalApiKeyInput, createProjectInput } from "@/server/accounts/contract";
+import { changePasswordInput, createPersonalApiKeyInput, createProjectInput, projectSettingsInput } from "@/server/accounts/contract";
 import {
   changePassword,
   createPersonalApiKey,
@@ -12,6 +12,7 @@ import {
   listPersonalApiKeys,
   listProjectsForUser,
   switchProject,
+  updateProjectResource,
 } from "@/server/accounts/service";
 import { signInThrottle } from "@/server/auth/service";
 import { createTRPCRouter, projectProcedure, protectedProcedure } from "../trpc";
@@ -26,6 +27,12 @@ export const accountRouter = createTRPCRouter({
   projects: protectedProcedure.query(({ ctx }) => listProjectsForUser(ctx)),
 
   project: projectProcedure.query(({ ctx }) => getProjectForUser(ctx, ctx.project.id)),
+
+  /** The current project's settings (name, anonymize_ips, enrich_events): an organization admin's to change. */
+  updateProject: projectProcedure
+    // The REST PATCH's strict body, with the procedure's own projectId.
+    .input(projectSettingsInput.extend({ projectId: recordId() }))
+    .mutation(({ ctx, input: { projectId: _, ...settings } }) => updateProjectResource(ctx, settings)),
 
   switchProject: protectedProcedure
     .input(z.object({ projectId: recordId() }))
