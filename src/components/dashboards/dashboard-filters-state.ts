@@ -6,6 +6,7 @@
  * back and forward. Pure: the filter bar and the tiles' captions both use it.
  */
 import { OPERATOR_LABELS } from "@/components/events/filter-params";
+import { DATE_PRESETS } from "@/components/insights/date-presets";
 import type { PropertyOperator } from "@/server/properties/contract";
 
 export interface PropertyCondition {
@@ -23,16 +24,6 @@ export interface DashboardFilters {
 
 export const NO_FILTERS: DashboardFilters = { date_from: null, date_to: null, properties: [] };
 
-/** The range choices, PostHog's relative forms; "Custom…" takes two dates. */
-export const DATE_PRESETS = [
-  { value: "-24h", label: "Last 24 hours" },
-  { value: "-7d", label: "Last 7 days" },
-  { value: "-14d", label: "Last 14 days" },
-  { value: "-30d", label: "Last 30 days" },
-  { value: "-90d", label: "Last 90 days" },
-  { value: "mStart", label: "This month" },
-  { value: "all", label: "All time" },
-] as const;
 
 const URL_KEYS = ["date_from", "date_to", "properties"] as const;
 const UNITS: Record<string, string> = { h: "hour", d: "day", w: "week", m: "month", q: "quarter", y: "year" };

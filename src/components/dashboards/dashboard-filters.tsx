@@ -4,7 +4,8 @@ import { useId, useState } from "react";
 import { OPERATOR_LABELS } from "@/components/events/filter-params";
 import { Button, Card, inputClasses, PropertyFilterRow } from "@/components/ui";
 import { PROPERTY_OPERATORS, type PropertyOperator } from "@/server/properties/contract";
-import { DATE_PRESETS, dateRangeLabel, isComplete, type DashboardFilters, type PropertyCondition } from "./dashboard-filters-state";
+import { DATE_PRESETS } from "@/components/insights/date-presets";
+import { dateRangeLabel, isComplete, type DashboardFilters, type PropertyCondition } from "./dashboard-filters-state";
 
 const VALUELESS = new Set<string>(["is_set", "is_not_set"]);
 const LISTED = new Set<string>(["exact", "is_not"]);

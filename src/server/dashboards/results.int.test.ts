@@ -17,7 +17,7 @@ import { clearInsightCache } from "@/server/insights/service";
 import { findSharedDashboardWithCharts } from "@/server/sharing/service";
 import type { TrendsSeriesResult } from "@/server/trends/service";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
-import { mapConcurrently } from "./results";
+import { mapConcurrently } from "./service";
 
 const envItem = restRoute("environments", "dashboards/:id");
 const sharingRoute = restRoute("environments", "dashboards/:id/sharing");

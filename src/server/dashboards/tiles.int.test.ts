@@ -149,7 +149,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
 
     it("gives a failing tile its own error on the shared page, the other tiles still chart", async () => {
       const dashboard = await createOk(world.member, { use_template: "DEFAULT_APP" });
-      await db.prisma.insight.update({ where: { id: dashboard.tiles[0].insight.id }, data: { query: { kind: "WebOverviewQuery" } } });
+      await db.prisma.insight.update({ where: { id: dashboard.tiles[0].insight.id }, data: { query: { kind: "WebGoalsQuery" } } });
       const token = (await callRoute(sharingRoute, "PATCH", path(`${dashboard.id}/sharing/`), params(dashboard.id), world.member.key, { enabled: true })).body.access_token;
       const shared = (await findSharedDashboardWithCharts(db, token))!;
       expect(shared.tiles[0]!.insight!.computation).toMatchObject({ state: "error", message: expect.stringContaining("not supported") });

@@ -106,7 +106,7 @@ describe(`insights API (${testStoresName})`, () => {
   it("refuses what it cannot compute, naming the field", async () => {
     const cases: [unknown, string | null, RegExp][] = [
       [{ name: "no query" }, "query", /required/],
-      [{ query: { kind: "WebOverviewQuery", series: [] } }, "query__kind", /WebOverviewQuery.*not supported/],
+      [{ query: { kind: "WebGoalsQuery", series: [] } }, "query__kind", /WebGoalsQuery.*not supported/],
       [{ query: { kind: "InsightVizNode", source: { kind: "TrendsQuery", interval: "minute" } } }, "query__source__interval", /minute.*not supported/],
       [{ query: { ...PAGEVIEWS, series: [{ event: "$pageview", math: "avg_count_per_actor" }] } }, "query__series__0__math", /'avg_count_per_actor' is not supported/],
       [{ query: { ...PAGEVIEWS, series: [{ event: "$pageview", math: "sum" }] } }, "query__series__0__math_property", /'sum' needs math_property/],

@@ -14,7 +14,7 @@ import { findPublicDashboard, requireDashboard } from "@/server/dashboards/servi
 import type { Database } from "@/server/db/client";
 import { inTransaction, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { computeTiles } from "@/server/dashboards/results";
+import { computeTiles } from "@/server/dashboards/service";
 import { accessTokenSchema, type SharingUpdateBody } from "./contract";
 import { noSharing, sharingResource, type SharingConfigurationResource } from "./present";
 import { expireConfiguration, findConfigurationByToken, findCurrentConfiguration, insertConfiguration, lockCurrentConfiguration, updateConfiguration } from "./store";

@@ -74,6 +74,8 @@ export const DISPLAY_LABELS = {
   ActionsLineGraph: "Line chart",
   ActionsAreaGraph: "Area chart",
   ActionsBar: "Bar chart",
+  ActionsStackedBar: "Stacked bar chart",
+  ActionsUnstackedBar: "Grouped bar chart",
   ActionsLineGraphCumulative: "Cumulative line chart",
   BoldNumber: "Number",
   ActionsPie: "Pie chart",
@@ -85,17 +87,7 @@ export type Display = keyof typeof DISPLAY_LABELS;
 
 export const INTERVAL_LABELS: Record<Interval, string> = { hour: "Hour", day: "Day", week: "Week", month: "Month" };
 
-export const DATE_PRESETS = [
-  { value: "-24h", label: "Last 24 hours" },
-  { value: "-7d", label: "Last 7 days" },
-  { value: "-14d", label: "Last 14 days" },
-  { value: "-30d", label: "Last 30 days" },
-  { value: "-90d", label: "Last 90 days" },
-  { value: "-180d", label: "Last 180 days" },
-  { value: "mStart", label: "This month" },
-  { value: "yStart", label: "Year to date" },
-  { value: "all", label: "All time" },
-] as const;
+export { DATE_PRESETS } from "../date-presets";
 
 export const FUNNEL_ORDER_LABELS = { ordered: "Sequential", strict: "Strict order", unordered: "Any order" } as const;
 export const FUNNEL_VIZ_LABELS = { steps: "Conversion steps", time_to_convert: "Time to convert", trends: "Conversion trends" } as const;

@@ -3,7 +3,7 @@ import { recordId } from "@/server/input/record-id";
 import { addCollaboratorBody } from "@/server/collaborators/contract";
 import { addCollaborator, listCollaborators, removeCollaborator } from "@/server/collaborators/service";
 import { dashboardCreateBody, dashboardListQuery, dashboardResultsQuery, dashboardUpdateBody, newInsightTileBody, tilePatchSchema } from "@/server/dashboards/contract";
-import { dashboardResults } from "@/server/dashboards/results";
+import { dashboardResults } from "@/server/dashboards/service";
 import { addInsightTile, createDashboard, getDashboard, listDashboards, updateDashboard } from "@/server/dashboards/service";
 import { DASHBOARD_TEMPLATES } from "@/server/dashboards/templates";
 import { serverEnvFrom } from "@/server/env";
