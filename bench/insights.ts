@@ -26,18 +26,12 @@
  * store, parts merged after the load. The same database is opened twice, once with each
  * event store. Everything is dropped at the end.
  */
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { bootstrap } from "@/server/accounts/service";
 import { registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
-import { dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
 import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import { AppError } from "@/server/errors";
 import { QUERY_KINDS } from "@/server/query/kinds";
@@ -46,6 +40,7 @@ import { resolveDateRange } from "@/server/analytics/date-range";
 import { p50AndMax } from "./lib/seed-events";
 import { productEvents } from "./lib/product-events";
 import { createEventStaging, insertPersons, moveStagedEvents, stageEvents } from "./lib/product-events-postgres";
+import { benchClickHouse } from "./lib/clickhouse";
 
 const { values } = parseArgs({
   options: {
@@ -119,17 +114,6 @@ function summary(kind: string, results: unknown): string {
   }
 }
 
-/** ClickHouse for the run: CLICKHOUSE_URL's server (a throwaway database), else chdb in a temporary directory. */
-function clickHouseConfig(): { config: Exclude<EventStoreConfig, { kind: "postgres" }>; where: string; cleanUp(): Promise<void> } {
-  const configured = eventStoreConfigFromEnv();
-  if (configured.kind === "clickhouse") {
-    const config = { ...configured, database: `burrow_bench_${randomBytes(4).toString("hex")}` };
-    return { config, where: `server ${new URL(configured.url).host}`, cleanUp: () => dropClickHouseDatabase(config) };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-insights-"));
-  return { config: { kind: "chdb", path: dir, database: "burrow" }, where: `chdb on disk (${dir})`, cleanUp: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
 interface Figure {
   p50: number;
   max: number;
@@ -166,7 +150,7 @@ async function timeBoth(item: Measure, stores: readonly [Database, Database], pr
 }
 
 const NOW = new Date();
-const clickhouse = clickHouseConfig();
+const clickhouse = benchClickHouse("insights");
 const database = await createEmptyPostgresDatabase();
 const opened: Database[] = [];
 try {

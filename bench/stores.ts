@@ -16,17 +16,12 @@
  * more than 2× slower on the first page.
  */
 import type { TrendsSeriesResult } from "@/server/trends/service";
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { registerDb } from "@/server/db";
-import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
-import { dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
 import { computeInsight } from "@/server/insights/service";
 import { p50AndMax, seedEvents, type SeededDatabase } from "./lib/seed-events";
 import { restRoute } from "@/server/http/rest/routes.fixture";
+import { benchClickHouse } from "./lib/clickhouse";
 
 const { GET: listEvents } = restRoute("projects", "events");
 
@@ -82,21 +77,6 @@ const MEASURES: Measure[] = [
 /** Both seeds end at the same instant, so that both stores hold the very same events. */
 const SEEDED_AT = new Date();
 
-/** ClickHouse for the run: CLICKHOUSE_URL's server (a throwaway database), else chdb in a temporary directory. */
-function clickHouseConfig(): { config: Exclude<EventStoreConfig, { kind: "postgres" }>; where: string; cleanUp(): Promise<void> } {
-  const configured = eventStoreConfigFromEnv();
-  if (configured.kind === "clickhouse") {
-    const config = { ...configured, database: `burrow_bench_${randomBytes(4).toString("hex")}` };
-    return { config, where: `server ${new URL(configured.url).host}`, cleanUp: () => dropClickHouseDatabase(config) };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-chdb-"));
-  return {
-    config: { kind: "chdb", path: dir, database: "burrow" },
-    where: `chdb on disk (${dir})`,
-    cleanUp: async () => fs.rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
 /** One measure on one store: p50 and max in milliseconds, and what the answer held. */
 interface Figure {
   p50: number;
@@ -127,7 +107,7 @@ async function timeBoth(item: Measure, stores: readonly SeededDatabase[]): Promi
 }
 
 console.log(`${EVENTS} events over 90 days; ${RUNS} runs each after one warm-up, the two stores alternating; insights uncached.\n`);
-const clickhouse = clickHouseConfig();
+const clickhouse = benchClickHouse("chdb");
 const seeded: SeededDatabase[] = [];
 try {
   seeded.push(await seedEvents(EVENTS, { kind: "postgres" }, SEEDED_AT));

@@ -17,10 +17,6 @@
  * in a temporary directory, or CLICKHOUSE_URL's server in a throwaway database. Everything
  * is dropped at the end.
  */
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { v7 as uuidv7 } from "uuid";
 import { bootstrap } from "@/server/accounts/service";
@@ -29,11 +25,11 @@ import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
 import type { StoredEventInput } from "@/server/db/events";
-import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
-import { dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
 import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import { computeQuery } from "@/server/query/service";
 import { p50AndMax } from "./lib/seed-events";
+import { benchClickHouse } from "./lib/clickhouse";
+import { seededRandom } from "./lib/product-events";
 
 const { values } = parseArgs({
   options: {
@@ -56,18 +52,6 @@ const MEASURES: { label: string; query: Record<string, unknown> }[] = [
     query: { kind: "WebStatsTableQuery", properties: [], breakdownBy, dateRange: range, limit: 10 },
   })),
 ];
-
-/** A small deterministic generator (the same data on every run). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTS = ["www.example.com", "docs.example.com", "shop.example.com"];
 const PATHS = Array.from({ length: 60 }, (_, i) => (i === 0 ? "/" : `/${["blog", "docs", "pricing", "product", "about"][i % 5]}/${i}`));
@@ -125,16 +109,6 @@ function dayOfEvents(projectId: number, dayStart: number, day: number, pick: () 
   return rows.sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime());
 }
 
-function clickHouseConfig(): { config: Exclude<EventStoreConfig, { kind: "postgres" }>; where: string; cleanUp(): Promise<void> } {
-  const configured = eventStoreConfigFromEnv();
-  if (configured.kind === "clickhouse") {
-    const config = { ...configured, database: `burrow_bench_${randomBytes(4).toString("hex")}` };
-    return { config, where: `server ${new URL(configured.url).host}`, cleanUp: () => dropClickHouseDatabase(config) };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-web-"));
-  return { config: { kind: "chdb", path: dir, database: "burrow" }, where: `chdb on disk (${dir})`, cleanUp: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
 /** What an answer held, in a few words (the same on both stores when they agree). */
 function summary(results: unknown): string {
   const rows = results as unknown[];
@@ -143,7 +117,7 @@ function summary(results: unknown): string {
 }
 
 const NOW = new Date();
-const clickhouse = clickHouseConfig();
+const clickhouse = benchClickHouse("web");
 const database = await createEmptyPostgresDatabase();
 const opened: Database[] = [];
 try {
@@ -156,7 +130,7 @@ try {
   opened.push(ch);
 
   console.log(`seeding ${SESSIONS_PER_DAY.toLocaleString("en")} sessions a day for ${DAYS} days through each store's insert…`);
-  const pick = random(21);
+  const pick = seededRandom(21);
   const today = Date.UTC(NOW.getUTCFullYear(), NOW.getUTCMonth(), NOW.getUTCDate());
   let total = 0;
   let pgSeconds = 0;
