@@ -281,14 +281,23 @@ export class ClickHouseEventStore implements EventStore {
     return n;
   }
 
-  async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
-    const cohortIds = cohortIdsOf(query.filters);
+  /**
+   * What ClickHouse cannot read itself for these filter groups, from PostgreSQL: the members of
+   * the cohorts they name (which must exist) and the persons matching their person filters.
+   */
+  private async resolveFilters(projectId: number, groups: readonly PropertyNode[], now: Date): Promise<{ cohorts: Map<number, string[]>; persons: Map<PropertyFilter, PersonSet> }> {
+    const cohortIds = cohortIdsOf(groups);
     await requireCohorts(this.sql, projectId, cohortIds);
     const cohorts = await cohortMembers(this.sql, cohortIds);
     const persons = new Map<PropertyFilter, PersonSet>();
-    for (const group of query.filters) {
-      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
+    for (const group of groups) {
+      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, now)) persons.set(filter, set);
     }
+    return { cohorts, persons };
+  }
+
+  async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    const { cohorts, persons } = await this.resolveFilters(projectId, query.filters, query.now);
     const personValues = query.breakdown?.type === "person" ? await this.personValues(projectId, query.breakdown.key) : null;
     const statement = clickHouseTrendStatement(this.table, projectId, query, persons, personValues, cohorts);
     const rows = await this.rows<{ value: string | null; bucket: string | null; n: number }>(statement.text, statement.params);
@@ -297,13 +306,7 @@ export class ClickHouseEventStore implements EventStore {
 
   async actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]> {
     const groups = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters)];
-    const cohortIds = cohortIdsOf(groups);
-    await requireCohorts(this.sql, projectId, cohortIds);
-    const cohorts = await cohortMembers(this.sql, cohortIds);
-    const persons = new Map<PropertyFilter, PersonSet>();
-    for (const group of groups) {
-      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
-    }
+    const { cohorts, persons } = await this.resolveFilters(projectId, groups, query.now);
     const personValues = new Map<number, PersonValues>();
     for (const [i, value] of query.values.entries()) if (value.type === "person") personValues.set(i, await this.personValues(projectId, value.key));
     const statement = clickHouseActorEventsStatement(this.table, projectId, query, { persons, cohorts, personValues });
@@ -317,13 +320,7 @@ export class ClickHouseEventStore implements EventStore {
 
   async actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
     const groups = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(query.firstEver?.onlyIfFirstOf?.filters ?? [])];
-    const cohortIds = cohortIdsOf(groups);
-    await requireCohorts(this.sql, projectId, cohortIds);
-    const cohorts = await cohortMembers(this.sql, cohortIds);
-    const persons = new Map<PropertyFilter, PersonSet>();
-    for (const group of groups) {
-      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
-    }
+    const { cohorts, persons } = await this.resolveFilters(projectId, groups, query.now);
     if (!query.counts && query.matchers.length > 0) {
       // The calendar as PostgreSQL lists it (persons are there anyway), so both stores bucket alike.
       const calendar = postgresCalendarStatement(query);
@@ -415,13 +412,7 @@ export class ClickHouseEventStore implements EventStore {
 
   /** The tables, cohorts and person sets a web analytics statement reads. */
   private async webContext(projectId: number, query: WebQueryBase): Promise<ChWebContext> {
-    const cohortIds = cohortIdsOf(query.filters);
-    await requireCohorts(this.sql, projectId, cohortIds);
-    const cohorts = await cohortMembers(this.sql, cohortIds);
-    const persons = new Map<PropertyFilter, PersonSet>();
-    for (const group of query.filters) {
-      for (const [filter, set] of await resolvePersonFilters(this.sql, projectId, group, query.now)) persons.set(filter, set);
-    }
+    const { cohorts, persons } = await this.resolveFilters(projectId, query.filters, query.now);
     return { events: this.table, sessions: this.sessionsTable, persons, cohorts };
   }
 
