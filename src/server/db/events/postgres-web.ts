@@ -211,22 +211,23 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
   const viewsInRange = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})
-      AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= ${to} AND e.properties->>'$session_id' = s.session_id)`;
+      AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= LEAST(s.last_view_timestamp, ${to}) AND e.properties->>'$session_id' = s.session_id)`;
   const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${BOUNCE} AS b, ${current} AS c, ${previous} AS p,
-      CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN s.pageview_count + s.screen_count ELSE ${viewsInRange} END AS views
+      CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN (s.pageview_count + s.screen_count)::int ELSE ${viewsInRange}::int END AS views
     FROM sessions s
     WHERE s.project_id = ${project} AND s.start_timestamp >= ${earliest} AND s.start_timestamp <= ${to} AND s.last_view_timestamp >= ${from}`;
   const perActor = `SELECT v0, actor, sum(views) FILTER (WHERE c) AS c_n, sum(views) FILTER (WHERE p) AS p_n,
       count(*) FILTER (WHERE c AND b = 1) AS c_b, count(*) FILTER (WHERE c AND b IS NOT NULL) AS c_s,
       count(*) FILTER (WHERE p AND b = 1) AS p_b, count(*) FILTER (WHERE p AND b IS NOT NULL) AS p_s
-    FROM (${sessions}) x WHERE views > 0 GROUP BY v0, actor`;
+    FROM x WHERE views > 0 GROUP BY v0, actor`;
   const counts = (flag: string) =>
     `count(*) FILTER (WHERE ${flag}_n > 0)::int AS ${flag}_visitors, COALESCE(sum(${flag}_n), 0)::int AS ${flag}_views,
      COALESCE(sum(${flag}_b), 0)::int AS ${flag}_bounced, COALESCE(sum(${flag}_s), 0)::int AS ${flag}_sessions`;
   const grouped = `SELECT v0, ${counts("c")}, ${counts("p")} FROM (${perActor}) a GROUP BY v0
     HAVING (COALESCE(sum(c_n), 0) > 0 OR COALESCE(sum(p_n), 0) > 0)${dropNull ? ` AND v0 IS NOT NULL` : ""}`;
   return {
-    text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
+    text: `WITH x AS MATERIALIZED (${sessions})
+    SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
     ORDER BY c_visitors DESC, c_views DESC, v0 COLLATE "C" ASC NULLS LAST
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
     values: params.values,
