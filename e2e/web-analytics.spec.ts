@@ -206,7 +206,14 @@ async function expectOverview(page: Page) {
   await expect(page.getByTestId("web-overview-visitors")).not.toHaveAttribute("data-value", "");
   expect(Number(await page.getByTestId("web-overview-visitors").getAttribute("data-value"))).toBeGreaterThanOrEqual(1);
   expect(Number(await page.getByTestId("web-overview-views").getAttribute("data-value"))).toBeGreaterThanOrEqual(2);
-  for (const key of ["visitors", "views", "sessions", "session-duration", "bounce-rate"]) await expect(page.getByTestId(`web-overview-${key}`)).toBeVisible();
+  for (const key of ["visitors", "views", "sessions", "session-duration", "bounce-rate"]) {
+    const card = page.getByTestId(`web-overview-${key}`);
+    await expect(card).toBeVisible();
+    // Every figure has its line: visitors, views and sessions from the graph's query, session
+    // duration and bounce rate from the session-property one.
+    await expect(card.getByTestId("overview-sparkline")).toBeVisible();
+    expect(Number(await card.getByTestId("overview-sparkline").getAttribute("data-points"))).toBeGreaterThanOrEqual(1);
+  }
 }
 
 /** How far the page scrolls sideways (0 when it fits the viewport). */

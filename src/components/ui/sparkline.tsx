@@ -7,6 +7,8 @@ export interface SparklineProps {
   /** A Tailwind text colour: the line uses currentColor. */
   className?: string;
   testId?: string;
+  /** How the screen-reader summary writes a value ("1m 05s"); plain numbers without it. */
+  format?: (value: number) => string;
 }
 
 const WIDTH = 100;
@@ -16,7 +18,7 @@ const HEIGHT = 28;
  * A small line of a series' shape, scaled to its own range, with a faint area under it.
  * An SVG without a charting library, so it costs nothing to put in every card.
  */
-export function Sparkline({ data, label, className, testId }: SparklineProps) {
+export function Sparkline({ data, label, className, testId, format = String }: SparklineProps) {
   const max = Math.max(0, ...data);
   const min = Math.min(0, ...data);
   const span = max - min || 1;
@@ -26,7 +28,7 @@ export function Sparkline({ data, label, className, testId }: SparklineProps) {
   const stepX = data.length === 1 ? WIDTH : step;
   const points = values.map((value, index) => `${(index * stepX).toFixed(2)},${(HEIGHT - 1 - ((value - min) / span) * (HEIGHT - 2)).toFixed(2)}`);
   // A summary, not every point: a 90-day line would be read out as 90 numbers.
-  const described = label && data.length > 0 ? `${label}: from ${data[0]} to ${data[data.length - 1]}, highest ${max}` : label;
+  const described = label && data.length > 0 ? `${label}: from ${format(data[0]!)} to ${format(data[data.length - 1]!)}, highest ${format(max)}` : label;
   return (
     <svg
       viewBox={`0 0 ${WIDTH} ${HEIGHT}`}

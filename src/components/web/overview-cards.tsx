@@ -7,13 +7,12 @@ import type { OverviewItem, TrendSeries } from "./web-query";
 
 const TONE_CLASSES = { good: "text-emerald-700", bad: "text-red-700", neutral: "text-gray-500" } as const;
 const TONE_WORDS = { good: "better", bad: "worse", neutral: "" } as const;
-/** Sparklines of the figures the graph's TrendsQuery counts. */
-const SPARKLINE_SERIES: Record<string, TrendSeries["key"]> = { visitors: "visitors", views: "views", sessions: "sessions" };
 
 const GRID = "grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5";
 
 export interface OverviewCardsProps {
   items: OverviewItem[] | null | undefined;
+  /** The sparklines, keyed by the overview item they belong to. */
   series: TrendSeries[] | null | undefined;
   error: unknown;
   loading: boolean;
@@ -48,7 +47,7 @@ export function OverviewCards({ items, series, error, loading, onRetry, period }
       {items.map((item, index) => {
         const tone = changeTone(item);
         const change = changeText(item.changeFromPreviousPct);
-        const line = SPARKLINE_SERIES[item.key] ? series?.find((s) => s.key === SPARKLINE_SERIES[item.key]) : undefined;
+        const line = series?.find((s) => s.key === item.key);
         const title = overviewTitle(item.key);
         const id = `overview-${item.key.replace(/\W+/g, "-")}`;
         return (
@@ -82,7 +81,13 @@ export function OverviewCards({ items, series, error, loading, onRetry, period }
             </p>
             {line ? (
               <div className="mt-auto pt-3">
-                <Sparkline data={line.data} label={`${title} over the range`} className="text-brand-600" testId="overview-sparkline" />
+                <Sparkline
+                  data={line.data}
+                  label={`${title} over the range`}
+                  format={(value) => formatOverviewValue({ kind: item.kind, value })}
+                  className="text-brand-600"
+                  testId="overview-sparkline"
+                />
               </div>
             ) : null}
           </section>

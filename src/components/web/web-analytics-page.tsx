@@ -14,7 +14,7 @@ import { StatsTables } from "./stats-tables";
 import { VisitorsChart } from "./visitors-chart";
 import { dateRangeLabel, filtersFromParams, paramsOf, type WebFilters } from "./web-filters";
 import { WebFiltersBar } from "./web-filters-bar";
-import { overviewItems, overviewQuery, trendQuery, trendSeries, WEB_TABLE_GROUPS } from "./web-query";
+import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, trendQuery, trendSeries, WEB_TABLE_GROUPS } from "./web-query";
 import { useWebQuery } from "./use-web-query";
 
 /** Where the snippet and the other SDKs' set-up live. */
@@ -99,13 +99,17 @@ function Dashboard({ projectId, filters }: { projectId: number; filters: WebFilt
   const trend = useWebQuery(projectId, trendNode);
   const items = overview.data ? overviewItems(overview.data.results) : undefined;
   const series = trend.data ? trendSeries(trend.data.results) : undefined;
+  // The duration and bounce sparklines; without them (loading, failed) those cards show none.
+  const sessionTrend = useWebQuery(projectId, sessionTrendQuery(filters));
+  const sessionSeries = sessionTrend.data ? sessionTrendSeries(sessionTrend.data.results) : undefined;
+  const sparklines = series || sessionSeries ? [...(series ?? []), ...(sessionSeries ?? [])] : series;
   return (
     <>
       <OverviewCards
         items={items}
-        series={series}
+        series={sparklines}
         error={overview.error ?? (items === null ? new Error("The overview came back in a shape this page does not know.") : null)}
-        loading={overview.isFetching || trend.isFetching}
+        loading={overview.isFetching || trend.isFetching || sessionTrend.isFetching}
         onRetry={() => void overview.refetch()}
         period={dateRangeLabel(filters.dateFrom)}
       />

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { filtersFromParams, paramsOf } from "./web-filters";
 import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue } from "./web-format";
-import { overviewItems, overviewQuery, statsTable, statsTableQuery, trendQuery, trendSeries } from "./web-query";
+import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, statsTable, statsTableQuery, trendQuery, trendSeries } from "./web-query";
 
 describe("the page's filters in the URL", () => {
   it("read back what they wrote, defaults left out", () => {
@@ -30,6 +30,18 @@ describe("the queries", () => {
     expect(trend).toMatchObject({ kind: "TrendsQuery", interval: "hour", properties });
     expect(trend.series.map((s) => s.math)).toEqual(["dau", "total", "unique_session"]);
     expect(trendQuery({ ...filters, dateFrom: "-30d" }).interval).toBe("day");
+  });
+
+  it("ask the session duration and bounce rate as session-property maths over the same buckets, apart from the graph's", () => {
+    const sessions = sessionTrendQuery(filters);
+    expect(sessions).toMatchObject({ kind: "TrendsQuery", interval: "hour", properties, dateRange: { date_from: "-24h", date_to: null } });
+    expect(sessions.series).toEqual([
+      { kind: "EventsNode", event: "$pageview", name: "Session duration", math: "avg", math_property: "$session_duration", math_property_type: "session_properties" },
+      { kind: "EventsNode", event: "$pageview", name: "Bounce rate", math: "avg", math_property: "$is_bounce", math_property_type: "session_properties" },
+    ]);
+    expect(sessionTrendQuery({ ...filters, dateFrom: "-30d" }).interval).toBe("day");
+    // The visible graph keeps its three series.
+    expect(trendQuery(filters).series).toHaveLength(3);
   });
 });
 
@@ -75,6 +87,16 @@ describe("reading results", () => {
       ["sessions", [1, 1]],
     ]);
     expect(trendSeries([series([1, 2])])).toBeNull();
+  });
+
+  it("takes the session series keyed by their overview items, the bounce rate in percent", () => {
+    const series = (data: unknown[]) => ({ data, labels: ["1-Nov", "2-Nov"], days: ["2026-11-01", "2026-11-02"] });
+    expect(sessionTrendSeries([series([38.75, 64]), series([0.25, 0.5])])?.map((s) => [s.key, s.data])).toEqual([
+      ["session duration", [38.75, 64]],
+      ["bounce rate", [25, 50]],
+    ]);
+    expect(sessionTrendSeries([series([1, 2]), series([1, 2]), series([1, 2])])).toBeNull();
+    expect(sessionTrendSeries([series([1, "x"]), series([1, 2])])).toBeNull();
   });
 });
 

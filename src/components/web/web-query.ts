@@ -103,19 +103,54 @@ export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, li
   return { kind: "WebStatsTableQuery", breakdownBy: breakdown, properties: propertiesOf(filters), dateRange: dateRangeOf(filters), limit };
 }
 
-/** The series of the visitors/views graph and the overview's sparklines, in this order. */
+/** The series of the visitors/views graph and the overview's sparklines, in this order; keys are the overview's. */
 export const TREND_SERIES = [
   { key: "visitors", label: "Visitors", math: "dau" },
   { key: "views", label: "Views", math: "total" },
   { key: "sessions", label: "Sessions", math: "unique_session" },
 ] as const;
 
+/**
+ * The sparklines of session duration and bounce rate: the sessions with a page view in each
+ * bucket, each once (a session property math). `scale` puts a value in its card's unit
+ * (the overview's bounce rate is a percentage, `$is_bounce` averages to 0–1).
+ */
+export const SESSION_TREND_SERIES = [
+  { key: "session duration", label: "Session duration", property: "$session_duration", scale: 1 },
+  { key: "bounce rate", label: "Bounce rate", property: "$is_bounce", scale: 100 },
+] as const;
+
+const intervalOf = (filters: WebFilters) => (filters.dateFrom === "-24h" ? "hour" : "day");
+
 /** PostHog's web graphs: `$pageview` counted as unique users, events and sessions, hourly over a day. */
 export function trendQuery(filters: WebFilters) {
   return {
     kind: "TrendsQuery",
     series: TREND_SERIES.map((series) => ({ kind: "EventsNode", event: "$pageview", name: series.label, math: series.math })),
-    interval: filters.dateFrom === "-24h" ? "hour" : "day",
+    interval: intervalOf(filters),
+    dateRange: dateRangeOf(filters),
+    properties: propertiesOf(filters),
+    trendsFilter: { display: "ActionsLineGraph" },
+  };
+}
+
+/**
+ * The average session duration and bounce rate over the same buckets, as a TrendsQuery of its
+ * own: seconds and a share have no place on the visitors graph's axis, and the graph need not
+ * wait for the sessions join.
+ */
+export function sessionTrendQuery(filters: WebFilters) {
+  return {
+    kind: "TrendsQuery",
+    series: SESSION_TREND_SERIES.map((series) => ({
+      kind: "EventsNode",
+      event: "$pageview",
+      name: series.label,
+      math: "avg",
+      math_property: series.property,
+      math_property_type: "session_properties",
+    })),
+    interval: intervalOf(filters),
     dateRange: dateRangeOf(filters),
     properties: propertiesOf(filters),
     trendsFilter: { display: "ActionsLineGraph" },
@@ -203,21 +238,39 @@ export function statsTable(response: unknown): StatsTable | null {
 }
 
 export interface TrendSeries {
-  key: (typeof TREND_SERIES)[number]["key"];
+  /** The overview item the series is the sparkline of. */
+  key: (typeof TREND_SERIES)[number]["key"] | (typeof SESSION_TREND_SERIES)[number]["key"];
   label: string;
   data: number[];
   labels: string[];
   days: string[];
 }
 
-/** The graph's series by key, or null if the results are not the TrendsQuery's series. */
-export function trendSeries(results: unknown): TrendSeries[] | null {
-  if (!Array.isArray(results) || results.length !== TREND_SERIES.length) return null;
+/** A TrendsQuery's series, one per spec in order, or null if the results are not those. */
+function seriesOf(results: unknown, specs: readonly { key: TrendSeries["key"]; label: string; scale?: number }[]): TrendSeries[] | null {
+  if (!Array.isArray(results) || results.length !== specs.length) return null;
   const out: TrendSeries[] = [];
   for (const [index, item] of results.entries()) {
     if (!isObject(item) || !Array.isArray(item.data) || !item.data.every((n) => typeof n === "number") || !Array.isArray(item.labels)) return null;
-    const spec = TREND_SERIES[index]!;
-    out.push({ key: spec.key, label: spec.label, data: item.data as number[], labels: item.labels.map(String), days: Array.isArray(item.days) ? item.days.map(String) : [] });
+    const spec = specs[index]!;
+    const scale = spec.scale ?? 1;
+    out.push({
+      key: spec.key,
+      label: spec.label,
+      data: (item.data as number[]).map((n) => n * scale),
+      labels: item.labels.map(String),
+      days: Array.isArray(item.days) ? item.days.map(String) : [],
+    });
   }
   return out;
+}
+
+/** The graph's series by key, or null if the results are not the TrendsQuery's series. */
+export function trendSeries(results: unknown): TrendSeries[] | null {
+  return seriesOf(results, TREND_SERIES);
+}
+
+/** sessionTrendQuery's series (bounce rate in percent), or null if the results are not those. */
+export function sessionTrendSeries(results: unknown): TrendSeries[] | null {
+  return seriesOf(results, SESSION_TREND_SERIES);
 }

@@ -23,7 +23,7 @@ import {
 
 import { QueryNodeError } from "@/server/analytics/kind";
 import { FormulaError, maxSeriesIndex, parseFormula } from "./formula";
-import { PROPERTY_MATHS, type PropertyMath } from "@/server/db/events/trend-query";
+import { PROPERTY_MATHS, SESSION_MATH_PROPERTIES, type PropertyMath, type SessionMathProperty } from "@/server/db/events/trend-query";
 
 /** PostHog's BaseMathType maths Burrow computes, and the PropertyMathType ones (with `math_property`). */
 export const BASE_MATHS = ["total", "dau", "weekly_active", "monthly_active", "unique_session"] as const;
@@ -53,7 +53,9 @@ const eventsNodeSchema = z.looseObject({
   properties: propertiesField,
   math_property: z.string({ error: "math_property must be a property name." }).min(1).max(400).nullish(),
   math_property_type: z
-    .enum(["event_properties"], { error: (issue) => `math_property_type ${shown(issue.input)} is not supported; property maths read event properties.` })
+    .enum(["event_properties", "session_properties"], {
+      error: (issue) => `math_property_type ${shown(issue.input)} is not supported; property maths read event_properties or session_properties.`,
+    })
     .nullish(),
   math_hogql: notSupported("math_hogql"),
   math_group_type_index: notSupported("math_group_type_index"),
@@ -61,7 +63,29 @@ const eventsNodeSchema = z.looseObject({
   if (node.math && isPropertyMath(node.math) && !node.math_property) {
     ctx.addIssue({ code: "custom", message: `math '${node.math}' needs math_property (the numeric event property it aggregates).`, path: ["math_property"] });
   }
+  if (node.math_property_type === "session_properties" && node.math_property && !isSessionMathProperty(node.math_property)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `Session property ${shown(node.math_property)} is not supported; property maths read the session properties ${SESSION_MATH_PROPERTIES.join(", ")}.`,
+      path: ["math_property"],
+    });
+  }
 });
+
+const isSessionMathProperty = (name: string): name is SessionMathProperty => (SESSION_MATH_PROPERTIES as readonly string[]).includes(name);
+
+/**
+ * The session property a series' math reads, or null for an event property. PostHog reads
+ * `$session_duration` from the session whatever math_property_type says (its
+ * aggregating_on_session_duration looks at the name alone); other session properties need
+ * math_property_type "session_properties".
+ */
+function sessionPropertyOf(node: { math_property?: string | null; math_property_type?: string | null }): SessionMathProperty | null {
+  const name = node.math_property;
+  if (!name) return null;
+  if (name === "$session_duration") return name;
+  return node.math_property_type === "session_properties" && isSessionMathProperty(name) ? name : null;
+}
 
 /** Formulas name series by letter: A is the first. */
 const formulaText = z.string({ error: "formula must be a string." }).max(1000, "formula must be at most 1000 characters.");
@@ -113,6 +137,8 @@ export interface TrendsSpec {
     event: string | null;
     math: Math;
     math_property: string | null;
+    /** The session property the math reads instead of an event property (math_property names it). */
+    session_property: SessionMathProperty | null;
     properties: PropertyGroup | null;
     name: string | null;
     custom_name: string | null;
@@ -184,6 +210,7 @@ export function trendsSpec(query: TrendsQueryInput, override: FiltersOverride | 
       event: node.event ?? null,
       math: activeAsDau(node.math ?? "total", override?.interval ?? query.interval ?? "day"),
       math_property: node.math && isPropertyMath(node.math) ? (node.math_property ?? null) : null,
+      session_property: node.math && isPropertyMath(node.math) ? sessionPropertyOf(node) : null,
       properties: node.properties ?? null,
       name: node.name ?? null,
       custom_name: node.custom_name ?? null,

@@ -38,6 +38,7 @@ export function seriesQuery(spec: TrendsSpec, index: number, range: ResolvedDate
     filters: seriesFilters(spec, index),
     math,
     mathProperty: isPropertyMath(series.math) ? series.math_property : null,
+    sessionProperty: isPropertyMath(series.math) ? series.session_property : null,
     active: math === "active" ? { days: window!, buckets } : null,
     from,
     to: range.to,

@@ -8,7 +8,8 @@ import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/proper
 import { postgresCohortResolver } from "./cohorts";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { trendBucket, trendConditions, trendTotalsStatement } from "./sql";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, NUMERIC_TEXT, type PropertyMath, type TrendQuery } from "./trend-query";
+import { SESSION_BOUNCE, SESSION_DURATION, SESSION_JOIN } from "./postgres-web";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, NUMERIC_TEXT, type PropertyMath, type SessionMathProperty, type TrendQuery } from "./trend-query";
 
 /** Unique users: persons, and for events without one, their distinct ids (PostHog counts person_id). */
 const UNIQUE_USERS = "count(DISTINCT e.person_id) + count(DISTINCT e.distinct_id) FILTER (WHERE e.person_id IS NULL)";
@@ -27,13 +28,20 @@ function postgresAggregate(query: TrendQuery, params: SqlParams): string {
       throw new Error("counted per actor, not per event");
     default: {
       const text = `(e.properties ->> ${params.add(query.mathProperty ?? "", "text")})`;
-      const num = `(CASE WHEN ${text} ~ ${params.add(NUMERIC_TEXT, "text")} THEN ${text}::float8 END)`;
-      const quantile = MATH_QUANTILES[query.math as PropertyMath];
-      const fn = quantile !== undefined ? `percentile_cont(${quantile}) WITHIN GROUP (ORDER BY ${num})` : `${query.math}(${num})`;
-      return `COALESCE(${fn}, 0)`;
+      return propertyAggregate(query.math as PropertyMath, `(CASE WHEN ${text} ~ ${params.add(NUMERIC_TEXT, "text")} THEN ${text}::float8 END)`);
     }
   }
 }
+
+/** A property math over the numbers `num` (nulls left out), 0 where there are none. */
+function propertyAggregate(math: PropertyMath, num: string): string {
+  const quantile = MATH_QUANTILES[math];
+  const fn = quantile !== undefined ? `percentile_cont(${quantile}) WITHIN GROUP (ORDER BY ${num})` : `${math}(${num})`;
+  return `COALESCE(${fn}, 0)`;
+}
+
+/** A session property's value for a session row `s` (trend-query.ts's SESSION_MATH_PROPERTIES). */
+const SESSION_VALUES: Record<SessionMathProperty, string> = { $session_duration: SESSION_DURATION, $is_bounce: SESSION_BOUNCE };
 
 /** An event's actor: its person, else its distinct id (as unique users count them; see actor-events.ts). */
 const ACTOR = `COALESCE(e.person_id::text, 'distinct_id:' || e.distinct_id)`;
@@ -120,7 +128,9 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
     // Active users' lookback reads only values the range has: one seen only before it is no "other".
     if (active) where.push(`${raw} IN (SELECT value FROM counted)`);
   }
-  const from = `FROM events e${join} WHERE ${where.join(" AND ")}`;
+  // A session property joins each event's session; events without one are left out.
+  const sessionJoin = query.sessionProperty ? ` JOIN ${SESSION_JOIN}` : "";
+  const from = `FROM events e${join}${sessionJoin} WHERE ${where.join(" AND ")}`;
   const bucketText = POSTGRES_EVENTS.bucketText;
   if (active) {
     const localDay = `(${POSTGRES_EVENTS.localTime(params.add(query.zone, "text"))})::date`;
@@ -152,6 +162,17 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
       text: `${kept}SELECT f.value, ${bucketText("f.bucket")} AS bucket, count(*)::float8 AS n
                FROM (SELECT ${value} AS value, ${ACTOR} AS actor, min(${bucket}) AS bucket ${from} GROUP BY 1, 2) f
               GROUP BY f.value, f.bucket`,
+      values: params.values,
+    };
+  }
+  if (query.sessionProperty) {
+    // Each session's value once per (value, bucket) it has events in (PostHog groups by
+    // $session_id before the math), then the math over those.
+    const perSession = `SELECT DISTINCT ${value} AS value, ${bucket ?? "NULL::timestamp"} AS bucket, s.session_id AS sid, (${SESSION_VALUES[query.sessionProperty]})::float8 AS x ${from}`;
+    const aggregate = propertyAggregate(query.math as PropertyMath, "p.x");
+    const grouped = bucket === null ? (breakdown ? " GROUP BY p.value" : "") : " GROUP BY p.value, p.bucket";
+    return {
+      text: `${kept}SELECT ${grouped === "" ? "NULL::text" : "p.value"} AS value, ${bucket === null ? "NULL::text" : bucketText("p.bucket")} AS bucket, (${aggregate})::float8 AS n FROM (${perSession}) p${grouped}`,
       values: params.values,
     };
   }

@@ -77,12 +77,14 @@ export function sessionsUpsert(source: string): string {
       exit_timestamp = GREATEST(sessions.exit_timestamp, EXCLUDED.exit_timestamp)`;
 }
 
-/** Session duration in whole seconds (ClickHouse's dateDiff('second', …) on the two ends). */
-const DURATION = `(floor(extract(epoch FROM s.end_timestamp)) - floor(extract(epoch FROM s.start_timestamp)))`;
-const BOUNCE = `CASE WHEN s.pageview_count = 0 THEN NULL WHEN s.pageview_count > 1 OR s.autocapture_count > 0 OR ${DURATION} >= ${BOUNCE_SECONDS} THEN 0 ELSE 1 END`;
+/** Session duration in whole seconds (ClickHouse's dateDiff('second', …) on the two ends), of a session row `s`. */
+export const SESSION_DURATION = `(floor(extract(epoch FROM s.end_timestamp)) - floor(extract(epoch FROM s.start_timestamp)))`;
+/** 1 bounced, 0 not, NULL without a `$pageview` (web-analytics.ts), of a session row `s`. */
+export const SESSION_BOUNCE = `CASE WHEN s.pageview_count = 0 THEN NULL WHEN s.pageview_count > 1 OR s.autocapture_count > 0 OR ${SESSION_DURATION} >= ${BOUNCE_SECONDS} THEN 0 ELSE 1 END`;
 /** A visitor: the person, or for an event without one its distinct id (as a uuid too, so that grouping hashes 16 bytes). */
 const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
-const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
+/** The sessions row `s` of an event `e`. */
+export const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
 
 interface Statement {
   text: string;
@@ -144,7 +146,7 @@ export function postgresWebOverviewStatement(projectId: number, query: WebQueryB
   const previous = inPeriod(params, query.previous, true);
   return {
     text: overviewTotals(
-      `SELECT (array_agg(${ACTOR}))[1] AS actor, count(*) AS views, ${current} AS c, ${previous} AS p, ${DURATION} AS duration, ${BOUNCE} AS bounce
+      `SELECT (array_agg(${ACTOR}))[1] AS actor, count(*) AS views, ${current} AS c, ${previous} AS p, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
        ${from} GROUP BY s.project_id, s.session_id`,
     ),
     values: params.values,
@@ -172,7 +174,7 @@ function postgresSessionsOverviewStatement(projectId: number, query: WebQueryBas
       `SELECT * FROM (
          SELECT COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor,
                 CASE WHEN s.last_view_timestamp <= ${to} THEN s.pageview_count + s.screen_count ELSE ${viewsToEnd} END AS views,
-                ${current} AS c, ${previous} AS p, ${DURATION} AS duration, ${BOUNCE} AS bounce
+                ${current} AS c, ${previous} AS p, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
          FROM sessions s WHERE ${inRange} AND s.last_view_timestamp IS NOT NULL) v WHERE views > 0`,
     ),
     values: params.values,
@@ -212,7 +214,7 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const previous = inPeriod(params, query.previous, byStart);
   const viewsInRange = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})
       AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= LEAST(s.last_view_timestamp, ${to}) AND e.properties->>'$session_id' = s.session_id)`;
-  const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${BOUNCE} AS b, ${current} AS c, ${previous} AS p,
+  const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
       CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN (s.pageview_count + s.screen_count)::int ELSE ${viewsInRange}::int END AS views
     FROM sessions s
     WHERE s.project_id = ${project} AND s.start_timestamp >= ${earliest} AND s.start_timestamp <= ${to} AND s.last_view_timestamp >= ${from}`;
@@ -248,7 +250,7 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
   const names = values.map((_, i) => `v${i}`);
   const numeric = source.from === "timezone";
   const sessions = join === "" ? "NULL::text" : "s.session_id";
-  const bounce = join === "" ? "NULL::int" : BOUNCE;
+  const bounce = join === "" ? "NULL::int" : SESSION_BOUNCE;
   const order = names.map((name) => (numeric ? `${name} ASC NULLS LAST` : `${name} COLLATE "C" ASC NULLS LAST`)).join(", ");
   const inner = `SELECT ${values.map((value, i) => `${value} AS v${i}`).join(", ")}, ${ACTOR} AS actor, ${sessions} AS sid, ${bounce} AS b, ${current} AS c, ${previous} AS p ${from}`;
   const having = [`(count(*) FILTER (WHERE c) > 0 OR count(*) FILTER (WHERE p) > 0)`, ...(dropNull ? [`v0 IS NOT NULL`] : [])];
@@ -281,7 +283,7 @@ export function postgresPathBounceStatement(projectId: number, query: WebStatsQu
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
   const counts = Object.entries(periods).map(
     ([flag, test]) =>
-      `count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${BOUNCE} = 1)::int AS ${flag}_bounced, count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${BOUNCE} IS NOT NULL)::int AS ${flag}_sessions`,
+      `count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} = 1)::int AS ${flag}_bounced, count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} IS NOT NULL)::int AS ${flag}_sessions`,
   );
   return {
     text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname = ANY(${params.add(paths, "text[]")}) GROUP BY s.entry_pathname`,

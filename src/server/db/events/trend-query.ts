@@ -21,6 +21,15 @@ export type PropertyMath = (typeof PROPERTY_MATHS)[number];
 export const MATH_QUANTILES: Partial<Record<PropertyMath, number>> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 };
 export type TrendMath = "total" | "dau" | "first_seen_users" | "unique_session" | "active" | PropertyMath;
 
+/**
+ * Session properties a property math may read (PostHog's session_properties): each session's
+ * value counts once per bucket it has events in, not once per event.
+ * `$session_duration`: end − start in whole seconds; `$is_bounce`: 1 bounced, 0 not, null
+ * without a `$pageview` (web-analytics.ts's definitions).
+ */
+export const SESSION_MATH_PROPERTIES = ["$session_duration", "$is_bounce"] as const;
+export type SessionMathProperty = (typeof SESSION_MATH_PROPERTIES)[number];
+
 /** A numeric text (JSON's number syntax): what a property math reads; anything else is left out. */
 export const NUMERIC_TEXT = "^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$";
 
@@ -41,6 +50,12 @@ export interface TrendQuery {
   math: TrendMath;
   /** The event property a property math reads. */
   mathProperty?: string | null;
+  /**
+   * When set, a property math reads this property of each event's session instead (joined
+   * by `$session_id`; events without a stored session are left out): one value per
+   * (breakdown value, bucket, session), then aggregated as above.
+   */
+  sessionProperty?: SessionMathProperty | null;
   /**
    * `active` math: the window's length in days and every bucket of the chart (wall text,
    * `YYYY-MM-DD HH:MM:SS`), since buckets without events in them may still have users in

@@ -299,7 +299,7 @@ export class ClickHouseEventStore implements EventStore {
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
     const { cohorts, persons } = await this.resolveFilters(projectId, query.filters, query.now);
     const personValues = query.breakdown?.type === "person" ? await this.personValues(projectId, query.breakdown.key) : null;
-    const statement = clickHouseTrendStatement(this.table, projectId, query, persons, personValues, cohorts);
+    const statement = clickHouseTrendStatement({ events: this.table, sessions: this.sessionsTable }, projectId, query, persons, personValues, cohorts);
     const rows = await this.rows<{ value: string | null; bucket: string | null; n: number }>(statement.text, statement.params);
     return rows.map((row) => ({ value: row.value, bucket: row.bucket, n: Number(row.n) }));
   }

@@ -11,13 +11,20 @@
 import type { PropertyFilter } from "@/server/properties/contract";
 import { clickHouseCohortResolver } from "../cohorts";
 import { trendBucket, trendConditions, trendTotalsStatement } from "../sql";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, NUMERIC_TEXT, type PropertyMath, type TrendQuery } from "../trend-query";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, NUMERIC_TEXT, type PropertyMath, type SessionMathProperty, type TrendQuery } from "../trend-query";
 import { CLICKHOUSE_EVENTS } from "./dialect";
 import { hotPropertyColumn } from "./hot-properties";
 import { ChParams } from "./params";
 import { chPropertiesSql, type PersonSet } from "./properties";
+import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsSubquery } from "./sessions";
 
 const UNIQUE_USERS = "uniqExact(e.person_id) + uniqExactIf(e.distinct_id, e.person_id IS NULL)";
+
+/** The tables a trend reads: the events, and the sessions a session property math joins. */
+export interface TrendTables {
+  events: string;
+  sessions: string;
+}
 
 /** The persons (uuid text) whose breakdown property is set, and its text for each. */
 export interface PersonValues {
@@ -39,7 +46,7 @@ export function chEventPropertyText(key: string, params: ChParams): string {
 
 /** The statement of a trend: rows (value, bucket, n), bucket as wall-clock text. */
 export function clickHouseTrendStatement(
-  table: string,
+  tables: TrendTables,
   projectId: number,
   query: TrendQuery,
   persons: ReadonlyMap<PropertyFilter, PersonSet>,
@@ -47,8 +54,9 @@ export function clickHouseTrendStatement(
   cohorts: ReadonlyMap<number, readonly string[]> = new Map(),
 ): { text: string; params: Record<string, unknown> } {
   if (query.math === "active" || (query.math !== "total" && query.math !== "dau")) {
-    return clickHouseGeneralTrend(table, projectId, query, persons, personValues, cohorts);
+    return clickHouseGeneralTrend(tables, projectId, query, persons, personValues, cohorts);
   }
+  const table = tables.events;
   const params = new ChParams();
   const cohort = clickHouseCohortResolver(cohorts, params);
   const where = trendConditions(params, projectId, query, (group) =>
@@ -110,27 +118,35 @@ function chAggregate(query: TrendQuery, params: ChParams): string {
       throw new Error("counted per actor, not per event");
     default: {
       const text = chEventPropertyText(query.mathProperty ?? "", params);
-      const num = `if(match(${text}, ${params.add(NUMERIC_TEXT, "text")}), toFloat64OrNull(${text}), NULL)`;
-      const quantile = MATH_QUANTILES[query.math as PropertyMath];
-      // quantileExactInclusive interpolates as PostgreSQL's percentile_cont.
-      const fn = quantile !== undefined ? `quantileExactInclusive(${quantile})(${num})` : `${query.math}(${num})`;
-      return `if(count(${num}) = 0, 0, ifNull(${fn}, 0))`;
+      return chPropertyAggregate(query.math as PropertyMath, `if(match(${text}, ${params.add(NUMERIC_TEXT, "text")}), toFloat64OrNull(${text}), NULL)`);
     }
   }
 }
+
+/** A property math over the numbers `num` (nulls left out), 0 where there are none. */
+function chPropertyAggregate(math: PropertyMath, num: string): string {
+  const quantile = MATH_QUANTILES[math];
+  // quantileExactInclusive interpolates as PostgreSQL's percentile_cont.
+  const fn = quantile !== undefined ? `quantileExactInclusive(${quantile})(${num})` : `${math}(${num})`;
+  return `if(count(${num}) = 0, 0, ifNull(${fn}, 0))`;
+}
+
+/** A session property's value for a merged session row `s` (as PostgreSQL's SESSION_VALUES). */
+const CH_SESSION_VALUES: Record<SessionMathProperty, string> = { $session_duration: CH_SESSION_DURATION, $is_bounce: CH_SESSION_BOUNCE };
 
 /** The actor of an event: its person, else its distinct id (as PostgreSQL's). */
 const CH_ACTOR = `if(e.person_id IS NULL, concat('distinct_id:', e.distinct_id), toString(e.person_id))`;
 
 /** Every math but the fast paths, as PostgreSQL's postgresGeneralTrend: kept values first, then one aggregation. */
 function clickHouseGeneralTrend(
-  table: string,
+  tables: TrendTables,
   projectId: number,
   query: TrendQuery,
   persons: ReadonlyMap<PropertyFilter, PersonSet>,
   personValues: PersonValues | null,
   cohorts: ReadonlyMap<number, readonly string[]>,
 ): { text: string; params: Record<string, unknown> } {
+  const table = tables.events;
   const params = new ChParams();
   const cohort = clickHouseCohortResolver(cohorts, params);
   const filter = (group: TrendQuery["filters"][number]) =>
@@ -152,7 +168,11 @@ function clickHouseGeneralTrend(
     // Active users' lookback reads only values the range has (as PostgreSQL's).
     if (active) where.push(`has(t_ranked, ${raw})`);
   }
-  const from = `FROM ${table} AS e WHERE ${where.join(" AND ")}`;
+  // A session property joins each event's merged session; events without one are left out.
+  const sessionJoin = query.sessionProperty
+    ? ` INNER JOIN ${chSessionsSubquery(tables.sessions, params, projectId, params.add(query.from.toISOString(), "timestamptz"), params.add(query.to.toISOString(), "timestamptz"), false)} AS s ON s.sid = e.mat_session_id`
+    : "";
+  const from = `FROM ${table} AS e${sessionJoin} WHERE ${where.join(" AND ")}`;
   if (active) {
     const localDay = `toDate(${CLICKHOUSE_EVENTS.localTime(params.add(query.zone, "text"))})`;
     const texts = params.add(active.buckets, "text[]");
@@ -182,6 +202,16 @@ function clickHouseGeneralTrend(
       text: `${kept}SELECT f_value AS value, ${CLICKHOUSE_EVENTS.bucketText("f_bucket")} AS bucket, toFloat64(count()) AS n
                FROM (SELECT ${value} AS f_value, ${CH_ACTOR} AS f_actor, min(${local}) AS f_bucket ${from} GROUP BY f_value, f_actor)
               GROUP BY f_value, f_bucket`,
+      params: params.values,
+    };
+  }
+  if (query.sessionProperty) {
+    // As PostgreSQL's: each session's value once per (value, bucket), then the math over those.
+    const perSession = `SELECT DISTINCT ${value} AS p_value, ${local ?? "NULL"} AS p_bucket, s.sid AS p_sid, toFloat64(${CH_SESSION_VALUES[query.sessionProperty]}) AS p_x ${from}`;
+    const grouped = local === null ? (breakdown ? " GROUP BY p_value" : "") : " GROUP BY p_value, p_bucket";
+    return {
+      text: `${kept}SELECT ${grouped === "" ? "CAST(NULL AS Nullable(String))" : "p_value"} AS value, ${local === null ? "NULL" : CLICKHOUSE_EVENTS.bucketText("p_bucket")} AS bucket,
+               toFloat64(${chPropertyAggregate(query.math as PropertyMath, "p_x")}) AS n FROM (${perSession})${grouped}`,
       params: params.values,
     };
   }

@@ -5,8 +5,9 @@
  */
 import type { PropertyFilter } from "@/server/properties/contract";
 import { clickHouseCohortResolver } from "../cohorts";
-import { BOUNCE_SECONDS, countsByStart, needsSessions, VIEW_EVENTS, WEB_BREAKDOWNS, type WebBreakdownSource, type WebQueryBase, type WebStatsQuery } from "../web-analytics";
+import { countsByStart, needsSessions, VIEW_EVENTS, WEB_BREAKDOWNS, type WebBreakdownSource, type WebQueryBase, type WebStatsQuery } from "../web-analytics";
 import { ChParams } from "./params";
+import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsSubquery } from "./sessions";
 import { chPropertiesSql, type PersonSet } from "./properties";
 import { chEventPropertyText } from "./trend";
 
@@ -22,24 +23,7 @@ export interface ChWebContext {
   cohorts: ReadonlyMap<number, readonly string[]>;
 }
 
-const ENTRY_FIELDS = ["entry_url", "entry_pathname", "entry_referring_domain", "entry_utm_source", "entry_utm_medium", "entry_utm_campaign", "entry_utm_term", "entry_utm_content"];
-
-const DURATION = `(toUnixTimestamp(s.s_end) - toUnixTimestamp(s.s_start))`;
-const BOUNCE = `multiIf(s.s_pageviews = 0, NULL, s.s_pageviews > 1 OR s.s_autocaptures > 0 OR ${DURATION} >= ${BOUNCE_SECONDS}, 0, 1)`;
 const ACTOR = `if(e.person_id IS NULL, concat('d:', e.distinct_id), toString(e.person_id))`;
-
-/** The project's sessions, merged, that may hold events of [from, to]; the entry/exit fields only when `fields`. */
-function sessionsSubquery(context: ChWebContext, params: ChParams, projectId: number, from: string, to: string, fields: boolean): string {
-  const entry = fields
-    ? `, argMinMerge(entry) AS entry_tuple, argMaxMerge(exit) AS exit_tuple, ${ENTRY_FIELDS.map((name, i) => `nullIf(tupleElement(entry_tuple, ${i + 1}), '') AS ${name}`).join(", ")},
-       nullIf(tupleElement(exit_tuple, 1), '') AS exit_url, nullIf(tupleElement(exit_tuple, 2), '') AS exit_pathname`
-    : "";
-  // (Aliases apart from the column names: an alias named like a column would shadow it inside the aggregates.)
-  return `(SELECT session_id AS sid, min(start_timestamp) AS s_start, max(end_timestamp) AS s_end,
-            sum(pageview_count) AS s_pageviews, sum(autocapture_count) AS s_autocaptures${entry}
-          FROM ${context.sessions} WHERE project_id = ${params.add(projectId, "int")}
-          GROUP BY session_id HAVING s_start <= ${to} AND s_end >= ${from})`;
-}
 
 /** FROM … WHERE of the view events of both periods, joined with their sessions when `join` says how. */
 function viewEvents(
@@ -65,7 +49,7 @@ function viewEvents(
     where.push(chPropertiesSql(filter, { params, column: "e.properties", personColumn: "e.person_id", persons: context.persons, now: query.now, cohort }));
   }
   const sessions =
-    join === "" ? "" : ` ${join} JOIN ${sessionsSubquery(context, params, projectId, from, to, fields)} AS s ON s.sid = e.mat_session_id`;
+    join === "" ? "" : ` ${join} JOIN ${chSessionsSubquery(context.sessions, params, projectId, from, to, fields)} AS s ON s.sid = e.mat_session_id`;
   return `FROM ${context.events} AS e${sessions} WHERE ${where.join(" AND ")}`;
 }
 
@@ -85,7 +69,7 @@ export function clickHouseWebOverviewStatement(context: ChWebContext, projectId:
      avgIf(duration, ${flag}) AS ${flag}_duration, avgIf(bounce, ${flag}) AS ${flag}_bounce`;
   return {
     text: `SELECT ${totals("c")}, ${totals("p")} FROM (
-      SELECT min(${ACTOR}) AS actor, count() AS views, any(${current}) AS c, any(${previous}) AS p, any(${DURATION}) AS duration, any(${BOUNCE}) AS bounce
+      SELECT min(${ACTOR}) AS actor, count() AS views, any(${current}) AS c, any(${previous}) AS p, any(${CH_SESSION_DURATION}) AS duration, any(${CH_SESSION_BOUNCE}) AS bounce
       ${from} GROUP BY s.sid)
       SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`,
     params: params.values,
@@ -111,7 +95,7 @@ export function clickHouseWebStatsStatement(context: ChWebContext, projectId: nu
   const values = valueSql(source, params);
   const names = values.map((_, i) => `v${i}`);
   const sessions = join === "" ? "CAST(NULL AS Nullable(String))" : "s.sid";
-  const bounce = join === "" ? "CAST(NULL AS Nullable(UInt8))" : BOUNCE;
+  const bounce = join === "" ? "CAST(NULL AS Nullable(UInt8))" : CH_SESSION_BOUNCE;
   const inner = `SELECT ${values.map((value, i) => `${value} AS v${i}`).join(", ")}, ${ACTOR} AS actor, ${sessions} AS session_key, ${bounce} AS b, ${current} AS c, ${previous} AS p ${from}`;
   const counts = (flag: string) =>
     `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, countIf(${flag}) AS ${flag}_views,
@@ -132,7 +116,7 @@ export function clickHousePathBounceStatement(context: ChWebContext, projectId: 
   const from = viewEvents(context, params, projectId, query, "INNER", true, true);
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
   const counts = Object.entries(periods).map(
-    ([flag, test]) => `uniqExactIf(s.sid, ${test} AND ${BOUNCE} = 1) AS ${flag}_bounced, uniqExactIf(s.sid, ${test} AND ${BOUNCE} IS NOT NULL) AS ${flag}_sessions`,
+    ([flag, test]) => `uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} = 1) AS ${flag}_bounced, uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} IS NOT NULL) AS ${flag}_sessions`,
   );
   return {
     text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname IN ${params.add(paths, "text[]")} GROUP BY s.entry_pathname
