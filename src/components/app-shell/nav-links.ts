@@ -1,13 +1,17 @@
-/** The signed-in app's main navigation. */
+/**
+ * The signed-in app's main navigation. `more`: on a narrower desktop screen (1024–1279 px)
+ * the link waits in the top bar's "More" menu, so the bar keeps room for the project's name —
+ * the links visited less often, and Home, which the logo also leads to.
+ */
 export const NAV_LINKS = [
-  { href: "/", label: "Home", match: (path: string) => path === "/" },
-  { href: "/web", label: "Web analytics", match: (path: string) => path.startsWith("/web") },
-  { href: "/dashboards", label: "Dashboards", match: (path: string) => path.startsWith("/dashboards") },
-  { href: "/insights", label: "Insights", match: (path: string) => path.startsWith("/insights") },
-  { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events") },
-  { href: "/persons", label: "Persons", match: (path: string) => path.startsWith("/persons") },
-  { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts") },
-  { href: "/feature-flags", label: "Feature flags", match: (path: string) => path.startsWith("/feature-flags") },
-  { href: "/pipeline", label: "Pipeline", match: (path: string) => path.startsWith("/pipeline") },
-  { href: "/settings/project", label: "Settings", match: (path: string) => path.startsWith("/settings") },
+  { href: "/", label: "Home", match: (path: string) => path === "/", more: true },
+  { href: "/web", label: "Web analytics", match: (path: string) => path.startsWith("/web"), more: false },
+  { href: "/dashboards", label: "Dashboards", match: (path: string) => path.startsWith("/dashboards"), more: false },
+  { href: "/insights", label: "Insights", match: (path: string) => path.startsWith("/insights"), more: false },
+  { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events"), more: false },
+  { href: "/persons", label: "Persons", match: (path: string) => path.startsWith("/persons"), more: false },
+  { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts"), more: true },
+  { href: "/feature-flags", label: "Feature flags", match: (path: string) => path.startsWith("/feature-flags"), more: false },
+  { href: "/pipeline", label: "Pipeline", match: (path: string) => path.startsWith("/pipeline"), more: true },
+  { href: "/settings/project", label: "Settings", match: (path: string) => path.startsWith("/settings"), more: true },
 ] as const;

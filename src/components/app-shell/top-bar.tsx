@@ -5,7 +5,7 @@ import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 import { Logo, LogoMark } from "@/components/logo";
-import { Button, cn } from "@/components/ui";
+import { Button, cn, Popover, popoverItemClasses } from "@/components/ui";
 import { NAV_LINKS } from "./nav-links";
 import { ProjectSwitcher } from "./project-switcher";
 import { UserMenu } from "./user-menu";
@@ -18,7 +18,8 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
 
   return (
     <header className="sticky top-0 z-30 border-b border-gray-200 bg-white" data-testid="top-bar">
-      <div className="mx-auto flex h-14 w-full max-w-6xl items-center gap-1.5 px-3 sm:gap-3 sm:px-6">
+      {/* The bar spans the window, not the page's column: at 1280 px the column leaves the project's name too little room. */}
+      <div className="flex h-14 w-full items-center gap-1.5 px-3 sm:gap-3 sm:px-6">
         <Link href="/" aria-label="Burrow home" className="shrink-0 rounded-control p-1">
           <LogoMark className="size-7 2xl:hidden" />
           <span className="hidden 2xl:inline-flex">
@@ -29,7 +30,7 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
           /
         </span>
         <ProjectSwitcher className="min-w-0" />
-        <nav aria-label="Main" className="ml-3 hidden items-center gap-1 xl:flex">
+        <nav aria-label="Main" className="ml-1 hidden shrink-0 items-center gap-0.5 lg:flex xl:ml-3">
           {NAV_LINKS.map((link) => {
             const active = link.match(pathname);
             return (
@@ -39,7 +40,8 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
                 aria-current={active ? "page" : undefined}
                 data-testid={`nav-${link.label.toLowerCase()}`}
                 className={cn(
-                  "whitespace-nowrap rounded-control px-2.5 py-1.5 text-sm font-medium",
+                  "whitespace-nowrap rounded-control px-2 py-1.5 text-sm font-medium 2xl:px-2.5",
+                  link.more && "hidden xl:block",
                   active ? "bg-gray-100 text-gray-900" : "text-gray-600 hover:bg-gray-50 hover:text-gray-900",
                 )}
               >
@@ -47,13 +49,14 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
               </Link>
             );
           })}
+          <MoreLinks pathname={pathname} />
         </nav>
-        <div className="ml-auto hidden xl:block">
+        <div className="ml-auto hidden shrink-0 lg:block">
           <UserMenu user={user} />
         </div>
         <button
           type="button"
-          className="ml-auto inline-flex size-10 shrink-0 items-center justify-center rounded-control text-gray-700 hover:bg-gray-100 xl:hidden"
+          className="ml-auto inline-flex size-10 shrink-0 items-center justify-center rounded-control text-gray-700 hover:bg-gray-100 lg:hidden"
           aria-expanded={menuOpen}
           aria-controls="mobile-menu"
           aria-label="Menu"
@@ -68,7 +71,7 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
       <div
         id="mobile-menu"
         hidden={!menuOpen}
-        className="border-t border-gray-200 bg-white xl:hidden"
+        className="border-t border-gray-200 bg-white lg:hidden"
         data-testid="mobile-menu"
         onKeyDown={(event) => {
           if (event.key === "Escape") setMenuOpenOn(null);
@@ -105,5 +108,50 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
         </div>
       </div>
     </header>
+  );
+}
+
+const MORE_LINKS = NAV_LINKS.filter((link) => link.more);
+
+/** The links a narrower desktop bar has no room for (1024–1279 px); marked when the page is one of them. */
+function MoreLinks({ pathname }: { pathname: string }) {
+  const current = MORE_LINKS.find((link) => link.match(pathname));
+  return (
+    <Popover
+      className="xl:hidden"
+      buttonTestId="nav-more"
+      panelTestId="nav-more-menu"
+      buttonLabel={current ? `More: ${current.label}` : "More"}
+      buttonClassName={cn(
+        "flex items-center gap-1 whitespace-nowrap rounded-control px-2 py-1.5 text-sm font-medium",
+        current ? "bg-gray-100 text-gray-900" : "text-gray-600 hover:bg-gray-50 hover:text-gray-900",
+      )}
+      button={
+        <>
+          {current?.label ?? "More"}
+          <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4 text-gray-400">
+            <path fillRule="evenodd" d="M5.2 7.2a.75.75 0 0 1 1.06 0L10 10.94l3.74-3.74a.75.75 0 1 1 1.06 1.06l-4.27 4.27a.75.75 0 0 1-1.06 0L5.2 8.26a.75.75 0 0 1 0-1.06Z" clipRule="evenodd" />
+          </svg>
+        </>
+      }
+      panelClassName="min-w-44"
+    >
+      {(close) =>
+        MORE_LINKS.map((link) => {
+          const active = link.match(pathname);
+          return (
+            <Link
+              key={link.href}
+              href={link.href}
+              aria-current={active ? "page" : undefined}
+              className={cn(popoverItemClasses, active && "font-medium text-gray-900")}
+              onClick={close}
+            >
+              {link.label}
+            </Link>
+          );
+        })
+      }
+    </Popover>
   );
 }

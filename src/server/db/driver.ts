@@ -25,7 +25,34 @@ export interface SqlExecutor {
  */
 export interface SqlDriver extends SqlExecutor {
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Work that must reach the database before it closes (writes buffered in memory): `close()`
+   * awaits each hook, in the order given, while the connection still answers.
+   */
+  beforeClose(hook: () => Promise<void>): void;
+  /** Runs the beforeClose hooks, then closes the connection; later calls do nothing more. */
   close(): Promise<void>;
+}
+
+/** A driver's close(): its hooks first (a failing one does not keep the connection open), once. */
+function closing(closeConnection: () => Promise<void>): Pick<SqlDriver, "beforeClose" | "close"> {
+  const hooks: (() => Promise<void>)[] = [];
+  let closed: Promise<void> | null = null;
+  return {
+    beforeClose(hook) {
+      hooks.push(hook);
+    },
+    close() {
+      closed ??= (async () => {
+        try {
+          for (const hook of hooks) await hook();
+        } finally {
+          await closeConnection();
+        }
+      })();
+      return closed;
+    },
+  };
 }
 
 export function pgPoolDriver(pool: pg.Pool): SqlDriver {
@@ -55,7 +82,7 @@ export function pgPoolDriver(pool: pg.Pool): SqlDriver {
         client.release();
       }
     },
-    close: () => pool.end(),
+    ...closing(() => pool.end()),
   };
 }
 
@@ -71,6 +98,6 @@ export function pgliteDriver(db: PGlite): SqlDriver {
   return {
     ...over(db),
     transaction: (fn) => db.transaction((tx) => fn(over(tx))),
-    close: () => db.close(),
+    ...closing(() => db.close()),
   };
 }

@@ -3,13 +3,13 @@
  * the number of events, rows only for names it has not seen (last-seen and counters aside),
  * and counts volumes per day; a project deleted meanwhile is skipped, not an error.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { SqlExecutor } from "@/server/db/driver";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { DefinitionsUpkeep, type ObservedEvent } from "./upkeep";
+import { definitionsUpkeep, DefinitionsUpkeep, type ObservedEvent } from "./upkeep";
 
 let db: Database;
 let projectId: number;
@@ -105,5 +105,39 @@ describe(`definitions upkeep (${testDbKind})`, () => {
     expect(await db.prisma.eventDefinition.findMany({ where: { name: { in: ["ancient", "orphan"] } }, select: { name: true } })).toEqual([{ name: "ancient" }]);
     expect(await db.prisma.definitionVolume.count({ where: { name: "ancient" } })).toBe(0);
     expect(await db.prisma.eventDefinition.count({ where: { name: { startsWith: "xxxx" } } })).toBe(0);
+  });
+
+  it("drains into the database when it closes, and leaves no flush to fail after", async () => {
+    const own = await createTestDatabase();
+    const errors = vi.spyOn(console, "error");
+    try {
+      const ownProject = (await bootstrap(own.prisma, { email: "closing@example.com", password: "pw12345678" })).project_id;
+      const upkeep = definitionsUpkeep(own.sql);
+      const now = new Date();
+      upkeep.observeEvents([
+        { projectId: ownProject, event: "closing", properties: { k: 1 }, timestamp: now },
+        { projectId: ownProject, event: "closing", properties: { k: 2 }, timestamp: now },
+      ]);
+      // Registered after the upkeep's hook: reads what the drain wrote while the connection still answers.
+      let drained: unknown[] = [];
+      own.sql.beforeClose(async () => {
+        drained = await own.sql.query(
+          "SELECT kind, name, count FROM definition_volumes WHERE project_id = $1 ORDER BY kind, name",
+          [ownProject],
+        );
+      });
+      await own.close();
+      expect(drained).toEqual([
+        { kind: 0, name: "closing", count: 2 },
+        { kind: 1, name: "k", count: 2 },
+      ]);
+
+      // Observations after the close schedule nothing; the old timer would have fired within a second.
+      upkeep.observeEvents([{ projectId: ownProject, event: "late", properties: {}, timestamp: now }]);
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      expect(errors.mock.calls.filter(([message]) => String(message).startsWith("definitions:"))).toEqual([]);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

@@ -10,9 +10,10 @@
  * A timer flushes what gathered (at most once a second) as one batched upsert per table,
  * off the acknowledgement path: an event is acknowledged when it is committed, and its
  * definitions follow within the flush interval. Counters lost to a crash only make the
- * 30-day volumes, which are suggestions' ordering, slightly low.
+ * 30-day volumes, which are suggestions' ordering, slightly low. Closing the database
+ * drains what gathered first, and the upkeep then stops: no timer outlives its database.
  */
-import type { SqlExecutor } from "@/server/db/driver";
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import { DEFINITION_LIMITS } from "./contract";
 import { guessPropertyType } from "./property-type";
 import {
@@ -69,6 +70,7 @@ export class DefinitionsUpkeep {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private prunedDay = "";
+  private closed = false;
 
   constructor(
     private readonly sql: SqlExecutor,
@@ -112,6 +114,7 @@ export class DefinitionsUpkeep {
 
   /** Committed events: O(keys) map lookups each, writes only for what is new. */
   observeEvents(events: readonly ObservedEvent[]): void {
+    if (this.closed) return;
     const now = this.now();
     const oldest = now - DEFINITION_LIMITS.volumeDays * DAY_MS;
     const todayStart = now - (now % DAY_MS);
@@ -154,6 +157,7 @@ export class DefinitionsUpkeep {
 
   /** A person write's `$set` / `$set_once` keys (identify, any event's `$set`, the persons API). */
   observePersonProperties(projectId: number, properties: Record<string, unknown>, at: Date = new Date(this.now())): void {
+    if (this.closed) return;
     const seen = this.seenFor(projectId);
     const kinds = this.countersFor(projectId, dayOf(this.now()));
     for (const key in properties) {
@@ -165,7 +169,7 @@ export class DefinitionsUpkeep {
   }
 
   private schedule() {
-    if (this.timer) return;
+    if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.flush();
@@ -216,6 +220,18 @@ export class DefinitionsUpkeep {
     return this.flushing;
   }
 
+  /**
+   * Writes what gathered, then stops: later observations are dropped (their database is
+   * closing) and no timer is left to run against a closed connection.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return this.flushing;
+    await this.flush();
+    this.closed = true;
+    // A flush that an observation during the drain scheduled.
+    await this.flush();
+  }
+
   /** Forgets the in-memory seen-sets (tests; a project's definitions were rebuilt). */
   forget(projectId?: number): void {
     if (projectId === undefined) this.seen.clear();
@@ -239,11 +255,16 @@ function volumeRows(counters: Counters): VolumeRow[] {
 const KEY = Symbol.for("burrow.definitionsUpkeep");
 type Holder = { [KEY]?: WeakMap<object, DefinitionsUpkeep> };
 
-/** The process's upkeep for `sql` (the database's plain SQL driver). */
-export function definitionsUpkeep(sql: SqlExecutor): DefinitionsUpkeep {
+/** The process's upkeep for `sql` (the database's plain SQL driver); closing the driver drains and stops it. */
+export function definitionsUpkeep(sql: SqlDriver): DefinitionsUpkeep {
   const holder = globalThis as Holder;
   const all = (holder[KEY] ??= new WeakMap());
   let upkeep = all.get(sql);
-  if (!upkeep) all.set(sql, (upkeep = new DefinitionsUpkeep(sql)));
+  if (!upkeep) {
+    const created = new DefinitionsUpkeep(sql);
+    all.set(sql, created);
+    sql.beforeClose(() => created.close());
+    upkeep = created;
+  }
   return upkeep;
 }
