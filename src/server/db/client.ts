@@ -55,12 +55,17 @@ export async function openDatabase(config: DbConfig, eventStore: EventStoreConfi
 }
 
 /**
- * Our connections' own settings, whatever the server's defaults. JIT off: the analytics reads
- * cost enough to cross jit_above_cost, and compiling them took 300–470 ms each, more than
- * their whole run without it (bench/web.ts, 1M events). work_mem 64MB: grouping 300,000
- * sessions by (entry page, visitor) hashes in memory instead of sorting on disk.
+ * Our connections' own settings, whatever the server's defaults (bench/web.ts, 1M events):
+ * - JIT off: the analytics reads cost enough to cross jit_above_cost, and compiling them
+ *   took 300–470 ms each, more than their whole run without it;
+ * - work_mem 64MB: grouping 300,000 sessions by (entry page, visitor) hashes in memory
+ *   instead of sorting on disk;
+ * - parallel workers priced at a fifth of the defaults: a breakdown of 560,000 page views
+ *   by an event property then scans with the other cores (Page 720 → 520 ms, Country and
+ *   Browser 510 → 350 ms on 2 cores); the 8MB min_parallel_table_scan_size still keeps
+ *   small reads serial.
  */
-const SESSION_SETTINGS = "-c jit=off -c work_mem=64MB";
+const SESSION_SETTINGS = "-c jit=off -c work_mem=64MB -c parallel_setup_cost=200 -c parallel_tuple_cost=0.02";
 
 async function openPostgres(url: string): Promise<Database> {
   const pool = new pg.Pool({

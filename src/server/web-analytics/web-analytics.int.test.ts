@@ -367,6 +367,44 @@ describe(`web analytics on ${testStoresName}`, () => {
     });
   });
 
+  describe("persons merged after their visits", () => {
+    // x, y and z each visit once; z is merged into y, then y into x: one visitor, by every read.
+    const [x, y, z] = ["0190c000-0000-7000-8000-0000000000c1", "0190c000-0000-7000-8000-0000000000c2", "0190c000-0000-7000-8000-0000000000c3"];
+    const week = { date_from: "2024-04-01", date_to: "2024-04-07" };
+    let mergedProject: number;
+
+    beforeAll(async () => {
+      const owner = await db.prisma.project.findFirstOrThrow({ where: { id: overviewProject } });
+      mergedProject = (await db.prisma.project.create({ data: { organizationId: owner.organizationId, name: "Merged", apiToken: `phc_${randomUUID()}` } })).id;
+      await insert(mergedProject, [
+        view(x, "2024-04-01T10:00:00", uuidv7(), "/a"),
+        view(y, "2024-04-02T10:00:00", uuidv7(), "/a"),
+        view(z, "2024-04-03T10:00:00", uuidv7(), "/b"),
+        view(z, "2024-04-03T10:00:30", uuidv7(), "/b"),
+      ]);
+      expect((await overview(mergedProject, { dateRange: week })).visitors!.value).toBe(3);
+      await db.events.reassignPerson(mergedProject, z, y);
+      await db.events.reassignPerson(mergedProject, y, x);
+    });
+
+    it("counts one visitor in the overview, from the sessions alone and through the events", async () => {
+      expect(await overview(mergedProject, { dateRange: week })).toMatchObject({ visitors: { value: 1 }, views: { value: 4 }, sessions: { value: 4 } });
+      const filtered = await overview(mergedProject, { dateRange: week, properties: filter("$pathname", "/b") });
+      expect([filtered.visitors!.value, filtered.views!.value]).toEqual([1, 2]);
+    });
+
+    it("counts one visitor per entry page and per page", async () => {
+      expect(await counts(mergedProject, { breakdownBy: "InitialPage", dateRange: week })).toEqual([
+        ["/a", 1, 2],
+        ["/b", 1, 2],
+      ]);
+      expect(await counts(mergedProject, { breakdownBy: "Page", dateRange: week })).toEqual([
+        ["/a", 1, 2],
+        ["/b", 1, 2],
+      ]);
+    });
+  });
+
   describe("through POST /api/projects/:id/query/", () => {
     const queryRoute = restRoute("projects", "query");
     async function post(projectId: number, query: unknown) {

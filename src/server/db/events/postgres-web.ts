@@ -7,12 +7,15 @@ import { postgresCohortResolver } from "./cohorts";
 import {
   BOUNCE_SECONDS,
   countsByStart,
+  earliestSessionStart,
+  sessionsAloneColumn,
   MAX_SESSION_ID_LENGTH,
   needsSessions,
   VIEW_EVENTS,
   WEB_BREAKDOWNS,
   type WebBreakdownSource,
   type WebQueryBase,
+  type WebSessionColumn,
   type WebStatsQuery,
 } from "./web-analytics";
 
@@ -190,10 +193,6 @@ function valueSql(source: WebBreakdownSource): string[] {
   return source.keys.map((key) => `NULLIF(e.properties->>'${key}', '')`);
 }
 
-/** Rows (v0…, c_visitors, c_views, p_visitors, p_views, c_bounced, c_sessions, p_bounced, p_sessions, fill), ordered and paged (limit + 1 rows). */
-/** PostHog's SESSION_BUFFER_DAYS: a range's events join sessions that started at most this long before it. */
-const SESSION_BUFFER_MS = 3 * 86_400_000;
-
 /**
  * A breakdown by a session's path (entry or exit) without filters, from the sessions table alone: each
  * session's views in the range are its counts, except for a session straddling either end
@@ -201,7 +200,7 @@ const SESSION_BUFFER_MS = 3 * 86_400_000;
  * comparison, sessions that started before the range count with their views inside it, as
  * PostHog's (which joins sessions up to 3 days before the range).
  */
-function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, column: string): Statement {
+function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, column: WebSessionColumn): Statement {
   const params = new SqlParams();
   const { dropNull } = WEB_BREAKDOWNS[query.breakdown];
   const byStart = countsByStart(query);
@@ -209,7 +208,7 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const rangeFrom = query.previous?.from ?? query.current.from;
   const from = params.add(rangeFrom.toISOString(), "timestamptz");
   const to = params.add(query.current.to.toISOString(), "timestamptz");
-  const earliest = byStart ? from : params.add(new Date(rangeFrom.getTime() - SESSION_BUFFER_MS).toISOString(), "timestamptz");
+  const earliest = params.add(earliestSessionStart(query).toISOString(), "timestamptz");
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
   const viewsInRange = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})
@@ -236,10 +235,11 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   };
 }
 
+/** Rows (v0…, c_visitors, c_views, p_visitors, p_views, c_bounced, c_sessions, p_bounced, p_sessions, fill), ordered and paged (limit + 1 rows). */
 export function postgresWebStatsStatement(projectId: number, query: WebStatsQuery): Statement {
+  const column = sessionsAloneColumn(query);
+  if (column !== null) return postgresSessionStatsStatement(projectId, query, column);
   const { source, dropNull } = WEB_BREAKDOWNS[query.breakdown];
-  // Entry and exit pages drop the null row, which alone holds views without a session: the sessions table answers them.
-  if (source.from === "session" && dropNull && query.filters.length === 0) return postgresSessionStatsStatement(projectId, query, source.column);
   const params = new SqlParams();
   const byStart = countsByStart(query);
   const join = !needsSessions(query) ? "" : byStart ? "JOIN" : "LEFT JOIN";

@@ -221,4 +221,74 @@ if (testEventStoreKind === "clickhouse") describe("ClickHouse migrations", () =>
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("0004's backfill of sessions_v2 from stored events gives the rows its view gives at insert", async () => {
+    const { createClient } = await import("@clickhouse/client");
+    const { createChdbConnection } = await import("chdb/connection");
+    const { CLICKHOUSE_MIGRATIONS_DIR, migrateClickHouse } = await import("./clickhouse/migrate");
+    if (process.env.CLICKHOUSE_URL) return;
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-ch-0003-"));
+    for (const name of fs.readdirSync(CLICKHOUSE_MIGRATIONS_DIR).filter((file) => file < "0004")) fs.copyFileSync(path.join(CLICKHOUSE_MIGRATIONS_DIR, name), path.join(before, name));
+    const client = createClient({ connection: createChdbConnection({ path: ":memory:" }) as never });
+    const [backfilled, viewed] = [`burrow_backfill_${process.pid}_${Date.now()}`, `burrow_viewed_${process.pid}_${Date.now()}`];
+    const person = "0190c000-0000-7000-8000-0000000000aa";
+    const row = (event: string, at: string, session: unknown, properties: Record<string, unknown> = {}, personId: string | null = person) => ({
+      project_id: 1,
+      uuid: uuidv7(),
+      event,
+      distinct_id: personId === null ? "anon" : "visitor",
+      properties: JSON.stringify({ $session_id: session, ...properties }),
+      timestamp: `2024-05-01 ${at}`,
+      person_id: personId,
+      elements_chain: "",
+      historical_migration: false,
+    });
+    const events = [
+      row("$pageleave", "10:02:00", "s1", { $current_url: "https://a.example/pricing" }),
+      row("$pageview", "10:00:00", "s1", { $current_url: "https://a.example/landing?utm_source=news", $pathname: "/landing", $referring_domain: "news.example", utm_source: "news", utm_medium: "email" }),
+      row("$autocapture", "10:00:05", "s1", { $current_url: "https://a.example/landing" }),
+      row("$pageview", "10:01:00", "s1", { $current_url: "https://a.example/pricing#plans" }),
+      row("$screen", "11:00:00", "s2", {}, null),
+      row("$pageview", "09:00:00", ""),
+      row("$pageview", "09:00:00", "x".repeat(201)),
+    ];
+    const sessions = async (database: string) =>
+      (
+        await client.query({
+          query: `SELECT session_id, distinct_id, toString(finalizeAggregation(person)) AS person, start_timestamp, end_timestamp, last_view_timestamp,
+                    pageview_count, screen_count, autocapture_count, ${["entry_url", "entry_pathname", "entry_referring_domain", "entry_utm_source", "entry_utm_medium", "entry_utm_campaign", "entry_utm_term", "entry_utm_content", "exit_url", "exit_pathname"].map((field) => `finalizeAggregation(${field}) AS ${field}_value`).join(", ")}
+                  FROM \`${database}\`.sessions_v2 FINAL ORDER BY session_id`,
+          format: "JSONEachRow",
+        })
+      ).json<Record<string, unknown>>();
+    try {
+      await migrateClickHouse(client, backfilled, before);
+      await client.insert({ table: `\`${backfilled}\`.events`, values: events, format: "JSONEachRow" });
+      expect(await migrateClickHouse(client, backfilled)).toEqual(["0004_sessions_v2"]);
+      await migrateClickHouse(client, viewed);
+      for (const event of events) await client.insert({ table: `\`${viewed}\`.events`, values: [event], format: "JSONEachRow" });
+      const rows = await sessions(backfilled);
+      expect(rows).toEqual(await sessions(viewed));
+      expect(rows).toMatchObject([
+        {
+          session_id: "s1",
+          person,
+          start_timestamp: "2024-05-01 10:00:00.000000",
+          end_timestamp: "2024-05-01 10:02:00.000000",
+          last_view_timestamp: "2024-05-01 10:01:00.000000",
+          pageview_count: 2,
+          autocapture_count: 1,
+          entry_pathname_value: "/landing",
+          entry_utm_medium_value: "email",
+          exit_url_value: "https://a.example/pricing",
+          exit_pathname_value: "/pricing",
+        },
+        { session_id: "s2", person: null, screen_count: 1, entry_url_value: "" },
+      ]);
+    } finally {
+      for (const database of [backfilled, viewed]) await client.command({ query: `DROP DATABASE IF EXISTS \`${database}\`` });
+      await client.close();
+      fs.rmSync(before, { recursive: true, force: true });
+    }
+  });
 });

@@ -131,6 +131,31 @@ export function countsByStart(query: WebStatsQuery): boolean {
   return query.previous !== null || (query.breakdown === "Page" && query.includeBounceRate);
 }
 
+/** PostHog's SESSION_BUFFER_DAYS: a range's events join sessions that started at most this long before it. */
+const SESSION_BUFFER_MS = 3 * 86_400_000;
+
+/**
+ * The earliest start of a session whose views a breakdown by a session's own field counts
+ * (the entry/exit pages, read from the sessions table alone): the range's, when sessions
+ * count by their start; else up to PostHog's buffer before it.
+ */
+export function earliestSessionStart(query: WebStatsQuery): Date {
+  const from = query.previous?.from ?? query.current.from;
+  return countsByStart(query) ? from : new Date(from.getTime() - SESSION_BUFFER_MS);
+}
+
+export type WebSessionColumn = Extract<WebBreakdownSource, { from: "session" }>["column"];
+
+/**
+ * The session column a breakdown reads when the sessions table alone answers it, else null:
+ * the entry and exit pages without filters (they drop the null row, which alone holds the
+ * views without a session).
+ */
+export function sessionsAloneColumn(query: WebStatsQuery): WebSessionColumn | null {
+  const { source, dropNull } = WEB_BREAKDOWNS[query.breakdown];
+  return source.from === "session" && dropNull && query.filters.length === 0 ? source.column : null;
+}
+
 /** A row of either store's stats statement. */
 export interface WebStatsStoreRow {
   [column: `v${number}`]: unknown;

@@ -1,6 +1,7 @@
 /**
- * Event properties kept beside the JSON as materialised columns (migration
- * 0002_hot_properties.sql): the ones PostHog's own installations break down by most. Each
+ * Event properties kept beside the JSON as materialised columns (migrations
+ * 0002_hot_properties.sql and 0004_sessions_v2.sql): the ones PostHog's own installations
+ * and web analytics break down by most. Each
  * column holds the text PostgreSQL's `properties ->> key` gives, '' when the key is missing
  * or null. Breakdowns by these keys read the column instead of parsing every event's JSON.
  */
@@ -13,6 +14,10 @@ export const HOT_PROPERTY_COLUMNS: Readonly<Record<string, string>> = {
   $pathname: "mat_pathname",
   $host: "mat_host",
   $referring_domain: "mat_referring_domain",
+  $geoip_country_code: "mat_geoip_country_code",
+  $geoip_subdivision_1_code: "mat_geoip_subdivision_1_code",
+  $geoip_city_name: "mat_geoip_city_name",
+  $browser_language: "mat_browser_language",
 };
 
 /** The materialised column of a hot key, or null. */

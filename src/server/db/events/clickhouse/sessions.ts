@@ -1,30 +1,95 @@
 /**
- * The sessions table (clickhouse/migrations/0003_sessions.sql) as readers join it: each
- * session's merged row, and its duration and bounce as ../web-analytics.ts defines them
- * (the PostgreSQL store's SESSION_DURATION and SESSION_BOUNCE). Both read a session row `s`.
+ * The sessions table (clickhouse/migrations/0004_sessions_v2.sql) as readers use it: one row
+ * per session read with FINAL (which merges a session's parts as it reads, cheaper than
+ * grouping every row by session id), and its duration and bounce as ../web-analytics.ts
+ * defines them (the PostgreSQL store's SESSION_DURATION and SESSION_BOUNCE). Both read a
+ * session row `s`.
  */
-import { BOUNCE_SECONDS } from "../web-analytics";
+import { BOUNCE_SECONDS, VIEW_EVENTS } from "../web-analytics";
 import type { ChParams } from "./params";
-
-const ENTRY_FIELDS = ["entry_url", "entry_pathname", "entry_referring_domain", "entry_utm_source", "entry_utm_medium", "entry_utm_campaign", "entry_utm_term", "entry_utm_content"];
 
 /** Whole seconds from the session's first event to its last. */
 export const CH_SESSION_DURATION = `(toUnixTimestamp(s.s_end) - toUnixTimestamp(s.s_start))`;
 /** 1 bounced, 0 not, NULL without a `$pageview`. */
 export const CH_SESSION_BOUNCE = `multiIf(s.s_pageviews = 0, NULL, s.s_pageviews > 1 OR s.s_autocaptures > 0 OR ${CH_SESSION_DURATION} >= ${BOUNCE_SECONDS}, 0, 1)`;
+/** The events web analytics counts as views, as an SQL list. */
+export const CH_VIEW_EVENTS = `(${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`;
+
+export const SESSION_FIELDS = [
+  "entry_url",
+  "entry_pathname",
+  "entry_referring_domain",
+  "entry_utm_source",
+  "entry_utm_medium",
+  "entry_utm_campaign",
+  "entry_utm_term",
+  "entry_utm_content",
+  "exit_url",
+  "exit_pathname",
+] as const;
+export type SessionField = (typeof SESSION_FIELDS)[number];
+
+export interface ChSessionTables {
+  /** The events table (for the views of sessions straddling a range's end). */
+  events: string;
+  sessions: string;
+  /** person_overrides: persons merged into others since their sessions were written. */
+  overrides: string;
+}
+
+export interface SessionRowsOptions {
+  /** The entry/exit fields to read, as `f_<field>` (null for none). */
+  fields?: readonly SessionField[];
+  /** Adds `actor`: the session's person as merged since, else its distinct id (as a uuid, as PostgreSQL's store does). */
+  actor?: boolean;
+}
 
 /**
- * The project's sessions, merged, that may hold events of [from, to] (parameters already
- * added), keyed `sid`; the entry/exit fields only when `fields`.
+ * The project's sessions whose merged rows pass `where` (SQL over the table's columns), as
+ * sid, s_start, s_end, s_last_view, s_pageviews, s_screens and s_autocaptures, with what
+ * `options` asks for.
  */
-export function chSessionsSubquery(sessions: string, params: ChParams, projectId: number, from: string, to: string, fields: boolean): string {
-  const entry = fields
-    ? `, argMinMerge(entry) AS entry_tuple, argMaxMerge(exit) AS exit_tuple, ${ENTRY_FIELDS.map((name, i) => `nullIf(tupleElement(entry_tuple, ${i + 1}), '') AS ${name}`).join(", ")},
-       nullIf(tupleElement(exit_tuple, 1), '') AS exit_url, nullIf(tupleElement(exit_tuple, 2), '') AS exit_pathname`
-    : "";
-  // (Aliases apart from the column names: an alias named like a column would shadow it inside the aggregates.)
-  return `(SELECT session_id AS sid, min(start_timestamp) AS s_start, max(end_timestamp) AS s_end,
-            sum(pageview_count) AS s_pageviews, sum(autocapture_count) AS s_autocaptures${entry}
-          FROM ${sessions} WHERE project_id = ${params.add(projectId, "int")}
-          GROUP BY session_id HAVING s_start <= ${to} AND s_end >= ${from})`;
+export function chSessionRows(tables: ChSessionTables, params: ChParams, projectId: number, where: string, options: SessionRowsOptions = {}): string {
+  const project = params.add(projectId, "int");
+  const fields = (options.fields ?? []).map((field) => `, nullIf(finalizeAggregation(${field}), '') AS f_${field}`).join("");
+  const person = options.actor ? `, distinct_id AS s_distinct_id, finalizeAggregation(person) AS s_person` : "";
+  // (Aliases apart from the column names: FINAL's merge reads the columns under their own names.)
+  const rows = `SELECT session_id AS sid, start_timestamp AS s_start, end_timestamp AS s_end, last_view_timestamp AS s_last_view, pageview_count AS s_pageviews,
+      screen_count AS s_screens, autocapture_count AS s_autocaptures${person}${fields}
+    FROM ${tables.sessions} FINAL WHERE project_id = ${project} AND ${where}`;
+  if (!options.actor) return `(${rows})`;
+  return `(SELECT x.*, coalesce(o.new_person_id, x.s_person, reinterpretAsUUID(MD5(concat('d:', x.s_distinct_id)))) AS actor FROM (${rows}) AS x
+    LEFT JOIN (SELECT old_person_id, new_person_id FROM ${tables.overrides} FINAL WHERE project_id = ${project}) AS o ON o.old_person_id = x.s_person)`;
+}
+
+/** The sessions that may hold events of [from, to] (parameters already added). */
+export function chSessionsOverlapping(tables: ChSessionTables, params: ChParams, projectId: number, from: string, to: string, options: SessionRowsOptions = {}): string {
+  return chSessionRows(tables, params, projectId, `start_timestamp <= ${to} AND end_timestamp >= ${from}`, options);
+}
+
+/**
+ * The sessions starting in [earliest, to] with a view in [from, to], with their visitor
+ * (`actor`) and `views`: their counts, or, for the few straddling an end of the range, their
+ * view events inside it, read from the events in the window those sessions span.
+ */
+export function chSessionsWithViews(
+  tables: ChSessionTables,
+  params: ChParams,
+  projectId: number,
+  range: { earliest: Date; from: Date; to: Date },
+  fields: readonly SessionField[] = [],
+): string {
+  const earliest = params.add(range.earliest.toISOString(), "timestamptz");
+  const from = params.add(range.from.toISOString(), "timestamptz");
+  const to = params.add(range.to.toISOString(), "timestamptz");
+  const inRange = `start_timestamp >= ${earliest} AND start_timestamp <= ${to} AND last_view_timestamp >= ${from}`;
+  const inside = (start: string, lastView: string) => `(${start} >= ${from} AND ${lastView} <= ${to})`;
+  const straddlers = chSessionRows(tables, params, projectId, `${inRange} AND NOT ${inside("start_timestamp", "last_view_timestamp")}`);
+  const straddlerViews = `SELECT mat_session_id AS sid, count() AS n FROM ${tables.events}
+    WHERE project_id = ${params.add(projectId, "int")} AND event IN ${CH_VIEW_EVENTS}
+      AND timestamp >= greatest(${from}, (SELECT min(s_start) FROM ${straddlers})) AND timestamp <= least(${to}, (SELECT max(s_last_view) FROM ${straddlers}))
+      AND mat_session_id IN (SELECT sid FROM ${straddlers})
+    GROUP BY sid`;
+  return `(SELECT s.*, if(${inside("s.s_start", "s.s_last_view")}, s.s_pageviews + s.s_screens, ifNull(v.n, 0)) AS views
+    FROM ${chSessionRows(tables, params, projectId, inRange, { fields, actor: true })} AS s LEFT JOIN (${straddlerViews}) AS v ON v.sid = s.sid)`;
 }

@@ -40,6 +40,7 @@ import {
   type WebStatsStoreRow,
 } from "../web-analytics";
 import { clickHousePathBounceStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, type ChWebContext } from "./web";
+import type { ChSessionTables } from "./sessions";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;
@@ -103,12 +104,21 @@ function selectValue(type: string, value: unknown): unknown {
   }
 }
 
+let lastOverrideVersion = 0n;
+/** Versions of person_overrides rows: microseconds, strictly increasing within the process (a later merge wins). */
+function overrideVersion(): string {
+  const now = BigInt(Date.now()) * 1000n;
+  lastOverrideVersion = now > lastOverrideVersion ? now : lastOverrideVersion + 1n;
+  return lastOverrideVersion.toString();
+}
+
 export class ClickHouseEventStore implements EventStore {
   readonly kind = "clickhouse";
   /** One insert at a time per process: the existence check and the insert of a batch do not interleave with another's. */
   readonly maxConcurrentInserts = 1;
   private readonly table: string;
-  private readonly sessionsTable: string;
+  /** The events, the sessions kept from them, and person_overrides (clickhouse/sessions.ts). */
+  private readonly sessionTables: ChSessionTables;
   private readonly listWindows = new ListWindows();
 
   constructor(
@@ -119,7 +129,7 @@ export class ClickHouseEventStore implements EventStore {
     private readonly onClose: () => Promise<void> = () => client.close(),
   ) {
     this.table = `\`${database}\`.events`;
-    this.sessionsTable = `\`${database}\`.sessions`;
+    this.sessionTables = { events: this.table, sessions: `\`${database}\`.sessions_v2`, overrides: `\`${database}\`.person_overrides` };
   }
 
   private async rows<Row>(query: string, params: Record<string, unknown>): Promise<Row[]> {
@@ -253,11 +263,24 @@ export class ClickHouseEventStore implements EventStore {
     return rows.map((row) => JSON.parse(row.name));
   }
 
-  /** A lightweight UPDATE (patch parts, visible at once); the bloom index on person_id keeps it to the granules that hold them. */
+  /**
+   * The events: a lightweight UPDATE (patch parts, visible at once); the bloom index on
+   * person_id keeps it to the granules that hold them. The sessions (which no UPDATE can
+   * reach): an override from the source to the target, and the source's own overrides, of
+   * persons merged into it before, moved on to the target.
+   */
   async reassignPerson(projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
+    const query_params = { target: targetUuid, source: sourceUuid, project: projectId, version: overrideVersion() };
     await this.client.command({
       query: `UPDATE ${this.table} SET person_id = {target:UUID} WHERE project_id = {project:Int32} AND person_id = {source:UUID}`,
-      query_params: { target: targetUuid, source: sourceUuid, project: projectId },
+      query_params,
+    });
+    await this.client.command({
+      query: `INSERT INTO ${this.sessionTables.overrides} (project_id, old_person_id, new_person_id, version)
+        SELECT {project:Int32}, {source:UUID}, {target:UUID}, {version:UInt64}
+        UNION ALL SELECT project_id, old_person_id, {target:UUID}, {version:UInt64} FROM ${this.sessionTables.overrides} FINAL
+          WHERE project_id = {project:Int32} AND new_person_id = {source:UUID}`,
+      query_params,
     });
   }
 
@@ -277,7 +300,7 @@ export class ClickHouseEventStore implements EventStore {
     if (n === 0) return 0;
     await this.client.command({ query: `DELETE FROM ${this.table} WHERE ${condition}`, query_params: params });
     // Their sessions (entry and exit URLs) go with them.
-    await this.client.command({ query: `DELETE FROM ${this.sessionsTable} WHERE project_id = {project:Int32} AND distinct_id IN {ids:Array(String)}`, query_params: params });
+    await this.client.command({ query: `DELETE FROM ${this.sessionTables.sessions} WHERE project_id = {project:Int32} AND distinct_id IN {ids:Array(String)}`, query_params: params });
     return n;
   }
 
@@ -299,7 +322,7 @@ export class ClickHouseEventStore implements EventStore {
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
     const { cohorts, persons } = await this.resolveFilters(projectId, query.filters, query.now);
     const personValues = query.breakdown?.type === "person" ? await this.personValues(projectId, query.breakdown.key) : null;
-    const statement = clickHouseTrendStatement({ events: this.table, sessions: this.sessionsTable }, projectId, query, persons, personValues, cohorts);
+    const statement = clickHouseTrendStatement(this.sessionTables, projectId, query, persons, personValues, cohorts);
     const rows = await this.rows<{ value: string | null; bucket: string | null; n: number }>(statement.text, statement.params);
     return rows.map((row) => ({ value: row.value, bucket: row.bucket, n: Number(row.n) }));
   }
@@ -413,7 +436,7 @@ export class ClickHouseEventStore implements EventStore {
   /** The tables, cohorts and person sets a web analytics statement reads. */
   private async webContext(projectId: number, query: WebQueryBase): Promise<ChWebContext> {
     const { cohorts, persons } = await this.resolveFilters(projectId, query.filters, query.now);
-    return { events: this.table, sessions: this.sessionsTable, persons, cohorts };
+    return { ...this.sessionTables, persons, cohorts };
   }
 
   async webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
@@ -437,7 +460,7 @@ export class ClickHouseEventStore implements EventStore {
   /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */
   async settle(): Promise<void> {
     await this.client.command({ query: `OPTIMIZE TABLE ${this.table} FINAL` });
-    await this.client.command({ query: `OPTIMIZE TABLE ${this.sessionsTable} FINAL` });
+    await this.client.command({ query: `OPTIMIZE TABLE ${this.sessionTables.sessions} FINAL` });
   }
 
   close(): Promise<void> {

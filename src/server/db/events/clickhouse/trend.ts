@@ -16,15 +16,12 @@ import { CLICKHOUSE_EVENTS } from "./dialect";
 import { hotPropertyColumn } from "./hot-properties";
 import { ChParams } from "./params";
 import { chPropertiesSql, type PersonSet } from "./properties";
-import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsSubquery } from "./sessions";
+import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsOverlapping, type ChSessionTables } from "./sessions";
 
 const UNIQUE_USERS = "uniqExact(e.person_id) + uniqExactIf(e.distinct_id, e.person_id IS NULL)";
 
 /** The tables a trend reads: the events, and the sessions a session property math joins. */
-export interface TrendTables {
-  events: string;
-  sessions: string;
-}
+export type TrendTables = ChSessionTables;
 
 /** The persons (uuid text) whose breakdown property is set, and its text for each. */
 export interface PersonValues {
@@ -170,7 +167,7 @@ function clickHouseGeneralTrend(
   }
   // A session property joins each event's merged session; events without one are left out.
   const sessionJoin = query.sessionProperty
-    ? ` INNER JOIN ${chSessionsSubquery(tables.sessions, params, projectId, params.add(query.from.toISOString(), "timestamptz"), params.add(query.to.toISOString(), "timestamptz"), false)} AS s ON s.sid = e.mat_session_id`
+    ? ` INNER JOIN ${chSessionsOverlapping(tables, params, projectId, params.add(query.from.toISOString(), "timestamptz"), params.add(query.to.toISOString(), "timestamptz"))} AS s ON s.sid = e.mat_session_id`
     : "";
   const from = `FROM ${table} AS e${sessionJoin} WHERE ${where.join(" AND ")}`;
   if (active) {

@@ -1,13 +1,24 @@
 /**
- * Web analytics in ClickHouse (../web-analytics.ts): the view events of the range joined
- * with the sessions table's merged states (clickhouse/migrations/0003_sessions.sql), with
- * the PostgreSQL statements' semantics (../postgres-web.ts).
+ * Web analytics in ClickHouse (../web-analytics.ts), with the PostgreSQL statements'
+ * semantics (../postgres-web.ts): the overview and the entry/exit pages without filters
+ * from the sessions table alone (clickhouse/sessions.ts); the rest from the view events of
+ * the range, joined with their sessions where a figure needs them.
  */
 import type { PropertyFilter } from "@/server/properties/contract";
 import { clickHouseCohortResolver } from "../cohorts";
-import { countsByStart, needsSessions, VIEW_EVENTS, WEB_BREAKDOWNS, type WebBreakdownSource, type WebQueryBase, type WebStatsQuery } from "../web-analytics";
+import {
+  countsByStart,
+  earliestSessionStart,
+  needsSessions,
+  sessionsAloneColumn,
+  WEB_BREAKDOWNS,
+  type WebBreakdownSource,
+  type WebQueryBase,
+  type WebSessionColumn,
+  type WebStatsQuery,
+} from "../web-analytics";
 import { ChParams } from "./params";
-import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsSubquery } from "./sessions";
+import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, CH_VIEW_EVENTS, chSessionsOverlapping, chSessionsWithViews, type ChSessionTables, type SessionField } from "./sessions";
 import { chPropertiesSql, type PersonSet } from "./properties";
 import { chEventPropertyText } from "./trend";
 
@@ -16,14 +27,13 @@ export interface ChStatement {
   params: Record<string, unknown>;
 }
 
-export interface ChWebContext {
-  events: string;
-  sessions: string;
+export interface ChWebContext extends ChSessionTables {
   persons: ReadonlyMap<PropertyFilter, PersonSet>;
   cohorts: ReadonlyMap<number, readonly string[]>;
 }
 
 const ACTOR = `if(e.person_id IS NULL, concat('d:', e.distinct_id), toString(e.person_id))`;
+const SETTINGS = `SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`;
 
 /** FROM … WHERE of the view events of both periods, joined with their sessions when `join` says how. */
 function viewEvents(
@@ -33,13 +43,13 @@ function viewEvents(
   query: WebQueryBase,
   join: "" | "INNER" | "LEFT",
   byStart: boolean,
-  fields: boolean,
+  fields: readonly SessionField[],
 ): string {
   const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
   const to = params.add(query.current.to.toISOString(), "timestamptz");
   const where = [
     `e.project_id = ${params.add(projectId, "int")}`,
-    `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+    `e.event IN ${CH_VIEW_EVENTS}`,
     `e.timestamp >= ${from}`,
     `e.timestamp <= ${to}`,
   ];
@@ -49,47 +59,75 @@ function viewEvents(
     where.push(chPropertiesSql(filter, { params, column: "e.properties", personColumn: "e.person_id", persons: context.persons, now: query.now, cohort }));
   }
   const sessions =
-    join === "" ? "" : ` ${join} JOIN ${chSessionsSubquery(context.sessions, params, projectId, from, to, fields)} AS s ON s.sid = e.mat_session_id`;
+    join === "" ? "" : ` ${join} JOIN ${chSessionsOverlapping(context, params, projectId, from, to, { fields })} AS s ON s.sid = e.mat_session_id`;
   return `FROM ${context.events} AS e${sessions} WHERE ${where.join(" AND ")}`;
 }
 
+/** SQL testing that the session `s` starts in a period (true without one to test: then every event counts). */
 function inPeriod(params: ChParams, period: { from: Date; to: Date } | null, byStart: boolean): string {
   if (period === null) return "false";
   if (!byStart) return "true";
   return `(s.s_start >= ${params.add(period.from.toISOString(), "timestamptz")} AND s.s_start <= ${params.add(period.to.toISOString(), "timestamptz")})`;
 }
 
+const overviewTotals = (flag: string) =>
+  `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views, countIf(${flag}) AS ${flag}_sessions,
+   avgIf(duration, ${flag}) AS ${flag}_duration, avgIf(bounce, ${flag}) AS ${flag}_bounce`;
+
 export function clickHouseWebOverviewStatement(context: ChWebContext, projectId: number, query: WebQueryBase): ChStatement {
+  if (query.filters.length === 0) return sessionsOverviewStatement(context, projectId, query);
   const params = new ChParams();
-  const from = viewEvents(context, params, projectId, query, "INNER", true, false);
+  const from = viewEvents(context, params, projectId, query, "INNER", true, []);
   const current = inPeriod(params, query.current, true);
   const previous = inPeriod(params, query.previous, true);
-  const totals = (flag: string) =>
-    `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views, countIf(${flag}) AS ${flag}_sessions,
-     avgIf(duration, ${flag}) AS ${flag}_duration, avgIf(bounce, ${flag}) AS ${flag}_bounce`;
   return {
-    text: `SELECT ${totals("c")}, ${totals("p")} FROM (
+    text: `SELECT ${overviewTotals("c")}, ${overviewTotals("p")} FROM (
       SELECT min(${ACTOR}) AS actor, count() AS views, any(${current}) AS c, any(${previous}) AS p, any(${CH_SESSION_DURATION}) AS duration, any(${CH_SESSION_BOUNCE}) AS bounce
       ${from} GROUP BY s.sid)
-      SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`,
+      ${SETTINGS}`,
+    params: params.values,
+  };
+}
+
+/** The overview without filters, from the sessions starting in the range (with their views in it) alone. */
+function sessionsOverviewStatement(context: ChWebContext, projectId: number, query: WebQueryBase): ChStatement {
+  const params = new ChParams();
+  const from = query.previous?.from ?? query.current.from;
+  const sessions = chSessionsWithViews(context, params, projectId, { earliest: from, from, to: query.current.to });
+  return {
+    text: `SELECT ${overviewTotals("c")}, ${overviewTotals("p")} FROM (
+      SELECT s.actor AS actor, s.views AS views, ${inPeriod(params, query.current, true)} AS c, ${inPeriod(params, query.previous, true)} AS p,
+             ${CH_SESSION_DURATION} AS duration, ${CH_SESSION_BOUNCE} AS bounce
+      FROM ${sessions} AS s WHERE s.views > 0)
+      ${SETTINGS}`,
     params: params.values,
   };
 }
 
 function valueSql(source: WebBreakdownSource, params: ChParams): string[] {
-  if (source.from === "session") return [`s.${source.column}`];
+  if (source.from === "session") return [`s.f_${source.column}`];
   if (source.from === "timezone") {
     return [`if(JSONType(e.properties, '$timezone_offset') IN ('Int64', 'UInt64', 'Double'), -JSONExtractFloat(e.properties, '$timezone_offset') / 60, NULL)`];
   }
   return source.keys.map((key) => `nullIf(${chEventPropertyText(key, params)}, '')`);
 }
 
+/** Rows (v0…, c_visitors, c_views, p_visitors, p_views, c_bounced, c_sessions, p_bounced, p_sessions, fill) ordered and paged (limit + 1 rows) from `grouped`. */
+function orderedPage(grouped: string, names: string[], params: ChParams, query: WebStatsQuery): string {
+  return `SELECT *, if(sum(c_visitors) OVER () = 0, 0, c_visitors / sum(c_visitors) OVER ()) AS fill FROM (${grouped})
+    ORDER BY c_visitors DESC, c_views DESC, ${names.map((name) => `${name} ASC NULLS LAST`).join(", ")}
+    LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}
+    ${SETTINGS}`;
+}
+
 export function clickHouseWebStatsStatement(context: ChWebContext, projectId: number, query: WebStatsQuery): ChStatement {
+  const column = sessionsAloneColumn(query);
+  if (column !== null) return sessionsStatsStatement(context, projectId, query, column);
   const params = new ChParams();
   const { source, dropNull } = WEB_BREAKDOWNS[query.breakdown];
   const byStart = countsByStart(query);
   const join = !needsSessions(query) ? "" : byStart ? "INNER" : "LEFT";
-  const from = viewEvents(context, params, projectId, query, join, byStart, source.from === "session");
+  const from = viewEvents(context, params, projectId, query, join, byStart, source.from === "session" ? [source.column] : []);
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
   const values = valueSql(source, params);
@@ -102,25 +140,44 @@ export function clickHouseWebStatsStatement(context: ChWebContext, projectId: nu
      uniqExactIf(session_key, ${flag} AND b = 1) AS ${flag}_bounced, uniqExactIf(session_key, ${flag} AND b IS NOT NULL) AS ${flag}_sessions`;
   const having = [`(countIf(c) > 0 OR countIf(p) > 0)`, ...(dropNull ? [`v0 IS NOT NULL`] : [])];
   return {
-    text: `SELECT *, if(sum(c_visitors) OVER () = 0, 0, c_visitors / sum(c_visitors) OVER ()) AS fill FROM (
-      SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}
-    ) ORDER BY c_visitors DESC, c_views DESC, ${names.map((name) => `${name} ASC NULLS LAST`).join(", ")}
-    LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}
-    SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`,
+    text: orderedPage(`SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}`, names, params, query),
+    params: params.values,
+  };
+}
+
+/**
+ * A breakdown by a session's entry or exit page without filters, from the sessions table
+ * alone (as PostgreSQL's postgresSessionStatsStatement): one row per session with its
+ * views in the range; without a comparison, sessions up to PostHog's buffer before the
+ * range count with their views inside it.
+ */
+function sessionsStatsStatement(context: ChWebContext, projectId: number, query: WebStatsQuery, column: WebSessionColumn): ChStatement {
+  const params = new ChParams();
+  const byStart = countsByStart(query);
+  const from = query.previous?.from ?? query.current.from;
+  const sessions = chSessionsWithViews(context, params, projectId, { earliest: earliestSessionStart(query), from, to: query.current.to }, [column]);
+  const counts = (flag: string) =>
+    `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views,
+     countIf(${flag} AND b = 1) AS ${flag}_bounced, countIf(${flag} AND b IS NOT NULL) AS ${flag}_sessions`;
+  const inner = `SELECT s.f_${column} AS v0, s.actor AS actor, s.views AS views, ${CH_SESSION_BOUNCE} AS b,
+      ${inPeriod(params, query.current, byStart)} AS c, ${inPeriod(params, query.previous, byStart)} AS p
+    FROM ${sessions} AS s WHERE s.views > 0`;
+  return {
+    text: orderedPage(`SELECT v0, ${counts("c")}, ${counts("p")} FROM (${inner}) GROUP BY v0 HAVING (sumIf(views, c) > 0 OR sumIf(views, p) > 0) AND v0 IS NOT NULL`, ["v0"], params, query),
     params: params.values,
   };
 }
 
 export function clickHousePathBounceStatement(context: ChWebContext, projectId: number, query: WebStatsQuery, paths: string[]): ChStatement {
   const params = new ChParams();
-  const from = viewEvents(context, params, projectId, query, "INNER", true, true);
+  const from = viewEvents(context, params, projectId, query, "INNER", true, ["entry_pathname"]);
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
   const counts = Object.entries(periods).map(
     ([flag, test]) => `uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} = 1) AS ${flag}_bounced, uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} IS NOT NULL) AS ${flag}_sessions`,
   );
   return {
-    text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname IN ${params.add(paths, "text[]")} GROUP BY s.entry_pathname
-      SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`,
+    text: `SELECT s.f_entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.f_entry_pathname IN ${params.add(paths, "text[]")} GROUP BY s.f_entry_pathname
+      ${SETTINGS}`,
     params: params.values,
   };
 }
