@@ -202,7 +202,6 @@ function valueSql(source: WebBreakdownSource): string[] {
  */
 function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, column: WebSessionColumn): Statement {
   const params = new SqlParams();
-  const { dropNull } = WEB_BREAKDOWNS[query.breakdown];
   const byStart = countsByStart(query);
   const project = params.add(projectId, "int");
   const rangeFrom = query.previous?.from ?? query.current.from;
@@ -216,17 +215,23 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
       CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN (s.pageview_count + s.screen_count)::int ELSE ${viewsInRange}::int END AS views
     FROM sessions s
-    WHERE s.project_id = ${project} AND s.start_timestamp >= ${earliest} AND s.start_timestamp <= ${to} AND s.last_view_timestamp >= ${from}`;
-  const perActor = `SELECT v0, actor, sum(views) FILTER (WHERE c) AS c_n, sum(views) FILTER (WHERE p) AS p_n,
-      count(*) FILTER (WHERE c AND b = 1) AS c_b, count(*) FILTER (WHERE c AND b IS NOT NULL) AS c_s,
-      count(*) FILTER (WHERE p AND b = 1) AS p_b, count(*) FILTER (WHERE p AND b IS NOT NULL) AS p_s
+    WHERE s.project_id = ${project} AND s.start_timestamp >= ${earliest} AND s.start_timestamp <= ${to} AND s.last_view_timestamp >= ${from}
+      AND s.${column} IS NOT NULL`;
+  // Per (value, actor) first, for visitors as hash aggregates; without a comparison, no previous counts at all.
+  const flags = query.previous === null ? ["c"] : ["c", "p"];
+  const perActor = `SELECT v0, actor, ${flags
+    .map((flag) => `sum(views) FILTER (WHERE ${flag}) AS ${flag}_n, count(*) FILTER (WHERE ${flag} AND b = 1)::int AS ${flag}_b, count(*) FILTER (WHERE ${flag} AND b IS NOT NULL)::int AS ${flag}_s`)
+    .join(", ")}
     FROM x WHERE views > 0 GROUP BY v0, actor`;
   const counts = (flag: string) =>
-    `count(*) FILTER (WHERE ${flag}_n > 0)::int AS ${flag}_visitors, COALESCE(sum(${flag}_n), 0)::int AS ${flag}_views,
-     COALESCE(sum(${flag}_b), 0)::int AS ${flag}_bounced, COALESCE(sum(${flag}_s), 0)::int AS ${flag}_sessions`;
+    flags.includes(flag)
+      ? `count(*) FILTER (WHERE ${flag}_n > 0)::int AS ${flag}_visitors, COALESCE(sum(${flag}_n), 0)::int AS ${flag}_views,
+         COALESCE(sum(${flag}_b), 0)::int AS ${flag}_bounced, COALESCE(sum(${flag}_s), 0)::int AS ${flag}_sessions`
+      : `0 AS ${flag}_visitors, 0 AS ${flag}_views, 0 AS ${flag}_bounced, 0 AS ${flag}_sessions`;
   const grouped = `SELECT v0, ${counts("c")}, ${counts("p")} FROM (${perActor}) a GROUP BY v0
-    HAVING (COALESCE(sum(c_n), 0) > 0 OR COALESCE(sum(p_n), 0) > 0)${dropNull ? ` AND v0 IS NOT NULL` : ""}`;
+    HAVING ${flags.map((flag) => `COALESCE(sum(${flag}_n), 0) > 0`).join(" OR ")}`;
   return {
+    // Materialised: planned apart, the per-session subquery's cost would steer the grouping to a sort.
     text: `WITH x AS MATERIALIZED (${sessions})
     SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
     ORDER BY c_visitors DESC, c_views DESC, v0 COLLATE "C" ASC NULLS LAST
@@ -262,9 +267,12 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
     grouped = `SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) x GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}`;
   } else {
     // Visitors as hash aggregates, per (value, actor) first: a DISTINCT would sort every row.
+    // Counts as int, so that their sums add bigints, not numerics; without a comparison, no previous counts at all.
+    const compared = query.previous !== null;
     const counts = (flag: string) =>
-      `count(*) FILTER (WHERE ${flag}_n > 0)::int AS ${flag}_visitors, sum(${flag}_n)::int AS ${flag}_views, 0 AS ${flag}_bounced, 0 AS ${flag}_sessions`;
-    const perActor = `SELECT ${names.join(", ")}, count(*) FILTER (WHERE c) AS c_n, count(*) FILTER (WHERE p) AS p_n FROM (${inner}) x GROUP BY ${names.join(", ")}, actor`;
+      `count(*) FILTER (WHERE ${flag}_n > 0)::int AS ${flag}_visitors, COALESCE(sum(${flag}_n), 0)::int AS ${flag}_views, 0 AS ${flag}_bounced, 0 AS ${flag}_sessions`;
+    const previousCount = compared ? `count(*) FILTER (WHERE p)::int` : `0`;
+    const perActor = `SELECT ${names.join(", ")}, count(*) FILTER (WHERE c)::int AS c_n, ${previousCount} AS p_n FROM (${inner}) x GROUP BY ${names.join(", ")}, actor`;
     grouped = `SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${perActor}) a GROUP BY ${names.join(", ")}
       HAVING (sum(c_n) > 0 OR sum(p_n) > 0)${dropNull ? ` AND v0 IS NOT NULL` : ""}`;
   }
