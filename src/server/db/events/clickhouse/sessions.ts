@@ -58,8 +58,12 @@ export function chSessionRows(tables: ChSessionTables, params: ChParams, project
       screen_count AS s_screens, autocapture_count AS s_autocaptures${person}${fields}
     FROM ${tables.sessions} FINAL WHERE project_id = ${project} AND ${where}`;
   if (!options.actor) return `(${rows})`;
-  return `(SELECT x.*, coalesce(o.new_person_id, x.s_person, reinterpretAsUUID(MD5(concat('d:', x.s_distinct_id)))) AS actor FROM (${rows}) AS x
-    LEFT JOIN (SELECT old_person_id, new_person_id FROM ${tables.overrides} FINAL WHERE project_id = ${project}) AS o ON o.old_person_id = x.s_person)`;
+  // (Nested ifs, not coalesce: the distinct id's hash is computed only for sessions without a person. The override
+  // is Nullable, so that a session without one reads NULL whatever join_use_nulls says.)
+  const actor = `if(o.new_person_id IS NOT NULL, assumeNotNull(o.new_person_id), if(x.s_person IS NOT NULL, assumeNotNull(x.s_person), reinterpretAsUUID(MD5(concat('d:', x.s_distinct_id)))))`;
+  return `(SELECT x.*, ${actor} AS actor FROM (${rows}) AS x
+    LEFT JOIN (SELECT old_person_id, CAST(new_person_id AS Nullable(UUID)) AS new_person_id FROM ${tables.overrides} FINAL WHERE project_id = ${project}) AS o
+      ON o.old_person_id = x.s_person)`;
 }
 
 /** The sessions that may hold events of [from, to] (parameters already added). */
