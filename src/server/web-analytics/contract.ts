@@ -72,6 +72,39 @@ export const WEB_STATS_COLUMNS = {
  */
 export type WebStatsRow = [unknown, ...unknown[]];
 
+/** PostHog's WebAnalyticsOrderByFields; Burrow's tables order by those of their columns: Visitors, Views and (with includeBounceRate) BounceRate. */
+export const WEB_ORDER_BY_FIELDS = [
+  "Visitors",
+  "Views",
+  "Clicks",
+  "BounceRate",
+  "AverageScrollPercentage",
+  "ScrollGt80Percentage",
+  "TotalConversions",
+  "UniqueConversions",
+  "ConversionRate",
+  "ConvertingUsers",
+  "RageClicks",
+  "DeadClicks",
+  "Errors",
+] as const;
+export const WEB_ORDERABLE_FIELDS = ["Visitors", "Views", "BounceRate"] as const;
+export type WebOrderField = (typeof WEB_ORDERABLE_FIELDS)[number];
+export const WEB_ORDER_DIRECTIONS = ["ASC", "DESC"] as const;
+export type WebOrderDirection = (typeof WEB_ORDER_DIRECTIONS)[number];
+/** PostHog's WebAnalyticsOrderBy: [field, direction]. */
+export type WebOrderBy = [WebOrderField, WebOrderDirection];
+
+const orderBySchema = z
+  .tuple(
+    [
+      z.enum(WEB_ORDER_BY_FIELDS, { error: (issue) => `orderBy field ${shown(issue.input)} is not one of ${WEB_ORDER_BY_FIELDS.join(", ")}.` }),
+      z.enum(WEB_ORDER_DIRECTIONS, { error: (issue) => `orderBy direction ${shown(issue.input)} must be ASC or DESC.` }),
+    ],
+    { error: "orderBy must be a [field, direction] pair, such as [\"Views\", \"DESC\"]." },
+  )
+  .nullish();
+
 const compareFilterSchema = z
   .looseObject({
     compare: z.boolean({ error: "compare must be a boolean." }).nullish(),
@@ -118,7 +151,19 @@ export const webStatsTableQuerySchema = z.looseObject({
   includeScrollDepth: z.boolean().nullish(),
   includeAvgTimeOnPage: notSupported("includeAvgTimeOnPage"),
   includeHost: notSupported("includeHost"),
-  orderBy: notSupported("orderBy (rows come by visitors, then views, then value)"),
+  orderBy: orderBySchema,
+}).superRefine((query, ctx) => {
+  const field = query.orderBy?.[0];
+  if (field === undefined) return;
+  const issue = (message: string) => ctx.addIssue({ code: "custom", message, path: ["orderBy", 0] });
+  if (!(WEB_ORDERABLE_FIELDS as readonly string[]).includes(field)) {
+    issue(`orderBy field ${field} is not supported: the table has no such column; use Visitors, Views or (with includeBounceRate) BounceRate.`);
+  } else if (field === "BounceRate" && query.includeBounceRate !== true) {
+    issue("orderBy field BounceRate needs includeBounceRate: true.");
+  } else if (field === "BounceRate" && query.breakdownBy === "Page") {
+    // Page's bounce rate is that of the sessions entering at the path, read for the page's rows only, after they are chosen.
+    issue("orderBy field BounceRate is not supported with breakdownBy Page; order Page by Visitors or Views.");
+  }
 });
 export type WebStatsTableQuery = z.input<typeof webStatsTableQuerySchema>;
 
@@ -133,6 +178,8 @@ export interface WebStatsSpec extends WebSpec {
   limit: number;
   offset: number;
   includeBounceRate: boolean;
+  /** Null: visitors, then views (both descending), then the value. */
+  orderBy: { field: WebOrderField; direction: WebOrderDirection } | null;
 }
 
 function webSpec(query: z.output<typeof webOverviewQuerySchema>, override: FiltersOverride | null): WebSpec {
@@ -154,5 +201,7 @@ export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, o
     limit: query.limit ?? DEFAULT_WEB_STATS_LIMIT,
     offset: query.offset ?? 0,
     includeBounceRate: query.includeBounceRate === true,
+    // The refinement has left only the fields a table can order by.
+    orderBy: query.orderBy ? { field: query.orderBy[0] as WebOrderField, direction: query.orderBy[1] } : null,
   };
 }

@@ -13,6 +13,7 @@ import {
   needsSessions,
   VIEW_EVENTS,
   WEB_BREAKDOWNS,
+  webStatsOrderBy,
   type WebBreakdownSource,
   type WebQueryBase,
   type WebSessionColumn,
@@ -88,6 +89,9 @@ export const SESSION_BOUNCE = `CASE WHEN s.pageview_count = 0 THEN NULL WHEN s.p
 const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
 /** The sessions row `s` of an event `e`. */
 export const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
+
+/** A grouped row's bounce rate, for ordering by it. */
+const BOUNCE_RATE = `(c_bounced::float8 / NULLIF(c_sessions, 0))`;
 
 interface Statement {
   text: string;
@@ -234,7 +238,7 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
     // Materialised: planned apart, the per-session subquery's cost would steer the grouping to a sort.
     text: `WITH x AS MATERIALIZED (${sessions})
     SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
-    ORDER BY c_visitors DESC, c_views DESC, v0 COLLATE "C" ASC NULLS LAST
+    ORDER BY ${webStatsOrderBy(query, `v0 COLLATE "C" ASC NULLS LAST`, BOUNCE_RATE)}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
     values: params.values,
   };
@@ -278,7 +282,7 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
   }
   return {
     text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
-    ORDER BY c_visitors DESC, c_views DESC, ${order}
+    ORDER BY ${webStatsOrderBy(query, order, BOUNCE_RATE)}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
     values: params.values,
   };

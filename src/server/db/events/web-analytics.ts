@@ -88,11 +88,33 @@ export function valueColumns(breakdown: WebBreakdown): number {
   return source.from === "event" ? source.keys.length : 1;
 }
 
+/** An order a table's rows are asked in (PostHog's orderBy): by one of its figures, the default order breaking ties. */
+export interface WebStatsOrder {
+  field: "Visitors" | "Views" | "BounceRate";
+  direction: "ASC" | "DESC";
+}
+
 export interface WebStatsQuery extends WebQueryBase {
   breakdown: WebBreakdown;
   includeBounceRate: boolean;
   limit: number;
   offset: number;
+  /** Absent or null: visitors, then views (both descending), then the value ascending. */
+  orderBy?: WebStatsOrder | null;
+}
+
+/**
+ * The ORDER BY of a stats statement over its grouped columns (c_visitors, c_views, c_bounced,
+ * c_sessions, v0…): the default, `valueOrder` being the values ascending with no value last;
+ * an asked order goes first, with no bounce rate last either way, and the default breaks its
+ * ties. `bounceRate` is the dialect's c_bounced / c_sessions, null without sessions.
+ */
+export function webStatsOrderBy(query: WebStatsQuery, valueOrder: string, bounceRate: string): string {
+  const defaults = `c_visitors DESC, c_views DESC, ${valueOrder}`;
+  if (!query.orderBy) return defaults;
+  const { field, direction } = query.orderBy;
+  const figure = field === "Visitors" ? "c_visitors" : field === "Views" ? "c_views" : bounceRate;
+  return `${figure} ${direction === "ASC" ? "ASC" : "DESC"} NULLS LAST, ${defaults}`;
 }
 
 export interface WebStatsRow {

@@ -12,6 +12,7 @@ import {
   needsSessions,
   sessionsAloneColumn,
   WEB_BREAKDOWNS,
+  webStatsOrderBy,
   type WebBreakdownSource,
   type WebQueryBase,
   type WebSessionColumn,
@@ -33,6 +34,8 @@ export interface ChWebContext extends ChSessionTables {
 }
 
 const ACTOR = `if(e.person_id IS NULL, concat('d:', e.distinct_id), toString(e.person_id))`;
+/** A grouped row's bounce rate, for ordering by it. */
+const BOUNCE_RATE = `if(c_sessions = 0, NULL, c_bounced / c_sessions)`;
 const SETTINGS = `SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`;
 
 /** FROM … WHERE of the view events of both periods, joined with their sessions when `join` says how. */
@@ -115,7 +118,7 @@ function valueSql(source: WebBreakdownSource, params: ChParams): string[] {
 /** Rows (v0…, c_visitors, c_views, p_visitors, p_views, c_bounced, c_sessions, p_bounced, p_sessions, fill) ordered and paged (limit + 1 rows) from `grouped`. */
 function orderedPage(grouped: string, names: string[], params: ChParams, query: WebStatsQuery): string {
   return `SELECT *, if(sum(c_visitors) OVER () = 0, 0, c_visitors / sum(c_visitors) OVER ()) AS fill FROM (${grouped})
-    ORDER BY c_visitors DESC, c_views DESC, ${names.map((name) => `${name} ASC NULLS LAST`).join(", ")}
+    ORDER BY ${webStatsOrderBy(query, names.map((name) => `${name} ASC NULLS LAST`).join(", "), BOUNCE_RATE)}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}
     ${SETTINGS}`;
 }
