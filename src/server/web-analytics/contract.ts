@@ -10,6 +10,11 @@ import { andGroups, dateRangeSchema, notSupported, overriddenDateRange, properti
 
 export const WEB_OVERVIEW_KIND = "WebOverviewQuery";
 export const WEB_STATS_TABLE_KIND = "WebStatsTableQuery";
+export const WEB_TOP_CLICKS_KIND = "WebTopClicksQuery";
+
+/** PostHog's top clicks: ten rows (its LIMIT 10), [element text, clicks, visitors]. */
+export const WEB_TOP_CLICKS_LIMIT = 10;
+export const WEB_TOP_CLICKS_COLUMNS = ["el_text", "total_clicks", "unique_visitors"] as const;
 
 /** The breakdowns of WebStatsTableQuery Burrow answers (PostHog's WebStatsBreakdown, less ExitClick, PreviousPage, ScreenName, channel types and FrustrationMetrics). */
 export const WEB_STATS_BREAKDOWNS = [
@@ -136,6 +141,12 @@ export const webOverviewQuerySchema = z.looseObject({
 });
 export type WebOverviewQuery = z.input<typeof webOverviewQuerySchema>;
 
+/** WebTopClicksQuery: the base's fields; a comparison changes nothing (PostHog's runner reads the current period only). */
+export const webTopClicksQuerySchema = z.looseObject({
+  kind: z.literal(WEB_TOP_CLICKS_KIND, { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use ${WEB_TOP_CLICKS_KIND}.` }),
+  ...webBaseShape,
+});
+
 export const webStatsTableQuerySchema = z.looseObject({
   kind: z.literal(WEB_STATS_TABLE_KIND, { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use ${WEB_STATS_TABLE_KIND}.` }),
   ...webBaseShape,
@@ -192,6 +203,10 @@ function webSpec(query: z.output<typeof webOverviewQuerySchema>, override: Filte
 
 export function webOverviewSpec(query: z.output<typeof webOverviewQuerySchema>, override: FiltersOverride | null = null): WebSpec {
   return webSpec(query, override);
+}
+
+export function webTopClicksSpec(query: z.output<typeof webTopClicksQuerySchema>, override: FiltersOverride | null = null): WebSpec {
+  return { ...webSpec({ ...query, kind: WEB_OVERVIEW_KIND }, override), compare: false };
 }
 
 export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, override: FiltersOverride | null = null): WebStatsSpec {

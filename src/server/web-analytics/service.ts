@@ -11,6 +11,11 @@ import { resolveDateRange, wallOf, wallText } from "@/server/analytics/date-rang
 import {
   WEB_OVERVIEW_KIND,
   WEB_STATS_TABLE_KIND,
+  WEB_TOP_CLICKS_COLUMNS,
+  WEB_TOP_CLICKS_KIND,
+  WEB_TOP_CLICKS_LIMIT,
+  webTopClicksQuerySchema,
+  webTopClicksSpec,
   webOverviewQuerySchema,
   webOverviewSpec,
   webStatsSpec,
@@ -80,6 +85,22 @@ export const webStatsTableKind: QueryKind<WebStatsSpec> = {
         usedPreAggregatedTables: false,
       },
       weight: results.length * 4 + 1,
+    };
+  },
+};
+
+export const webTopClicksKind: QueryKind<WebSpec> = {
+  kind: WEB_TOP_CLICKS_KIND,
+  spec: (node, override) => webTopClicksSpec(parseNode(webTopClicksQuerySchema, node), override),
+  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
+  async compute(env, spec) {
+    const query = { ...(await baseQuery(env, spec)), limit: WEB_TOP_CLICKS_LIMIT };
+    const clicks = await guarded(() => env.db.events.webTopClicks(env.projectId, query));
+    return {
+      results: clicks.map((click) => [click.text, click.clicks, click.visitors]),
+      range: query.current,
+      extra: { ...dateTexts(env, query), columns: [...WEB_TOP_CLICKS_COLUMNS], samplingRate: { numerator: 1, denominator: null } },
+      weight: clicks.length * 3 + 1,
     };
   },
 };

@@ -18,6 +18,7 @@ import {
   type WebQueryBase,
   type WebSessionColumn,
   type WebStatsQuery,
+  type WebTopClicksQuery,
 } from "./web-analytics";
 
 const ENTRY_FIELDS = {
@@ -99,14 +100,21 @@ interface Statement {
 }
 
 /** FROM … WHERE of the view events of the whole read (both periods), joined with their sessions when `join` says how. */
-function viewEvents(params: SqlParams, projectId: number, query: WebQueryBase, join: "" | "JOIN" | "LEFT JOIN", byStart: boolean): string {
+function viewEvents(
+  params: SqlParams,
+  projectId: number,
+  query: WebQueryBase,
+  join: "" | "JOIN" | "LEFT JOIN",
+  byStart: boolean,
+  events = `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+): string {
   const from = query.previous?.from ?? query.current.from;
   const to = query.current.to;
   const fromParam = params.add(from.toISOString(), "timestamptz");
   const toParam = params.add(to.toISOString(), "timestamptz");
   const where = [
     `e.project_id = ${params.add(projectId, "int")}`,
-    `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+    events,
     `e.timestamp >= ${fromParam}`,
     `e.timestamp <= ${toParam}`,
   ];
@@ -299,6 +307,18 @@ export function postgresPathBounceStatement(projectId: number, query: WebStatsQu
   );
   return {
     text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname = ANY(${params.add(paths, "text[]")}) GROUP BY s.entry_pathname`,
+    values: params.values,
+  };
+}
+
+/** Top clicks (web-analytics.ts WebTopClicksQuery): rows (el_text, clicks, visitors), ordered, at most `limit`. */
+export function postgresTopClicksStatement(projectId: number, query: WebTopClicksQuery): Statement {
+  const params = new SqlParams();
+  const text = `NULLIF(e.properties->>'$el_text', '')`;
+  const from = viewEvents(params, projectId, { ...query, previous: null }, "", false, `e.event = '$autocapture' AND e.properties->>'$event_type' = 'click' AND ${text} IS NOT NULL`);
+  return {
+    text: `SELECT ${text} AS el_text, count(*)::int AS clicks, count(DISTINCT ${ACTOR})::int AS visitors ${from}
+    GROUP BY 1 ORDER BY clicks DESC, visitors DESC, ${text} COLLATE "C" ASC LIMIT ${params.add(query.limit, "int")}`,
     values: params.values,
   };
 }

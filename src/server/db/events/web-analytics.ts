@@ -220,6 +220,32 @@ export function webStatsAnswerOf(query: WebStatsQuery, rows: WebStatsStoreRow[],
   return { rows: shown, hasMore: rows.length > query.limit };
 }
 
+/**
+ * PostHog's WebTopClicksQuery (top_clicks.py): the `$autocapture` events of the current
+ * period with `$event_type` click, by the clicked element's text (`$el_text`; none, or
+ * empty, is no row): clicks, visitors (our rule, above), most clicks first, then most
+ * visitors, then the text.
+ */
+export interface WebTopClicksQuery extends WebQueryBase {
+  limit: number;
+}
+
+export interface WebTopClick {
+  text: string;
+  clicks: number;
+  visitors: number;
+}
+
+/** A row of either store's top clicks statement. */
+export interface WebTopClicksStoreRow {
+  el_text: string;
+  clicks: number | string;
+  visitors: number | string;
+}
+
+export const webTopClicksOf = (rows: WebTopClicksStoreRow[]): WebTopClick[] =>
+  rows.map((row) => ({ text: row.el_text, clicks: Number(row.clicks), visitors: Number(row.visitors) }));
+
 /** A row of either store's overview statement. */
 export type WebOverviewStoreRow = Record<`${"c" | "p"}_${"visitors" | "views" | "sessions" | "duration" | "bounce"}`, number | string | null>;
 

@@ -17,6 +17,7 @@ import {
   type WebQueryBase,
   type WebSessionColumn,
   type WebStatsQuery,
+  type WebTopClicksQuery,
 } from "../web-analytics";
 import { ChParams } from "./params";
 import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, CH_VIEW_EVENTS, chSessionsOverlapping, chSessionsWithViews, type ChSessionTables, type SessionField } from "./sessions";
@@ -47,12 +48,13 @@ function viewEvents(
   join: "" | "INNER" | "LEFT",
   byStart: boolean,
   fields: readonly SessionField[],
+  events = `e.event IN ${CH_VIEW_EVENTS}`,
 ): string {
   const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
   const to = params.add(query.current.to.toISOString(), "timestamptz");
   const where = [
     `e.project_id = ${params.add(projectId, "int")}`,
-    `e.event IN ${CH_VIEW_EVENTS}`,
+    events,
     `e.timestamp >= ${from}`,
     `e.timestamp <= ${to}`,
   ];
@@ -180,6 +182,20 @@ export function clickHousePathBounceStatement(context: ChWebContext, projectId: 
   );
   return {
     text: `SELECT s.f_entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.f_entry_pathname IN ${params.add(paths, "text[]")} GROUP BY s.f_entry_pathname
+      ${SETTINGS}`,
+    params: params.values,
+  };
+}
+
+/** Top clicks, as postgresTopClicksStatement. */
+export function clickHouseTopClicksStatement(context: ChWebContext, projectId: number, query: WebTopClicksQuery): ChStatement {
+  const params = new ChParams();
+  const text = `nullIf(${chEventPropertyText("$el_text", params)}, '')`;
+  const clicks = `e.event = '$autocapture' AND ${chEventPropertyText("$event_type", params)} = 'click' AND ${text} IS NOT NULL`;
+  const from = viewEvents(context, params, projectId, { ...query, previous: null }, "", false, [], clicks);
+  return {
+    text: `SELECT assumeNotNull(${text}) AS el_text, count() AS clicks, uniqExact(${ACTOR}) AS visitors ${from}
+      GROUP BY el_text ORDER BY clicks DESC, visitors DESC, el_text ASC LIMIT ${params.add(query.limit, "int")}
       ${SETTINGS}`,
     params: params.values,
   };
