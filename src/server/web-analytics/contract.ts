@@ -1,8 +1,9 @@
 /**
  * PostHog's web analytics query nodes (frontend/src/queries/schema/schema-general.ts:
  * `WebAnalyticsQueryBase`, `WebOverviewQuery`, `WebStatsTableQuery` with its `orderBy`,
- * `WebStatsBreakdown`, `WebTopClicksQuery`, and their responses), checked and reduced to the answer-deciding specs. Client-safe: the
- * /web page builds its queries and reads its answers with these types.
+ * `WebStatsBreakdown`, `WebTopClicksQuery`, and their responses), checked and reduced to
+ * the answer-deciding specs. Client-safe: the /web page builds its queries and reads its
+ * answers with these types.
  */
 import { z } from "zod";
 import type { PropertyGroup } from "@/server/properties/contract";
