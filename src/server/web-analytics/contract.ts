@@ -172,9 +172,6 @@ export const webStatsTableQuerySchema = z.looseObject({
     issue(`orderBy field ${field} is not supported: the table has no such column; use Visitors, Views or (with includeBounceRate) BounceRate.`);
   } else if (field === "BounceRate" && query.includeBounceRate !== true) {
     issue("orderBy field BounceRate needs includeBounceRate: true.");
-  } else if (field === "BounceRate" && query.breakdownBy === "Page") {
-    // Page's bounce rate is that of the sessions entering at the path, read for the page's rows only, after they are chosen.
-    issue("orderBy field BounceRate is not supported with breakdownBy Page; order Page by Visitors or Views.");
   }
 });
 export type WebStatsTableQuery = z.input<typeof webStatsTableQuerySchema>;

@@ -3,7 +3,8 @@
  * whose answers are worked out by hand, with ties that only the default order breaks:
  * visitors, then views (both descending), then the value ascending. On whichever stores the
  * run uses; each store's three stats statements (events alone, events with their sessions,
- * the sessions table alone) are reached. The refusals through the REST route at the end.
+ * the sessions table alone) are reached, and Page by its entry sessions' bounce rate. The
+ * refusals through the REST route at the end.
  */
 import { randomUUID } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
@@ -161,6 +162,33 @@ describe(`WebStatsTableQuery's orderBy on ${testStoresName}`, () => {
     expect(page.rows.map((row) => row[0])).toEqual(["/a", "/e"]);
   });
 
+  it("Page by BounceRate: its entry sessions' rate, read for every path before the page is cut", async () => {
+    // /b and /f enter no session with a page view: no rate, last either way, by the default order.
+    expect(await bounces({ breakdownBy: "Page", orderBy: ["BounceRate", "ASC"] })).toEqual([
+      ["/e", 0],
+      ["/a", 0.5],
+      ["/c", 0.5],
+      ["/d", 1],
+      ["/b", null],
+      ["/f", null],
+    ]);
+    expect((await bounces({ breakdownBy: "Page", orderBy: ["BounceRate", "DESC"] })).map((row) => row[0])).toEqual(["/d", "/a", "/c", "/e", "/b", "/f"]);
+    expect((await bounces({ breakdownBy: "Page", orderBy: ["BounceRate", "DESC"], properties: byHost })).map((row) => row[0])).toEqual(["/d", "/a", "/c", "/e", "/b", "/f"]);
+    // Paged: each page holds the rows of the whole order at its place, with their rates.
+    const page = await table({ breakdownBy: "Page", includeBounceRate: true, orderBy: ["BounceRate", "DESC"], limit: 3, offset: 0 });
+    expect(page.rows.map((row) => [row[0], (row[3] as number[])[0]])).toEqual([
+      ["/d", 1],
+      ["/a", 0.5],
+      ["/c", 0.5],
+    ]);
+    const second = await table({ breakdownBy: "Page", includeBounceRate: true, orderBy: ["BounceRate", "ASC"], limit: 2, offset: 2 });
+    expect(second.rows.map((row) => [row[0], (row[3] as number[])[0]])).toEqual([
+      ["/c", 0.5],
+      ["/d", 1],
+    ]);
+    expect(second.hasMore).toBe(true);
+  });
+
   describe("through POST /api/projects/:id/query/", () => {
     const queryRoute = restRoute("projects", "query");
     async function post(query: Record<string, unknown>) {
@@ -191,7 +219,6 @@ describe(`WebStatsTableQuery's orderBy on ${testStoresName}`, () => {
         [{ orderBy: ["Views", "DESC", "extra"] }, "orderBy"],
         [{ orderBy: ["Clicks", "DESC"] }, "orderBy field Clicks is not supported: the table has no such column"],
         [{ orderBy: ["BounceRate", "DESC"], breakdownBy: "InitialPage" }, "orderBy field BounceRate needs includeBounceRate"],
-        [{ orderBy: ["BounceRate", "ASC"], includeBounceRate: true }, "BounceRate is not supported with breakdownBy Page"],
       ];
       for (const [query, message] of cases) {
         const answer = await post(query);

@@ -288,27 +288,35 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
     grouped = `SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${perActor}) a GROUP BY ${names.join(", ")}
       HAVING (sum(c_n) > 0 OR sum(p_n) > 0)${dropNull ? ` AND v0 IS NOT NULL` : ""}`;
   }
+  let bounceRate = BOUNCE_RATE;
+  if (query.breakdown === "Page" && query.orderBy?.field === "BounceRate") {
+    // Page's rate is its entry sessions' (the answer reads it apart, for the page's paths): ordering by it reads every path's.
+    grouped = `SELECT g0.*, pb.c_bounced AS o_bounced, pb.c_sessions AS o_sessions FROM (${grouped}) g0 LEFT JOIN (${pathBounceSql(params, projectId, query, null)}) pb ON pb.v0 = g0.v0`;
+    bounceRate = `(o_bounced::float8 / NULLIF(o_sessions, 0))`;
+  }
   return {
     text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
-    ORDER BY ${webStatsOrderBy(query, order, BOUNCE_RATE)}
+    ORDER BY ${webStatsOrderBy(query, order, bounceRate)}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
     values: params.values,
   };
 }
 
-/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path, for the paths given. */
-export function postgresPathBounceStatement(projectId: number, query: WebStatsQuery, paths: string[]): Statement {
-  const params = new SqlParams();
+/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path, for the paths given (null: every path). */
+function pathBounceSql(params: SqlParams, projectId: number, query: WebStatsQuery, paths: string[] | null): string {
   const from = viewEvents(params, projectId, query, "JOIN", true);
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
   const counts = Object.entries(periods).map(
     ([flag, test]) =>
       `count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} = 1)::int AS ${flag}_bounced, count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} IS NOT NULL)::int AS ${flag}_sessions`,
   );
-  return {
-    text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname = ANY(${params.add(paths, "text[]")}) GROUP BY s.entry_pathname`,
-    values: params.values,
-  };
+  const only = paths === null ? "" : ` AND s.entry_pathname = ANY(${params.add(paths, "text[]")})`;
+  return `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from}${only} GROUP BY s.entry_pathname`;
+}
+
+export function postgresPathBounceStatement(projectId: number, query: WebStatsQuery, paths: string[]): Statement {
+  const params = new SqlParams();
+  return { text: pathBounceSql(params, projectId, query, paths), values: params.values };
 }
 
 /** Top clicks (web-analytics.ts WebTopClicksQuery): rows (el_text, clicks, visitors), ordered, at most `limit`. */
