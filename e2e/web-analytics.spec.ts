@@ -96,11 +96,11 @@ test.describe("web analytics and the first run", () => {
       await shop.close();
     }
 
-    // A visitor of twelve more pages (through /batch/, on another host), so the Page table pages.
+    // A visitor of twelve more pages (through /batch/, on another host), so the Page table pages;
+    // /z-01 three times, so that ordering by views moves it.
     const sessionId = "019ab000-0000-7000-8000-000000000001";
-    const batch = Array.from({ length: 12 }, (_, index) => {
-      const path = `/z-${String(index + 1).padStart(2, "0")}`;
-      const timestamp = new Date(Date.now() - (12 - index) * 1000).toISOString();
+    const batch = ["/z-01", "/z-01", ...Array.from({ length: 12 }, (_, index) => `/z-${String(index + 1).padStart(2, "0")}`)].map((path, index) => {
+      const timestamp = new Date(Date.now() - (14 - index) * 1000).toISOString();
       return { event: "$pageview", distinct_id: "batch-visitor", timestamp, properties: { $host: "batch.example", $pathname: path, $current_url: `https://batch.example${path}`, $session_id: sessionId } };
     });
     const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
@@ -126,6 +126,37 @@ test.describe("web analytics and the first run", () => {
     await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/z-12$/ })).toBeVisible();
     await expect(table.getByTestId("web-table-more")).toHaveCount(0);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+
+    // The figures' headers order the table (kept in the URL): Views from the most, then the fewest.
+    const values = table.getByTestId("web-table-value");
+    const [visitorsHeader, viewsHeader] = [table.getByRole("columnheader", { name: "Visitors" }), table.getByRole("columnheader", { name: "Views" })];
+    await expect(values.first()).toHaveText("/z-01");
+    await expect(visitorsHeader).toHaveAttribute("aria-sort", "descending");
+    await expect(viewsHeader).toHaveAttribute("aria-sort", "none");
+    await table.getByTestId("web-sort-Views").click();
+    await expect(page).toHaveURL(/order=views-desc/);
+    await expect(viewsHeader).toHaveAttribute("aria-sort", "descending");
+    await expect(visitorsHeader).toHaveAttribute("aria-sort", "none");
+    await expect(values.first()).toHaveText("/z-01");
+    await table.getByTestId("web-sort-Views").click();
+    await expect(page).toHaveURL(/order=views-asc/);
+    await expect(viewsHeader).toHaveAttribute("aria-sort", "ascending");
+    // Fifteen rows still, /z-01 (three views) last; the others tie at one visitor and one view, by path.
+    await expect(table.getByTestId("web-table").first()).toHaveAttribute("data-state", "ready");
+    await expect(values).toHaveCount(15);
+    await expect(values.last()).toHaveText("/z-01");
+    await expect(values.first()).toHaveText("/");
+    await screenshot(page, "web-sorted-1280");
+    // From the keyboard, the focus staying on the header.
+    await table.getByTestId("web-sort-Views").focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/order=views-desc/);
+    await expect(values.first()).toHaveText("/z-01");
+    await expect(table.getByTestId("web-sort-Views")).toBeFocused();
+    // Visitors, descending, is the default again: out of the URL.
+    await table.getByTestId("web-sort-Visitors").click();
+    await expect(page).not.toHaveURL(/order=/);
+    await expect(visitorsHeader).toHaveAttribute("aria-sort", "descending");
 
     // The tabs are a tablist: the arrow keys move between them.
     await table.getByRole("tab", { name: "Page" }).focus();

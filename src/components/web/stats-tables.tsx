@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRef, useState, type KeyboardEvent } from "react";
 import { Button, Card, cn, EmptyState, ErrorState } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
-import { paramsOf, type WebFilters } from "./web-filters";
+import { nextOrder, paramsOf, shownOrder, type TableOrder, type TableOrderField, type WebFilters } from "./web-filters";
 import { breakdownLabel, formatCount } from "./web-format";
 import { statsTable, statsTableQuery, TABLE_PAGE, type WebBreakdown, type WebTableGroup } from "./web-query";
 import { useWebQuery } from "./use-web-query";
@@ -12,7 +12,17 @@ import { useWebQuery } from "./use-web-query";
 const PATH_BREAKDOWNS = new Set<WebBreakdown>(["Page", "InitialPage", "ExitPage"]);
 
 /** One group of tables (Paths, Sources, …) as tabs, keyboard-operable as a WAI-ARIA tablist. */
-export function StatsTables({ projectId, group, filters }: { projectId: number; group: WebTableGroup; filters: WebFilters }) {
+export function StatsTables({
+  projectId,
+  group,
+  filters,
+  onOrder,
+}: {
+  projectId: number;
+  group: WebTableGroup;
+  filters: WebFilters;
+  onOrder: (order: TableOrder | null) => void;
+}) {
   const [selected, setSelected] = useState(0);
   const tabs = useRef<(HTMLButtonElement | null)[]>([]);
   const tab = group.tabs[selected]!;
@@ -64,14 +74,59 @@ export function StatsTables({ projectId, group, filters }: { projectId: number; 
         </div>
       </div>
       <div role="tabpanel" id={`${id(selected)}-panel`} aria-labelledby={id(selected)} className="min-w-0 flex-1">
-        {/* A panel per tab and filters: "Show more" starts again from one page. */}
-        <StatsTable key={`${tab.breakdown}:${paramsOf(filters)}`} projectId={projectId} breakdown={tab.breakdown} column={tab.column} filters={filters} />
+        {/* A panel per tab and filters: "Show more" starts again from one page. A new order keeps the panel (and the focus on its header). */}
+        <StatsTable
+          key={`${tab.breakdown}:${paramsOf({ ...filters, order: null })}`}
+          projectId={projectId}
+          breakdown={tab.breakdown}
+          column={tab.column}
+          filters={filters}
+          onOrder={onOrder}
+        />
       </div>
     </Card>
   );
 }
 
-function StatsTable({ projectId, breakdown, column, filters }: { projectId: number; breakdown: WebBreakdown; column: string; filters: WebFilters }) {
+/** A figure's column header: a button that orders the table by it (descending first, then flipping), its state in aria-sort. */
+function SortHeader({ field, order, onOrder, className }: { field: TableOrderField; order: TableOrder | null; onOrder: (order: TableOrder | null) => void; className: string }) {
+  const shown = shownOrder(order);
+  const active = shown.field === field;
+  const next = shownOrder(nextOrder(order, field));
+  return (
+    <th scope="col" className={className} aria-sort={active ? (shown.direction === "DESC" ? "descending" : "ascending") : "none"}>
+      <button
+        type="button"
+        onClick={() => onOrder(nextOrder(order, field))}
+        className={cn(
+          "-mr-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-medium hover:text-gray-800 focus-visible:outline-2 focus-visible:outline-brand-600",
+          active && "text-gray-800",
+        )}
+        title={`Sort by ${field.toLowerCase()}, ${next.direction === "DESC" ? "most" : "fewest"} first`}
+        data-testid={`web-sort-${field}`}
+      >
+        <span aria-hidden="true" className={cn("w-2.5 text-[10px]", !active && "invisible")}>
+          {shown.direction === "DESC" ? "▼" : "▲"}
+        </span>
+        {field}
+      </button>
+    </th>
+  );
+}
+
+function StatsTable({
+  projectId,
+  breakdown,
+  column,
+  filters,
+  onOrder,
+}: {
+  projectId: number;
+  breakdown: WebBreakdown;
+  column: string;
+  filters: WebFilters;
+  onOrder: (order: TableOrder | null) => void;
+}) {
   const [limit, setLimit] = useState(TABLE_PAGE);
   const result = useWebQuery(projectId, statsTableQuery(filters, breakdown, limit));
   const table = result.data ? statsTable(result.data) : undefined;
@@ -113,12 +168,8 @@ function StatsTable({ projectId, breakdown, column, filters }: { projectId: numb
             <th scope="col" className="px-4 py-2 font-medium sm:px-5">
               {column}
             </th>
-            <th scope="col" className="w-20 py-2 text-right font-medium sm:w-24">
-              Visitors
-            </th>
-            <th scope="col" className="w-20 py-2 pr-4 text-right font-medium sm:w-24 sm:pr-5">
-              Views
-            </th>
+            <SortHeader field="Visitors" order={filters.order} onOrder={onOrder} className="w-20 py-1.5 text-right font-medium sm:w-24" />
+            <SortHeader field="Views" order={filters.order} onOrder={onOrder} className="w-20 py-1.5 pr-4 text-right font-medium sm:w-24 sm:pr-5" />
           </tr>
         </thead>
         <tbody>

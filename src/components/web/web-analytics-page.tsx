@@ -12,7 +12,7 @@ import { LiveVisitors } from "./live-visitors";
 import { OverviewCards } from "./overview-cards";
 import { StatsTables } from "./stats-tables";
 import { VisitorsChart } from "./visitors-chart";
-import { dateRangeLabel, filtersFromParams, paramsOf, type WebFilters } from "./web-filters";
+import { dateRangeLabel, filtersFromParams, paramsOf, type TableOrder, type WebFilters } from "./web-filters";
 import { WebFiltersBar } from "./web-filters-bar";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, trendQuery, trendSeries, WEB_TABLE_GROUPS } from "./web-query";
 import { useWebQuery } from "./use-web-query";
@@ -86,14 +86,14 @@ function WebAnalytics({ projectId }: { projectId: number }) {
       ) : (
         <>
           <WebFiltersBar projectId={projectId} filters={filters} onChange={setFilters} />
-          <Dashboard projectId={projectId} filters={filters} />
+          <Dashboard projectId={projectId} filters={filters} onOrder={(order) => setFilters({ ...filters, order })} />
         </>
       )}
     </div>
   );
 }
 
-function Dashboard({ projectId, filters }: { projectId: number; filters: WebFilters }) {
+function Dashboard({ projectId, filters, onOrder }: { projectId: number; filters: WebFilters; onOrder: (order: TableOrder | null) => void }) {
   const overview = useWebQuery(projectId, overviewQuery(filters));
   const trendNode = trendQuery(filters);
   const trend = useWebQuery(projectId, trendNode);
@@ -121,7 +121,7 @@ function Dashboard({ projectId, filters }: { projectId: number; filters: WebFilt
       />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         {WEB_TABLE_GROUPS.map((group) => (
-          <StatsTables key={group.id} projectId={projectId} group={group} filters={filters} />
+          <StatsTables key={group.id} projectId={projectId} group={group} filters={filters} onOrder={onOrder} />
         ))}
       </div>
     </>

@@ -1,6 +1,7 @@
 /**
- * The web analytics page's filters, kept in the URL (`/web?host=…&path=…&date_from=-30d`)
- * so that links share them and back/forward step through them.
+ * The web analytics page's filters and its tables' order, kept in the URL
+ * (`/web?host=…&path=…&date_from=-30d&order=views-asc`) so that links share them and
+ * back/forward step through them.
  */
 
 export const DATE_RANGES = [
@@ -20,6 +21,39 @@ export interface WebFilters {
   /** One `$pathname`, exactly, or every path. */
   path: string | null;
   dateFrom: DateRangeValue;
+  /** The tables' order (WebStatsTableQuery's orderBy); null for the default, visitors descending. */
+  order: TableOrder | null;
+}
+
+/** A column the tables sort by, as PostHog's WebAnalyticsOrderByFields names it. */
+export type TableOrderField = "Visitors" | "Views";
+export interface TableOrder {
+  field: TableOrderField;
+  direction: "ASC" | "DESC";
+}
+
+/** The orders a URL may name (the default, visitors-desc, is left out). */
+const ORDER_PARAMS = new Map<string, TableOrder>([
+  ["visitors-asc", { field: "Visitors", direction: "ASC" }],
+  ["views-desc", { field: "Views", direction: "DESC" }],
+  ["views-asc", { field: "Views", direction: "ASC" }],
+]);
+
+const orderParam = (order: TableOrder) => `${order.field.toLowerCase()}-${order.direction.toLowerCase()}`;
+
+/** The order a table is shown in: the default is visitors descending. */
+export function shownOrder(order: TableOrder | null): TableOrder {
+  return order ?? { field: "Visitors", direction: "DESC" };
+}
+
+/**
+ * The order after a click on `field`'s header: a new column starts descending (the biggest
+ * first), the current one flips; back at the default it is null again, out of the URL.
+ */
+export function nextOrder(order: TableOrder | null, field: TableOrderField): TableOrder | null {
+  const current = shownOrder(order);
+  const next: TableOrder = current.field === field ? { field, direction: current.direction === "DESC" ? "ASC" : "DESC" } : { field, direction: "DESC" };
+  return next.field === "Visitors" && next.direction === "DESC" ? null : next;
 }
 
 /** Longest host or path read from the URL; anything longer is ignored rather than sent. */
@@ -37,7 +71,8 @@ function isDateRange(value: string | null): value is DateRangeValue {
 /** The filters a URL's query names; unknown or broken values fall back to the defaults. */
 export function filtersFromParams(params: Pick<URLSearchParams, "get">): WebFilters {
   const dateFrom = params.get("date_from");
-  return { host: text(params.get("host")), path: text(params.get("path")), dateFrom: isDateRange(dateFrom) ? dateFrom : DEFAULT_DATE_FROM };
+  const order = ORDER_PARAMS.get(params.get("order") ?? "") ?? null;
+  return { host: text(params.get("host")), path: text(params.get("path")), dateFrom: isDateRange(dateFrom) ? dateFrom : DEFAULT_DATE_FROM, order };
 }
 
 /** The query string of `filters` (defaults left out), without the leading `?`. */
@@ -46,6 +81,7 @@ export function paramsOf(filters: WebFilters): string {
   if (filters.host) params.set("host", filters.host);
   if (filters.path) params.set("path", filters.path);
   if (filters.dateFrom !== DEFAULT_DATE_FROM) params.set("date_from", filters.dateFrom);
+  if (filters.order !== null && ORDER_PARAMS.has(orderParam(filters.order))) params.set("order", orderParam(filters.order));
   return params.toString();
 }
 

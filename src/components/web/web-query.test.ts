@@ -1,23 +1,43 @@
 import { describe, expect, it } from "vitest";
-import { filtersFromParams, paramsOf } from "./web-filters";
+import { filtersFromParams, nextOrder, paramsOf, type WebFilters } from "./web-filters";
 import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue } from "./web-format";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, statsTable, statsTableQuery, trendQuery, trendSeries } from "./web-query";
 
 describe("the page's filters in the URL", () => {
   it("read back what they wrote, defaults left out", () => {
-    const filters = { host: "shop.example", path: "/pricing", dateFrom: "-30d" } as const;
-    expect(paramsOf(filters)).toBe("host=shop.example&path=%2Fpricing&date_from=-30d");
+    const filters: WebFilters = { host: "shop.example", path: "/pricing", dateFrom: "-30d", order: { field: "Views", direction: "ASC" } };
+    expect(paramsOf(filters)).toBe("host=shop.example&path=%2Fpricing&date_from=-30d&order=views-asc");
     expect(filtersFromParams(new URLSearchParams(paramsOf(filters)))).toEqual(filters);
-    expect(paramsOf({ host: null, path: null, dateFrom: "-7d" })).toBe("");
+    for (const order of [
+      { field: "Visitors", direction: "ASC" },
+      { field: "Views", direction: "DESC" },
+    ] as const) {
+      expect(filtersFromParams(new URLSearchParams(paramsOf({ ...filters, order })))).toEqual({ ...filters, order });
+    }
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: null })).toBe("");
+    // The default order is no order: the URL leaves it out.
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "Visitors", direction: "DESC" } })).toBe("");
   });
 
   it("fall back to the defaults for values they do not know", () => {
-    expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d" });
+    expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d", order: null });
+    for (const order of ["visitors-desc", "Views-ASC", "views", "bounce-asc", "constructor", "__proto__", ""]) {
+      expect(filtersFromParams(new URLSearchParams({ order })).order).toBeNull();
+    }
+  });
+
+  it("order the tables by a header: a new column from the most, the same one flipping, back to the default as none", () => {
+    expect(nextOrder(null, "Views")).toEqual({ field: "Views", direction: "DESC" });
+    expect(nextOrder({ field: "Views", direction: "DESC" }, "Views")).toEqual({ field: "Views", direction: "ASC" });
+    expect(nextOrder({ field: "Views", direction: "ASC" }, "Views")).toEqual({ field: "Views", direction: "DESC" });
+    expect(nextOrder(null, "Visitors")).toEqual({ field: "Visitors", direction: "ASC" });
+    expect(nextOrder({ field: "Visitors", direction: "ASC" }, "Visitors")).toBeNull();
+    expect(nextOrder({ field: "Views", direction: "ASC" }, "Visitors")).toBeNull();
   });
 });
 
 describe("the queries", () => {
-  const filters = { host: "shop.example", path: "/", dateFrom: "-24h" } as const;
+  const filters: WebFilters = { host: "shop.example", path: "/", dateFrom: "-24h", order: null };
   const properties = [
     { type: "event", key: "$host", operator: "exact", value: ["shop.example"] },
     { type: "event", key: "$pathname", operator: "exact", value: ["/"] },
@@ -26,6 +46,8 @@ describe("the queries", () => {
   it("are PostHog's nodes with the filters as event properties", () => {
     expect(overviewQuery(filters)).toEqual({ kind: "WebOverviewQuery", properties, dateRange: { date_from: "-24h", date_to: null }, compareFilter: { compare: true } });
     expect(statsTableQuery(filters, "InitialPage", 20)).toMatchObject({ kind: "WebStatsTableQuery", breakdownBy: "InitialPage", limit: 20, properties });
+    expect(statsTableQuery(filters, "InitialPage", 20)).not.toHaveProperty("orderBy");
+    expect(statsTableQuery({ ...filters, order: { field: "Views", direction: "ASC" } }, "Page", 20)).toMatchObject({ orderBy: ["Views", "ASC"] });
     const trend = trendQuery(filters);
     expect(trend).toMatchObject({ kind: "TrendsQuery", interval: "hour", properties });
     expect(trend.series.map((s) => s.math)).toEqual(["dau", "total", "unique_session"]);

@@ -100,7 +100,8 @@ export function overviewQuery(filters: WebFilters) {
 }
 
 export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, limit: number) {
-  return { kind: "WebStatsTableQuery", breakdownBy: breakdown, properties: propertiesOf(filters), dateRange: dateRangeOf(filters), limit };
+  const orderBy = filters.order === null ? {} : { orderBy: [filters.order.field, filters.order.direction] };
+  return { kind: "WebStatsTableQuery", breakdownBy: breakdown, properties: propertiesOf(filters), dateRange: dateRangeOf(filters), limit, ...orderBy };
 }
 
 /** The series of the visitors/views graph and the overview's sparklines, in this order; keys are the overview's. */

@@ -11,14 +11,14 @@ import { pathsKind } from "@/server/paths/service";
 import { retentionKind } from "@/server/retention/service";
 import { stickinessKind } from "@/server/stickiness/service";
 import { trendsKind } from "@/server/trends/service";
-import { webOverviewKind, webStatsTableKind } from "@/server/web-analytics/service";
+import { webOverviewKind, webStatsTableKind, webTopClicksKind } from "@/server/web-analytics/service";
 import { actorsKinds } from "./actors";
 
 // Each kind checks its own spec type; the registry holds them alike.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKind = QueryKind<any>;
 
-const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, retentionKind, stickinessKind, lifecycleKind, pathsKind, hogqlQueryKind, webOverviewKind, webStatsTableKind];
+const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, retentionKind, stickinessKind, lifecycleKind, pathsKind, hogqlQueryKind, webOverviewKind, webStatsTableKind, webTopClicksKind];
 
 const kinds = new Map<string, AnyKind>(INSIGHT_KINDS.map((kind) => [kind.kind, kind]));
 for (const kind of actorsKinds((name) => kinds.get(name))) kinds.set(kind.kind, kind);

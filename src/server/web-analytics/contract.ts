@@ -1,8 +1,9 @@
 /**
  * PostHog's web analytics query nodes (frontend/src/queries/schema/schema-general.ts:
- * `WebAnalyticsQueryBase`, `WebOverviewQuery`, `WebStatsTableQuery`, `WebStatsBreakdown`,
- * and their responses), checked and reduced to the answer-deciding specs. Client-safe: the
- * /web page builds its queries and reads its answers with these types.
+ * `WebAnalyticsQueryBase`, `WebOverviewQuery`, `WebStatsTableQuery` with its `orderBy`,
+ * `WebStatsBreakdown`, `WebTopClicksQuery`, and their responses), checked and reduced to
+ * the answer-deciding specs. Client-safe: the /web page builds its queries and reads its
+ * answers with these types.
  */
 import { z } from "zod";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -10,6 +11,11 @@ import { andGroups, dateRangeSchema, notSupported, overriddenDateRange, properti
 
 export const WEB_OVERVIEW_KIND = "WebOverviewQuery";
 export const WEB_STATS_TABLE_KIND = "WebStatsTableQuery";
+export const WEB_TOP_CLICKS_KIND = "WebTopClicksQuery";
+
+/** PostHog's top clicks: ten rows (its LIMIT 10), [element text, clicks, visitors]. */
+export const WEB_TOP_CLICKS_LIMIT = 10;
+export const WEB_TOP_CLICKS_COLUMNS = ["el_text", "total_clicks", "unique_visitors"] as const;
 
 /** The breakdowns of WebStatsTableQuery Burrow answers (PostHog's WebStatsBreakdown, less ExitClick, PreviousPage, ScreenName, channel types and FrustrationMetrics). */
 export const WEB_STATS_BREAKDOWNS = [
@@ -72,6 +78,39 @@ export const WEB_STATS_COLUMNS = {
  */
 export type WebStatsRow = [unknown, ...unknown[]];
 
+/** PostHog's WebAnalyticsOrderByFields; Burrow's tables order by those of their columns: Visitors, Views and (with includeBounceRate) BounceRate. */
+export const WEB_ORDER_BY_FIELDS = [
+  "Visitors",
+  "Views",
+  "Clicks",
+  "BounceRate",
+  "AverageScrollPercentage",
+  "ScrollGt80Percentage",
+  "TotalConversions",
+  "UniqueConversions",
+  "ConversionRate",
+  "ConvertingUsers",
+  "RageClicks",
+  "DeadClicks",
+  "Errors",
+] as const;
+export const WEB_ORDERABLE_FIELDS = ["Visitors", "Views", "BounceRate"] as const;
+export type WebOrderField = (typeof WEB_ORDERABLE_FIELDS)[number];
+export const WEB_ORDER_DIRECTIONS = ["ASC", "DESC"] as const;
+export type WebOrderDirection = (typeof WEB_ORDER_DIRECTIONS)[number];
+/** PostHog's WebAnalyticsOrderBy: [field, direction]. */
+export type WebOrderBy = [WebOrderField, WebOrderDirection];
+
+const orderBySchema = z
+  .tuple(
+    [
+      z.enum(WEB_ORDER_BY_FIELDS, { error: (issue) => `orderBy field ${shown(issue.input)} is not one of ${WEB_ORDER_BY_FIELDS.join(", ")}.` }),
+      z.enum(WEB_ORDER_DIRECTIONS, { error: (issue) => `orderBy direction ${shown(issue.input)} must be ASC or DESC.` }),
+    ],
+    { error: "orderBy must be a [field, direction] pair, such as [\"Views\", \"DESC\"]." },
+  )
+  .nullish();
+
 const compareFilterSchema = z
   .looseObject({
     compare: z.boolean({ error: "compare must be a boolean." }).nullish(),
@@ -103,6 +142,12 @@ export const webOverviewQuerySchema = z.looseObject({
 });
 export type WebOverviewQuery = z.input<typeof webOverviewQuerySchema>;
 
+/** WebTopClicksQuery: the base's fields; a comparison changes nothing (PostHog's runner reads the current period only). */
+export const webTopClicksQuerySchema = z.looseObject({
+  kind: z.literal(WEB_TOP_CLICKS_KIND, { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use ${WEB_TOP_CLICKS_KIND}.` }),
+  ...webBaseShape,
+});
+
 export const webStatsTableQuerySchema = z.looseObject({
   kind: z.literal(WEB_STATS_TABLE_KIND, { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use ${WEB_STATS_TABLE_KIND}.` }),
   ...webBaseShape,
@@ -118,7 +163,16 @@ export const webStatsTableQuerySchema = z.looseObject({
   includeScrollDepth: z.boolean().nullish(),
   includeAvgTimeOnPage: notSupported("includeAvgTimeOnPage"),
   includeHost: notSupported("includeHost"),
-  orderBy: notSupported("orderBy (rows come by visitors, then views, then value)"),
+  orderBy: orderBySchema,
+}).superRefine((query, ctx) => {
+  const field = query.orderBy?.[0];
+  if (field === undefined) return;
+  const issue = (message: string) => ctx.addIssue({ code: "custom", message, path: ["orderBy", 0] });
+  if (!(WEB_ORDERABLE_FIELDS as readonly string[]).includes(field)) {
+    issue(`orderBy field ${field} is not supported: the table has no such column; use Visitors, Views or (with includeBounceRate) BounceRate.`);
+  } else if (field === "BounceRate" && query.includeBounceRate !== true) {
+    issue("orderBy field BounceRate needs includeBounceRate: true.");
+  }
 });
 export type WebStatsTableQuery = z.input<typeof webStatsTableQuerySchema>;
 
@@ -133,6 +187,8 @@ export interface WebStatsSpec extends WebSpec {
   limit: number;
   offset: number;
   includeBounceRate: boolean;
+  /** Null: visitors, then views (both descending), then the value. */
+  orderBy: { field: WebOrderField; direction: WebOrderDirection } | null;
 }
 
 function webSpec(query: z.output<typeof webOverviewQuerySchema>, override: FiltersOverride | null): WebSpec {
@@ -147,6 +203,10 @@ export function webOverviewSpec(query: z.output<typeof webOverviewQuerySchema>, 
   return webSpec(query, override);
 }
 
+export function webTopClicksSpec(query: z.output<typeof webTopClicksQuerySchema>, override: FiltersOverride | null = null): WebSpec {
+  return { ...webSpec({ ...query, kind: WEB_OVERVIEW_KIND }, override), compare: false };
+}
+
 export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, override: FiltersOverride | null = null): WebStatsSpec {
   return {
     ...webSpec({ ...query, kind: WEB_OVERVIEW_KIND }, override),
@@ -154,5 +214,7 @@ export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, o
     limit: query.limit ?? DEFAULT_WEB_STATS_LIMIT,
     offset: query.offset ?? 0,
     includeBounceRate: query.includeBounceRate === true,
+    // The refinement has left only the fields a table can order by.
+    orderBy: query.orderBy ? { field: query.orderBy[0] as WebOrderField, direction: query.orderBy[1] } : null,
   };
 }

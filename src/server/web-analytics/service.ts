@@ -1,8 +1,8 @@
 /**
- * Web analytics (PostHog's WebOverviewQuery and WebStatsTableQuery runners,
+ * Web analytics (PostHog's WebOverviewQuery, WebStatsTableQuery and WebTopClicksQuery runners,
  * products/web_analytics/backend/hogql_queries/): the date range and the period compared
  * with, resolved in the project's zone; the counting is the event store's (webOverview,
- * webStats: db/events/web-analytics.ts), over the sessions table its insert keeps.
+ * webStats, webTopClicks: db/events/web-analytics.ts), over the sessions table its insert keeps.
  */
 import { checkEventFilters, guarded } from "@/server/events/service";
 import type { WebPeriod, WebQueryBase } from "@/server/db/events";
@@ -11,6 +11,11 @@ import { resolveDateRange, wallOf, wallText } from "@/server/analytics/date-rang
 import {
   WEB_OVERVIEW_KIND,
   WEB_STATS_TABLE_KIND,
+  WEB_TOP_CLICKS_COLUMNS,
+  WEB_TOP_CLICKS_KIND,
+  WEB_TOP_CLICKS_LIMIT,
+  webTopClicksQuerySchema,
+  webTopClicksSpec,
   webOverviewQuerySchema,
   webOverviewSpec,
   webStatsSpec,
@@ -65,7 +70,7 @@ export const webStatsTableKind: QueryKind<WebStatsSpec> = {
   check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
   async compute(env, spec) {
     const base = await baseQuery(env, spec);
-    const query = { ...base, breakdown: spec.breakdownBy, includeBounceRate: spec.includeBounceRate, limit: spec.limit, offset: spec.offset };
+    const query = { ...base, breakdown: spec.breakdownBy, includeBounceRate: spec.includeBounceRate, limit: spec.limit, offset: spec.offset, orderBy: spec.orderBy };
     const answer = await guarded(() => env.db.events.webStats(env.projectId, query));
     const results = webStatsRows(answer);
     return {
@@ -80,6 +85,22 @@ export const webStatsTableKind: QueryKind<WebStatsSpec> = {
         usedPreAggregatedTables: false,
       },
       weight: results.length * 4 + 1,
+    };
+  },
+};
+
+export const webTopClicksKind: QueryKind<WebSpec> = {
+  kind: WEB_TOP_CLICKS_KIND,
+  spec: (node, override) => webTopClicksSpec(parseNode(webTopClicksQuerySchema, node), override),
+  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
+  async compute(env, spec) {
+    const query = { ...(await baseQuery(env, spec)), limit: WEB_TOP_CLICKS_LIMIT };
+    const clicks = await guarded(() => env.db.events.webTopClicks(env.projectId, query));
+    return {
+      results: clicks.map((click) => [click.text, click.clicks, click.visitors]),
+      range: query.current,
+      extra: { ...dateTexts(env, query), columns: [...WEB_TOP_CLICKS_COLUMNS], samplingRate: { numerator: 1, denominator: null } },
+      weight: clicks.length * 3 + 1,
     };
   },
 };

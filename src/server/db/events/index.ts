@@ -12,7 +12,7 @@ import type { EventCountQuery } from "./event-count";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
 import type { EventNameDay, EventPropertySample } from "./definition-sources";
-import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery } from "./web-analytics";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery } from "./web-analytics";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -152,6 +152,8 @@ export interface EventStore {
   webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer>;
   /** Web analytics' stats table: visitors and views per breakdown value, ordered and paged (web-analytics.ts). */
   webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer>;
+  /** Web analytics' top clicks: autocaptured clicks per element text, most first (web-analytics.ts). */
+  webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]>;
   close(): Promise<void>;
 }
 

@@ -13,10 +13,12 @@ import {
   needsSessions,
   VIEW_EVENTS,
   WEB_BREAKDOWNS,
+  webStatsOrderBy,
   type WebBreakdownSource,
   type WebQueryBase,
   type WebSessionColumn,
   type WebStatsQuery,
+  type WebTopClicksQuery,
 } from "./web-analytics";
 
 const ENTRY_FIELDS = {
@@ -89,20 +91,30 @@ const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
 /** The sessions row `s` of an event `e`. */
 export const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
 
+/** A grouped row's bounce rate, for ordering by it. */
+const BOUNCE_RATE = `(c_bounced::float8 / NULLIF(c_sessions, 0))`;
+
 interface Statement {
   text: string;
   values: unknown[];
 }
 
 /** FROM … WHERE of the view events of the whole read (both periods), joined with their sessions when `join` says how. */
-function viewEvents(params: SqlParams, projectId: number, query: WebQueryBase, join: "" | "JOIN" | "LEFT JOIN", byStart: boolean): string {
+function viewEvents(
+  params: SqlParams,
+  projectId: number,
+  query: WebQueryBase,
+  join: "" | "JOIN" | "LEFT JOIN",
+  byStart: boolean,
+  events = `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+): string {
   const from = query.previous?.from ?? query.current.from;
   const to = query.current.to;
   const fromParam = params.add(from.toISOString(), "timestamptz");
   const toParam = params.add(to.toISOString(), "timestamptz");
   const where = [
     `e.project_id = ${params.add(projectId, "int")}`,
-    `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+    events,
     `e.timestamp >= ${fromParam}`,
     `e.timestamp <= ${toParam}`,
   ];
@@ -234,7 +246,7 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
     // Materialised: planned apart, the per-session subquery's cost would steer the grouping to a sort.
     text: `WITH x AS MATERIALIZED (${sessions})
     SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
-    ORDER BY c_visitors DESC, c_views DESC, v0 COLLATE "C" ASC NULLS LAST
+    ORDER BY ${webStatsOrderBy(query, `v0 COLLATE "C" ASC NULLS LAST`, BOUNCE_RATE)}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
     values: params.values,
   };
@@ -276,25 +288,45 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
     grouped = `SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${perActor}) a GROUP BY ${names.join(", ")}
       HAVING (sum(c_n) > 0 OR sum(p_n) > 0)${dropNull ? ` AND v0 IS NOT NULL` : ""}`;
   }
+  let bounceRate = BOUNCE_RATE;
+  if (query.breakdown === "Page" && query.orderBy?.field === "BounceRate") {
+    // Page's rate is its entry sessions' (the answer reads it apart, for the page's paths): ordering by it reads every path's.
+    grouped = `SELECT g0.*, pb.c_bounced AS o_bounced, pb.c_sessions AS o_sessions FROM (${grouped}) g0 LEFT JOIN (${pathBounceSql(params, projectId, query, null)}) pb ON pb.v0 = g0.v0`;
+    bounceRate = `(o_bounced::float8 / NULLIF(o_sessions, 0))`;
+  }
   return {
     text: `SELECT *, COALESCE(c_visitors::float8 / NULLIF(sum(c_visitors) OVER (), 0), 0) AS fill FROM (${grouped}) g
-    ORDER BY c_visitors DESC, c_views DESC, ${order}
+    ORDER BY ${webStatsOrderBy(query, order, bounceRate)}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}`,
     values: params.values,
   };
 }
 
-/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path, for the paths given. */
-export function postgresPathBounceStatement(projectId: number, query: WebStatsQuery, paths: string[]): Statement {
-  const params = new SqlParams();
+/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path, for the paths given (null: every path). */
+function pathBounceSql(params: SqlParams, projectId: number, query: WebStatsQuery, paths: string[] | null): string {
   const from = viewEvents(params, projectId, query, "JOIN", true);
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
   const counts = Object.entries(periods).map(
     ([flag, test]) =>
       `count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} = 1)::int AS ${flag}_bounced, count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} IS NOT NULL)::int AS ${flag}_sessions`,
   );
+  const only = paths === null ? "" : ` AND s.entry_pathname = ANY(${params.add(paths, "text[]")})`;
+  return `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from}${only} GROUP BY s.entry_pathname`;
+}
+
+export function postgresPathBounceStatement(projectId: number, query: WebStatsQuery, paths: string[]): Statement {
+  const params = new SqlParams();
+  return { text: pathBounceSql(params, projectId, query, paths), values: params.values };
+}
+
+/** Top clicks (web-analytics.ts WebTopClicksQuery): rows (el_text, clicks, visitors), ordered, at most `limit`. */
+export function postgresTopClicksStatement(projectId: number, query: WebTopClicksQuery): Statement {
+  const params = new SqlParams();
+  const text = `NULLIF(e.properties->>'$el_text', '')`;
+  const from = viewEvents(params, projectId, { ...query, previous: null }, "", false, `e.event = '$autocapture' AND e.properties->>'$event_type' = 'click' AND ${text} IS NOT NULL`);
   return {
-    text: `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.entry_pathname = ANY(${params.add(paths, "text[]")}) GROUP BY s.entry_pathname`,
+    text: `SELECT ${text} AS el_text, count(*)::int AS clicks, count(DISTINCT ${ACTOR})::int AS visitors ${from}
+    GROUP BY 1 ORDER BY clicks DESC, visitors DESC, ${text} COLLATE "C" ASC LIMIT ${params.add(query.limit, "int")}`,
     values: params.values,
   };
 }

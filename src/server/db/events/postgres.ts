@@ -21,10 +21,14 @@ import { MAX_MASK_COLUMNS, postgresActorBucketsStatement, postgresActorMasksStat
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./actor-buckets";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 import type { EventNameDay, EventPropertySample } from "./definition-sources";
-import { postgresPathBounceStatement, postgresWebOverviewStatement, postgresWebStatsStatement, sessionsUpsert } from "./postgres-web";
+import { postgresPathBounceStatement, postgresTopClicksStatement, postgresWebOverviewStatement, postgresWebStatsStatement, sessionsUpsert } from "./postgres-web";
 import {
   webOverviewAnswerOf,
   webStatsAnswerOf,
+  webTopClicksOf,
+  type WebTopClick,
+  type WebTopClicksQuery,
+  type WebTopClicksStoreRow,
   type WebOverviewAnswer,
   type WebOverviewStoreRow,
   type WebQueryBase,
@@ -353,6 +357,12 @@ export class PostgresEventStore implements EventStore {
       pathBounce = new Map((await this.sql.query<WebStatsStoreRow>(bounce.text, bounce.values)).map((row) => [String(row.v0), row]));
     }
     return webStatsAnswerOf(query, rows, pathBounce);
+  }
+
+  async webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
+    const statement = postgresTopClicksStatement(projectId, query);
+    return webTopClicksOf(await this.sql.query<WebTopClicksStoreRow>(statement.text, statement.values));
   }
 
   /** The connection belongs to the database; nothing of its own to close. */

@@ -88,11 +88,33 @@ export function valueColumns(breakdown: WebBreakdown): number {
   return source.from === "event" ? source.keys.length : 1;
 }
 
+/** An order a table's rows are asked in (PostHog's orderBy): by one of its figures, the default order breaking ties. */
+export interface WebStatsOrder {
+  field: "Visitors" | "Views" | "BounceRate";
+  direction: "ASC" | "DESC";
+}
+
 export interface WebStatsQuery extends WebQueryBase {
   breakdown: WebBreakdown;
   includeBounceRate: boolean;
   limit: number;
   offset: number;
+  /** Absent or null: visitors, then views (both descending), then the value ascending. */
+  orderBy?: WebStatsOrder | null;
+}
+
+/**
+ * The ORDER BY of a stats statement over its grouped columns (c_visitors, c_views, c_bounced,
+ * c_sessions, v0…): the default, `valueOrder` being the values ascending with no value last;
+ * an asked order goes first, with no bounce rate last either way, and the default breaks its
+ * ties. `bounceRate` is the dialect's c_bounced / c_sessions, null without sessions.
+ */
+export function webStatsOrderBy(query: WebStatsQuery, valueOrder: string, bounceRate: string): string {
+  const defaults = `c_visitors DESC, c_views DESC, ${valueOrder}`;
+  if (!query.orderBy) return defaults;
+  const { field, direction } = query.orderBy;
+  const figure = field === "Visitors" ? "c_visitors" : field === "Views" ? "c_views" : bounceRate;
+  return `${figure} ${direction === "ASC" ? "ASC" : "DESC"} NULLS LAST, ${defaults}`;
 }
 
 export interface WebStatsRow {
@@ -197,6 +219,32 @@ export function webStatsAnswerOf(query: WebStatsQuery, rows: WebStatsStoreRow[],
   });
   return { rows: shown, hasMore: rows.length > query.limit };
 }
+
+/**
+ * PostHog's WebTopClicksQuery (top_clicks.py): the `$autocapture` events of the current
+ * period with `$event_type` click, by the clicked element's text (`$el_text`; none, or
+ * empty, is no row): clicks, visitors (our rule, above), most clicks first, then most
+ * visitors, then the text.
+ */
+export interface WebTopClicksQuery extends WebQueryBase {
+  limit: number;
+}
+
+export interface WebTopClick {
+  text: string;
+  clicks: number;
+  visitors: number;
+}
+
+/** A row of either store's top clicks statement. */
+export interface WebTopClicksStoreRow {
+  el_text: string;
+  clicks: number | string;
+  visitors: number | string;
+}
+
+export const webTopClicksOf = (rows: WebTopClicksStoreRow[]): WebTopClick[] =>
+  rows.map((row) => ({ text: row.el_text, clicks: Number(row.clicks), visitors: Number(row.visitors) }));
 
 /** A row of either store's overview statement. */
 export type WebOverviewStoreRow = Record<`${"c" | "p"}_${"visitors" | "views" | "sessions" | "duration" | "bounce"}`, number | string | null>;

@@ -32,6 +32,10 @@ import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQu
 import {
   webOverviewAnswerOf,
   webStatsAnswerOf,
+  webTopClicksOf,
+  type WebTopClick,
+  type WebTopClicksQuery,
+  type WebTopClicksStoreRow,
   type WebOverviewAnswer,
   type WebOverviewStoreRow,
   type WebQueryBase,
@@ -39,7 +43,7 @@ import {
   type WebStatsQuery,
   type WebStatsStoreRow,
 } from "../web-analytics";
-import { clickHousePathBounceStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, type ChWebContext } from "./web";
+import { clickHousePathBounceStatement, clickHouseTopClicksStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, type ChWebContext } from "./web";
 import type { ChSessionTables } from "./sessions";
 
 /** uuids per existence check: they travel as one parameter. */
@@ -455,6 +459,11 @@ export class ClickHouseEventStore implements EventStore {
       pathBounce = new Map((await this.rows<WebStatsStoreRow>(bounce.text, bounce.params)).map((row) => [String(row.v0), row]));
     }
     return webStatsAnswerOf(query, rows, pathBounce);
+  }
+
+  async webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
+    const statement = clickHouseTopClicksStatement(await this.webContext(projectId, query), projectId, query);
+    return webTopClicksOf(await this.rows<WebTopClicksStoreRow>(statement.text, statement.params));
   }
 
   /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */

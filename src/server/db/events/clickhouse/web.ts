@@ -12,10 +12,12 @@ import {
   needsSessions,
   sessionsAloneColumn,
   WEB_BREAKDOWNS,
+  webStatsOrderBy,
   type WebBreakdownSource,
   type WebQueryBase,
   type WebSessionColumn,
   type WebStatsQuery,
+  type WebTopClicksQuery,
 } from "../web-analytics";
 import { ChParams } from "./params";
 import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, CH_VIEW_EVENTS, chSessionsOverlapping, chSessionsWithViews, type ChSessionTables, type SessionField } from "./sessions";
@@ -33,6 +35,8 @@ export interface ChWebContext extends ChSessionTables {
 }
 
 const ACTOR = `if(e.person_id IS NULL, concat('d:', e.distinct_id), toString(e.person_id))`;
+/** A grouped row's bounce rate, for ordering by it. */
+const BOUNCE_RATE = `if(c_sessions = 0, NULL, c_bounced / c_sessions)`;
 const SETTINGS = `SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`;
 
 /** FROM … WHERE of the view events of both periods, joined with their sessions when `join` says how. */
@@ -44,12 +48,13 @@ function viewEvents(
   join: "" | "INNER" | "LEFT",
   byStart: boolean,
   fields: readonly SessionField[],
+  events = `e.event IN ${CH_VIEW_EVENTS}`,
 ): string {
   const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
   const to = params.add(query.current.to.toISOString(), "timestamptz");
   const where = [
     `e.project_id = ${params.add(projectId, "int")}`,
-    `e.event IN ${CH_VIEW_EVENTS}`,
+    events,
     `e.timestamp >= ${from}`,
     `e.timestamp <= ${to}`,
   ];
@@ -113,9 +118,9 @@ function valueSql(source: WebBreakdownSource, params: ChParams): string[] {
 }
 
 /** Rows (v0…, c_visitors, c_views, p_visitors, p_views, c_bounced, c_sessions, p_bounced, p_sessions, fill) ordered and paged (limit + 1 rows) from `grouped`. */
-function orderedPage(grouped: string, names: string[], params: ChParams, query: WebStatsQuery): string {
+function orderedPage(grouped: string, names: string[], params: ChParams, query: WebStatsQuery, bounceRate = BOUNCE_RATE): string {
   return `SELECT *, if(sum(c_visitors) OVER () = 0, 0, c_visitors / sum(c_visitors) OVER ()) AS fill FROM (${grouped})
-    ORDER BY c_visitors DESC, c_views DESC, ${names.map((name) => `${name} ASC NULLS LAST`).join(", ")}
+    ORDER BY ${webStatsOrderBy(query, names.map((name) => `${name} ASC NULLS LAST`).join(", "), bounceRate)}
     LIMIT ${params.add(query.limit + 1, "int")} OFFSET ${params.add(query.offset, "int")}
     ${SETTINGS}`;
 }
@@ -139,10 +144,13 @@ export function clickHouseWebStatsStatement(context: ChWebContext, projectId: nu
     `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, countIf(${flag}) AS ${flag}_views,
      uniqExactIf(session_key, ${flag} AND b = 1) AS ${flag}_bounced, uniqExactIf(session_key, ${flag} AND b IS NOT NULL) AS ${flag}_sessions`;
   const having = [`(countIf(c) > 0 OR countIf(p) > 0)`, ...(dropNull ? [`v0 IS NOT NULL`] : [])];
-  return {
-    text: orderedPage(`SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}`, names, params, query),
-    params: params.values,
-  };
+  let grouped = `SELECT ${names.join(", ")}, ${counts("c")}, ${counts("p")} FROM (${inner}) GROUP BY ${names.join(", ")} HAVING ${having.join(" AND ")}`;
+  if (query.breakdown === "Page" && query.orderBy?.field === "BounceRate") {
+    // As PostgreSQL's: ordering Page by its entry sessions' rate reads every path's.
+    grouped = `SELECT g0.*, pb.c_bounced AS o_bounced, pb.c_sessions AS o_sessions FROM (${grouped}) AS g0 LEFT JOIN (${pathBounceSql(context, params, projectId, query, null)}) AS pb ON pb.v0 = g0.v0`;
+    return { text: orderedPage(grouped, names, params, query, `if(o_sessions = 0, NULL, o_bounced / o_sessions)`), params: params.values };
+  }
+  return { text: orderedPage(grouped, names, params, query), params: params.values };
 }
 
 /**
@@ -168,15 +176,31 @@ function sessionsStatsStatement(context: ChWebContext, projectId: number, query:
   };
 }
 
-export function clickHousePathBounceStatement(context: ChWebContext, projectId: number, query: WebStatsQuery, paths: string[]): ChStatement {
-  const params = new ChParams();
+/** Page's bounce rate by entry path, as PostgreSQL's pathBounceSql: for the paths given, or every path (null). */
+function pathBounceSql(context: ChWebContext, params: ChParams, projectId: number, query: WebStatsQuery, paths: string[] | null): string {
   const from = viewEvents(context, params, projectId, query, "INNER", true, ["entry_pathname"]);
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
   const counts = Object.entries(periods).map(
     ([flag, test]) => `uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} = 1) AS ${flag}_bounced, uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} IS NOT NULL) AS ${flag}_sessions`,
   );
+  const only = paths === null ? "" : ` AND s.f_entry_pathname IN ${params.add(paths, "text[]")}`;
+  return `SELECT s.f_entry_pathname AS v0, ${counts.join(", ")} ${from}${only} GROUP BY s.f_entry_pathname`;
+}
+
+export function clickHousePathBounceStatement(context: ChWebContext, projectId: number, query: WebStatsQuery, paths: string[]): ChStatement {
+  const params = new ChParams();
+  return { text: `${pathBounceSql(context, params, projectId, query, paths)}\n      ${SETTINGS}`, params: params.values };
+}
+
+/** Top clicks, as postgresTopClicksStatement. */
+export function clickHouseTopClicksStatement(context: ChWebContext, projectId: number, query: WebTopClicksQuery): ChStatement {
+  const params = new ChParams();
+  const text = `nullIf(${chEventPropertyText("$el_text", params)}, '')`;
+  const clicks = `e.event = '$autocapture' AND ${chEventPropertyText("$event_type", params)} = 'click' AND ${text} IS NOT NULL`;
+  const from = viewEvents(context, params, projectId, { ...query, previous: null }, "", false, [], clicks);
   return {
-    text: `SELECT s.f_entry_pathname AS v0, ${counts.join(", ")} ${from} AND s.f_entry_pathname IN ${params.add(paths, "text[]")} GROUP BY s.f_entry_pathname
+    text: `SELECT assumeNotNull(${text}) AS el_text, count() AS clicks, uniqExact(${ACTOR}) AS visitors ${from}
+      GROUP BY el_text ORDER BY clicks DESC, visitors DESC, el_text ASC LIMIT ${params.add(query.limit, "int")}
       ${SETTINGS}`,
     params: params.values,
   };
