@@ -13,7 +13,8 @@ import type { PropertyGroup } from "@/server/properties/contract";
 import { bucketStarts, instantOf, startOfInterval, wallFromText, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
 import { parseNode, QueryNodeError, type ActorKey } from "@/server/analytics/kind";
 import type { TrendsSpec } from "./contract";
-import { previousRange, shiftWall, type Unit } from "./compare";
+import { shiftWall, type Unit } from "@/server/analytics/compare-to";
+import { previousRange } from "./compare";
 import { ACTIVE_DAYS, resolveTrendsRange, seriesQuery } from "./series-query";
 
 const DAY_TEXT = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?/;

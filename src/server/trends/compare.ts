@@ -4,26 +4,8 @@
  * `compare_to` ("-1w", "-30d", "-1m", …) the range moved back by that much on the zone's
  * wall clock (PostHog's QueryCompareToDateRange: the start moved, the length kept).
  */
+import { compareToShift, shiftWall, type Unit } from "@/server/analytics/compare-to";
 import { bucketStarts, instantOf, startOfInterval, wallOf, type Interval, type ResolvedDateRange } from "@/server/analytics/date-range";
-
-export type Unit = "h" | "d" | "w" | "m" | "q" | "y";
-
-/** A wall date moved by `n` units; months keep their day where the target month has it, else its last day. */
-export function shiftWall(wall: Date, unit: Unit, n: number): Date {
-  const d = new Date(wall.getTime());
-  if (unit === "h") d.setUTCHours(d.getUTCHours() + n);
-  else if (unit === "d") d.setUTCDate(d.getUTCDate() + n);
-  else if (unit === "w") d.setUTCDate(d.getUTCDate() + 7 * n);
-  else {
-    const months = unit === "m" ? n : unit === "q" ? 3 * n : 12 * n;
-    const day = d.getUTCDate();
-    d.setUTCDate(1);
-    d.setUTCMonth(d.getUTCMonth() + months);
-    const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-    d.setUTCDate(Math.min(day, last));
-  }
-  return d;
-}
 
 const UNIT_OF: Record<Interval, Unit> = { hour: "h", day: "d", week: "w", month: "m" };
 
@@ -36,9 +18,7 @@ export function previousRange(range: ResolvedDateRange, compareTo: true | string
     unit = UNIT_OF[range.interval];
     n = -count;
   } else {
-    const match = /^-(\d+)([hdwmqy])$/.exec(compareTo)!;
-    unit = match[2] as Unit;
-    n = -Number(match[1]);
+    ({ unit, n } = compareToShift(compareTo));
   }
   const shift = (instant: Date) => instantOf(shiftWall(wallOf(instant, range.zone), unit, n), range.zone);
   const firstBucket = startOfInterval(shiftWall(range.firstBucket, unit, n), range.interval);

@@ -21,6 +21,7 @@ import {
   type FiltersOverride,
 } from "@/server/analytics/nodes";
 
+import { COMPARE_TO, COMPARE_TO_MESSAGE } from "@/server/analytics/compare-to";
 import { QueryNodeError } from "@/server/analytics/kind";
 import { FormulaError, maxSeriesIndex, parseFormula } from "./formula";
 import { PROPERTY_MATHS, SESSION_MATH_PROPERTIES, type PropertyMath, type SessionMathProperty } from "@/server/db/events/trend-query";
@@ -40,8 +41,6 @@ export type Display = (typeof DISPLAYS)[number];
 
 export { MAX_SERIES } from "@/server/analytics/nodes";
 
-/** `compare_to`: how far back the previous period starts, e.g. "-1w", "-30d". */
-const COMPARE_TO = /^-\d{1,4}[hdwmqy]$/;
 
 const eventsNodeSchema = z.looseObject({
   kind: z.literal("EventsNode", { error: (issue) => `Series kind ${shown(issue.input)} is not supported; use EventsNode (Burrow has no actions).` }).optional(),
@@ -111,7 +110,7 @@ export const trendsQuerySchema = z.looseObject({
       compare: z.boolean({ error: "compareFilter.compare must be a boolean." }).nullish(),
       compare_to: z
         .string()
-        .regex(COMPARE_TO, "compare_to must be a relative date such as '-1w' (a number of hours, days, weeks, months or years back).")
+        .regex(COMPARE_TO, COMPARE_TO_MESSAGE)
         .nullish(),
     })
     .nullish(),

@@ -5,6 +5,7 @@
  * the answer-deciding specs. Client-safe: the /web page builds its queries and reads its
  * answers with these types.
  */
+import { COMPARE_TO, COMPARE_TO_MESSAGE } from "@/server/analytics/compare-to";
 import { z } from "zod";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { andGroups, dateRangeSchema, notSupported, overriddenDateRange, propertiesField, shown, type FiltersOverride } from "@/server/analytics/nodes";
@@ -114,7 +115,7 @@ const orderBySchema = z
 const compareFilterSchema = z
   .looseObject({
     compare: z.boolean({ error: "compare must be a boolean." }).nullish(),
-    compare_to: notSupported("compareFilter.compare_to"),
+    compare_to: z.string({ error: COMPARE_TO_MESSAGE }).max(10, COMPARE_TO_MESSAGE).regex(COMPARE_TO, COMPARE_TO_MESSAGE).nullish(),
   })
   .nullish();
 
@@ -178,7 +179,8 @@ export type WebStatsTableQuery = z.input<typeof webStatsTableQuerySchema>;
 
 export interface WebSpec {
   dateRange: { date_from: string | null; date_to: string | null };
-  compare: boolean;
+  /** false; true for the period just before; or compare_to ("-1w"): the period moved back by that much. */
+  compare: boolean | string;
   properties: PropertyGroup | null;
 }
 
@@ -194,7 +196,7 @@ export interface WebStatsSpec extends WebSpec {
 function webSpec(query: z.output<typeof webOverviewQuerySchema>, override: FiltersOverride | null): WebSpec {
   return {
     dateRange: overriddenDateRange(query.dateRange, override),
-    compare: query.compareFilter?.compare === true,
+    compare: query.compareFilter?.compare === true ? (query.compareFilter.compare_to ?? true) : false,
     properties: andGroups(query.properties ?? null, override?.properties ?? null),
   };
 }

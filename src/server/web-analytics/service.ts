@@ -7,6 +7,7 @@
 import { checkEventFilters, guarded } from "@/server/events/service";
 import type { WebPeriod, WebQueryBase } from "@/server/db/events";
 import { parseNode, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
+import { shiftedBack } from "@/server/analytics/compare-to";
 import { resolveDateRange, wallOf, wallText } from "@/server/analytics/date-range";
 import {
   WEB_OVERVIEW_KIND,
@@ -28,13 +29,17 @@ import { webOverviewItems, webStatsColumns, webStatsRows } from "./present";
 /**
  * The current period (a day range: from the start of date_from's day to the end of
  * date_to's) and, with a comparison, the one just before it of the same length (PostHog's
- * QueryPreviousPeriodDateRange).
+ * QueryPreviousPeriodDateRange), or with compare_to the current one moved back by that much
+ * on the zone's wall clock (QueryCompareToDateRange; it may overlap the current one).
  */
 async function periods(env: QueryEnv, spec: WebSpec): Promise<{ current: WebPeriod; previous: WebPeriod | null }> {
   const earliest = spec.dateRange.date_from === "all" ? await env.db.events.earliestTimestamp(env.projectId) : null;
   const range = resolveDateRange(spec.dateRange, "day", env.zone, env.now, earliest);
   const current = { from: range.from, to: range.to };
-  if (!spec.compare) return { current, previous: null };
+  if (spec.compare === false) return { current, previous: null };
+  if (typeof spec.compare === "string") {
+    return { current, previous: { from: shiftedBack(current.from, spec.compare, env.zone), to: shiftedBack(current.to, spec.compare, env.zone) } };
+  }
   const length = current.to.getTime() + 1 - current.from.getTime();
   return { current, previous: { from: new Date(current.from.getTime() - length), to: new Date(current.from.getTime() - 1) } };
 }

@@ -223,6 +223,36 @@ describe(`web analytics on ${testStoresName}`, () => {
     });
   });
 
+  describe("compared with a period compare_to moves back", () => {
+    it("the overview against the same days nine days earlier, and against one day earlier (overlapping)", async () => {
+      // 10–15 Dec: s2 (p2, 11 Dec) and s1b (p1, 12 Dec); 1–6 Dec: s1a (p1, 2 and 3 Dec).
+      const week = await overview(overviewProject, { dateRange: { date_from: "2023-12-10", date_to: "2023-12-15" }, compareFilter: { compare: true, compare_to: "-9d" } });
+      expect([week.visitors, week.views, week.sessions].map((item) => [item!.value, item!.previous])).toEqual([
+        [2, 1],
+        [2, 2],
+        [2, 1],
+      ]);
+      // 11–12 Dec against 10–11 Dec: s2 (11 Dec) is in both.
+      const overlapping = await overview(overviewProject, { dateRange: { date_from: "2023-12-11", date_to: "2023-12-12" }, compareFilter: { compare: true, compare_to: "-1d" } });
+      expect([overlapping.visitors, overlapping.sessions].map((item) => [item!.value, item!.previous])).toEqual([
+        [2, 1],
+        [2, 1],
+      ]);
+      // Without compare, compare_to changes nothing.
+      expect((await overview(overviewProject, { dateRange: { date_from: "2023-12-10", date_to: "2023-12-15" }, compareFilter: { compare_to: "-9d" } })).visitors!.previous).toBeNull();
+    });
+
+    it("the Page table against the same days eight days earlier", async () => {
+      // 10–13 Dec: t2 (p2, "/" 10 Dec), t1b (p1, "/docs" 13 Dec); 2–5 Dec: t1a (p1, "/" and "/login").
+      const { rows } = await table(tableProject, { breakdownBy: "Page", dateRange: { date_from: "2023-12-10", date_to: "2023-12-13" }, compareFilter: { compare: true, compare_to: "-8d" } });
+      expect(rows).toEqual([
+        ["/", [1, 1], [1, 1], 1 / 2, ""],
+        ["/docs", [1, 0], [1, 0], 1 / 2, ""],
+        ["/login", [0, 1], [0, 1], 0, ""],
+      ]);
+    });
+  });
+
   describe("the shop", () => {
     it("overview: visitors, views, sessions, duration and bounce rate (a session id need not be a UUID)", async () => {
       const answer = await overview(shopProject, { dateRange: shopWeek });
@@ -437,6 +467,11 @@ describe(`web analytics on ${testStoresName}`, () => {
       const goal = await post(tableProject, { kind: "WebOverviewQuery", properties: [], conversionGoal: { customEventName: "signup" } });
       expect(goal.status).toBe(400);
       expect(goal.body.detail).toContain("conversionGoal");
+      for (const compareTo of ["last week", "-1", "+1w", "-99999d", 7]) {
+        const answer = await post(tableProject, { kind: "WebOverviewQuery", properties: [], compareFilter: { compare: true, compare_to: compareTo } });
+        expect(answer.status).toBe(400);
+        expect(answer.body.detail).toContain("compare_to must be a relative date");
+      }
     });
   });
 });
