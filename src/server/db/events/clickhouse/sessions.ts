@@ -97,3 +97,26 @@ export function chSessionsWithViews(
   return `(SELECT s.*, if(${inside("s.s_start", "s.s_last_view")}, s.s_pageviews + s.s_screens, ifNull(v.n, 0)) AS views
     FROM ${chSessionRows(tables, params, projectId, inRange, { fields, actor: true })} AS s LEFT JOIN (${straddlerViews}) AS v ON v.sid = s.sid)`;
 }
+
+let lastOverrideVersion = 0n;
+/** Versions of person_overrides rows: microseconds, strictly increasing within the process (a later merge wins). */
+function overrideVersion(): string {
+  const now = BigInt(Date.now()) * 1000n;
+  lastOverrideVersion = now > lastOverrideVersion ? now : lastOverrideVersion + 1n;
+  return lastOverrideVersion.toString();
+}
+
+/**
+ * A person merge, for the sessions (which no UPDATE can reach): an override from the source
+ * to the target, and the source's own overrides, of persons merged into it before, moved on
+ * to the target, so that a read follows one step.
+ */
+export function chPersonOverridesInsert(tables: ChSessionTables, projectId: number, sourceUuid: string, targetUuid: string): { query: string; query_params: Record<string, unknown> } {
+  return {
+    query: `INSERT INTO ${tables.overrides} (project_id, old_person_id, new_person_id, version)
+      SELECT {project:Int32}, {source:UUID}, {target:UUID}, {version:UInt64}
+      UNION ALL SELECT project_id, old_person_id, {target:UUID}, {version:UInt64} FROM ${tables.overrides} FINAL
+        WHERE project_id = {project:Int32} AND new_person_id = {source:UUID}`,
+    query_params: { project: projectId, source: sourceUuid, target: targetUuid, version: overrideVersion() },
+  };
+}

@@ -44,77 +44,11 @@ import {
   type WebStatsStoreRow,
 } from "../web-analytics";
 import { clickHousePathBounceStatement, clickHouseTopClicksStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, type ChWebContext } from "./web";
-import type { ChSessionTables } from "./sessions";
+import { chPersonOverridesInsert, type ChSessionTables } from "./sessions";
+import { COLUMNS, eventRowOf, parseJson, selectValue, timeOf, type ChEventRow } from "./rows";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;
-
-const COLUMNS =
-  "toString(e.uuid) AS c_uuid, e.event AS c_event, e.distinct_id AS c_distinct_id, e.properties AS c_properties, " +
-  "e.timestamp AS c_timestamp, toString(e.person_id) AS c_person_id, e.elements_chain AS c_elements_chain";
-
-
-interface ChEventRow {
-  c_uuid: string;
-  c_event: string;
-  c_distinct_id: string;
-  c_properties: string;
-  c_timestamp: string;
-  c_person_id: string | null;
-  c_elements_chain: string;
-}
-
-/** A DateTime64 as ClickHouse writes it in JSON ('2024-01-02 03:04:05.678000', UTC). */
-/** A raw JSON value as ClickHouse extracted it; null when it does not parse. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function timeOf(text: string): Date {
-  return new Date(`${text.replace(" ", "T")}Z`);
-}
-
-function eventRowOf(row: ChEventRow): EventRow {
-  return {
-    uuid: row.c_uuid,
-    event: row.c_event,
-    distinct_id: row.c_distinct_id,
-    properties: JSON.parse(row.c_properties) as Record<string, unknown>,
-    timestamp: timeOf(row.c_timestamp),
-    person_id: row.c_person_id,
-    elements_chain: row.c_elements_chain,
-  };
-}
-
-/** A selected value as the PostgreSQL store answers it, by the column's type. */
-function selectValue(type: string, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  switch (type) {
-    case "DateTime":
-      return timeOf(String(value)).toISOString();
-    case "JSON":
-      return JSON.parse(String(value));
-    case "Bool":
-      return value === true || value === 1 || value === "1" || value === "true";
-    case "UInt64":
-    case "Float64":
-      return Number(value);
-    default:
-      return value;
-  }
-}
-
-let lastOverrideVersion = 0n;
-/** Versions of person_overrides rows: microseconds, strictly increasing within the process (a later merge wins). */
-function overrideVersion(): string {
-  const now = BigInt(Date.now()) * 1000n;
-  lastOverrideVersion = now > lastOverrideVersion ? now : lastOverrideVersion + 1n;
-  return lastOverrideVersion.toString();
-}
 
 export class ClickHouseEventStore implements EventStore {
   readonly kind = "clickhouse";
@@ -269,23 +203,14 @@ export class ClickHouseEventStore implements EventStore {
 
   /**
    * The events: a lightweight UPDATE (patch parts, visible at once); the bloom index on
-   * person_id keeps it to the granules that hold them. The sessions (which no UPDATE can
-   * reach): an override from the source to the target, and the source's own overrides, of
-   * persons merged into it before, moved on to the target.
+   * person_id keeps it to the granules that hold them. The sessions: person_overrides.
    */
   async reassignPerson(projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
-    const query_params = { target: targetUuid, source: sourceUuid, project: projectId, version: overrideVersion() };
     await this.client.command({
       query: `UPDATE ${this.table} SET person_id = {target:UUID} WHERE project_id = {project:Int32} AND person_id = {source:UUID}`,
-      query_params,
+      query_params: { target: targetUuid, source: sourceUuid, project: projectId },
     });
-    await this.client.command({
-      query: `INSERT INTO ${this.sessionTables.overrides} (project_id, old_person_id, new_person_id, version)
-        SELECT {project:Int32}, {source:UUID}, {target:UUID}, {version:UInt64}
-        UNION ALL SELECT project_id, old_person_id, {target:UUID}, {version:UInt64} FROM ${this.sessionTables.overrides} FINAL
-          WHERE project_id = {project:Int32} AND new_person_id = {source:UUID}`,
-      query_params,
-    });
+    await this.client.command(chPersonOverridesInsert(this.sessionTables, projectId, sourceUuid, targetUuid));
   }
 
   /**
