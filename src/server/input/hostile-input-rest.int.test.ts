@@ -1,21 +1,13 @@
 /**
- * Hostile input at both edges, table-driven: every REST management route and every tRPC
- * procedure that takes text or ids gets, in turn, U+0000 in each of its string fields and
- * query filters, and ids of 2³¹, 2⁵³, 1e308 and −1 in each id (path, body, input). Each
- * must be a 400 (a 404 for an id in a REST path), never a 500, and nothing stored may
- * change. A resource added to the route table (src/server/http/rest/routes.ts) or a route file
- * added under src/app/api must be added to REST_CASES; a tRPC procedure that takes input, to
- * TRPC_CASES (or, with the reason, to TRPC_EXEMPT).
+ * Hostile input at the REST edge (hostile-input.fixture.ts says what every case gets). A
+ * resource added to the route table (src/server/http/rest/routes.ts) or a route file added
+ * under src/app/api must be added to REST_CASES.
  */
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bootstrap, createUser } from "@/server/accounts/service";
-import { appRouter, createCaller } from "@/server/http/trpc/root";
-import { closeDb, registerDb } from "@/server/db";
-import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { testDbKind } from "@/server/db/testing";
 import { apiRouteHandlers, apiRoutePatterns } from "@/server/http/rest/routes.fixture";
 import { NUL_MESSAGE } from "./nul";
+import { COHORT_BODY, CONFIG_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "./hostile-input.fixture";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features", "surveys"];
@@ -27,30 +19,9 @@ const NOT_COVERED: string[] = [];
 /** A route with its project prefix folded: the table serves each resource under both. */
 const resourceOf = (route: string) => route.replace(/^(projects|environments)\/:project_id/, "<prefix>/:project_id");
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-type Path = (string | number)[];
 
-const HUGE_IDS = [2 ** 31, 2 ** 53, 1e308, -1];
 /** As they arrive in a path: JavaScript's spelling of 2⁵³ and 1e308, and digits beyond any int4. */
 const HUGE_PATH_IDS = ["2147483648", "9007199254740992", "1e+308", "-1", "99999999999999999999"];
-
-/** What the tests created: ids and keys the cases' inputs name. */
-const w = {
-  projectId: 0,
-  projectApiKey: "",
-  organizationId: "",
-  key: "",
-  dashboardId: 0,
-  tileId: 0,
-  insightId: 0,
-  flagId: 0,
-  configId: 0,
-  pluginId: 0,
-  carolUuid: "",
-  cohortId: 0,
-  staticCohortId: 0,
-  personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
-  user: { id: 0, uuid: "", email: "" },
-};
 
 interface RestCase {
   /** The route whose handler is called, as `apiRoutePatterns` names it (`projects/:project_id/dashboards/:id`). */
@@ -70,41 +41,6 @@ interface RestCase {
   nulStatus?: number;
 }
 
-const QUERY = () => ({
-  kind: "TrendsQuery",
-  series: [{ kind: "EventsNode", event: "$pageview", custom_name: "Views" }],
-  properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }],
-  breakdownFilter: { breakdown: "$browser", breakdown_type: "event" },
-});
-const INSIGHT_BODY = () => ({ name: "Views", derived_name: "Pageviews", description: "Daily", query: QUERY(), tags: ["growth"], dashboards: [w.dashboardId] });
-const FLAG_BODY = () => ({
-  key: "hostile-flag",
-  name: "Hostile",
-  filters: { groups: [{ properties: [{ key: "email", value: "a@example.com", operator: "icontains", type: "person" }], rollout_percentage: 50 }] },
-  tags: ["beta"],
-});
-const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", description: "Nested", config: { separator: "__" } });
-const dashboard = () => ({ id: String(w.dashboardId) });
-const cohort = () => ({ id: String(w.cohortId) });
-const COHORT_BODY = () => ({
-  name: "Hostile",
-  description: "Cohort",
-  filters: {
-    properties: {
-      type: "OR",
-      values: [
-        {
-          type: "AND",
-          values: [
-            { type: "person", key: "email", operator: "icontains", value: "@acme.com" },
-            { type: "cohort", key: "id", value: w.staticCohortId },
-            { type: "behavioral", key: "$pageview", value: "performed_event", event_type: "events", time_value: 30, time_interval: "day" },
-          ],
-        },
-      ],
-    },
-  },
-});
 
 const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/cohorts", method: "GET", query: () => ({ search: "cohort", type: "static", created_by_id: String(w.user.id) }) },
@@ -271,27 +207,6 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/persons/:id/cohorts", method: "GET", params: () => ({ id: w.personUuid }), ids: ["id"] },
 ];
 
-/** Every path to a string in `value` (object keys are checked by the edge too, values here). */
-function stringPaths(value: unknown, at: Path = []): Path[] {
-  if (typeof value === "string") return [at];
-  if (Array.isArray(value)) return value.flatMap((item, index) => stringPaths(item, [...at, index]));
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => stringPaths(item, [...at, key]));
-  return [];
-}
-
-/** A deep copy of `value` with what is at `at` replaced by `replace(old)`. */
-function replaced(value: unknown, at: Path, replace: (old: unknown) => unknown): unknown {
-  if (at.length === 0) return replace(value);
-  const [head, ...rest] = at;
-  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) };
-  copy[head!] = replaced(copy[head!], rest, replace);
-  return copy;
-}
-
-const withNul = (old: unknown) => `${String(old).slice(0, 1)}\u0000${String(old).slice(1)}`;
-
-let db: Database;
-
 async function callRest(testCase: RestCase, overrides: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown; raw?: string } = {}) {
   const module = await apiRouteHandlers(testCase.route);
   const params: Record<string, string> = { project_id: String(w.projectId), ...testCase.params?.(), ...overrides.params };
@@ -312,56 +227,8 @@ async function callRest(testCase: RestCase, overrides: { params?: Record<string,
   return { status: response.status, body: parsed, text };
 }
 
-/** Everything the management API can write, read back in a stable order. */
-async function snapshot(): Promise<string> {
-  const byId = { orderBy: { id: "asc" as const } };
-  const rows = await Promise.all([
-    db.prisma.dashboard.findMany({ ...byId, omit: { lastAccessedAt: true } }),
-    db.prisma.insight.findMany({ ...byId, omit: { lastRefresh: true } }),
-    db.prisma.dashboardTile.findMany(byId),
-    db.prisma.dashboardText.findMany(byId),
-    db.prisma.dashboardCollaborator.findMany(byId),
-    db.prisma.sharingConfiguration.findMany(byId),
-    db.prisma.featureFlag.findMany(byId),
-    db.prisma.pluginConfig.findMany(byId),
-    db.prisma.tag.findMany(),
-    db.prisma.taggedItem.findMany(),
-    db.prisma.user.findMany({ ...byId, omit: { lastLoginAt: true, updatedAt: true } }),
-    db.prisma.organization.findMany(),
-    db.prisma.organizationInvite.findMany(),
-    db.prisma.personalApiKey.findMany({ omit: { lastUsedAt: true } }),
-    db.prisma.project.findMany(byId),
-    db.prisma.cohort.findMany(byId),
-    db.prisma.cohortPerson.findMany({ orderBy: [{ cohortId: "asc" }, { personId: "asc" }] }),
-    db.prisma.person.findMany({ ...byId, include: { distinctIds: true } }),
-    db.prisma.personDeletion.findMany(byId),
-  ]);
-  return JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
-}
-
-beforeAll(async () => {
-  process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
-  db = await createTestDatabase();
-  registerDb(db);
-  const boot = await bootstrap(db.prisma, { email: "alice@example.com", password: "pw12345678" });
-  Object.assign(w, { projectId: boot.project_id, projectApiKey: boot.project_api_key, organizationId: boot.organization_id, key: boot.personal_api_key, user: boot.user });
-  w.carolUuid = (await createUser(db.prisma, { email: "carol@example.com", password: "pw12345678", organizationId: boot.organization_id })).uuid;
-  const board = await db.prisma.dashboard.create({ data: { projectId: w.projectId, name: "Board", restrictionLevel: 37, createdById: boot.user.id } });
-  w.dashboardId = board.id;
-  const insight = await db.prisma.insight.create({ data: { projectId: w.projectId, shortId: "abcdefgh", name: "Views", query: QUERY(), createdById: boot.user.id } });
-  w.insightId = insight.id;
-  w.tileId = (await db.prisma.dashboardTile.create({ data: { dashboardId: board.id, insightId: insight.id } })).id;
-  w.flagId = (await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing" } })).id;
-  w.pluginId = (await db.prisma.plugin.findUniqueOrThrow({ where: { key: "flatten" } })).id;
-  w.configId = (await db.prisma.pluginConfig.create({ data: { projectId: w.projectId, pluginId: w.pluginId, enabled: true, config: {} } })).id;
-  await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: { plan: "free" }, distinctIds: { create: { projectId: w.projectId, distinctId: "d1" } } } });
-  w.staticCohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Static", isStatic: true } })).id;
-  w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
-});
-
-afterAll(async () => {
-  await closeDb();
-});
+beforeAll(setUpHostileWorld);
+afterAll(tearDownHostileWorld);
 
 describe(`hostile input at the REST edge (${testDbKind})`, () => {
   it("covers every management route", () => {
@@ -506,184 +373,5 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
     const many = await callRest(insights, { body: { ...INSIGHT_BODY(), query: { ...QUERY(), breakdownFilter: { breakdown_type: "cohort", breakdown: Array.from({ length: 10_000 }, (_, i) => i + 1) } } } });
     expect(many.status, many.text).toBe(400);
     expect(await snapshot()).toBe(before);
-  });
-});
-
-interface TrpcCase {
-  /** `router.procedure` (or `router.sub.procedure`). */
-  procedure: string;
-  input: () => Record<string, unknown>;
-  /** Paths to ids in the input (`projectId` is added for every project procedure). */
-  ids?: Path[];
-  /** Procedures that need no project. */
-  noProject?: boolean;
-}
-
-/**
- * Procedures that take input but are not in TRPC_CASES, each with why. Empty: every one is
- * covered. A procedure belongs here only when a hostile call cannot be made meaningful (say,
- * its input cannot carry a string or an id) — not because its row is missing.
- */
-const TRPC_EXEMPT: { procedure: string; reason: string }[] = [];
-
-/** Every procedure of the app router that declares an input (`.input(...)`, projectProcedure's projectId included). */
-function proceduresTakingInput(): string[] {
-  // At run time tRPC 11 keeps them flat, by dotted path (`dashboards.tiles.update`); its types say nested.
-  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { inputs: unknown[] } }>;
-  return Object.entries(procedures)
-    .filter(([, procedure]) => procedure._def.inputs.length > 0)
-    .map(([name]) => name);
-}
-
-const TRPC_CASES: TrpcCase[] = [
-  { procedure: "account.switchProject", input: () => ({ projectId: w.projectId }), ids: [["projectId"]], noProject: true },
-  { procedure: "account.createProject", input: () => ({ name: "Second", organizationId: w.organizationId }), noProject: true },
-  { procedure: "account.createPersonalApiKey", input: () => ({ label: "ci", scopes: ["dashboard:read"], projectId: w.projectId }), ids: [["projectId"]], noProject: true },
-  { procedure: "account.deletePersonalApiKey", input: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }), noProject: true },
-  { procedure: "auth.invite", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz" }), noProject: true },
-  { procedure: "auth.signUp", input: () => ({ email: "new@example.com", password: "pw12345678", firstName: "New", organization: "Org", project: "Proj" }), noProject: true },
-  { procedure: "auth.acceptInvite", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz", password: "pw12345678", firstName: "New" }), noProject: true },
-  { procedure: "account.project", input: () => ({}) },
-  { procedure: "organization.invite", input: () => ({ email: "invitee@example.com", level: "member" }) },
-  { procedure: "organization.revokeInvite", input: () => ({ inviteId: "0190f1c2-0000-7000-8000-00000000e5e5" }) },
-  { procedure: "dashboards.list", input: () => ({ search: "board", tags: ["team"] }) },
-  { procedure: "dashboards.get", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
-  {
-    procedure: "dashboards.results",
-    input: () => ({ dashboardId: w.dashboardId, filters: { date_from: "-7d", properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }] }, tileIds: [1] }),
-    ids: [["dashboardId"], ["tileIds", 0]],
-  },
-  { procedure: "dashboards.create", input: () => ({ name: "Copy", description: "About", tags: ["team"], use_dashboard: w.dashboardId }), ids: [["use_dashboard"]] },
-  { procedure: "dashboards.update", input: () => ({ dashboardId: w.dashboardId, name: "Board", description: "About", tags: ["team"] }), ids: [["dashboardId"]] },
-  {
-    procedure: "dashboards.tiles.addInsight",
-    input: () => ({ dashboardId: w.dashboardId, insight: { name: "Views", description: "Daily", query: QUERY() } }),
-    ids: [["dashboardId"]],
-  },
-  {
-    procedure: "dashboards.tiles.update",
-    input: () => ({ dashboardId: w.dashboardId, tiles: [{ id: w.tileId, color: "blue", text: { body: "Hello" } }] }),
-    ids: [["dashboardId"], ["tiles", 0, "id"]],
-  },
-  { procedure: "dashboards.collaborators.list", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
-  { procedure: "dashboards.collaborators.add", input: () => ({ dashboardId: w.dashboardId, user_uuid: w.carolUuid, level: 37 }), ids: [["dashboardId"]] },
-  { procedure: "dashboards.collaborators.remove", input: () => ({ dashboardId: w.dashboardId, userUuid: w.carolUuid }), ids: [["dashboardId"]] },
-  { procedure: "dashboards.sharing.get", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
-  { procedure: "dashboards.sharing.update", input: () => ({ dashboardId: w.dashboardId, enabled: true, settings: { whitelabel: "yes" } }), ids: [["dashboardId"]] },
-  { procedure: "dashboards.sharing.refresh", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
-  { procedure: "cohorts.list", input: () => ({ search: "cohort", type: "dynamic" }) },
-  { procedure: "cohorts.get", input: () => ({ id: w.cohortId }), ids: [["id"]] },
-  { procedure: "cohorts.create", input: () => ({ cohort: COHORT_BODY() }), ids: [["cohort", "filters", "properties", "values", 0, "values", 1, "value"]] },
-  { procedure: "cohorts.update", input: () => ({ id: w.cohortId, patch: COHORT_BODY() }), ids: [["id"], ["patch", "filters", "properties", "values", 0, "values", 1, "value"]] },
-  { procedure: "cohorts.delete", input: () => ({ id: w.cohortId }), ids: [["id"]] },
-  { procedure: "cohorts.persons", input: () => ({ id: w.cohortId, limit: 10 }), ids: [["id"]] },
-  { procedure: "cohorts.addPersons", input: () => ({ id: w.staticCohortId, person_ids: [w.personUuid] }), ids: [["id"]] },
-  { procedure: "cohorts.removePerson", input: () => ({ id: w.staticCohortId, person_id: w.personUuid }), ids: [["id"]] },
-  { procedure: "events.list", input: () => ({ event: "$pageview", distinctId: "d1" }) },
-  { procedure: "events.get", input: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }) },
-  { procedure: "events.list", input: () => ({ personId: "1", properties: [{ type: "cohort", cohortId: 0 }] }), ids: [["properties", 0, "cohortId"]] },
-  { procedure: "events.cohorts", input: () => ({}) },
-  { procedure: "events.count", input: () => ({ event: "$pageview", distinctId: "d1", properties: [{ type: "cohort", cohortId: 0 }] }), ids: [["properties", 0, "cohortId"]] },
-  { procedure: "events.values", input: () => ({ key: "$browser", prefix: "Ch", eventName: "$pageview" }) },
-  { procedure: "web.liveVisitors", input: () => ({ host: "example.com" }) },
-  { procedure: "install.sendTestEvent", input: () => ({ origin: "https://burrow.example.com" }) },
-  { procedure: "account.updateProject", input: () => ({ name: "Renamed", enrich_events: false }) },
-  { procedure: "account.changePassword", input: () => ({ currentPassword: "pw12345678", newPassword: "pw87654321" }), noProject: true },
-  { procedure: "organization.members", input: () => ({}) },
-  { procedure: "organization.invites", input: () => ({}) },
-  { procedure: "dashboards.tags", input: () => ({}) },
-  { procedure: "dashboards.templates", input: () => ({}) },
-  { procedure: "definitions.events", input: () => ({ search: "page", limit: 5 }) },
-  { procedure: "definitions.properties", input: () => ({ search: "bro", type: "event", eventNames: ["$pageview"] }) },
-  { procedure: "definitions.values", input: () => ({ key: "$browser", type: "event", search: "Ch", eventName: "$pageview" }) },
-  { procedure: "flags.list", input: () => ({ search: "flag", tags: '["beta"]' }) },
-  { procedure: "flags.get", input: () => ({ id: w.flagId }), ids: [["id"]] },
-  { procedure: "flags.create", input: () => ({ flag: FLAG_BODY() }) },
-  { procedure: "flags.update", input: () => ({ id: w.flagId, patch: FLAG_BODY() }), ids: [["id"]] },
-  { procedure: "flags.delete", input: () => ({ id: w.flagId }), ids: [["id"]] },
-  { procedure: "flags.activity", input: () => ({ id: w.flagId }), ids: [["id"]] },
-  { procedure: "flags.reach", input: () => ({ filters: FLAG_BODY().filters }) },
-  { procedure: "flags.cohortOptions", input: () => ({}) },
-  {
-    procedure: "flags.testForUser",
-    input: () => ({ id: w.flagId, distinctId: "d1", personProperties: { email: "a@example.com" }, groups: { company: "acme" }, groupProperties: { company: { plan: "pro" } } }),
-    ids: [["id"]],
-  },
-  { procedure: "insights.list", input: () => ({ search: "views", short_id: "abcdefgh" }) },
-  { procedure: "insights.get", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
-  { procedure: "insights.compute", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
-  { procedure: "insights.compute", input: () => ({ query: QUERY() }) },
-  { procedure: "query.run", input: () => ({ request: { query: QUERY(), client_query_id: "q1" } }) },
-  { procedure: "query.actors", input: () => ({ source: { kind: "InsightActorsQuery", source: QUERY(), day: "2024-01-01" }, search: "a@example.com", orderBy: ["created_at DESC"] }) },
-  { procedure: "query.run", input: () => ({ request: { query: { kind: "HogQLQuery", query: "SELECT event, count() FROM events WHERE event = 'x' GROUP BY event" } } }) },
-  { procedure: "insights.create", input: INSIGHT_BODY, ids: [["dashboards", 0]] },
-  { procedure: "insights.update", input: () => ({ insightId: w.insightId, ...INSIGHT_BODY() }), ids: [["insightId"], ["dashboards", 0]] },
-  { procedure: "transformations.create", input: CONFIG_BODY, ids: [["plugin"]] },
-  { procedure: "transformations.update", input: () => ({ id: w.configId, changes: CONFIG_BODY() }), ids: [["id"], ["changes", "plugin"]] },
-  { procedure: "transformations.delete", input: () => ({ id: w.configId }), ids: [["id"]] },
-  { procedure: "transformations.rearrange", input: () => ({ orders: { [String(w.configId)]: 0 } }) },
-  { procedure: "transformations.activity", input: () => ({ id: w.configId }), ids: [["id"]] },
-  { procedure: "transformations.plugins", input: () => ({}) },
-  { procedure: "transformations.list", input: () => ({}) },
-  { procedure: "transformations.testChain", input: () => ({ event: { event: "signup", distinct_id: "d1", properties: { plan: "pro" }, timestamp: "2026-01-01T00:00:00Z" } }) },
-  { procedure: "persons.list", input: () => ({ search: "a@example.com", distinctId: "d1", email: "a@example.com", properties: JSON.stringify([{ key: "plan", value: "pro", type: "person" }]) }) },
-  { procedure: "persons.get", input: () => ({ id: w.personUuid }) },
-  { procedure: "persons.update", input: () => ({ id: w.personUuid, properties: { plan: "pro" } }) },
-  { procedure: "persons.setProperty", input: () => ({ id: w.personUuid, key: "plan", value: "team" }) },
-  { procedure: "persons.deleteProperty", input: () => ({ id: w.personUuid, key: "plan" }) },
-  { procedure: "persons.delete", input: () => ({ id: w.personUuid, deleteEvents: true }) },
-  { procedure: "persons.deletion", input: () => ({ id: w.personUuid }) },
-  { procedure: "persons.cohorts", input: () => ({ id: w.personUuid }) },
-  {
-    procedure: "transformations.dryRun",
-    input: () => ({ id: w.configId, job: { type: "dry_run", payload: { events: [{ event: "signup", distinct_id: "d1", properties: { plan: "pro" } }] } } }),
-    ids: [["id"]],
-  },
-];
-
-async function callTrpc(testCase: TrpcCase, input: Record<string, unknown>): Promise<{ code: string; message: string } | "ok"> {
-  const api: any = createCaller({ db, headers: new Headers(), user: { ...w.user, firstName: "", currentProjectId: w.projectId } });
-  const procedure = testCase.procedure.split(".").reduce((node, name) => node[name], api);
-  try {
-    await procedure(input);
-    return "ok";
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    return { code: error.code, message: error.message };
-  }
-}
-
-describe(`hostile input at the tRPC edge (${testDbKind})`, () => {
-  it("covers every procedure that takes input", () => {
-    const covered = new Set([...TRPC_CASES.map((c) => c.procedure), ...TRPC_EXEMPT.map((e) => e.procedure)]);
-    expect([...covered].sort()).toEqual(proceduresTakingInput().sort());
-  });
-
-  for (const testCase of TRPC_CASES) {
-    const full = () => (testCase.noProject ? testCase.input() : { projectId: w.projectId, ...testCase.input() });
-    const ids = [...(testCase.noProject ? [] : [["projectId"]]), ...(testCase.ids ?? [])];
-
-    it(`${testCase.procedure}: NUL in any string and ids beyond the id column are 400s, and nothing is stored`, async () => {
-      const before = await snapshot();
-      const input = full();
-      for (const at of stringPaths(input)) {
-        const answer = await callTrpc(testCase, replaced(input, at, withNul) as Record<string, unknown>);
-        expect([at, answer]).toEqual([at, { code: "BAD_REQUEST", message: NUL_MESSAGE }]);
-      }
-      for (const at of ids) {
-        for (const id of HUGE_IDS) {
-          const answer = await callTrpc(testCase, replaced(input, at, () => id) as Record<string, unknown>);
-          expect([at, id, answer]).toEqual([at, id, expect.objectContaining({ code: "BAD_REQUEST" })]);
-        }
-      }
-      expect(await snapshot()).toBe(before);
-    });
-  }
-
-  it("refuses rearranging a config id beyond the id column", async () => {
-    const rearrange = TRPC_CASES.find((c) => c.procedure === "transformations.rearrange")!;
-    for (const id of ["2147483648", "9007199254740992"]) {
-      expect(await callTrpc(rearrange, { projectId: w.projectId, orders: { [id]: 0 } })).toMatchObject({ code: "BAD_REQUEST" });
-    }
   });
 });

@@ -1,0 +1,144 @@
+/**
+ * Hostile input at both edges, table-driven (hostile-input-rest.int.test.ts,
+ * hostile-input-trpc.int.test.ts): every REST management route and every tRPC procedure that
+ * takes text or ids gets, in turn, U+0000 in each of its string fields and query filters, and
+ * ids of 2³¹, 2⁵³, 1e308 and −1 in each id (path, body, input). Each must be a 400 (a 404 for
+ * an id in a REST path), never a 500, and nothing stored may change. This fixture: the world
+ * both tables name (ids, keys, bodies), the setup that creates it, and the helpers that
+ * plant NULs and read back everything stored.
+ */
+import { bootstrap, createUser } from "@/server/accounts/service";
+import { closeDb, registerDb } from "@/server/db";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase } from "@/server/db/testing";
+
+export type Path = (string | number)[];
+
+export const HUGE_IDS = [2 ** 31, 2 ** 53, 1e308, -1];
+
+/** What the tests created: ids and keys the cases' inputs name. */
+export const w = {
+  projectId: 0,
+  projectApiKey: "",
+  organizationId: "",
+  key: "",
+  dashboardId: 0,
+  tileId: 0,
+  insightId: 0,
+  flagId: 0,
+  configId: 0,
+  pluginId: 0,
+  carolUuid: "",
+  cohortId: 0,
+  staticCohortId: 0,
+  personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
+  user: { id: 0, uuid: "", email: "" },
+};
+
+export const QUERY = () => ({
+  kind: "TrendsQuery",
+  series: [{ kind: "EventsNode", event: "$pageview", custom_name: "Views" }],
+  properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }],
+  breakdownFilter: { breakdown: "$browser", breakdown_type: "event" },
+});
+export const INSIGHT_BODY = () => ({ name: "Views", derived_name: "Pageviews", description: "Daily", query: QUERY(), tags: ["growth"], dashboards: [w.dashboardId] });
+export const FLAG_BODY = () => ({
+  key: "hostile-flag",
+  name: "Hostile",
+  filters: { groups: [{ properties: [{ key: "email", value: "a@example.com", operator: "icontains", type: "person" }], rollout_percentage: 50 }] },
+  tags: ["beta"],
+});
+export const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", description: "Nested", config: { separator: "__" } });
+export const dashboard = () => ({ id: String(w.dashboardId) });
+export const cohort = () => ({ id: String(w.cohortId) });
+export const COHORT_BODY = () => ({
+  name: "Hostile",
+  description: "Cohort",
+  filters: {
+    properties: {
+      type: "OR",
+      values: [
+        {
+          type: "AND",
+          values: [
+            { type: "person", key: "email", operator: "icontains", value: "@acme.com" },
+            { type: "cohort", key: "id", value: w.staticCohortId },
+            { type: "behavioral", key: "$pageview", value: "performed_event", event_type: "events", time_value: 30, time_interval: "day" },
+          ],
+        },
+      ],
+    },
+  },
+});
+
+/** Every path to a string in `value` (object keys are checked by the edge too, values here). */
+export function stringPaths(value: unknown, at: Path = []): Path[] {
+  if (typeof value === "string") return [at];
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringPaths(item, [...at, index]));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([key, item]) => stringPaths(item, [...at, key]));
+  return [];
+}
+
+/** A deep copy of `value` with what is at `at` replaced by `replace(old)`. */
+export function replaced(value: unknown, at: Path, replace: (old: unknown) => unknown): unknown {
+  if (at.length === 0) return replace(value);
+  const [head, ...rest] = at;
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) };
+  copy[head!] = replaced(copy[head!], rest, replace);
+  return copy;
+}
+
+export const withNul = (old: unknown) => `${String(old).slice(0, 1)}\u0000${String(old).slice(1)}`;
+
+/** The test database, once setUpHostileWorld() made it. */
+export let db: Database;
+
+/** Everything the management API can write, read back in a stable order. */
+export async function snapshot(): Promise<string> {
+  const byId = { orderBy: { id: "asc" as const } };
+  const rows = await Promise.all([
+    db.prisma.dashboard.findMany({ ...byId, omit: { lastAccessedAt: true } }),
+    db.prisma.insight.findMany({ ...byId, omit: { lastRefresh: true } }),
+    db.prisma.dashboardTile.findMany(byId),
+    db.prisma.dashboardText.findMany(byId),
+    db.prisma.dashboardCollaborator.findMany(byId),
+    db.prisma.sharingConfiguration.findMany(byId),
+    db.prisma.featureFlag.findMany(byId),
+    db.prisma.pluginConfig.findMany(byId),
+    db.prisma.tag.findMany(),
+    db.prisma.taggedItem.findMany(),
+    db.prisma.user.findMany({ ...byId, omit: { lastLoginAt: true, updatedAt: true } }),
+    db.prisma.organization.findMany(),
+    db.prisma.organizationInvite.findMany(),
+    db.prisma.personalApiKey.findMany({ omit: { lastUsedAt: true } }),
+    db.prisma.project.findMany(byId),
+    db.prisma.cohort.findMany(byId),
+    db.prisma.cohortPerson.findMany({ orderBy: [{ cohortId: "asc" }, { personId: "asc" }] }),
+    db.prisma.person.findMany({ ...byId, include: { distinctIds: true } }),
+    db.prisma.personDeletion.findMany(byId),
+  ]);
+  return JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
+}
+
+/** Creates the database and what the cases name (call in beforeAll). */
+export async function setUpHostileWorld(): Promise<void> {
+  process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
+  db = await createTestDatabase();
+  registerDb(db);
+  const boot = await bootstrap(db.prisma, { email: "alice@example.com", password: "pw12345678" });
+  Object.assign(w, { projectId: boot.project_id, projectApiKey: boot.project_api_key, organizationId: boot.organization_id, key: boot.personal_api_key, user: boot.user });
+  w.carolUuid = (await createUser(db.prisma, { email: "carol@example.com", password: "pw12345678", organizationId: boot.organization_id })).uuid;
+  const board = await db.prisma.dashboard.create({ data: { projectId: w.projectId, name: "Board", restrictionLevel: 37, createdById: boot.user.id } });
+  w.dashboardId = board.id;
+  const insight = await db.prisma.insight.create({ data: { projectId: w.projectId, shortId: "abcdefgh", name: "Views", query: QUERY(), createdById: boot.user.id } });
+  w.insightId = insight.id;
+  w.tileId = (await db.prisma.dashboardTile.create({ data: { dashboardId: board.id, insightId: insight.id } })).id;
+  w.flagId = (await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing" } })).id;
+  w.pluginId = (await db.prisma.plugin.findUniqueOrThrow({ where: { key: "flatten" } })).id;
+  w.configId = (await db.prisma.pluginConfig.create({ data: { projectId: w.projectId, pluginId: w.pluginId, enabled: true, config: {} } })).id;
+  await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: { plan: "free" }, distinctIds: { create: { projectId: w.projectId, distinctId: "d1" } } } });
+  w.staticCohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Static", isStatic: true } })).id;
+  w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
+}
+
+export const tearDownHostileWorld = () => closeDb();
