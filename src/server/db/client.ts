@@ -64,6 +64,10 @@ export async function openDatabase(config: DbConfig, eventStore: EventStoreConfi
  *   by an event property then scans with the other cores (Page 720 → 520 ms, Country and
  *   Browser 510 → 350 ms on 2 cores); the 8MB min_parallel_table_scan_size still keeps
  *   small reads serial.
+ * Startup options, not a SET on each new connection: that SET would overlap the caller's
+ * first query (pg warns on stderr). Behind PgBouncer, which refuses startup options by
+ * default, add `options` to its ignore_startup_parameters (the reads then run with the
+ * server's settings, only slower).
  */
 const SESSION_SETTINGS = "-c jit=off -c work_mem=64MB -c parallel_setup_cost=200 -c parallel_tuple_cost=0.02";
 
