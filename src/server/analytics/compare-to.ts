@@ -3,13 +3,16 @@
  * the current one moved back by that much on the zone's wall clock (QueryCompareToDateRange).
  * Shared by the kinds that compare (trends, web analytics).
  */
-import { instantOf, wallOf } from "./date-range";
+import { instantOf, wallOf, type Interval } from "./date-range";
 
 /** A relative date back in time: hours, days, weeks, months, quarters or years. */
 export const COMPARE_TO = /^-\d{1,4}[hdwmqy]$/;
 export const COMPARE_TO_MESSAGE = "compare_to must be a relative date such as '-1w' (a number of hours, days, weeks, months or years back).";
 
 export type Unit = "h" | "d" | "w" | "m" | "q" | "y";
+
+/** The unit a chart interval moves by. */
+export const UNIT_OF: Record<Interval, Unit> = { hour: "h", day: "d", week: "w", month: "m" };
 
 /** A wall date moved by `n` units; months keep their day where the target month has it, else its last day. */
 export function shiftWall(wall: Date, unit: Unit, n: number): Date {

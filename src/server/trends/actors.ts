@@ -13,7 +13,7 @@ import type { PropertyGroup } from "@/server/properties/contract";
 import { bucketStarts, instantOf, startOfInterval, wallFromText, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
 import { parseNode, QueryNodeError, type ActorKey } from "@/server/analytics/kind";
 import type { TrendsSpec } from "./contract";
-import { shiftWall, type Unit } from "@/server/analytics/compare-to";
+import { shiftWall, UNIT_OF } from "@/server/analytics/compare-to";
 import { previousRange } from "./compare";
 import { ACTIVE_DAYS, resolveTrendsRange, seriesQuery } from "./series-query";
 
@@ -27,7 +27,6 @@ export const trendsActorsSelectorSchema = z.looseObject({
   compare: z.enum(["current", "previous"], { error: "compare must be 'current' or 'previous'." }).nullish(),
 });
 
-const UNIT_OF: Record<ResolvedDateRange["interval"], Unit> = { hour: "h", day: "d", week: "w", month: "m" };
 
 /** The wall date of a selector's `day` (any time part read as the wall clock). */
 function wallOfDay(day: string): Date {

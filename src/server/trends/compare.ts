@@ -4,10 +4,8 @@
  * `compare_to` ("-1w", "-30d", "-1m", …) the range moved back by that much on the zone's
  * wall clock (PostHog's QueryCompareToDateRange: the start moved, the length kept).
  */
-import { compareToShift, shiftWall, type Unit } from "@/server/analytics/compare-to";
-import { bucketStarts, instantOf, startOfInterval, wallOf, type Interval, type ResolvedDateRange } from "@/server/analytics/date-range";
-
-const UNIT_OF: Record<Interval, Unit> = { hour: "h", day: "d", week: "w", month: "m" };
+import { compareToShift, shiftWall, UNIT_OF, type Unit } from "@/server/analytics/compare-to";
+import { bucketStarts, instantOf, startOfInterval, wallOf, type ResolvedDateRange } from "@/server/analytics/date-range";
 
 /** The previous period of `range`: as many buckets, ending just before it, or moved back by `compareTo`. */
 export function previousRange(range: ResolvedDateRange, compareTo: true | string): ResolvedDateRange {

@@ -11,7 +11,7 @@ import {
   sessionsAloneColumn,
   MAX_SESSION_ID_LENGTH,
   needsSessions,
-  VIEW_EVENTS,
+  VIEW_EVENTS_SQL,
   WEB_BREAKDOWNS,
   webStatsOrderBy,
   type WebBreakdownSource,
@@ -106,7 +106,7 @@ function viewEvents(
   query: WebQueryBase,
   join: "" | "JOIN" | "LEFT JOIN",
   byStart: boolean,
-  events = `e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`,
+  events = `e.event IN ${VIEW_EVENTS_SQL}`,
 ): string {
   const from = query.previous?.from ?? query.current.from;
   const to = query.current.to;
@@ -182,7 +182,7 @@ function postgresSessionsOverviewStatement(projectId: number, query: WebQueryBas
   const previous = inPeriod(params, query.previous, true);
   const inRange = `s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to}`;
   // Rare (a range ending in the past, mid-session): read from the session's start to the end, by the events' index.
-  const viewsToEnd = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})
+  const viewsToEnd = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN ${VIEW_EVENTS_SQL}
       AND e.timestamp >= s.start_timestamp AND e.timestamp <= ${to} AND e.properties->>'$session_id' = s.session_id)`;
   return {
     text: overviewTotals(
@@ -222,7 +222,7 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const earliest = params.add(earliestSessionStart(query).toISOString(), "timestamptz");
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
-  const viewsInRange = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN (${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})
+  const viewsInRange = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN ${VIEW_EVENTS_SQL}
       AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= LEAST(s.last_view_timestamp, ${to}) AND e.properties->>'$session_id' = s.session_id)`;
   const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
       CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN (s.pageview_count + s.screen_count)::int ELSE ${viewsInRange}::int END AS views

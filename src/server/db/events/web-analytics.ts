@@ -15,6 +15,8 @@ import type { PropertyNode } from "@/server/properties/contract";
 
 /** The events web analytics counts as views. */
 export const VIEW_EVENTS = ["$pageview", "$screen"] as const;
+/** VIEW_EVENTS as an SQL list, the same text in both stores' dialects. */
+export const VIEW_EVENTS_SQL = `(${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`;
 /** PostHog's DEFAULT_BOUNCE_RATE_DURATION_SECONDS. */
 export const BOUNCE_SECONDS = 10;
 /** Longer `$session_id`s are not sessions (the sessions table keys on the text). */

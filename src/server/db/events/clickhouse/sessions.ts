@@ -5,15 +5,13 @@
  * defines them (the PostgreSQL store's SESSION_DURATION and SESSION_BOUNCE). Both read a
  * session row `s`.
  */
-import { BOUNCE_SECONDS, VIEW_EVENTS } from "../web-analytics";
+import { BOUNCE_SECONDS, VIEW_EVENTS_SQL } from "../web-analytics";
 import type { ChParams } from "./params";
 
 /** Whole seconds from the session's first event to its last. */
 export const CH_SESSION_DURATION = `(toUnixTimestamp(s.s_end) - toUnixTimestamp(s.s_start))`;
 /** 1 bounced, 0 not, NULL without a `$pageview`. */
 export const CH_SESSION_BOUNCE = `multiIf(s.s_pageviews = 0, NULL, s.s_pageviews > 1 OR s.s_autocaptures > 0 OR ${CH_SESSION_DURATION} >= ${BOUNCE_SECONDS}, 0, 1)`;
-/** The events web analytics counts as views, as an SQL list. */
-export const CH_VIEW_EVENTS = `(${VIEW_EVENTS.map((event) => `'${event}'`).join(", ")})`;
 
 export const SESSION_FIELDS = [
   "entry_url",
@@ -90,7 +88,7 @@ export function chSessionsWithViews(
   const inside = (start: string, lastView: string) => `(${start} >= ${from} AND ${lastView} <= ${to})`;
   const straddlers = chSessionRows(tables, params, projectId, `${inRange} AND NOT ${inside("start_timestamp", "last_view_timestamp")}`);
   const straddlerViews = `SELECT mat_session_id AS sid, count() AS n FROM ${tables.events}
-    WHERE project_id = ${params.add(projectId, "int")} AND event IN ${CH_VIEW_EVENTS}
+    WHERE project_id = ${params.add(projectId, "int")} AND event IN ${VIEW_EVENTS_SQL}
       AND timestamp >= greatest(${from}, (SELECT min(s_start) FROM ${straddlers})) AND timestamp <= least(${to}, (SELECT max(s_last_view) FROM ${straddlers}))
       AND mat_session_id IN (SELECT sid FROM ${straddlers})
     GROUP BY sid`;

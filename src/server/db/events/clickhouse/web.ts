@@ -11,6 +11,7 @@ import {
   earliestSessionStart,
   needsSessions,
   sessionsAloneColumn,
+  VIEW_EVENTS_SQL,
   WEB_BREAKDOWNS,
   webStatsOrderBy,
   type WebBreakdownSource,
@@ -20,7 +21,7 @@ import {
   type WebTopClicksQuery,
 } from "../web-analytics";
 import { ChParams } from "./params";
-import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, CH_VIEW_EVENTS, chSessionsOverlapping, chSessionsWithViews, type ChSessionTables, type SessionField } from "./sessions";
+import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsOverlapping, chSessionsWithViews, type ChSessionTables, type SessionField } from "./sessions";
 import { chPropertiesSql, type PersonSet } from "./properties";
 import { chEventPropertyText } from "./trend";
 
@@ -48,7 +49,7 @@ function viewEvents(
   join: "" | "INNER" | "LEFT",
   byStart: boolean,
   fields: readonly SessionField[],
-  events = `e.event IN ${CH_VIEW_EVENTS}`,
+  events = `e.event IN ${VIEW_EVENTS_SQL}`,
 ): string {
   const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
   const to = params.add(query.current.to.toISOString(), "timestamptz");
