@@ -134,6 +134,16 @@ function viewEvents(
   return `FROM events e${joins} WHERE ${where.join(" AND ")}`;
 }
 
+/**
+ * The view events of the session row `s` inside [from, to] (parameters already added), read
+ * by the events' index over the part of the range the session spans: for the few sessions
+ * straddling a range's end.
+ */
+function sessionViewsBetween(project: string, from: string, to: string): string {
+  return `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN ${VIEW_EVENTS_SQL}
+      AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= LEAST(s.last_view_timestamp, ${to}) AND e.properties->>'$session_id' = s.session_id)`;
+}
+
 /** SQL testing that the session starts in a period (TRUE without one to test: then every event counts). */
 function inPeriod(params: SqlParams, period: { from: Date; to: Date } | null, byStart: boolean): string {
   if (period === null) return "FALSE";
@@ -181,9 +191,8 @@ function postgresSessionsOverviewStatement(projectId: number, query: WebQueryBas
   const current = inPeriod(params, query.current, true);
   const previous = inPeriod(params, query.previous, true);
   const inRange = `s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to}`;
-  // Rare (a range ending in the past, mid-session): read from the session's start to the end, by the events' index.
-  const viewsToEnd = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN ${VIEW_EVENTS_SQL}
-      AND e.timestamp >= s.start_timestamp AND e.timestamp <= ${to} AND e.properties->>'$session_id' = s.session_id)`;
+  // Rare (a range ending in the past, mid-session): its views up to the end, from the events.
+  const viewsToEnd = sessionViewsBetween(project, from, to);
   return {
     text: overviewTotals(
       `SELECT * FROM (
@@ -222,8 +231,7 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const earliest = params.add(earliestSessionStart(query).toISOString(), "timestamptz");
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
-  const viewsInRange = `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN ${VIEW_EVENTS_SQL}
-      AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= LEAST(s.last_view_timestamp, ${to}) AND e.properties->>'$session_id' = s.session_id)`;
+  const viewsInRange = sessionViewsBetween(project, from, to);
   const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
       CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN (s.pageview_count + s.screen_count)::int ELSE ${viewsInRange}::int END AS views
     FROM sessions s
