@@ -87,9 +87,11 @@ export function chSessionsWithViews(
   const inRange = `start_timestamp >= ${earliest} AND start_timestamp <= ${to} AND last_view_timestamp >= ${from}`;
   const inside = (start: string, lastView: string) => `(${start} >= ${from} AND ${lastView} <= ${to})`;
   const straddlers = chSessionRows(tables, params, projectId, `${inRange} AND NOT ${inside("start_timestamp", "last_view_timestamp")}`);
-  const straddlerViews = `SELECT mat_session_id AS sid, count() AS n FROM ${tables.events}
+  // The window they span, read once: (earliest start, latest view), both 1970 without straddlers.
+  const straddlerViews = `WITH (SELECT tuple(min(s_start), max(s_last_view)) FROM ${straddlers}) AS span
+    SELECT mat_session_id AS sid, count() AS n FROM ${tables.events}
     WHERE project_id = ${params.add(projectId, "int")} AND event IN ${VIEW_EVENTS_SQL}
-      AND timestamp >= greatest(${from}, (SELECT min(s_start) FROM ${straddlers})) AND timestamp <= least(${to}, (SELECT max(s_last_view) FROM ${straddlers}))
+      AND timestamp >= greatest(${from}, tupleElement(span, 1)) AND timestamp <= least(${to}, tupleElement(span, 2))
       AND mat_session_id IN (SELECT sid FROM ${straddlers})
     GROUP BY sid`;
   return `(SELECT s.*, if(${inside("s.s_start", "s.s_last_view")}, s.s_pageviews + s.s_screens, ifNull(v.n, 0)) AS views
