@@ -16,8 +16,8 @@
  * `timestamp` compares with an ISO 8601 string literal; `toDate(timestamp)` (the UTC date)
  * with a `YYYY-MM-DD` literal.
  */
-import { isStorableDate, MAX_NUMERIC_TEXT_LENGTH, numberOf, NUMERIC_TEXT, parseIsoDate } from "@/server/properties/coerce";
-import type { SqlParams } from "@/server/properties/sql";
+import { isStorableDate, numberOf, parseIsoDate } from "@/server/properties/coerce";
+import { pgNumericText, type SqlParams } from "@/server/properties/sql";
 import { HogqlError, located, type CompareOp, type Expr, type Field, type SelectItem } from "./parse";
 
 /** Bind parameters: `add` returns the placeholder of a value, `constant` one bound once. */
@@ -88,9 +88,7 @@ export const POSTGRES_HOGQL: HogqlDialect = {
       ` WHEN 'string' THEN ${this.numericText(`(${column} ->> ${key})`, params)} END)`
     );
   },
-  numericText: (raw, params) =>
-    `(CASE WHEN length(${raw}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")}` +
-    ` THEN (CASE WHEN ${raw} ~ ${params.constant(NUMERIC_TEXT)} THEN (${raw})::float8 END) END)`,
+  numericText: pgNumericText,
   countAll: "count(*)::float8",
   count: (arg) => `count(${arg})::float8`,
   toDate: (timestamp) => `((${timestamp}) AT TIME ZONE 'UTC')::date`,

@@ -118,6 +118,15 @@ function sign(left: number | string, right: number | string): number {
 
 const SCALAR_TYPES_CH = "('String', 'Int64', 'UInt64', 'Double', 'Bool')";
 
+/**
+ * Text as a float8 in PostgreSQL when it is a short decimal number as NUMERIC_TEXT says, else
+ * NULL: at most MAX_NUMERIC_TEXT_LENGTH characters and a two-digit exponent, so that neither
+ * the cast nor a sum of such numbers can overflow (an error, not infinity, in PostgreSQL).
+ */
+export function pgNumericText(text: string, params: Binder): string {
+  return `(CASE WHEN length(${text}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")} THEN (CASE WHEN ${text} ~ ${params.constant(NUMERIC_TEXT)} THEN (${text})::float8 END) END)`;
+}
+
 /** Text as a Float64 in ClickHouse when it is a decimal number as NUMERIC_TEXT says, else NULL. */
 export function chNumericText(text: string, params: Binder): string {
   return `if(length(${text}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")} AND match(${text}, ${params.constant(NUMERIC_TEXT)}), toFloat64OrNull(${text}), NULL)`;
@@ -156,8 +165,7 @@ function comparison(operator: Order): PositiveRow {
           const number =
             `(CASE ${kind}` +
             ` WHEN 'number' THEN (CASE WHEN abs((${node})::numeric) <= 1.7976931348623157e308 THEN ((${node})::numeric)::float8 END)` +
-            ` WHEN 'string' THEN (CASE WHEN length(${raw}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")}` +
-            ` THEN (CASE WHEN ${raw} ~ ${params.constant(NUMERIC_TEXT)} THEN (${raw})::float8 END) END) END)`;
+            ` WHEN 'string' THEN ${pgNumericText(raw, params)} END)`;
           compared = `(CASE WHEN ${number} IS NOT NULL THEN ${number} ${op} ${params.add(targetNumber, "float8")} ELSE ${byText} END)`;
         }
         return `COALESCE(${kind} IN ('string', 'number', 'boolean') AND ${compared}, false)`;

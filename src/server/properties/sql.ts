@@ -12,6 +12,7 @@ import { SqlParams } from "./bind";
 import { compileTree, groupsUnsupported, sqlTarget, type BehavioralResolver, type CohortResolver } from "./tree";
 
 export { SqlParams };
+export { pgNumericText } from "./operators";
 export { readsPersonProperties } from "./tree";
 
 /** `text` as a LIKE / ILIKE pattern (backslash escapes, PostgreSQL's default) that matches only itself: its `%`, `_` and backslashes escaped. */

@@ -125,6 +125,33 @@ describe(`trends maths (${testStoresName})`, () => {
     });
   });
 
+  it("numbers too large for float8 are left out of property maths instead of failing the query (a project key is public)", async () => {
+    // 1e300 as JSON twice would overflow a float8 sum; "1e400" overflows the cast itself; 120
+    // nines are a number no analytics value is. A short decimal number with a two-digit exponent
+    // ("1e99") still counts, and numbers that large never overflow a sum.
+    const amounts = [1e300, 1e300, "1e400", "9".repeat(120), "-1e400", "1e99", 2];
+    await db.events.insert(
+      amounts.map((amount, i) => ({
+        uuid: randomUUID(),
+        projectId,
+        event: "pay",
+        distinctId: "d1",
+        personId: U1,
+        properties: { amount },
+        timestamp: new Date(`2024-03-01T09:0${i}:00.000Z`),
+      })),
+    );
+    const pay = (math: string) => ({ kind: "EventsNode", event: "pay", math, math_property: "amount" });
+    const results = await trends({ series: ["sum", "avg", "min", "max", "median"].map(pay) });
+    const firstDay = results.map((result) => result.data[0]!);
+    expect(firstDay[0]).toBeCloseTo(1e99 + 2, -90);
+    expect(firstDay[1]).toBeCloseTo((1e99 + 2) / 2, -90);
+    expect(firstDay[2]).toBe(2);
+    expect(firstDay[3]).toBeCloseTo(1e99, -90);
+    expect(firstDay[4]).toBeCloseTo((1e99 + 2) / 2, -90);
+    expect(results.map((result) => result.data.slice(1))).toEqual(results.map(() => [0, 0, 0]));
+  });
+
   it("property maths over the whole range for a number display: 1.5, 10, 20, 30, 40", async () => {
     const results = await trends({
       series: ["sum", "avg", "min", "max", "median", "p75", "p90"].map((math) => buy({ math, math_property: "amount" })),

@@ -4,12 +4,12 @@
  * bucket of the zone, and for a breakdown ranks the property's values by event count in the
  * same statement, folding all but the top ones into "other".
  */
-import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
+import { pgNumericText, propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
 import { postgresCohortResolver } from "./cohorts";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 import { trendBucket, trendConditions, trendTotalsStatement } from "./sql";
 import { SESSION_BOUNCE, SESSION_DURATION, SESSION_JOIN } from "./postgres-web";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, NUMERIC_TEXT, type PropertyMath, type SessionMathProperty, type TrendQuery } from "./trend-query";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, type PropertyMath, type SessionMathProperty, type TrendQuery } from "./trend-query";
 
 /** Unique users: persons, and for events without one, their distinct ids (PostHog counts person_id). */
 const UNIQUE_USERS = "count(DISTINCT e.person_id) + count(DISTINCT e.distinct_id) FILTER (WHERE e.person_id IS NULL)";
@@ -28,7 +28,7 @@ function postgresAggregate(query: TrendQuery, params: SqlParams): string {
       throw new Error("counted per actor, not per event");
     default: {
       const text = `(e.properties ->> ${params.add(query.mathProperty ?? "", "text")})`;
-      return propertyAggregate(query.math as PropertyMath, `(CASE WHEN ${text} ~ ${params.add(NUMERIC_TEXT, "text")} THEN ${text}::float8 END)`);
+      return propertyAggregate(query.math as PropertyMath, pgNumericText(text, params));
     }
   }
 }

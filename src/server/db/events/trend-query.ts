@@ -30,9 +30,6 @@ export type TrendMath = "total" | "dau" | "first_seen_users" | "unique_session" 
 export const SESSION_MATH_PROPERTIES = ["$session_duration", "$is_bounce"] as const;
 export type SessionMathProperty = (typeof SESSION_MATH_PROPERTIES)[number];
 
-/** A numeric text (JSON's number syntax): what a property math reads; anything else is left out. */
-export const NUMERIC_TEXT = "^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$";
-
 export interface TrendQuery {
   /** One event name, or every event. */
   event: string | null;

@@ -8,10 +8,11 @@
  * A person-property breakdown needs each person's value, which lives in PostgreSQL: the
  * store reads the persons that have one there and the statement maps `person_id` to it.
  */
+import { chNumericText } from "@/server/properties/clickhouse";
 import type { PropertyFilter } from "@/server/properties/contract";
 import { clickHouseCohortResolver } from "../cohorts";
 import { trendBucket, trendConditions, trendTotalsStatement } from "../sql";
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, NUMERIC_TEXT, type PropertyMath, type SessionMathProperty, type TrendQuery } from "../trend-query";
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, type PropertyMath, type SessionMathProperty, type TrendQuery } from "../trend-query";
 import { CLICKHOUSE_EVENTS } from "./dialect";
 import { hotPropertyColumn } from "./hot-properties";
 import { ChParams } from "./params";
@@ -115,7 +116,7 @@ function chAggregate(query: TrendQuery, params: ChParams): string {
       throw new Error("counted per actor, not per event");
     default: {
       const text = chEventPropertyText(query.mathProperty ?? "", params);
-      return chPropertyAggregate(query.math as PropertyMath, `if(match(${text}, ${params.add(NUMERIC_TEXT, "text")}), toFloat64OrNull(${text}), NULL)`);
+      return chPropertyAggregate(query.math as PropertyMath, chNumericText(text, params));
     }
   }
 }
