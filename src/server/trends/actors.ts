@@ -86,6 +86,18 @@ export async function trendsActors(store: EventStore, projectId: number, spec: T
     }
   }
 
+  if (query.sessionProperty) {
+    // A session math counts the events' sessions: an event without one (no or an empty $session_id) has no say.
+    const inSession: PropertyGroup = {
+      type: "AND",
+      values: [
+        { type: "event", key: "$session_id", operator: "is_set", value: null, negation: false },
+        { type: "event", key: "$session_id", operator: "is_not", value: [""], negation: false },
+      ],
+    };
+    filters = [...filters, inSession];
+  }
+
   if (start > to) return [];
   const actors = await guarded(() =>
     store.actorEvents(projectId, { from: start, to, now, filters, matchers: [{ event: query.event, filters: [] }], everyEvent: false, values }),

@@ -22,7 +22,7 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { clearInsightCache, computeInsight } from "@/server/insights/service";
 import { AppError } from "@/server/errors";
-import type { TrendsSeriesResult } from "./service";
+import { trendsKind, type TrendsSeriesResult } from "./service";
 
 let db: Database;
 let projectId: number;
@@ -156,6 +156,30 @@ describe(`trends session-property maths (${testStoresName})`, () => {
     expectClose(duration!.data, [155 / 4, 64, 12]);
     // An event property no event has.
     expectClose(bounce!.data, [0, 0, 0]);
+  });
+
+  it("the actors behind a point are those of the sessions it counts, not of the series' events without a session", async () => {
+    // 3 May: u4 reads inside sF (40 s, which ends later), u6 reads without a session.
+    const read = (n: number, timestamp: string, sid: string | null) => ({
+      uuid: randomUUID(),
+      projectId,
+      event: "read",
+      distinctId: `d${n}`,
+      personId: person(n),
+      properties: sid ? { $session_id: sid } : {},
+      timestamp: new Date(timestamp),
+    });
+    await db.events.insert([read(4, "2024-05-03T08:00:20.000Z", "sF"), read(6, "2024-05-03T14:00:00.000Z", null)]);
+    const query = { kind: "TrendsQuery", dateRange: RANGE, series: [session("avg", "$session_duration", "read")] };
+    const [series] = await trends(query);
+    expectClose(series!.data, [0, 0, 40]);
+    const spec = trendsKind.spec(query, null);
+    const actors = await trendsKind.actors!({ db, projectId, zone: "UTC", now: new Date("2024-06-01T00:00:00Z") }, spec, { day: "2024-05-03", series: 0 });
+    expect(actors).toEqual([person(4)]);
+    // The same events counted as events: both readers.
+    const total = trendsKind.spec({ ...query, series: [{ kind: "EventsNode", event: "read" }] }, null);
+    const everyone = await trendsKind.actors!({ db, projectId, zone: "UTC", now: new Date("2024-06-01T00:00:00Z") }, total, { day: "2024-05-03", series: 0 });
+    expect([...everyone].sort()).toEqual([person(4), person(6)]);
   });
 
   it("refuses other property types and unknown session properties with a 400", async () => {
