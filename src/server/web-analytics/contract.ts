@@ -163,7 +163,7 @@ export const webStatsTableQuerySchema = z.looseObject({
   includeBounceRate: z.boolean({ error: "includeBounceRate must be a boolean." }).nullish(),
   includeScrollDepth: z.boolean().nullish(),
   includeAvgTimeOnPage: notSupported("includeAvgTimeOnPage"),
-  includeHost: notSupported("includeHost"),
+  includeHost: z.boolean({ error: "includeHost must be a boolean." }).nullish(),
   orderBy: orderBySchema,
 }).superRefine((query, ctx) => {
   const field = query.orderBy?.[0];
@@ -189,6 +189,8 @@ export interface WebStatsSpec extends WebSpec {
   limit: number;
   offset: number;
   includeBounceRate: boolean;
+  /** PostHog's includeHost: Page, InitialPage and ExitPage values are host and path ("shop.example/pricing"); other breakdowns ignore it. */
+  includeHost: boolean;
   /** Null: visitors, then views (both descending), then the value. */
   orderBy: { field: WebOrderField; direction: WebOrderDirection } | null;
 }
@@ -216,6 +218,7 @@ export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, o
     limit: query.limit ?? DEFAULT_WEB_STATS_LIMIT,
     offset: query.offset ?? 0,
     includeBounceRate: query.includeBounceRate === true,
+    includeHost: query.includeHost === true,
     // The refinement has left only the fields a table can order by.
     orderBy: query.orderBy ? { field: query.orderBy[0] as WebOrderField, direction: query.orderBy[1] } : null,
   };

@@ -75,7 +75,7 @@ export const webStatsTableKind: QueryKind<WebStatsSpec> = {
   check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
   async compute(env, spec) {
     const base = await baseQuery(env, spec);
-    const query = { ...base, breakdown: spec.breakdownBy, includeBounceRate: spec.includeBounceRate, limit: spec.limit, offset: spec.offset, orderBy: spec.orderBy };
+    const query = { ...base, breakdown: spec.breakdownBy, includeBounceRate: spec.includeBounceRate, includeHost: spec.includeHost, limit: spec.limit, offset: spec.offset, orderBy: spec.orderBy };
     const answer = await guarded(() => env.db.events.webStats(env.projectId, query));
     const results = webStatsRows(answer);
     return {

@@ -8,13 +8,17 @@ import {
   BOUNCE_SECONDS,
   countsByStart,
   earliestSessionStart,
+  entryHostSource,
   sessionsAloneColumn,
   MAX_SESSION_ID_LENGTH,
   needsSessions,
+  URL_HOST_PATTERN,
   VIEW_EVENTS_SQL,
   WEB_BREAKDOWNS,
+  webHostSource,
   webStatsOrderBy,
   type WebBreakdownSource,
+  type WebHostSource,
   type WebQueryBase,
   type WebSessionColumn,
   type WebStatsQuery,
@@ -33,6 +37,8 @@ const ENTRY_FIELDS = {
 
 /** A URL's path: what lies between the host and `?`/`#` (PostHog's `path()`), null for none. */
 const pathOf = (url: string) => `NULLIF(substring(${url} from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^?#]*)'), '')`;
+/** A URL's host (web-analytics.ts URL_HOST_PATTERN), null for none. */
+const hostOf = (url: string) => `substring(${url} from '${URL_HOST_PATTERN}')`;
 /** The page's path: `$pathname` as the SDK sent it, else the URL's. */
 const pathnameOf = (props: string) => `COALESCE(NULLIF(${props}->>'$pathname', ''), ${pathOf(`(${props}->>'$current_url')`)})`;
 
@@ -205,12 +211,20 @@ function postgresSessionsOverviewStatement(projectId: number, query: WebQueryBas
   };
 }
 
-/** The value columns of a breakdown (v0, v1, …). */
-function valueSql(source: WebBreakdownSource): string[] {
-  if (source.from === "session") return [`s.${source.column}`];
+/** A path with its host in front (includeHost), as PostHog's nullIf(concat(host, path), ''): a missing part is empty text. */
+function hostedSql(host: WebHostSource | null, path: string): string {
+  if (host === null) return path;
+  const hostText = host.from === "event" ? `e.properties->>'${host.key}'` : hostOf(`s.${host.column}`);
+  return `NULLIF(COALESCE(${hostText}, '') || COALESCE(${path}, ''), '')`;
+}
+
+/** The value columns of a breakdown (v0, v1, …), with includeHost's host before a path's (webHostSource). */
+function valueSql(source: WebBreakdownSource, host: WebHostSource | null): string[] {
+  if (source.from === "session") return [hostedSql(host, `s.${source.column}`)];
   if (source.from === "timezone") {
     return [`CASE WHEN jsonb_typeof(e.properties->'$timezone_offset') = 'number' THEN -(e.properties->>'$timezone_offset')::float8 / 60 END`];
   }
+  if (host !== null) return [hostedSql(host, `e.properties->>'${source.keys[0]}'`)];
   return source.keys.map((key) => `NULLIF(e.properties->>'${key}', '')`);
 }
 
@@ -232,11 +246,12 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
   const viewsInRange = sessionViewsBetween(project, from, to);
-  const sessions = `SELECT s.${column} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
+  const value = hostedSql(webHostSource(query), `s.${column}`);
+  const sessions = `SELECT ${value} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
       CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN (s.pageview_count + s.screen_count)::int ELSE ${viewsInRange}::int END AS views
     FROM sessions s
     WHERE s.project_id = ${project} AND s.start_timestamp >= ${earliest} AND s.start_timestamp <= ${to} AND s.last_view_timestamp >= ${from}
-      AND s.${column} IS NOT NULL`;
+      AND ${value} IS NOT NULL`;
   // Per (value, actor) first, for visitors as hash aggregates; without a comparison, no previous counts at all.
   const flags = query.previous === null ? ["c"] : ["c", "p"];
   const perActor = `SELECT v0, actor, ${flags
@@ -271,7 +286,7 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
   const from = viewEvents(params, projectId, query, join, byStart);
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
-  const values = valueSql(source);
+  const values = valueSql(source, webHostSource(query));
   const names = values.map((_, i) => `v${i}`);
   const numeric = source.from === "timezone";
   const sessions = join === "" ? "NULL::text" : "s.session_id";
@@ -310,7 +325,7 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
   };
 }
 
-/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path, for the paths given (null: every path). */
+/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path (with includeHost, entry host and path), for the paths given (null: every path). */
 function pathBounceSql(params: SqlParams, projectId: number, query: WebStatsQuery, paths: string[] | null): string {
   const from = viewEvents(params, projectId, query, "JOIN", true);
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
@@ -318,8 +333,9 @@ function pathBounceSql(params: SqlParams, projectId: number, query: WebStatsQuer
     ([flag, test]) =>
       `count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} = 1)::int AS ${flag}_bounced, count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} IS NOT NULL)::int AS ${flag}_sessions`,
   );
-  const only = paths === null ? "" : ` AND s.entry_pathname = ANY(${params.add(paths, "text[]")})`;
-  return `SELECT s.entry_pathname AS v0, ${counts.join(", ")} ${from}${only} GROUP BY s.entry_pathname`;
+  const entry = hostedSql(entryHostSource(query), "s.entry_pathname");
+  const only = paths === null ? "" : ` AND ${entry} = ANY(${params.add(paths, "text[]")})`;
+  return `SELECT ${entry} AS v0, ${counts.join(", ")} ${from}${only} GROUP BY ${entry}`;
 }
 
 export function postgresPathBounceStatement(projectId: number, query: WebStatsQuery, paths: string[]): Statement {

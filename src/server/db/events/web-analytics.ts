@@ -99,11 +99,47 @@ export interface WebStatsOrder {
 export interface WebStatsQuery extends WebQueryBase {
   breakdown: WebBreakdown;
   includeBounceRate: boolean;
+  /** PostHog's includeHost: the path breakdowns' values carry their host in front (webHostSource). */
+  includeHost?: boolean;
   limit: number;
   offset: number;
   /** Absent or null: visitors, then views (both descending), then the value ascending. */
   orderBy?: WebStatsOrder | null;
 }
+
+/**
+ * Where the host comes from that includeHost puts in front of a path breakdown's value
+ * (PostHog's _prepend_host): the event's `$host` for Page; the host of the session's entry
+ * (exit) URL for InitialPage (ExitPage), as PostHog's `$entry_hostname` (`$end_hostname`).
+ * Either dialect joins the two as PostHog's `nullIf(concat(host, path), '')`: a missing
+ * part counts as empty text, and nothing at all is no value.
+ */
+export type WebHostSource = { from: "event"; key: "$host" } | { from: "session"; column: "entry_url" | "exit_url" };
+
+const ENTRY_HOST: WebHostSource = { from: "session", column: "entry_url" };
+const WEB_BREAKDOWN_HOSTS: Partial<Record<WebBreakdown, WebHostSource>> = {
+  Page: { from: "event", key: "$host" },
+  InitialPage: ENTRY_HOST,
+  ExitPage: { from: "session", column: "exit_url" },
+};
+
+/** The host source of the query's breakdown with includeHost, else null (other breakdowns ignore it). */
+export function webHostSource(query: WebStatsQuery): WebHostSource | null {
+  return query.includeHost ? (WEB_BREAKDOWN_HOSTS[query.breakdown] ?? null) : null;
+}
+
+/** The host of Page's bounce rate, which reads sessions by their entry (PostHog's _bounce_entry_pathname_breakdown): the entry URL's with includeHost. */
+export function entryHostSource(query: WebStatsQuery): WebHostSource | null {
+  return query.includeHost ? ENTRY_HOST : null;
+}
+
+/**
+ * A URL's host as ClickHouse's `domain()` (PostHog's `$entry_hostname`) reads it: after the
+ * scheme and any user info, up to the port or path. One regular expression, the same in both
+ * dialects (PostgreSQL's `substring … from`, ClickHouse's `extract`), so that both stores
+ * give the same answer on odd URLs too; no quotes or backslashes, so it can stand in a literal.
+ */
+export const URL_HOST_PATTERN = "^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#]*@)?([^/?#:]*)";
 
 /**
  * The ORDER BY of a stats statement over its grouped columns (c_visitors, c_views, c_bounced,

@@ -9,12 +9,16 @@ import { clickHouseCohortResolver } from "../cohorts";
 import {
   countsByStart,
   earliestSessionStart,
+  entryHostSource,
   needsSessions,
   sessionsAloneColumn,
+  URL_HOST_PATTERN,
   VIEW_EVENTS_SQL,
   WEB_BREAKDOWNS,
+  webHostSource,
   webStatsOrderBy,
   type WebBreakdownSource,
+  type WebHostSource,
   type WebQueryBase,
   type WebSessionColumn,
   type WebStatsQuery,
@@ -110,11 +114,25 @@ function sessionsOverviewStatement(context: ChWebContext, projectId: number, que
   };
 }
 
-function valueSql(source: WebBreakdownSource, params: ChParams): string[] {
-  if (source.from === "session") return [`s.f_${source.column}`];
+/** A path with its host in front (includeHost), as PostgreSQL's hostedSql: PostHog's nullIf(concat(host, path), ''). */
+function hostedSql(host: WebHostSource | null, path: string, params: ChParams): string {
+  if (host === null) return path;
+  const hostText =
+    host.from === "event" ? chEventPropertyText(host.key, params) : `extract(ifNull(s.f_${host.column}, ''), ${params.constant(URL_HOST_PATTERN)})`;
+  return `nullIf(concat(ifNull(${hostText}, ''), ifNull(${path}, '')), '')`;
+}
+
+/** The session fields a breakdown reads: its own, and with includeHost the URL its host comes from. */
+function sessionFields(column: WebSessionColumn | null, host: WebHostSource | null): SessionField[] {
+  return [...(column === null ? [] : [column]), ...(host?.from === "session" ? [host.column] : [])];
+}
+
+function valueSql(source: WebBreakdownSource, params: ChParams, host: WebHostSource | null): string[] {
+  if (source.from === "session") return [hostedSql(host, `s.f_${source.column}`, params)];
   if (source.from === "timezone") {
     return [`if(JSONType(e.properties, '$timezone_offset') IN ('Int64', 'UInt64', 'Double'), -JSONExtractFloat(e.properties, '$timezone_offset') / 60, NULL)`];
   }
+  if (host !== null) return [hostedSql(host, chEventPropertyText(source.keys[0]!, params), params)];
   return source.keys.map((key) => `nullIf(${chEventPropertyText(key, params)}, '')`);
 }
 
@@ -131,12 +149,13 @@ export function clickHouseWebStatsStatement(context: ChWebContext, projectId: nu
   if (column !== null) return sessionsStatsStatement(context, projectId, query, column);
   const params = new ChParams();
   const { source, dropNull } = WEB_BREAKDOWNS[query.breakdown];
+  const host = webHostSource(query);
   const byStart = countsByStart(query);
   const join = !needsSessions(query) ? "" : byStart ? "INNER" : "LEFT";
-  const from = viewEvents(context, params, projectId, query, join, byStart, source.from === "session" ? [source.column] : []);
+  const from = viewEvents(context, params, projectId, query, join, byStart, sessionFields(source.from === "session" ? source.column : null, host));
   const current = inPeriod(params, query.current, byStart);
   const previous = inPeriod(params, query.previous, byStart);
-  const values = valueSql(source, params);
+  const values = valueSql(source, params, host);
   const names = values.map((_, i) => `v${i}`);
   const sessions = join === "" ? "CAST(NULL AS Nullable(String))" : "s.sid";
   const bounce = join === "" ? "CAST(NULL AS Nullable(UInt8))" : CH_SESSION_BOUNCE;
@@ -164,11 +183,12 @@ function sessionsStatsStatement(context: ChWebContext, projectId: number, query:
   const params = new ChParams();
   const byStart = countsByStart(query);
   const from = query.previous?.from ?? query.current.from;
-  const sessions = chSessionsWithViews(context, params, projectId, { earliest: earliestSessionStart(query), from, to: query.current.to }, [column]);
+  const host = webHostSource(query);
+  const sessions = chSessionsWithViews(context, params, projectId, { earliest: earliestSessionStart(query), from, to: query.current.to }, sessionFields(column, host));
   const counts = (flag: string) =>
     `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views,
      countIf(${flag} AND b = 1) AS ${flag}_bounced, countIf(${flag} AND b IS NOT NULL) AS ${flag}_sessions`;
-  const inner = `SELECT s.f_${column} AS v0, s.actor AS actor, s.views AS views, ${CH_SESSION_BOUNCE} AS b,
+  const inner = `SELECT ${hostedSql(host, `s.f_${column}`, params)} AS v0, s.actor AS actor, s.views AS views, ${CH_SESSION_BOUNCE} AS b,
       ${inPeriod(params, query.current, byStart)} AS c, ${inPeriod(params, query.previous, byStart)} AS p
     FROM ${sessions} AS s WHERE s.views > 0`;
   return {
@@ -177,15 +197,17 @@ function sessionsStatsStatement(context: ChWebContext, projectId: number, query:
   };
 }
 
-/** Page's bounce rate by entry path, as PostgreSQL's pathBounceSql: for the paths given, or every path (null). */
+/** Page's bounce rate by entry path (with includeHost, entry host and path), as PostgreSQL's pathBounceSql: for the paths given, or every path (null). */
 function pathBounceSql(context: ChWebContext, params: ChParams, projectId: number, query: WebStatsQuery, paths: string[] | null): string {
-  const from = viewEvents(context, params, projectId, query, "INNER", true, ["entry_pathname"]);
+  const host = entryHostSource(query);
+  const from = viewEvents(context, params, projectId, query, "INNER", true, sessionFields("entry_pathname", host));
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
   const counts = Object.entries(periods).map(
     ([flag, test]) => `uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} = 1) AS ${flag}_bounced, uniqExactIf(s.sid, ${test} AND ${CH_SESSION_BOUNCE} IS NOT NULL) AS ${flag}_sessions`,
   );
-  const only = paths === null ? "" : ` AND s.f_entry_pathname IN ${params.add(paths, "text[]")}`;
-  return `SELECT s.f_entry_pathname AS v0, ${counts.join(", ")} ${from}${only} GROUP BY s.f_entry_pathname`;
+  const entry = hostedSql(host, "s.f_entry_pathname", params);
+  const only = paths === null ? "" : ` AND ${entry} IN ${params.add(paths, "text[]")}`;
+  return `SELECT ${entry} AS v0, ${counts.join(", ")} ${from}${only} GROUP BY ${entry}`;
 }
 
 export function clickHousePathBounceStatement(context: ChWebContext, projectId: number, query: WebStatsQuery, paths: string[]): ChStatement {
