@@ -1,6 +1,6 @@
 "use client";
 
-import { Card, CardHeader, EmptyState, ErrorState } from "@/components/ui";
+import { Card, CardHeader, cn, EmptyState, ErrorState } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { BarCell, figureColumn, TableLoading } from "./table-parts";
 import type { WebFilters } from "./web-filters";
@@ -18,7 +18,8 @@ export function TopClicks({ projectId, filters }: { projectId: number; filters: 
   return (
     <Card aria-labelledby="web-top-clicks-title" className="flex min-w-0 flex-col" data-testid="web-top-clicks" data-state={state}>
       <CardHeader titleId="web-top-clicks-title" title="Top clicks" description="Clicked buttons and links, by their text" />
-      <div className="min-w-0 flex-1">
+      {/* Beside a longer Paths card, the states sit in the middle of the space. */}
+      <div className={cn("flex min-w-0 flex-1 flex-col", state !== "ready" && state !== "loading" && "justify-center")}>
         {result.error && !result.data ? (
           <div className="p-4">
             <ErrorState title="Could not load the top clicks" message={errorMessage(result.error)} onRetry={() => void result.refetch()} />
@@ -32,7 +33,7 @@ export function TopClicks({ projectId, filters }: { projectId: number; filters: 
         ) : rows.length === 0 ? (
           <EmptyState
             title="No clicks yet"
-            description="posthog-js's autocapture records clicks on buttons and links (it is on unless autocapture: false); they show here by the text clicked."
+            description="Clicks on buttons and links show here by their text once posthog-js's autocapture records them. It is on unless the snippet sets autocapture: false."
             icon={
               <svg viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.6">
                 <path d="M7.5 7.5l8 3-3.5 1.5-1.5 3.5-3-8zM4 4l1.5 1.5M8 2.5v2M2.5 8h2" strokeLinecap="round" strokeLinejoin="round" />
