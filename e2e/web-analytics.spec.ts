@@ -2,8 +2,10 @@
  * Web analytics and the first run, end to end on a Burrow of this spec's own: Home waits for
  * a first event and sees the test event arrive; then a page holding nothing but PostHog's
  * HTML snippet — copied from the snippet page — is visited on two paths in Chromium, and the
- * visits show on /web (overview, live count, the Page tab) and on Home. Screenshots of both
- * pages at desktop and phone widths, and an axe check of /web.
+ * visits show on /web (overview, live count, the Page tab with its bounce rates) and on Home;
+ * then visits and autocaptured clicks on a host of their own, whose bounce rates and top
+ * clicks are known by hand. Screenshots of both pages at desktop and phone widths, and an
+ * axe check of /web.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
@@ -118,6 +120,11 @@ test.describe("web analytics and the first run", () => {
     await expect(live).toHaveAttribute("data-state", "ready");
     expect(Number(await live.getAttribute("data-visitors"))).toBeGreaterThanOrEqual(2);
     await expect(page.getByTestId("web-chart")).toHaveAttribute("data-state", "ready");
+    // Nobody has clicked anything yet: the top clicks card says where clicks come from.
+    const clicks = page.getByTestId("web-top-clicks");
+    await expect(clicks).toHaveAttribute("data-state", "empty");
+    await expect(clicks).toContainText("No clicks yet");
+    await expect(clicks).toContainText("autocapture");
     await screenshot(page, "web-1280");
     // Ten rows at first; "Show more" brings the rest (visitors, views, then the path, in order).
     await expect(table.getByTestId("web-table-row")).toHaveCount(10);
@@ -146,6 +153,7 @@ test.describe("web analytics and the first run", () => {
     await expect(values).toHaveCount(15);
     await expect(values.last()).toHaveText("/z-01");
     await expect(values.first()).toHaveText("/");
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-sorted-1280");
     // From the keyboard, the focus staying on the header.
     await table.getByTestId("web-sort-Views").focus();
@@ -157,6 +165,36 @@ test.describe("web analytics and the first run", () => {
     await table.getByTestId("web-sort-Visitors").click();
     await expect(page).not.toHaveURL(/order=/);
     await expect(visitorsHeader).toHaveAttribute("aria-sort", "descending");
+
+    // Bounce rate: a page's is that of the sessions that began on it. The test event's session
+    // ("/", one view) bounced; the snippet's (/shop, then /shop/checkout) and the batch's
+    // (/z-01 first, fourteen views) did not; no session began on the other pages.
+    const rates = table.getByTestId("web-table-bounce-rate");
+    const unentered = ["/shop/checkout", ...Array.from({ length: 11 }, (_, index) => `/z-${String(index + 2).padStart(2, "0")}`)];
+    const bounceHeader = table.getByRole("columnheader", { name: "Bounce rate" });
+    await expect(bounceHeader).toHaveAttribute("aria-sort", "none");
+    await table.getByTestId("web-sort-BounceRate").click();
+    await expect(page).toHaveURL(/order=bounce-rate-desc/);
+    await expect(bounceHeader).toHaveAttribute("aria-sort", "descending");
+    await expect(visitorsHeader).toHaveAttribute("aria-sort", "none");
+    // The highest first, ties in the default order (/z-01 has more views), pages without a rate last.
+    await expect(values).toHaveText(["/", "/z-01", "/shop", ...unentered]);
+    await expect(rates).toHaveText(["100%", "0%", "0%", ...unentered.map(() => "–")]);
+    // From the keyboard: the lowest first, still without a rate last.
+    await table.getByTestId("web-sort-BounceRate").focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/order=bounce-rate-asc/);
+    await expect(bounceHeader).toHaveAttribute("aria-sort", "ascending");
+    await expect(values).toHaveText(["/z-01", "/shop", "/", ...unentered]);
+    await expect(rates).toHaveText(["0%", "0%", "100%", ...unentered.map(() => "–")]);
+    await expect(table.getByTestId("web-sort-BounceRate")).toBeFocused();
+    // The tables without the column keep their own default order meanwhile.
+    const devices = page.getByTestId("web-table-devices");
+    await expect(devices.getByTestId("web-table")).toHaveAttribute("data-state", "ready");
+    await expect(devices.getByTestId("web-sort-BounceRate")).toHaveCount(0);
+    await expect(devices.getByRole("columnheader", { name: "Visitors" })).toHaveAttribute("aria-sort", "descending");
+    await table.getByTestId("web-sort-Visitors").click();
+    await expect(page).not.toHaveURL(/order=/);
 
     // The tabs are a tablist: the arrow keys move between them.
     await table.getByRole("tab", { name: "Page" }).focus();
@@ -189,6 +227,7 @@ test.describe("web analytics and the first run", () => {
     await expect(page).toHaveURL(new RegExp(`host=${encodeURIComponent(shopHost)}`));
     await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/$/ })).toHaveCount(0);
     await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop$/ })).toBeVisible();
+    await expect(clicks).toHaveAttribute("data-state", "empty");
 
     await page.setViewportSize({ width: 390, height: 844 });
     await expectOverview(page);
@@ -206,6 +245,111 @@ test.describe("web analytics and the first run", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "home-arrived-390");
+  });
+
+  test("bounce rates by page and the top clicks, on visits to a host of their own whose figures are known by hand", async ({ page }) => {
+    test.setTimeout(120_000);
+    /*
+     * Seven visitors of landing.example, a session each, a second between steps (no session
+     * lasts 10 s, so only a second view or an autocaptured event saves one from bouncing):
+     * began on /landing: two bounced, two did not → 50%; on /pricing: neither bounced → 0%;
+     * on /about: bounced → 100%; none began on /docs → no rate.
+     * Clicks: "Buy now" three times by two visitors, "Docs" and "Sign up" once each; a
+     * submit is not a click.
+     */
+    const host = "landing.example";
+    const sessions: [kind: "view" | "click" | "submit", value: string][][] = [
+      [["view", "/landing"]],
+      [["view", "/landing"]],
+      [["view", "/landing"], ["click", "Buy now"], ["click", "Buy now"]],
+      [["view", "/landing"], ["click", "Docs"], ["view", "/docs"]],
+      [["view", "/pricing"], ["click", "Buy now"], ["click", "Sign up"], ["submit", "Subscribe"]],
+      [["view", "/pricing"], ["view", "/pricing"]],
+      [["view", "/about"]],
+    ];
+    const start = Date.now() - 10 * 60_000;
+    const batch = sessions.flatMap((steps, visitor) => {
+      const sessionId = `019ab000-0000-7000-8000-00000000020${visitor}`;
+      let pathname = "";
+      return steps.map(([kind, value], step) => {
+        if (kind === "view") pathname = value;
+        const common = { $host: host, $pathname: pathname, $current_url: `https://${host}${pathname}`, $session_id: sessionId };
+        return {
+          event: kind === "view" ? "$pageview" : "$autocapture",
+          distinct_id: `landing-visitor-${visitor}`,
+          timestamp: new Date(start + visitor * 60_000 + step * 1000).toISOString(),
+          properties: kind === "view" ? common : { ...common, $event_type: kind, $el_text: value },
+        };
+      });
+    });
+    const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
+    expect(sent.status).toBe(200);
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/web?host=${host}`);
+    await expect(page.getByTestId("web-analytics")).toHaveAttribute("data-state", "ready");
+    const table = page.getByTestId("web-table-paths");
+    const values = table.getByTestId("web-table-value");
+    const rates = table.getByTestId("web-table-bounce-rate");
+    await expect(table.getByTestId("web-table")).toHaveAttribute("data-state", "ready");
+    await expect(values).toHaveText(["/landing", "/pricing", "/about", "/docs"]);
+    await expect(table.getByTestId("web-table-visitors")).toHaveText(["4", "2", "1", "1"]);
+    await expect(rates).toHaveText(["50%", "0%", "100%", "–"]);
+
+    const clicks = page.getByTestId("web-top-clicks");
+    await expect(clicks).toHaveAttribute("data-state", "ready");
+    await expect(clicks.getByTestId("web-top-click-text")).toHaveText(["Buy now", "Docs", "Sign up"]);
+    await expect(clicks.getByTestId("web-top-click-clicks")).toHaveText(["3", "1", "1"]);
+    await expect(clicks.getByTestId("web-top-click-visitors")).toHaveText(["2", "1", "1"]);
+    await screenshot(page, "web-bounce-1280");
+
+    await table.getByTestId("web-sort-BounceRate").click();
+    await expect(page).toHaveURL(/order=bounce-rate-desc/);
+    await expect(page).toHaveURL(/host=landing\.example/);
+    await expect(values).toHaveText(["/about", "/landing", "/pricing", "/docs"]);
+    await expect(rates).toHaveText(["100%", "50%", "0%", "–"]);
+    await table.getByTestId("web-sort-BounceRate").click();
+    await expect(page).toHaveURL(/order=bounce-rate-asc/);
+    await expect(values).toHaveText(["/pricing", "/landing", "/about", "/docs"]);
+    await expect(rates).toHaveText(["0%", "50%", "100%", "–"]);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "web-bounce-sorted-1280");
+
+    // Entry paths have the column too, in the same order; exit paths have none, and their default order.
+    await table.getByRole("tab", { name: "Entry" }).click();
+    await expect(values).toHaveText(["/pricing", "/landing", "/about"]);
+    await expect(rates).toHaveText(["0%", "50%", "100%"]);
+    await expect(table.getByRole("columnheader", { name: "Bounce rate" })).toHaveAttribute("aria-sort", "ascending");
+    await table.getByRole("tab", { name: "Exit" }).click();
+    await expect(table.getByTestId("web-table")).toHaveAttribute("data-breakdown", "ExitPage");
+    await expect(table.getByRole("columnheader", { name: "Visitors" })).toHaveAttribute("aria-sort", "descending");
+    await expect(table.getByTestId("web-sort-BounceRate")).toHaveCount(0);
+    await expect(rates).toHaveCount(0);
+
+    // The top clicks follow the path filter: on /pricing, one "Buy now" and one "Sign up".
+    await page.getByTestId("web-filter-path").fill("/pricing");
+    await page.getByTestId("web-filter-path").press("Enter");
+    await expect(page).toHaveURL(/path=%2Fpricing/);
+    await expect(clicks).toHaveAttribute("data-state", "ready");
+    await expect(clicks.getByTestId("web-top-click-text")).toHaveText(["Buy now", "Sign up"]);
+    await expect(clicks.getByTestId("web-top-click-clicks")).toHaveText(["1", "1"]);
+    await expect(clicks.getByTestId("web-top-click-visitors")).toHaveText(["1", "1"]);
+    // On /about, nobody clicked.
+    await page.getByTestId("web-filter-path").fill("/about");
+    await page.getByTestId("web-filter-path").press("Enter");
+    await expect(clicks).toHaveAttribute("data-state", "empty");
+    await expect(clicks).toContainText("No clicks yet");
+
+    await page.goto(`${site.url}/web?host=${host}`);
+    await expect(clicks).toHaveAttribute("data-state", "ready");
+    await expect(rates).toHaveText(["50%", "0%", "100%", "–"]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "web-bounce-390");
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    // The short header on a phone keeps its whole name for assistive technology.
+    await expect(table.getByRole("columnheader", { name: "Bounce rate" })).toBeVisible();
   });
 
   test("the project's data collection: enrichment is on until an admin turns it off, from the keyboard too", async ({ page }) => {

@@ -4,9 +4,10 @@ import Link from "next/link";
 import { useRef, useState, type KeyboardEvent } from "react";
 import { Button, Card, cn, EmptyState, ErrorState } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
-import { nextOrder, paramsOf, shownOrder, type TableOrder, type TableOrderField, type WebFilters } from "./web-filters";
-import { breakdownLabel, formatCount } from "./web-format";
-import { statsTable, statsTableQuery, TABLE_PAGE, type WebBreakdown, type WebTableGroup } from "./web-query";
+import { BarCell, figureColumn, TableLoading } from "./table-parts";
+import { nextOrder, paramsOf, shownOrder, tableOrder, type TableOrder, type TableOrderField, type WebFilters } from "./web-filters";
+import { breakdownLabel, formatCount, formatRate } from "./web-format";
+import { showsBounceRate, statsTable, statsTableQuery, TABLE_PAGE, type WebBreakdown, type WebTableGroup } from "./web-query";
 import { useWebQuery } from "./use-web-query";
 
 const PATH_BREAKDOWNS = new Set<WebBreakdown>(["Page", "InitialPage", "ExitPage"]);
@@ -88,27 +89,45 @@ export function StatsTables({
   );
 }
 
+/** How a column's header reads, and which end its descending order starts from (counts: most; rates: highest). */
+const FIELD_HEADERS: Record<TableOrderField, { label: string; short?: string; most: string; fewest: string }> = {
+  Visitors: { label: "Visitors", most: "most", fewest: "fewest" },
+  Views: { label: "Views", most: "most", fewest: "fewest" },
+  BounceRate: { label: "Bounce rate", short: "Bounce", most: "highest", fewest: "lowest" },
+};
+
 /** A figure's column header: a button that orders the table by it (descending first, then flipping), its state in aria-sort. */
 function SortHeader({ field, order, onOrder, className }: { field: TableOrderField; order: TableOrder | null; onOrder: (order: TableOrder | null) => void; className: string }) {
   const shown = shownOrder(order);
   const active = shown.field === field;
   const next = shownOrder(nextOrder(order, field));
+  const header = FIELD_HEADERS[field];
   return (
-    <th scope="col" className={className} aria-sort={active ? (shown.direction === "DESC" ? "descending" : "ascending") : "none"}>
+    <th scope="col" className={cn("py-1.5 text-right font-medium", className)} aria-sort={active ? (shown.direction === "DESC" ? "descending" : "ascending") : "none"}>
       <button
         type="button"
         onClick={() => onOrder(nextOrder(order, field))}
         className={cn(
-          "-mr-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-medium hover:text-gray-800 focus-visible:outline-2 focus-visible:outline-brand-600",
+          "-mr-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-medium whitespace-nowrap hover:text-gray-800 focus-visible:outline-2 focus-visible:outline-brand-600",
           active && "text-gray-800",
         )}
-        title={`Sort by ${field.toLowerCase()}, ${next.direction === "DESC" ? "most" : "fewest"} first`}
+        title={`Sort by ${header.label.toLowerCase()}, ${next.direction === "DESC" ? header.most : header.fewest} first`}
         data-testid={`web-sort-${field}`}
       >
         <span aria-hidden="true" className={cn("w-2.5 text-[10px]", !active && "invisible")}>
           {shown.direction === "DESC" ? "▼" : "▲"}
         </span>
-        {field}
+        {header.short ? (
+          <>
+            {/* Phones read the short name; the header's name stays the whole one. */}
+            <span aria-hidden="true" className="sm:hidden">
+              {header.short}
+            </span>
+            <span className="max-sm:sr-only">{header.label}</span>
+          </>
+        ) : (
+          header.label
+        )}
       </button>
     </th>
   );
@@ -146,20 +165,14 @@ function StatsTable({
     );
   }
   if (!table) {
-    return (
-      <div className="flex flex-col gap-2 p-4" aria-busy="true" data-testid="web-table-loading">
-        <span role="status" className="sr-only">
-          Loading…
-        </span>
-        {Array.from({ length: 5 }, (_, index) => (
-          <div key={index} className="h-7 animate-pulse rounded bg-gray-100" style={{ width: `${90 - index * 12}%` }} />
-        ))}
-      </div>
-    );
+    return <TableLoading testId="web-table-loading" />;
   }
   if (table.rows.length === 0) return <EmptyState title="Nothing here yet" description="No page views in this range have a value for it." className="py-10" />;
 
   const linkable = PATH_BREAKDOWNS.has(breakdown);
+  const bounceRate = showsBounceRate(breakdown);
+  // The page's order, unless it is by a column this table does not show.
+  const order = tableOrder(filters.order, bounceRate);
   return (
     <div className="flex flex-col" data-testid="web-table" data-breakdown={breakdown} data-state={result.isFetching ? "loading" : "ready"}>
       <table className="w-full table-fixed text-sm">
@@ -168,8 +181,9 @@ function StatsTable({
             <th scope="col" className="px-4 py-2 font-medium sm:px-5">
               {column}
             </th>
-            <SortHeader field="Visitors" order={filters.order} onOrder={onOrder} className="w-20 py-1.5 text-right font-medium sm:w-24" />
-            <SortHeader field="Views" order={filters.order} onOrder={onOrder} className="w-20 py-1.5 pr-4 text-right font-medium sm:w-24 sm:pr-5" />
+            <SortHeader field="Visitors" order={order} onOrder={onOrder} className={figureColumn(false)} />
+            <SortHeader field="Views" order={order} onOrder={onOrder} className={figureColumn(!bounceRate)} />
+            {bounceRate && <SortHeader field="BounceRate" order={order} onOrder={onOrder} className={figureColumn(true)} />}
           </tr>
         </thead>
         <tbody>
@@ -177,23 +191,29 @@ function StatsTable({
             const label = breakdownLabel(breakdown, row.value);
             return (
               <tr key={index} className="relative" data-testid="web-table-row">
-                <th scope="row" className="relative px-4 py-1.5 text-left font-normal sm:px-5">
-                  {/* The row's share of the visitors, drawn behind its value. */}
-                  <span aria-hidden="true" className="absolute inset-y-0.5 left-2 rounded bg-brand-100/70 sm:left-3" style={{ width: `calc(${(row.fillFraction * 100).toFixed(2)}% - 0.5rem)` }} />
-                  <span className="relative block truncate text-gray-900" title={label}>
-                    {linkable && typeof row.value === "string" ? (
-                      <Link href={`/web?${paramsOf({ ...filters, path: row.value })}`} className="hover:text-brand-700 hover:underline" data-testid="web-table-value">
-                        {label}
-                      </Link>
-                    ) : (
-                      <span data-testid="web-table-value">{label}</span>
-                    )}
-                  </span>
-                </th>
+                {/* The row's share of the visitors, drawn behind its value. */}
+                <BarCell fraction={row.fillFraction} title={label}>
+                  {linkable && typeof row.value === "string" ? (
+                    <Link href={`/web?${paramsOf({ ...filters, path: row.value })}`} className="hover:text-brand-700 hover:underline" data-testid="web-table-value">
+                      {label}
+                    </Link>
+                  ) : (
+                    <span data-testid="web-table-value">{label}</span>
+                  )}
+                </BarCell>
                 <td className="py-1.5 text-right text-gray-900 tabular-nums" data-testid="web-table-visitors">
                   {formatCount(row.visitors)}
                 </td>
-                <td className="py-1.5 pr-4 text-right text-gray-700 tabular-nums sm:pr-5">{formatCount(row.views)}</td>
+                <td className={cn("py-1.5 text-right text-gray-700 tabular-nums", !bounceRate && "pr-4 sm:pr-5")}>{formatCount(row.views)}</td>
+                {bounceRate && (
+                  <td
+                    className="py-1.5 pr-4 text-right text-gray-700 tabular-nums sm:pr-5"
+                    title={row.bounceRate === null ? "No session began on this page" : undefined}
+                    data-testid="web-table-bounce-rate"
+                  >
+                    {formatRate(row.bounceRate)}
+                  </td>
+                )}
               </tr>
             );
           })}

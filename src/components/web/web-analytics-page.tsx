@@ -11,14 +11,17 @@ import { useTRPC } from "@/trpc/react";
 import { LiveVisitors } from "./live-visitors";
 import { OverviewCards } from "./overview-cards";
 import { StatsTables } from "./stats-tables";
+import { TopClicks } from "./top-clicks";
 import { VisitorsChart } from "./visitors-chart";
 import { dateRangeLabel, filtersFromParams, paramsOf, type TableOrder, type WebFilters } from "./web-filters";
 import { WebFiltersBar } from "./web-filters-bar";
-import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, trendQuery, trendSeries, WEB_TABLE_GROUPS } from "./web-query";
+import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, trendQuery, trendSeries, WEB_TABLE_GROUPS, type WebTableGroup } from "./web-query";
 import { useWebQuery } from "./use-web-query";
 
 /** Where the snippet and the other SDKs' set-up live. */
 export const INSTALL_HREF = "/settings/project#install";
+
+const [paths, ...otherGroups] = WEB_TABLE_GROUPS as [WebTableGroup, ...WebTableGroup[]];
 
 /** While a project has no pageview, how often the page looks again. */
 const WAITING_POLL_MS = 5_000;
@@ -120,7 +123,10 @@ function Dashboard({ projectId, filters, onOrder }: { projectId: number; filters
         onRetry={() => void trend.refetch()}
       />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-        {WEB_TABLE_GROUPS.map((group) => (
+        {/* Top clicks is a card of its own, as on PostHog's first web analytics page; beside the paths, as both tell what visitors did on the pages. */}
+        <StatsTables projectId={projectId} group={paths} filters={filters} onOrder={onOrder} />
+        <TopClicks projectId={projectId} filters={filters} />
+        {otherGroups.map((group) => (
           <StatsTables key={group.id} projectId={projectId} group={group} filters={filters} onOrder={onOrder} />
         ))}
       </div>

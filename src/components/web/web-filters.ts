@@ -26,20 +26,24 @@ export interface WebFilters {
 }
 
 /** A column the tables sort by, as PostHog's WebAnalyticsOrderByFields names it. */
-export type TableOrderField = "Visitors" | "Views";
+export type TableOrderField = "Visitors" | "Views" | "BounceRate";
 export interface TableOrder {
   field: TableOrderField;
   direction: "ASC" | "DESC";
 }
 
-/** The orders a URL may name (the default, visitors-desc, is left out). */
-const ORDER_PARAMS = new Map<string, TableOrder>([
-  ["visitors-asc", { field: "Visitors", direction: "ASC" }],
-  ["views-desc", { field: "Views", direction: "DESC" }],
-  ["views-asc", { field: "Views", direction: "ASC" }],
-]);
+/** Each orderable column's name in the URL's `order=` (`bounce-rate-desc`). */
+const FIELD_PARAMS: Record<TableOrderField, string> = { Visitors: "visitors", Views: "views", BounceRate: "bounce-rate" };
 
-const orderParam = (order: TableOrder) => `${order.field.toLowerCase()}-${order.direction.toLowerCase()}`;
+const orderParam = (order: TableOrder) => `${FIELD_PARAMS[order.field]}-${order.direction.toLowerCase()}`;
+
+/** The orders a URL may name (the default, visitors-desc, is left out). */
+const ORDER_PARAMS = new Map<string, TableOrder>(
+  (Object.keys(FIELD_PARAMS) as TableOrderField[])
+    .flatMap((field) => (["DESC", "ASC"] as const).map((direction): TableOrder => ({ field, direction })))
+    .filter((order) => !(order.field === "Visitors" && order.direction === "DESC"))
+    .map((order) => [orderParam(order), order]),
+);
 
 /** The order a table is shown in: the default is visitors descending. */
 export function shownOrder(order: TableOrder | null): TableOrder {
@@ -54,6 +58,15 @@ export function nextOrder(order: TableOrder | null, field: TableOrderField): Tab
   const current = shownOrder(order);
   const next: TableOrder = current.field === field ? { field, direction: current.direction === "DESC" ? "ASC" : "DESC" } : { field, direction: "DESC" };
   return next.field === "Visitors" && next.direction === "DESC" ? null : next;
+}
+
+/**
+ * The page's order as a table without a bounce rate column honours it: ordering by a column
+ * the table does not show (the query API refuses BounceRate without includeBounceRate) leaves
+ * it in its default order.
+ */
+export function tableOrder(order: TableOrder | null, showsBounceRate: boolean): TableOrder | null {
+  return order?.field === "BounceRate" && !showsBounceRate ? null : order;
 }
 
 /** Longest host or path read from the URL; anything longer is ignored rather than sent. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { filtersFromParams, nextOrder, paramsOf, type WebFilters } from "./web-filters";
-import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue } from "./web-format";
-import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, statsTable, statsTableQuery, trendQuery, trendSeries } from "./web-query";
+import { filtersFromParams, nextOrder, paramsOf, tableOrder, type WebFilters } from "./web-filters";
+import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue, formatRate } from "./web-format";
+import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, statsTable, statsTableQuery, topClicks, topClicksQuery, trendQuery, trendSeries } from "./web-query";
 
 describe("the page's filters in the URL", () => {
   it("read back what they wrote, defaults left out", () => {
@@ -11,9 +11,12 @@ describe("the page's filters in the URL", () => {
     for (const order of [
       { field: "Visitors", direction: "ASC" },
       { field: "Views", direction: "DESC" },
+      { field: "BounceRate", direction: "DESC" },
+      { field: "BounceRate", direction: "ASC" },
     ] as const) {
       expect(filtersFromParams(new URLSearchParams(paramsOf({ ...filters, order })))).toEqual({ ...filters, order });
     }
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "BounceRate", direction: "DESC" } })).toBe("order=bounce-rate-desc");
     expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: null })).toBe("");
     // The default order is no order: the URL leaves it out.
     expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "Visitors", direction: "DESC" } })).toBe("");
@@ -21,7 +24,7 @@ describe("the page's filters in the URL", () => {
 
   it("fall back to the defaults for values they do not know", () => {
     expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d", order: null });
-    for (const order of ["visitors-desc", "Views-ASC", "views", "bounce-asc", "constructor", "__proto__", ""]) {
+    for (const order of ["visitors-desc", "Views-ASC", "views", "bounce-asc", "bouncerate-desc", "BounceRate-DESC", "constructor", "__proto__", ""]) {
       expect(filtersFromParams(new URLSearchParams({ order })).order).toBeNull();
     }
   });
@@ -33,6 +36,17 @@ describe("the page's filters in the URL", () => {
     expect(nextOrder(null, "Visitors")).toEqual({ field: "Visitors", direction: "ASC" });
     expect(nextOrder({ field: "Visitors", direction: "ASC" }, "Visitors")).toBeNull();
     expect(nextOrder({ field: "Views", direction: "ASC" }, "Visitors")).toBeNull();
+    expect(nextOrder(null, "BounceRate")).toEqual({ field: "BounceRate", direction: "DESC" });
+    expect(nextOrder({ field: "BounceRate", direction: "DESC" }, "BounceRate")).toEqual({ field: "BounceRate", direction: "ASC" });
+    expect(nextOrder({ field: "BounceRate", direction: "ASC" }, "Views")).toEqual({ field: "Views", direction: "DESC" });
+  });
+
+  it("leave a table without a bounce rate column in its default order when the page orders by bounce rate", () => {
+    const byBounce = { field: "BounceRate", direction: "ASC" } as const;
+    expect(tableOrder(byBounce, true)).toEqual(byBounce);
+    expect(tableOrder(byBounce, false)).toBeNull();
+    expect(tableOrder({ field: "Views", direction: "ASC" }, false)).toEqual({ field: "Views", direction: "ASC" });
+    expect(tableOrder(null, true)).toBeNull();
   });
 });
 
@@ -48,10 +62,24 @@ describe("the queries", () => {
     expect(statsTableQuery(filters, "InitialPage", 20)).toMatchObject({ kind: "WebStatsTableQuery", breakdownBy: "InitialPage", limit: 20, properties });
     expect(statsTableQuery(filters, "InitialPage", 20)).not.toHaveProperty("orderBy");
     expect(statsTableQuery({ ...filters, order: { field: "Views", direction: "ASC" } }, "Page", 20)).toMatchObject({ orderBy: ["Views", "ASC"] });
+    expect(topClicksQuery(filters)).toEqual({ kind: "WebTopClicksQuery", properties, dateRange: { date_from: "-24h", date_to: null } });
     const trend = trendQuery(filters);
     expect(trend).toMatchObject({ kind: "TrendsQuery", interval: "hour", properties });
     expect(trend.series.map((s) => s.math)).toEqual(["dau", "total", "unique_session"]);
     expect(trendQuery({ ...filters, dateFrom: "-30d" }).interval).toBe("day");
+  });
+
+  it("ask for a bounce rate on the pages and entry pages only, and order by it only there", () => {
+    const byBounce = { ...filters, order: { field: "BounceRate", direction: "DESC" } } as const;
+    expect(statsTableQuery(filters, "Page", 10)).toMatchObject({ includeBounceRate: true });
+    expect(statsTableQuery(byBounce, "Page", 10)).toMatchObject({ includeBounceRate: true, orderBy: ["BounceRate", "DESC"] });
+    expect(statsTableQuery(byBounce, "InitialPage", 10)).toMatchObject({ includeBounceRate: true, orderBy: ["BounceRate", "DESC"] });
+    for (const breakdown of ["ExitPage", "Browser", "Country", "InitialReferringDomain"] as const) {
+      // The query API refuses BounceRate without includeBounceRate: these keep their default order.
+      expect(statsTableQuery(byBounce, breakdown, 10)).not.toHaveProperty("includeBounceRate");
+      expect(statsTableQuery(byBounce, breakdown, 10)).not.toHaveProperty("orderBy");
+    }
+    expect(statsTableQuery({ ...filters, order: { field: "Views", direction: "ASC" } }, "ExitPage", 10)).toMatchObject({ orderBy: ["Views", "ASC"] });
   });
 
   it("ask the session duration and bounce rate as session-property maths over the same buckets, apart from the graph's", () => {
@@ -92,13 +120,57 @@ describe("reading results", () => {
     });
     expect(table).toEqual({
       rows: [
-        { value: "/", visitors: 2, views: 3, fillFraction: 2 / 3 },
-        { value: "/login", visitors: 1, views: 1, fillFraction: 1 / 3 },
+        { value: "/", visitors: 2, views: 3, bounceRate: null, fillFraction: 2 / 3 },
+        { value: "/login", visitors: 1, views: 1, bounceRate: null, fillFraction: 1 / 3 },
       ],
       hasMore: true,
     });
     expect(statsTable({ columns: ["context.columns.something_else"], results: [] })).toBeNull();
     expect(statsTable({ results: [["/", ["x"], 1, 0]] })).toBeNull();
+  });
+
+  it("takes the bounce rate by its column's name, null where a page had no session", () => {
+    const table = statsTable({
+      columns: [
+        "context.columns.breakdown_value",
+        "context.columns.visitors",
+        "context.columns.views",
+        "context.columns.bounce_rate",
+        "context.columns.ui_fill_fraction",
+        "context.columns.cross_sell",
+      ],
+      results: [
+        ["/landing", [4, null], [4, null], [0.5, null], 0.8, ""],
+        ["/docs", [1, null], [1, null], [null, null], 0.2, ""],
+      ],
+      hasMore: false,
+    });
+    expect(table?.rows.map((row) => [row.value, row.bounceRate, row.fillFraction])).toEqual([
+      ["/landing", 0.5, 0.8],
+      ["/docs", null, 0.2],
+    ]);
+  });
+
+  it("takes the top clicks by column name, each row's bar its share of the clicks, and refuses other shapes", () => {
+    const columns = ["el_text", "total_clicks", "unique_visitors"];
+    expect(
+      topClicks({
+        columns,
+        results: [
+          ["Buy now", 3, 2],
+          ["Docs", 1, 1],
+        ],
+      }),
+    ).toEqual([
+      { text: "Buy now", clicks: 3, visitors: 2, fillFraction: 0.75 },
+      { text: "Docs", clicks: 1, visitors: 1, fillFraction: 0.25 },
+    ]);
+    expect(topClicks({ columns: ["unique_visitors", "el_text", "total_clicks"], results: [[2, "Buy now", 3]] })).toEqual([{ text: "Buy now", clicks: 3, visitors: 2, fillFraction: 1 }]);
+    expect(topClicks({ columns, results: [] })).toEqual([]);
+    expect(topClicks({ columns: ["el_text", "clicks"], results: [] })).toBeNull();
+    expect(topClicks({ columns, results: [[null, 3, 2]] })).toBeNull();
+    expect(topClicks({ columns, results: [["Buy now", "3", 2]] })).toBeNull();
+    expect(topClicks([["Buy now", 3, 2]])).toBeNull();
   });
 
   it("takes the three trend series in order", () => {
@@ -131,6 +203,14 @@ describe("formatting", () => {
     expect(formatOverviewValue({ kind: "duration_s", value: null })).toBe("—");
     expect(formatDuration(185)).toBe("3m 05s");
     expect(formatDuration(9.6)).toBe("10s");
+  });
+
+  it("writes a bounce rate as a whole percentage, an en dash for none", () => {
+    expect(formatRate(0.5)).toBe("50%");
+    expect(formatRate(1 / 3)).toBe("33%");
+    expect(formatRate(1)).toBe("100%");
+    expect(formatRate(0)).toBe("0%");
+    expect(formatRate(null)).toBe("–");
   });
 
   it("colours a change by whether a rise is bad", () => {

@@ -1,10 +1,10 @@
 /**
  * The query nodes the web analytics page runs through the query API (PostHog's
- * WebOverviewQuery, WebStatsTableQuery and the TrendsQuery its graphs use) and readers of
+ * WebOverviewQuery, WebStatsTableQuery, WebTopClicksQuery and the TrendsQuery its graphs use) and readers of
  * their results. Results are checked here, never trusted: a shape this page does not know
  * reads as null and the page says so.
  */
-import type { WebFilters } from "./web-filters";
+import { tableOrder, type WebFilters } from "./web-filters";
 
 export type WebBreakdown =
   | "Page"
@@ -82,6 +82,17 @@ export const WEB_TABLE_GROUPS: readonly WebTableGroup[] = [
   },
 ];
 
+/**
+ * The tables with a bounce rate column, as PostHog's: the pages (the rate of the sessions
+ * that entered on each) and the entry pages. Only these ask for it (includeBounceRate costs
+ * Page a second read).
+ */
+const BOUNCE_RATE_BREAKDOWNS: ReadonlySet<WebBreakdown> = new Set(["Page", "InitialPage"]);
+
+export function showsBounceRate(breakdown: WebBreakdown): boolean {
+  return BOUNCE_RATE_BREAKDOWNS.has(breakdown);
+}
+
 /** Rows a table shows at first, and how many more each "Show more" adds. */
 export const TABLE_PAGE = 10;
 
@@ -100,8 +111,22 @@ export function overviewQuery(filters: WebFilters) {
 }
 
 export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, limit: number) {
-  const orderBy = filters.order === null ? {} : { orderBy: [filters.order.field, filters.order.direction] };
-  return { kind: "WebStatsTableQuery", breakdownBy: breakdown, properties: propertiesOf(filters), dateRange: dateRangeOf(filters), limit, ...orderBy };
+  const bounceRate = showsBounceRate(breakdown);
+  const order = tableOrder(filters.order, bounceRate);
+  return {
+    kind: "WebStatsTableQuery",
+    breakdownBy: breakdown,
+    properties: propertiesOf(filters),
+    dateRange: dateRangeOf(filters),
+    limit,
+    ...(bounceRate ? { includeBounceRate: true } : {}),
+    ...(order === null ? {} : { orderBy: [order.field, order.direction] }),
+  };
+}
+
+/** The ten most clicked element texts of autocaptured clicks, through the page's range and filters. */
+export function topClicksQuery(filters: WebFilters) {
+  return { kind: "WebTopClicksQuery", properties: propertiesOf(filters), dateRange: dateRangeOf(filters) };
 }
 
 /** The series of the visitors/views graph and the overview's sparklines, in this order; keys are the overview's. */
@@ -200,6 +225,8 @@ export interface StatsRow {
   value: unknown;
   visitors: number;
   views: number;
+  /** The share of sessions that bounced, 0–1; null without the column or without sessions (no session entered on that page). */
+  bounceRate: number | null;
   /** Share of the column total, 0–1, for the row's bar. */
   fillFraction: number;
 }
@@ -226,6 +253,8 @@ export function statsTable(response: unknown): StatsTable | null {
   const visitorsAt = at("visitors", 1);
   const viewsAt = at("views", 2);
   const fillAt = at("ui_fill_fraction", 3);
+  // Only there when asked for (includeBounceRate): never guessed by position.
+  const bounceAt = columns.indexOf("context.columns.bounce_rate");
   if (valueAt === -1 || visitorsAt === -1) return null;
   const rows: StatsRow[] = [];
   for (const row of response.results) {
@@ -233,9 +262,42 @@ export function statsTable(response: unknown): StatsTable | null {
     const visitors = current(row[visitorsAt]);
     if (visitors === null) return null;
     const fill = fillAt === -1 ? null : numberOrNull(row[fillAt]);
-    rows.push({ value: row[valueAt] ?? null, visitors, views: viewsAt === -1 ? 0 : (current(row[viewsAt]) ?? 0), fillFraction: Math.min(1, Math.max(0, fill ?? 0)) });
+    rows.push({
+      value: row[valueAt] ?? null,
+      visitors,
+      views: viewsAt === -1 ? 0 : (current(row[viewsAt]) ?? 0),
+      bounceRate: bounceAt === -1 ? null : current(row[bounceAt]),
+      fillFraction: Math.min(1, Math.max(0, fill ?? 0)),
+    });
   }
   return { rows, hasMore: response.hasMore === true };
+}
+
+export interface TopClick {
+  /** The clicked element's text. */
+  text: string;
+  clicks: number;
+  visitors: number;
+  /** The row's share of the clicks shown, 0–1, for its bar. */
+  fillFraction: number;
+}
+
+/** WebTopClicksQuery's response (`columns` el_text, total_clicks, unique_visitors; `results`), or null if it is not one. */
+export function topClicks(response: unknown): TopClick[] | null {
+  if (!isObject(response) || !Array.isArray(response.results)) return null;
+  const columns = Array.isArray(response.columns) ? response.columns.map(String) : ["el_text", "total_clicks", "unique_visitors"];
+  const [textAt, clicksAt, visitorsAt] = [columns.indexOf("el_text"), columns.indexOf("total_clicks"), columns.indexOf("unique_visitors")] as const;
+  if (textAt === -1 || clicksAt === -1 || visitorsAt === -1) return null;
+  const rows: Omit<TopClick, "fillFraction">[] = [];
+  for (const row of response.results) {
+    if (!Array.isArray(row) || typeof row[textAt] !== "string") return null;
+    const clicks = numberOrNull(row[clicksAt]);
+    const visitors = numberOrNull(row[visitorsAt]);
+    if (clicks === null || visitors === null) return null;
+    rows.push({ text: row[textAt] as string, clicks, visitors });
+  }
+  const total = rows.reduce((sum, row) => sum + row.clicks, 0);
+  return rows.map((row) => ({ ...row, fillFraction: total > 0 ? row.clicks / total : 0 }));
 }
 
 export interface TrendSeries {
