@@ -8,31 +8,8 @@
 import { expect, test } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { DATABASE_KINDS, createDeployment, waitFor, type Deployment } from "./support/burrow";
+import { insertSdkFlags } from "./support/flags";
 import { servePostHogJsPage } from "./support/site";
-
-const FLAGS = [
-  { key: "beta-banner", filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"text":"Welcome to the beta"}' } } },
-  {
-    key: "checkout",
-    filters: {
-      groups: [
-        { properties: [{ key: "email", value: "@example.com", operator: "icontains", type: "person" }], rollout_percentage: 100, variant: "one-page" },
-        { properties: [], rollout_percentage: 0 },
-      ],
-      multivariate: { variants: [{ key: "classic", rollout_percentage: 50 }, { key: "one-page", rollout_percentage: 50 }] },
-      payloads: { "one-page": '{"steps":1}', classic: '{"steps":3}' },
-    },
-  },
-  { key: "nobody", filters: { groups: [{ properties: [], rollout_percentage: 0 }] } },
-];
-
-async function insertFlags(deployment: Deployment) {
-  await deployment.read(async (query) => {
-    for (const flag of FLAGS) {
-      await query(`INSERT INTO feature_flags (project_id, key, name, filters, updated_at) VALUES ($1, $2, $3, $4::jsonb, now())`, [deployment.projectId, flag.key, flag.key, JSON.stringify(flag.filters)]);
-    }
-  });
-}
 
 /** `$feature_flag_called` events read back through the events API. */
 async function flagCalls(baseUrl: string, deployment: Deployment) {
@@ -90,7 +67,7 @@ for (const kind of DATABASE_KINDS) {
     test("posthog-node (remote and local) and posthog-js read flags and payloads; $feature_flag_called arrives", async ({ page }, testInfo) => {
       test.setTimeout(120_000);
       const deployment = await createDeployment(kind);
-      await insertFlags(deployment);
+      await insertSdkFlags(deployment);
       const server = await deployment.start();
       const testPage = await servePage(deployment.projectKey, server.url);
       const remote = new PostHog(deployment.projectKey, { host: server.url, flushAt: 1, flushInterval: 0 });
