@@ -179,14 +179,14 @@ test.describe("web analytics and the first run", () => {
     await expect(visitorsHeader).toHaveAttribute("aria-sort", "none");
     // The highest first, ties in the default order (/z-01 has more views), pages without a rate last.
     await expect(values).toHaveText(["/", "/z-01", "/shop", ...unentered]);
-    await expect(rates).toHaveText(["100%", "0%", "0%", ...unentered.map(() => "–")]);
+    await expect(rates).toHaveText(["100%", "0%", "0%", ...unentered.map(() => "—")]);
     // From the keyboard: the lowest first, still without a rate last.
     await table.getByTestId("web-sort-BounceRate").focus();
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/order=bounce-rate-asc/);
     await expect(bounceHeader).toHaveAttribute("aria-sort", "ascending");
     await expect(values).toHaveText(["/z-01", "/shop", "/", ...unentered]);
-    await expect(rates).toHaveText(["0%", "0%", "100%", ...unentered.map(() => "–")]);
+    await expect(rates).toHaveText(["0%", "0%", "100%", ...unentered.map(() => "—")]);
     await expect(table.getByTestId("web-sort-BounceRate")).toBeFocused();
     // The tables without the column keep their own default order meanwhile.
     const devices = page.getByTestId("web-table-devices");
@@ -295,7 +295,7 @@ test.describe("web analytics and the first run", () => {
     await expect(table.getByTestId("web-table")).toHaveAttribute("data-state", "ready");
     await expect(values).toHaveText(["/landing", "/pricing", "/about", "/docs"]);
     await expect(table.getByTestId("web-table-visitors")).toHaveText(["4", "2", "1", "1"]);
-    await expect(rates).toHaveText(["50%", "0%", "100%", "–"]);
+    await expect(rates).toHaveText(["50%", "0%", "100%", "—"]);
 
     const clicks = page.getByTestId("web-top-clicks");
     await expect(clicks).toHaveAttribute("data-state", "ready");
@@ -308,11 +308,11 @@ test.describe("web analytics and the first run", () => {
     await expect(page).toHaveURL(/order=bounce-rate-desc/);
     await expect(page).toHaveURL(/host=landing\.example/);
     await expect(values).toHaveText(["/about", "/landing", "/pricing", "/docs"]);
-    await expect(rates).toHaveText(["100%", "50%", "0%", "–"]);
+    await expect(rates).toHaveText(["100%", "50%", "0%", "—"]);
     await table.getByTestId("web-sort-BounceRate").click();
     await expect(page).toHaveURL(/order=bounce-rate-asc/);
     await expect(values).toHaveText(["/pricing", "/landing", "/about", "/docs"]);
-    await expect(rates).toHaveText(["0%", "50%", "100%", "–"]);
+    await expect(rates).toHaveText(["0%", "50%", "100%", "—"]);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-bounce-sorted-1280");
 
@@ -343,7 +343,7 @@ test.describe("web analytics and the first run", () => {
 
     await page.goto(`${site.url}/web?host=${host}`);
     await expect(clicks).toHaveAttribute("data-state", "ready");
-    await expect(rates).toHaveText(["50%", "0%", "100%", "–"]);
+    await expect(rates).toHaveText(["50%", "0%", "100%", "—"]);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-bounce-390");

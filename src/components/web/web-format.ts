@@ -9,9 +9,9 @@ export function formatCount(value: number): string {
   return Math.abs(value) < 10_000 ? integer.format(value) : compact.format(value);
 }
 
-/** A share (0–1) as a whole percentage, `25%`; an en dash when there is none (a page no session entered on has no bounce rate). */
+/** A share (0–1) as a whole percentage, `25%`; an em dash when there is none, as the overview cards (a page no session entered on has no bounce rate). */
 export function formatRate(value: number | null): string {
-  return value === null ? "–" : `${integer.format(value * 100)}%`;
+  return value === null ? "—" : `${integer.format(value * 100)}%`;
 }
 
 /** Seconds as PostHog writes a session duration: `45s`, `3m 05s`, `1h 02m`. */

@@ -210,7 +210,7 @@ describe("formatting", () => {
     expect(formatRate(1 / 3)).toBe("33%");
     expect(formatRate(1)).toBe("100%");
     expect(formatRate(0)).toBe("0%");
-    expect(formatRate(null)).toBe("–");
+    expect(formatRate(null)).toBe("—");
   });
 
   it("colours a change by whether a rise is bad", () => {
