@@ -189,7 +189,16 @@ describe(`web analytics on ${testStoresName}`, () => {
       // Tables without a comparison count its views inside the range even so (PostHog's have no session-start filter then).
       expect(await counts(overviewProject, { breakdownBy: "InitialPage", dateRange: { date_from: "2024-01-02", date_to: "2024-01-03" } })).toEqual([["/", 1, 2]]);
       expect(await counts(overviewProject, { breakdownBy: "Page", dateRange: { date_from: "2024-01-02", date_to: "2024-01-03" } })).toEqual([["/", 1, 2]]);
+      // Page's bounce rate, by the sessions entering on each page (from the sessions alone, and
+      // through the events with a filter): the session has a view inside the range, three in all.
+      const bounced = (properties: unknown[]) =>
+        table(overviewProject, { breakdownBy: "Page", dateRange: { date_from: "2024-01-01", date_to: "2024-01-02" }, includeBounceRate: true, properties });
+      for (const properties of [[], filter("$pathname", "/")]) {
+        expect((await bounced(properties)).rows.map((row) => row.slice(0, 4))).toEqual([["/", [1, null], [2, null], [0, null]]]);
+      }
       // From the second day on, the session began before the range: not counted at all.
+      const laterPage = await table(overviewProject, { breakdownBy: "Page", dateRange: { date_from: "2024-01-02", date_to: "2024-01-03" }, includeBounceRate: true });
+      expect(laterPage.rows).toEqual([]);
       const later = await overview(overviewProject, { dateRange: { date_from: "2024-01-02", date_to: "2024-01-03" } });
       expect([later.visitors!.value, later.views!.value, later.sessions!.value]).toEqual([0, 0, 0]);
       expect([later["session duration"]!.value, later["bounce rate"]!.value]).toEqual([null, null]);

@@ -295,7 +295,8 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
   const inner = `SELECT ${values.map((value, i) => `${value} AS v${i}`).join(", ")}, ${ACTOR} AS actor, ${sessions} AS sid, ${bounce} AS b, ${current} AS c, ${previous} AS p ${from}`;
   const having = [`(count(*) FILTER (WHERE c) > 0 OR count(*) FILTER (WHERE p) > 0)`, ...(dropNull ? [`v0 IS NOT NULL`] : [])];
   let grouped: string;
-  if (query.includeBounceRate) {
+  // Page reads its bounce rate apart (pathBounceSql): its own counts are the hash aggregates below.
+  if (query.includeBounceRate && query.breakdown !== "Page") {
     const counts = (flag: string) =>
       `count(DISTINCT actor) FILTER (WHERE ${flag})::int AS ${flag}_visitors, count(*) FILTER (WHERE ${flag})::int AS ${flag}_views,
        count(DISTINCT sid) FILTER (WHERE ${flag} AND b = 1)::int AS ${flag}_bounced, count(DISTINCT sid) FILTER (WHERE ${flag} AND b IS NOT NULL)::int AS ${flag}_sessions`;
@@ -325,16 +326,33 @@ export function postgresWebStatsStatement(projectId: number, query: WebStatsQuer
   };
 }
 
-/** Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): sessions grouped by their entry path (with includeHost, entry host and path), for the paths given (null: every path). */
+/**
+ * Page's bounce rate (PostHog's PATH_BOUNCE_QUERY): the sessions starting in a period with a
+ * view in the range, grouped by their entry path (with includeHost, entry host and path), for
+ * the paths given (null: every path). Without filters from the sessions table alone (one row
+ * per session instead of every view joined with its session and counted distinct): a session
+ * starting in the range has a view in it when its last view is, else (a range ending in the
+ * past, mid-session: rare) the events say.
+ */
 function pathBounceSql(params: SqlParams, projectId: number, query: WebStatsQuery, paths: string[] | null): string {
-  const from = viewEvents(params, projectId, query, "JOIN", true);
+  const sessionsAlone = query.filters.length === 0;
   const periods = { c: inPeriod(params, query.current, true), p: inPeriod(params, query.previous, true) };
+  const distinct = (expr: string) => (sessionsAlone ? `count(*) FILTER (WHERE ${expr})` : `count(DISTINCT s.session_id) FILTER (WHERE ${expr})`);
   const counts = Object.entries(periods).map(
-    ([flag, test]) =>
-      `count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} = 1)::int AS ${flag}_bounced, count(DISTINCT s.session_id) FILTER (WHERE ${test} AND ${SESSION_BOUNCE} IS NOT NULL)::int AS ${flag}_sessions`,
+    ([flag, test]) => `${distinct(`${test} AND ${SESSION_BOUNCE} = 1`)}::int AS ${flag}_bounced, ${distinct(`${test} AND ${SESSION_BOUNCE} IS NOT NULL`)}::int AS ${flag}_sessions`,
   );
   const entry = hostedSql(entryHostSource(query), "s.entry_pathname");
   const only = paths === null ? "" : ` AND ${entry} = ANY(${params.add(paths, "text[]")})`;
+  let from: string;
+  if (sessionsAlone) {
+    const project = params.add(projectId, "int");
+    const rangeFrom = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
+    const to = params.add(query.current.to.toISOString(), "timestamptz");
+    const viewInRange = `(s.last_view_timestamp <= ${to} OR ${sessionViewsBetween(project, rangeFrom, to)} > 0)`;
+    from = `FROM sessions s WHERE s.project_id = ${project} AND s.start_timestamp >= ${rangeFrom} AND s.start_timestamp <= ${to} AND s.last_view_timestamp IS NOT NULL AND ${viewInRange}`;
+  } else {
+    from = viewEvents(params, projectId, query, "JOIN", true);
+  }
   return `SELECT ${entry} AS v0, ${counts.join(", ")} ${from}${only} GROUP BY ${entry}`;
 }
 
