@@ -6,8 +6,15 @@
  * it; the insert time is printed too). Timed uncached through `computeQuery` (`refresh:
  * "force"`), p50 and max of `--runs` runs after one warm-up, the stores taking turns:
  *
- *   - WebOverviewQuery over the last 30 days, compared with the 30 before;
- *   - WebStatsTableQuery by Page, InitialPage, Country and Browser over the last 30 days.
+ * each query as the `/web` page builds it (src/components/web/web-query.ts), over the last 30
+ * days:
+ *
+ *   - WebOverviewQuery, compared with the 30 days before;
+ *   - WebStatsTableQuery by Page, InitialPage (with its bounce rate, as the Entry tab asks),
+ *     Country and Browser;
+ *   - WebTopClicksQuery;
+ *   - the graph's TrendsQuery (visitors, views, sessions a day) and the sparklines' (session
+ *     duration and bounce rate a day, session-property maths).
  *
  * Targets: p50 under 500 ms on PostgreSQL, under 150 ms on ClickHouse.
  *
@@ -30,6 +37,8 @@ import { computeQuery } from "@/server/query/service";
 import { p50AndMax } from "./lib/seed-events";
 import { benchClickHouse } from "./lib/clickhouse";
 import { seededRandom } from "./lib/product-events";
+import type { WebFilters } from "@/components/web/web-filters";
+import { overviewQuery, sessionTrendQuery, showsBounceRate, statsTableQuery, TABLE_PAGE, topClicksQuery, trendQuery } from "@/components/web/web-query";
 
 const { values } = parseArgs({
   options: {
@@ -44,13 +53,16 @@ const DAYS = Number(values.days);
 const RUNS = Number(values.runs);
 const TARGET_MS = { postgres: 500, clickhouse: 150 } as const;
 
-const range = { date_from: "-30d" };
+const filters: WebFilters = { host: null, path: null, dateFrom: "-30d", order: null };
 const MEASURES: { label: string; query: Record<string, unknown> }[] = [
-  { label: "WebOverviewQuery, 30 d, compared", query: { kind: "WebOverviewQuery", properties: [], dateRange: range, compareFilter: { compare: true } } },
-  ...["Page", "InitialPage", "Country", "Browser"].map((breakdownBy) => ({
-    label: `WebStatsTableQuery ${breakdownBy}, 30 d`,
-    query: { kind: "WebStatsTableQuery", properties: [], breakdownBy, dateRange: range, limit: 10 },
+  { label: "WebOverviewQuery, compared", query: overviewQuery(filters) },
+  ...(["Page", "InitialPage", "Country", "Browser"] as const).map((breakdown) => ({
+    label: `WebStatsTableQuery ${breakdown}${showsBounceRate(breakdown) ? " + bounce rate" : ""}`,
+    query: statsTableQuery(filters, breakdown, TABLE_PAGE),
   })),
+  { label: "WebTopClicksQuery", query: topClicksQuery(filters) },
+  { label: "TrendsQuery, the graph", query: trendQuery(filters) },
+  { label: "TrendsQuery, session sparklines", query: sessionTrendQuery(filters) },
 ];
 
 const HOSTS = ["www.example.com", "docs.example.com", "shop.example.com"];
@@ -65,6 +77,7 @@ const COUNTRIES = ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "JP", "NL", "
 const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Opera"];
 const OSES = ["Windows", "Mac OS X", "iOS", "Android", "Linux"];
 const DEVICES = ["Desktop", "Mobile", "Tablet"];
+const CLICK_TEXTS = Array.from({ length: 40 }, (_, i) => `Button ${i + 1}`);
 
 /** One day's sessions as events, in time order. */
 function dayOfEvents(projectId: number, dayStart: number, day: number, pick: () => number): StoredEventInput[] {
@@ -96,7 +109,8 @@ function dayOfEvents(projectId: number, dayStart: number, day: number, pick: () 
       rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$pageview", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page, ...first } });
       at += 1000 + Math.floor(pick() * 40_000);
       if (pick() < 0.25) {
-        rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$autocapture", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page } });
+        const click = { $event_type: "click", $el_text: choose(CLICK_TEXTS) };
+        rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$autocapture", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page, ...click } });
         at += 500;
       }
       if (v + 1 === views) {
@@ -112,7 +126,12 @@ function dayOfEvents(projectId: number, dayStart: number, day: number, pick: () 
 /** What an answer held, in a few words (the same on both stores when they agree). */
 function summary(results: unknown): string {
   const rows = results as unknown[];
-  if (rows.length > 0 && Array.isArray(rows[0])) return (rows as unknown[][]).slice(0, 2).map((row) => `${JSON.stringify(row[0])} ${(row[1] as number[])[0]}/${(row[2] as number[])[0]}`).join(", ");
+  const first = (cell: unknown) => (Array.isArray(cell) ? cell[0] : cell);
+  if (rows.length > 0 && Array.isArray(rows[0])) return (rows as unknown[][]).slice(0, 2).map((row) => `${JSON.stringify(row[0])} ${first(row[1])}/${first(row[2])}`).join(", ");
+  if (rows.length > 0 && Array.isArray((rows[0] as { data?: unknown }).data)) {
+    const series = rows as { label: string; data: number[] }[];
+    return series.map((item) => `${item.label} ${Math.round(item.data.reduce((sum, value) => sum + value, 0) * 10) / 10}`).join(", ");
+  }
   return (rows as { key: string; value: number | null; previous: number | null }[]).map((item) => `${item.key} ${item.value === null ? "–" : Math.round(item.value * 10) / 10}`).join(", ");
 }
 
