@@ -7,6 +7,8 @@
  * samplingFactor, a breakdown's limit, a trend's legend, …) are kept as they were.
  */
 
+import { isGroupNode, itemFromNode, itemNode } from "./filter-groups";
+
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -36,6 +38,28 @@ const PART_PIECES: Record<string, readonly (readonly string[])[]> = {
   stickinessFilter: [["computedAs"]],
 };
 
+/** JSON with keys sorted: one spelling per value. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) => (isObject(inner) ? Object.fromEntries(Object.keys(inner).sort().map((key) => [key, inner[key]])) : inner));
+
+/** The stored filter leaves of a tree (lists and groups), by how the editor writes each. */
+function leavesOf(node: unknown, leaves = new Map<string, unknown>()): Map<string, unknown> {
+  if (Array.isArray(node)) node.forEach((value) => leavesOf(value, leaves));
+  else if (isGroupNode(node)) node.values.forEach((value) => leavesOf(value, leaves));
+  else if (node !== undefined) {
+    const written = canonical(itemNode(itemFromNode(node)));
+    if (!leaves.has(written)) leaves.set(written, node);
+  }
+  return leaves;
+}
+
+/** An edited filter tree with each leaf the editor writes as it would a stored one put back as stored ("a" stays "a", not ["a"]). */
+function withStoredLeaves(node: unknown, leaves: Map<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((value) => withStoredLeaves(value, leaves));
+  if (isGroupNode(node)) return { ...node, values: node.values.map((value) => withStoredLeaves(value, leaves)) };
+  return node === undefined ? node : (leaves.get(canonical(node)) ?? node);
+}
+
 function layPieces(target: Json, built: Json, fromStored: Json, stored: Json, pieces: readonly (readonly string[])[]) {
   for (const piece of pieces) {
     const untouched = piece.every((field) => sameJson(built[field], fromStored[field]));
@@ -53,9 +77,12 @@ function laySeries(built: unknown, fromStored: unknown, stored: unknown): unknow
   if (!Array.isArray(built)) return built;
   const storedSeries = Array.isArray(stored) ? stored : [];
   const readSeries = Array.isArray(fromStored) ? fromStored : [];
+  const leaves = new Map<string, unknown>();
+  for (const one of storedSeries) if (isObject(one)) leavesOf(one.properties, leaves);
   return built.map((one: unknown, index) => {
     const match = sameJson(one, readSeries[index]) ? index : readSeries.findIndex((read) => sameJson(one, read));
-    return match >= 0 && storedSeries[match] !== undefined ? storedSeries[match] : one;
+    if (match >= 0 && storedSeries[match] !== undefined) return storedSeries[match];
+    return isObject(one) && one.properties !== undefined ? { ...one, properties: withStoredLeaves(one.properties, leaves) } : one;
   });
 }
 
@@ -63,6 +90,7 @@ function laySeries(built: unknown, fromStored: unknown, stored: unknown): unknow
 export function overStored(built: Json, fromStored: Json, stored: Json): Json {
   const source: Json = { ...stored, kind: built.kind };
   layPieces(source, built, fromStored, stored, TOP_PIECES);
+  if (source.properties !== stored.properties && source.properties !== undefined) source.properties = withStoredLeaves(source.properties, leavesOf(stored.properties));
   const series = laySeries(built.series, fromStored.series, stored.series);
   if (series === undefined) delete source.series;
   else source.series = series;
