@@ -2,7 +2,9 @@
  * The insight editor's state and the PostHog query node it stands for. The node is what
  * runs (tRPC `query.run`), what is saved and what the URL carries (`?q=`, lz-string); the
  * state is the form's view of it, shared across kinds so switching kind keeps the series,
- * filters and dates. `nodeFromState` and `stateFromNode` are inverse for every kind.
+ * filters and dates. `nodeFromState` and `stateFromNode` are inverse for every kind; given
+ * the stored query, `nodeFromState` changes only what the form changed (stored-node.ts), and
+ * filters the form cannot show are kept read-only (filter-groups.ts).
  *
  * Only client-safe contracts are imported (the shared node pieces, and the kinds whose
  * contracts are plain zod): trends, funnels and paths fields are checked by the server,
