@@ -385,45 +385,47 @@ test.describe("the insight editor", () => {
 
   test("filters the editor cannot edit are shown read-only, kept on save, and can be removed", async ({ page }) => {
     test.setTimeout(120_000);
-    const element = { key: "selector", value: "button.buy", operator: "exact", type: "element" };
-    const deep = { type: "OR", values: [{ key: "$pathname", value: ["/docs"], operator: "exact", type: "event" }, { type: "AND", values: [{ key: "plan", value: "pro", type: "event" }, { key: "$browser", operator: "is_set", type: "event" }] }] };
-    const properties = { type: "AND", values: [{ type: "AND", values: [element, deep] }] };
+    // A negated leaf (the row has no control for negation) and a group three levels deep.
+    const notHome = { key: "$pathname", value: ["/home"], operator: "exact", type: "event", negation: true };
+    const deep = { type: "OR", values: [{ key: "$pathname", value: ["/docs", "/home"], operator: "exact", type: "event" }, { type: "AND", values: [{ key: "plan", value: "pro", type: "event" }, { key: "$browser", operator: "is_set", type: "event" }] }] };
+    const properties = { type: "AND", values: [{ type: "AND", values: [notHome, deep] }] };
     const source = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }], properties };
-    const created = await rest("POST", "insights/", { name: "Clicks on buy", query: { kind: "InsightVizNode", source } });
+    const created = await rest("POST", "insights/", { name: "Docs views", query: { kind: "InsightVizNode", source } });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
+    // /docs or /home (page views carry no plan), but not /home: the two /docs views.
+    expect(await trendTotal(source)).toBe(2);
 
     await page.setViewportSize({ width: 1280, height: 800 });
     await signIn(page, OWNER, site.url);
     await page.goto(`${site.url}/insights/${String(created.json.short_id)}`);
+    await chartReady(page);
     const kept = page.getByTestId("filters-section").getByTestId("kept-filter");
     await expect(kept).toHaveCount(2);
-    await expect(kept.nth(0)).toContainText('element · selector · exact · button.buy');
+    await expect(kept.nth(0)).toContainText('event · $pathname · exact · ["/home"] · negation: true');
     await expect(kept.nth(1)).toContainText("3 nested conditions (OR), edit through the API");
-    // The server refuses element filters: the chart says so, and saving other edits stays possible.
-    await expect(page.getByTestId("chart-area")).toHaveAttribute("data-state", "error", { timeout: 30_000 });
     await page.getByTestId("filters-section").scrollIntoViewIfNeeded();
     await screenshot(page, "13-kept-filters", { fullPage: false });
 
     await page.getByTestId("save-insight").click();
     const dialog = page.getByTestId("save-dialog");
-    await dialog.getByTestId("insight-name").fill("Clicks on buy (kept)");
+    await dialog.getByTestId("insight-name").fill("Docs views (kept)");
     await dialog.getByTestId("save-confirm").click();
-    await expect(page.getByTestId("insight-title")).toHaveText("Clicks on buy (kept)");
+    await expect(page.getByTestId("insight-title")).toHaveText("Docs views (kept)");
     const read = await rest("GET", `insights/${String(created.json.id)}/`);
     expect((read.json.query as { source: unknown }).source).toEqual(source);
 
-    // Removed in the editor, the element filter is gone from the saved node; the deeper group stays whole.
+    // Removed in the editor, the negated filter is gone from the saved node; the deeper group stays whole.
     await page.getByRole("button", { name: "Remove Filter 1" }).click();
     await expect(kept).toHaveCount(1);
     await chartReady(page);
     await page.getByTestId("save-insight").click();
     await page.getByTestId("save-dialog").getByTestId("save-confirm").click();
+    await expect(page.getByTestId("save-dialog")).toBeHidden();
     await expect(page.getByText("Unsaved changes")).toHaveCount(0);
     const after = await rest("GET", `insights/${String(created.json.id)}/`);
     const saved = (after.json.query as { source: Record<string, unknown> }).source;
     expect(saved.properties).toEqual([deep]);
-    // /docs twice, or a pro-plan event with a browser (page views carry no plan): 2.
-    expect(await trendTotal(saved)).toBe(2);
+    expect(await trendTotal(saved)).toBe(7);
   });
 
   test("build an OR of two filter groups in the editor: the saved node and its answer", async ({ page }) => {

@@ -193,6 +193,13 @@ describe("what keeps a query from running", () => {
     expect(problemsOf({ ...STATES.lifecycle, series: [] })).toEqual(["Add a series."]);
   });
 
+  it("names an unfinished filter by its group once there are two groups", () => {
+    const done = { type: "event" as const, key: "$browser", operator: "exact" as const, value: "Firefox" };
+    const unfinished = { type: "cohort" as const, key: "id", operator: "in" as const, value: "" };
+    const state: EditorState = { ...STATES.trends, properties: { type: "OR", values: [{ type: "AND", values: [done] }, { type: "OR", values: [done, unfinished] }] } };
+    expect(problemsOf(state)).toEqual(["Group 2 filter 2 needs a cohort."]);
+  });
+
   it("uses the shared contracts: a bad date and an out-of-range retention count", () => {
     expect(problemsOf({ ...STATES.paths, dateFrom: "yesterday-ish" }).join(" ")).toMatch(/^dateRange\.date_from: /);
     expect(problemsOf({ ...STATES.retention, retention: { ...STATES.retention.retention, totalIntervals: 0 } })).toEqual([

@@ -8,6 +8,7 @@ import { useTRPC } from "@/trpc/react";
 import { Select } from "./controls";
 import {
   describeKept,
+  isGroupNode,
   isKept,
   LISTED_OPERATORS,
   newFilter,
@@ -221,7 +222,7 @@ function KeptFilterRow({ name, node, onRemove }: { name: string; node: unknown; 
     <li className="flex items-start gap-2 rounded-control border border-dashed border-gray-300 bg-white py-1.5 pr-1 pl-3" data-testid="kept-filter">
       <p className="min-w-0 flex-1 py-1 text-sm text-gray-700">
         <span className="mr-1.5 text-xs font-semibold tracking-wide text-gray-500 uppercase">Read-only</span>
-        <span className="font-mono text-xs break-words text-gray-800" data-testid="kept-filter-text">
+        <span className={cn("break-words text-gray-800", isGroupNode(node) ? "text-sm" : "font-mono text-xs")} data-testid="kept-filter-text">
           {description}
         </span>
         <span className="sr-only"> ({name}: this editor cannot change it; it is saved as it is.)</span>
