@@ -3,8 +3,10 @@
  * funnel built by typing parts of event names and picking suggestions with the keyboard,
  * its chart, saved onto a dashboard whose tile shows it; a tile edited in place (a step
  * changed, saved, the tile changes); a retention matrix and a paths Sankey; back/forward
- * restoring the editor; the kind tabs by keyboard; and axe finding nothing serious on the
- * editor with a funnel built.
+ * restoring the editor; the kind tabs by keyboard; axe finding nothing serious on the
+ * editor with a funnel built; PostHog's two-level filter groups — an OR of groups made
+ * through the API shown as groups and saved with only the edited fields changed, and one
+ * built in the editor — with their answers checked through the query API.
  */
 import AxeBuilder from "@axe-core/playwright";
 import LZString from "lz-string";
@@ -298,6 +300,191 @@ test.describe("the insight editor", () => {
     await expect(page.getByTestId("query-problems")).toContainText("needs a numeric property");
     await page.getByTestId("series-math").selectOption("total");
     await chartReady(page);
+  });
+
+  /** The total of a trend's first series, through the query API. */
+  async function trendTotal(query: unknown): Promise<number> {
+    const answer = await rest("POST", "query/", { query, refresh: true });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    return ((answer.json.results as { data: number[] }[])[0]!.data).reduce((sum, value) => sum + value, 0);
+  }
+
+  // Seeded page views: /pricing twice (ann, cy), /docs twice (ben), /home five times, /blog once.
+  const PRICING_OR_DOCS = {
+    type: "OR",
+    values: [
+      {
+        type: "AND",
+        values: [
+          { key: "$pathname", value: ["/home", "/pricing"], operator: "exact", type: "event" },
+          { key: "$current_url", value: "pricing", operator: "icontains", type: "event" },
+        ],
+      },
+      { type: "AND", values: [{ key: "$pathname", value: "/docs", operator: "exact", type: "event" }] },
+    ],
+  };
+
+  test("an OR of two filter groups made through the API: shown as two groups, saved with its title and dates changed, its filters untouched", async ({ page }) => {
+    test.setTimeout(150_000);
+    const source = {
+      kind: "TrendsQuery",
+      series: [{ kind: "EventsNode", event: "$pageview", math: "total" }],
+      dateRange: { date_from: "-7d" },
+      properties: PRICING_OR_DOCS,
+      compareFilter: { compare: false },
+      filterTestAccounts: false,
+    };
+    const created = await rest("POST", "insights/", { name: "Pricing or docs", query: { kind: "InsightVizNode", source } });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    // The OR's answer (2 pricing views matching both filters of group 1, 2 docs views); their AND would be none.
+    expect(await trendTotal(source)).toBe(4);
+    expect(await trendTotal({ ...source, properties: PRICING_OR_DOCS.values.flatMap((group) => group.values) })).toBe(0);
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/insights/${String(created.json.short_id)}`);
+    await chartReady(page);
+    const filters = page.getByTestId("filters-section");
+    const groups = filters.getByTestId("filter-group");
+    await expect(groups).toHaveCount(2);
+    await expect(filters.getByRole("group", { name: "Match all or any groups" })).toBeVisible();
+    await expect(filters.getByTestId("groups-type-or")).toHaveAttribute("aria-pressed", "true");
+    await expect(filters.getByTestId("groups-type-and")).toHaveAttribute("aria-pressed", "false");
+    await expect(groups.nth(0).getByTestId("filter-row")).toHaveCount(2);
+    await expect(groups.nth(1).getByTestId("filter-row")).toHaveCount(1);
+    await expect(groups.nth(0).getByTestId("group-type-and")).toHaveAttribute("aria-pressed", "true");
+    await expect(page.getByRole("combobox", { name: "Group 1 filter 2: event property" })).toHaveValue("$current_url");
+    await expect(page.getByRole("combobox", { name: "Group 2 filter 1: value" })).toHaveValue("/docs");
+    await expect(filters.getByTestId("groups-joiner")).toHaveText("OR");
+    await expect(page.getByText("Unsaved changes")).toHaveCount(0);
+    await filters.scrollIntoViewIfNeeded();
+    await screenshot(page, "11-filter-groups-1280");
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await filters.scrollIntoViewIfNeeded();
+    await screenshot(page, "12-filter-groups-390", { fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Only the dates and the title change.
+    await page.getByTestId("date-from").selectOption("-14d");
+    await chartReady(page);
+    await page.getByTestId("save-insight").click();
+    const dialog = page.getByTestId("save-dialog");
+    await dialog.getByTestId("insight-name").fill("Pricing or docs, two weeks");
+    await dialog.getByTestId("save-confirm").click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByTestId("insight-title")).toHaveText("Pricing or docs, two weeks");
+
+    const read = await rest("GET", `insights/${String(created.json.id)}/`);
+    expect(read.status).toBe(200);
+    const saved = (read.json.query as { source: Record<string, unknown> }).source;
+    expect(saved.properties).toEqual(PRICING_OR_DOCS);
+    expect(saved).toEqual({ ...source, dateRange: { date_from: "-14d" } });
+    expect(await trendTotal(saved)).toBe(4);
+  });
+
+  test("filters the editor cannot edit are shown read-only, kept on save, and can be removed", async ({ page }) => {
+    test.setTimeout(120_000);
+    // A negated leaf (the row has no control for negation) and a group three levels deep.
+    const notHome = { key: "$pathname", value: ["/home"], operator: "exact", type: "event", negation: true };
+    const deep = { type: "OR", values: [{ key: "$pathname", value: ["/docs", "/home"], operator: "exact", type: "event" }, { type: "AND", values: [{ key: "plan", value: "pro", type: "event" }, { key: "$browser", operator: "is_set", type: "event" }] }] };
+    const properties = { type: "AND", values: [{ type: "AND", values: [notHome, deep] }] };
+    const source = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }], properties };
+    const created = await rest("POST", "insights/", { name: "Docs views", query: { kind: "InsightVizNode", source } });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    // /docs or /home (page views carry no plan), but not /home: the two /docs views.
+    expect(await trendTotal(source)).toBe(2);
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/insights/${String(created.json.short_id)}`);
+    await chartReady(page);
+    const kept = page.getByTestId("filters-section").getByTestId("kept-filter");
+    await expect(kept).toHaveCount(2);
+    await expect(kept.nth(0)).toContainText('event · $pathname · exact · ["/home"] · negation: true');
+    await expect(kept.nth(1)).toContainText("3 nested conditions (OR), edit through the API");
+    await page.getByTestId("filters-section").scrollIntoViewIfNeeded();
+    await screenshot(page, "13-kept-filters", { fullPage: false });
+
+    await page.getByTestId("save-insight").click();
+    const dialog = page.getByTestId("save-dialog");
+    await dialog.getByTestId("insight-name").fill("Docs views (kept)");
+    await dialog.getByTestId("save-confirm").click();
+    await expect(page.getByTestId("insight-title")).toHaveText("Docs views (kept)");
+    const read = await rest("GET", `insights/${String(created.json.id)}/`);
+    expect((read.json.query as { source: unknown }).source).toEqual(source);
+
+    // Removed in the editor, the negated filter is gone from the saved node; the deeper group stays whole.
+    await page.getByRole("button", { name: "Remove Filter 1" }).click();
+    await expect(kept).toHaveCount(1);
+    await chartReady(page);
+    await page.getByTestId("save-insight").click();
+    await page.getByTestId("save-dialog").getByTestId("save-confirm").click();
+    await expect(page.getByTestId("save-dialog")).toBeHidden();
+    await expect(page.getByText("Unsaved changes")).toHaveCount(0);
+    const after = await rest("GET", `insights/${String(created.json.id)}/`);
+    const saved = (after.json.query as { source: Record<string, unknown> }).source;
+    expect(saved.properties).toEqual([deep]);
+    expect(await trendTotal(saved)).toBe(7);
+  });
+
+  test("build an OR of two filter groups in the editor: the saved node and its answer", async ({ page }) => {
+    test.setTimeout(150_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/insights/new`);
+    await chartReady(page);
+    const filters = page.getByTestId("filters-section");
+    await filters.getByTestId("add-filter").click();
+    await page.getByRole("combobox", { name: "Filter 1: event property" }).fill("$pathname");
+    await page.getByRole("combobox", { name: "Filter 1: value" }).fill("/pricing");
+    // One group: no outer toggle yet.
+    await expect(filters.getByTestId("groups-type")).toHaveCount(0);
+    await filters.getByTestId("add-filter-group").click();
+    await expect(filters.getByTestId("filter-group")).toHaveCount(2);
+    await page.getByRole("combobox", { name: "Group 2 filter 1: event property" }).fill("$pathname");
+    await page.getByRole("combobox", { name: "Group 2 filter 1: value" }).fill("/docs");
+    // Two groups joined by AND match nothing; by OR, both pages.
+    await expect(filters.getByTestId("groups-type-and")).toHaveAttribute("aria-pressed", "true");
+    await filters.getByTestId("groups-type-or").focus();
+    await page.keyboard.press("Enter");
+    await expect(filters.getByTestId("groups-type-or")).toHaveAttribute("aria-pressed", "true");
+    await expect(filters.getByTestId("groups-joiner")).toHaveText("OR");
+    await chartReady(page);
+
+    await page.getByTestId("save-insight").click();
+    const dialog = page.getByTestId("save-dialog");
+    await dialog.getByTestId("insight-name").fill("Pricing or docs, built");
+    await dialog.getByTestId("save-confirm").click();
+    await expect(page.getByTestId("insight-title")).toHaveText("Pricing or docs, built");
+    const shortId = new URL(page.url()).pathname.split("/").pop();
+    const list = await rest("GET", `insights/?short_id=${shortId}`);
+    const insight = (list.json.results as { query: { source: Record<string, unknown> } }[])[0]!;
+    expect(insight.query.source.properties).toEqual({
+      type: "OR",
+      values: [
+        { type: "AND", values: [{ key: "$pathname", operator: "exact", type: "event", value: ["/pricing"] }] },
+        { type: "AND", values: [{ key: "$pathname", operator: "exact", type: "event", value: ["/docs"] }] },
+      ],
+    });
+    expect(await trendTotal(insight.query.source)).toBe(4);
+    expect(await trendTotal({ ...insight.query.source, properties: { ...(insight.query.source.properties as object), type: "AND" } })).toBe(0);
+
+    // Opened again, the groups are as built; removing a group leaves one AND group, saved as a flat list.
+    await page.reload();
+    await chartReady(page);
+    await expect(filters.getByTestId("filter-group")).toHaveCount(2);
+    await filters.getByRole("button", { name: "Remove filter group 2" }).click();
+    await expect(filters.getByTestId("groups-type")).toHaveCount(0);
+    await chartReady(page);
+    await page.getByTestId("save-insight").click();
+    await page.getByTestId("save-dialog").getByTestId("save-confirm").click();
+    await expect(page.getByTestId("save-dialog")).toBeHidden();
+    await expect(page.getByText("Unsaved changes")).toHaveCount(0);
+    const again = await rest("GET", `insights/?short_id=${shortId}`);
+    const source = (again.json.results as { query: { source: Record<string, unknown> } }[])[0]!.query.source;
+    expect(source.properties).toEqual([{ key: "$pathname", operator: "exact", type: "event", value: ["/pricing"] }]);
+    expect(await trendTotal(source)).toBe(2);
   });
 
   test("on a phone the panels stack above the chart; a funnel by keyboard", async ({ page }) => {

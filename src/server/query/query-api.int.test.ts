@@ -213,6 +213,37 @@ describe(`query API envelope, cache and errors (${testStoresName})`, () => {
   });
 });
 
+describe(`PostHog's two-level property groups, as the insight editor writes them (${testStoresName})`, () => {
+  const chromeAlice = { type: "AND", values: [{ key: "$browser", value: ["Chrome"], operator: "exact", type: "event" }, { key: "name", value: ["Alice"], operator: "exact", type: "person" }] };
+  const safari = { type: "AND", values: [{ key: "$browser", value: ["Safari"], operator: "exact", type: "event" }] };
+  const carol = { type: "AND", values: [{ key: "name", value: ["Carol"], operator: "exact", type: "person" }] };
+  const range = { date_from: "2024-03-01", date_to: "2024-03-03" };
+
+  it("trends and funnels answer the OR of the groups (a flat list of the same filters is their AND)", async () => {
+    // Alice's Chrome view and Bob's Safari view, both on the 1st.
+    const either = await query({ query: { ...pageviews, properties: { type: "OR", values: [chromeAlice, safari] } } });
+    expect(either.status).toBe(200);
+    expect(either.body.results[0].data).toEqual([2, 0, 0]);
+    const all = await query({ query: { ...pageviews, properties: [...chromeAlice.values, ...safari.values] } });
+    expect(all.body.results[0].data).toEqual([0, 0, 0]);
+    // Carol (by name) or Safari (Bob) view a page; only Carol buys, her purchase passing by her name.
+    const funnel = { kind: "FunnelsQuery", series: [{ kind: "EventsNode", event: "$pageview" }, { kind: "EventsNode", event: "purchase" }], dateRange: range };
+    const steps = await query({ query: { ...funnel, properties: { type: "OR", values: [carol, safari] } } });
+    expect(steps.status).toBe(200);
+    expect(steps.body.results.map((step: { count: number }) => step.count)).toEqual([2, 1]);
+  });
+
+  it.each([
+    ["StickinessQuery", { series: [{ kind: "EventsNode", event: "$pageview" }] }],
+    ["LifecycleQuery", { series: [{ kind: "EventsNode", event: "$pageview" }] }],
+    ["RetentionQuery", { retentionFilter: { targetEntity: { id: "$pageview", type: "events" }, returningEntity: { id: "$pageview", type: "events" }, period: "Day", totalIntervals: 3 } }],
+    ["PathsQuery", { pathsFilter: { includeEventTypes: ["$pageview"] } }],
+  ])("%s takes the two-level form too", async (kind, fields) => {
+    const answer = await query({ query: { kind, ...fields, dateRange: range, properties: { type: "OR", values: [chromeAlice, { type: "OR", values: [safari.values[0], carol.values[0]] }] } } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  });
+});
+
 describe(`ActorsQuery (${testStoresName})`, () => {
   const listed = (actors: string[]) => ({ kind: "ListedActorsTestQuery", actors });
   const actorsQuery = (actors: string[], extra: Record<string, unknown> = {}, selector: Record<string, unknown> = { day: "2024-03-01", series: 0 }) => ({

@@ -15,7 +15,6 @@ import {
   DISPLAY_LABELS,
   EDITOR_KINDS,
   encodeQuery,
-  keepUnedited,
   FUNNEL_ORDER_LABELS,
   FUNNEL_VIZ_LABELS,
   MATH_LABELS,
@@ -29,7 +28,10 @@ import {
   WINDOW_UNIT_LABELS,
   type EditorKind,
   type EditorState,
+  type FilterItem,
 } from "./editor-state";
+import { describeKept } from "./filter-groups";
+import { sameJson } from "./stored-node";
 
 const SCHEMAS = {
   trends: trendsQuerySchema,
@@ -48,10 +50,18 @@ const STATES: Record<EditorKind, EditorState> = {
       { event: "buy", math: "sum", math_property: "price", custom_name: "Revenue", properties: [{ type: "event", key: "currency", operator: "exact", value: "EUR, USD" }] },
       { event: null, math: "dau", math_property: "", custom_name: "", properties: [{ type: "person", key: "age", operator: "gt", value: "30" }] },
     ],
-    properties: [
-      { type: "cohort", key: "id", operator: "not_in", value: "4" },
-      { type: "event", key: "$browser", operator: "is_set", value: "" },
-    ],
+    properties: {
+      type: "AND",
+      values: [
+        {
+          type: "AND",
+          values: [
+            { type: "cohort", key: "id", operator: "not_in", value: "4" },
+            { type: "event", key: "$browser", operator: "is_set", value: "" },
+          ],
+        },
+      ],
+    },
     breakdown: { type: "person", value: "plan" },
     dateFrom: "-30d",
     dateTo: "-1d",
@@ -72,7 +82,7 @@ const STATES: Record<EditorKind, EditorState> = {
   },
   retention: {
     ...defaultState("retention"),
-    properties: [{ type: "person", key: "email", operator: "not_icontains", value: "@test" }],
+    properties: { type: "AND", values: [{ type: "AND", values: [{ type: "person", key: "email", operator: "not_icontains", value: "@test" }] }] },
     dateFrom: "-90d",
     retention: { target: "sign up", returning: null, period: "Week", totalIntervals: 10, retentionType: "retention_first_time" },
   },
@@ -146,7 +156,7 @@ describe("the insight editor's query node", () => {
       trendsFilter: { formulaNodes: [{ formula: "A*2" }] },
       breakdownFilter: { breakdown: "3", breakdown_type: "cohort" },
     });
-    expect(state?.properties).toEqual([{ type: "event", key: "x", operator: "exact", value: "1" }]);
+    expect(state?.properties).toEqual({ type: "AND", values: [{ type: "OR", values: [{ type: "event", key: "x", operator: "exact", value: "1" }] }] });
     expect(state?.formula).toBe("A*2");
     expect(state?.breakdown).toEqual({ type: "cohort", value: "3" });
     expect(stateFromNode({ kind: "HogQLQuery", query: "select 1" })).toBeNull();
@@ -169,7 +179,7 @@ describe("what keeps a query from running", () => {
     const state: EditorState = {
       ...STATES.trends,
       series: [{ ...STATES.trends.series[0]!, math: "avg", math_property: "" }],
-      properties: [{ type: "event", key: " ", operator: "exact", value: "" }],
+      properties: { type: "AND", values: [{ type: "AND", values: [{ type: "event", key: " ", operator: "exact", value: "" }] }] },
       breakdown: { type: "event", value: "" },
     };
     expect(problemsOf(state)).toEqual([
@@ -181,6 +191,13 @@ describe("what keeps a query from running", () => {
       "Exclusion 1: its last step must come after its first.",
     ]);
     expect(problemsOf({ ...STATES.lifecycle, series: [] })).toEqual(["Add a series."]);
+  });
+
+  it("names an unfinished filter by its group once there are two groups", () => {
+    const done = { type: "event" as const, key: "$browser", operator: "exact" as const, value: "Firefox" };
+    const unfinished = { type: "cohort" as const, key: "id", operator: "in" as const, value: "" };
+    const state: EditorState = { ...STATES.trends, properties: { type: "OR", values: [{ type: "AND", values: [done] }, { type: "OR", values: [done, unfinished] }] } };
+    expect(problemsOf(state)).toEqual(["Group 2 filter 2 needs a cohort."]);
   });
 
   it("uses the shared contracts: a bad date and an out-of-range retention count", () => {
@@ -218,15 +235,14 @@ describe("fields the editor does not edit", () => {
     };
     const state = stateFromNode(stored)!;
     expect(state.formula).toBe("A");
-    const edited = keepUnedited(nodeFromState({ ...state, formula: "", breakdown: { type: "person", value: "plan" }, series: [newSeriesFor("new")] }), stored);
+    const edited = nodeFromState({ ...state, formula: "", breakdown: { type: "person", value: "plan" }, series: [newSeriesFor("new")] }, stored);
     expect(edited).toEqual({
       kind: "InsightVizNode",
       full: true,
       source: {
         kind: "TrendsQuery",
         series: [{ kind: "EventsNode", event: "new", name: "new", math: "total" }],
-        interval: "day",
-        dateRange: { date_from: null, date_to: null },
+        // Interval and dates were not touched: still absent, as stored.
         compareFilter: { compare: true },
         breakdownFilter: { breakdown: "plan", breakdown_type: "person", breakdown_limit: 5 },
         // The formula was removed in the editor: it stays removed.
@@ -235,10 +251,156 @@ describe("fields the editor does not edit", () => {
     });
     expect(stateFromNode(edited)).toEqual(stateFromNode(nodeFromState({ ...state, formula: "", breakdown: { type: "person", value: "plan" }, series: [newSeriesFor("new")] })));
     const other = nodeFromState(defaultState("funnels"));
-    expect(keepUnedited(other, stored)).toEqual(other);
-    expect(keepUnedited(other, null)).toEqual(other);
+    expect(nodeFromState(defaultState("funnels"), stored)).toEqual(other);
+    expect(nodeFromState(defaultState("funnels"), null)).toEqual(other);
   });
 });
+
+describe("a stored insight opened and saved", () => {
+  const A = { key: "plan", value: ["pro"], operator: "exact", type: "person" };
+  const B = { key: "$browser", value: "Firefox", operator: "exact", type: "event" };
+  const C = { key: "amount", value: 10, operator: "gt", type: "event" };
+  const ELEMENT = { key: "selector", value: "button.buy", operator: "exact", type: "element" };
+  const HOGQL = { key: "properties.$os = 'Mac'", type: "hogql" };
+  const NEGATED = { key: "plan", value: ["free"], operator: "exact", type: "person", negation: true };
+  const trend = (extra: Record<string, unknown>) => ({ kind: "InsightVizNode", source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "buy", math: "total" }], ...extra } });
+  const propertiesOf = (node: unknown) => (node as { source: { properties?: unknown } }).source.properties;
+
+  it("keeps an OR of two AND groups as it is, and edits a group without flattening the rest", () => {
+    const properties = { type: "OR", values: [{ type: "AND", values: [A, B] }, { type: "AND", values: [C] }] };
+    const stored = trend({ properties });
+    const state = stateFromNode(stored)!;
+    expect(state.properties).toEqual({
+      type: "OR",
+      values: [
+        { type: "AND", values: [{ type: "person", key: "plan", operator: "exact", value: "pro" }, { type: "event", key: "$browser", operator: "exact", value: "Firefox" }] },
+        { type: "AND", values: [{ type: "event", key: "amount", operator: "gt", value: "10" }] },
+      ],
+    });
+    expect(nodeFromState(state, stored)).toEqual(stored);
+    expect(nodeFromState({ ...state, dateFrom: "-30d" }, stored)).toEqual(trend({ properties, dateRange: { date_from: "-30d" } }));
+    // The second group's filters become "any": the first group is written the same, the outer OR stays.
+    const second = state.properties.values[1]!;
+    const edited = nodeFromState({ ...state, properties: { ...state.properties, values: [state.properties.values[0]!, { ...second, type: "OR" }] } }, stored);
+    expect(propertiesOf(edited)).toEqual({ type: "OR", values: [{ type: "AND", values: [A, B] }, { type: "OR", values: [C] }] });
+    // Built in the editor without a stored node: the same two-level shape, in the editor's spelling.
+    expect(sourceFromState(state).properties).toEqual({ type: "OR", values: [{ type: "AND", values: [A, { ...B, value: ["Firefox"] }] }, { type: "AND", values: [C] }] });
+    const parsed = trendsQuerySchema.safeParse(sourceFromState(state));
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  });
+
+  it("reads a flat list as one AND group and writes it flat while it is one; a second group makes it two-level", () => {
+    const stored = trend({ properties: [A, B] });
+    const state = stateFromNode(stored)!;
+    expect(state.properties.type).toBe("AND");
+    expect(state.properties.values).toHaveLength(1);
+    expect(propertiesOf(nodeFromState(state, stored))).toEqual([A, B]);
+    // An edit inside the one group: still a flat list.
+    const one = state.properties.values[0]!;
+    const edited = nodeFromState({ ...state, properties: { ...state.properties, values: [{ ...one, values: one.values.slice(0, 1) }] } }, stored);
+    expect(propertiesOf(edited)).toEqual([A]);
+    const two = nodeFromState({ ...state, properties: { type: "OR", values: [one, { type: "AND", values: [{ type: "event", key: "amount", operator: "gt", value: "10" }] }] } }, stored);
+    expect(propertiesOf(two)).toEqual({ type: "OR", values: [{ type: "AND", values: [A, B] }, { type: "AND", values: [C] }] });
+    // Every filter removed: the field goes, empty groups are not written.
+    expect(propertiesOf(nodeFromState({ ...state, properties: { type: "AND", values: [{ type: "OR", values: [] }] } }, stored))).toBeUndefined();
+  });
+
+  it("keeps filters of types it does not edit where they were, read-only, until removed", () => {
+    const properties = { type: "AND", values: [{ type: "OR", values: [ELEMENT, B] }, { type: "AND", values: [HOGQL, NEGATED] }] };
+    const stored = trend({ properties, series: [{ kind: "EventsNode", event: "buy", properties: [C, { key: "$session_duration", value: 30, operator: "gt", type: "session" }] }] });
+    const state = stateFromNode(stored)!;
+    expect(state.properties.values.map((group) => group.values.map((item) => item.type))).toEqual([
+      ["kept", "event"],
+      ["kept", "kept"],
+    ]);
+    expect(state.series[0]!.properties.map((item) => item.type)).toEqual(["event", "kept"]);
+    expect(nodeFromState(state, stored)).toEqual(stored);
+    // An edit beside them writes them back unchanged, in place.
+    const [first, second] = state.properties.values;
+    const edited = nodeFromState({ ...state, dateFrom: "-90d", properties: { ...state.properties, values: [{ ...first!, values: [first!.values[0]!, newFilterOf("amount")] }, second!] } }, stored);
+    expect(propertiesOf(edited)).toEqual({ type: "AND", values: [{ type: "OR", values: [ELEMENT, C] }, { type: "AND", values: [HOGQL, NEGATED] }] });
+    const seriesEdited = nodeFromState({ ...state, series: [{ ...state.series[0]!, custom_name: "Buys" }] }, stored);
+    expect((seriesEdited.source as { series: unknown[] }).series).toEqual([
+      { kind: "EventsNode", event: "buy", name: "buy", math: "total", custom_name: "Buys", properties: [C, { key: "$session_duration", value: 30, operator: "gt", type: "session" }] },
+    ]);
+    // Removed: gone.
+    const removed = nodeFromState({ ...state, properties: { ...state.properties, values: [{ ...first!, values: [first!.values[1]!] }, { ...second!, values: [] }] } }, stored);
+    expect(propertiesOf(removed)).toEqual({ type: "AND", values: [{ type: "OR", values: [B] }] });
+    // They do not stop a save (the server judges them when the query runs).
+    expect(problemsOf(state)).toEqual([]);
+  });
+
+  it("keeps a group nested deeper than two levels whole, and says how many conditions it holds", () => {
+    const deep = { type: "OR", values: [A, { type: "AND", values: [B, C] }] };
+    const properties = { type: "AND", values: [{ type: "AND", values: [deep, C] }, { type: "OR", values: [A] }] };
+    const stored = trend({ properties });
+    const state = stateFromNode(stored)!;
+    expect(state.properties.values[0]!.values[0]).toEqual({ type: "kept", node: deep });
+    expect(describeKept(deep)).toBe("3 nested conditions (OR), edit through the API");
+    expect(describeKept(HOGQL)).toBe("hogql · properties.$os = 'Mac'");
+    expect(describeKept(NEGATED)).toBe('person · plan · exact · ["free"] · negation: true');
+    const edited = nodeFromState({ ...state, properties: { ...state.properties, type: "OR" } }, stored);
+    expect(propertiesOf(edited)).toEqual({ ...properties, type: "OR" });
+    // A flat list holding a group keeps the group inside the one AND group.
+    const flat = trend({ properties: [A, deep] });
+    const flatState = stateFromNode(flat)!;
+    expect(flatState.properties.values[0]!.values[1]).toEqual({ type: "kept", node: deep });
+    expect(nodeFromState({ ...flatState, interval: "week" }, flat)).toEqual(trend({ properties: [A, deep], interval: "week" }));
+  });
+
+  it("keeps every node and series field it has no control for, and removes what was cleared", () => {
+    const stored = {
+      kind: "InsightVizNode",
+      showHeader: true,
+      source: {
+        kind: "TrendsQuery",
+        series: [
+          { kind: "EventsNode", event: "buy", name: "buy", math: "sum", math_property: "amount", custom_name: "Revenue", math_group_type_index: 0, fixedProperties: [A] },
+          { kind: "EventsNode", event: "sign up", math: "dau" },
+        ],
+        dateRange: { date_from: "-14d", explicitDate: true },
+        compareFilter: { compare: true, compare_to: "-1y" },
+        breakdownFilter: { breakdown: ["$browser", "$os"], breakdown_type: "event", breakdown_limit: 5, breakdown_hide_other_aggregation: true },
+        trendsFilter: { display: "ActionsBar", formulaNodes: [{ formula: "A/B", custom_name: "Ratio" }], showLegend: true, aggregationAxisFormat: "percentage" },
+        filterTestAccounts: true,
+        samplingFactor: 0.1,
+        properties: [A],
+      },
+    };
+    const state = stateFromNode(stored)!;
+    expect(nodeFromState(state, stored)).toEqual(stored);
+    expect(encodeQuery(nodeFromState(state, stored))).toBe(encodeQuery(stored));
+    // The two series swap places: each keeps its own fields.
+    const swapped = nodeFromState({ ...state, series: [state.series[1]!, state.series[0]!] }, stored);
+    expect((swapped.source as { series: unknown[] }).series).toEqual([stored.source.series[1], stored.source.series[0]]);
+    // The first series' custom name, the formula, the filters and the dates are cleared.
+    const cleared = nodeFromState({ ...state, series: [{ ...state.series[0]!, custom_name: "" }, state.series[1]!], formula: "", properties: { type: "AND", values: [] }, dateFrom: "" }, stored);
+    expect(cleared.source).toEqual({
+
+      ...stored.source,
+      series: [{ kind: "EventsNode", math_group_type_index: 0, fixedProperties: [A], event: "buy", name: "buy", math: "sum", math_property: "amount" }, stored.source.series[1]],
+      dateRange: { explicitDate: true, date_from: null },
+      trendsFilter: { display: "ActionsBar", showLegend: true, aggregationAxisFormat: "percentage" },
+      properties: undefined,
+    });
+    expect("properties" in (cleared.source as object)).toBe(false);
+    expect(cleared.showHeader).toBe(true);
+    // A new breakdown replaces both of the stored ones and keeps the limit.
+    const broken = nodeFromState({ ...state, breakdown: { type: "person", value: "plan" } }, stored);
+    expect((broken.source as Record<string, unknown>).breakdownFilter).toEqual({ breakdown: "plan", breakdown_type: "person", breakdown_limit: 5, breakdown_hide_other_aggregation: true });
+  });
+
+  it("sameJson ignores key order and undefined fields, and nothing else", () => {
+    expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1, d: undefined })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: "1" })).toBe(false);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+    expect(sameJson({ a: null }, {})).toBe(false);
+  });
+});
+
+function newFilterOf(key: string): FilterItem {
+  return { type: "event", key, operator: "gt", value: "10" };
+}
 
 function newSeriesFor(event: string) {
   return { event, math: "total" as const, math_property: "", custom_name: "", properties: [] };

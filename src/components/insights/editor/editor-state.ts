@@ -2,7 +2,9 @@
  * The insight editor's state and the PostHog query node it stands for. The node is what
  * runs (tRPC `query.run`), what is saved and what the URL carries (`?q=`, lz-string); the
  * state is the form's view of it, shared across kinds so switching kind keeps the series,
- * filters and dates. `nodeFromState` and `stateFromNode` are inverse for every kind.
+ * filters and dates. `nodeFromState` and `stateFromNode` are inverse for every kind; given
+ * the stored query, `nodeFromState` changes only what the form changed (stored-node.ts), and
+ * filters the form cannot show are kept read-only (filter-groups.ts).
  *
  * Only client-safe contracts are imported (the shared node pieces, and the kinds whose
  * contracts are plain zod): trends, funnels and paths fields are checked by the server,
@@ -10,7 +12,6 @@
  */
 import LZString from "lz-string";
 import type { z } from "zod";
-import type { PropertyOperator } from "@/server/properties/contract";
 import { breakdownFilterSchema, dateRangeSchema, propertiesField } from "@/server/analytics/nodes";
 import type { Interval } from "@/server/analytics/date-range";
 import { queryNodeSchema, runnableNode } from "@/server/query/contract";
@@ -18,6 +19,8 @@ import { lifecycleQuerySchema } from "@/server/lifecycle/contract";
 import { retentionQuerySchema } from "@/server/retention/contract";
 import { stickinessQuerySchema } from "@/server/stickiness/contract";
 import { PROPERTY_MATHS } from "@/server/db/events/trend-query";
+import { groupsFromNode, groupsNode, isKept, itemsFromNode, itemsNode, noGroups, type FilterGroups, type FilterItem, type FilterType } from "./filter-groups";
+import { overStored } from "./stored-node";
 
 export const EDITOR_KINDS = ["trends", "funnels", "retention", "paths", "stickiness", "lifecycle"] as const;
 export type EditorKind = (typeof EDITOR_KINDS)[number];
@@ -97,20 +100,8 @@ export const RETENTION_TYPE_LABELS = { retention_recurring: "Recurring (any time
 export const PATH_TYPE_LABELS = { $pageview: "Page views", $screen: "Screen views", custom_event: "Custom events" } as const;
 export const STICKINESS_LABELS = { non_cumulative: "Exactly N intervals", cumulative: "N or more intervals (cumulative)" } as const;
 
-export const FILTER_TYPES = ["event", "person", "cohort"] as const;
-export type FilterType = (typeof FILTER_TYPES)[number];
-export const VALUELESS_OPERATORS: ReadonlySet<string> = new Set(["is_set", "is_not_set"]);
-/** Operators whose value may list alternatives, comma-separated (PostHog sends a list). */
-export const LISTED_OPERATORS: ReadonlySet<string> = new Set(["exact", "is_not"]);
-const NUMERIC_OPERATORS: ReadonlySet<string> = new Set(["gt", "gte", "lt", "lte"]);
-
-/** One condition of the shared builder; cohort filters use `value` for the cohort id and `operator` in/not_in. */
-export interface FilterDraft {
-  type: FilterType;
-  key: string;
-  operator: PropertyOperator | "in" | "not_in";
-  value: string;
-}
+export { FILTER_TYPES, LISTED_OPERATORS, newFilter, newGroup, VALUELESS_OPERATORS } from "./filter-groups";
+export type { FilterDraft, FilterGroup, FilterGroups, FilterItem, FilterType, GroupType, KeptFilter } from "./filter-groups";
 
 export interface SeriesDraft {
   /** null: all events. */
@@ -118,13 +109,16 @@ export interface SeriesDraft {
   math: SeriesMath;
   math_property: string;
   custom_name: string;
-  properties: FilterDraft[];
+  /** A flat AND list, as PostHog's series filters are. */
+  properties: FilterItem[];
+  /** The stored series' fields the editor has no control for, written back as they were. */
+  extra?: Record<string, unknown>;
 }
 
 export interface EditorState {
   kind: EditorKind;
   series: SeriesDraft[];
-  properties: FilterDraft[];
+  properties: FilterGroups;
   breakdown: { type: FilterType; value: string } | null;
   dateFrom: string;
   /** "" : up to now. */
@@ -151,14 +145,12 @@ export interface EditorState {
 }
 
 export const newSeries = (event: string | null = "$pageview"): SeriesDraft => ({ event, math: "total", math_property: "", custom_name: "", properties: [] });
-export const newFilter = (type: FilterType = "event"): FilterDraft =>
-  type === "cohort" ? { type, key: "id", operator: "in", value: "" } : { type, key: "", operator: "exact", value: "" };
 
 export function defaultState(kind: EditorKind = "trends"): EditorState {
   return {
     kind,
     series: kind === "funnels" ? [newSeries("$pageview"), newSeries(null)] : [newSeries("$pageview")],
-    properties: [],
+    properties: noGroups(),
     breakdown: null,
     dateFrom: "-7d",
     dateTo: "",
@@ -177,36 +169,17 @@ export function defaultState(kind: EditorKind = "trends"): EditorState {
 
 type Json = Record<string, unknown>;
 
-function filterNode(filter: FilterDraft): Json {
-  if (filter.type === "cohort") {
-    const id = /^\d{1,10}$/.test(filter.value) ? Number(filter.value) : filter.value;
-    return { type: "cohort", key: "id", value: id, operator: filter.operator === "not_in" ? "not_in" : "in" };
-  }
-  const node: Json = { key: filter.key, operator: filter.operator, type: filter.type };
-  if (VALUELESS_OPERATORS.has(filter.operator)) return node;
-  if (LISTED_OPERATORS.has(filter.operator)) {
-    node.value = filter.value
-      .split(",")
-      .map((part) => part.trim())
-      .filter((part) => part !== "");
-  } else if (NUMERIC_OPERATORS.has(filter.operator) && filter.value.trim() !== "" && Number.isFinite(Number(filter.value))) {
-    node.value = Number(filter.value);
-  } else {
-    node.value = filter.value;
-  }
-  return node;
-}
-
-const filtersNode = (filters: FilterDraft[]): Json[] | undefined => (filters.length ? filters.map(filterNode) : undefined);
+/** The series fields the editor writes; the others of a stored series are its `extra`. */
+const SERIES_FIELDS: ReadonlySet<string> = new Set(["kind", "event", "name", "math", "math_property", "custom_name", "properties"]);
 
 function eventsNode(series: SeriesDraft, withMath: boolean): Json {
-  const node: Json = { kind: "EventsNode", event: series.event, name: series.event ?? "All events" };
+  const node: Json = { kind: "EventsNode", ...series.extra, event: series.event, name: series.event ?? "All events" };
   if (withMath) {
     node.math = series.math;
     if (isPropertyMath(series.math)) node.math_property = series.math_property;
   }
   if (series.custom_name) node.custom_name = series.custom_name;
-  const properties = filtersNode(series.properties);
+  const properties = itemsNode(series.properties);
   if (properties) node.properties = properties;
   return node;
 }
@@ -227,7 +200,7 @@ export function sourceFromState(state: EditorState): Json {
   }
   if (INTERVAL_KINDS.has(kind)) node.interval = state.interval;
   node.dateRange = { date_from: state.dateFrom || null, date_to: state.dateTo || null };
-  const properties = filtersNode(state.properties);
+  const properties = groupsNode(state.properties);
   if (properties) node.properties = properties;
   if (BREAKDOWN_KINDS.has(kind)) {
     const breakdown = breakdownNode(state.breakdown);
@@ -278,8 +251,19 @@ export function sourceFromState(state: EditorState): Json {
   return node;
 }
 
-/** The query an insight stores: PostHog's InsightVizNode around the kind's node. */
-export const nodeFromState = (state: EditorState): Json => ({ kind: "InsightVizNode", source: sourceFromState(state) });
+/**
+ * The query an insight stores: PostHog's InsightVizNode around the kind's node. Given the
+ * stored query the editor was opened on, what the form did not change is kept from it as it
+ * was (stored-node.ts); a query of another kind keeps nothing.
+ */
+export function nodeFromState(state: EditorState, stored?: unknown): Json {
+  const source = sourceFromState(state);
+  const runnable = stored === undefined || stored === null ? null : runnableNode(stored);
+  const read = runnable ? stateFromNode(stored) : null;
+  if (!runnable || !read || read.kind !== state.kind) return { kind: "InsightVizNode", source };
+  const merged = overStored(source, sourceFromState(read), runnable.node);
+  return runnable.path.length && isObject(stored) ? { ...stored, source: merged } : { kind: "InsightVizNode", source: merged };
+}
 
 // ---------------------------------------------------------------------------------------
 // Node → state
@@ -289,35 +273,18 @@ const text = (value: unknown): string => (typeof value === "string" ? value : ty
 const pick = <T extends string>(value: unknown, choices: Record<T, unknown>, fallback: T): T => (typeof value === "string" && value in choices ? (value as T) : fallback);
 const eventOf = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : null);
 
-function filterFromNode(node: unknown): FilterDraft | null {
-  if (!isObject(node)) return null;
-  if (node.type === "cohort") return { type: "cohort", key: "id", operator: node.operator === "not_in" ? "not_in" : "in", value: text(node.value) };
-  if (node.type !== "event" && node.type !== "person") return null;
-  const value = Array.isArray(node.value) ? node.value.map(text).join(", ") : text(node.value);
-  return { type: node.type, key: text(node.key), operator: (typeof node.operator === "string" ? node.operator : "exact") as PropertyOperator, value };
-}
-
-/** PostHog's list of filters, or a group of them: the leaves (nested groups flatten into the list). */
-function filtersFromNode(node: unknown): FilterDraft[] {
-  const leaves: unknown[] = [];
-  const walk = (value: unknown) => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (isObject(value) && (value.type === "AND" || value.type === "OR") && Array.isArray(value.values)) value.values.forEach(walk);
-    else leaves.push(value);
-  };
-  walk(node);
-  return leaves.map(filterFromNode).filter((filter): filter is FilterDraft => filter !== null);
-}
-
 function seriesFromNode(node: unknown): SeriesDraft {
   const one = isObject(node) ? node : {};
-  return {
+  const series: SeriesDraft = {
     event: eventOf(one.event),
     math: pick(one.math, MATH_LABELS, "total"),
     math_property: text(one.math_property),
     custom_name: text(one.custom_name),
-    properties: filtersFromNode(one.properties),
+    properties: itemsFromNode(one.properties),
   };
+  const extra = Object.fromEntries(Object.entries(one).filter(([key]) => !SERIES_FIELDS.has(key)));
+  if (Object.keys(extra).length) series.extra = extra;
+  return series;
 }
 
 const KIND_OF_NODE: Record<string, EditorKind> = Object.fromEntries(Object.entries(NODE_KINDS).map(([kind, node]) => [node, kind as EditorKind]));
@@ -336,7 +303,7 @@ export function stateFromNode(query: unknown): EditorState | null {
   const dateRange = isObject(node.dateRange) ? node.dateRange : {};
   state.dateFrom = text(dateRange.date_from);
   state.dateTo = text(dateRange.date_to);
-  state.properties = filtersFromNode(node.properties);
+  state.properties = groupsFromNode(node.properties);
   const breakdown = isObject(node.breakdownFilter) ? node.breakdownFilter : null;
   if (breakdown && breakdown.breakdown !== null && breakdown.breakdown !== undefined && breakdown.breakdown !== "") {
     const type = pick<FilterType>(breakdown.breakdown_type, { event: 1, person: 1, cohort: 1 }, "event");
@@ -394,6 +361,11 @@ export function stateFromNode(query: unknown): EditorState | null {
 const issuesOf = (result: z.ZodSafeParseResult<unknown>, prefix: string): string[] =>
   result.success ? [] : result.error.issues.map((issue) => `${prefix}${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`);
 
+const withoutKept = (groups: FilterGroups): FilterGroups => ({
+  ...groups,
+  values: groups.values.map((group) => ({ ...group, values: group.values.filter((item) => !isKept(item)) })),
+});
+
 /**
  * What keeps the query from running, found in the browser: an unfinished filter or series,
  * and whatever the client-safe contracts refuse. The server checks the rest (its message is
@@ -401,13 +373,15 @@ const issuesOf = (result: z.ZodSafeParseResult<unknown>, prefix: string): string
  */
 export function problemsOf(state: EditorState): string[] {
   const problems: string[] = [];
-  const checkFilters = (filters: FilterDraft[], where: string) =>
+  const checkFilters = (filters: FilterItem[], where: string) =>
     filters.forEach((filter, index) => {
+      if (isKept(filter)) return;
       if (filter.type === "cohort" ? filter.value === "" : filter.key.trim() === "") {
         problems.push(`${where} filter ${index + 1} needs ${filter.type === "cohort" ? "a cohort" : "a property"}.`);
       }
     });
-  checkFilters(state.properties, "Global");
+  const groups = state.properties.values;
+  groups.forEach((group, index) => checkFilters(group.values, groups.length > 1 ? `Group ${index + 1}` : "Global"));
   if (SERIES_KINDS.has(state.kind)) {
     const series = state.kind === "lifecycle" ? state.series.slice(0, 1) : state.series;
     const noun = state.kind === "funnels" ? "Step" : "Series";
@@ -432,7 +406,8 @@ export function problemsOf(state: EditorState): string[] {
   const node = sourceFromState(state);
   problems.push(...issuesOf(queryNodeSchema.safeParse(node), ""));
   problems.push(...issuesOf(dateRangeSchema.safeParse(node.dateRange), "dateRange."));
-  problems.push(...issuesOf(propertiesField.safeParse(node.properties), "properties."));
+  // Kept entries are the server's to judge (the chart shows its refusal): they must not stop a save.
+  problems.push(...issuesOf(propertiesField.safeParse(groupsNode(withoutKept(state.properties))), "properties."));
   if (node.breakdownFilter) problems.push(...issuesOf(breakdownFilterSchema.safeParse(node.breakdownFilter), "breakdownFilter."));
   if (state.kind === "retention") problems.push(...issuesOf(retentionQuerySchema.safeParse(node), ""));
   if (state.kind === "stickiness") problems.push(...issuesOf(stickinessQuerySchema.safeParse(node), ""));
@@ -457,40 +432,4 @@ export function decodeQuery(param: string | null): unknown {
   } catch {
     return null;
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// Fields the editor has no control for
-
-/** The fields of each part of a node the editor writes; anything else of a stored query is kept as it was. */
-const EDITOR_FIELDS: Record<string, ReadonlySet<string>> = {
-  "": new Set(["kind", "series", "interval", "dateRange", "properties", "breakdownFilter", "trendsFilter", "funnelsFilter", "retentionFilter", "pathsFilter", "stickinessFilter"]),
-  breakdownFilter: new Set(["breakdown", "breakdown_type"]),
-  trendsFilter: new Set(["display", "formula", "formulas", "formulaNodes"]),
-  funnelsFilter: new Set(["funnelOrderType", "funnelVizType", "funnelWindowInterval", "funnelWindowIntervalUnit", "exclusions"]),
-  retentionFilter: new Set(["targetEntity", "returningEntity", "period", "totalIntervals", "retentionType"]),
-  pathsFilter: new Set(["includeEventTypes", "stepLimit", "startPoint", "endPoint"]),
-  stickinessFilter: new Set(["computedAs"]),
-};
-
-const without = (object: Json, fields: ReadonlySet<string>): Json => Object.fromEntries(Object.entries(object).filter(([key]) => !fields.has(key)));
-
-/**
- * The editor's node with what it does not edit kept from the stored query it was opened on
- * (a trend's compareFilter, a breakdown's limit, a wrapper's display settings, …), so saving
- * an edit loses nothing. A query of another kind keeps nothing.
- */
-export function keepUnedited(built: Json, stored: unknown): Json {
-  const runnable = runnableNode(stored);
-  const builtSource = runnableNode(built)?.node;
-  if (!runnable || !builtSource || runnable.node.kind !== builtSource.kind) return built;
-  const source: Json = { ...without(runnable.node, EDITOR_FIELDS[""]!), ...builtSource };
-  for (const [part, fields] of Object.entries(EDITOR_FIELDS)) {
-    const old = runnable.node[part];
-    if (part === "" || !isObject(old)) continue;
-    const kept = without(old, fields);
-    if (Object.keys(kept).length === 0) continue;
-    source[part] = { ...kept, ...(isObject(builtSource[part]) ? builtSource[part] : {}) };
-  }
-  return runnable.path.length && isObject(stored) ? { ...stored, source } : { kind: "InsightVizNode", source };
 }

@@ -20,7 +20,6 @@ import {
   defaultState,
   EDITOR_KINDS,
   encodeQuery,
-  keepUnedited,
   KIND_LABELS,
   nodeFromState,
   problemsOf,
@@ -29,7 +28,7 @@ import {
   type EditorKind,
   type EditorState,
 } from "./editor-state";
-import { BreakdownSection, DateSection, DisplaySection, FilterList, FunnelSection, PathsSection, RetentionSection, Section, SeriesSection, StickinessSection, type Update } from "./query-panels";
+import { BreakdownSection, DateSection, DisplaySection, FilterGroupsEditor, FunnelSection, PathsSection, RetentionSection, Section, SeriesSection, StickinessSection, type Update } from "./query-panels";
 
 type Insight = inferRouterOutputs<AppRouter>["insights"]["list"]["results"][number];
 
@@ -98,7 +97,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
 
   const saved = useMemo(() => (insight ? stateFromNode(insight.query) : null), [insight]);
   // The node of a state: what the editor does not edit is kept from the stored query.
-  const build = (next: EditorState) => keepUnedited(nodeFromState(next), insight?.query);
+  const build = (next: EditorState) => nodeFromState(next, insight?.query);
   const baseline = saved ?? defaultState("trends");
   const fromParam = (param: string | null): EditorState => stateFromNode(decodeQuery(param)) ?? baseline;
   const [state, setState] = useState<EditorState>(() => fromParam(q));
@@ -205,7 +204,10 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
           <FunnelSection projectId={projectId} state={state} update={update} />
           <StickinessSection state={state} update={update} />
           <Section title="Filters" testId="filters-section">
-            <FilterList projectId={projectId} label="Filter" filters={state.properties} onChange={(properties) => update((current) => ({ ...current, properties }))} addLabel="Add filter"
+            <FilterGroupsEditor
+              projectId={projectId}
+              groups={state.properties}
+              onChange={(properties) => update((current) => ({ ...current, properties }))}
               eventNames={SERIES_KINDS.has(state.kind) ? state.series.flatMap((one) => (one.event ? [one.event] : [])) : undefined}
             />
           </Section>

@@ -1,13 +1,8 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
-import type { ReactNode } from "react";
-import { Button, cn, inputClasses, PropertyFilterRow, RemoveButton } from "@/components/ui";
-import { OPERATOR_LABELS } from "@/components/events/filter-params";
-import { PROPERTY_OPERATORS, type PropertyOperator } from "@/server/properties/contract";
+import { Button, inputClasses, RemoveButton } from "@/components/ui";
 import { INTERVALS } from "@/server/analytics/date-range";
 import { MAX_SERIES } from "@/server/analytics/nodes";
-import { useTRPC } from "@/trpc/react";
 import {
   BREAKDOWN_KINDS,
   DATE_PRESETS,
@@ -17,82 +12,26 @@ import {
   INTERVAL_KINDS,
   INTERVAL_LABELS,
   isPropertyMath,
-  LISTED_OPERATORS,
   MATH_LABELS,
-  newFilter,
   newSeries,
   PATH_TYPE_LABELS,
   RETENTION_PERIOD_LABELS,
   RETENTION_TYPE_LABELS,
   STICKINESS_LABELS,
-  VALUELESS_OPERATORS,
   WINDOW_UNIT_LABELS,
   type EditorState,
-  type FilterDraft,
-  type FilterType,
   type SeriesDraft,
 } from "./editor-state";
-import { EventNamePicker, PropertyKeyPicker, PropertyValuePicker } from "./pickers";
+import { Section, Select } from "./controls";
+import { CohortSelect, FILTER_TYPE_LABELS, FilterList, useCohorts } from "./filter-panels";
+import { EventNamePicker, PropertyKeyPicker } from "./pickers";
+
+export { FilterGroupsEditor } from "./filter-panels";
+export { Section } from "./controls";
 
 export type Update = (change: (state: EditorState) => EditorState) => void;
 
-const FILTER_TYPE_LABELS: Record<FilterType, string> = { event: "Event property", person: "Person property", cohort: "Cohort" };
 const letter = (index: number) => String.fromCharCode(65 + index);
-
-/** A titled group of controls. */
-export function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
-  return (
-    <fieldset className="flex min-w-0 flex-col gap-3 border-t border-gray-100 pt-4 first-of-type:border-t-0 first-of-type:pt-0" data-testid={testId}>
-      <legend className="float-left mb-1 text-sm font-semibold text-gray-900">{title}</legend>
-      <div className="clear-left flex min-w-0 flex-col gap-3">{children}</div>
-    </fieldset>
-  );
-}
-
-/** A small labelled select. */
-function Select<T extends string>({
-  label,
-  value,
-  options,
-  onChange,
-  testId,
-  className,
-  visibleLabel = true,
-}: {
-  label: string;
-  value: T;
-  options: Record<T, string> | readonly { value: T; label: string }[];
-  onChange: (value: T) => void;
-  testId?: string;
-  className?: string;
-  visibleLabel?: boolean;
-}) {
-  const entries: readonly { value: T; label: string }[] = Array.isArray(options)
-    ? (options as readonly { value: T; label: string }[])
-    : Object.entries<string>(options as Record<T, string>).map(([key, text]) => ({ value: key as T, label: text }));
-  const select = (
-    <select
-      aria-label={visibleLabel ? undefined : label}
-      className={inputClasses({ className: "pr-8" })}
-      value={value}
-      onChange={(event) => onChange(event.target.value as T)}
-      data-testid={testId}
-    >
-      {entries.map((entry) => (
-        <option key={entry.value} value={entry.value}>
-          {entry.label}
-        </option>
-      ))}
-    </select>
-  );
-  if (!visibleLabel) return <div className={className}>{select}</div>;
-  return (
-    <label className={cn("flex min-w-0 flex-col gap-1.5 text-sm font-medium text-gray-800", className)}>
-      {label}
-      {select}
-    </label>
-  );
-}
 
 function NumberInput({ label, value, min, max, onChange, testId }: { label: string; value: number; min: number; max: number; onChange: (value: number) => void; testId?: string }) {
   return (
@@ -225,153 +164,6 @@ function IconButton({ label, onClick, disabled, path, testId }: { label: string;
 }
 
 const REMOVE_PATH = "M5.7 4.3 10 8.6l4.3-4.3 1.4 1.4L11.4 10l4.3 4.3-1.4 1.4-4.3-4.3-4.3 4.3-1.4-1.4L8.6 10 4.3 5.7z";
-
-// ---------------------------------------------------------------------------------------
-// Filters: the shared condition builder (event, person, cohort)
-
-export function FilterList({
-  projectId,
-  label,
-  filters,
-  onChange,
-  addLabel,
-  compact = false,
-  eventNames,
-}: {
-  /** Events whose properties are suggested first. */
-  eventNames?: string[];
-  projectId: number;
-  label: string;
-  filters: FilterDraft[];
-  onChange: (filters: FilterDraft[]) => void;
-  addLabel: string;
-  compact?: boolean;
-}) {
-  const set = (index: number, patch: Partial<FilterDraft>) => onChange(filters.map((filter, at) => (at === index ? { ...filter, ...patch } : filter)));
-  const remove = (index: number) => onChange(filters.filter((_, at) => at !== index));
-  return (
-    <div className="flex flex-col gap-2">
-      {filters.length > 0 && (
-        <ul className="flex flex-col gap-3" data-testid="filter-list">
-          {filters.map((filter, index) => {
-            const name = `${label} ${index + 1}`;
-            return (
-              <li key={index} className="flex flex-col gap-2" data-testid="filter-row">
-                <Select
-                  label={`${name}: type`}
-                  visibleLabel={false}
-                  value={filter.type}
-                  options={FILTER_TYPE_LABELS}
-                  onChange={(type) => set(index, newFilter(type))}
-                  testId="filter-type"
-                  className="max-w-56"
-                />
-                <ul>
-                  {filter.type === "cohort" ? (
-                    <CohortFilterRow projectId={projectId} label={name} filter={filter} onChange={(patch) => set(index, patch)} onRemove={() => remove(index)} />
-                  ) : (
-                    <PropertyFilterRow
-                      label={name}
-                      keyNoun={filter.type === "event" ? "event property" : "person property"}
-                      propertyKey={filter.key}
-                      operator={filter.operator as PropertyOperator}
-                      value={filter.value}
-                      operators={PROPERTY_OPERATORS}
-                      operatorLabels={OPERATOR_LABELS}
-                      valueless={VALUELESS_OPERATORS}
-                      listed={LISTED_OPERATORS}
-                      onChange={(patch) => set(index, patch)}
-                      onRemove={() => remove(index)}
-                      removeLabel={`Remove ${name}`}
-                      renderKey={(input) => (
-                        <PropertyKeyPicker
-                          projectId={projectId}
-                          type={filter.type as "event" | "person"}
-                          label={input.label}
-                          value={input.value}
-                          onChange={input.onChange}
-                          className="col-span-2 sm:col-span-1"
-                          eventNames={eventNames}
-                          testId="property-key"
-                        />
-                      )}
-                      renderValue={(input) => (
-                        <PropertyValuePicker
-                          projectId={projectId}
-                          type={filter.type as "event" | "person"}
-                          propertyKey={filter.key}
-                          label={input.label}
-                          value={input.value}
-                          onChange={input.onChange}
-                          disabled={input.disabled}
-                          placeholder={input.placeholder}
-                          testId="property-value"
-                        />
-                      )}
-                    />
-                  )}
-                </ul>
-              </li>
-            );
-          })}
-        </ul>
-      )}
-      <Button variant="ghost" size="sm" className={cn("self-start", compact && "-ml-2")} onClick={() => onChange([...filters, newFilter("event")])} data-testid="add-filter">
-        + {addLabel}
-      </Button>
-    </div>
-  );
-}
-
-function CohortFilterRow({
-  projectId,
-  label,
-  filter,
-  onChange,
-  onRemove,
-}: {
-  projectId: number;
-  label: string;
-  filter: FilterDraft;
-  onChange: (patch: Partial<FilterDraft>) => void;
-  onRemove: () => void;
-}) {
-  const cohorts = useCohorts(projectId);
-  return (
-    <li className="grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[10rem_1fr_auto]" data-testid="condition-cohort">
-      <Select
-        label={`${label}: cohort operator`}
-        visibleLabel={false}
-        value={filter.operator === "not_in" ? "not_in" : "in"}
-        options={{ in: "is in cohort", not_in: "is not in cohort" }}
-        onChange={(operator) => onChange({ operator })}
-        className="col-span-2 sm:col-span-1"
-      />
-      <CohortSelect label={`${label}: cohort`} cohorts={cohorts} value={filter.value} onChange={(value) => onChange({ value })} />
-      <RemoveButton label={`Remove ${label}`} onClick={onRemove} />
-    </li>
-  );
-}
-
-function useCohorts(projectId: number) {
-  const trpc = useTRPC();
-  return useQuery({ ...trpc.events.cohorts.queryOptions({ projectId }), staleTime: 60_000 });
-}
-
-function CohortSelect({ label, cohorts, value, onChange }: { label: string; cohorts: ReturnType<typeof useCohorts>; value: string; onChange: (value: string) => void }) {
-  const known = cohorts.data?.some((cohort) => String(cohort.id) === value);
-  return (
-    <select aria-label={label} aria-busy={cohorts.isPending || undefined} className={inputClasses({ className: "pr-8" })} value={value} onChange={(event) => onChange(event.target.value)} data-testid="cohort-picker">
-      <option value="">{cohorts.isPending ? "Loading cohorts…" : cohorts.isError ? "Could not load cohorts" : cohorts.data.length === 0 ? "No cohorts yet" : "Choose a cohort"}</option>
-      {cohorts.data?.map((cohort) => (
-        <option key={cohort.id} value={String(cohort.id)}>
-          {cohort.name || `Cohort ${cohort.id}`}
-        </option>
-      ))}
-      {value !== "" && cohorts.data && !known && <option value={value}>Cohort {value}</option>}
-    </select>
-  );
-}
 
 // ---------------------------------------------------------------------------------------
 // Breakdown
