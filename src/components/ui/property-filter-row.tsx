@@ -66,63 +66,64 @@ export function PropertyFilterRow<Operator extends string>({
   keyPlaceholder,
 }: PropertyFilterRowProps<Operator>) {
   const noValue = valueless.has(operator);
-  const keyClasses = inputClasses({ invalid: invalid.key, className: onRemove ? "col-span-2 sm:col-span-1" : undefined });
+  const keyClasses = inputClasses({ invalid: invalid.key, className: onRemove ? "col-span-2 @lg:col-span-1" : undefined });
   const valuePlaceholder = noValue ? "No value needed" : listed.has(operator) ? "Value (several: comma-separated)" : "Value";
   return (
-    <li
-      className={onRemove ? "grid grid-cols-[1fr_auto] gap-2 sm:grid-cols-[1fr_10rem_1fr_auto]" : "grid grid-cols-1 gap-2 sm:grid-cols-[1fr_10rem_1fr]"}
-      data-testid="condition-property"
-    >
-      {renderKey ? (
-        renderKey({ label: `${label}: ${keyNoun}`, className: keyClasses, value: propertyKey, onChange: (key) => onChange({ key }) })
-      ) : (
-        <PropertyKeyCombobox
-          aria-label={`${label}: ${keyNoun}`}
-          className={onRemove ? "col-span-2 sm:col-span-1" : undefined}
-          type={propertyType}
-          invalid={invalid.key}
-          value={propertyKey}
-          onChange={(key) => onChange({ key })}
-          placeholder={keyPlaceholder}
-          testId="property-key"
-        />
-      )}
-      <select
-        aria-label={`${label}: operator`}
-        className={inputClasses({ invalid: invalid.operator, className: onRemove ? "col-span-2 pr-8 sm:col-span-1" : "pr-8" })}
-        value={operator}
-        onChange={(event) => onChange({ operator: event.target.value as Operator })}
-        data-testid="property-operator"
-      >
-        {operators.map((option) => (
-          <option key={option} value={option}>
-            {operatorLabels[option]}
-          </option>
-        ))}
-      </select>
-      {renderValue ? (
-        renderValue({
-          label: `${label}: value`,
-          className: inputClasses({ invalid: invalid.value }),
-          value: noValue ? "" : value,
-          onChange: (next) => onChange({ value: next }),
-          disabled: noValue,
-          placeholder: valuePlaceholder,
-        })
-      ) : (
-        <PropertyValueCombobox
-          aria-label={`${label}: value`}
-          propertyKey={propertyKey}
-          type={propertyType}
-          invalid={invalid.value}
-          placeholder={valuePlaceholder}
-          disabled={noValue}
-          value={noValue ? "" : value}
-          onChange={(next) => onChange({ value: next })}
-          testId="property-value"
-        />
-      )}
-      {onRemove && <RemoveButton label={removeLabel ?? `Remove ${label}`} onClick={onRemove} />}
+    // Laid out by the room the row has, not the window's: inside a filter group or a narrow
+    // column the three fields stack as on a phone instead of squeezing the key to a few letters.
+    <li className="@container" data-testid="condition-property">
+      <div className={onRemove ? "grid grid-cols-[1fr_auto] gap-2 @lg:grid-cols-[1fr_10rem_1fr_auto]" : "grid grid-cols-1 gap-2 @lg:grid-cols-[1fr_10rem_1fr]"}>
+        {renderKey ? (
+          renderKey({ label: `${label}: ${keyNoun}`, className: keyClasses, value: propertyKey, onChange: (key) => onChange({ key }) })
+        ) : (
+          <PropertyKeyCombobox
+            aria-label={`${label}: ${keyNoun}`}
+            className={onRemove ? "col-span-2 @lg:col-span-1" : undefined}
+            type={propertyType}
+            invalid={invalid.key}
+            value={propertyKey}
+            onChange={(key) => onChange({ key })}
+            placeholder={keyPlaceholder}
+            testId="property-key"
+          />
+        )}
+        <select
+          aria-label={`${label}: operator`}
+          className={inputClasses({ invalid: invalid.operator, className: onRemove ? "col-span-2 pr-8 @lg:col-span-1" : "pr-8" })}
+          value={operator}
+          onChange={(event) => onChange({ operator: event.target.value as Operator })}
+          data-testid="property-operator"
+        >
+          {operators.map((option) => (
+            <option key={option} value={option}>
+              {operatorLabels[option]}
+            </option>
+          ))}
+        </select>
+        {renderValue ? (
+          renderValue({
+            label: `${label}: value`,
+            className: inputClasses({ invalid: invalid.value }),
+            value: noValue ? "" : value,
+            onChange: (next) => onChange({ value: next }),
+            disabled: noValue,
+            placeholder: valuePlaceholder,
+          })
+        ) : (
+          <PropertyValueCombobox
+            aria-label={`${label}: value`}
+            propertyKey={propertyKey}
+            type={propertyType}
+            invalid={invalid.value}
+            placeholder={valuePlaceholder}
+            disabled={noValue}
+            value={noValue ? "" : value}
+            onChange={(next) => onChange({ value: next })}
+            testId="property-value"
+          />
+        )}
+        {onRemove && <RemoveButton label={removeLabel ?? `Remove ${label}`} onClick={onRemove} />}
+      </div>
     </li>
   );
 }
