@@ -182,7 +182,7 @@ export function FilterList({
                           label={input.label}
                           value={input.value}
                           onChange={input.onChange}
-                          className="col-span-2 sm:col-span-1"
+                          className="col-span-2 @lg:col-span-1"
                           eventNames={eventNames}
                           testId="property-key"
                         />
