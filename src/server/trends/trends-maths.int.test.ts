@@ -174,6 +174,15 @@ describe(`trends maths (${testStoresName})`, () => {
       Chrome: [1, 0, 1, 1],
       Firefox: [1, 1, 0, 0],
     });
+    // Sessions: Chrome s1 (twice on 1 Mar) and s4, the anonymous Chrome buy has none; Firefox s3 and s2.
+    const sessions = buy({ math: "unique_session" });
+    expect(byValue(await trends({ series: [sessions], breakdownFilter: { breakdown: "$browser" } }))).toEqual({
+      Chrome: [1, 0, 1, 0],
+      Firefox: [1, 1, 0, 0],
+    });
+    expect(byValue(await trends({ series: [sessions], breakdownFilter: { breakdown: "$browser" }, trendsFilter: { display: "BoldNumber" } }))).toEqual({ Chrome: 2, Firefox: 2 });
+    const [whole] = await trends({ series: [sessions, buy({ math: "dau" })], trendsFilter: { display: "BoldNumber" } });
+    expect(whole!.aggregated_value).toBe(4);
   });
 
   it("weekly and monthly active users: unique users of the 7 or 30 days ending each day, looking back before the range", async () => {
