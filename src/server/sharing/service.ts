@@ -114,7 +114,7 @@ export async function findSharedDashboardWithCharts(db: Database, token: string)
   const row = await findSharedRow(db, token);
   if (!row) return null;
   const computations = new Map<number, TileComputation>();
-  for (const tile of await computeTiles(db, row, null)) {
+  for (const tile of await computeTiles(db, row, { override: null })) {
     computations.set(
       tile.tile_id,
       tile.state === "ready"
