@@ -45,7 +45,11 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
   const refreshOptions = trpc.dashboards.results.queryOptions({ ...resultsInput, refresh: true });
   const refreshed = useQuery({ ...refreshOptions, enabled: false });
   const refreshAll = useMutation({
-    mutationFn: () => queryClient.fetchQuery({ ...refreshOptions, staleTime: 0 }),
+    mutationFn: () => {
+      // Emptied first: the last refresh's results must not pass for this one's while its stream starts.
+      queryClient.setQueryData(refreshOptions.queryKey, []);
+      return queryClient.fetchQuery({ ...refreshOptions, staleTime: 0 });
+    },
     onSuccess: (fresh) => queryClient.setQueryData(resultsOptions.queryKey, fresh),
   });
   const byTile = useMemo(() => new Map((results.data ?? []).map((result) => [result.tile_id, result])), [results.data]);
@@ -103,10 +107,17 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
       )}
       {refreshAll.isPending && (
         <span className="flex items-center gap-2 text-sm text-gray-600" data-testid="refresh-progress">
-          <span className="relative h-1.5 w-24 overflow-hidden rounded-full bg-gray-100" role="progressbar" aria-label={`Refreshing ${insightTiles} tiles`}>
-            <span className="absolute inset-0 animate-pulse rounded-full bg-brand-600" />
+          <span
+            className="relative h-1.5 w-24 overflow-hidden rounded-full bg-gray-100"
+            role="progressbar"
+            aria-label={`Refreshing ${insightTiles} tiles`}
+            aria-valuemin={0}
+            aria-valuemax={insightTiles}
+            aria-valuenow={freshByTile.size}
+          >
+            <span className="absolute inset-y-0 left-0 animate-pulse rounded-full bg-brand-600 transition-[width]" style={{ width: `${Math.max(10, (100 * freshByTile.size) / Math.max(1, insightTiles))}%` }} />
           </span>
-          Refreshing {insightTiles} tile{insightTiles === 1 ? "" : "s"}…
+          Refreshing {insightTiles} tile{insightTiles === 1 ? "" : "s"}… <span className="tabular-nums">{freshByTile.size}/{insightTiles}</span>
         </span>
       )}
       {refreshAll.isSuccess && !refreshAll.isPending && (

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { createCaller } from "@/server/http/trpc/root";
+import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { appRouter, createCaller, type AppRouter } from "@/server/http/trpc/root";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache } from "@/server/insights/service";
@@ -53,6 +55,25 @@ afterAll(async () => {
 
 const as = (who: Person) =>
   createCaller({ db, headers: new Headers(), user: { id: who.id, uuid: who.uuid, email: who.email, firstName: "", currentProjectId: world.projectId } });
+/**
+ * The browser's client for `who`: the page's link (httpBatchStreamLink) over tRPC's fetch
+ * adapter, in process, so that the answer is the JSON-lines stream a browser reads.
+ */
+const overHttp = (who: Person) =>
+  createTRPCClient<AppRouter>({
+    links: [
+      httpBatchStreamLink({
+        url: "http://burrow.test/api/trpc",
+        fetch: (url, init) =>
+          fetchRequestHandler({
+            endpoint: "/api/trpc",
+            req: new Request(url, init as RequestInit),
+            router: appRouter,
+            createContext: () => ({ db, headers: new Headers(), user: { id: who.id, uuid: who.uuid, email: who.email, firstName: "", currentProjectId: world.projectId } }),
+          }),
+      }),
+    ],
+  });
 const params = (id: number) => ({ project_id: String(projectId), id: String(id) });
 const patch = (who: Person, id: number, body: unknown) => callRoute(envItem, "PATCH", `/api/environments/${projectId}/dashboards/${id}/`, params(id), who.key, body);
 
@@ -138,7 +159,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
 
     const arrivals: { tileId: number; at: number; cached: boolean | null }[] = [];
     const started = performance.now();
-    for await (const result of await api.dashboards.results({ projectId, dashboardId: dashboard.id, tileIds: racing })) {
+    for await (const result of await overHttp(world.member).dashboards.results.query({ projectId, dashboardId: dashboard.id, tileIds: racing })) {
       arrivals.push({ tileId: result.tile_id, at: performance.now() - started, cached: result.state === "ready" ? result.is_cached : null });
     }
     const order = arrivals.map((arrival) => arrival.tileId);
