@@ -16,10 +16,10 @@ import { appRouter, createCaller, type AppRouter } from "@/server/http/trpc/root
 import { restRoute } from "@/server/http/rest/routes.fixture";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache } from "@/server/insights/service";
-import { findSharedDashboardWithCharts } from "@/server/sharing/service";
+import { findSharedDashboardCharting, findSharedDashboardWithCharts } from "@/server/sharing/service";
 import type { TrendsSeriesResult } from "@/server/trends/service";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
-import { mapAsCompleted, mapConcurrently, TILE_CONCURRENCY } from "./service";
+import { mapAsCompleted, TILE_CONCURRENCY } from "./service";
 
 const envItem = restRoute("environments", "dashboards/:id");
 const sharingRoute = restRoute("environments", "dashboards/:id/sharing");
@@ -179,6 +179,22 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     for (const id of light) expect(byTile.get(id)).toMatchObject({ state: "ready", is_cached: false });
     expect(byTile.get(heavy)).toMatchObject({ state: "ready", is_cached: false });
 
+    // The shared page's charts settle the same way, each as soon as it is computed.
+    clearInsightCache();
+    await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, tileIds: light }));
+    const sharing = await callRoute(sharingRoute, "PATCH", `/api/environments/${projectId}/dashboards/${dashboard.id}/sharing/`, params(dashboard.id), world.member.key, { enabled: true });
+    expect(sharing.status, sharing.text).toBe(200);
+    const shared = (await findSharedDashboardCharting(db, sharing.body.access_token))!;
+    const settled: string[] = [];
+    await Promise.all(
+      shared.dashboard.tiles.map(async (tile) => {
+        const chart = await shared.charts[tile.id]!;
+        settled.push(`${tile.insight!.name}: ${chart.state}`);
+      }),
+    );
+    expect([...settled].sort()).toEqual(["Broken: error", "Heavy: ready", "Light 14d: ready", "Light 30d: ready", "Light 7d: ready"]);
+    expect(settled.indexOf("Heavy: ready"), settled.join(", ")).toBeGreaterThan(Math.max(...["7d", "14d", "30d"].map((days) => settled.indexOf(`Light ${days}: ready`))));
+
     // A tile's own refresh streams just it; its error too.
     expect((await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, refresh: true, tileIds: [broken] }))).results).toEqual([
       expect.objectContaining({ tile_id: broken, state: "error" }),
@@ -244,22 +260,6 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     // A tile stored far down rises to the tile above it.
     const dropped = await patch(world.member, board.id, { tiles: [{ id: text, layouts: { sm: { x: 6, y: 40, w: 6, h: 2 } } }] });
     expect(rect(dropped.body.tiles, text)).toMatchObject({ x: 6, y: 5 });
-  });
-});
-
-describe("mapConcurrently", () => {
-  it("keeps the order of its items and never runs more than the limit at once", async () => {
-    let running = 0;
-    let most = 0;
-    const answers = await mapConcurrently([5, 1, 4, 2, 3, 6, 1], 3, async (delay) => {
-      running++;
-      most = Math.max(most, running);
-      await new Promise((resolve) => setTimeout(resolve, delay * 3));
-      running--;
-      return delay * 10;
-    });
-    expect(answers).toEqual([50, 10, 40, 20, 30, 60, 10]);
-    expect(most).toBe(3);
   });
 });
 

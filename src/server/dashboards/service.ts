@@ -208,7 +208,7 @@ export async function addInsightTile(ctx: Context, dashboardId: number, body: Ne
 /*
  * Every insight tile of a dashboard computed in one call: the dashboard page asks once
  * (not once per tile) and gets each tile's result as soon as it is computed; the shared
- * page computes the same way and renders them all at once. Tiles run concurrently, a few at
+ * page computes the same way and streams each chart into its one response. Tiles run concurrently, a few at
  * a time, so twelve tiles neither wait in line nor take every database connection. Each
  * tile carries what it was computed under (date range, property filters), for its caption.
  */
@@ -270,13 +270,6 @@ export async function* mapAsCompleted<T, R>(items: readonly T[], limit: number, 
   }
 }
 
-/** `mapAsCompleted` gathered: every answer, in the items' order. */
-export async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const answers = new Array<R>(items.length);
-  for await (const { index, value } of mapAsCompleted(items, limit, work)) answers[index] = value;
-  return answers;
-}
-
 type DashboardTile = DashboardDetailRow["tiles"][number];
 
 /** How to compute a dashboard's tiles: under its filters or `override` instead, from the cache unless `refresh`, all insight tiles or `only` these. */
@@ -326,12 +319,7 @@ async function computeTile(db: Database, row: DashboardDetailRow, tile: Dashboar
   }
 }
 
-/** The insight tiles of a loaded dashboard, all computed, in the dashboard's order (the shared page). */
-export function computeTiles(db: Database, row: DashboardDetailRow, options: TileComputationOptions): Promise<TileResult[]> {
-  return mapConcurrently(insightTiles(row, options.only), TILE_CONCURRENCY, (tile) => computeTile(db, row, tile, options.override, options.refresh ?? false));
-}
-
-/** The insight tiles of a loaded dashboard, each yielded as soon as it is computed (the dashboard page). */
+/** The insight tiles of a loaded dashboard, each yielded as soon as it is computed (the dashboard page and the shared one). */
 export async function* computeTilesAsCompleted(db: Database, row: DashboardDetailRow, options: TileComputationOptions): AsyncGenerator<TileResult> {
   const tiles = insightTiles(row, options.only);
   for await (const { value } of mapAsCompleted(tiles, TILE_CONCURRENCY, (tile) => computeTile(db, row, tile, options.override, options.refresh ?? false))) yield value;
