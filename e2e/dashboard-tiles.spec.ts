@@ -1,6 +1,7 @@
 /**
  * Dashboard tiles (issue 9) in the browser: events sent with posthog-node, a dashboard
- * created from the "Product analytics" template charts them; a text tile is added and
+ * created from the "Product analytics" template charts them, each tile shown as its result
+ * streams in (seen on a slow link, some tiles ready while others load); a text tile is added and
  * moved with the keyboard, a chart resized with the mouse, a number insight added; then the
  * dashboard is shared and the link, opened in a fresh browser with no session, shows the
  * same charts — also on a 390px screen, where the tiles stack.
@@ -74,6 +75,18 @@ test.describe("dashboard tiles and charts", () => {
     // Refresh recomputes; the chart stays.
     await page.getByTestId("refresh-all").click();
     await readyTile(page, "Pageviews");
+
+    // The results stream: on a slow link, tiles show their fresh charts one by one, some while others still load.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 100, downloadThroughput: 2 * 1024, uploadThroughput: 64 * 1024 });
+    const tileStates = () => page.getByTestId("insight-tile").getByTestId("tile-body").evaluateAll((bodies) => bodies.map((body) => body.getAttribute("data-state")));
+    await page.getByTestId("refresh-all").click();
+    await expect.poll(async () => tileStates(), { timeout: 60_000, intervals: [50] }).toEqual(expect.arrayContaining(["ready", "loading"]));
+    await screenshot(page, "01b-tiles-streaming-in");
+    await expect(page.getByTestId("refresh-done")).toHaveText("Refreshed 4 tiles", { timeout: 60_000 });
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    expect(await tileStates()).toEqual(["ready", "ready", "ready", "ready"]);
 
     // A text tile, moved right with the keyboard (saved: it stays after a reload).
     await page.getByTestId("add-text").click();

@@ -1,7 +1,7 @@
 "use client";
 
 import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpBatchStreamLink, splitLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/http/trpc/root";
@@ -37,6 +37,14 @@ function getQueryClient(): QueryClient {
   return browserQueryClient;
 }
 
+/**
+ * Procedures that answer a stream (an async generator: JSON lines, each item as soon as it is
+ * ready). Only they go through httpBatchStreamLink, which cannot set response headers or
+ * cookies once the stream has begun and answers 200 before any procedure has run; every
+ * other call keeps httpBatchLink's plain JSON and status codes.
+ */
+const STREAMED_PROCEDURES = new Set(["dashboards.results"]);
+
 function trpcUrl(): string {
   if (typeof window !== "undefined") return "/api/trpc";
   return `http://127.0.0.1:${process.env.PORT ?? 3000}/api/trpc`;
@@ -47,9 +55,10 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [
-        httpBatchLink({
-          url: trpcUrl(),
-          headers: () => ({ "x-trpc-source": "burrow-react" }),
+        splitLink({
+          condition: (op) => STREAMED_PROCEDURES.has(op.path),
+          true: httpBatchStreamLink({ url: trpcUrl(), headers: () => ({ "x-trpc-source": "burrow-react" }) }),
+          false: httpBatchLink({ url: trpcUrl(), headers: () => ({ "x-trpc-source": "burrow-react" }) }),
         }),
       ],
     }),

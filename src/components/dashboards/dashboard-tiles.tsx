@@ -1,8 +1,8 @@
 "use client";
 
-import type { ReactNode } from "react";
+import { Suspense, use, type ReactNode } from "react";
 import { Card, cn, EmptyState } from "@/components/ui";
-import type { SharedTile } from "@/server/dashboards/present";
+import type { SharedTile, TileComputation } from "@/server/dashboards/present";
 import type { SelectHandler } from "@/components/insights/chart-parts";
 import { InsightResultView } from "@/components/insights/insight-result-view";
 import { MarkdownText } from "./markdown-text";
@@ -138,8 +138,8 @@ export function TextTileBody({ body }: { body: string }) {
   return <MarkdownText body={body} />;
 }
 
-/** The public page's tiles: charts the server computed, nothing to edit. */
-export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
+/** The public page's tiles: charts the server computes, each shown as soon as its promise settles; nothing to edit. */
+export function SharedTiles({ tiles, charts = {} }: { tiles: readonly SharedTile[]; charts?: Record<number, Promise<TileComputation>> }) {
   if (tiles.length === 0) return <EmptyTiles description="This dashboard has nothing on it yet." />;
   return (
     <TileGrid
@@ -147,28 +147,9 @@ export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
       tileName={(tile) => (tile.insight ? insightTitle(tile.insight) : "Text")}
       renderTile={(tile) =>
         tile.insight ? (
-          <TileCard
-            testId="insight-tile"
-            title={insightTitle(tile.insight)}
-            description={tile.insight.description || undefined}
-            color={tile.color}
-            footer={
-              tile.insight.computation ? (
-                <TileCaption effective={tile.insight.computation.effective} lastRefresh={tile.insight.computation.state === "ready" ? tile.insight.computation.computed_at : null} />
-              ) : undefined
-            }
-          >
-            <InsightTileBody
-              query={tile.insight.query}
-              state={
-                tile.insight.computation === null
-                  ? { state: "error", message: "This insight was not computed." }
-                  : tile.insight.computation.state === "error"
-                    ? { state: "error", message: tile.insight.computation.message }
-                    : { state: "ready", result: tile.insight.computation.result, columns: columnsOf(tile.insight.computation) }
-              }
-            />
-          </TileCard>
+          <Suspense fallback={<SharedInsightTile insight={tile.insight} color={tile.color} computation={undefined} />}>
+            <StreamedInsightTile insight={tile.insight} color={tile.color} chart={charts[tile.id]} />
+          </Suspense>
         ) : (
           <TileCard testId="text-tile" color={tile.color}>
             <div className="pt-3">
@@ -178,5 +159,45 @@ export function SharedTiles({ tiles }: { tiles: readonly SharedTile[] }) {
         )
       }
     />
+  );
+}
+
+type SharedInsight = NonNullable<SharedTile["insight"]>;
+
+/** A shared insight tile once its chart has come (or the one the tile carries, computed already). */
+function StreamedInsightTile({ insight, color, chart }: { insight: SharedInsight; color: string | null; chart: Promise<TileComputation> | undefined }) {
+  const computation = chart ? use(chart) : insight.computation;
+  return <SharedInsightTile insight={insight} color={color} computation={computation} />;
+}
+
+/** A shared insight tile: its chart, its error, or (`computation` undefined) a skeleton while it computes. */
+function SharedInsightTile({ insight, color, computation }: { insight: SharedInsight; color: string | null; computation: TileComputation | null | undefined }) {
+  return (
+    <TileCard
+      testId="insight-tile"
+      title={insightTitle(insight)}
+      description={insight.description || undefined}
+      color={color}
+      footer={
+        computation ? (
+          <TileCaption effective={computation.effective} lastRefresh={computation.state === "ready" ? computation.computed_at : null} />
+        ) : computation === undefined ? (
+          <TileCaption lastRefresh={null} pending />
+        ) : undefined
+      }
+    >
+      <InsightTileBody
+        query={insight.query}
+        state={
+          computation === undefined
+            ? { state: "loading" }
+            : computation === null
+              ? { state: "error", message: "This insight was not computed." }
+              : computation.state === "error"
+                ? { state: "error", message: computation.message }
+                : { state: "ready", result: computation.result, columns: columnsOf(computation) }
+        }
+      />
+    </TileCard>
   );
 }

@@ -23,9 +23,10 @@ type Open = null | "insight" | "text" | { edit: { id: number; body: string } };
 
 /**
  * The dashboard page's tiles: every insight's result in one request (`dashboards.results`,
- * cached on the server; "Refresh all" recomputes them, a tile's refresh button just its
- * own), under the page's filters; texts; and for editors adding, moving, resizing,
- * recoloring and removing tiles.
+ * cached on the server), streamed so that each tile shows as soon as it is computed; "Refresh
+ * all" recomputes them (streamed the same way), a tile's refresh button just its own; under
+ * the page's filters; texts; and for editors adding, moving, resizing, recoloring and
+ * removing tiles.
  */
 export function EditableTiles({ projectId, dashboard, filters }: { projectId: number; dashboard: DashboardData; filters: DashboardFilters | null }) {
   const trpc = useTRPC();
@@ -37,12 +38,22 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
   const tiles = useMemo(() => dashboard.tiles.filter((tile) => (tile.insight ? !tile.insight.deleted : tile.text !== null)), [dashboard.tiles]);
   const override = filters ? filtersBody(filters) : null;
   const resultsInput = { projectId, dashboardId: dashboard.id, filters: override };
-  const results = useQuery({ ...trpc.dashboards.results.queryOptions(resultsInput), enabled: tiles.some((tile) => tile.insight) });
-  const byTile = useMemo(() => new Map((results.data?.results ?? []).map((result) => [result.tile_id, result])), [results.data]);
+  const resultsOptions = trpc.dashboards.results.queryOptions(resultsInput);
+  // The data grows as tiles arrive: an array of the results so far, in the order they were computed.
+  const results = useQuery({ ...resultsOptions, enabled: tiles.some((tile) => tile.insight) });
+  // "Refresh all" streams into its own entry; watched (never fetched by itself) to show each tile as it comes.
+  const refreshOptions = trpc.dashboards.results.queryOptions({ ...resultsInput, refresh: true });
+  const refreshed = useQuery({ ...refreshOptions, enabled: false });
   const refreshAll = useMutation({
-    mutationFn: () => queryClient.fetchQuery({ ...trpc.dashboards.results.queryOptions({ ...resultsInput, refresh: true }), staleTime: 0 }),
-    onSuccess: (fresh) => queryClient.setQueryData(trpc.dashboards.results.queryKey(resultsInput), fresh),
+    mutationFn: () => {
+      // Emptied first: the last refresh's results must not pass for this one's while its stream starts.
+      queryClient.setQueryData(refreshOptions.queryKey, []);
+      return queryClient.fetchQuery({ ...refreshOptions, staleTime: 0 });
+    },
+    onSuccess: (fresh) => queryClient.setQueryData(resultsOptions.queryKey, fresh),
   });
+  const byTile = useMemo(() => new Map((results.data ?? []).map((result) => [result.tile_id, result])), [results.data]);
+  const freshByTile = useMemo(() => new Map((refreshed.data ?? []).map((result) => [result.tile_id, result])), [refreshed.data]);
   const insightTiles = tiles.filter((tile) => tile.insight).length;
   // A tile added since the results came (or restored) has none yet: ask again, once per change of tiles.
   const missing = results.isSuccess && !results.isFetching && tiles.some((tile) => tile.insight && !byTile.has(tile.id));
@@ -54,13 +65,14 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
   /** One tile recomputed (its refresh button), under the same filters: its entry of the results replaced. */
   async function refreshTile(tile: Tile) {
     const fresh = await queryClient.fetchQuery({ ...trpc.dashboards.results.queryOptions({ ...resultsInput, refresh: true, tileIds: [tile.id] }), staleTime: 0 });
-    const entry = fresh.results[0];
+    const entry = fresh[0];
     if (!entry) return;
-    queryClient.setQueryData(trpc.dashboards.results.queryKey(resultsInput), (old) =>
-      old ? { results: [...old.results.filter((result) => result.tile_id !== tile.id), entry] } : old,
-    );
+    queryClient.setQueryData(resultsOptions.queryKey, (old) => (old ? [...old.filter((result) => result.tile_id !== tile.id), entry] : old));
   }
 
+  /** A tile's result to show: while "Refresh all" runs, its fresh one once it has come (until then it loads). */
+  const tileResult = (id: number) => (refreshAll.isPending ? freshByTile.get(id) : byTile.get(id));
+  const tileLoading = (id: number) => (refreshAll.isPending ? !freshByTile.has(id) : results.isPending || (results.isFetching && !byTile.has(id)));
 
   const update = useMutation(
     trpc.dashboards.tiles.update.mutationOptions({
@@ -95,15 +107,22 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
       )}
       {refreshAll.isPending && (
         <span className="flex items-center gap-2 text-sm text-gray-600" data-testid="refresh-progress">
-          <span className="relative h-1.5 w-24 overflow-hidden rounded-full bg-gray-100" role="progressbar" aria-label={`Refreshing ${insightTiles} tiles`}>
-            <span className="absolute inset-0 animate-pulse rounded-full bg-brand-600" />
+          <span
+            className="relative h-1.5 w-24 overflow-hidden rounded-full bg-gray-100"
+            role="progressbar"
+            aria-label={`Refreshing ${insightTiles} tiles`}
+            aria-valuemin={0}
+            aria-valuemax={insightTiles}
+            aria-valuenow={freshByTile.size}
+          >
+            <span className="absolute inset-y-0 left-0 animate-pulse rounded-full bg-brand-600 transition-[width]" style={{ width: `${Math.max(10, (100 * freshByTile.size) / Math.max(1, insightTiles))}%` }} />
           </span>
-          Refreshing {insightTiles} tile{insightTiles === 1 ? "" : "s"}…
+          Refreshing {insightTiles} tile{insightTiles === 1 ? "" : "s"}… <span className="tabular-nums">{freshByTile.size}/{insightTiles}</span>
         </span>
       )}
       {refreshAll.isSuccess && !refreshAll.isPending && (
         <span className="text-sm text-gray-500" role="status" data-testid="refresh-done">
-          Refreshed {refreshAll.data.results.length} tile{refreshAll.data.results.length === 1 ? "" : "s"}
+          Refreshed {refreshAll.data.length} tile{refreshAll.data.length === 1 ? "" : "s"}
         </span>
       )}
       {update.isPending && (
@@ -141,8 +160,8 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
                 dashboardId={dashboard.id}
                 canEdit={canEdit}
                 controls={controls}
-                result={byTile.get(tile.id)}
-                loading={results.isPending || refreshAll.isPending || (results.isFetching && !byTile.has(tile.id))}
+                result={tileResult(tile.id)}
+                loading={tileLoading(tile.id)}
                 failed={results.isError}
                 onRefresh={() => refreshTile(tile)}
                 onPatch={patch}

@@ -215,6 +215,11 @@ export function dashboardResource(row: DashboardDetailRow, caller: Member, seed:
   };
 }
 
+/** Each shown tile's position on the public view (its `id` there), by tile id. */
+export function sharedTilePositions(row: DashboardDetailRow): Map<number, number> {
+  return new Map(sortedTiles(row.tiles.filter(isShown)).map((tile, order) => [tile.id, order]));
+}
+
 /** The public view; `computations` are the insight tiles' charts by tile id (none: not computed). */
 export function sharedDashboard(row: DashboardDetailRow, computations: ReadonlyMap<number, TileComputation> = new Map()): SharedDashboard {
   return {

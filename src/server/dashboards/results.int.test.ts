@@ -10,14 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { createCaller } from "@/server/http/trpc/root";
+import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { appRouter, createCaller, type AppRouter } from "@/server/http/trpc/root";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache } from "@/server/insights/service";
-import { findSharedDashboardWithCharts } from "@/server/sharing/service";
+import { findSharedDashboardCharting, findSharedDashboardWithCharts } from "@/server/sharing/service";
 import type { TrendsSeriesResult } from "@/server/trends/service";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
-import { mapConcurrently } from "./service";
+import { mapAsCompleted, TILE_CONCURRENCY } from "./service";
 
 const envItem = restRoute("environments", "dashboards/:id");
 const sharingRoute = restRoute("environments", "dashboards/:id/sharing");
@@ -53,8 +55,34 @@ afterAll(async () => {
 
 const as = (who: Person) =>
   createCaller({ db, headers: new Headers(), user: { id: who.id, uuid: who.uuid, email: who.email, firstName: "", currentProjectId: world.projectId } });
+/**
+ * The browser's client for `who`: the page's link (httpBatchStreamLink) over tRPC's fetch
+ * adapter, in process, so that the answer is the JSON-lines stream a browser reads.
+ */
+const overHttp = (who: Person) =>
+  createTRPCClient<AppRouter>({
+    links: [
+      httpBatchStreamLink({
+        url: "http://burrow.test/api/trpc",
+        fetch: (url, init) =>
+          fetchRequestHandler({
+            endpoint: "/api/trpc",
+            req: new Request(url, init as RequestInit),
+            router: appRouter,
+            createContext: () => ({ db, headers: new Headers(), user: { id: who.id, uuid: who.uuid, email: who.email, firstName: "", currentProjectId: world.projectId } }),
+          }),
+      }),
+    ],
+  });
 const params = (id: number) => ({ project_id: String(projectId), id: String(id) });
 const patch = (who: Person, id: number, body: unknown) => callRoute(envItem, "PATCH", `/api/environments/${projectId}/dashboards/${id}/`, params(id), who.key, body);
+
+/** The results one `dashboards.results` stream yields, gathered in the order they came. */
+async function gathered<T>(stream: Promise<AsyncIterable<T>>): Promise<{ results: T[] }> {
+  const results: T[] = [];
+  for await (const result of await stream) results.push(result);
+  return { results };
+}
 
 /** The total of a trend tile's one series. */
 const total = (result: { state: string; result?: unknown[] } | undefined) => ((result?.result ?? []) as TrendsSeriesResult[]).reduce((sum, series) => sum + series.count, 0);
@@ -79,7 +107,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     const api = as(world.member);
     const board = await dashboardWithTiles(world.member);
     clearInsightCache();
-    const first = await api.dashboards.results({ projectId, dashboardId: board.id });
+    const first = await gathered(api.dashboards.results({ projectId, dashboardId: board.id }));
     expect(first.results.map((result) => result.tile_id).sort()).toEqual([board.weekTile, board.chromeTile].sort());
     const byTile = new Map(first.results.map((result) => [result.tile_id, result]));
     expect(total(byTile.get(board.weekTile))).toBe(2);
@@ -87,19 +115,90 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     expect(byTile.get(board.weekTile)).toMatchObject({ state: "ready", is_cached: false, effective: { date_from: "-7d", date_to: null, dashboard_properties: [], insight_properties: [] } });
     expect(byTile.get(board.chromeTile)!.effective.insight_properties).toEqual([{ type: "event", key: "$browser", operator: "exact", value: "Chrome" }]);
 
-    const again = await api.dashboards.results({ projectId, dashboardId: board.id });
+    const again = await gathered(api.dashboards.results({ projectId, dashboardId: board.id }));
     expect(again.results.every((result) => result.state === "ready" && result.is_cached)).toBe(true);
     const lastRefresh = (answer: typeof first) => answer.results.map((result) => (result.state === "ready" ? result.last_refresh : null));
     expect(lastRefresh(again)).toEqual(lastRefresh(first));
 
-    const fresh = await api.dashboards.results({ projectId, dashboardId: board.id, refresh: true });
+    const fresh = await gathered(api.dashboards.results({ projectId, dashboardId: board.id, refresh: true }));
     expect(fresh.results.every((result) => result.state === "ready" && !result.is_cached)).toBe(true);
 
     // One tile's own refresh: only it, recomputed.
-    const one = await api.dashboards.results({ projectId, dashboardId: board.id, refresh: true, tileIds: [board.chromeTile] });
+    const one = await gathered(api.dashboards.results({ projectId, dashboardId: board.id, refresh: true, tileIds: [board.chromeTile] }));
     expect(one.results).toHaveLength(1);
     expect(one.results[0]).toMatchObject({ tile_id: board.chromeTile, state: "ready", is_cached: false });
     expect(total(one.results[0])).toBe(3);
+  });
+
+  it("streams each tile as soon as it is computed: cached tiles before a cold one listed first; a failing tile is its own error", async () => {
+    const api = as(world.member);
+    const dashboard = await api.dashboards.create({ projectId, name: `Stream ${randomUUID().slice(0, 6)}` });
+    const add = (name: string, query: unknown) => api.dashboards.tiles.addInsight({ projectId, dashboardId: dashboard.id, insight: { name, query } });
+    // First on the dashboard, and the most work: four series, each broken down, over 90 days.
+    const heavySeries = ["$pageview", "$pageview", "$pageview", "$pageview"].map((event, index) => ({ kind: "EventsNode", event, math: index % 2 ? "dau" : "total" }));
+    await add("Heavy", {
+      kind: "InsightVizNode",
+      source: { kind: "TrendsQuery", series: heavySeries, interval: "day", dateRange: { date_from: "-90d" }, breakdownFilter: { breakdown: "$pathname", breakdown_type: "event" } },
+    });
+    for (const days of [7, 14, 30]) await add(`Light ${days}d`, pageviews(`-${days}d`));
+    const full = await add("Broken", pageviews("-7d"));
+    const idOf = (name: string) => full.tiles.find((tile) => tile.insight?.name === name)!.id;
+    const heavy = idOf("Heavy");
+    const light = [7, 14, 30].map((days) => idOf(`Light ${days}d`));
+    const broken = idOf("Broken");
+    // A query no tile can run: computed, it is that tile's error, not the stream's.
+    await db.prisma.insight.update({ where: { id: full.tiles.find((tile) => tile.id === broken)!.insight!.id }, data: { query: { kind: "WebGoalsQuery" } } });
+    // As many as compute at once, so that all start together and none waits for a lane.
+    const racing = [heavy, ...light];
+    expect(racing).toHaveLength(TILE_CONCURRENCY);
+
+    clearInsightCache();
+    // The light tiles computed (and cached) on their own first: the heavy one stays cold.
+    const warmed = await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, tileIds: light }));
+    expect(warmed.results.map((result) => result.tile_id).sort()).toEqual([...light].sort());
+
+    const arrivals: { tileId: number; at: number; cached: boolean | null }[] = [];
+    const started = performance.now();
+    for await (const result of await overHttp(world.member).dashboards.results.query({ projectId, dashboardId: dashboard.id, tileIds: racing })) {
+      arrivals.push({ tileId: result.tile_id, at: performance.now() - started, cached: result.state === "ready" ? result.is_cached : null });
+    }
+    const order = arrivals.map((arrival) => arrival.tileId);
+    expect([...order].sort()).toEqual([...racing].sort());
+    // Listed first, computed last: it came after every cached tile, which did not wait for it.
+    expect(order.at(-1), JSON.stringify(arrivals)).toBe(heavy);
+    expect(arrivals.find((arrival) => arrival.tileId === heavy)!.cached).toBe(false);
+    expect(arrivals.filter((arrival) => light.includes(arrival.tileId)).every((arrival) => arrival.cached === true)).toBe(true);
+    const firstLight = Math.min(...arrivals.filter((arrival) => light.includes(arrival.tileId)).map((arrival) => arrival.at));
+    expect(firstLight).toBeLessThan(arrivals.find((arrival) => arrival.tileId === heavy)!.at);
+
+    const answers = await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, refresh: true }));
+    expect(answers.results.map((result) => result.tile_id).sort()).toEqual([...racing, broken].sort());
+    const byTile = new Map(answers.results.map((result) => [result.tile_id, result]));
+    expect(byTile.get(broken)).toMatchObject({ state: "error", message: expect.stringContaining("not supported") });
+    expect(total(byTile.get(light[0]!))).toBe(2);
+    for (const id of light) expect(byTile.get(id)).toMatchObject({ state: "ready", is_cached: false });
+    expect(byTile.get(heavy)).toMatchObject({ state: "ready", is_cached: false });
+
+    // The shared page's charts settle the same way, each as soon as it is computed.
+    clearInsightCache();
+    await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, tileIds: light }));
+    const sharing = await callRoute(sharingRoute, "PATCH", `/api/environments/${projectId}/dashboards/${dashboard.id}/sharing/`, params(dashboard.id), world.member.key, { enabled: true });
+    expect(sharing.status, sharing.text).toBe(200);
+    const shared = (await findSharedDashboardCharting(db, sharing.body.access_token))!;
+    const settled: string[] = [];
+    await Promise.all(
+      shared.dashboard.tiles.map(async (tile) => {
+        const chart = await shared.charts[tile.id]!;
+        settled.push(`${tile.insight!.name}: ${chart.state}`);
+      }),
+    );
+    expect([...settled].sort()).toEqual(["Broken: error", "Heavy: ready", "Light 14d: ready", "Light 30d: ready", "Light 7d: ready"]);
+    expect(settled.indexOf("Heavy: ready"), settled.join(", ")).toBeGreaterThan(Math.max(...["7d", "14d", "30d"].map((days) => settled.indexOf(`Light ${days}: ready`))));
+
+    // A tile's own refresh streams just it; its error too.
+    expect((await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, refresh: true, tileIds: [broken] }))).results).toEqual([
+      expect.objectContaining({ tile_id: broken, state: "error" }),
+    ]);
   });
 
   it("lays the saved filters over every tile: the range replaces the tile's, conditions AND with its own", async () => {
@@ -108,7 +207,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     const chrome = { key: "$browser", value: "Chrome", operator: "exact", type: "event" };
     const saved = await patch(world.member, board.id, { filters: { date_from: "-30d", properties: [{ key: "$pathname", value: "/", operator: "exact", type: "event" }] } });
     expect(saved.status, saved.text).toBe(200);
-    const answer = new Map((await api.dashboards.results({ projectId, dashboardId: board.id })).results.map((result) => [result.tile_id, result]));
+    const answer = new Map((await gathered(api.dashboards.results({ projectId, dashboardId: board.id }))).results.map((result) => [result.tile_id, result]));
     // The 7-day tile now counts 30 days of "/": ann yesterday, ben and cy 20 days ago.
     expect(total(answer.get(board.weekTile))).toBe(3);
     expect(answer.get(board.weekTile)!.effective).toMatchObject({ date_from: "-30d", dashboard_properties: [{ key: "$pathname", value: ["/"] }] });
@@ -118,7 +217,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
 
     // The page's temporary filters replace the saved ones (here: none, and yesterday only).
     const temporary = new Map(
-      (await api.dashboards.results({ projectId, dashboardId: board.id, filters: { date_from: "-1d", date_to: null, properties: [] } })).results.map((result) => [result.tile_id, result]),
+      (await gathered(api.dashboards.results({ projectId, dashboardId: board.id, filters: { date_from: "-1d", date_to: null, properties: [] } }))).results.map((result) => [result.tile_id, result]),
     );
     expect(total(temporary.get(board.weekTile))).toBe(2);
     expect(total(temporary.get(board.chromeTile))).toBe(2);
@@ -164,18 +263,59 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
   });
 });
 
-describe("mapConcurrently", () => {
-  it("keeps the order of its items and never runs more than the limit at once", async () => {
+describe("mapAsCompleted", () => {
+  const delayed = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("yields each answer as it is ready, with its item's index, never running more than the limit", async () => {
     let running = 0;
     let most = 0;
-    const answers = await mapConcurrently([5, 1, 4, 2, 3, 6, 1], 3, async (delay) => {
+    const yielded: { index: number; value: number }[] = [];
+    for await (const answer of mapAsCompleted([40, 5, 25, 10, 1], 3, async (delay) => {
       running++;
       most = Math.max(most, running);
-      await new Promise((resolve) => setTimeout(resolve, delay * 3));
+      await delayed(delay * 3);
       running--;
-      return delay * 10;
-    });
-    expect(answers).toEqual([50, 10, 40, 20, 30, 60, 10]);
+      return delay;
+    })) {
+      yielded.push(answer);
+    }
+    // Lanes: 40 | 5 then 10 then 1 | 25.
+    expect(yielded).toEqual([
+      { index: 1, value: 5 },
+      { index: 3, value: 10 },
+      { index: 4, value: 1 },
+      { index: 2, value: 25 },
+      { index: 0, value: 40 },
+    ]);
     expect(most).toBe(3);
+  });
+
+  it("throws the first failure after the answers ready before it, and starts no more work once its consumer stops", async () => {
+    const started: number[] = [];
+    const yielded: number[] = [];
+    const run = async () => {
+      for await (const { value } of mapAsCompleted([1, 2, 3, 4], 1, async (item) => {
+        started.push(item);
+        await delayed(1);
+        if (item === 2) throw new Error("tile 2 broke");
+        return item;
+      })) {
+        yielded.push(value);
+      }
+    };
+    await expect(run()).rejects.toThrow("tile 2 broke");
+    expect(yielded).toEqual([1]);
+    expect(started).toEqual([1, 2]);
+
+    const stoppedEarly: number[] = [];
+    for await (const { value } of mapAsCompleted([1, 2, 3, 4], 1, async (item) => {
+      stoppedEarly.push(item);
+      await delayed(1);
+      return item;
+    })) {
+      if (value === 1) break;
+    }
+    await delayed(20);
+    expect(stoppedEarly).toEqual([1, 2]);
   });
 });

@@ -207,9 +207,10 @@ export async function addInsightTile(ctx: Context, dashboardId: number, body: Ne
 
 /*
  * Every insight tile of a dashboard computed in one call: the dashboard page asks once
- * (not once per tile) and the shared page computes the same way. Tiles run concurrently,
- * a few at a time, so twelve tiles neither wait in line nor take every database connection.
- * Each tile carries what it was computed under (date range, property filters), for its caption.
+ * (not once per tile) and gets each tile's result as soon as it is computed; the shared
+ * page computes the same way and streams each chart into its one response. Tiles run concurrently, a few at
+ * a time, so twelve tiles neither wait in line nor take every database connection. Each
+ * tile carries what it was computed under (date range, property filters), for its caption.
  */
 
 /** How many tiles compute at once: enough to overlap their queries, few enough to leave connections for others. */
@@ -228,60 +229,108 @@ export function filterLeaves(properties: unknown, depth = 0): FilterLeaf[] {
   });
 }
 
-/** Runs `work` over `items`, at most `limit` at a time, answers in the items' order. */
-export async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const answers = new Array<R>(items.length);
+/**
+ * Runs `work` over `items`, at most `limit` at a time, and yields each answer (with its
+ * item's index) as soon as it is ready. The first failure is thrown once the answers before
+ * it are yielded; a consumer that stops early (a closed request) stops lanes starting more.
+ */
+export async function* mapAsCompleted<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): AsyncGenerator<{ index: number; value: R }> {
+  const ready: { index: number; value: R }[] = [];
+  let failure = null as { error: unknown } | null;
+  let stopped = false;
+  let wake = null as (() => void) | null;
   let next = 0;
   const lane = async () => {
-    while (next < items.length) {
+    while (!stopped && failure === null && next < items.length) {
       const index = next++;
-      answers[index] = await work(items[index]!);
+      try {
+        ready.push({ index, value: await work(items[index]!) });
+      } catch (error) {
+        failure ??= { error };
+      }
+      wake?.();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return answers;
+  for (let count = 0; count < Math.min(limit, items.length); count++) void lane();
+  try {
+    for (let yielded = 0; yielded < items.length; ) {
+      const answer = ready.shift();
+      if (answer) {
+        yielded++;
+        yield answer;
+      } else if (failure) {
+        throw failure.error;
+      } else {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+      }
+    }
+  } finally {
+    stopped = true;
+  }
+}
+
+type DashboardTile = DashboardDetailRow["tiles"][number];
+
+/** How to compute a dashboard's tiles: under its filters or `override` instead, from the cache unless `refresh`, all insight tiles or `only` these. */
+export interface TileComputationOptions {
+  override: FiltersOverride | null;
+  refresh?: boolean;
+  only?: readonly number[];
+}
+
+/** The shown insight tiles of a dashboard (or of them, the ones in `only`). */
+function insightTiles(row: DashboardDetailRow, only: readonly number[] | undefined): DashboardTile[] {
+  return row.tiles.filter(isShown).filter((tile) => tile.insight !== null && (!only || only.includes(tile.id)));
 }
 
 /**
- * The insight tiles of a loaded dashboard computed under its filters — or under `override`
- * instead (the page's temporary filters, from its URL), each tile's own overrides on top —
- * from the cache while fresh unless `refresh`. A tile whose query cannot run carries its error.
+ * One insight tile computed under the dashboard's filters — or under `override` instead (the
+ * page's temporary filters, from its URL), the tile's own overrides on top — from the cache
+ * while fresh unless `refresh`. A tile whose query cannot run carries its error.
  */
-export async function computeTiles(db: Database, row: DashboardDetailRow, override: FiltersOverride | null, refresh = false, only?: readonly number[]): Promise<TileResult[]> {
-  const tiles = row.tiles.filter(isShown).filter((tile) => tile.insight !== null && (!only || only.includes(tile.id)));
-  return mapConcurrently(tiles, TILE_CONCURRENCY, async (tile): Promise<TileResult> => {
-    const insight = tile.insight!;
-    const node = runnableNode(insight.query)?.node ?? {};
-    const effective = (filters: FiltersOverride | null): EffectiveFilters => ({
-      ...overriddenDateRange(node.dateRange as { date_from?: string | null; date_to?: string | null } | undefined, filters),
-      dashboard_properties: filterLeaves(filters?.properties),
-      insight_properties: filterLeaves(node.properties),
-    });
-    let filters: FiltersOverride | null = null;
-    try {
-      filters = mergeDashboardFilters(override ?? row.filters, tile.filtersOverrides);
-      const computed = await computeInsight(db, row.projectId, { id: insight.id, query: insight.query }, { filtersOverride: filters, refresh: refresh ? "force" : "blocking" });
-      return {
-        tile_id: tile.id,
-        effective: effective(filters),
-        state: "ready",
-        result: computed.result ?? [],
-        hasMore: computed.hasMore,
-        columns: computed.columns,
-        is_cached: computed.is_cached,
-        last_refresh: computed.last_refresh,
-        timezone: computed.timezone,
-        resolved_date_range: computed.resolved_date_range,
-      };
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      return { tile_id: tile.id, effective: effective(filters), state: "error", message: error.message };
-    }
+async function computeTile(db: Database, row: DashboardDetailRow, tile: DashboardTile, override: FiltersOverride | null, refresh: boolean): Promise<TileResult> {
+  const insight = tile.insight!;
+  const node = runnableNode(insight.query)?.node ?? {};
+  const effective = (filters: FiltersOverride | null): EffectiveFilters => ({
+    ...overriddenDateRange(node.dateRange as { date_from?: string | null; date_to?: string | null } | undefined, filters),
+    dashboard_properties: filterLeaves(filters?.properties),
+    insight_properties: filterLeaves(node.properties),
   });
+  let filters: FiltersOverride | null = null;
+  try {
+    filters = mergeDashboardFilters(override ?? row.filters, tile.filtersOverrides);
+    const computed = await computeInsight(db, row.projectId, { id: insight.id, query: insight.query }, { filtersOverride: filters, refresh: refresh ? "force" : "blocking" });
+    return {
+      tile_id: tile.id,
+      effective: effective(filters),
+      state: "ready",
+      result: computed.result ?? [],
+      hasMore: computed.hasMore,
+      columns: computed.columns,
+      is_cached: computed.is_cached,
+      last_refresh: computed.last_refresh,
+      timezone: computed.timezone,
+      resolved_date_range: computed.resolved_date_range,
+    };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return { tile_id: tile.id, effective: effective(filters), state: "error", message: error.message };
+  }
 }
 
-/** tRPC `dashboards.results`: every insight tile of a dashboard the caller can see, in one answer. */
-export async function dashboardResults(ctx: Context, id: number, query: DashboardResultsQuery): Promise<{ results: TileResult[] }> {
+/** The insight tiles of a loaded dashboard, each yielded as soon as it is computed (the dashboard page and the shared one). */
+export async function* computeTilesAsCompleted(db: Database, row: DashboardDetailRow, options: TileComputationOptions): AsyncGenerator<TileResult> {
+  const tiles = insightTiles(row, options.only);
+  for await (const { value } of mapAsCompleted(tiles, TILE_CONCURRENCY, (tile) => computeTile(db, row, tile, options.override, options.refresh ?? false))) yield value;
+}
+
+/**
+ * tRPC `dashboards.results`: the insight tiles of a dashboard the caller can see, each as
+ * soon as it is computed. The dashboard is looked up first, so a missing one is an error of
+ * the call rather than of the stream.
+ */
+export async function dashboardResults(ctx: Context, id: number, query: DashboardResultsQuery): Promise<AsyncGenerator<TileResult>> {
   const { row } = await requireDashboard(ctx, id);
-  return { results: await computeTiles(ctx.db, row, query.filters ?? null, query.refresh ?? false, query.tileIds) };
+  return computeTilesAsCompleted(ctx.db, row, { override: query.filters ?? null, refresh: query.refresh ?? false, only: query.tileIds });
 }

@@ -9,12 +9,12 @@ import { randomBytes } from "node:crypto";
 import { assertCanEdit } from "@/server/access/service";
 import { logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
-import { isShown, sharedDashboard, type SharedDashboard, type TileComputation } from "@/server/dashboards/present";
+import { isShown, sharedDashboard, sharedTilePositions, type SharedDashboard, type TileComputation, type TileResult } from "@/server/dashboards/present";
 import { findPublicDashboard, requireDashboard } from "@/server/dashboards/service";
 import type { Database } from "@/server/db/client";
 import { inTransaction, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { computeTiles } from "@/server/dashboards/service";
+import { computeTilesAsCompleted } from "@/server/dashboards/service";
 import { accessTokenSchema, type SharingUpdateBody } from "./contract";
 import { noSharing, sharingResource, type SharingConfigurationResource } from "./present";
 import { expireConfiguration, findConfigurationByToken, findCurrentConfiguration, insertConfiguration, lockCurrentConfiguration, updateConfiguration } from "./store";
@@ -105,22 +105,58 @@ export async function findSharedDashboard(db: Database, token: string): Promise<
   return row && sharedDashboard(row);
 }
 
+/** A tile's result as the public page shows it: no insight id, its chart or its error. */
+function publicComputation(tile: TileResult): TileComputation {
+  return tile.state === "ready"
+    ? { state: "ready", result: tile.result, hasMore: tile.hasMore, columns: tile.columns, computed_at: tile.last_refresh, timezone: tile.timezone, effective: tile.effective }
+    : { state: "error", message: tile.message, effective: tile.effective };
+}
+
+/** The shared dashboard, and each insight tile's chart as a promise by the tile's id on the page. */
+export interface ChartingSharedDashboard {
+  dashboard: SharedDashboard;
+  charts: Record<number, Promise<TileComputation>>;
+}
+
 /**
- * The shared dashboard with every insight tile computed on the server (from the insights
- * cache while fresh, under the dashboard's filters), so the page needs no session and the
- * browser never learns an insight's id. A tile whose query fails carries its error.
+ * The shared dashboard at once, its insight tiles computed on the server (from the insights
+ * cache while fresh, under the dashboard's filters, a few at a time): each tile's promise
+ * settles as soon as it is computed, so the page can stream it in. The page needs no session
+ * and the browser never learns an insight's id. A tile whose query fails carries its error;
+ * one that could not be computed at all (the database gone) says so, and the page stays up.
  */
-export async function findSharedDashboardWithCharts(db: Database, token: string): Promise<SharedDashboard | null> {
+export async function findSharedDashboardCharting(db: Database, token: string): Promise<ChartingSharedDashboard | null> {
   const row = await findSharedRow(db, token);
   if (!row) return null;
-  const computations = new Map<number, TileComputation>();
-  for (const tile of await computeTiles(db, row, null)) {
-    computations.set(
-      tile.tile_id,
-      tile.state === "ready"
-        ? { state: "ready", result: tile.result, hasMore: tile.hasMore, columns: tile.columns, computed_at: tile.last_refresh, timezone: tile.timezone, effective: tile.effective }
-        : { state: "error", message: tile.message, effective: tile.effective },
-    );
+  const positions = sharedTilePositions(row);
+  const settle = new Map<number, (computation: TileComputation) => void>();
+  const charts: Record<number, Promise<TileComputation>> = {};
+  for (const tile of row.tiles.filter(isShown)) {
+    const position = positions.get(tile.id);
+    if (tile.insight === null || position === undefined) continue;
+    charts[position] = new Promise((resolve) => settle.set(tile.id, resolve));
   }
-  return sharedDashboard(row, computations);
+  void (async () => {
+    try {
+      for await (const tile of computeTilesAsCompleted(db, row, { override: null })) {
+        settle.get(tile.tile_id)?.(publicComputation(tile));
+        settle.delete(tile.tile_id);
+      }
+    } catch (error) {
+      console.error("shared dashboard: a tile could not be computed:", error);
+    } finally {
+      for (const resolve of settle.values()) resolve({ state: "error", message: "This insight could not be computed." });
+    }
+  })();
+  return { dashboard: sharedDashboard(row), charts };
+}
+
+/** The shared dashboard with every insight tile's chart in it, once all are computed. */
+export async function findSharedDashboardWithCharts(db: Database, token: string): Promise<SharedDashboard | null> {
+  const found = await findSharedDashboardCharting(db, token);
+  if (!found) return null;
+  const tiles = await Promise.all(
+    found.dashboard.tiles.map(async (tile) => (tile.insight && found.charts[tile.id] ? { ...tile, insight: { ...tile.insight, computation: await found.charts[tile.id]! } } : tile)),
+  );
+  return { ...found.dashboard, tiles };
 }

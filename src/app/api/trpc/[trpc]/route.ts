@@ -18,6 +18,9 @@ async function handler(req: Request): Promise<Response> {
     req,
     router: appRouter,
     createContext: () => createTRPCContext({ headers: req.headers }),
+    // A streamed answer (httpBatchStreamLink) must reach the browser line by line: Next's gzip
+    // would hold the lines back, and a proxy might buffer them.
+    responseMeta: ({ info }) => (info?.accept === "application/jsonl" ? { headers: { "cache-control": "no-store, no-transform", "x-accel-buffering": "no" } } : {}),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") {
         console.error(`tRPC ${path ?? "<no path>"} failed:`, error.cause ?? error);

@@ -28,7 +28,11 @@ export const dashboardsRouter = createTRPCRouter({
 
   get: projectProcedure.input(dashboardId).query(({ ctx, input }) => getDashboard(ctx, input.dashboardId)),
 
-  /** Every insight tile's result in one round trip, under the saved filters or `filters` laid over them. */
+  /**
+   * Every insight tile's result in one round trip, under the saved filters or `filters` laid
+   * over them: a stream (JSON lines, through the client's httpBatchStreamLink) yielding each
+   * tile as soon as it is computed.
+   */
   results: projectProcedure
     .input(dashboardId.extend(dashboardResultsQuery.shape))
     .query(({ ctx, input }) => dashboardResults(ctx, input.dashboardId, input)),
