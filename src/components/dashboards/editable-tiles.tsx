@@ -52,7 +52,16 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
     },
     onSuccess: (fresh) => queryClient.setQueryData(resultsOptions.queryKey, fresh),
   });
-  const byTile = useMemo(() => new Map((results.data ?? []).map((result) => [result.tile_id, result])), [results.data]);
+  // tRPC empties a streamed query's data when it fetches again (after a tile is saved, say):
+  // until a tile's new result comes, its last one under the same filters stays on screen.
+  const resultsKey = JSON.stringify(resultsOptions.queryKey);
+  const lastResults = useRef<{ key: string; byTile: Map<number, NonNullable<typeof results.data>[number]> }>({ key: "", byTile: new Map() });
+  const byTile = useMemo(() => {
+    const earlier = lastResults.current.key === resultsKey ? lastResults.current.byTile : new Map();
+    const merged = new Map([...earlier, ...(results.data ?? []).map((result) => [result.tile_id, result] as const)]);
+    lastResults.current = { key: resultsKey, byTile: merged };
+    return merged;
+  }, [results.data, resultsKey]);
   const freshByTile = useMemo(() => new Map((refreshed.data ?? []).map((result) => [result.tile_id, result])), [refreshed.data]);
   const insightTiles = tiles.filter((tile) => tile.insight).length;
   // A tile added since the results came (or restored) has none yet: ask again, once per change of tiles.
