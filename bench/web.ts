@@ -18,7 +18,10 @@
  *
  * Targets: p50 under 500 ms on PostgreSQL, under 150 ms on ClickHouse.
  *
- *   npm run bench:web [-- --sessions-per-day 10000 --days 30 --runs 5 --only Page]
+ *   npm run bench:web [-- --sessions-per-day 10000 --days 30 --runs 5 --only Page --range -7d]
+ *
+ * `--range` is the page's date range (default the last 30 days, the whole seeded month; the
+ * page opens on the last 7).
  *
  * One throwaway PostgreSQL database on TEST_POSTGRES_URL's server; ClickHouse is chdb on disk
  * in a temporary directory, or CLICKHOUSE_URL's server in a throwaway database. Everything
@@ -37,12 +40,13 @@ import { computeQuery } from "@/server/query/service";
 import { p50AndMax } from "./lib/seed-events";
 import { benchClickHouse } from "./lib/clickhouse";
 import { seededRandom } from "./lib/product-events";
-import type { WebFilters } from "@/components/web/web-filters";
+import { DATE_RANGES, type WebFilters } from "@/components/web/web-filters";
 import { overviewQuery, sessionTrendQuery, showsBounceRate, statsTableQuery, TABLE_PAGE, topClicksQuery, trendQuery } from "@/components/web/web-query";
 
 const { values } = parseArgs({
   options: {
     "sessions-per-day": { type: "string", default: "10000" },
+    range: { type: "string", default: "-30d" },
     days: { type: "string", default: "30" },
     runs: { type: "string", default: "5" },
     only: { type: "string", default: "" },
@@ -53,7 +57,9 @@ const DAYS = Number(values.days);
 const RUNS = Number(values.runs);
 const TARGET_MS = { postgres: 500, clickhouse: 150 } as const;
 
-const filters: WebFilters = { host: null, path: null, dateFrom: "-30d", order: null };
+const RANGE = DATE_RANGES.find((range) => range.value === values.range)?.value;
+if (!RANGE) throw new Error(`--range must be one of ${DATE_RANGES.map((range) => range.value).join(", ")} (/web's date ranges).`);
+const filters: WebFilters = { host: null, path: null, dateFrom: RANGE, order: null };
 const MEASURES: { label: string; query: Record<string, unknown> }[] = [
   { label: "WebOverviewQuery, compared", query: overviewQuery(filters) },
   ...(["Page", "InitialPage", "Country", "Browser"] as const).map((breakdown) => ({
