@@ -4,12 +4,10 @@
  * referrers, UTM on a fifth of sessions, 20 countries, five browsers and OSes), written
  * through each event store's own insert (so the sessions table is kept as ingestion keeps
  * it; the insert time is printed too). Timed uncached through `computeQuery` (`refresh:
- * "force"`), p50 and max of `--runs` runs after one warm-up, the stores taking turns:
+ * "force"`), p50 and max of `--runs` runs after one warm-up, the stores taking turns; each
+ * query as the `/web` page builds it (src/components/web/web-query.ts), over the last 30 days:
  *
- * each query as the `/web` page builds it (src/components/web/web-query.ts), over the last 30
- * days:
- *
- *   - WebOverviewQuery, compared with the 30 days before;
+ *   - WebOverviewQuery, compared with the period before;
  *   - WebStatsTableQuery by Page, InitialPage (with its bounce rate, as the Entry tab asks),
  *     Country and Browser;
  *   - WebTopClicksQuery;
