@@ -16,7 +16,7 @@
  *
  * Targets: p50 under 500 ms on PostgreSQL, under 150 ms on ClickHouse.
  *
- *   npm run bench:web [-- --sessions-per-day 10000 --days 30 --runs 5 --only Page --range -7d]
+ *   npm run bench:web [-- --sessions-per-day 10000 --days 30 --runs 5 --only Page --range=-7d]
  *
  * `--range` is the page's date range (default the last 30 days, the whole seeded month; the
  * page opens on the last 7).
