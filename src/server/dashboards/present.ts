@@ -215,13 +215,13 @@ export function dashboardResource(row: DashboardDetailRow, caller: Member, seed:
   };
 }
 
-/** Each shown tile's position on the public view (its `id` there), by tile id. */
-export function sharedTilePositions(row: DashboardDetailRow): Map<number, number> {
-  return new Map(sortedTiles(row.tiles.filter(isShown)).map((tile, order) => [tile.id, order]));
+/** The shown tiles in the public view's order: a tile's index is its `id` there. */
+export function sharedTileOrder(row: DashboardDetailRow): TileRow[] {
+  return sortedTiles(row.tiles.filter(isShown));
 }
 
-/** The public view; `computations` are the insight tiles' charts by tile id (none: not computed). */
-export function sharedDashboard(row: DashboardDetailRow, computations: ReadonlyMap<number, TileComputation> = new Map()): SharedDashboard {
+/** The public view, its insight tiles without their charts (the page streams those in). */
+export function sharedDashboard(row: DashboardDetailRow): SharedDashboard {
   return {
     name: row.name,
     description: row.description,
@@ -229,7 +229,7 @@ export function sharedDashboard(row: DashboardDetailRow, computations: ReadonlyM
     effective_restriction_level: RestrictionLevel.onlyCollaboratorsCanEdit,
     effective_privilege_level: PrivilegeLevel.canView,
     last_refresh: iso(row.lastRefresh),
-    tiles: sortedTiles(row.tiles.filter(isShown)).map((tile, order) => ({
+    tiles: sharedTileOrder(row).map((tile, order) => ({
       id: order,
       order,
       layouts: tile.layouts,
@@ -240,7 +240,7 @@ export function sharedDashboard(row: DashboardDetailRow, computations: ReadonlyM
             derived_name: tile.insight.derivedName,
             description: tile.insight.description,
             query: tile.insight.query ?? null,
-            computation: computations.get(tile.id) ?? null,
+            computation: null,
           }
         : null,
       text: tile.text ? { body: tile.text.body } : null,

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { assertCanEdit } from "@/server/access/service";
 import { logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
-import { isShown, sharedDashboard, sharedTilePositions, type SharedDashboard, type TileComputation, type TileResult } from "@/server/dashboards/present";
+import { sharedDashboard, sharedTileOrder, type SharedDashboard, type TileComputation, type TileResult } from "@/server/dashboards/present";
 import { findPublicDashboard, requireDashboard } from "@/server/dashboards/service";
 import type { Database } from "@/server/db/client";
 import { inTransaction, type Tx } from "@/server/db/transaction";
@@ -128,14 +128,11 @@ export interface ChartingSharedDashboard {
 export async function findSharedDashboardCharting(db: Database, token: string): Promise<ChartingSharedDashboard | null> {
   const row = await findSharedRow(db, token);
   if (!row) return null;
-  const positions = sharedTilePositions(row);
   const settle = new Map<number, (computation: TileComputation) => void>();
   const charts: Record<number, Promise<TileComputation>> = {};
-  for (const tile of row.tiles.filter(isShown)) {
-    const position = positions.get(tile.id);
-    if (tile.insight === null || position === undefined) continue;
-    charts[position] = new Promise((resolve) => settle.set(tile.id, resolve));
-  }
+  sharedTileOrder(row).forEach((tile, position) => {
+    if (tile.insight) charts[position] = new Promise((resolve) => settle.set(tile.id, resolve));
+  });
   void (async () => {
     try {
       for await (const tile of computeTilesAsCompleted(db, row, { override: null })) {
