@@ -38,8 +38,13 @@ export function compareToShift(compareTo: string): { unit: Unit; n: number } {
   return { unit: match[2] as Unit, n: -Number(match[1]) };
 }
 
+/** An instant moved by `n` units on `zone`'s wall clock. */
+export function shiftInstant(instant: Date, unit: Unit, n: number, zone: string): Date {
+  return instantOf(shiftWall(wallOf(instant, zone), unit, n), zone);
+}
+
 /** An instant moved back by `compareTo` on `zone`'s wall clock. */
 export function shiftedBack(instant: Date, compareTo: string, zone: string): Date {
   const { unit, n } = compareToShift(compareTo);
-  return instantOf(shiftWall(wallOf(instant, zone), unit, n), zone);
+  return shiftInstant(instant, unit, n, zone);
 }

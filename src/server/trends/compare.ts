@@ -4,8 +4,8 @@
  * `compare_to` ("-1w", "-30d", "-1m", …) the range moved back by that much on the zone's
  * wall clock (PostHog's QueryCompareToDateRange: the start moved, the length kept).
  */
-import { compareToShift, shiftWall, UNIT_OF, type Unit } from "@/server/analytics/compare-to";
-import { bucketStarts, instantOf, startOfInterval, wallOf, type ResolvedDateRange } from "@/server/analytics/date-range";
+import { compareToShift, shiftInstant, shiftWall, UNIT_OF, type Unit } from "@/server/analytics/compare-to";
+import { bucketStarts, startOfInterval, type ResolvedDateRange } from "@/server/analytics/date-range";
 
 /** The previous period of `range`: as many buckets, ending just before it, or moved back by `compareTo`. */
 export function previousRange(range: ResolvedDateRange, compareTo: true | string): ResolvedDateRange {
@@ -18,7 +18,7 @@ export function previousRange(range: ResolvedDateRange, compareTo: true | string
   } else {
     ({ unit, n } = compareToShift(compareTo));
   }
-  const shift = (instant: Date) => instantOf(shiftWall(wallOf(instant, range.zone), unit, n), range.zone);
+  const shift = (instant: Date) => shiftInstant(instant, unit, n, range.zone);
   const firstBucket = startOfInterval(shiftWall(range.firstBucket, unit, n), range.interval);
   // As many buckets as the current period, so the points pair up.
   const lastBucket = count === 0 ? shiftWall(firstBucket, UNIT_OF[range.interval], -1) : shiftWall(firstBucket, UNIT_OF[range.interval], count - 1);
