@@ -11,30 +11,10 @@ import { trendBucket, trendConditions, trendTotalsStatement } from "./sql";
 import { SESSION_BOUNCE, SESSION_DURATION } from "./postgres-web";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, type PropertyMath, type SessionMathProperty, type TrendQuery } from "./trend-query";
 
-/** Unique users: persons, and for events without one, their distinct ids (PostHog counts person_id). */
-const UNIQUE_USERS = "count(DISTINCT e.person_id) + count(DISTINCT e.distinct_id) FILTER (WHERE e.person_id IS NULL)";
-/** The same actor as two grouping keys, no text made per event: the person, else the distinct id. */
+/** An actor as two grouping keys, no text made per event: the person, else (no person) the distinct id. */
 const ACTOR_KEYS = ["e.person_id", "CASE WHEN e.person_id IS NULL THEN e.distinct_id END"];
 /** An event's session, none for no or an empty `$session_id` (unique_session). */
 const SESSION_KEY = `NULLIF(e.properties ->> '$session_id', '')`;
-
-/** The aggregate of a math other than `active` over the events of a group. */
-function postgresAggregate(query: TrendQuery, params: SqlParams): string {
-  switch (query.math) {
-    case "total":
-      return "count(*)";
-    case "dau":
-      return UNIQUE_USERS;
-    case "unique_session":
-    case "active":
-    case "first_seen_users":
-      throw new Error("counted per actor or session (distinctCounts), not per event");
-    default: {
-      const text = `(e.properties ->> ${params.add(query.mathProperty ?? "", "text")})`;
-      return propertyAggregate(query.math as PropertyMath, pgNumericText(text, params));
-    }
-  }
-}
 
 /** A property math over the numbers `num` (nulls left out), 0 where there are none. */
 function propertyAggregate(math: PropertyMath, num: string): string {
@@ -184,7 +164,7 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
     // $session_id before the math), then the math over those; events without a session row
     // are left out. The events' (value, bucket, session) first, then those join their
     // sessions: half the rows to join, and no wide rows to deduplicate.
-    const sessions = `SELECT ${value} AS value, ${bucket ?? "NULL::timestamp"} AS bucket, e.properties ->> '$session_id' AS sid ${from} GROUP BY 1, 2, 3`;
+    const sessions = `SELECT ${value} AS value, ${bucket ?? "NULL::timestamp"} AS bucket, ${SESSION_KEY} AS sid ${from} GROUP BY 1, 2, 3`;
     const perSession = `SELECT d.value, d.bucket, (${SESSION_VALUES[query.sessionProperty]})::float8 AS x
       FROM (${sessions}) d JOIN sessions s ON s.project_id = ${params.add(projectId, "int")} AND s.session_id = d.sid`;
     const aggregate = propertyAggregate(query.math as PropertyMath, "p.x");
@@ -195,7 +175,9 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
     };
   }
   if (query.math === "unique_session") return { text: `${kept}${distinctCounts(from, value, bucket, [SESSION_KEY], "count(d.k0)", breakdown !== null)}`, values: params.values };
-  const aggregate = postgresAggregate({ ...query, math: query.math === "first_seen_users" ? "dau" : query.math }, params);
+  // First-seen users without buckets: every user of the range, once.
+  if (query.math === "first_seen_users") return { text: `${kept}${distinctCounts(from, value, null, ACTOR_KEYS, "count(*)", breakdown !== null)}`, values: params.values };
+  const aggregate = propertyAggregate(query.math as PropertyMath, pgNumericText(`(e.properties ->> ${params.add(query.mathProperty ?? "", "text")})`, params));
   if (bucket === null) {
     // One row for the whole range, also without events (no breakdown).
     const grouped = breakdown ? " GROUP BY 1" : "";
