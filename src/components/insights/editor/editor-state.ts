@@ -19,6 +19,7 @@ import { lifecycleQuerySchema } from "@/server/lifecycle/contract";
 import { retentionQuerySchema } from "@/server/retention/contract";
 import { stickinessQuerySchema } from "@/server/stickiness/contract";
 import { PROPERTY_MATHS } from "@/server/db/events/trend-query";
+import { isObject, text, type Json } from "./json";
 import { groupsFromNode, groupsNode, isKept, itemsFromNode, itemsNode, noGroups, type FilterGroups, type FilterItem, type FilterType } from "./filter-groups";
 import { overStored } from "./stored-node";
 
@@ -167,8 +168,6 @@ export function defaultState(kind: EditorKind = "trends"): EditorState {
 // ---------------------------------------------------------------------------------------
 // State → node
 
-type Json = Record<string, unknown>;
-
 /** The series fields the editor writes; the others of a stored series are its `extra`. */
 const SERIES_FIELDS: ReadonlySet<string> = new Set(["kind", "event", "name", "math", "math_property", "custom_name", "properties"]);
 
@@ -268,8 +267,6 @@ export function nodeFromState(state: EditorState, stored?: unknown): Json {
 // ---------------------------------------------------------------------------------------
 // Node → state
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const text = (value: unknown): string => (typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : "");
 const pick = <T extends string>(value: unknown, choices: Record<T, unknown>, fallback: T): T => (typeof value === "string" && value in choices ? (value as T) : fallback);
 const eventOf = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : null);
 

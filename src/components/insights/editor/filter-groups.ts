@@ -12,6 +12,7 @@
  * exactly as it was, removable.
  */
 import { PROPERTY_OPERATORS, type PropertyOperator } from "@/server/properties/contract";
+import { isObject, isScalar, text, type Json } from "./json";
 
 export const FILTER_TYPES = ["event", "person", "cohort"] as const;
 export type FilterType = (typeof FILTER_TYPES)[number];
@@ -53,11 +54,6 @@ export const newFilter = (type: FilterType = "event"): FilterDraft =>
 /** PostHog's "Add filter group": an AND group with one empty filter. */
 export const newGroup = (): FilterGroup => ({ type: "AND", values: [newFilter("event")] });
 export const noGroups = (): FilterGroups => ({ type: "AND", values: [] });
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const isScalar = (value: unknown) => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
-const text = (value: unknown): string => (isScalar(value) ? String(value) : "");
 
 export const isGroupNode = (value: unknown): value is { type: GroupType; values: unknown[] } =>
   isObject(value) && (value.type === "AND" || value.type === "OR") && Array.isArray(value.values);

@@ -8,9 +8,7 @@
  */
 
 import { isGroupNode, itemFromNode, itemNode } from "./filter-groups";
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+import { isObject, type Json } from "./json";
 
 /** Structural equality of JSON values (key order ignored, as jsonb stores them). */
 export function sameJson(a: unknown, b: unknown): boolean {
