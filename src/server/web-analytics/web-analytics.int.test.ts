@@ -481,6 +481,10 @@ describe(`web analytics on ${testStoresName}`, () => {
         expect(answer.status).toBe(400);
         expect(answer.body.detail).toContain("compare_to must be a relative date");
       }
+      // A NUL byte is refused at the edge, before the query's own checks.
+      const nul = await post(tableProject, { kind: "WebStatsTableQuery", properties: [], breakdownBy: "Page", includeHost: true, compareFilter: { compare: true, compare_to: "-1w\u0000" } });
+      expect(nul.status).toBe(400);
+      expect(nul.body.detail).toContain("Null characters are not allowed");
     });
   });
 });
