@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { filtersFromParams, nextOrder, paramsOf, tableOrder, type WebFilters } from "./web-filters";
 import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue, formatRate } from "./web-format";
+import { trendsQuerySchema, trendsSpec } from "@/server/trends/contract";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, statsTable, statsTableQuery, topClicks, topClicksQuery, trendQuery, trendSeries } from "./web-query";
 
 describe("the page's filters in the URL", () => {
@@ -91,6 +92,15 @@ describe("the queries", () => {
     expect(sessionTrendQuery({ ...filters, dateFrom: "-30d" }).interval).toBe("day");
     // The visible graph keeps its three series.
     expect(trendQuery(filters).series).toHaveLength(3);
+  });
+
+  it("tag both trends as web analytics', which the server then counts by session start (from the sessions table)", () => {
+    for (const node of [trendQuery(filters), sessionTrendQuery(filters), trendQuery({ ...filters, host: null, path: null, dateFrom: "-30d" })]) {
+      expect(node.tags).toEqual({ productKey: "web_analytics" });
+      expect(trendsSpec(trendsQuerySchema.parse(node)).bySessionStart).toBe(true);
+      // Untagged, the same node is plain trends: the tag alone decides.
+      expect(trendsSpec(trendsQuerySchema.parse({ ...node, tags: undefined })).bySessionStart).toBe(false);
+    }
   });
 });
 

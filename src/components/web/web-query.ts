@@ -150,10 +150,19 @@ export const SESSION_TREND_SERIES = [
 
 const intervalOf = (filters: WebFilters) => (filters.dateFrom === "-24h" ? "hour" : "day");
 
+/**
+ * PostHog's tag of the web analytics product's queries: its trends are then counted by the
+ * sessions starting in each bucket, from the sessions table (the server's webTrendsServable),
+ * so a month of them reads the sessions, not every page view, and the sparklines' buckets add
+ * up to the cards' views and sessions.
+ */
+const WEB_ANALYTICS_TAGS = { productKey: "web_analytics" } as const;
+
 /** PostHog's web graphs: `$pageview` counted as unique users, events and sessions, hourly over a day. */
 export function trendQuery(filters: WebFilters) {
   return {
     kind: "TrendsQuery",
+    tags: WEB_ANALYTICS_TAGS,
     series: TREND_SERIES.map((series) => ({ kind: "EventsNode", event: "$pageview", name: series.label, math: series.math })),
     interval: intervalOf(filters),
     dateRange: dateRangeOf(filters),
@@ -164,12 +173,12 @@ export function trendQuery(filters: WebFilters) {
 
 /**
  * The average session duration and bounce rate over the same buckets, as a TrendsQuery of its
- * own: seconds and a share have no place on the visitors graph's axis, and the graph need not
- * wait for the sessions join.
+ * own: seconds and a share have no place on the visitors graph's axis.
  */
 export function sessionTrendQuery(filters: WebFilters) {
   return {
     kind: "TrendsQuery",
+    tags: WEB_ANALYTICS_TAGS,
     series: SESSION_TREND_SERIES.map((series) => ({
       kind: "EventsNode",
       event: "$pageview",

@@ -25,6 +25,7 @@ import { COMPARE_TO, COMPARE_TO_MESSAGE } from "@/server/analytics/compare-to";
 import { QueryNodeError } from "@/server/analytics/kind";
 import { FormulaError, maxSeriesIndex, parseFormula } from "./formula";
 import { PROPERTY_MATHS, SESSION_MATH_PROPERTIES, type PropertyMath, type SessionMathProperty } from "@/server/db/events/trend-query";
+import { WEB_TREND_EVENTS } from "@/server/db/events/web-analytics";
 
 /** PostHog's BaseMathType maths Burrow computes, and the PropertyMathType ones (with `math_property`). */
 export const BASE_MATHS = ["total", "dau", "weekly_active", "monthly_active", "unique_session"] as const;
@@ -114,6 +115,10 @@ export const trendsQuerySchema = z.looseObject({
         .nullish(),
     })
     .nullish(),
+  /** PostHog's QueryLogTags: its productKey says which product sent the query (webTrendsServable). */
+  tags: z
+    .looseObject({ productKey: z.string({ error: "tags.productKey must be a string." }).max(100, "tags.productKey must be at most 100 characters.").nullish() })
+    .nullish(),
   samplingFactor: z.unknown().refine((value) => value === undefined || value === null || value === 1, "samplingFactor is not supported yet.").optional(),
   /** Burrow has no test-account filters, so this filters nothing (as PostHog with none defined). */
   filterTestAccounts: z.boolean().nullish(),
@@ -147,6 +152,32 @@ export interface TrendsSpec {
   formulas: TrendsFormula[];
   /** With the previous period: `true` for the period just before, or a relative date (`-1w`) it starts at. */
   compare: true | string | null;
+  /**
+   * PostHog's web analytics trends (webTrendsServable): every series counts the sessions
+   * starting in each bucket, from the sessions table (by-session-start.ts), not the events
+   * falling in it.
+   */
+  bySessionStart: boolean;
+}
+
+/** PostHog's productKey of the queries its web analytics product sends (tags.productKey). */
+export const WEB_ANALYTICS_PRODUCT = "web_analytics";
+
+/**
+ * Whether PostHog's dispatch would serve a web analytics TrendsQuery from its
+ * session-start-attributed overview buckets (web_trends_lazy_precompute.py's
+ * trends_precompute_metric): no breakdown, a chart over time that is not cumulative, and
+ * every series a `$pageview` or `$screen` counted as events, unique users or sessions, or
+ * averaging the session's duration or bounce. PostHog takes one series at a time; Burrow
+ * answers several from one read of the sessions.
+ */
+function webTrendsServable(spec: Omit<TrendsSpec, "bySessionStart">): boolean {
+  if (spec.breakdown !== null || spec.totalValue || spec.display === "ActionsLineGraphCumulative" || spec.series.length === 0) return false;
+  return spec.series.every(
+    (series) =>
+      (WEB_TREND_EVENTS as readonly (string | null)[]).includes(series.event) &&
+      (series.math === "total" || series.math === "dau" || series.math === "unique_session" || (series.math === "avg" && series.session_property !== null)),
+  );
 }
 
 /** WorldMap breaks down by country (PostHog's world map insight) and keeps up to 250 of them. */
@@ -198,7 +229,7 @@ export function trendsSpec(query: TrendsQueryInput, override: FiltersOverride | 
   const compareFilter = query.compareFilter;
   // PostHog compares nothing against "all time".
   const compare = compareFilter?.compare && dateRange.date_from !== "all" ? (compareFilter.compare_to ?? true) : null;
-  return {
+  const spec: Omit<TrendsSpec, "bySessionStart"> = {
     // PostHog computes total values over days whatever the interval.
     interval: totalValue ? "day" : (override?.interval ?? query.interval ?? "day"),
     dateRange,
@@ -218,4 +249,5 @@ export function trendsSpec(query: TrendsQueryInput, override: FiltersOverride | 
     formulas,
     compare,
   };
+  return { ...spec, bySessionStart: query.tags?.productKey === WEB_ANALYTICS_PRODUCT && webTrendsServable(spec) };
 }

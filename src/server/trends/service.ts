@@ -21,6 +21,7 @@ import { previousRange } from "./compare";
 import { trendsActors } from "./actors";
 import { evaluateFormula, parseFormula } from "./formula";
 import { resolveTrendsRange, seriesFilters, seriesQuery } from "./series-query";
+import { sessionStartRows } from "./by-session-start";
 
 export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
 
@@ -107,8 +108,9 @@ async function periodResults(
   const { breakdown } = spec;
   const walls = bucketStarts(range);
   const wallTexts = walls.map(wallText);
-  const perSeries = await guarded(async () =>
-    Promise.all(
+  const perSeries = await guarded(async () => {
+    if (spec.bySessionStart) return (await sessionStartRows(store, projectId, spec, range, now)).map((rows): SeriesPart[] => [{ rows }]);
+    return Promise.all(
       spec.series.map(async (_, index): Promise<SeriesPart[]> => {
         const query = seriesQuery(spec, index, range, wallTexts, now);
         if (breakdown?.type === "cohort") {
@@ -123,8 +125,8 @@ async function periodResults(
         const rows = await store.trend(projectId, { ...query, breakdown: breakdown ? { type: breakdown.type, key: breakdown.key, limit: breakdown.limit } : null });
         return [{ rows }];
       }),
-    ),
-  );
+    );
+  });
 
   const allDays = walls.map((wall) => bucketDay(wall, range.interval));
   const labels = walls.map((wall) => bucketLabel(wall, range));

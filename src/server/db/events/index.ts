@@ -12,7 +12,7 @@ import type { EventCountQuery } from "./event-count";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
 import type { EventNameDay, EventPropertySample } from "./definition-sources";
-import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery } from "./web-analytics";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow } from "./web-analytics";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -154,6 +154,8 @@ export interface EventStore {
   webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer>;
   /** Web analytics' top clicks: autocaptured clicks per element text, most first (web-analytics.ts). */
   webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]>;
+  /** Web analytics' trends: per bucket of session start, the sessions with the event in the range and their figures (web-analytics.ts). */
+  webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]>;
   close(): Promise<void>;
 }
 

@@ -23,7 +23,11 @@ import {
   type WebSessionColumn,
   type WebStatsQuery,
   type WebTopClicksQuery,
+  type WebTrendEvent,
+  type WebTrendQuery,
+  webTrendBase,
 } from "./web-analytics";
+import { POSTGRES_EVENTS } from "./postgres-dialect";
 
 const ENTRY_FIELDS = {
   entry_url: "$current_url",
@@ -94,6 +98,8 @@ export const SESSION_DURATION = `(floor(extract(epoch FROM s.end_timestamp)) - f
 export const SESSION_BOUNCE = `CASE WHEN s.pageview_count = 0 THEN NULL WHEN s.pageview_count > 1 OR s.autocapture_count > 0 OR ${SESSION_DURATION} >= ${BOUNCE_SECONDS} THEN 0 ELSE 1 END`;
 /** A visitor: the person, or for an event without one its distinct id (as a uuid too, so that grouping hashes 16 bytes). */
 const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
+/** ACTOR of a session row `s`: its person, else its distinct id. */
+const SESSION_ACTOR = `COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid)`;
 /** The sessions row `s` of an event `e`. */
 export const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
 
@@ -145,8 +151,8 @@ function viewEvents(
  * by the events' index over the part of the range the session spans: for the few sessions
  * straddling a range's end.
  */
-function sessionViewsBetween(project: string, from: string, to: string): string {
-  return `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN ${VIEW_EVENTS_SQL}
+function sessionViewsBetween(project: string, from: string, to: string, events = VIEW_EVENTS_SQL): string {
+  return `(SELECT count(*) FROM events e WHERE e.project_id = ${project} AND e.event IN ${events}
       AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= LEAST(s.last_view_timestamp, ${to}) AND e.properties->>'$session_id' = s.session_id)`;
 }
 
@@ -202,7 +208,7 @@ function postgresSessionsOverviewStatement(projectId: number, query: WebQueryBas
   return {
     text: overviewTotals(
       `SELECT * FROM (
-         SELECT COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor,
+         SELECT ${SESSION_ACTOR} AS actor,
                 CASE WHEN s.last_view_timestamp <= ${to} THEN s.pageview_count + s.screen_count ELSE ${viewsToEnd} END AS views,
                 ${current} AS c, ${previous} AS p, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
          FROM sessions s WHERE ${inRange} AND s.last_view_timestamp IS NOT NULL) v WHERE views > 0`,
@@ -247,7 +253,7 @@ function postgresSessionStatsStatement(projectId: number, query: WebStatsQuery, 
   const previous = inPeriod(params, query.previous, byStart);
   const viewsInRange = sessionViewsBetween(project, from, to);
   const value = hostedSql(webHostSource(query), `s.${column}`);
-  const sessions = `SELECT ${value} AS v0, COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid) AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
+  const sessions = `SELECT ${value} AS v0, ${SESSION_ACTOR} AS actor, ${SESSION_BOUNCE} AS b, ${current} AS c, ${previous} AS p,
       CASE WHEN s.start_timestamp >= ${from} AND s.last_view_timestamp <= ${to} THEN (s.pageview_count + s.screen_count)::int ELSE ${viewsInRange}::int END AS views
     FROM sessions s
     WHERE s.project_id = ${project} AND s.start_timestamp >= ${earliest} AND s.start_timestamp <= ${to} AND s.last_view_timestamp >= ${from}
@@ -369,6 +375,47 @@ export function postgresTopClicksStatement(projectId: number, query: WebTopClick
   return {
     text: `SELECT ${text} AS el_text, count(*)::int AS clicks, count(DISTINCT ${ACTOR})::int AS visitors ${from}
     GROUP BY 1 ORDER BY clicks DESC, visitors DESC, ${text} COLLATE "C" ASC LIMIT ${params.add(query.limit, "int")}`,
+    values: params.values,
+  };
+}
+
+/** The sessions row's count of each event a web trend counts. */
+const SESSION_EVENT_COUNTS: Record<WebTrendEvent, string> = { $pageview: "s.pageview_count", $screen: "s.screen_count" };
+
+/**
+ * A web trend (web-analytics.ts WebTrendQuery): rows (bucket, visitors, views, sessions,
+ * duration, bounce) for the buckets with sessions. Without filters from the sessions table
+ * alone, as the overview: a session's count of the event, except for one whose last view is
+ * past the range's end (a range ending in the past, mid-session), whose events up to the end
+ * are read; with filters, the matching events joined with their sessions.
+ */
+export function postgresWebTrendStatement(projectId: number, query: WebTrendQuery): Statement {
+  const params = new SqlParams();
+  const bucket = POSTGRES_EVENTS.bucket[query.interval](`(s.start_timestamp AT TIME ZONE ${params.add(query.zone, "text")})`);
+  // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
+  const event = `('${query.event}')`;
+  let sessions: string;
+  if (query.filters.length === 0) {
+    const project = params.add(projectId, "int");
+    const from = params.add(query.from.toISOString(), "timestamptz");
+    const to = params.add(query.to.toISOString(), "timestamptz");
+    const count = SESSION_EVENT_COUNTS[query.event];
+    sessions = `SELECT * FROM (
+        SELECT ${bucket} AS bucket, ${SESSION_ACTOR} AS actor, CASE WHEN s.last_view_timestamp <= ${to} THEN ${count} ELSE ${sessionViewsBetween(project, from, to, event)} END AS views,
+               ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
+        FROM sessions s WHERE s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to} AND ${count} > 0) v WHERE views > 0`;
+  } else {
+    const from = viewEvents(params, projectId, webTrendBase(query), "JOIN", true, `e.event IN ${event}`);
+    sessions = `SELECT ${bucket} AS bucket, (array_agg(${ACTOR}))[1] AS actor, count(*) AS views, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
+      ${from} GROUP BY s.project_id, s.session_id`;
+  }
+  return {
+    // Visitors as a hash aggregate per (bucket, actor): a DISTINCT would sort them all.
+    text: `WITH x AS MATERIALIZED (${sessions}),
+      v AS (SELECT bucket, count(*) AS visitors FROM (SELECT bucket, actor FROM x GROUP BY bucket, actor) a GROUP BY bucket)
+    SELECT ${POSTGRES_EVENTS.bucketText("t.bucket")} AS bucket, v.visitors::int AS visitors, t.views, t.sessions, t.duration, t.bounce
+    FROM (SELECT bucket, sum(views)::int AS views, count(*)::int AS sessions, avg(duration)::float8 AS duration, avg(bounce)::float8 AS bounce FROM x GROUP BY bucket) t
+    JOIN v ON v.bucket = t.bucket`,
     values: params.values,
   };
 }

@@ -21,11 +21,12 @@ import { MAX_MASK_COLUMNS, postgresActorBucketsStatement, postgresActorMasksStat
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./actor-buckets";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 import type { EventNameDay, EventPropertySample } from "./definition-sources";
-import { postgresPathBounceStatement, postgresTopClicksStatement, postgresWebOverviewStatement, postgresWebStatsStatement, sessionsUpsert } from "./postgres-web";
+import { postgresPathBounceStatement, postgresTopClicksStatement, postgresWebOverviewStatement, postgresWebStatsStatement, postgresWebTrendStatement, sessionsUpsert } from "./postgres-web";
 import {
   webOverviewAnswerOf,
   webStatsAnswerOf,
   webTopClicksOf,
+  webTrendRowsOf,
   type WebTopClick,
   type WebTopClicksQuery,
   type WebTopClicksStoreRow,
@@ -35,6 +36,9 @@ import {
   type WebStatsAnswer,
   type WebStatsQuery,
   type WebStatsStoreRow,
+  type WebTrendQuery,
+  type WebTrendRow,
+  type WebTrendStoreRow,
 } from "./web-analytics";
 
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
@@ -363,6 +367,12 @@ export class PostgresEventStore implements EventStore {
     await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
     const statement = postgresTopClicksStatement(projectId, query);
     return webTopClicksOf(await this.sql.query<WebTopClicksStoreRow>(statement.text, statement.values));
+  }
+
+  async webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
+    const statement = postgresWebTrendStatement(projectId, query);
+    return webTrendRowsOf(await this.sql.query<WebTrendStoreRow>(statement.text, statement.values));
   }
 
   /** The connection belongs to the database; nothing of its own to close. */

@@ -12,6 +12,7 @@
  * - a property's empty text is no value (missing and null alike).
  */
 import type { PropertyNode } from "@/server/properties/contract";
+import type { TrendInterval } from "./trend-query";
 
 /** The events web analytics counts as views. */
 export const VIEW_EVENTS = ["$pageview", "$screen"] as const;
@@ -299,3 +300,51 @@ export function webOverviewAnswerOf(query: WebQueryBase, row: WebOverviewStoreRo
   });
   return { current: totals("c"), previous: query.previous === null ? null : totals("p") };
 }
+
+/** The events a web trend counts by session (PostHog's web trends serve `$pageview` and `$screen` series). */
+export const WEB_TREND_EVENTS = ["$pageview", "$screen"] as const;
+export type WebTrendEvent = (typeof WEB_TREND_EVENTS)[number];
+
+/**
+ * PostHog's web analytics trends (a TrendsQuery tagged productKey "web_analytics", served
+ * from session-start-attributed buckets: web_trends_lazy_precompute.py): the sessions
+ * starting in [from, to] with one of `event` in it (matching the filters), per bucket of
+ * their start on the zone's wall clock — even when their events run into later buckets, so
+ * that a month's buckets add up to the overview's views and sessions.
+ */
+export interface WebTrendQuery {
+  event: WebTrendEvent;
+  from: Date;
+  to: Date;
+  zone: string;
+  interval: TrendInterval;
+  filters: PropertyNode[];
+  now: Date;
+}
+
+/** One bucket's figures: visitors, the `event`s in the range, sessions, average duration (s) and bounce rate (0–1; null without a `$pageview`). */
+export interface WebTrendRow {
+  /** The bucket's start as wall text, as TrendRow's. */
+  bucket: string;
+  visitors: number;
+  views: number;
+  sessions: number;
+  duration: number | null;
+  bounce: number | null;
+}
+
+/** A row of either store's web trend statement. */
+export type WebTrendStoreRow = { bucket: string } & Record<"visitors" | "views" | "sessions" | "duration" | "bounce", number | string | null>;
+
+export const webTrendRowsOf = (rows: WebTrendStoreRow[]): WebTrendRow[] =>
+  rows.map((row) => ({
+    bucket: row.bucket,
+    visitors: Number(row.visitors ?? 0),
+    views: Number(row.views ?? 0),
+    sessions: Number(row.sessions ?? 0),
+    duration: finite(row.duration),
+    bounce: finite(row.bounce),
+  }));
+
+/** The web query shape of a trend's range, for the statements' shared FROM. */
+export const webTrendBase = (query: WebTrendQuery): WebQueryBase => ({ current: { from: query.from, to: query.to }, previous: null, filters: query.filters, now: query.now });

@@ -5,7 +5,7 @@
  * defines them (the PostgreSQL store's SESSION_DURATION and SESSION_BOUNCE). Both read a
  * session row `s`.
  */
-import { BOUNCE_SECONDS, VIEW_EVENTS_SQL } from "../web-analytics";
+import { BOUNCE_SECONDS, VIEW_EVENTS_SQL, type WebTrendEvent } from "../web-analytics";
 import type { ChParams } from "./params";
 
 /** Whole seconds from the session's first event to its last. */
@@ -69,10 +69,15 @@ export function chSessionsOverlapping(tables: ChSessionTables, params: ChParams,
   return chSessionRows(tables, params, projectId, `start_timestamp <= ${to} AND end_timestamp >= ${from}`, options);
 }
 
+/** A session row's count of each event a web trend counts, and of both (the views). */
+const SESSION_EVENT_COUNTS: Record<WebTrendEvent, string> = { $pageview: "s.s_pageviews", $screen: "s.s_screens" };
+const VIEW_COUNTS = { sql: VIEW_EVENTS_SQL, count: "s.s_pageviews + s.s_screens" };
+
 /**
  * The sessions starting in [earliest, to] with a view in [from, to], with their visitor
  * (`actor`) and `views`: their counts, or, for the few straddling an end of the range, their
- * view events inside it, read from the events in the window those sessions span.
+ * view events inside it, read from the events in the window those sessions span. With
+ * `event`, views are that event's only (web trends of `$pageview` or `$screen`).
  */
 export function chSessionsWithViews(
   tables: ChSessionTables,
@@ -80,7 +85,10 @@ export function chSessionsWithViews(
   projectId: number,
   range: { earliest: Date; from: Date; to: Date },
   fields: readonly SessionField[] = [],
+  event: WebTrendEvent | null = null,
 ): string {
+  // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
+  const views = event === null ? VIEW_COUNTS : { sql: `('${event}')`, count: SESSION_EVENT_COUNTS[event] };
   const earliest = params.add(range.earliest.toISOString(), "timestamptz");
   const from = params.add(range.from.toISOString(), "timestamptz");
   const to = params.add(range.to.toISOString(), "timestamptz");
@@ -90,11 +98,11 @@ export function chSessionsWithViews(
   // The window they span, read once: (earliest start, latest view), both 1970 without straddlers.
   const straddlerViews = `WITH (SELECT tuple(min(s_start), max(s_last_view)) FROM ${straddlers}) AS span
     SELECT mat_session_id AS sid, count() AS n FROM ${tables.events}
-    WHERE project_id = ${params.add(projectId, "int")} AND event IN ${VIEW_EVENTS_SQL}
+    WHERE project_id = ${params.add(projectId, "int")} AND event IN ${views.sql}
       AND timestamp >= greatest(${from}, tupleElement(span, 1)) AND timestamp <= least(${to}, tupleElement(span, 2))
       AND mat_session_id IN (SELECT sid FROM ${straddlers})
     GROUP BY sid`;
-  return `(SELECT s.*, if(${inside("s.s_start", "s.s_last_view")}, s.s_pageviews + s.s_screens, ifNull(v.n, 0)) AS views
+  return `(SELECT s.*, if(${inside("s.s_start", "s.s_last_view")}, ${views.count}, ifNull(v.n, 0)) AS views
     FROM ${chSessionRows(tables, params, projectId, inRange, { fields, actor: true })} AS s LEFT JOIN (${straddlerViews}) AS v ON v.sid = s.sid)`;
 }
 

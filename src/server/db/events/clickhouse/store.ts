@@ -33,6 +33,8 @@ import {
   webOverviewAnswerOf,
   webStatsAnswerOf,
   webTopClicksOf,
+  webTrendBase,
+  webTrendRowsOf,
   type WebTopClick,
   type WebTopClicksQuery,
   type WebTopClicksStoreRow,
@@ -42,8 +44,11 @@ import {
   type WebStatsAnswer,
   type WebStatsQuery,
   type WebStatsStoreRow,
+  type WebTrendQuery,
+  type WebTrendRow,
+  type WebTrendStoreRow,
 } from "../web-analytics";
-import { clickHousePathBounceStatement, clickHouseTopClicksStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, type ChWebContext } from "./web";
+import { clickHousePathBounceStatement, clickHouseTopClicksStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, clickHouseWebTrendStatement, type ChWebContext } from "./web";
 import { chPersonOverridesInsert, type ChSessionTables } from "./sessions";
 import { COLUMNS, eventRowOf, parseJson, selectValue, timeOf, type ChEventRow } from "./rows";
 
@@ -389,6 +394,11 @@ export class ClickHouseEventStore implements EventStore {
   async webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
     const statement = clickHouseTopClicksStatement(await this.webContext(projectId, query), projectId, query);
     return webTopClicksOf(await this.rows<WebTopClicksStoreRow>(statement.text, statement.params));
+  }
+
+  async webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
+    const statement = clickHouseWebTrendStatement(await this.webContext(projectId, webTrendBase(query)), projectId, query);
+    return webTrendRowsOf(await this.rows<WebTrendStoreRow>(statement.text, statement.params));
   }
 
   /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */

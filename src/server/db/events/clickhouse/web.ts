@@ -23,7 +23,10 @@ import {
   type WebSessionColumn,
   type WebStatsQuery,
   type WebTopClicksQuery,
+  type WebTrendQuery,
+  webTrendBase,
 } from "../web-analytics";
+import { CLICKHOUSE_EVENTS } from "./dialect";
 import { ChParams } from "./params";
 import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsOverlapping, chSessionsWithViews, type ChSessionTables, type SessionField } from "./sessions";
 import { chPropertiesSql, type PersonSet } from "./properties";
@@ -224,6 +227,29 @@ export function clickHouseTopClicksStatement(context: ChWebContext, projectId: n
   return {
     text: `SELECT assumeNotNull(${text}) AS el_text, count() AS clicks, uniqExact(${ACTOR}) AS visitors ${from}
       GROUP BY el_text ORDER BY clicks DESC, visitors DESC, el_text ASC LIMIT ${params.add(query.limit, "int")}
+      ${SETTINGS}`,
+    params: params.values,
+  };
+}
+
+/** A web trend (../web-analytics.ts WebTrendQuery), as postgresWebTrendStatement: from the sessions table alone without filters, else the matching events joined with their sessions. */
+export function clickHouseWebTrendStatement(context: ChWebContext, projectId: number, query: WebTrendQuery): ChStatement {
+  const params = new ChParams();
+  const bucket = CLICKHOUSE_EVENTS.bucket[query.interval](`toTimeZone(s.s_start, ${params.add(query.zone, "text")})`);
+  let sessions: string;
+  if (query.filters.length === 0) {
+    const table = chSessionsWithViews(context, params, projectId, { earliest: query.from, from: query.from, to: query.to }, [], query.event);
+    sessions = `SELECT ${bucket} AS t_bucket, s.actor AS t_actor, s.views AS t_views, ${CH_SESSION_DURATION} AS t_duration, ${CH_SESSION_BOUNCE} AS t_bounce
+      FROM ${table} AS s WHERE s.views > 0`;
+  } else {
+    // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
+    const from = viewEvents(context, params, projectId, webTrendBase(query), "INNER", true, [], `e.event = '${query.event}'`);
+    sessions = `SELECT any(${bucket}) AS t_bucket, min(${ACTOR}) AS t_actor, count() AS t_views, any(${CH_SESSION_DURATION}) AS t_duration, any(${CH_SESSION_BOUNCE}) AS t_bounce
+      ${from} GROUP BY s.sid`;
+  }
+  return {
+    text: `SELECT ${CLICKHOUSE_EVENTS.bucketText("t_bucket")} AS bucket, uniqExact(t_actor) AS visitors, sum(t_views) AS views, count() AS sessions, avg(t_duration) AS duration, avg(t_bounce) AS bounce
+      FROM (${sessions}) GROUP BY t_bucket
       ${SETTINGS}`,
     params: params.values,
   };
