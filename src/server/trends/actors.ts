@@ -4,7 +4,8 @@
  * without one, their distinct ids — with at least one of the series' events in that bucket
  * (for weekly / monthly active users, in the bucket's trailing window; for total values,
  * in the whole range) under that breakdown value. Read with the store's `actorEvents`, so
- * both stores answer alike; most events first.
+ * both stores answer alike; most events first. A trend by session start lists the visitors
+ * of the sessions starting in the bucket instead (by-session-start.ts).
  */
 import { z } from "zod";
 import { guarded } from "@/server/events/service";
@@ -16,6 +17,7 @@ import type { TrendsSpec } from "./contract";
 import { shiftWall, UNIT_OF } from "@/server/analytics/compare-to";
 import { previousRange } from "./compare";
 import { ACTIVE_DAYS, resolveTrendsRange, seriesQuery } from "./series-query";
+import { sessionStartActors } from "./by-session-start";
 
 const DAY_TEXT = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?/;
 
@@ -58,6 +60,10 @@ export async function trendsActors(store: EventStore, projectId: number, spec: T
     }
   }
   const to = end === null || end > query.to ? query.to : end;
+  if (spec.bySessionStart) {
+    if (start > to) return [];
+    return guarded(() => sessionStartActors(store, projectId, spec, index, range, now, { from: start, before: end ?? new Date(query.to.getTime() + 1) }));
+  }
 
   const { breakdown } = spec;
   let filters = query.filters;

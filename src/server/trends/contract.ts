@@ -117,7 +117,10 @@ export const trendsQuerySchema = z.looseObject({
     .nullish(),
   /** PostHog's QueryLogTags: its productKey says which product sent the query (webTrendsServable). */
   tags: z
-    .looseObject({ productKey: z.string({ error: "tags.productKey must be a string." }).max(100, "tags.productKey must be at most 100 characters.").nullish() })
+    .looseObject(
+      { productKey: z.string({ error: "tags.productKey must be a string." }).max(100, "tags.productKey must be at most 100 characters.").nullish() },
+      { error: "tags must be an object, such as {\"productKey\": \"web_analytics\"}." },
+    )
     .nullish(),
   samplingFactor: z.unknown().refine((value) => value === undefined || value === null || value === 1, "samplingFactor is not supported yet.").optional(),
   /** Burrow has no test-account filters, so this filters nothing (as PostHog with none defined). */

@@ -31,7 +31,8 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { clearInsightCache, computeInsight } from "@/server/insights/service";
 import type { QueryEnv } from "@/server/analytics/kind";
-import type { TrendsSeriesResult } from "@/server/trends/service";
+import { trendsKind, type TrendsSeriesResult } from "@/server/trends/service";
+import { ANONYMOUS_ACTOR } from "@/server/analytics/kind";
 import { sessionTrendQuery, trendQuery } from "@/components/web/web-query";
 import type { WebFilters } from "@/components/web/web-filters";
 import type { WebOverviewItem } from "./contract";
@@ -495,6 +496,36 @@ describe(`web analytics trends by session start (${testStoresName})`, () => {
       expect((await same({ series: [views()], dateRange: MAY_1_TO_4, trendsFilter: { display: "BoldNumber" } }))[0]!.aggregated_value).toBe(16);
       const other = await trends({ series: [views()], dateRange: MAY_1_TO_4, tags: { productKey: "product_analytics" } });
       expect(other[0]!.data).toEqual([7, 4, 3, 2]);
+    });
+  });
+
+  describe("the actors behind a point", () => {
+    const env = (): QueryEnv => ({ db, projectId, zone: "UTC", now: LATER });
+    const actorsOf = (query: Record<string, unknown>, selector: Record<string, unknown>) =>
+      trendsKind.actors!(env(), trendsKind.spec({ kind: "TrendsQuery", series: [views("unique_session")], dateRange: MAY_1_TO_4, ...query }, null), selector);
+    const anon = `${ANONYMOUS_ACTOR}anon-1`;
+
+    it("are the visitors of the sessions the point counts, most views first, then by key", async () => {
+      // 1 May: sI p6 (2 views), sA + sB p1 (2 + 1), sC p2 (3, two of them on 2 May): p1 and p2 tie at 3, keys ascending.
+      expect(await actorsOf({ tags: WEB }, { day: "2024-05-01", series: 0 })).toEqual([person(1), person(2), person(6)]);
+      // 2 May: sD anon-1 and sE p3, one view each ("0…" sorts before "distinct_id:…"); not p2, whose 2 May views are sC's.
+      expect(await actorsOf({ tags: WEB }, { day: "2024-05-02", series: 0 })).toEqual([person(3), anon]);
+      // 3 May: sG p5 alone; its later view without a session and p6's with "" count for no session.
+      expect(await actorsOf({ tags: WEB }, { day: "2024-05-03", series: 0 })).toEqual([person(5)]);
+      // The whole range: p2 sC 3 + sH 2, p1 3, p6 2, then p3, p5, anon-1 with one each.
+      expect(await actorsOf({ tags: WEB }, { series: 0 })).toEqual([person(2), person(1), person(6), person(3), person(5), anon]);
+      // Untagged, 2 May is whoever viewed that day: p2 (sC's two), then anon-1 and p3.
+      expect(await actorsOf({}, { day: "2024-05-02", series: 0 })).toEqual([person(2), person(3), anon]);
+    });
+
+    it("through filters: a session counts on its start day by its matching views", async () => {
+      // b.example: only sC's two 2 May views match, and sC began on 1 May.
+      const onB = { tags: WEB, properties: [exact("$host", B)] };
+      expect(await actorsOf(onB, { day: "2024-05-01", series: 0 })).toEqual([person(2)]);
+      expect(await actorsOf(onB, { day: "2024-05-02", series: 0 })).toEqual([]);
+      // /home on 1 May: sI 2, sA 1, sB 1, sC 1 — p1 2 (sA + sB) ties p6 2, then p2.
+      const home = { tags: WEB, properties: [exact("$pathname", "/home")] };
+      expect(await actorsOf(home, { day: "2024-05-01", series: 0 })).toEqual([person(1), person(6), person(2)]);
     });
   });
 });

@@ -12,7 +12,7 @@ import type { EventCountQuery } from "./event-count";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
 import type { EventNameDay, EventPropertySample } from "./definition-sources";
-import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow } from "./web-analytics";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web-analytics";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -156,6 +156,8 @@ export interface EventStore {
   webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]>;
   /** Web analytics' trends: per bucket of session start, the sessions with the event in the range and their figures (web-analytics.ts). */
   webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]>;
+  /** The actors (actor-events.ts keys) of a web trend's sessions starting in `starts`, most of the event first. */
+  webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]>;
   close(): Promise<void>;
 }
 

@@ -25,8 +25,10 @@ import {
   type WebTopClicksQuery,
   type WebTrendEvent,
   type WebTrendQuery,
+  type WebTrendStarts,
   webTrendBase,
 } from "./web-analytics";
+import { ANONYMOUS_ACTOR } from "./actor-events";
 import { POSTGRES_EVENTS } from "./postgres-dialect";
 
 const ENTRY_FIELDS = {
@@ -383,39 +385,56 @@ export function postgresTopClicksStatement(projectId: number, query: WebTopClick
 const SESSION_EVENT_COUNTS: Record<WebTrendEvent, string> = { $pageview: "s.pageview_count", $screen: "s.screen_count" };
 
 /**
- * A web trend (web-analytics.ts WebTrendQuery): rows (bucket, visitors, views, sessions,
- * duration, bounce) for the buckets with sessions. Without filters from the sessions table
- * alone, as the overview: a session's count of the event, except for one whose last view is
- * past the range's end (a range ending in the past, mid-session), whose events up to the end
- * are read; with filters, the matching events joined with their sessions.
+ * The sessions a web trend counts (web-analytics.ts WebTrendQuery), one row each: start,
+ * actor (a uuid to count; with `keys`, the actor's key as actor lists give it), views,
+ * duration, bounce. Without filters from the sessions table alone, as the overview: a
+ * session's count of the event, except for one whose last view is past the range's end (a
+ * range ending in the past, mid-session), whose events up to the end are read; with
+ * filters, the matching events joined with their sessions.
  */
-export function postgresWebTrendStatement(projectId: number, query: WebTrendQuery): Statement {
-  const params = new SqlParams();
-  const bucket = POSTGRES_EVENTS.bucket[query.interval](`(s.start_timestamp AT TIME ZONE ${params.add(query.zone, "text")})`);
+function webTrendSessions(params: SqlParams, projectId: number, query: WebTrendQuery, keys: boolean): string {
   // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
   const event = `('${query.event}')`;
-  let sessions: string;
+  const keyOf = (row: "s" | "e") => `COALESCE(${row}.person_id::text, ${params.constant(ANONYMOUS_ACTOR)} || ${row}.distinct_id)`;
   if (query.filters.length === 0) {
     const project = params.add(projectId, "int");
     const from = params.add(query.from.toISOString(), "timestamptz");
     const to = params.add(query.to.toISOString(), "timestamptz");
     const count = SESSION_EVENT_COUNTS[query.event];
-    sessions = `SELECT * FROM (
-        SELECT ${bucket} AS bucket, ${SESSION_ACTOR} AS actor, CASE WHEN s.last_view_timestamp <= ${to} THEN ${count} ELSE ${sessionViewsBetween(project, from, to, event)} END AS views,
+    return `SELECT * FROM (
+        SELECT s.start_timestamp AS start, ${keys ? keyOf("s") : SESSION_ACTOR} AS actor,
+               CASE WHEN s.last_view_timestamp <= ${to} THEN ${count} ELSE ${sessionViewsBetween(project, from, to, event)} END AS views,
                ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
         FROM sessions s WHERE s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to} AND ${count} > 0) v WHERE views > 0`;
-  } else {
-    const from = viewEvents(params, projectId, webTrendBase(query), "JOIN", true, `e.event IN ${event}`);
-    sessions = `SELECT ${bucket} AS bucket, (array_agg(${ACTOR}))[1] AS actor, count(*) AS views, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
-      ${from} GROUP BY s.project_id, s.session_id`;
   }
+  const from = viewEvents(params, projectId, webTrendBase(query), "JOIN", true, `e.event IN ${event}`);
+  return `SELECT s.start_timestamp AS start, (array_agg(${keys ? keyOf("e") : ACTOR}))[1] AS actor, count(*) AS views, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
+    ${from} GROUP BY s.project_id, s.session_id`;
+}
+
+/** A web trend: rows (bucket, visitors, views, sessions, duration, bounce) for the buckets with sessions, by their start on the zone's wall clock. */
+export function postgresWebTrendStatement(projectId: number, query: WebTrendQuery): Statement {
+  const params = new SqlParams();
+  const bucket = POSTGRES_EVENTS.bucket[query.interval](`(r.start AT TIME ZONE ${params.add(query.zone, "text")})`);
   return {
     // Visitors as a hash aggregate per (bucket, actor): a DISTINCT would sort them all.
-    text: `WITH x AS MATERIALIZED (${sessions}),
+    text: `WITH x AS MATERIALIZED (SELECT ${bucket} AS bucket, r.actor, r.views, r.duration, r.bounce FROM (${webTrendSessions(params, projectId, query, false)}) r),
       v AS (SELECT bucket, count(*) AS visitors FROM (SELECT bucket, actor FROM x GROUP BY bucket, actor) a GROUP BY bucket)
     SELECT ${POSTGRES_EVENTS.bucketText("t.bucket")} AS bucket, v.visitors::int AS visitors, t.views, t.sessions, t.duration, t.bounce
     FROM (SELECT bucket, sum(views)::int AS views, count(*)::int AS sessions, avg(duration)::float8 AS duration, avg(bounce)::float8 AS bounce FROM x GROUP BY bucket) t
     JOIN v ON v.bucket = t.bucket`,
+    values: params.values,
+  };
+}
+
+/** The actors of a web trend's sessions starting in [starts.from, starts.before): rows (actor, n), most of the event first. */
+export function postgresWebTrendActorsStatement(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Statement {
+  const params = new SqlParams();
+  const sessions = webTrendSessions(params, projectId, query, true);
+  return {
+    text: `SELECT r.actor, sum(r.views)::int AS n FROM (${sessions}) r
+      WHERE r.start >= ${params.add(starts.from.toISOString(), "timestamptz")} AND r.start < ${params.add(starts.before.toISOString(), "timestamptz")}
+      GROUP BY r.actor ORDER BY n DESC, r.actor COLLATE "C"`,
     values: params.values,
   };
 }

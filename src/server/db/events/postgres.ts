@@ -21,7 +21,7 @@ import { MAX_MASK_COLUMNS, postgresActorBucketsStatement, postgresActorMasksStat
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./actor-buckets";
 import { COUNT_COMPARISONS, type EventCountQuery } from "./event-count";
 import type { EventNameDay, EventPropertySample } from "./definition-sources";
-import { postgresPathBounceStatement, postgresTopClicksStatement, postgresWebOverviewStatement, postgresWebStatsStatement, postgresWebTrendStatement, sessionsUpsert } from "./postgres-web";
+import { postgresPathBounceStatement, postgresTopClicksStatement, postgresWebOverviewStatement, postgresWebStatsStatement, postgresWebTrendActorsStatement, postgresWebTrendStatement, sessionsUpsert } from "./postgres-web";
 import {
   webOverviewAnswerOf,
   webStatsAnswerOf,
@@ -36,8 +36,10 @@ import {
   type WebStatsAnswer,
   type WebStatsQuery,
   type WebStatsStoreRow,
+  type WebTrendActorRow,
   type WebTrendQuery,
   type WebTrendRow,
+  type WebTrendStarts,
   type WebTrendStoreRow,
 } from "./web-analytics";
 
@@ -373,6 +375,12 @@ export class PostgresEventStore implements EventStore {
     await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
     const statement = postgresWebTrendStatement(projectId, query);
     return webTrendRowsOf(await this.sql.query<WebTrendStoreRow>(statement.text, statement.values));
+  }
+
+  async webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
+    await requireCohorts(this.sql, projectId, cohortIdsOf(query.filters));
+    const statement = postgresWebTrendActorsStatement(projectId, query, starts);
+    return (await this.sql.query<WebTrendActorRow>(statement.text, statement.values)).map((row) => row.actor);
   }
 
   /** The connection belongs to the database; nothing of its own to close. */

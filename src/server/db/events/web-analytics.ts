@@ -346,5 +346,17 @@ export const webTrendRowsOf = (rows: WebTrendStoreRow[]): WebTrendRow[] =>
     bounce: finite(row.bounce),
   }));
 
+/** The sessions of a web trend whose actors are listed: those starting at or after `from` and before `before` (a point's bucket). */
+export interface WebTrendStarts {
+  from: Date;
+  before: Date;
+}
+
+/** A row of either store's web trend actors statement: an actor's key (actor-events.ts) and its events. */
+export interface WebTrendActorRow {
+  actor: string;
+  n: number | string;
+}
+
 /** The web query shape of a trend's range, for the statements' shared FROM. */
 export const webTrendBase = (query: WebTrendQuery): WebQueryBase => ({ current: { from: query.from, to: query.to }, previous: null, filters: query.filters, now: query.now });

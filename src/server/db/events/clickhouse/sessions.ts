@@ -7,6 +7,7 @@
  */
 import { BOUNCE_SECONDS, VIEW_EVENTS_SQL, type WebTrendEvent } from "../web-analytics";
 import type { ChParams } from "./params";
+import { ANONYMOUS_ACTOR } from "../actor-events";
 
 /** Whole seconds from the session's first event to its last. */
 export const CH_SESSION_DURATION = `(toUnixTimestamp(s.s_end) - toUnixTimestamp(s.s_start))`;
@@ -40,6 +41,8 @@ export interface SessionRowsOptions {
   fields?: readonly SessionField[];
   /** Adds `actor`: the session's person as merged since, else its distinct id (as a uuid, as PostgreSQL's store does). */
   actor?: boolean;
+  /** With `actor`, adds `actor_key`: the same actor as actor lists key it (the person's uuid, else ANONYMOUS_ACTOR and the distinct id). */
+  actorKey?: boolean;
 }
 
 /**
@@ -59,7 +62,10 @@ export function chSessionRows(tables: ChSessionTables, params: ChParams, project
   // (Nested ifs, not coalesce: the distinct id's hash is computed only for sessions without a person. The override
   // is Nullable, so that a session without one reads NULL whatever join_use_nulls says.)
   const actor = `if(o.new_person_id IS NOT NULL, assumeNotNull(o.new_person_id), if(x.s_person IS NOT NULL, assumeNotNull(x.s_person), reinterpretAsUUID(MD5(concat('d:', x.s_distinct_id)))))`;
-  return `(SELECT x.*, ${actor} AS actor FROM (${rows}) AS x
+  const key = options.actorKey
+    ? `, if(o.new_person_id IS NOT NULL, toString(assumeNotNull(o.new_person_id)), if(x.s_person IS NOT NULL, toString(assumeNotNull(x.s_person)), concat(${params.constant(ANONYMOUS_ACTOR)}, x.s_distinct_id))) AS actor_key`
+    : "";
+  return `(SELECT x.*, ${actor} AS actor${key} FROM (${rows}) AS x
     LEFT JOIN (SELECT old_person_id, CAST(new_person_id AS Nullable(UUID)) AS new_person_id FROM ${tables.overrides} FINAL WHERE project_id = ${project}) AS o
       ON o.old_person_id = x.s_person)`;
 }
@@ -84,9 +90,9 @@ export function chSessionsWithViews(
   params: ChParams,
   projectId: number,
   range: { earliest: Date; from: Date; to: Date },
-  fields: readonly SessionField[] = [],
-  event: WebTrendEvent | null = null,
+  options: { fields?: readonly SessionField[]; event?: WebTrendEvent; actorKey?: boolean } = {},
 ): string {
+  const { fields = [], event = null, actorKey = false } = options;
   // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
   const views = event === null ? VIEW_COUNTS : { sql: `('${event}')`, count: SESSION_EVENT_COUNTS[event] };
   const earliest = params.add(range.earliest.toISOString(), "timestamptz");
@@ -103,7 +109,7 @@ export function chSessionsWithViews(
       AND mat_session_id IN (SELECT sid FROM ${straddlers})
     GROUP BY sid`;
   return `(SELECT s.*, if(${inside("s.s_start", "s.s_last_view")}, ${views.count}, ifNull(v.n, 0)) AS views
-    FROM ${chSessionRows(tables, params, projectId, inRange, { fields, actor: true })} AS s LEFT JOIN (${straddlerViews}) AS v ON v.sid = s.sid)`;
+    FROM ${chSessionRows(tables, params, projectId, inRange, { fields, actor: true, actorKey })} AS s LEFT JOIN (${straddlerViews}) AS v ON v.sid = s.sid)`;
 }
 
 let lastOverrideVersion = 0n;

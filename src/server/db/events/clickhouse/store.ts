@@ -44,11 +44,13 @@ import {
   type WebStatsAnswer,
   type WebStatsQuery,
   type WebStatsStoreRow,
+  type WebTrendActorRow,
   type WebTrendQuery,
   type WebTrendRow,
+  type WebTrendStarts,
   type WebTrendStoreRow,
 } from "../web-analytics";
-import { clickHousePathBounceStatement, clickHouseTopClicksStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, clickHouseWebTrendStatement, type ChWebContext } from "./web";
+import { clickHousePathBounceStatement, clickHouseTopClicksStatement, clickHouseWebOverviewStatement, clickHouseWebStatsStatement, clickHouseWebTrendActorsStatement, clickHouseWebTrendStatement, type ChWebContext } from "./web";
 import { chPersonOverridesInsert, type ChSessionTables } from "./sessions";
 import { COLUMNS, eventRowOf, parseJson, selectValue, timeOf, type ChEventRow } from "./rows";
 
@@ -399,6 +401,11 @@ export class ClickHouseEventStore implements EventStore {
   async webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
     const statement = clickHouseWebTrendStatement(await this.webContext(projectId, webTrendBase(query)), projectId, query);
     return webTrendRowsOf(await this.rows<WebTrendStoreRow>(statement.text, statement.params));
+  }
+
+  async webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
+    const statement = clickHouseWebTrendActorsStatement(await this.webContext(projectId, webTrendBase(query)), projectId, query, starts);
+    return (await this.rows<WebTrendActorRow>(statement.text, statement.params)).map((row) => row.actor);
   }
 
   /** Merges the table's parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */

@@ -24,8 +24,10 @@ import {
   type WebStatsQuery,
   type WebTopClicksQuery,
   type WebTrendQuery,
+  type WebTrendStarts,
   webTrendBase,
 } from "../web-analytics";
+import { ANONYMOUS_ACTOR } from "../actor-events";
 import { CLICKHOUSE_EVENTS } from "./dialect";
 import { ChParams } from "./params";
 import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsOverlapping, chSessionsWithViews, type ChSessionTables, type SessionField } from "./sessions";
@@ -187,7 +189,7 @@ function sessionsStatsStatement(context: ChWebContext, projectId: number, query:
   const byStart = countsByStart(query);
   const from = query.previous?.from ?? query.current.from;
   const host = webHostSource(query);
-  const sessions = chSessionsWithViews(context, params, projectId, { earliest: earliestSessionStart(query), from, to: query.current.to }, sessionFields(column, host));
+  const sessions = chSessionsWithViews(context, params, projectId, { earliest: earliestSessionStart(query), from, to: query.current.to }, { fields: sessionFields(column, host) });
   const counts = (flag: string) =>
     `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views,
      countIf(${flag} AND b = 1) AS ${flag}_bounced, countIf(${flag} AND b IS NOT NULL) AS ${flag}_sessions`;
@@ -232,24 +234,45 @@ export function clickHouseTopClicksStatement(context: ChWebContext, projectId: n
   };
 }
 
-/** A web trend (../web-analytics.ts WebTrendQuery), as postgresWebTrendStatement: from the sessions table alone without filters, else the matching events joined with their sessions. */
+/**
+ * The sessions a web trend counts (../web-analytics.ts WebTrendQuery), one row each, as
+ * PostgreSQL's webTrendSessions: t_start, t_actor (a uuid to count; with `keys`, the actor's
+ * key as actor lists give it), t_views, t_duration, t_bounce. From the sessions table alone
+ * without filters, else the matching events joined with their sessions.
+ */
+function webTrendSessions(context: ChWebContext, params: ChParams, projectId: number, query: WebTrendQuery, keys: boolean): string {
+  if (query.filters.length === 0) {
+    const table = chSessionsWithViews(context, params, projectId, { earliest: query.from, from: query.from, to: query.to }, { event: query.event, actorKey: keys });
+    return `SELECT s.s_start AS t_start, ${keys ? "s.actor_key" : "s.actor"} AS t_actor, s.views AS t_views, ${CH_SESSION_DURATION} AS t_duration, ${CH_SESSION_BOUNCE} AS t_bounce
+      FROM ${table} AS s WHERE s.views > 0`;
+  }
+  // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
+  const from = viewEvents(context, params, projectId, webTrendBase(query), "INNER", true, [], `e.event = '${query.event}'`);
+  const actor = keys ? `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))` : ACTOR;
+  return `SELECT any(s.s_start) AS t_start, min(${actor}) AS t_actor, count() AS t_views, any(${CH_SESSION_DURATION}) AS t_duration, any(${CH_SESSION_BOUNCE}) AS t_bounce
+    ${from} GROUP BY s.sid`;
+}
+
+/** A web trend, as postgresWebTrendStatement: rows (bucket, visitors, views, sessions, duration, bounce) by session start. */
 export function clickHouseWebTrendStatement(context: ChWebContext, projectId: number, query: WebTrendQuery): ChStatement {
   const params = new ChParams();
-  const bucket = CLICKHOUSE_EVENTS.bucket[query.interval](`toTimeZone(s.s_start, ${params.add(query.zone, "text")})`);
-  let sessions: string;
-  if (query.filters.length === 0) {
-    const table = chSessionsWithViews(context, params, projectId, { earliest: query.from, from: query.from, to: query.to }, [], query.event);
-    sessions = `SELECT ${bucket} AS t_bucket, s.actor AS t_actor, s.views AS t_views, ${CH_SESSION_DURATION} AS t_duration, ${CH_SESSION_BOUNCE} AS t_bounce
-      FROM ${table} AS s WHERE s.views > 0`;
-  } else {
-    // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
-    const from = viewEvents(context, params, projectId, webTrendBase(query), "INNER", true, [], `e.event = '${query.event}'`);
-    sessions = `SELECT any(${bucket}) AS t_bucket, min(${ACTOR}) AS t_actor, count() AS t_views, any(${CH_SESSION_DURATION}) AS t_duration, any(${CH_SESSION_BOUNCE}) AS t_bounce
-      ${from} GROUP BY s.sid`;
-  }
+  const bucket = CLICKHOUSE_EVENTS.bucket[query.interval](`toTimeZone(t_start, ${params.add(query.zone, "text")})`);
   return {
     text: `SELECT ${CLICKHOUSE_EVENTS.bucketText("t_bucket")} AS bucket, uniqExact(t_actor) AS visitors, sum(t_views) AS views, count() AS sessions, avg(t_duration) AS duration, avg(t_bounce) AS bounce
-      FROM (${sessions}) GROUP BY t_bucket
+      FROM (SELECT ${bucket} AS t_bucket, * FROM (${webTrendSessions(context, params, projectId, query, false)})) GROUP BY t_bucket
+      ${SETTINGS}`,
+    params: params.values,
+  };
+}
+
+/** The actors of a web trend's sessions starting in [starts.from, starts.before), as postgresWebTrendActorsStatement. */
+export function clickHouseWebTrendActorsStatement(context: ChWebContext, projectId: number, query: WebTrendQuery, starts: WebTrendStarts): ChStatement {
+  const params = new ChParams();
+  const sessions = webTrendSessions(context, params, projectId, query, true);
+  return {
+    text: `SELECT t_actor AS actor, sum(t_views) AS n FROM (${sessions})
+      WHERE t_start >= ${params.add(starts.from.toISOString(), "timestamptz")} AND t_start < ${params.add(starts.before.toISOString(), "timestamptz")}
+      GROUP BY actor ORDER BY n DESC, actor ASC
       ${SETTINGS}`,
     params: params.values,
   };
