@@ -194,6 +194,25 @@ describe(`query API envelope, cache and errors (${testStoresName})`, () => {
     expect(malformed.status).toBe(400);
   });
 
+  it("takes PostHog's tags (a web analytics TrendsQuery is counted by session start) and refuses hostile ones as parse errors", async () => {
+    const web = await query({ query: { ...pageviews, tags: { productKey: "web_analytics", scene: "WebAnalytics" } } });
+    expect(web.status).toBe(200);
+    for (const [tags, message] of [
+      ["web_analytics", "tags must be an object"],
+      [{ productKey: 7 }, "tags.productKey must be a string."],
+      [{ productKey: "w".repeat(101) }, "tags.productKey must be at most 100 characters."],
+    ] as const) {
+      const answer = await query({ query: { ...pageviews, tags } });
+      expect(answer.status, JSON.stringify(tags)).toBe(400);
+      expect(answer.body).toMatchObject({ type: "invalid_request", code: "parse_error" });
+      expect(answer.body.detail).toContain(message);
+    }
+    // NUL anywhere in a body is the edge's validation error, before the query is read.
+    const nul = await query({ query: { ...pageviews, tags: { productKey: "web_analytics\u0000" } } });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toMatchObject({ type: "validation_error", detail: "Null characters are not allowed." });
+  });
+
   it("needs query:read: a query:write key passes, another scope is refused with PostHog's message", async () => {
     type Scopes = Parameters<typeof createPersonalApiKey>[2]["scopes"];
     const key = async (scopes: Scopes) => (await createPersonalApiKey(db.prisma, userId, { label: scopes.join(","), scopes })).key;
