@@ -10,6 +10,7 @@
  */
 import type { Binder } from "./bind";
 import type { PropertyFilter, PropertyNode } from "./contract";
+import { fold, textOf } from "./coerce";
 import { leafSql, type ChLeaf } from "./operators";
 import { compileTree, groupsUnsupported, sqlTarget, type CohortResolver } from "./tree";
 
@@ -24,6 +25,30 @@ export interface ChFilterContext {
   now: Date;
   /** Cohort leaves: the test of the event's person's membership (without it, a cohort leaf is refused). */
   cohort?: CohortResolver<string>;
+  /** A materialised column beside `column` holding a key's text ('' when missing or null), or null: see hotExact. */
+  hotColumn?(key: string): string | null;
+}
+
+/**
+ * An exact leaf (or is_not's positive half) on a key with a materialised column, read from
+ * that column, or null: the JSON of every event is then left unparsed, and ClickHouse reads
+ * one narrow column. The column holds a string's own text and another scalar's JSON text, as
+ * the leaf reads them, but '' for a missing key or JSON null (which the leaf reads as no
+ * text, and 'null') and an object's or array's JSON (no text). So the column's test is
+ * the leaf's when the list holds no "", no "null" and nothing that opens an object or array;
+ * without "null" it still holds wherever the leaf does, and goes first as a cheap pretest.
+ */
+function hotExact(filter: PropertyFilter, context: ChFilterContext): { sql: string; equivalent: boolean } | null {
+  if (filter.type !== "event" || (filter.operator !== "exact" && filter.operator !== "is_not")) return null;
+  const column = context.hotColumn?.(filter.key) ?? null;
+  if (column === null) return null;
+  const listed = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((item) => textOf(item));
+  if (listed.some((text) => text === null || fold(text) === "null")) return null;
+  const folded = listed.map((text) => fold(text!));
+  return {
+    sql: `has(${context.params.add(folded, "text[]")}, lower(${column}))`,
+    equivalent: folded.every((text) => text !== "" && !text.startsWith("{") && !text.startsWith("[")),
+  };
 }
 
 function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
@@ -41,7 +66,11 @@ function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
     has: `JSONHas(${column}, ${key})`,
     text: `multiIf(${raw} = '', NULL, startsWith(${raw}, '"'), JSONExtractString(${raw}), startsWith(${raw}, '[') OR startsWith(${raw}, '{'), NULL, ${raw})`,
   };
-  return leafSql(filter, (events) => events.clickhouse(leaf, filter, context.now));
+  const hot = hotExact(filter, context);
+  return leafSql(filter, (events) => {
+    if (hot === null) return events.clickhouse(leaf, filter, context.now);
+    return hot.equivalent ? hot.sql : `(${hot.sql} AND ${events.clickhouse(leaf, filter, context.now)})`;
+  });
 }
 
 /** A boolean ClickHouse expression that holds where the filter or group does; an empty group is true. */

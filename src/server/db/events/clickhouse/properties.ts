@@ -14,6 +14,7 @@ import type { PropertyFilter, PropertyNode } from "@/server/properties/contract"
 import { propertiesSql, SqlParams } from "@/server/properties/sql";
 import { propertyLeaves, type CohortResolver } from "@/server/properties/tree";
 import type { ChParams } from "./params";
+import { hotPropertyColumn } from "./hot-properties";
 
 /** Persons one filter is resolved to: the uuids it holds for, or (`complement`) those it fails for. */
 export interface PersonSet {
@@ -26,8 +27,8 @@ export const MAX_RESOLVED_PERSONS = 20_000;
 
 export interface ChPropertyContext {
   params: ChParams;
-  /** The events' JSON properties column. */
-  column: string;
+  /** The events' JSON properties column, `<alias>.properties` of the events table (its hot columns are read beside it). */
+  column: `${string}.properties`;
   /** The events' person uuid column. */
   personColumn: string;
   persons: ReadonlyMap<PropertyFilter, PersonSet>;
@@ -98,5 +99,9 @@ export function chPropertiesSql(node: PropertyNode, context: ChPropertyContext):
     // Negation is part of the resolved set (the leaf was evaluated whole).
     person: (filter) => personSetSql(context.persons.get(filter)!, context.params, context.personColumn),
     cohort: context.cohort,
+    hotColumn: (key) => {
+      const hot = hotPropertyColumn(key);
+      return hot === null ? null : `${context.column.slice(0, -"properties".length)}${hot}`;
+    },
   });
 }
