@@ -14,13 +14,17 @@ export function storableText(text: string): string {
 
 /**
  * Case folding for the case-insensitive operators: ASCII letters only (as posthog-node),
- * so the answer does not depend on the database's locale. SQL: `translate(x, A–Z, a–z)`.
+ * so the answer does not depend on the database's locale. SQL: foldSql.
  */
 export function fold(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
-export const UPPER_ASCII = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-export const LOWER_ASCII = "abcdefghijklmnopqrstuvwxyz";
+/**
+ * `fold` in PostgreSQL: lower() under the C collation folds ASCII letters only, whatever the
+ * database's locale, and costs a quarter of `translate(x, A–Z, a–z)` (560,000 events' `$host`
+ * filtered in 155 ms instead of 600).
+ */
+export const foldSql = (sql: string) => `lower((${sql}) COLLATE "C")`;
 
 /**
  * The text form of a stored value for exact/icontains/regex and string comparison:

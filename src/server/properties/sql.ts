@@ -5,7 +5,7 @@
  * goes in as a bind parameter; the SQL text holds only the table's constants and the column
  * expressions the caller passes in.
  */
-import { LOWER_ASCII, UPPER_ASCII } from "./coerce";
+import { foldSql } from "./coerce";
 import type { PropertyFilter, PropertyNode } from "./contract";
 import { leafSql, type PgLeaf } from "./operators";
 import { SqlParams } from "./bind";
@@ -53,7 +53,7 @@ function compileLeaf(filter: PropertyFilter, context: PropertySqlContext): strin
     raw,
     kind,
     text: `(CASE ${kind} WHEN 'null' THEN 'null' WHEN 'string' THEN ${raw} WHEN 'number' THEN ${raw} WHEN 'boolean' THEN ${raw} END)`,
-    folded: (sql) => `translate(${sql}, ${params.constant(UPPER_ASCII)}, ${params.constant(LOWER_ASCII)})`,
+    folded: foldSql,
   };
   return leafSql(filter, (events) => events.postgres(leaf, filter, context.now));
 }

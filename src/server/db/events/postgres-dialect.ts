@@ -2,7 +2,7 @@
  * The events table's SQL in PostgreSQL: what sql.ts's shared statements need to know of
  * the dialect (postgres.ts and postgres-trend.ts build them).
  */
-import { fold, LOWER_ASCII, UPPER_ASCII } from "@/server/properties/coerce";
+import { fold, foldSql } from "@/server/properties/coerce";
 import type { EventSqlDialect } from "./sql";
 
 /** Weeks start on Sunday: date_trunc's weeks start on Monday, so the day is moved by one either side. */
@@ -27,7 +27,7 @@ export const POSTGRES_EVENTS: EventSqlDialect = {
   items: `sample,
            LATERAL jsonb_array_elements(CASE jsonb_typeof(sample.value) WHEN 'array' THEN sample.value ELSE jsonb_build_array(sample.value) END) AS item`,
   itemNotNull: "jsonb_typeof(item) <> 'null'",
-  itemPrefix: (prefix, params) => `starts_with(translate(${ITEM_TEXT}, ${params.add(UPPER_ASCII, "text")}, ${params.add(LOWER_ASCII, "text")}), ${params.add(fold(prefix), "text")})`,
+  itemPrefix: (prefix, params) => `starts_with(${foldSql(ITEM_TEXT)}, ${params.add(fold(prefix), "text")})`,
   itemOrder: `${ITEM_TEXT} COLLATE "C"`,
   count: "count(*)",
   localTime: (zone) => `(e.timestamp AT TIME ZONE ${zone})`,
