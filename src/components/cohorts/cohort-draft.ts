@@ -7,6 +7,7 @@ import type { CohortCreateInput } from "@/server/cohorts/contract";
 import type { CohortResource } from "@/server/cohorts/present";
 import { OPERATOR_LABELS as EVENT_OPERATOR_LABELS } from "@/components/events/filter-params";
 import { PROPERTY_OPERATORS, type PropertyOperator } from "@/server/properties/contract";
+import { isObject } from "@/server/input/json-object";
 
 export const OPERATORS = PROPERTY_OPERATORS;
 export const OPERATOR_LABELS: Record<PropertyOperator, string> = EVENT_OPERATOR_LABELS;
@@ -120,8 +121,6 @@ export function toCohortInput(draft: CohortDraft): CohortCreateInput {
       : { filters: { properties: { type: draft.type, values: draft.groups.map((group) => ({ type: group.type, values: group.conditions.map(leafOf) })) } } }),
   };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function conditionOf(leaf: Record<string, unknown>): ConditionDraft {
   const base = newCondition();

@@ -4,6 +4,7 @@
  * point or retention cohort (InsightActorsQuery) — and the shape of its answer.
  */
 import { sourceOf } from "./query-source";
+import { isObject } from "@/server/input/json-object";
 
 /** What a renderer reports when a point is chosen: the dialog's title and the actors source. */
 export interface ActorsSelection {
@@ -56,8 +57,6 @@ export interface ActorsResponse {
   limit?: number;
   offset?: number;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The persons of an answer (the rows' first cell), skipping anything that is not one. */
 export function actorPersons(response: ActorsResponse): ActorPerson[] {

@@ -4,6 +4,7 @@
  * median time to convert; breakdowns as one step list per value; time-to-convert bins.
  */
 import { breakdownName } from "./series-names";
+import { isObject } from "@/server/input/json-object";
 
 /** One step object of a `steps` result. */
 export interface FunnelStep {
@@ -39,8 +40,6 @@ export interface FunnelBreakdownView {
   value: unknown;
   steps: FunnelStepView[];
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function isStep(value: unknown): value is FunnelStep {
   return isObject(value) && typeof value.count === "number" && typeof value.name === "string";

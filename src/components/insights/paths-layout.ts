@@ -6,6 +6,7 @@
  * links are bands from the source's right edge to the target's left edge, stacked in
  * the order of the nodes at their other end so they do not cross needlessly.
  */
+import { isObject } from "@/server/input/json-object";
 
 export interface PathEdge {
   source: string;
@@ -55,8 +56,6 @@ export interface SankeyOptions {
   /** Vertical space between nodes of a column. */
   nodePadding?: number;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `results` if it is a list of path edges; null otherwise. */
 export function pathEdges(results: unknown): PathEdge[] | null {

@@ -3,11 +3,10 @@
  * and its kind, with the funnel's visualisation. Read only to pick a renderer, never trusted
  * beyond that: each renderer checks the result's shape itself.
  */
+import { isObject } from "@/server/input/json-object";
 
 /** PostHog's wrappers around a runnable node. */
 const WRAPPERS = new Set(["InsightVizNode", "DataVisualizationNode", "DataTableNode"]);
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The runnable node of `query` (the wrapper's `source`, else itself), or an empty object. */
 export function sourceOf(query: unknown): Record<string, unknown> {

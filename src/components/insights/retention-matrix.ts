@@ -4,6 +4,7 @@
  * its cohort and the shade that shows it.
  */
 import { breakdownName } from "./series-names";
+import { isObject } from "@/server/input/json-object";
 
 export interface RetentionResultRow {
   values: { count: number; label?: string }[];
@@ -40,8 +41,6 @@ export interface RetentionMatrix {
   periods: string[];
   cohorts: RetentionCohort[];
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function isRow(value: unknown): value is RetentionResultRow {
   return isObject(value) && Array.isArray(value.values) && value.values.every((cell) => isObject(cell) && typeof cell.count === "number");

@@ -2,6 +2,7 @@
  * The series results of Lifecycle and Stickiness (PostHog's shapes: `data`, `labels`,
  * `days` per series) turned into one row per bucket for the bar charts.
  */
+import { isObject } from "@/server/input/json-object";
 
 export interface SeriesResult {
   label: string;
@@ -12,8 +13,6 @@ export interface SeriesResult {
   breakdown_value?: unknown;
   action?: { order?: number } | null;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `results` if every item is a series (data numbers, labels strings); null otherwise. */
 export function seriesResults(results: unknown): SeriesResult[] | null {

@@ -3,6 +3,7 @@
  * distinct id, and the properties — nested objects compared key by key (`address.city`),
  * anything else (lists, scalars) as one value.
  */
+import { isObject } from "@/server/input/json-object";
 
 export type DiffKind = "added" | "removed" | "changed";
 
@@ -19,8 +20,6 @@ interface EventShape {
   distinct_id: string;
   properties: Record<string, unknown>;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Same JSON value (object key order ignored). */
 function same(a: unknown, b: unknown): boolean {

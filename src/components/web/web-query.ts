@@ -5,6 +5,7 @@
  * reads as null and the page says so.
  */
 import { tableOrder, type WebFilters } from "./web-filters";
+import { isObject } from "@/server/input/json-object";
 
 export type WebBreakdown =
   | "Page"
@@ -197,7 +198,6 @@ export function sessionTrendQuery(filters: WebFilters) {
 // ---------------------------------------------------------------------------------------
 // Results
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const numberOrNull = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 
 export type OverviewKind = "unit" | "duration_s" | "percentage" | "currency";

@@ -21,6 +21,7 @@ import {
   type PropertyGroup,
   type PropertyNode,
 } from "@/server/properties/contract";
+import { isObject } from "@/server/input/json-object";
 
 export const COHORT_LIMITS = {
   maxName: 400,
@@ -66,8 +67,6 @@ const GROUP_KEYS = new Set(["type", "values"]);
 const VALUELESS = new Set(["is_set", "is_not_set"]);
 
 type Issue = { message: string; path: (string | number)[] };
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The first thing PostHog's strict models refuse in a raw filter tree, or null. Bounded: deeper than the engine allows is the engine's error. */
 function strictIssue(node: unknown, path: (string | number)[], depth = 0): Issue | null {

@@ -19,6 +19,7 @@
  */
 import type { CohortFilter, PropertyFilter, PropertyGroup, PropertyNode } from "@/server/properties/contract";
 import { propertyMatcher, type PropertyMatcher, type PropertySources } from "@/server/properties/match";
+import { isObject } from "@/server/input/json-object";
 
 /** A cohort row as the flags domain reads it. */
 export interface CohortRow {
@@ -41,10 +42,6 @@ export interface CohortSubject extends PropertySources {
 const MAX_DEPTH = 16;
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function cohortIdOf(value: unknown): number | null {
   const id = typeof value === "string" && /^\d{1,10}$/.test(value) ? Number(value) : value;

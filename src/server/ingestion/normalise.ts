@@ -2,6 +2,7 @@ import { validate as isUuid } from "uuid";
 import { storableText } from "@/server/properties/coerce";
 import { newEventUuid } from "./event-uuid";
 import { MAX_DISTINCT_ID_LENGTH, MAX_EVENT_NAME_LENGTH, type EventProblem, type IngestEvent, type RawEvent } from "./contract";
+import { isObject } from "@/server/input/json-object";
 
 const FUTURE_TOLERANCE_MS = 23 * 60 * 60 * 1000;
 
@@ -54,10 +55,6 @@ function cleanCopy(value: object, depth: number): unknown {
 function storableProperties(given: Record<string, unknown>): Record<string, unknown> {
   const { token: _token, ...properties } = needsCleaning(given, 0) ? (cleanCopy(given, 0) as Record<string, unknown>) : given;
   return properties;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** distinct_id, else $distinct_id, else properties.distinct_id; numbers become strings. */

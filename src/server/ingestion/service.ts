@@ -28,6 +28,7 @@ import { isProblem, normaliseEvent } from "./normalise";
 import { Enricher } from "./enrich";
 import { ProjectKeyCache, type IngestProject } from "./store";
 import { EventWriter } from "./writer";
+import { isObject } from "@/server/input/json-object";
 
 /** The user-agent parser enrichment uses, for the user-agent transformation. */
 export { userAgentProperties } from "./enrich";
@@ -110,10 +111,6 @@ interface Envelope {
   token: unknown;
   sentAt: Date | null;
   historicalMigration: boolean;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The three body shapes: `{batch: [...]}`, a bare array, or one event. */

@@ -34,6 +34,7 @@ import {
   personPropertyValues,
   type PropertyUpdate,
 } from "./store";
+import { isObject } from "@/server/input/json-object";
 
 const CACHE_LIMIT = 100_000;
 /** Change-feed topic; keys are cache keys of distinct ids that moved to another person or lost theirs. */
@@ -42,10 +43,6 @@ const PERSONS_TOPIC = "persons";
 /** The cache key of a distinct id, as ingestion's cache and the change feed name it. */
 function distinctIdKey(projectId: number, distinctId: string): string {
   return `${projectId}\u0000${distinctId}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 // PostHog's list of distinct ids it never merges on (clients that send a placeholder).

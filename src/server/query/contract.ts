@@ -7,8 +7,7 @@
  */
 import { z } from "zod";
 import { filtersOverrideSchema } from "@/server/analytics/nodes";
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+import { isObject } from "@/server/input/json-object";
 
 /** The wrappers PostHog stores around a query (`{kind, source}`), whose `source` is what runs. */
 const WRAPPERS = new Set(["InsightVizNode", "DataVisualizationNode", "DataTableNode"]);

@@ -1,7 +1,7 @@
 /** Reading a stored query node, which is JSON of any shape: what the editor's readers share. */
 export type Json = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+export { isObject } from "@/server/input/json-object";
 
 export const isScalar = (value: unknown): value is string | number | boolean => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 
