@@ -208,7 +208,8 @@ function StatsTable({
                 {bounceRate && (
                   <td
                     className="py-1.5 pr-4 text-right text-gray-700 tabular-nums sm:pr-5"
-                    title={row.bounceRate === null ? "No session began on this page" : undefined}
+                    // Only sessions with a $pageview can bounce (screens alone cannot): the one way an entry page has no rate.
+                    title={row.bounceRate === null ? "None of these sessions had a page view, so none could bounce" : undefined}
                     data-testid="web-table-bounce-rate"
                   >
                     {formatRate(row.bounceRate)}
