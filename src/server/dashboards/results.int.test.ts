@@ -16,7 +16,8 @@ import { appRouter, createCaller, type AppRouter } from "@/server/http/trpc/root
 import { restRoute } from "@/server/http/rest/routes.fixture";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache } from "@/server/insights/service";
-import { findSharedDashboardCharting, findSharedDashboardWithCharts } from "@/server/sharing/service";
+import { findSharedDashboardCharting } from "@/server/sharing/service";
+import { findSharedDashboardWithCharts } from "@/server/sharing/shared-charts.fixture";
 import type { TrendsSeriesResult } from "@/server/trends/service";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
 import { mapAsCompleted, TILE_CONCURRENCY } from "./service";

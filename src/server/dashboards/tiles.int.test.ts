@@ -15,7 +15,7 @@ import { createTestDatabase, testDbKind } from "@/server/db/testing";
 import { sendBatch } from "@/server/ingestion/testing";
 import { clearInsightCache, computeSavedInsight } from "@/server/insights/service";
 import { restRoute } from "@/server/http/rest/routes.fixture";
-import { findSharedDashboardWithCharts } from "@/server/sharing/service";
+import { findSharedDashboardWithCharts } from "@/server/sharing/shared-charts.fixture";
 import { testContext } from "@/server/accounts/context.fixture";
 import { callRoute, createWorld, type Person, type World } from "./api.fixture";
 import { addInsightTile } from "./service";

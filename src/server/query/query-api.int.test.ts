@@ -19,7 +19,8 @@ import { restRoute } from "@/server/http/rest/routes.fixture";
 import { createCaller } from "@/server/http/trpc/root";
 import { sendBatch } from "@/server/ingestion/testing";
 import { computeSavedInsight } from "@/server/insights/service";
-import { findSharedDashboardWithCharts, updateDashboardSharing } from "@/server/sharing/service";
+import { updateDashboardSharing } from "@/server/sharing/service";
+import { findSharedDashboardWithCharts } from "@/server/sharing/shared-charts.fixture";
 import { registerQueryKind } from "./kinds";
 import { clearQueryCache } from "./service";
 

@@ -98,7 +98,7 @@ async function findSharedRow(db: Database, token: string) {
 /**
  * What the public page at `/shared/<token>` shows, or null (a 404) when the token is
  * unknown, disabled, replaced by a refresh, or its dashboard is deleted. Tiles come
- * without their charts; see `findSharedDashboardWithCharts`.
+ * without their charts; see `findSharedDashboardCharting`.
  */
 export async function findSharedDashboard(db: Database, token: string): Promise<SharedDashboard | null> {
   const row = await findSharedRow(db, token);
@@ -146,14 +146,4 @@ export async function findSharedDashboardCharting(db: Database, token: string): 
     }
   })();
   return { dashboard: sharedDashboard(row), charts };
-}
-
-/** The shared dashboard with every insight tile's chart in it, once all are computed. */
-export async function findSharedDashboardWithCharts(db: Database, token: string): Promise<SharedDashboard | null> {
-  const found = await findSharedDashboardCharting(db, token);
-  if (!found) return null;
-  const tiles = await Promise.all(
-    found.dashboard.tiles.map(async (tile) => (tile.insight && found.charts[tile.id] ? { ...tile, insight: { ...tile.insight, computation: await found.charts[tile.id]! } } : tile)),
-  );
-  return { ...found.dashboard, tiles };
 }
