@@ -390,6 +390,18 @@ describe("a stored insight opened and saved", () => {
     expect((broken.source as Record<string, unknown>).breakdownFilter).toEqual({ breakdown: "plan", breakdown_type: "person", breakdown_limit: 5, breakdown_hide_other_aggregation: true });
   });
 
+  it("keeps a stored math on an edited series of a kind whose form shows no math", () => {
+    const stored = {
+      kind: "InsightVizNode",
+      source: { kind: "StickinessQuery", series: [{ kind: "EventsNode", event: "buy", name: "buy", math: "dau" }], interval: "day" },
+    };
+    const state = stateFromNode(stored)!;
+    expect(nodeFromState(state, stored)).toEqual(stored);
+    // The event is edited: the series is the editor's now, and still counts as stored.
+    const edited = nodeFromState({ ...state, series: [{ ...state.series[0]!, event: "sell" }] }, stored);
+    expect((edited.source as { series: unknown[] }).series).toEqual([{ kind: "EventsNode", event: "sell", name: "sell", math: "dau" }]);
+  });
+
   it("sameJson ignores key order and undefined fields, and nothing else", () => {
     expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1, d: undefined })).toBe(true);
     expect(sameJson({ a: 1 }, { a: "1" })).toBe(false);

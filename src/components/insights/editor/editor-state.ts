@@ -170,6 +170,8 @@ export function defaultState(kind: EditorKind = "trends"): EditorState {
 
 /** The series fields the editor writes; the others of a stored series are its `extra`. */
 const SERIES_FIELDS: ReadonlySet<string> = new Set(["kind", "event", "name", "math", "math_property", "custom_name", "properties"]);
+/** The maths, which the editor shows and writes for trends only: other kinds keep a stored one as `extra`. */
+const MATH_FIELDS: ReadonlySet<string> = new Set(["math", "math_property"]);
 
 function eventsNode(series: SeriesDraft, withMath: boolean): Json {
   const node: Json = { kind: "EventsNode", ...series.extra, event: series.event, name: series.event ?? "All events" };
@@ -270,7 +272,7 @@ export function nodeFromState(state: EditorState, stored?: unknown): Json {
 const pick = <T extends string>(value: unknown, choices: Record<T, unknown>, fallback: T): T => (typeof value === "string" && value in choices ? (value as T) : fallback);
 const eventOf = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : null);
 
-function seriesFromNode(node: unknown): SeriesDraft {
+function seriesFromNode(node: unknown, showsMath: boolean): SeriesDraft {
   const one = isObject(node) ? node : {};
   const series: SeriesDraft = {
     event: eventOf(one.event),
@@ -279,7 +281,7 @@ function seriesFromNode(node: unknown): SeriesDraft {
     custom_name: text(one.custom_name),
     properties: itemsFromNode(one.properties),
   };
-  const extra = Object.fromEntries(Object.entries(one).filter(([key]) => !SERIES_FIELDS.has(key)));
+  const extra = Object.fromEntries(Object.entries(one).filter(([key]) => !SERIES_FIELDS.has(key) || (!showsMath && MATH_FIELDS.has(key))));
   if (Object.keys(extra).length) series.extra = extra;
   return series;
 }
@@ -294,7 +296,7 @@ export function stateFromNode(query: unknown): EditorState | null {
   const kind = typeof node.kind === "string" ? KIND_OF_NODE[node.kind] : undefined;
   if (!kind) return null;
   const state = defaultState(kind);
-  if (SERIES_KINDS.has(kind) && Array.isArray(node.series)) state.series = node.series.map(seriesFromNode);
+  if (SERIES_KINDS.has(kind) && Array.isArray(node.series)) state.series = node.series.map((one) => seriesFromNode(one, kind === "trends"));
   const interval = node.interval;
   if (typeof interval === "string" && interval in INTERVAL_LABELS) state.interval = interval as Interval;
   const dateRange = isObject(node.dateRange) ? node.dateRange : {};
