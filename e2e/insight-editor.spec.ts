@@ -383,6 +383,36 @@ test.describe("the insight editor", () => {
     expect(await trendTotal(saved)).toBe(4);
   });
 
+  test("a link to a new insight (as /web's graph gives) keeps, when saved, what the editor has no control for", async ({ page }) => {
+    test.setTimeout(120_000);
+    // The web analytics tag (which counts by session start), the comparison and the chart type have no control in the form.
+    const source = {
+      kind: "TrendsQuery",
+      tags: { productKey: "web_analytics" },
+      series: [{ kind: "EventsNode", event: "$pageview", name: "$pageview", math: "dau" }],
+      interval: "day",
+      dateRange: { date_from: "-7d" },
+      compareFilter: { compare: true },
+      trendsFilter: { display: "ActionsLineGraph" },
+    };
+    const q = LZString.compressToEncodedURIComponent(JSON.stringify({ kind: "InsightVizNode", source }));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/insights/new?q=${q}`);
+    await chartReady(page);
+    await page.getByTestId("date-from").selectOption("-14d");
+    await chartReady(page);
+    await page.getByTestId("save-insight").click();
+    const dialog = page.getByTestId("save-dialog");
+    await dialog.getByTestId("insight-name").fill("Visitors from the web page");
+    await dialog.getByTestId("save-confirm").click();
+    await expect(dialog).toBeHidden();
+    const listed = await rest("GET", `insights/?search=${encodeURIComponent("Visitors from the web page")}`);
+    const results = listed.json.results as { query: { source: unknown } }[];
+    expect(results).toHaveLength(1);
+    expect(results[0]!.query.source).toEqual({ ...source, dateRange: { date_from: "-14d" } });
+  });
+
   test("filters the editor cannot edit are shown read-only, kept on save, and can be removed", async ({ page }) => {
     test.setTimeout(120_000);
     // A negated leaf (the row has no control for negation) and a group three levels deep.

@@ -96,8 +96,11 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
   const returnTo = dashboardParam && /^\d{1,9}$/.test(dashboardParam) ? Number(dashboardParam) : null;
 
   const saved = useMemo(() => (insight ? stateFromNode(insight.query) : null), [insight]);
-  // The node of a state: what the editor does not edit is kept from the stored query.
-  const build = (next: EditorState) => nodeFromState(next, insight?.query);
+  // What the editor does not edit is kept from the stored query, or for a new insight from the
+  // link it was opened with (`/insights/new?q=…`, say from /web's graph): not from later URLs,
+  // which the editor wrote itself.
+  const [opened] = useState(() => decodeQuery(q));
+  const build = (next: EditorState) => nodeFromState(next, insight ? insight.query : opened);
   const baseline = saved ?? defaultState("trends");
   const fromParam = (param: string | null): EditorState => stateFromNode(decodeQuery(param)) ?? baseline;
   const [state, setState] = useState<EditorState>(() => fromParam(q));
