@@ -383,9 +383,9 @@ test.describe("the insight editor", () => {
     expect(await trendTotal(saved)).toBe(4);
   });
 
-  test("a link to a new insight (as /web's graph gives) keeps, when saved, what the editor has no control for", async ({ page }) => {
+  test("a link to a new insight keeps, when saved, what the editor has no control for", async ({ page }) => {
     test.setTimeout(120_000);
-    // The web analytics tag (which counts by session start), the comparison and the chart type have no control in the form.
+    // A shared link to the web analytics graph's query: its tag (which counts by session start), the comparison and the chart type have no control in the form.
     const source = {
       kind: "TrendsQuery",
       tags: { productKey: "web_analytics" },

@@ -97,7 +97,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
 
   const saved = useMemo(() => (insight ? stateFromNode(insight.query) : null), [insight]);
   // What the editor does not edit is kept from the stored query, or for a new insight from the
-  // link it was opened with (`/insights/new?q=…`, say from /web's graph): not from later URLs,
+  // link it was opened with (`/insights/new?q=…`, shared or written by hand): not from later URLs,
   // which the editor wrote itself.
   const [opened] = useState(() => decodeQuery(q));
   const build = (next: EditorState) => nodeFromState(next, insight ? insight.query : opened);
