@@ -499,6 +499,16 @@ describe(`web analytics trends by session start (${testStoresName})`, () => {
     });
   });
 
+  it("buckets by the week and the month of each session's start", async () => {
+    // A weekly chart counts from the start of date_from's week (Sunday 28 April): s0, which began on
+    // 30 April, is in. Sessions s0 (2 views), sI (2), sA (2), sB (1), sC (3), sD (1), sE (1), sG (1),
+    // sH (2, its 5 May view past the range): 9 sessions, 15 views; visitors p1, p6, p2, anon-1, p3, p5.
+    const series = [views("dau"), views(), views("unique_session")];
+    expect(dataOf(await tagged({ series, dateRange: MAY_1_TO_4, interval: "week" }))).toEqual([[6], [15], [9]]);
+    // A monthly one from 1 May: the same without s0 (13 views, 8 sessions, as the overview's 1–4 May), p1 still a visitor.
+    expect(dataOf(await tagged({ series, dateRange: MAY_1_TO_4, interval: "month" }))).toEqual([[6], [13], [8]]);
+  });
+
   describe("the actors behind a point", () => {
     const env = (): QueryEnv => ({ db, projectId, zone: "UTC", now: LATER });
     const actorsOf = (query: Record<string, unknown>, selector: Record<string, unknown>) =>
