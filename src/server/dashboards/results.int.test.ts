@@ -275,13 +275,14 @@ describe("mapAsCompleted", () => {
     for await (const answer of mapAsCompleted([40, 5, 25, 10, 1], 3, async (delay) => {
       running++;
       most = Math.max(most, running);
-      await delayed(delay * 3);
+      // 20 ms a unit: the lanes end 180 ms or more apart, which a loaded machine's timers keep apart (3 ms a unit did not).
+      await delayed(delay * 20);
       running--;
       return delay;
     })) {
       yielded.push(answer);
     }
-    // Lanes: 40 | 5 then 10 then 1 | 25.
+    // Lanes: 40 | 5 then 10 then 1 | 25 (ending at 800, 320 and 500 ms).
     expect(yielded).toEqual([
       { index: 1, value: 5 },
       { index: 3, value: 10 },
