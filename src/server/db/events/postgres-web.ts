@@ -103,7 +103,7 @@ const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
 /** ACTOR of a session row `s`: its person, else its distinct id. */
 const SESSION_ACTOR = `COALESCE(s.person_id, md5('d:' || s.distinct_id)::uuid)`;
 /** The sessions row `s` of an event `e`. */
-export const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
+const SESSION_JOIN = `sessions s ON s.project_id = e.project_id AND s.session_id = e.properties->>'$session_id'`;
 
 /** A grouped row's bounce rate, for ordering by it. */
 const BOUNCE_RATE = `(c_bounced::float8 / NULLIF(c_sessions, 0))`;
@@ -158,11 +158,11 @@ function sessionViewsBetween(project: string, from: string, to: string, events =
       AND e.timestamp >= GREATEST(s.start_timestamp, ${from}) AND e.timestamp <= LEAST(s.last_view_timestamp, ${to}) AND e.properties->>'$session_id' = s.session_id)`;
 }
 
-/** SQL testing that the session starts in a period (TRUE without one to test: then every event counts). */
-function inPeriod(params: SqlParams, period: { from: Date; to: Date } | null, byStart: boolean): string {
+/** SQL testing that the session (its `start`) starts in a period (TRUE without one to test: then every event counts). */
+function inPeriod(params: SqlParams, period: { from: Date; to: Date } | null, byStart: boolean, start = "s.start_timestamp"): string {
   if (period === null) return "FALSE";
   if (!byStart) return "TRUE";
-  return `(s.start_timestamp >= ${params.add(period.from.toISOString(), "timestamptz")} AND s.start_timestamp <= ${params.add(period.to.toISOString(), "timestamptz")})`;
+  return `(${start} >= ${params.add(period.from.toISOString(), "timestamptz")} AND ${start} <= ${params.add(period.to.toISOString(), "timestamptz")})`;
 }
 
 /**
@@ -177,44 +177,47 @@ function overviewTotals(sessions: string): string {
   return `WITH x AS MATERIALIZED (${sessions}) SELECT ${totals("c")}, ${totals("p")} FROM x`;
 }
 
-export function postgresWebOverviewStatement(projectId: number, query: WebQueryBase): Statement {
-  if (query.filters.length === 0) return postgresSessionsOverviewStatement(projectId, query);
-  const params = new SqlParams();
-  const from = viewEvents(params, projectId, query, "JOIN", true);
-  const current = inPeriod(params, query.current, true);
-  const previous = inPeriod(params, query.previous, true);
-  return {
-    text: overviewTotals(
-      `SELECT (array_agg(${ACTOR}))[1] AS actor, count(*) AS views, ${current} AS c, ${previous} AS p, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
-       ${from} GROUP BY s.project_id, s.session_id`,
-    ),
-    values: params.values,
-  };
-}
+/** The sessions row's count of each event a web trend counts. */
+const SESSION_EVENT_COUNTS: Record<WebTrendEvent, string> = { $pageview: "s.pageview_count", $screen: "s.screen_count" };
 
 /**
- * The overview without filters, from the sessions table alone: a session starting in the
- * range has its views in it, except one whose last view is past the range's end (a range
- * ending in the past): only those read their views up to the end from the events.
+ * The sessions starting in the query's range (both periods) with a view in it — with
+ * `event`, with that event (a web trend's) — one row each: start, actor (a uuid to count;
+ * with `keys`, the actor's key as actor lists give it), its views (events) in the range,
+ * duration, bounce. Without filters from the sessions table alone: a session's counts, except
+ * for one whose last view is past the range's end (a range ending in the past, mid-session:
+ * rare), whose views up to the end are read from the events; with filters, the matching
+ * views joined with their sessions.
  */
-function postgresSessionsOverviewStatement(projectId: number, query: WebQueryBase): Statement {
+function sessionsWithViews(params: SqlParams, projectId: number, query: WebQueryBase, options: { event?: WebTrendEvent; keys?: boolean } = {}): string {
+  const { event, keys = false } = options;
+  // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
+  const events = event === undefined ? VIEW_EVENTS_SQL : `('${event}')`;
+  const keyOf = (row: "s" | "e") => `COALESCE(${row}.person_id::text, ${params.constant(ANONYMOUS_ACTOR)} || ${row}.distinct_id)`;
+  if (query.filters.length === 0) {
+    const project = params.add(projectId, "int");
+    const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
+    const to = params.add(query.current.to.toISOString(), "timestamptz");
+    const count = event === undefined ? "s.pageview_count + s.screen_count" : SESSION_EVENT_COUNTS[event];
+    return `SELECT * FROM (
+        SELECT s.start_timestamp AS start, ${keys ? keyOf("s") : SESSION_ACTOR} AS actor,
+               CASE WHEN s.last_view_timestamp <= ${to} THEN ${count} ELSE ${sessionViewsBetween(project, from, to, events)} END AS views,
+               ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
+        FROM sessions s WHERE s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to} AND ${count} > 0) v WHERE views > 0`;
+  }
+  const from = viewEvents(params, projectId, query, "JOIN", true, `e.event IN ${events}`);
+  return `SELECT s.start_timestamp AS start, (array_agg(${keys ? keyOf("e") : ACTOR}))[1] AS actor, count(*) AS views, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
+    ${from} GROUP BY s.project_id, s.session_id`;
+}
+
+/** The overview: web-analytics.ts's sessions of both periods (sessionsWithViews), each counted in the period it started in. */
+export function postgresWebOverviewStatement(projectId: number, query: WebQueryBase): Statement {
   const params = new SqlParams();
-  const project = params.add(projectId, "int");
-  const from = params.add((query.previous?.from ?? query.current.from).toISOString(), "timestamptz");
-  const to = params.add(query.current.to.toISOString(), "timestamptz");
-  const current = inPeriod(params, query.current, true);
-  const previous = inPeriod(params, query.previous, true);
-  const inRange = `s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to}`;
-  // Rare (a range ending in the past, mid-session): its views up to the end, from the events.
-  const viewsToEnd = sessionViewsBetween(project, from, to);
+  const sessions = sessionsWithViews(params, projectId, query);
+  const current = inPeriod(params, query.current, true, "r.start");
+  const previous = inPeriod(params, query.previous, true, "r.start");
   return {
-    text: overviewTotals(
-      `SELECT * FROM (
-         SELECT ${SESSION_ACTOR} AS actor,
-                CASE WHEN s.last_view_timestamp <= ${to} THEN s.pageview_count + s.screen_count ELSE ${viewsToEnd} END AS views,
-                ${current} AS c, ${previous} AS p, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
-         FROM sessions s WHERE ${inRange} AND s.last_view_timestamp IS NOT NULL) v WHERE views > 0`,
-    ),
+    text: overviewTotals(`SELECT r.actor, r.views, ${current} AS c, ${previous} AS p, r.duration, r.bounce FROM (${sessions}) r`),
     values: params.values,
   };
 }
@@ -381,44 +384,13 @@ export function postgresTopClicksStatement(projectId: number, query: WebTopClick
   };
 }
 
-/** The sessions row's count of each event a web trend counts. */
-const SESSION_EVENT_COUNTS: Record<WebTrendEvent, string> = { $pageview: "s.pageview_count", $screen: "s.screen_count" };
-
-/**
- * The sessions a web trend counts (web-analytics.ts WebTrendQuery), one row each: start,
- * actor (a uuid to count; with `keys`, the actor's key as actor lists give it), views,
- * duration, bounce. Without filters from the sessions table alone, as the overview: a
- * session's count of the event, except for one whose last view is past the range's end (a
- * range ending in the past, mid-session), whose events up to the end are read; with
- * filters, the matching events joined with their sessions.
- */
-function webTrendSessions(params: SqlParams, projectId: number, query: WebTrendQuery, keys: boolean): string {
-  // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
-  const event = `('${query.event}')`;
-  const keyOf = (row: "s" | "e") => `COALESCE(${row}.person_id::text, ${params.constant(ANONYMOUS_ACTOR)} || ${row}.distinct_id)`;
-  if (query.filters.length === 0) {
-    const project = params.add(projectId, "int");
-    const from = params.add(query.from.toISOString(), "timestamptz");
-    const to = params.add(query.to.toISOString(), "timestamptz");
-    const count = SESSION_EVENT_COUNTS[query.event];
-    return `SELECT * FROM (
-        SELECT s.start_timestamp AS start, ${keys ? keyOf("s") : SESSION_ACTOR} AS actor,
-               CASE WHEN s.last_view_timestamp <= ${to} THEN ${count} ELSE ${sessionViewsBetween(project, from, to, event)} END AS views,
-               ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
-        FROM sessions s WHERE s.project_id = ${project} AND s.start_timestamp >= ${from} AND s.start_timestamp <= ${to} AND ${count} > 0) v WHERE views > 0`;
-  }
-  const from = viewEvents(params, projectId, webTrendBase(query), "JOIN", true, `e.event IN ${event}`);
-  return `SELECT s.start_timestamp AS start, (array_agg(${keys ? keyOf("e") : ACTOR}))[1] AS actor, count(*) AS views, ${SESSION_DURATION} AS duration, ${SESSION_BOUNCE} AS bounce
-    ${from} GROUP BY s.project_id, s.session_id`;
-}
-
 /** A web trend: rows (bucket, visitors, views, sessions, duration, bounce) for the buckets with sessions, by their start on the zone's wall clock. */
 export function postgresWebTrendStatement(projectId: number, query: WebTrendQuery): Statement {
   const params = new SqlParams();
   const bucket = POSTGRES_EVENTS.bucket[query.interval](`(r.start AT TIME ZONE ${params.add(query.zone, "text")})`);
   return {
     // Visitors as a hash aggregate per (bucket, actor): a DISTINCT would sort them all.
-    text: `WITH x AS MATERIALIZED (SELECT ${bucket} AS bucket, r.actor, r.views, r.duration, r.bounce FROM (${webTrendSessions(params, projectId, query, false)}) r),
+    text: `WITH x AS MATERIALIZED (SELECT ${bucket} AS bucket, r.actor, r.views, r.duration, r.bounce FROM (${sessionsWithViews(params, projectId, webTrendBase(query), { event: query.event })}) r),
       v AS (SELECT bucket, count(*) AS visitors FROM (SELECT bucket, actor FROM x GROUP BY bucket, actor) a GROUP BY bucket)
     SELECT ${POSTGRES_EVENTS.bucketText("t.bucket")} AS bucket, v.visitors::int AS visitors, t.views, t.sessions, t.duration, t.bounce
     FROM (SELECT bucket, sum(views)::int AS views, count(*)::int AS sessions, avg(duration)::float8 AS duration, avg(bounce)::float8 AS bounce FROM x GROUP BY bucket) t
@@ -430,7 +402,7 @@ export function postgresWebTrendStatement(projectId: number, query: WebTrendQuer
 /** The actors of a web trend's sessions starting in [starts.from, starts.before): rows (actor, n), most of the event first. */
 export function postgresWebTrendActorsStatement(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Statement {
   const params = new SqlParams();
-  const sessions = webTrendSessions(params, projectId, query, true);
+  const sessions = sessionsWithViews(params, projectId, webTrendBase(query), { event: query.event, keys: true });
   return {
     text: `SELECT r.actor, sum(r.views)::int AS n FROM (${sessions}) r
       WHERE r.start >= ${params.add(starts.from.toISOString(), "timestamptz")} AND r.start < ${params.add(starts.before.toISOString(), "timestamptz")}

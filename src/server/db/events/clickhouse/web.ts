@@ -23,6 +23,7 @@ import {
   type WebSessionColumn,
   type WebStatsQuery,
   type WebTopClicksQuery,
+  type WebTrendEvent,
   type WebTrendQuery,
   type WebTrendStarts,
   webTrendBase,
@@ -78,42 +79,49 @@ function viewEvents(
   return `FROM ${context.events} AS e${sessions} WHERE ${where.join(" AND ")}`;
 }
 
-/** SQL testing that the session `s` starts in a period (true without one to test: then every event counts). */
-function inPeriod(params: ChParams, period: { from: Date; to: Date } | null, byStart: boolean): string {
+/** SQL testing that the session `s` (its `start`) starts in a period (true without one to test: then every event counts). */
+function inPeriod(params: ChParams, period: { from: Date; to: Date } | null, byStart: boolean, start = "s.s_start"): string {
   if (period === null) return "false";
   if (!byStart) return "true";
-  return `(s.s_start >= ${params.add(period.from.toISOString(), "timestamptz")} AND s.s_start <= ${params.add(period.to.toISOString(), "timestamptz")})`;
+  return `(${start} >= ${params.add(period.from.toISOString(), "timestamptz")} AND ${start} <= ${params.add(period.to.toISOString(), "timestamptz")})`;
 }
 
 const overviewTotals = (flag: string) =>
   `uniqExactIf(actor, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views, countIf(${flag}) AS ${flag}_sessions,
    avgIf(duration, ${flag}) AS ${flag}_duration, avgIf(bounce, ${flag}) AS ${flag}_bounce`;
 
-export function clickHouseWebOverviewStatement(context: ChWebContext, projectId: number, query: WebQueryBase): ChStatement {
-  if (query.filters.length === 0) return sessionsOverviewStatement(context, projectId, query);
-  const params = new ChParams();
-  const from = viewEvents(context, params, projectId, query, "INNER", true, []);
-  const current = inPeriod(params, query.current, true);
-  const previous = inPeriod(params, query.previous, true);
-  return {
-    text: `SELECT ${overviewTotals("c")}, ${overviewTotals("p")} FROM (
-      SELECT min(${ACTOR}) AS actor, count() AS views, any(${current}) AS c, any(${previous}) AS p, any(${CH_SESSION_DURATION}) AS duration, any(${CH_SESSION_BOUNCE}) AS bounce
-      ${from} GROUP BY s.sid)
-      ${SETTINGS}`,
-    params: params.values,
-  };
+/**
+ * The sessions starting in the query's range (both periods) with a view in it — with
+ * `event`, with that event (a web trend's) — one row each, as PostgreSQL's
+ * sessionsWithViews: t_start, t_actor (a uuid to count; with `keys`, the actor's key as
+ * actor lists give it), t_views, t_duration, t_bounce. From the sessions table alone without
+ * filters, else the matching views joined with their sessions.
+ */
+function sessionsWithViews(context: ChWebContext, params: ChParams, projectId: number, query: WebQueryBase, options: { event?: WebTrendEvent; keys?: boolean } = {}): string {
+  const { event, keys = false } = options;
+  if (query.filters.length === 0) {
+    const from = query.previous?.from ?? query.current.from;
+    const table = chSessionsWithViews(context, params, projectId, { earliest: from, from, to: query.current.to }, { event, actorKey: keys });
+    return `SELECT s.s_start AS t_start, ${keys ? "s.actor_key" : "s.actor"} AS t_actor, s.views AS t_views, ${CH_SESSION_DURATION} AS t_duration, ${CH_SESSION_BOUNCE} AS t_bounce
+      FROM ${table} AS s WHERE s.views > 0`;
+  }
+  // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
+  const events = event === undefined ? `e.event IN ${VIEW_EVENTS_SQL}` : `e.event = '${event}'`;
+  const from = viewEvents(context, params, projectId, query, "INNER", true, [], events);
+  const actor = keys ? `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))` : ACTOR;
+  return `SELECT any(s.s_start) AS t_start, min(${actor}) AS t_actor, count() AS t_views, any(${CH_SESSION_DURATION}) AS t_duration, any(${CH_SESSION_BOUNCE}) AS t_bounce
+    ${from} GROUP BY s.sid`;
 }
 
-/** The overview without filters, from the sessions starting in the range (with their views in it) alone. */
-function sessionsOverviewStatement(context: ChWebContext, projectId: number, query: WebQueryBase): ChStatement {
+/** The overview, as postgresWebOverviewStatement: each session of sessionsWithViews counted in the period it started in. */
+export function clickHouseWebOverviewStatement(context: ChWebContext, projectId: number, query: WebQueryBase): ChStatement {
   const params = new ChParams();
-  const from = query.previous?.from ?? query.current.from;
-  const sessions = chSessionsWithViews(context, params, projectId, { earliest: from, from, to: query.current.to });
+  const sessions = sessionsWithViews(context, params, projectId, query);
   return {
     text: `SELECT ${overviewTotals("c")}, ${overviewTotals("p")} FROM (
-      SELECT s.actor AS actor, s.views AS views, ${inPeriod(params, query.current, true)} AS c, ${inPeriod(params, query.previous, true)} AS p,
-             ${CH_SESSION_DURATION} AS duration, ${CH_SESSION_BOUNCE} AS bounce
-      FROM ${sessions} AS s WHERE s.views > 0)
+      SELECT t_actor AS actor, t_views AS views, ${inPeriod(params, query.current, true, "t_start")} AS c, ${inPeriod(params, query.previous, true, "t_start")} AS p,
+             t_duration AS duration, t_bounce AS bounce
+      FROM (${sessions}))
       ${SETTINGS}`,
     params: params.values,
   };
@@ -234,32 +242,13 @@ export function clickHouseTopClicksStatement(context: ChWebContext, projectId: n
   };
 }
 
-/**
- * The sessions a web trend counts (../web-analytics.ts WebTrendQuery), one row each, as
- * PostgreSQL's webTrendSessions: t_start, t_actor (a uuid to count; with `keys`, the actor's
- * key as actor lists give it), t_views, t_duration, t_bounce. From the sessions table alone
- * without filters, else the matching events joined with their sessions.
- */
-function webTrendSessions(context: ChWebContext, params: ChParams, projectId: number, query: WebTrendQuery, keys: boolean): string {
-  if (query.filters.length === 0) {
-    const table = chSessionsWithViews(context, params, projectId, { earliest: query.from, from: query.from, to: query.to }, { event: query.event, actorKey: keys });
-    return `SELECT s.s_start AS t_start, ${keys ? "s.actor_key" : "s.actor"} AS t_actor, s.views AS t_views, ${CH_SESSION_DURATION} AS t_duration, ${CH_SESSION_BOUNCE} AS t_bounce
-      FROM ${table} AS s WHERE s.views > 0`;
-  }
-  // A closed set of names (WEB_TREND_EVENTS), so it may stand in the text.
-  const from = viewEvents(context, params, projectId, webTrendBase(query), "INNER", true, [], `e.event = '${query.event}'`);
-  const actor = keys ? `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))` : ACTOR;
-  return `SELECT any(s.s_start) AS t_start, min(${actor}) AS t_actor, count() AS t_views, any(${CH_SESSION_DURATION}) AS t_duration, any(${CH_SESSION_BOUNCE}) AS t_bounce
-    ${from} GROUP BY s.sid`;
-}
-
 /** A web trend, as postgresWebTrendStatement: rows (bucket, visitors, views, sessions, duration, bounce) by session start. */
 export function clickHouseWebTrendStatement(context: ChWebContext, projectId: number, query: WebTrendQuery): ChStatement {
   const params = new ChParams();
   const bucket = CLICKHOUSE_EVENTS.bucket[query.interval](`toTimeZone(t_start, ${params.add(query.zone, "text")})`);
   return {
     text: `SELECT ${CLICKHOUSE_EVENTS.bucketText("t_bucket")} AS bucket, uniqExact(t_actor) AS visitors, sum(t_views) AS views, count() AS sessions, avg(t_duration) AS duration, avg(t_bounce) AS bounce
-      FROM (SELECT ${bucket} AS t_bucket, * FROM (${webTrendSessions(context, params, projectId, query, false)})) GROUP BY t_bucket
+      FROM (SELECT ${bucket} AS t_bucket, * FROM (${sessionsWithViews(context, params, projectId, webTrendBase(query), { event: query.event })})) GROUP BY t_bucket
       ${SETTINGS}`,
     params: params.values,
   };
@@ -268,7 +257,7 @@ export function clickHouseWebTrendStatement(context: ChWebContext, projectId: nu
 /** The actors of a web trend's sessions starting in [starts.from, starts.before), as postgresWebTrendActorsStatement. */
 export function clickHouseWebTrendActorsStatement(context: ChWebContext, projectId: number, query: WebTrendQuery, starts: WebTrendStarts): ChStatement {
   const params = new ChParams();
-  const sessions = webTrendSessions(context, params, projectId, query, true);
+  const sessions = sessionsWithViews(context, params, projectId, webTrendBase(query), { event: query.event, keys: true });
   return {
     text: `SELECT t_actor AS actor, sum(t_views) AS n FROM (${sessions})
       WHERE t_start >= ${params.add(starts.from.toISOString(), "timestamptz")} AND t_start < ${params.add(starts.before.toISOString(), "timestamptz")}
