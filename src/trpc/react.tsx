@@ -50,6 +50,9 @@ function trpcUrl(): string {
   return `http://127.0.0.1:${process.env.PORT ?? 3000}/api/trpc`;
 }
 
+/** Both links' address and headers. */
+const linkOptions = () => ({ url: trpcUrl(), headers: () => ({ "x-trpc-source": "burrow-react" }) });
+
 export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
@@ -57,8 +60,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
       links: [
         splitLink({
           condition: (op) => STREAMED_PROCEDURES.has(op.path),
-          true: httpBatchStreamLink({ url: trpcUrl(), headers: () => ({ "x-trpc-source": "burrow-react" }) }),
-          false: httpBatchLink({ url: trpcUrl(), headers: () => ({ "x-trpc-source": "burrow-react" }) }),
+          true: httpBatchStreamLink(linkOptions()),
+          false: httpBatchLink(linkOptions()),
         }),
       ],
     }),
