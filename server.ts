@@ -16,7 +16,7 @@ import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
-import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/service";
+import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/deletion-worker";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";
