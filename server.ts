@@ -9,7 +9,7 @@ import { ConfigError, dbConfigFromEnv, describeDb } from "@/server/db/config";
 import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
-import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/service";
+import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
 import { serverEnvFrom } from "@/server/env";
