@@ -11,7 +11,7 @@ import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/db/events";
 import { definitionsUpkeep, type DefinitionsUpkeep } from "@/server/definitions/service";
 import { GroupsService } from "@/server/groups/service";
-import { PersonsService, propertyUpdateOf } from "@/server/persons/service";
+import { PersonsService, propertyUpdateOf } from "@/server/persons/identity";
 import {
   batchBodySchema,
   IngestionError,
