@@ -194,15 +194,6 @@ export function liveCohorts(client: DbClient, projectId: number) {
   });
 }
 
-/** The stored properties of the persons behind `distinctIds` (person-batch.ts's one query per batch). */
-export function personPropertiesByDistinctId(sql: SqlExecutor, projectId: number, distinctIds: string[]) {
-  return sql.query<{ distinct_id: string; properties: unknown }>(
-    `SELECT d.distinct_id, p.properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
-      WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
-    [projectId, distinctIds],
-  );
-}
-
 /**
  * Pins each of `flagKeys` to `hashKey` for the persons behind `distinctIds`, where not pinned
  * already (PostHog's hash-key overrides, for experience continuity).

@@ -9,6 +9,7 @@ import { ALL_KEYS, type ChangeFeed } from "@/server/db/changes";
 import type { SqlDriver } from "@/server/db/driver";
 import type { EventStore } from "@/server/db/events";
 import { isObject } from "@/server/input/json-object";
+import { flagPersonProperties } from "./flag-properties";
 import { addDistinctId, createPerson, findPersonByDistinctId, mergePersons, updatePersonProperties, type PersonRef, type PropertyUpdate } from "./store";
 
 const CACHE_LIMIT = 100_000;
@@ -72,6 +73,11 @@ export class PersonsService {
     return distinctIdKey(projectId, distinctId);
   }
 
+  /** Flag evaluation's copy of person properties: told of each write once it committed. */
+  private touch(projectId: number, change: { personIds?: number[]; distinctIds?: string[] }) {
+    flagPersonProperties(this.sql).touch(projectId, change);
+  }
+
   private remember(projectId: number, distinctId: string, person: PersonRef) {
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     this.cache.set(this.key(projectId, distinctId), person);
@@ -94,6 +100,7 @@ export class PersonsService {
     for (;;) {
       const found = await findPersonByDistinctId(this.sql, projectId, distinctId);
       const person = found ?? (await createPerson(this.sql, projectId, [distinctId], { isIdentified: false, properties: {}, createdAt: at }));
+      if (person && !found) this.touch(projectId, { distinctIds: [distinctId] });
       if (person) {
         this.remember(projectId, distinctId, { id: person.id, uuid: person.uuid });
         return { id: person.id, uuid: person.uuid };
@@ -131,7 +138,10 @@ export class PersonsService {
     if (!update && !identify) return person;
     let current = person;
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (await updatePersonProperties(this.sql, current.id, update ?? { set: {}, setOnce: {}, unset: [] }, identify)) return current;
+      if (await updatePersonProperties(this.sql, current.id, update ?? { set: {}, setOnce: {}, unset: [] }, identify)) {
+        if (update) this.touch(projectId, { personIds: [current.id] });
+        return current;
+      }
       this.cache.delete(this.key(projectId, distinctId));
       current = await this.resolve(projectId, distinctId);
     }
@@ -158,17 +168,20 @@ export class PersonsService {
       if (!mine && !other) {
         const created = await createPerson(this.sql, projectId, [distinctId, otherId], { isIdentified: true, properties: {}, createdAt: at });
         if (!created) continue;
+        this.touch(projectId, { distinctIds: [distinctId, otherId] });
         this.remember(projectId, distinctId, created);
         this.remember(projectId, otherId, created);
         return created;
       }
       if (mine && !other) {
         if (!(await addDistinctId(this.sql, projectId, mine.id, otherId))) continue;
+        this.touch(projectId, { distinctIds: [otherId] });
         this.remember(projectId, otherId, mine);
         return mine;
       }
       if (!mine && other) {
         if (!(await addDistinctId(this.sql, projectId, other.id, distinctId))) continue;
+        this.touch(projectId, { distinctIds: [distinctId] });
         this.remember(projectId, distinctId, other);
         return other;
       }
@@ -180,6 +193,7 @@ export class PersonsService {
       // The stored events move in the merge's transaction on PostgreSQL; last, so a failure there undoes the merge.
       const moved = await mergePersons(this.sql, projectId, target, other!, (tx) => this.events.reassignPerson(projectId, other!.uuid, target.uuid, tx));
       const ids = [...moved, otherId];
+      this.touch(projectId, { personIds: [target.id, other!.id], distinctIds: ids });
       // Other nodes drop these ids from their caches. This node hears it at once, inside
       // publish, so it remembers the new person only afterwards.
       const published = ids.map((id) => this.changes?.publish(PERSONS_TOPIC, this.key(projectId, id)));
@@ -198,6 +212,7 @@ export class PersonsService {
  * Tells ingestion's distinct-id caches, here and on other nodes, that these ids lost their
  * person (it was deleted): the next event of one of them makes a new person.
  */
-export async function forgetDistinctIds(db: Pick<Database, "changes">, projectId: number, distinctIds: readonly string[]): Promise<void> {
+export async function forgetDistinctIds(db: Pick<Database, "changes" | "sql">, projectId: number, distinctIds: readonly string[]): Promise<void> {
+  flagPersonProperties(db.sql).touch(projectId, { distinctIds });
   await Promise.all(distinctIds.map((id) => db.changes.publish(PERSONS_TOPIC, distinctIdKey(projectId, id))));
 }

@@ -11,6 +11,7 @@ import { AppError } from "@/server/errors";
 import { canonicalUuid } from "@/server/events/contract";
 import type { BulkDeleteInput, PersonCohort, PersonDeletionStatus, PersonKey, PersonListInput, PersonUpdateBody } from "./contract";
 import { kickPersonDeletions } from "./deletion-worker";
+import { flagPersonProperties } from "./flag-properties";
 import { forgetDistinctIds } from "./identity";
 import { personDisplayName, presentPerson, presentPersonListItem, type PersonListItem, type PersonResource, type PersonRow } from "./present";
 import {
@@ -60,6 +61,16 @@ export function personPropertyValuesOf(ctx: Context, key: string, search: string
 }
 
 /** One page of the project's persons as PostHog's list items, and whether more follow. */
+/** A person's stored properties as flag evaluation reads them (a copy; null: no such person). See flag-properties.ts. */
+export function personPropertiesForFlags(db: Pick<Database, "sql">, projectId: number, distinctId: string): Promise<Record<string, unknown> | null> {
+  return flagPersonProperties(db.sql).get(projectId, distinctId);
+}
+
+/** Before the server says ready: on the embedded database, every person's properties in memory for flags. */
+export function warmPersonPropertiesForFlags(db: Pick<Database, "sql">): Promise<void> {
+  return flagPersonProperties(db.sql).warm();
+}
+
 export async function listPersons(ctx: Context, input: PersonListInput): Promise<{ results: PersonListItem[]; more: boolean }> {
   const search = input.search === null ? null : { text: input.search, uuid: canonicalUuid(input.search) };
   const page = await findPersonPage(
@@ -91,6 +102,7 @@ async function changeProperties(ctx: Context, key: PersonKey, set: Record<string
       await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: "Person", itemId: person.id, activity: "updated", name: personDisplayName(person), changes });
     }
   });
+  flagPersonProperties(ctx.db.sql).touch(ctx.project.id, { personIds: [person.id] });
   return getPerson(ctx, { id: person.id });
 }
 
@@ -142,6 +154,7 @@ async function deletePersons(ctx: Context, persons: readonly PersonRow[], delete
     }
     return removed;
   });
+  flagPersonProperties(ctx.db.sql).touch(ctx.project.id, { personIds: result.persons.map((person) => person.id) });
   await forgetDistinctIds(ctx.db, ctx.project.id, result.persons.flatMap((person) => person.distinctIds));
   if (result.deletionIds.length > 0) kickPersonDeletions(ctx.db);
   return { deleted: result.persons, deletionIds: result.deletionIds };
