@@ -145,6 +145,12 @@ export function liveFlagsByIdOrKey(client: DbClient, projectId: number, id: numb
   });
 }
 
+/** Projects with at least one live flag: those whose definitions /decide will need. */
+export async function projectsWithFlags(client: DbClient): Promise<number[]> {
+  const rows = await client.featureFlag.findMany({ where: { deleted: false }, distinct: ["projectId"], select: { projectId: true } });
+  return rows.map((row) => row.projectId);
+}
+
 /** The id of the project whose public key (`phc_…`) this is. */
 export async function projectIdByApiToken(client: DbClient, token: string): Promise<number | null> {
   const project = await client.project.findUnique({ where: { apiToken: token }, select: { id: true } });
