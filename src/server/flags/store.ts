@@ -191,6 +191,21 @@ export function loadDefinitionRows(db: Database, projectId: number) {
   ]);
 }
 
+/**
+ * What the definitions of a project were loaded from, in one short text: the live flags'
+ * count, versions and last update, the live cohorts' count and versions, the group types'
+ * count. The definitions cache reloads only when it changed.
+ */
+export async function definitionsStamp(db: Database, projectId: number): Promise<string> {
+  const [row] = await db.sql.query<{ stamp: string }>(
+    `SELECT (SELECT count(*) || ':' || coalesce(sum(version), 0) || ':' || coalesce(max(updated_at)::text, '') FROM feature_flags WHERE project_id = $1 AND deleted = false)
+         || '|' || (SELECT count(*) || ':' || coalesce(sum(version), 0) || ':' || coalesce(max(id), 0) FROM cohorts WHERE project_id = $1 AND deleted = false)
+         || '|' || (SELECT count(*) FROM group_type_mappings WHERE project_id = $1) AS stamp`,
+    [projectId],
+  );
+  return row!.stamp;
+}
+
 /** The project's live cohorts, for the flag rules (references, behavioural filters) and the editor's picker. */
 export function liveCohorts(client: DbClient, projectId: number) {
   return client.cohort.findMany({
