@@ -1,6 +1,7 @@
 import type { Database } from "@/server/db";
 import { warmFlags } from "@/server/flags/service";
 import { warmGeoIp } from "@/server/geoip/lookup";
+import { warmProjectKeys } from "@/server/ingestion/service";
 import { warmPersonPropertiesForFlags } from "@/server/persons/service";
 import { ping } from "./store";
 
@@ -21,9 +22,9 @@ type Holder = { [WARMING]?: { done: boolean } };
 
 /**
  * What the hot paths would otherwise pay for on their first requests, done before the server
- * says ready (/_ready answers 503 until then): the GeoIP databases read, every person's
- * properties in memory for flags (embedded database), every project's flag definitions
- * loaded with their cohorts compiled. A failure is logged and the server becomes ready anyway:
+ * says ready (/_ready answers 503 until then): the GeoIP databases read, every project's key,
+ * every person's properties in memory for flags (embedded database), every project's flag
+ * definitions loaded with their cohorts compiled. A failure is logged and the server becomes ready anyway:
  * each of these also loads on first use.
  */
 export async function warmUp(db: Database): Promise<void> {
@@ -32,6 +33,7 @@ export async function warmUp(db: Database): Promise<void> {
   const started = performance.now();
   try {
     warmGeoIp();
+    await warmProjectKeys(db);
     await warmPersonPropertiesForFlags(db);
     await warmFlags(db);
   } catch (error) {

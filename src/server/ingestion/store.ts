@@ -35,6 +35,12 @@ export class ProjectKeyCache {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Reads every project's key into memory (before the server says ready). */
+  async warm(): Promise<void> {
+    const projects = await this.prisma.project.findMany({ select: { id: true, apiToken: true, anonymizeIps: true, enrichEvents: true } });
+    for (const { apiToken, ...project } of projects) this.entries.set(apiToken, { project, until: this.now() + TTL_MS, refreshing: false });
+  }
+
   lookup(token: string): Promise<IngestProject | null> {
     // No project key holds a NUL (PostgreSQL cannot even compare one: the query would fail).
     if (token.includes("\u0000")) return Promise.resolve(null);
