@@ -18,7 +18,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
-import type { EventStore, StoredEventInput } from ".";
+import type { EventStore, StoredEventInput } from "./contract";
 import { ClickHouseEventStore } from "./clickhouse/store";
 
 export const DEFAULT_MOVE_BATCH_SIZE = 10_000;

@@ -11,7 +11,7 @@
  */
 import type { SqlParams } from "@/server/properties/sql";
 import type { CompiledSelect } from "@/server/hogql/compile";
-import type { EventCursor, ListPage, SelectPage } from ".";
+import type { EventCursor, ListPage, SelectPage } from "./contract";
 import { EVENT_VALUES_LIMITS, type EventListQuery, type EventValuesQuery } from "./list-query";
 import type { TrendInterval, TrendQuery } from "./trend-query";
 
