@@ -1,19 +1,28 @@
 /**
  * The event store's contract: every write and read of events goes through one `EventStore`,
- * kept in PostgreSQL (postgres.ts, the default: PGlite or a server) or in ClickHouse
- * (clickhouse/, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
- * PostgreSQL whichever store holds the events. The store's own files import their types
- * from here, never from index.ts (which re-exports the stores themselves).
+ * kept in PostgreSQL (postgres-store.ts, the default: PGlite or a server) or in ClickHouse
+ * (clickhouse-store.ts, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
+ * PostgreSQL whichever store holds the events. Each primitive is a folder (list/, trend/,
+ * actor-events/, …) whose query.ts holds its types, re-exported here; the store's own files
+ * import these, never index.ts (which re-exports the stores themselves).
  */
 import type { PropertyNode } from "@/server/properties/contract";
 import type { SqlExecutor } from "@/server/db/driver";
-import type { EventListQuery, EventValuesQuery } from "./list-query";
-import type { TrendQuery, TrendRow } from "./trend-query";
-import type { EventCountQuery } from "./event-count";
-import type { ActorEvents, ActorEventsQuery } from "./actor-events";
-import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets";
-import type { EventNameDay, EventPropertySample } from "./definition-sources";
-import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web-analytics";
+import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
+import type { TrendQuery, TrendRow } from "./trend/query";
+import type { EventCountQuery, PersonEvents } from "./person-events/query";
+import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
+import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
+import type { EventNameDay, EventPropertySample } from "./definitions/query";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web/query";
+
+export type * from "./list/query";
+export type * from "./trend/query";
+export type * from "./person-events/query";
+export type * from "./actor-events/query";
+export type * from "./actor-buckets/query";
+export type * from "./definitions/query";
+export type * from "./web/query";
 
 /** An event as it is stored (after ingestion has normalised it). */
 export interface StoredEventInput {
@@ -26,57 +35,6 @@ export interface StoredEventInput {
   personId?: string | null;
   elementsChain?: string;
   historicalMigration?: boolean;
-}
-
-/** A stored event as the list and retrieve read it. */
-export interface EventRow {
-  uuid: string;
-  event: string;
-  distinct_id: string;
-  properties: Record<string, unknown>;
-  timestamp: Date;
-  person_id: string | null;
-  elements_chain: string;
-}
-
-/** A position in the list (newest first): events strictly after it in that order. */
-export interface EventCursor {
-  timestamp: Date;
-  uuid: string;
-}
-
-/** Which rows of the list: `limit` after skipping `offset`, or after `cursor` when given (then `offset` is not applied). */
-export interface ListPage {
-  limit: number;
-  offset: number;
-  cursor: EventCursor | null;
-  /** The time relative filter dates count back from. */
-  now: Date;
-}
-
-/** `countList`'s answer: how many events match, counted up to a cap (`capped`: at least `count`). */
-export interface ListCount {
-  count: number;
-  capped: boolean;
-}
-
-export interface SelectRow {
-  /** The selected values, in select order (timestamps as ISO text). */
-  values: unknown[];
-  /** Where this row is in the list, for `next`; null when the rows are aggregated. */
-  cursor: EventCursor | null;
-}
-
-export interface SelectPage {
-  types: string[];
-  aggregated: boolean;
-  rows: SelectRow[];
-}
-
-/** Whose events `deletePersonEvents` removes. */
-export interface PersonEvents {
-  uuid: string;
-  distinctIds: readonly string[];
 }
 
 export type EventStoreKind = "postgres" | "clickhouse";
@@ -129,11 +87,11 @@ export interface EventStore {
    * ClickHouse deletes them all in one statement (its deletes scan whatever the batch).
    */
   deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number>;
-  /** Insights' aggregation (see trend-query.ts): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
+  /** Insights' aggregation (trend/): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
-  /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events.ts). */
+  /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events/). */
   actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]>;
-  /** Each actor's wall-clock buckets of a range with events matching each matcher, aggregated in the store (actor-buckets.ts). */
+  /** Each actor's wall-clock buckets of a range with events matching each matcher, aggregated in the store (actor-buckets/). */
   actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]>;
   /** The project's first event's time, for `date_from: "all"`; null without events. */
   earliestTimestamp(projectId: number): Promise<Date | null>;
@@ -147,15 +105,15 @@ export interface EventStore {
   eventNameDays(projectId: number): Promise<EventNameDay[]>;
   /** For the definitions backfill: the property keys of the newest `sample` events, per event name and JSON type of value. */
   propertySamples(projectId: number, sample: number): Promise<EventPropertySample[]>;
-  /** Web analytics' overview: visitors, views, sessions, duration and bounce rate of sessions starting in each period (web-analytics.ts). */
+  /** Web analytics' overview: visitors, views, sessions, duration and bounce rate of sessions starting in each period (web/). */
   webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer>;
-  /** Web analytics' stats table: visitors and views per breakdown value, ordered and paged (web-analytics.ts). */
+  /** Web analytics' stats table: visitors and views per breakdown value, ordered and paged (web/). */
   webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer>;
-  /** Web analytics' top clicks: autocaptured clicks per element text, most first (web-analytics.ts). */
+  /** Web analytics' top clicks: autocaptured clicks per element text, most first (web/). */
   webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]>;
-  /** Web analytics' trends: per bucket of session start, the sessions with the event in the range and their figures (web-analytics.ts). */
+  /** Web analytics' trends: per bucket of session start, the sessions with the event in the range and their figures (web/). */
   webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]>;
-  /** The actors (actor-events.ts keys) of a web trend's sessions starting in `starts`, most of the event first. */
+  /** The actors (actor-events/ keys) of a web trend's sessions starting in `starts`, most of the event first. */
   webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]>;
   close(): Promise<void>;
 }
