@@ -93,13 +93,15 @@ async function openPostgres(url: string): Promise<Database> {
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const events = new PostgresEventStore(sql, 4);
   return {
     config: { kind: "postgres", url },
     prisma,
     sql,
     changes,
-    events: new PostgresEventStore(sql, 4),
+    events,
     async close() {
+      await events.close();
       await changes.close();
       await prisma.$disconnect();
       await sql.close();
@@ -146,14 +148,16 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   }
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
   const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });
+  // One connection: inserts take turns, in statements short enough to let other requests in.
+  const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS);
   return {
     config,
     prisma,
     sql,
     changes: localChangeFeed(),
-    // One connection: inserts take turns, in statements short enough to let other requests in.
-    events: new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS),
+    events,
     async close() {
+      await events.close();
       await prisma.$disconnect();
       await sql.close();
       lock?.release();

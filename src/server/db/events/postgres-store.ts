@@ -3,7 +3,7 @@
  * Prisma schema. An assembly of the primitives' PostgreSQL halves (each folder's
  * postgres.ts), on the one connection they share.
  */
-import type { SqlExecutor } from "@/server/db/driver";
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { PropertyNode } from "@/server/properties/contract";
 import type { EventStore, StoredEventInput } from "./contract";
 import { postgresActorBuckets } from "./actor-buckets/postgres";
@@ -18,6 +18,7 @@ import { postgresCountList, postgresEarliestTimestamp, postgresGet, postgresList
 import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
 import { postgresDeletePersonEvents, postgresPersonsWithEventCount, postgresReassignPerson } from "./person-events/postgres";
 import type { EventCountQuery, PersonEvents } from "./person-events/query";
+import { SessionFolder } from "./sessions/fold";
 import { postgresTrend } from "./trend/postgres";
 import type { TrendQuery, TrendRow } from "./trend/query";
 import { postgresWebOverview, postgresWebStats, postgresWebTopClicks, postgresWebTrend, postgresWebTrendActors } from "./web/postgres";
@@ -25,17 +26,30 @@ import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, We
 
 export class PostgresEventStore implements EventStore {
   readonly kind = "postgres";
+  /** The sessions table follows the inserts' deltas (sessions/fold.ts); reads of sessions merge first. */
+  private readonly sessions: SessionFolder;
 
   constructor(
-    private readonly sql: SqlExecutor,
+    private readonly sql: SqlDriver,
     /** 1 for PGlite (one connection), more for a PostgreSQL pool. */
     readonly maxConcurrentInserts: number,
     /** Rows per INSERT statement (PGLITE_CHUNK_ROWS on PGlite). */
     private readonly chunkRows?: number,
-  ) {}
+  ) {
+    this.sessions = new SessionFolder(sql);
+    // What a crash left unmerged.
+    this.sessions.soon();
+  }
 
-  insert(events: readonly StoredEventInput[]): Promise<number> {
-    return insertEvents(this.sql, events, this.chunkRows);
+  /** Merges every session delta written so far into the sessions table (reads of sessions do it themselves). */
+  mergeSessionDeltas(): Promise<void> {
+    return this.sessions.now();
+  }
+
+  async insert(events: readonly StoredEventInput[]): Promise<number> {
+    const inserted = await insertEvents(this.sql, events, this.chunkRows);
+    if (inserted > 0) this.sessions.soon();
+    return inserted;
   }
 
   checkFilters(properties: PropertyNode | null): Promise<void> {
@@ -78,7 +92,8 @@ export class PostgresEventStore implements EventStore {
     return postgresPersonsWithEventCount(this.sql, projectId, query);
   }
 
-  trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+  async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    await this.sessions.now();
     return postgresTrend(this.sql, projectId, query);
   }
 
@@ -98,26 +113,33 @@ export class PostgresEventStore implements EventStore {
     return postgresPropertySamples(this.sql, projectId, sample);
   }
 
-  webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
+  async webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
+    await this.sessions.now();
     return postgresWebOverview(this.sql, projectId, query);
   }
 
-  webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
+  async webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
+    await this.sessions.now();
     return postgresWebStats(this.sql, projectId, query);
   }
 
-  webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
+  async webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
+    await this.sessions.now();
     return postgresWebTopClicks(this.sql, projectId, query);
   }
 
-  webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
+  async webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
+    await this.sessions.now();
     return postgresWebTrend(this.sql, projectId, query);
   }
 
-  webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
+  async webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
+    await this.sessions.now();
     return postgresWebTrendActors(this.sql, projectId, query, starts);
   }
 
-  /** The connection belongs to the database; nothing of its own to close. */
-  async close(): Promise<void> {}
+  /** The connection belongs to the database; the background merges stop. */
+  close(): Promise<void> {
+    return this.sessions.close();
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * A person's events in PostgreSQL: moved to another person on a merge, deleted with the
- * person, and counted for cohorts' behavioral conditions. The sessions table follows the
- * events (sessions/postgres.ts).
+ * person, and counted for cohorts' behavioral conditions. The sessions table and the deltas
+ * not yet merged into it follow the events (sessions/postgres.ts).
  */
 import type { SqlExecutor } from "@/server/db/driver";
 import { SqlParams } from "@/server/properties/sql";
@@ -32,6 +32,7 @@ export async function postgresPersonsWithEventCount(sql: SqlExecutor, projectId:
 export async function postgresReassignPerson(sql: SqlExecutor, projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
   await sql.query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
   await sql.query(`UPDATE sessions SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
+  await sql.query(`UPDATE session_deltas SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
 }
 
 export async function postgresDeletePersonEvents(sql: SqlExecutor, projectId: number, person: PersonEvents, limit: number): Promise<number> {
@@ -49,7 +50,9 @@ export async function postgresDeletePersonEvents(sql: SqlExecutor, projectId: nu
   );
   // The last call (nothing left) takes their sessions (entry and exit URLs) with them.
   if (rows[0]!.n === 0) {
-    await sql.query(`DELETE FROM sessions WHERE project_id = $1::int AND (person_id = $2::uuid OR distinct_id = ANY($3::text[]))`, [projectId, person.uuid, [...person.distinctIds]]);
+    for (const table of ["session_deltas", "sessions"]) {
+      await sql.query(`DELETE FROM ${table} WHERE project_id = $1::int AND (person_id = $2::uuid OR distinct_id = ANY($3::text[]))`, [projectId, person.uuid, [...person.distinctIds]]);
+    }
   }
   return rows[0]!.n;
 }
