@@ -36,9 +36,8 @@ export class PostgresEventStore implements EventStore {
     /** Rows per INSERT statement (PGLITE_CHUNK_ROWS on PGlite). */
     private readonly chunkRows?: number,
   ) {
+    // What a crash left unmerged goes with the next insert's or read's merge.
     this.sessions = new SessionFolder(sql);
-    // What a crash left unmerged.
-    this.sessions.soon();
   }
 
   /** Merges every session delta written so far into the sessions table (reads of sessions do it themselves). */

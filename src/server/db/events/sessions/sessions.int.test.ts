@@ -102,12 +102,17 @@ describe.skipIf(testEventStoreKind === "clickhouse")("the sessions table", () =>
     expect(row).toMatchObject({ pageview_count: 2, entry_url: "https://a.example/a", exit_url: "https://a.example/b", end_timestamp: at("12:01:00") });
   });
 
-  it("merges the deltas a stopped process left, on the next store over the database", async () => {
-    await db.events.insert([event("$pageview", "13:00:00", "s3", { $current_url: "https://a.example/left" })]);
-    // As after a crash right after the acknowledgement: the delta is there, the session not yet.
+  it("merges the deltas a stopped process left with the next store's first insert", async () => {
+    // A store that stops right after its insert (as a process killed after the acknowledgement):
+    // the delta is there, the session not yet.
+    const stopped = new PostgresEventStore(db.sql, 1);
+    await stopped.insert([event("$pageview", "13:00:00", "s3", { $current_url: "https://a.example/left" })]);
+    await stopped.close();
+    await new Promise((resolve) => setTimeout(resolve, 400));
     expect((await readSessionRows()).some((r) => r.session_id === "s3")).toBe(false);
     const next = new PostgresEventStore(db.sql, 1);
     try {
+      await next.insert([event("$pageview", "13:05:00", "s4")]);
       await expect.poll(async () => (await readSessionRows()).find((r) => r.session_id === "s3")?.entry_url).toBe("https://a.example/left");
     } finally {
       await next.close();
