@@ -103,6 +103,8 @@ describe.skipIf(testEventStoreKind === "clickhouse")("the sessions table", () =>
   });
 
   it("merges the deltas a stopped process left with the next store's first insert", async () => {
+    // Merges the earlier tests' inserts asked for are done by now.
+    await new Promise((resolve) => setTimeout(resolve, 400));
     // A store that stops right after its insert (as a process killed after the acknowledgement):
     // the delta is there, the session not yet.
     const stopped = new PostgresEventStore(db.sql, 1);
