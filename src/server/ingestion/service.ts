@@ -274,6 +274,7 @@ export async function ingestDecoded(
   await enrichEvents(project, events, info, slice);
 
   const transformed = await runInSlices(await transformationsFor(project.id), events, slice);
+  await services.persons.prefetch(project.id, transformed.map((event) => event.distinctId));
   const rows: StoredEventInput[] = [];
   for (const event of transformed) {
     // PostHog drops even a client-sent $ip for projects that anonymise IPs (after transformations).

@@ -10,9 +10,11 @@ import type { SqlDriver } from "@/server/db/driver";
 import type { EventStore } from "@/server/db/events";
 import { isObject } from "@/server/input/json-object";
 import { flagPersonProperties } from "./flag-properties";
-import { addDistinctId, createPerson, findPersonByDistinctId, mergePersons, updatePersonProperties, type PersonRef, type PropertyUpdate } from "./store";
+import { addDistinctId, createPerson, findPersonByDistinctId, findPersonsByDistinctIds, mergePersons, updatePersonProperties, type PersonRef, type PropertyUpdate } from "./store";
 
 const CACHE_LIMIT = 100_000;
+/** Distinct ids per prefetch query. */
+const PREFETCH_CHUNK = 1_000;
 /** Change-feed topic; keys are cache keys of distinct ids that moved to another person or lost theirs. */
 const PERSONS_TOPIC = "persons";
 
@@ -81,6 +83,20 @@ export class PersonsService {
   private remember(projectId: number, distinctId: string, person: PersonRef) {
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     this.cache.set(this.key(projectId, distinctId), person);
+  }
+
+  /**
+   * Reads the persons of the ids not in memory with one query, so that the events of a batch
+   * then resolve from memory (after a restart, one query a batch instead of one an id). Ids
+   * without a person are left to resolve, which creates them in event order.
+   */
+  async prefetch(projectId: number, distinctIds: Iterable<string>): Promise<void> {
+    const unknown = [...new Set(distinctIds)].filter((id) => !this.cache.has(this.key(projectId, id)) && !this.creating.has(this.key(projectId, id)));
+    for (let start = 0; start < unknown.length; start += PREFETCH_CHUNK) {
+      for (const found of await findPersonsByDistinctIds(this.sql, projectId, unknown.slice(start, start + PREFETCH_CHUNK))) {
+        if (!this.creating.has(this.key(projectId, found.distinctId))) this.remember(projectId, found.distinctId, { id: found.id, uuid: found.uuid });
+      }
+    }
   }
 
   /** The person of `distinctId`, creating an anonymous one (created `at`, its first event's time) if the id is new. */

@@ -443,6 +443,36 @@ describe.skipIf(testEventStoreKind === "clickhouse")(`persons (${testDbKind})`, 
   });
 });
 
+describe(`prefetching a batch's persons (${testDbKind})`, () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("reads the persons of ids not in memory with one query; the events then resolve with none, new ids are created", async () => {
+    const org = await db.prisma.organization.create({ data: { name: "o" } });
+    const project = await db.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: `phc_${Math.random()}` } });
+    const known = Array.from({ length: 40 }, (_, i) => `known-${i}`);
+    const first = new PersonsService(db.sql, db.events);
+    const created = await Promise.all(known.map((id) => first.resolve(project.id, id)));
+    // A new process (as after a restart): nothing in memory.
+    let statements = 0;
+    const counting = { ...db.sql, query: (...args: Parameters<typeof db.sql.query>) => (statements++, db.sql.query(...args)) } as typeof db.sql;
+    const persons = new PersonsService(counting, db.events);
+    await persons.prefetch(project.id, [...known, "brand-new", ...known]);
+    expect(statements).toBe(1);
+    const resolved = await Promise.all(known.map((id) => persons.resolve(project.id, id)));
+    expect(statements).toBe(1);
+    expect(resolved).toEqual(created);
+    const fresh = await persons.resolve(project.id, "brand-new");
+    expect(statements).toBeGreaterThan(1);
+    expect(created.map((person) => person.id)).not.toContain(fresh.id);
+  });
+});
+
 describe(`placeholder distinct ids are never merged on (${testDbKind})`, () => {
   let db: Database;
   let persons: PersonsService;

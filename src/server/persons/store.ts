@@ -52,6 +52,16 @@ export function personPropertiesPage(sql: SqlExecutor, projectId: number, afterI
   );
 }
 
+/** The persons of several distinct ids at once: those that have one. */
+export async function findPersonsByDistinctIds(sql: SqlExecutor, projectId: number, distinctIds: readonly string[]): Promise<Array<PersonRef & { distinctId: string }>> {
+  const rows = await sql.query<{ distinct_id: string; id: number; uuid: string }>(
+    `SELECT d.distinct_id, p.id, p.uuid::text AS uuid FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
+      WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
+    [projectId, [...distinctIds]],
+  );
+  return rows.map((row) => ({ distinctId: row.distinct_id, id: row.id, uuid: row.uuid }));
+}
+
 /**
  * A new person owning `distinctIds`. If another writer registered one of the ids first,
  * the new person is removed again and null returned: the caller looks the id up instead.
