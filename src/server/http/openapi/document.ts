@@ -178,7 +178,7 @@ class DocumentBuilder {
     const tags = [...new Set(Object.values(this.paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags as string[])))];
     return {
       openapi: "3.1.0",
-      info: { title: "Burrow API", version: packageJson.version, description: DESCRIPTION, license: { name: "Burrow's licence: see the repository" } },
+      info: { title: "Burrow API", version: packageJson.version, description: DESCRIPTION },
       servers: [{ url: "/", description: "This Burrow" }],
       tags: tags.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
       paths: this.paths,

@@ -22,7 +22,6 @@ const START = `window.addEventListener("load", function () {
     deepLinking: true,
     docExpansion: "list",
     defaultModelsExpandDepth: 0,
-    filter: true,
     displayOperationId: false,
     persistAuthorization: false,
     tryItOutEnabled: false,
