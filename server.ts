@@ -9,14 +9,15 @@ import { ConfigError, dbConfigFromEnv, describeDb } from "@/server/db/config";
 import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
-import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/service";
+import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
+import { warmUp } from "@/server/health/service";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
-import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/service";
+import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/deletion-worker";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";
@@ -39,8 +40,8 @@ async function main(): Promise<void> {
     throw error;
   }
   registerDb(db);
-  // Deleted persons' events: resumes any deletion a crash left unfinished, then runs as they are queued.
-  startPersonDeletions(db);
+  // Caches the hot paths read, filled while Next prepares; /_ready says 503 until then.
+  const warm = warmUp(db);
 
   // Listen first, so that with PORT=0 the real port is known before Next and next-auth
   // read SITE_URL; requests that arrive before Next is ready wait for it.
@@ -79,8 +80,13 @@ async function main(): Promise<void> {
   await app.prepare();
   handleWithNext = app.getRequestHandler();
   ready();
+  // Said once /_ready would say so too (tests and scripts wait for this line).
+  await warm;
   console.log(`burrow: listening on ${siteUrl} (${describeDb(dbConfig)}, ${describeEventStore(eventStoreConfig)})`);
-  // Dynamic cohorts' members, computed in the background (and cohorts a crash left calculating).
+  // The background workers start once warm (warming has the embedded database to itself):
+  // deleted persons' events (resuming any deletion a crash left unfinished), and dynamic
+  // cohorts' members (and cohorts a crash left calculating).
+  startPersonDeletions(db);
   startCohortWorker(db);
 
   installShutdown(server, async () => {

@@ -17,7 +17,7 @@ const RUNS = Number(values.runs);
 if (process.env.DATABASE_URL && !process.env.TEST_POSTGRES_URL) process.env.TEST_POSTGRES_URL = process.env.DATABASE_URL;
 
 const { createTestDatabase } = await import("@/server/db/testing");
-const { computeCohort } = await import("@/server/cohorts/service");
+const { computeCohort } = await import("@/server/cohorts/worker");
 
 const db = await createTestDatabase({ kind: "postgres", events: "postgres" });
 try {

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import type { StoredEventInput } from "@/server/db/events";
-import { runPersonDeletions } from "@/server/persons/service";
+import { runPersonDeletions } from "@/server/persons/deletion-worker";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "100000" } } });
 const EVENTS = Number(values.events);

@@ -1,7 +1,8 @@
 /**
  * The feature-flags page (issue 6): a flag created with a person-property condition, rolled
  * out, tested for a user whose properties came in through posthog-node (the matching
- * condition is shown), toggled from the keyboard, checked at 390 px, and deleted.
+ * condition is shown), toggled from the keyboard, checked at 390 px, and deleted; and the
+ * list's pager from the keyboard.
  */
 import { expect, test, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
@@ -112,6 +113,13 @@ test.describe("feature flags page", () => {
     await expect(row.getByTestId("flag-active-switch")).toHaveAttribute("aria-checked", "true");
     await page.getByTestId("flags-search").fill("nothing-like-it");
     await expect(page.getByTestId("flags-list")).toHaveAttribute("data-state", "empty");
+    await expect(page.getByTestId("flags-list")).toContainText("No feature flags match");
+    // Clearing from the keyboard gives the search box the focus back.
+    await page.getByTestId("flags-clear").focus();
+    await page.keyboard.press("Enter");
+    await expect(row).toHaveCount(1);
+    await expect(page.getByTestId("flags-search")).toBeFocused();
+    await expect(page.getByTestId("flags-search")).toHaveValue("");
     await page.getByTestId("flags-search").fill("onboard");
     await expect(row).toHaveCount(1);
     await screenshot(page, "flags-list");
@@ -131,5 +139,33 @@ test.describe("feature flags page", () => {
     await expect(page).toHaveURL(/\/feature-flags$/);
     await page.getByTestId("flags-search").fill("");
     await expect(page.getByTestId("flags-list")).toHaveAttribute("data-state", "empty");
+  });
+
+  test("pages of 50 from the keyboard: the focus stays on the pager when a button turns disabled", async ({ page }) => {
+    for (let i = 0; i < 51; i++) {
+      const response = await fetch(`${site.url}/api/projects/${site.projectId}/feature_flags/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${site.personalKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ key: `paged-${String(i).padStart(2, "0")}` }),
+      });
+      expect(response.status).toBe(201);
+    }
+    await signIn(page, USER, site.url);
+    await page.goto(`${site.url}/feature-flags`);
+    await page.getByTestId("flags-search").fill("paged-");
+    const rows = page.getByTestId("flag-row");
+    await expect(rows).toHaveCount(50);
+    await expect(page.getByTestId("flags-count")).toHaveText("51 feature flags");
+    const previous = page.getByRole("button", { name: "Previous" });
+    const next = page.getByRole("button", { name: "Next" });
+    await next.focus();
+    await page.keyboard.press("Enter");
+    await expect(rows).toHaveCount(1);
+    await expect(next).toBeDisabled();
+    await expect(previous).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(rows).toHaveCount(50);
+    await expect(previous).toBeDisabled();
+    await expect(next).toBeFocused();
   });
 });

@@ -3,7 +3,9 @@
  * middle of the stream, and restarted on the same data. Every event whose request got a
  * 200 is stored exactly once; no event is stored twice; a request that was not
  * acknowledged is stored entirely or not at all; and retrying the unacknowledged requests
- * after the restart (as the SDKs do, with the same uuids) stores each event once.
+ * after the restart (as the SDKs do, with the same uuids) stores each event once. Each
+ * sender's page views are one session: its row counts exactly the stored page views (the
+ * session deltas written with the events are merged after the restart).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -26,11 +28,11 @@ function newBatch(projectKey: string, sender: number, seq: number): SentBatch {
   const now = new Date().toISOString();
   const batch = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => ({
     uuid: randomUUID(),
-    event: "fault test",
+    event: i % 2 === 0 ? "$pageview" : "fault test",
     distinct_id: `fault-${sender}-${i % DISTINCT_IDS_PER_SENDER}`,
     timestamp: now,
     // One person update per distinct id and batch; the rest are plain events.
-    properties: { sender, seq, i, ...(i < DISTINCT_IDS_PER_SENDER ? { $set: { last_seq: seq } } : {}) },
+    properties: { sender, seq, i, $session_id: `fault-session-${sender}`, $current_url: `https://fault.example/${seq}`, ...(i < DISTINCT_IDS_PER_SENDER ? { $set: { last_seq: seq } } : {}) },
   }));
   return { uuids: batch.map((e) => e.uuid), body: JSON.stringify({ api_key: projectKey, batch, sent_at: now }), outcome: "pending" };
 }
@@ -59,7 +61,23 @@ async function readState(deployment: Deployment) {
       `SELECT distinct_id FROM events WHERE project_id = $1 GROUP BY distinct_id HAVING count(DISTINCT person_id) > 1`,
       [deployment.projectId],
     ),
+    // Sessions whose page views differ from the stored events' (none once the deltas are merged).
+    miscountedSessions: await query(
+      `SELECT e.sid, e.n, s.pageview_count FROM (SELECT properties->>'$session_id' AS sid, count(*)::int AS n FROM events WHERE project_id = $1 AND event = '$pageview' GROUP BY 1) e
+         LEFT JOIN sessions s ON s.project_id = $1 AND s.session_id = e.sid WHERE s.pageview_count IS DISTINCT FROM e.n`,
+      [deployment.projectId],
+    ),
   }));
+}
+
+/** A read of sessions through the API, which merges the session deltas first. */
+async function readWebOverview(url: string, deployment: Deployment): Promise<void> {
+  const response = await fetch(`${url}/api/projects/${deployment.projectId}/query/`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${deployment.personalKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ query: { kind: "WebOverviewQuery", dateRange: { date_from: "-1d" }, properties: [] }, refresh: true }),
+  });
+  expect(response.status, await response.text()).toBe(200);
 }
 
 for (const kind of DATABASE_KINDS) {
@@ -113,6 +131,7 @@ for (const kind of DATABASE_KINDS) {
         // Restart on the same data: the dead process's lock is taken over and the data is intact.
         const restarted = await deployment.start();
         expect((await fetch(`${restarted.url}/_ready`)).status).toBe(200);
+        await readWebOverview(restarted.url, deployment);
         expect(await restarted.stop()).toBe(0);
 
         const afterCrash = await readState(deployment);
@@ -125,6 +144,7 @@ for (const kind of DATABASE_KINDS) {
         for (const n of storedOfUnacknowledged) expect([0, EVENTS_PER_BATCH]).toContain(n);
         expect(afterCrash.withoutPerson).toEqual([]);
         expect(afterCrash.splitDistinctIds).toEqual([]);
+        expect(afterCrash.miscountedSessions).toEqual([]);
 
         // The clients retry what was not acknowledged (same bodies, same uuids), and go on.
         const again = await deployment.start();
@@ -132,6 +152,7 @@ for (const kind of DATABASE_KINDS) {
           const fresh = newBatch(deployment.projectKey, SENDERS, 0);
           sent.push(fresh);
           for (const batch of [...unacknowledged, fresh]) expect(await post(again.url, batch)).toBe(200);
+          await readWebOverview(again.url, deployment);
         } finally {
           expect(await again.stop()).toBe(0);
         }
@@ -141,6 +162,7 @@ for (const kind of DATABASE_KINDS) {
         expect(allUuids.filter((uuid) => afterRetry.counts.get(uuid) !== 1)).toEqual([]);
         expect(afterRetry.withoutPerson).toEqual([]);
         expect(afterRetry.splitDistinctIds).toEqual([]);
+        expect(afterRetry.miscountedSessions).toEqual([]);
 
         console.log(
           `fault (${kind}): SIGKILL after ${killedAfter} ms with ${acknowledged.length} batches acknowledged and ` +

@@ -2,10 +2,8 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, Card, EmptyState, formatDateTime, ListCard, ListFooter, PageButtons, PageHeader, SelectField, TextField } from "@/components/ui";
-import { errorMessage } from "@/trpc/errors";
+import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, SelectField, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import type { CohortResource } from "@/server/cohorts/present";
 import { cohortKindLabel } from "./cohort-draft";
@@ -33,9 +31,8 @@ type TypeFilter = "" | "static" | "dynamic";
 
 function CohortsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const [search, setSearch] = useState("");
-  const [type, setType] = useState<TypeFilter>("");
-  const [page, setPage] = useState(0);
+  const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string; type: TypeFilter }>({ search: "", type: "" });
+  const { search, type } = filters;
   const list = useQuery({
     ...trpc.cohorts.list.queryOptions({ projectId, search: search.trim() || undefined, type: type || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
     placeholderData: keepPreviousData,
@@ -43,72 +40,53 @@ function CohortsList({ projectId }: { projectId: number }) {
     refetchInterval: (query) => (query.state.data?.results.some((cohort) => cohort.is_calculating) ? 2000 : false),
   });
   const cohorts = list.data?.results ?? [];
-  const filtered = Boolean(search.trim() || type);
-
   return (
-    <div className="flex flex-col gap-4">
-      <Card className="p-4">
-        <div className="grid gap-3 sm:grid-cols-[1fr_12rem]" role="search" aria-label="Filter cohorts">
-          <TextField
-            type="search"
-            label="Search"
-            placeholder="Name"
-            value={search}
-            onChange={(event) => {
-              setSearch(event.target.value);
-              setPage(0);
-            }}
-            testId="cohorts-search"
-          />
+    <ListPage
+      noun={["cohort", "cohorts"]}
+      label="Cohorts"
+      testId="cohorts"
+      query={list}
+      filters={
+        <ListSearch
+          label="Filter cohorts"
+          placeholder="Name"
+          value={search}
+          onChange={(value) => change({ search: value })}
+          testId="cohorts-search"
+        >
           <SelectField
             label="Type"
             value={type}
-            onChange={(event) => {
-              setType(event.target.value as TypeFilter);
-              setPage(0);
-            }}
+            onChange={(event) => change({ type: event.target.value as TypeFilter })}
             testId="cohorts-type-filter"
           >
             <option value="">All cohorts</option>
             <option value="dynamic">Dynamic</option>
             <option value="static">Static</option>
           </SelectField>
-        </div>
-      </Card>
-      <ListCard
-        aria-label="Cohorts"
-        data-testid="cohorts-list"
-        query={list}
-        empty={cohorts.length === 0}
-        loadingLabel="Loading cohorts…"
-        errorTitle="Could not load cohorts"
-        errorMessage={list.isError ? errorMessage(list.error) : undefined}
-        emptyState={
-          filtered ? (
-            <EmptyState title="No cohorts match" description="Try another search or type." />
-          ) : (
-            <EmptyState
-              title="No cohorts yet"
-              description="Make one from person properties or events, or upload a list of people."
-              action={
-                <Link href="/cohorts/new" className={buttonClasses()} data-testid="cohorts-empty-new">
-                  New cohort
-                </Link>
-              }
-            />
-          )
-        }
-      >
-        <ul className="divide-y divide-gray-200">
-          {cohorts.map((cohort) => (
-            <CohortRow key={cohort.id} cohort={cohort} />
-          ))}
-        </ul>
-        <ListFooter count={list.data?.count ?? 0} noun={["cohort", "cohorts"]} refreshing={list.isFetching} testId="cohorts-count">
-          <PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />
-        </ListFooter>
-      </ListCard>
-    </div>
+        </ListSearch>
+      }
+      empty={cohorts.length === 0}
+      filtered={filtered}
+      nothingMatches={{ description: "Try another search or type." }}
+      onClearFilters={clear}
+      nothingYet={{
+        description: "Make one from person properties or events, or upload a list of people.",
+        action: (
+          <Link href="/cohorts/new" className={buttonClasses()} data-testid="cohorts-empty-new">
+            New cohort
+          </Link>
+        ),
+      }}
+      count={list.data?.count ?? 0}
+      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+    >
+      <ul className="divide-y divide-gray-200">
+        {cohorts.map((cohort) => (
+          <CohortRow key={cohort.id} cohort={cohort} />
+        ))}
+      </ul>
+    </ListPage>
   );
 }
 

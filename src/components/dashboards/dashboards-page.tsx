@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useDeferredValue, useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, cn, EmptyState, ListCard, ListFooter, PageButtons, PageHeader, Popover, popoverItemClasses, SelectField, TextField } from "@/components/ui";
+import { Button, cn, ListPage, ListSearch, PageButtons, PageHeader, Popover, popoverItemClasses, SelectField, useListFilters } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { DashboardBadges, DashboardCreated, dashboardTitle } from "./dashboard-badges";
@@ -46,9 +46,8 @@ export function DashboardsPage() {
 function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: () => void }) {
   const trpc = useTRPC();
   const [view, setView] = useState<View>("active");
-  const [search, setSearch] = useState("");
-  const [tag, setTag] = useState("");
-  const [page, setPage] = useState(0);
+  const { filters, page, setPage, change, clear } = useListFilters({ search: "", tag: "" });
+  const { search, tag } = filters;
   const deferredSearch = useDeferredValue(search.trim());
   const tags = useQuery(trpc.dashboards.tags.queryOptions({ projectId }));
   const list = useQuery({
@@ -70,8 +69,8 @@ function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: (
     setPage(0);
   };
 
-  return (
-    <div className="flex flex-col gap-4">
+  const filterBar = (
+    <>
       <div role="tablist" aria-label="Which dashboards" className="flex gap-1 border-b border-gray-200">
         {(
           [
@@ -106,25 +105,17 @@ function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: (
         ))}
       </div>
 
-      <div className="grid gap-3 sm:grid-cols-[1fr_14rem]" role="search" aria-label="Filter dashboards">
-        <TextField
-          type="search"
-          label="Search"
-          placeholder="Name or description"
-          value={search}
-          onChange={(event) => {
-            setSearch(event.target.value);
-            setPage(0);
-          }}
-          testId="dashboards-search"
-        />
+      <ListSearch
+        label="Filter dashboards"
+        placeholder="Name or description"
+        value={search}
+        onChange={(value) => change({ search: value })}
+        testId="dashboards-search"
+      >
         <SelectField
           label="Tag"
           value={tag}
-          onChange={(event) => {
-            setTag(event.target.value);
-            setPage(0);
-          }}
+          onChange={(event) => change({ tag: event.target.value })}
           testId="dashboards-tag-filter"
         >
           <option value="">Any tag</option>
@@ -134,45 +125,43 @@ function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: (
             </option>
           ))}
         </SelectField>
-      </div>
+      </ListSearch>
+    </>
+  );
 
-      <ListCard
-        aria-label={view === "active" ? "Dashboards" : "Recently deleted dashboards"}
-        data-testid="dashboards-list"
-        data-view={view}
-        query={list}
-        empty={dashboards.length === 0}
-        loadingLabel="Loading dashboards…"
-        errorTitle="Could not load dashboards"
-        errorMessage={list.isError ? errorMessage(list.error) : undefined}
-        emptyState={
-          filtered ? (
-            <EmptyState title="No dashboards match" description="Try other words or another tag." />
-          ) : view === "deleted" ? (
-            <EmptyState title="Nothing deleted" description="Dashboards you delete appear here, and can be restored." />
-          ) : (
-            <EmptyState
-              title="No dashboards yet"
-              description="Create one to collect the insights your team looks at."
-              action={
+  return (
+    <ListPage
+      noun={view === "active" ? ["dashboard", "dashboards"] : ["deleted dashboard", "deleted dashboards"]}
+      label={view === "active" ? "Dashboards" : "Recently deleted dashboards"}
+      testId="dashboards"
+      data-view={view}
+      query={list}
+      filters={filterBar}
+      empty={dashboards.length === 0}
+      filtered={filtered}
+      nothingMatches={{ description: "Try other words or another tag." }}
+      onClearFilters={clear}
+      nothingYet={
+        view === "deleted"
+          ? { description: "Dashboards you delete appear here, and can be restored." }
+          : {
+              description: "Create one to collect the insights your team looks at.",
+              action: (
                 <Button onClick={onCreate} data-testid="dashboards-empty-new">
                   New dashboard
                 </Button>
-              }
-            />
-          )
-        }
-      >
-        <ul className="divide-y divide-gray-200" data-testid="dashboard-rows">
-          {dashboards.map((dashboard) =>
-            view === "active" ? <DashboardRow key={dashboard.id} dashboard={dashboard} projectId={projectId} /> : <DeletedRow key={dashboard.id} dashboard={dashboard} projectId={projectId} />,
-          )}
-        </ul>
-        <ListFooter count={list.data?.count ?? 0} noun={["dashboard", "dashboards"]} refreshing={list.isFetching} testId="dashboards-count">
-          <PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />
-        </ListFooter>
-      </ListCard>
-    </div>
+              ),
+            }
+      }
+      count={list.data?.count ?? 0}
+      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+    >
+      <ul className="divide-y divide-gray-200" data-testid="dashboard-rows">
+        {dashboards.map((dashboard) =>
+          view === "active" ? <DashboardRow key={dashboard.id} dashboard={dashboard} projectId={projectId} /> : <DeletedRow key={dashboard.id} dashboard={dashboard} projectId={projectId} />,
+        )}
+      </ul>
+    </ListPage>
   );
 }
 

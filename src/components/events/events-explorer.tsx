@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useMemo, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, buttonClasses, Card, EmptyState, inputClasses, ListCard, ListFooter, LoadingState, PageHeader, SelectField, TextField } from "@/components/ui";
+import { Button, buttonClasses, Card, inputClasses, ListPage, LoadingState, PageHeader, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { EventNameCombobox, PropertyKeyCombobox, PropertyValueCombobox } from "@/components/definitions";
 import { useTRPC } from "@/trpc/react";
@@ -115,136 +115,130 @@ function Explorer({ projectId }: { projectId: number }) {
     setApplied(filtersOf(draft));
   }
 
+  function reset() {
+    setDraft(EMPTY_DRAFT);
+    setApplied(filtersOf(EMPTY_DRAFT));
+  }
+
   return (
-    <div className="flex flex-col gap-4">
-      <Card className="p-4" aria-label="Filters">
-        <form onSubmit={apply} className="flex flex-col gap-4" data-testid="events-filters" aria-label="Event filters">
-          <div className="grid gap-3 sm:grid-cols-3">
-            <EventNameCombobox label="Event name" projectId={projectId} value={draft.event} onChange={(event) => setDraft({ ...draft, event })} placeholder="e.g. $pageview" testId="filter-event" />
-            <TextField label="Distinct ID" value={draft.distinctId} onChange={(event) => setDraft({ ...draft, distinctId: event.target.value })} placeholder="Any user" testId="filter-distinct-id" />
-            <SelectField
-              label="Time range"
-              value={draft.after}
-              testId="filter-time-range"
-              onChange={(event) => {
-                const next = { ...draft, after: event.target.value };
-                setDraft(next);
-                setApplied(filtersOf(next));
-              }}
-            >
-              {TIME_RANGES.map((range) => (
-                <option key={range.value} value={range.value}>
-                  {range.label}
-                </option>
-              ))}
-            </SelectField>
-          </div>
-
-          {(draft.personId || draft.before) && (
-            <p className="text-sm text-gray-600" data-testid="filter-link-only">
-              {draft.personId && <>Only the events of person <span className="font-mono">{draft.personId}</span>. </>}
-              {draft.before && <>Only events before {draft.before}. </>}
-              Reset clears {draft.personId && draft.before ? "these" : "this"}.
-            </p>
-          )}
-
-          <fieldset className="min-w-0">
-            <legend className="text-sm font-medium text-gray-800">Property filters</legend>
-            <ul className="mt-2 flex flex-col gap-2" data-testid="property-filters">
-              {draft.properties.map((row, index) => (
-                <PropertyRow
-                  key={row.id}
-                  index={index}
-                  row={row}
-                  cohorts={cohorts}
-                  onChange={(changed) => setDraft({ ...draft, properties: draft.properties.map((p) => (p.id === row.id ? { ...changed, id: row.id } : p)) })}
-                  onRemove={() => setDraft({ ...draft, properties: draft.properties.filter((p) => p.id !== row.id) })}
-                />
-              ))}
-            </ul>
-            <Button
-              variant="ghost"
-              size="sm"
-              className="mt-2"
-              data-testid="add-property-filter"
-              onClick={() =>
-                setDraft({ ...draft, properties: [...draft.properties, { id: rowId(), key: "", operator: "exact", value: "", type: "event" }] })
-              }
-            >
-              + Add property filter
-            </Button>
-          </fieldset>
-
-          <div className="flex flex-wrap items-center gap-2 border-t border-gray-100 pt-4">
-            <Button type="submit" data-testid="apply-filters">
-              Apply filters
-            </Button>
-            <Button
-              variant="secondary"
-              data-testid="reset-filters"
-              onClick={() => {
-                setDraft(EMPTY_DRAFT);
-                setApplied(filtersOf(EMPTY_DRAFT));
-              }}
-            >
-              Reset
-            </Button>
-            <div className="ml-auto flex flex-wrap items-center gap-3">
-              <label className="flex items-center gap-2 text-sm text-gray-700">
-                <input type="checkbox" className="size-4 accent-brand-600" checked={live} onChange={(event) => setLive(event.target.checked)} data-testid="auto-refresh" />
-                Auto-refresh
-                {live && <span className="text-xs text-gray-500">(every 5 s)</span>}
-              </label>
-              <a href={csvExportHref(projectId, applied)} download="events.csv" className={buttonClasses({ variant: "secondary" })} data-testid="export-csv">
-                Export CSV
-              </a>
-            </div>
-          </div>
-        </form>
-      </Card>
-
-      <ListCard
-        aria-label="Events"
-        data-testid="events-list"
+    <>
+      <ListPage
+        noun={["event", "events"]}
+        label="Events"
+        testId="events"
         query={list}
+        filters={
+          <Card className="p-4" aria-label="Filters">
+            <form onSubmit={apply} className="flex flex-col gap-4" data-testid="events-filters" aria-label="Event filters">
+              <div className="grid gap-3 sm:grid-cols-3">
+                <EventNameCombobox label="Event name" projectId={projectId} value={draft.event} onChange={(event) => setDraft({ ...draft, event })} placeholder="e.g. $pageview" testId="filter-event" />
+                <TextField label="Distinct ID" value={draft.distinctId} onChange={(event) => setDraft({ ...draft, distinctId: event.target.value })} placeholder="Any user" testId="filter-distinct-id" />
+                <SelectField
+                  label="Time range"
+                  value={draft.after}
+                  testId="filter-time-range"
+                  onChange={(event) => {
+                    const next = { ...draft, after: event.target.value };
+                    setDraft(next);
+                    setApplied(filtersOf(next));
+                  }}
+                >
+                  {TIME_RANGES.map((range) => (
+                    <option key={range.value} value={range.value}>
+                      {range.label}
+                    </option>
+                  ))}
+                </SelectField>
+              </div>
+
+              {(draft.personId || draft.before) && (
+                <p className="text-sm text-gray-600" data-testid="filter-link-only">
+                  {draft.personId && <>Only the events of person <span className="font-mono">{draft.personId}</span>. </>}
+                  {draft.before && <>Only events before {draft.before}. </>}
+                  Reset clears {draft.personId && draft.before ? "these" : "this"}.
+                </p>
+              )}
+
+              <fieldset className="min-w-0">
+                <legend className="text-sm font-medium text-gray-800">Property filters</legend>
+                <ul className="mt-2 flex flex-col gap-2" data-testid="property-filters">
+                  {draft.properties.map((row, index) => (
+                    <PropertyRow
+                      key={row.id}
+                      index={index}
+                      row={row}
+                      cohorts={cohorts}
+                      onChange={(changed) => setDraft({ ...draft, properties: draft.properties.map((p) => (p.id === row.id ? { ...changed, id: row.id } : p)) })}
+                      onRemove={() => setDraft({ ...draft, properties: draft.properties.filter((p) => p.id !== row.id) })}
+                    />
+                  ))}
+                </ul>
+                <Button
+                  variant="ghost"
+                  size="sm"
+                  className="mt-2"
+                  data-testid="add-property-filter"
+                  onClick={() =>
+                    setDraft({ ...draft, properties: [...draft.properties, { id: rowId(), key: "", operator: "exact", value: "", type: "event" }] })
+                  }
+                >
+                  + Add property filter
+                </Button>
+              </fieldset>
+
+              <div className="flex flex-wrap items-center gap-2 border-t border-gray-100 pt-4">
+                <Button type="submit" data-testid="apply-filters">
+                  Apply filters
+                </Button>
+                <Button
+                  variant="secondary"
+                  data-testid="reset-filters"
+                  onClick={reset}
+                >
+                  Reset
+                </Button>
+                <div className="ml-auto flex flex-wrap items-center gap-3">
+                  <label className="flex items-center gap-2 text-sm text-gray-700">
+                    <input type="checkbox" className="size-4 accent-brand-600" checked={live} onChange={(event) => setLive(event.target.checked)} data-testid="auto-refresh" />
+                    Auto-refresh
+                    {live && <span className="text-xs text-gray-500">(every 5 s)</span>}
+                  </label>
+                  <a href={csvExportHref(projectId, applied)} download="events.csv" className={buttonClasses({ variant: "secondary" })} data-testid="export-csv">
+                    Export CSV
+                  </a>
+                </div>
+              </div>
+            </form>
+          </Card>
+        }
         empty={events.length === 0}
-        loadingLabel="Loading events…"
-        errorTitle="Could not load events"
-        errorMessage={list.isError ? errorMessage(list.error) : undefined}
-        emptyState={
-          filtered ? (
-            <EmptyState title="No events match these filters" description="Widen the time range or remove a filter." />
-          ) : (
-            <EmptyState
-              title="No events yet"
-              description="Send some with the snippet in Project settings."
-              action={
-                <Link href="/settings/project" className={buttonClasses()} data-testid="events-empty-settings">
-                  Open Project settings
-                </Link>
-              }
-            />
+        filtered={filtered}
+        nothingMatches={{ description: "Widen the time range or remove a filter." }}
+        onClearFilters={reset}
+        nothingYet={{
+          description: "Send some with the snippet in Project settings.",
+          action: (
+            <Link href="/settings/project" className={buttonClasses()} data-testid="events-empty-settings">
+              Open Project settings
+            </Link>
+          ),
+        }}
+        count={events.length}
+        summary={matchSummary(events.length, count.data && !count.isPlaceholderData ? count.data : null)}
+        refreshing={list.isFetching && !list.isFetchingNextPage}
+        pager={
+          list.hasNextPage && (
+            <Button variant="secondary" size="sm" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()} data-testid="load-more">
+              Load more
+            </Button>
           )
         }
       >
         <EventTable events={events} onOpen={setSelected} dimmed={list.isPlaceholderData} />
-        <ListFooter
-          count={events.length}
-          noun={["event", "events"]}
-          summary={matchSummary(events.length, count.data && !count.isPlaceholderData ? count.data : null)}
-          refreshing={list.isFetching && !list.isFetchingNextPage}
-          testId="events-count"
-        >
-          {list.hasNextPage && (
-            <Button variant="secondary" size="sm" loading={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()} data-testid="load-more">
-              Load more
-            </Button>
-          )}
-        </ListFooter>
-      </ListCard>
+      </ListPage>
 
       <EventDrawer projectId={projectId} event={selected} onClose={() => setSelected(null)} />
-    </div>
+    </>
   );
 }
 

@@ -2,9 +2,8 @@
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, Card, EmptyState, ListCard, ListFooter, PageButtons, PageHeader, SelectField, TextField } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, PageButtons, PageHeader, SelectField, useListFilters } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { FlagResource } from "@/server/flags/present";
@@ -34,81 +33,60 @@ type ActiveFilter = "" | "true" | "false";
 
 function FlagsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const [search, setSearch] = useState("");
-  const [active, setActive] = useState<ActiveFilter>("");
-  const [page, setPage] = useState(0);
+  const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string; active: ActiveFilter }>({ search: "", active: "" });
+  const { search, active } = filters;
   const list = useQuery({
     ...trpc.flags.list.queryOptions({ projectId, search: search.trim() || undefined, active: active || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
   const flags = list.data?.results ?? [];
-  const filtered = Boolean(search.trim() || active);
-
   return (
-    <div className="flex flex-col gap-4">
-      <Card className="p-4">
-        <div className="grid gap-3 sm:grid-cols-[1fr_12rem]" role="search" aria-label="Filter flags">
-          <TextField
-            type="search"
-            label="Search"
-            placeholder="Key or description"
-            value={search}
-            onChange={(event) => {
-              setSearch(event.target.value);
-              setPage(0);
-            }}
-            testId="flags-search"
-          />
+    <ListPage
+      noun={["feature flag", "feature flags"]}
+      label="Feature flags"
+      testId="flags"
+      query={list}
+      filters={
+        <ListSearch
+          label="Filter feature flags"
+          placeholder="Key or description"
+          value={search}
+          onChange={(value) => change({ search: value })}
+          testId="flags-search"
+        >
           <SelectField
             label="Status"
             value={active}
-            onChange={(event) => {
-              setActive(event.target.value as ActiveFilter);
-              setPage(0);
-            }}
+            onChange={(event) => change({ active: event.target.value as ActiveFilter })}
             testId="flags-status-filter"
           >
             <option value="">All flags</option>
             <option value="true">Enabled</option>
             <option value="false">Disabled</option>
           </SelectField>
-        </div>
-      </Card>
-
-      <ListCard
-        aria-label="Feature flags"
-        data-testid="flags-list"
-        query={list}
-        empty={flags.length === 0}
-        loadingLabel="Loading flags…"
-        errorTitle="Could not load feature flags"
-        errorMessage={list.isError ? errorMessage(list.error) : undefined}
-        emptyState={
-          filtered ? (
-            <EmptyState title="No flags match" description="Try another search or status." />
-          ) : (
-            <EmptyState
-              title="No feature flags yet"
-              description="Create one to turn a feature on for some users and roll it out step by step."
-              action={
-                <Link href="/feature-flags/new" className={buttonClasses()} data-testid="flags-empty-new">
-                  New flag
-                </Link>
-              }
-            />
-          )
-        }
-      >
-        <ul className="divide-y divide-gray-200" data-testid="flags-rows">
-          {flags.map((flag) => (
-            <FlagRow key={flag.id} flag={flag} projectId={projectId} />
-          ))}
-        </ul>
-        <ListFooter count={list.data?.count ?? 0} noun={["flag", "flags"]} refreshing={list.isFetching} testId="flags-count">
-          <PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />
-        </ListFooter>
-      </ListCard>
-    </div>
+        </ListSearch>
+      }
+      empty={flags.length === 0}
+      filtered={filtered}
+      nothingMatches={{ description: "Try another search or status." }}
+      onClearFilters={clear}
+      nothingYet={{
+        description: "Create one to turn a feature on for some users and roll it out step by step.",
+        action: (
+          <Link href="/feature-flags/new" className={buttonClasses()} data-testid="flags-empty-new">
+            New flag
+          </Link>
+        ),
+      }}
+      count={list.data?.count ?? 0}
+      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+    >
+      <ul className="divide-y divide-gray-200" data-testid="flags-rows">
+        {flags.map((flag) => (
+          <FlagRow key={flag.id} flag={flag} projectId={projectId} />
+        ))}
+      </ul>
+    </ListPage>
   );
 }
 

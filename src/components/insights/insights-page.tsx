@@ -2,10 +2,9 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useDeferredValue, useState } from "react";
+import { useDeferredValue } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { buttonClasses, EmptyState, formatDateTime, ListCard, ListFooter, PageButtons, PageHeader, TextField } from "@/components/ui";
-import { errorMessage } from "@/trpc/errors";
+import { buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { KIND_LABELS, stateFromNode } from "./editor/editor-state";
 import { sourceOf } from "./query-source";
@@ -40,97 +39,83 @@ function kindLabel(query: unknown): string {
 
 function InsightList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const [search, setSearch] = useState("");
-  const [page, setPage] = useState(0);
-  const deferred = useDeferredValue(search.trim());
+  const { filters, page, setPage, change, clear } = useListFilters({ search: "" });
+  const deferred = useDeferredValue(filters.search.trim());
   const list = useQuery({
     ...trpc.insights.list.queryOptions({ projectId, saved: "true", search: deferred || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
   const insights = list.data?.results ?? [];
   return (
-    <div className="flex flex-col gap-4">
-      <div role="search" aria-label="Filter insights" className="max-w-md">
-        <TextField
-          type="search"
-          label="Search"
+    <ListPage
+      noun={["insight", "insights"]}
+      label="Insights"
+      testId="insights"
+      query={list}
+      filters={
+        <ListSearch
+          label="Filter insights"
           placeholder="Name or description"
-          value={search}
-          onChange={(event) => {
-            setSearch(event.target.value);
-            setPage(0);
-          }}
+          value={filters.search}
+          onChange={(value) => change({ search: value })}
           testId="insights-search"
         />
-      </div>
-      <ListCard
-        aria-label="Insights"
-        data-testid="insights-list"
-        query={list}
-        empty={insights.length === 0}
-        loadingLabel="Loading insights…"
-        errorTitle="Could not load insights"
-        errorMessage={list.isError ? errorMessage(list.error) : undefined}
-        emptyState={
-          deferred ? (
-            <EmptyState title="No insights match" description="Try other words." />
-          ) : (
-            <EmptyState
-              title="No insights yet"
-              description="Build a trend, funnel or retention table from your events and save it."
-              action={
-                <Link href="/insights/new" className={buttonClasses()}>
-                  New insight
-                </Link>
-              }
-            />
-          )
-        }
-      >
-        <div className="overflow-x-auto">
-          <table className="w-full text-left text-sm">
-            <thead className="border-b border-gray-200 bg-gray-50 text-xs font-medium text-gray-600 uppercase">
-              <tr>
-                <th scope="col" className="px-4 py-2">
-                  Name
-                </th>
-                <th scope="col" className="px-4 py-2">
-                  Type
-                </th>
-                <th scope="col" className="hidden px-4 py-2 sm:table-cell">
-                  Last modified
-                </th>
+      }
+      empty={insights.length === 0}
+      filtered={Boolean(deferred)}
+      nothingMatches={{ description: "Try other words." }}
+      onClearFilters={clear}
+      nothingYet={{
+        description: "Build a trend, funnel or retention table from your events and save it.",
+        action: (
+          <Link href="/insights/new" className={buttonClasses()}>
+            New insight
+          </Link>
+        ),
+      }}
+      count={list.data?.count ?? 0}
+      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+    >
+      <div className="overflow-x-auto">
+        <table className="w-full text-left text-sm">
+          <thead className="border-b border-gray-200 bg-gray-50 text-xs font-medium text-gray-600 uppercase">
+            <tr>
+              <th scope="col" className="px-4 py-2">
+                Name
+              </th>
+              <th scope="col" className="px-4 py-2">
+                Type
+              </th>
+              <th scope="col" className="hidden px-4 py-2 sm:table-cell">
+                Last modified
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-gray-200">
+            {insights.map((insight) => (
+              <tr key={insight.id} data-testid="insight-row">
+                <td className="px-4 py-3">
+                  <Link
+                    href={`/insights/${insight.short_id}`}
+                    className="font-semibold break-words text-gray-900 hover:text-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
+                    data-testid="insight-link"
+                  >
+                    {insight.name || insight.derived_name || "Untitled insight"}
+                  </Link>
+                  {insight.description && <p className="mt-0.5 line-clamp-2 text-gray-600">{insight.description}</p>}
+                </td>
+                <td className="px-4 py-3 text-gray-700" data-testid="insight-kind">
+                  {kindLabel(insight.query)}
+                </td>
+                <td className="hidden px-4 py-3 whitespace-nowrap text-gray-600 sm:table-cell">
+                  {formatDateTime(insight.last_modified_at)}
+                  {insight.last_modified_by ? ` by ${insight.last_modified_by.first_name || insight.last_modified_by.email}` : ""}
+                </td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-gray-200">
-              {insights.map((insight) => (
-                <tr key={insight.id} data-testid="insight-row">
-                  <td className="px-4 py-3">
-                    <Link
-                      href={`/insights/${insight.short_id}`}
-                      className="font-semibold break-words text-gray-900 hover:text-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
-                      data-testid="insight-link"
-                    >
-                      {insight.name || insight.derived_name || "Untitled insight"}
-                    </Link>
-                    {insight.description && <p className="mt-0.5 line-clamp-2 text-gray-600">{insight.description}</p>}
-                  </td>
-                  <td className="px-4 py-3 text-gray-700" data-testid="insight-kind">
-                    {kindLabel(insight.query)}
-                  </td>
-                  <td className="hidden px-4 py-3 whitespace-nowrap text-gray-600 sm:table-cell">
-                    {formatDateTime(insight.last_modified_at)}
-                    {insight.last_modified_by ? ` by ${insight.last_modified_by.first_name || insight.last_modified_by.email}` : ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <ListFooter count={list.data?.count ?? 0} noun={["insight", "insights"]} refreshing={list.isFetching} testId="insights-count">
-          <PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />
-        </ListFooter>
-      </ListCard>
-    </div>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </ListPage>
   );
 }

@@ -5,8 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, Card, EmptyState, formatDateTime, inputClasses, ListCard, ListFooter, PageHeader } from "@/components/ui";
-import { errorMessage } from "@/trpc/errors";
+import { Badge, Button, Card, formatDateTime, inputClasses, ListPage, PageButtons, PageHeader } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import type { PersonListItem } from "@/server/persons/present";
 import { propertyText } from "./property-text";
@@ -96,107 +95,89 @@ function PersonsList({ projectId }: { projectId: number }) {
   }
 
   return (
-    <div className="flex flex-col gap-4">
-      <Card className="flex flex-col gap-4 p-4">
-        <form role="search" onSubmit={submit} className="flex w-full max-w-2xl gap-2" aria-label="Search persons">
-          <div className="min-w-0 flex-1">
-            <label htmlFor="persons-search" className="text-sm font-medium text-gray-800">
-              Search
-            </label>
-            <input
-              id="persons-search"
-              type="search"
-              className={inputClasses({ className: "mt-1.5" })}
-              placeholder="E-mail, distinct ID or person UUID"
-              value={draft}
-              onChange={(event) => setDraft(event.target.value)}
-              data-testid="persons-search"
-            />
-          </div>
-          <Button type="submit" className="self-end" data-testid="persons-search-submit">
-            Search
-          </Button>
-        </form>
-        <form onSubmit={addColumn} className="flex flex-wrap items-center gap-2 border-t border-gray-100 pt-4" aria-label="Property columns">
-          <label htmlFor="persons-add-column" className="w-full text-sm font-medium text-gray-800 sm:mr-1 sm:w-auto">
-            Property columns
-          </label>
-          <div className="flex min-w-0 flex-1 flex-wrap items-center gap-2">
-            {columns.map((column) => (
-              <span key={column} className="inline-flex items-center gap-1 rounded-full bg-gray-100 py-0.5 pr-1 pl-2.5 text-xs font-medium text-gray-800">
-                {column}
-                <button
-                  type="button"
-                  className="rounded-full p-0.5 text-gray-500 hover:bg-gray-200 hover:text-gray-900 focus-visible:outline-2 focus-visible:outline-brand-600"
-                  aria-label={`Remove column ${column}`}
-                  onClick={() => setColumns(columns.filter((c) => c !== column))}
-                  data-testid="persons-remove-column"
-                >
-                  <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" className="size-3">
-                    <path d="M5 5l10 10M15 5 5 15" />
-                  </svg>
-                </button>
-              </span>
-            ))}
-            <span className="flex min-w-0 gap-2">
-              <span className="w-44 min-w-0 shrink">
-                <input
-                  id="persons-add-column"
-                  className={inputClasses()}
-                  placeholder="Add a property"
-                  value={newColumn}
-                  maxLength={200}
-                  onChange={(event) => setNewColumn(event.target.value)}
-                  disabled={columns.length >= MAX_COLUMNS}
-                  data-testid="persons-add-column"
-                />
-              </span>
-              <Button type="submit" variant="secondary" disabled={!newColumn.trim() || columns.length >= MAX_COLUMNS}>
-                Add
-              </Button>
-            </span>
-          </div>
-        </form>
-      </Card>
-
-      <ListCard
-        aria-label="Persons"
-        data-testid="persons-list"
-        query={list}
-        empty={persons.length === 0}
-        loadingLabel="Loading persons…"
-        errorTitle="Could not load persons"
-        errorMessage={list.isError ? errorMessage(list.error) : undefined}
-        emptyState={
-          search ? (
-            <EmptyState title="No one matches" description={`Nobody's e-mail contains "${search}", and it is no distinct ID or person UUID.`} />
-          ) : page > 0 ? (
-            <EmptyState title="No more persons" action={<Button onClick={() => go({ page: 0 })}>Back to the first page</Button>} />
-          ) : (
-            <EmptyState title="No persons yet" description="A person appears with the first event sent for a new distinct ID." />
-          )
-        }
-      >
-        <PersonTable persons={persons} columns={columns} />
-        <ListFooter
-          count={persons.length}
-          noun={["person on this page", "persons on this page"]}
-          refreshing={list.isFetching}
-          testId="persons-count"
-        >
-          {(page > 0 || list.data?.more) && (
-            <div className="flex gap-2">
-              <Button variant="secondary" size="sm" disabled={page === 0} onClick={() => go({ page: page - 1 })} data-testid="persons-previous">
-                Previous
-              </Button>
-              <Button variant="secondary" size="sm" disabled={!list.data?.more} onClick={() => go({ page: page + 1 })} data-testid="persons-next">
-                Next
-              </Button>
+    <ListPage
+      noun={["person", "persons"]}
+      label="Persons"
+      testId="persons"
+      query={list}
+      filters={
+        <Card className="flex flex-col gap-4 p-4">
+          <form role="search" onSubmit={submit} className="flex w-full max-w-2xl gap-2" aria-label="Search persons">
+            <div className="min-w-0 flex-1">
+              <label htmlFor="persons-search" className="text-sm font-medium text-gray-800">
+                Search
+              </label>
+              <input
+                id="persons-search"
+                type="search"
+                className={inputClasses({ className: "mt-1.5" })}
+                placeholder="E-mail, distinct ID or person UUID"
+                value={draft}
+                onChange={(event) => setDraft(event.target.value)}
+                data-testid="persons-search"
+              />
             </div>
-          )}
-        </ListFooter>
-      </ListCard>
-    </div>
+            <Button type="submit" className="self-end" data-testid="persons-search-submit">
+              Search
+            </Button>
+          </form>
+          <form onSubmit={addColumn} className="flex flex-wrap items-center gap-2 border-t border-gray-100 pt-4" aria-label="Property columns">
+            <label htmlFor="persons-add-column" className="w-full text-sm font-medium text-gray-800 sm:mr-1 sm:w-auto">
+              Property columns
+            </label>
+            <div className="flex min-w-0 flex-1 flex-wrap items-center gap-2">
+              {columns.map((column) => (
+                <span key={column} className="inline-flex items-center gap-1 rounded-full bg-gray-100 py-0.5 pr-1 pl-2.5 text-xs font-medium text-gray-800">
+                  {column}
+                  <button
+                    type="button"
+                    className="rounded-full p-0.5 text-gray-500 hover:bg-gray-200 hover:text-gray-900 focus-visible:outline-2 focus-visible:outline-brand-600"
+                    aria-label={`Remove column ${column}`}
+                    onClick={() => setColumns(columns.filter((c) => c !== column))}
+                    data-testid="persons-remove-column"
+                  >
+                    <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" className="size-3">
+                      <path d="M5 5l10 10M15 5 5 15" />
+                    </svg>
+                  </button>
+                </span>
+              ))}
+              <span className="flex min-w-0 gap-2">
+                <span className="w-44 min-w-0 shrink">
+                  <input
+                    id="persons-add-column"
+                    className={inputClasses()}
+                    placeholder="Add a property"
+                    value={newColumn}
+                    maxLength={200}
+                    onChange={(event) => setNewColumn(event.target.value)}
+                    disabled={columns.length >= MAX_COLUMNS}
+                    data-testid="persons-add-column"
+                  />
+                </span>
+                <Button type="submit" variant="secondary" disabled={!newColumn.trim() || columns.length >= MAX_COLUMNS}>
+                  Add
+                </Button>
+              </span>
+            </div>
+          </form>
+        </Card>
+      }
+      empty={persons.length === 0}
+      filtered={Boolean(search)}
+      nothingMatches={{ description: `Nobody's e-mail contains "${search}", and it is no distinct ID or person UUID.` }}
+      onClearFilters={() => go({ q: "", page: 0 })}
+      nothingYet={
+        page > 0
+          ? { title: "No more persons", action: <Button onClick={() => go({ page: 0 })}>Back to the first page</Button> }
+          : { description: "A person appears with the first event sent for a new distinct ID." }
+      }
+      count={persons.length}
+      summary={`${persons.length} ${persons.length === 1 ? "person" : "persons"} on this page`}
+      pager={<PageButtons page={page} hasNext={Boolean(list.data?.more)} onPage={(next) => go({ page: next })} testId="persons" />}
+    >
+      <PersonTable persons={persons} columns={columns} />
+    </ListPage>
   );
 }
 

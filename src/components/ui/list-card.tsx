@@ -1,4 +1,6 @@
-import type { ComponentPropsWithRef, ReactNode } from "react";
+"use client";
+
+import { useEffect, useRef, type ComponentPropsWithRef, type ReactNode } from "react";
 import { Button } from "./button";
 import { Card } from "./card";
 import { cn } from "./cn";
@@ -87,15 +89,45 @@ export function ListFooter({
   );
 }
 
-/** Previous / Next for an offset-paged list; nothing when everything fits on one page. */
-export function PageButtons({ page, pageSize, count, onPage }: { page: number; pageSize: number; count: number; onPage: (page: number) => void }) {
-  if (count <= pageSize) return null;
+export type PageButtonsProps = {
+  page: number;
+  onPage: (page: number) => void;
+  /** `<testId>-previous` and `<testId>-next` on the buttons. */
+  testId?: string;
+} & (
+  | { pageSize: number; count: number }
+  /** A list that knows only whether another page follows (no total). */
+  | { hasNext: boolean }
+);
+
+/**
+ * Previous / Next for an offset-paged list; nothing when everything fits on one page. A button
+ * that turns disabled under the keyboard's focus (Next on reaching the last page) hands the
+ * focus to the other one instead of dropping it to the page.
+ */
+export function PageButtons({ page, onPage, testId, ...size }: PageButtonsProps) {
+  const previous = useRef<HTMLButtonElement>(null);
+  const next = useRef<HTMLButtonElement>(null);
+  const hasNext = "hasNext" in size ? size.hasNext : (page + 1) * size.pageSize < size.count;
+  const shown = "hasNext" in size ? page > 0 || size.hasNext : size.count > size.pageSize;
+  const pressed = useRef<"previous" | "next" | null>(null);
+  useEffect(() => {
+    const [from, to] = pressed.current === "next" ? [next.current, previous.current] : [previous.current, next.current];
+    if (!pressed.current || !from?.disabled || to?.disabled) return;
+    pressed.current = null;
+    if (document.activeElement === from || document.activeElement === document.body) to?.focus();
+  }, [page, hasNext]);
+  if (!shown) return null;
+  const go = (which: "previous" | "next") => {
+    pressed.current = which;
+    onPage(which === "next" ? page + 1 : page - 1);
+  };
   return (
     <div className="flex gap-2">
-      <Button variant="secondary" size="sm" disabled={page === 0} onClick={() => onPage(page - 1)}>
+      <Button ref={previous} variant="secondary" size="sm" disabled={page === 0} onClick={() => go("previous")} data-testid={testId && `${testId}-previous`}>
         Previous
       </Button>
-      <Button variant="secondary" size="sm" disabled={(page + 1) * pageSize >= count} onClick={() => onPage(page + 1)}>
+      <Button ref={next} variant="secondary" size="sm" disabled={!hasNext} onClick={() => go("next")} data-testid={testId && `${testId}-next`}>
         Next
       </Button>
     </div>

@@ -33,7 +33,7 @@ export interface KindAnswer {
 /** An actor of an insight: a person's uuid, or for events stored without a person, their distinct id (see ANONYMOUS_ACTOR). */
 export type ActorKey = string;
 
-export { ANONYMOUS_ACTOR } from "@/server/db/events/actor-events";
+export { ANONYMOUS_ACTOR } from "@/server/db/events/actor-events/query";
 
 export interface QueryKind<Spec> {
   /** PostHog's `kind`, e.g. "FunnelsQuery". */

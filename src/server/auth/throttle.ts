@@ -63,17 +63,26 @@ export class SignInThrottle {
   }
 
   /**
+   * Seconds before `email` may try again: while it is locked, the rest of the lock; while its
+   * five slots are taken by failures and attempts still running, 1 (they settle within an
+   * argon2 verification). 0 when an attempt would be evaluated now.
+   */
+  refusedFor(email: string): number {
+    const locked = this.retryAfter(email);
+    if (locked > 0) return locked;
+    const entry = this.current(email);
+    return entry && entry.failures + entry.inFlight >= SIGN_IN_MAX_FAILURES ? 1 : 0;
+  }
+
+  /**
    * Takes an attempt slot for `email`, or throws `throttled` when the address is locked or
    * its five slots are taken by failures and attempts still running. Synchronous on
    * purpose: the check and the reservation cannot be interleaved with another attempt.
    */
   reserve(email: string): AttemptSlot {
-    const locked = this.retryAfter(email);
-    if (locked > 0) throw throttledError(locked);
+    const refused = this.refusedFor(email);
+    if (refused > 0) throw throttledError(refused);
     const entry = this.current(email) ?? { failures: 0, inFlight: 0, lockedUntil: 0 };
-    // The running attempts settle within an argon2 verification (~50 ms here): ask for a
-    // second, after which the address is either locked or free again.
-    if (entry.failures + entry.inFlight >= SIGN_IN_MAX_FAILURES) throw throttledError(1);
     entry.inFlight += 1;
     this.attempts.set(email, entry);
     let settled = false;

@@ -11,7 +11,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/server/db/testing";
 import { restRoute } from "@/server/http/rest/routes.fixture";
-import { computeCohort, startCohortWorker, stopCohortWorker } from "./service";
+import { computeCohort, startCohortWorker, stopCohortWorker } from "./worker";
 import { CSV_MESSAGES } from "./csv";
 
 const listRoute = restRoute("projects", "cohorts");

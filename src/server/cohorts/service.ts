@@ -1,12 +1,9 @@
 /**
- * Cohorts: PostHog's cohort rules (posthog/api/cohort.py) over the store, and the
- * computation of dynamic cohorts' members with its background worker.
+ * Cohorts: PostHog's cohort rules (posthog/api/cohort.py) over the store. A dynamic cohort's
+ * members are computed in the background by `worker.ts`, which a write here kicks.
  *
  * The rows of `cohort_people` ARE a cohort's members, static or dynamic: other domains read
- * them directly. A dynamic cohort's rows are swapped in one transaction when a computation
- * finishes (store.replaceMembership). Nested dynamic cohorts are inlined into the
- * computation (their definitions, not their possibly stale rows); nested static ones are
- * read from their rows.
+ * them directly.
  */
 import { changesBetween, logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
@@ -16,7 +13,7 @@ import { AppError } from "@/server/errors";
 import { activeFlagsUsingCohort, cohortsChanged } from "@/server/flags/service";
 import { pageWindow } from "@/server/input/page";
 import { presentPersonListItem, type PersonListItem } from "@/server/persons/present";
-import { isBehavioralFilter, isPropertyGroup, type BehavioralFilter, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
+import type { PropertyGroup } from "@/server/properties/contract";
 import {
   COHORT_CYCLE_MESSAGE,
   COHORT_LIMITS,
@@ -32,7 +29,8 @@ import {
 import { csvIds } from "./csv";
 import { presentCohort, type CohortResource } from "./present";
 import * as store from "./store";
-import { eventCountOf, storedTree } from "./stored-filters";
+import { EMPTY_TREE, storedTree } from "./stored-filters";
+import { enqueueComputation } from "./worker";
 
 const ACTIVITY_SCOPE = "Cohort";
 const notFound = () => new AppError("not_found", "Not found.");
@@ -53,8 +51,8 @@ export async function listCohorts(ctx: Context, query: CohortListQuery): Promise
   let rows = await store.listCohortRows(ctx.db.prisma, ctx.project.id, query);
   if (query.hide_behavioral_cohorts) {
     // Behavioral cohorts, and those that nest one (at any depth), are left out.
-    const behavioral = new Set(rows.filter((row) => hasBehavioralFilters(storedTree(row.filters) ?? EMPTY)).map((row) => row.id));
-    const refs = new Map(rows.map((row) => [row.id, referencedCohortIds(storedTree(row.filters) ?? EMPTY)]));
+    const behavioral = new Set(rows.filter((row) => hasBehavioralFilters(storedTree(row.filters) ?? EMPTY_TREE)).map((row) => row.id));
+    const refs = new Map(rows.map((row) => [row.id, referencedCohortIds(storedTree(row.filters) ?? EMPTY_TREE)]));
     let grew = true;
     while (grew) {
       grew = false;
@@ -70,8 +68,6 @@ export async function listCohorts(ctx: Context, query: CohortListQuery): Promise
   const { take, skip } = pageWindow(query);
   return { count: rows.length, results: rows.slice(skip, skip + take).map(presentCohort) };
 }
-
-const EMPTY: PropertyGroup = { type: "AND", values: [] };
 
 // ---------------------------------------------------------------------------
 // Writes
@@ -96,7 +92,7 @@ async function checkReferences(db: Database, projectId: number, selfId: number |
     const next = new Set<number>();
     for (const definition of definitions) {
       if (definition.isStatic) continue;
-      for (const id of referencedCohortIds(storedTree(definition.filters) ?? EMPTY)) {
+      for (const id of referencedCohortIds(storedTree(definition.filters) ?? EMPTY_TREE)) {
         if (id === selfId) throw new AppError("invalid_input", COHORT_CYCLE_MESSAGE, "filters");
         if (!seen.has(id)) next.add(id);
       }
@@ -126,7 +122,7 @@ export async function createCohort(ctx: Context, body: CohortCreateBody, csv?: U
   const { db, actor } = ctx;
   const projectId = ctx.project.id;
   const fromCsv = idsOfCsv(csv, body.is_static);
-  const filters = body.is_static ? {} : (body.filters ?? { properties: EMPTY });
+  const filters = body.is_static ? {} : (body.filters ?? { properties: EMPTY_TREE });
   if (!body.is_static) await checkReferences(db, projectId, null, (filters as { properties: PropertyGroup }).properties);
   const id = await inTransaction(db, async (tx) => {
     const id = await store.insertCohort(tx, projectId, actor.id, {
@@ -254,169 +250,4 @@ export async function cohortPersons(ctx: Context, id: number, query: CohortPerso
   const { take, skip } = pageWindow(query);
   const page = await store.memberPage(ctx.db.sql, ctx.project.id, id, take, skip);
   return { count: page.count, results: page.rows.map(presentPersonListItem) };
-}
-
-// ---------------------------------------------------------------------------
-// The computation
-// ---------------------------------------------------------------------------
-
-function behavioralLeaves(node: PropertyNode): BehavioralFilter[] {
-  if (isPropertyGroup(node)) return node.values.flatMap(behavioralLeaves);
-  return isBehavioralFilter(node) ? [node] : [];
-}
-
-/** Every cohort `tree` reaches, dependencies first resolved by id; a loop or a too-deep nesting throws. */
-async function resolveNested(db: Database, projectId: number, selfId: number, tree: PropertyGroup) {
-  const nested = new Map<number, { isStatic: boolean; tree: PropertyGroup }>();
-  const walk = async (node: PropertyGroup, path: number[]): Promise<void> => {
-    const ids = referencedCohortIds(node);
-    if (ids.length === 0) return;
-    if (path.length > COHORT_LIMITS.maxNesting) throw new Error(`Cohorts nest at most ${COHORT_LIMITS.maxNesting} deep.`);
-    const definitions = await store.cohortDefinitions(db.prisma, projectId, ids.filter((id) => !nested.has(id)));
-    for (const definition of definitions) {
-      // A deleted cohort has no members: left out, its leaf matches no one.
-      if (definition.deleted) continue;
-      const nestedTree = definition.isStatic ? EMPTY : storedTree(definition.filters);
-      if (!nestedTree) throw new Error(`The filters of cohort ${definition.id} could not be read.`);
-      nested.set(definition.id, { isStatic: definition.isStatic, tree: nestedTree });
-    }
-    for (const id of ids) {
-      if (id === selfId || path.includes(id)) throw new Error(COHORT_CYCLE_MESSAGE);
-      const entry = nested.get(id);
-      if (entry && !entry.isStatic) await walk(entry.tree, [...path, id]);
-    }
-  };
-  await walk(tree, [selfId]);
-  return nested;
-}
-
-export type ComputeOutcome = store.SwapOutcome | { status: "failed"; error: string };
-
-/**
- * Computes a dynamic cohort's members now and swaps them in (count, is_calculating,
- * last_calculation and the error fields with them). `busy`: another computation of the
- * cohort is under way; `stale`: its definition changed meanwhile (still marked calculating:
- * the worker computes it again); `gone`: deleted, static or unknown.
- */
-export async function computeCohort(db: Database, cohortId: number, now = new Date()): Promise<ComputeOutcome> {
-  const row = await store.cohortForComputation(db.prisma, cohortId);
-  if (!row || row.deleted || row.isStatic) return { status: "gone" };
-  try {
-    const tree = storedTree(row.filters);
-    if (!tree) throw new Error("The cohort's filters could not be read.");
-    const nested = await resolveNested(db, row.projectId, row.id, tree);
-    let behavioralPersons: Map<BehavioralFilter, string[]> | null = null;
-    if (db.events.kind !== "postgres") {
-      behavioralPersons = new Map();
-      const leaves = [tree, ...[...nested.values()].map((entry) => entry.tree)].flatMap(behavioralLeaves);
-      for (const leaf of leaves) behavioralPersons.set(leaf, await db.events.personsWithEventCount(row.projectId, eventCountOf(leaf, now)));
-    }
-    return await store.replaceMembership(db, {
-      cohortId: row.id,
-      projectId: row.projectId,
-      version: row.version,
-      tree,
-      nested,
-      eventCount: (leaf) => eventCountOf(leaf, now),
-      behavioralPersons,
-      now,
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await store.recordFailure(db.sql, row.id, row.version, message);
-    return { status: "failed", error: message };
-  }
-}
-
-// ---------------------------------------------------------------------------
-// The background worker
-// ---------------------------------------------------------------------------
-
-export interface CohortWorkerOptions {
-  /** How often to look for cohorts to compute. */
-  sweepMs?: number;
-  /** Dynamic cohorts are computed again at least this often (behavioral windows move on). */
-  staleMs?: number;
-  /** After persons of its project changed, a cohort is computed again, but not more often than this. */
-  personsQuietMs?: number;
-}
-
-interface Worker {
-  kick(cohortId: number): void;
-  stop(): Promise<void>;
-}
-
-// Modules load twice (Next's bundle and the server): services in Next's copy reach the
-// worker the server started through globalThis.
-const WORKER_KEY = Symbol.for("burrow.cohortWorker");
-type Holder = { [WORKER_KEY]?: Worker };
-const holder = globalThis as Holder;
-
-/** Queues a computation on the running worker, if any (without one, the next start's sweep finds the cohort marked calculating). */
-function enqueueComputation(cohortId: number): void {
-  holder[WORKER_KEY]?.kick(cohortId);
-}
-
-/**
- * Starts the process's cohort worker: computes queued cohorts one at a time, and every
- * `sweepMs` queues the dynamic cohorts that are due (store.dueCohorts) — at once on start,
- * which recovers cohorts a crash left marked calculating.
- */
-export function startCohortWorker(db: Database, options: CohortWorkerOptions = {}): void {
-  if (holder[WORKER_KEY]) return;
-  const { sweepMs = 30_000, staleMs = 5 * 60_000, personsQuietMs = 60_000 } = options;
-  const queue = new Set<number>();
-  let stopped = false;
-  let running: Promise<void> | null = null;
-
-  const drain = () => {
-    if (running || stopped) return;
-    running = (async () => {
-      while (!stopped && queue.size > 0) {
-        const id = queue.values().next().value!;
-        queue.delete(id);
-        try {
-          const outcome = await computeCohort(db, id);
-          if (outcome.status === "stale") queue.add(id);
-        } catch (error) {
-          console.error(`burrow: computing cohort ${id} failed`, error);
-        }
-      }
-    })().finally(() => {
-      running = null;
-      if (!stopped && queue.size > 0) drain();
-    });
-  };
-
-  const sweep = async () => {
-    try {
-      const now = Date.now();
-      for (const due of await store.dueCohorts(db.sql, new Date(now - staleMs), new Date(now - personsQuietMs), 100)) queue.add(due.id);
-      drain();
-    } catch (error) {
-      if (!stopped) console.error("burrow: looking for cohorts to compute failed", error);
-    }
-  };
-
-  const timer = setInterval(() => void sweep(), sweepMs);
-  timer.unref();
-  void sweep();
-  holder[WORKER_KEY] = {
-    kick(cohortId) {
-      queue.add(cohortId);
-      drain();
-    },
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
-/** Stops the worker, waiting for a computation under way (its transaction commits or rolls back). */
-export async function stopCohortWorker(): Promise<void> {
-  const worker = holder[WORKER_KEY];
-  delete holder[WORKER_KEY];
-  await worker?.stop();
 }

@@ -7,7 +7,7 @@ import type { Prisma } from "@/generated/prisma/client";
 import type { Database } from "@/server/db";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { EventCountQuery } from "@/server/db/events";
-import { personsWithEventCountSql } from "@/server/db/events/postgres";
+import { personsWithEventCountSql } from "@/server/db/events/person-events/postgres";
 import type { DbClient, Tx } from "@/server/db/transaction";
 import type { BehavioralFilter, CohortFilter, PropertyGroup } from "@/server/properties/contract";
 import { propertiesSql, SqlParams } from "@/server/properties/sql";

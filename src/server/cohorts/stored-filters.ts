@@ -15,6 +15,9 @@ export function storedTree(filters: unknown): PropertyGroup | null {
   return parsed.success ? parsed.data.properties : null;
 }
 
+/** A definition with no conditions (a static cohort's, or one whose filters name none). */
+export const EMPTY_TREE: PropertyGroup = { type: "AND", values: [] };
+
 const DAY_MS = 86_400_000;
 
 /** When a behavioral leaf's window starts: `time_value` `time_interval`s before `now` (calendar months and years), or `explicit_datetime`. */

@@ -1,16 +1,14 @@
-import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "@/generated/prisma/client";
 import { PGLITE_CHUNK_ROWS, PostgresEventStore, type EventStore } from "@/server/db/events";
 import type { EventStoreConfig } from "@/server/db/events/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
 import { makeTreePrivate } from "./data-dir-mode";
-import { pgliteDriver, pgPoolDriver, type SqlDriver } from "./driver";
+import { pgPoolDriver, type SqlDriver } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
-import { pgliteTypeParsers } from "./pglite-parsers";
+import { openPgliteThread, type PgliteOnThread } from "./pglite-thread";
 
 export type { PrismaClient };
 
@@ -95,13 +93,15 @@ async function openPostgres(url: string): Promise<Database> {
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const events = new PostgresEventStore(sql, 4);
   return {
     config: { kind: "postgres", url },
     prisma,
     sql,
     changes,
-    events: new PostgresEventStore(sql, 4),
+    events,
     async close() {
+      await events.close();
       await changes.close();
       await prisma.$disconnect();
       await sql.close();
@@ -131,12 +131,11 @@ function postgresConfigError(url: string, error: unknown): ConfigError {
 
 async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" }): Promise<Database> {
   let lock: DataDirLock | undefined;
-  let db: PGlite;
+  let thread: PgliteOnThread;
   if (config.kind === "pglite") {
     lock = await lockDataDir(config.dataDir);
     try {
-      db = new PGlite(`${config.dataDir}/pgdata`, { parsers: pgliteTypeParsers });
-      await db.waitReady;
+      thread = await openPgliteThread({ dataDir: `${config.dataDir}/pgdata` });
       makeTreePrivate(config.dataDir);
     } catch (error) {
       lock.release();
@@ -145,19 +144,20 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
       );
     }
   } else {
-    db = new PGlite({ parsers: pgliteTypeParsers, ...(config.from ? { loadDataDir: config.from } : {}) });
-    await db.waitReady;
+    thread = await openPgliteThread(config.from ? { loadDataDir: await config.from.arrayBuffer() } : {});
   }
-  const sql = pgliteDriver(db);
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });
+  // One connection: inserts take turns, in statements short enough to let other requests in.
+  const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS);
   return {
     config,
     prisma,
     sql,
     changes: localChangeFeed(),
-    // PGlite has one connection: inserts take turns, in statements short enough to let other requests in.
-    events: new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS),
+    events,
     async close() {
+      await events.close();
       await prisma.$disconnect();
       await sql.close();
       lock?.release();

@@ -24,6 +24,11 @@ export interface SqlExecutor {
  * whether it is PGlite or PostgreSQL underneath.
  */
 export interface SqlDriver extends SqlExecutor {
+  /**
+   * The embedded database: one connection, statements on this process's own thread, and no
+   * other process writing (caches of this process may trust their own writes).
+   */
+  readonly embedded: boolean;
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /**
    * Work that must reach the database before it closes (writes buffered in memory): `close()`
@@ -55,7 +60,11 @@ function closing(closeConnection: () => Promise<void>): Pick<SqlDriver, "beforeC
   };
 }
 
-export function pgPoolDriver(pool: pg.Pool): SqlDriver {
+/**
+ * A node-postgres pool: a PostgreSQL server's, or the embedded database's one connection to
+ * its thread (pglite-thread.ts: `embedded`, and `end` closes the thread after the pool).
+ */
+export function pgPoolDriver(pool: pg.Pool, options: { embedded?: boolean; end?: () => Promise<void> } = {}): SqlDriver {
   const over = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
     async query(text, params, options) {
       if (options?.rowMode) return (await client.query({ name: options.prepare, text, values: params, rowMode: options.rowMode })).rows;
@@ -68,6 +77,7 @@ export function pgPoolDriver(pool: pg.Pool): SqlDriver {
   });
   return {
     ...over(pool),
+    embedded: options.embedded ?? false,
     async transaction(fn) {
       const client = await pool.connect();
       try {
@@ -82,10 +92,11 @@ export function pgPoolDriver(pool: pg.Pool): SqlDriver {
         client.release();
       }
     },
-    ...closing(() => pool.end()),
+    ...closing(options.end ?? (() => pool.end())),
   };
 }
 
+/** PGlite in this thread: for work that has the database to itself (the test templates' dumps). */
 export function pgliteDriver(db: PGlite): SqlDriver {
   const over = (client: PGlite | Transaction): SqlExecutor => ({
     async query<Row>(text: string, params?: unknown[], options?: QueryOptions) {
@@ -97,6 +108,7 @@ export function pgliteDriver(db: PGlite): SqlDriver {
   });
   return {
     ...over(db),
+    embedded: true,
     transaction: (fn) => db.transaction((tx) => fn(over(tx))),
     ...closing(() => db.close()),
   };

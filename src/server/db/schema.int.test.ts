@@ -38,6 +38,7 @@ function readSchema(): Map<string, { table: string; fields: SchemaField[] }> {
 
 const POSTGRES_TYPES: Record<string, string[]> = {
   Int: ["integer"],
+  BigInt: ["bigint"],
   String: ["text", "uuid", "character varying"],
   Boolean: ["boolean"],
   // `@db.Date` columns are dates (definition_volumes.day).
@@ -178,6 +179,14 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       },
     });
     await roundTrip("Session", session, () => p.session.findUnique({ where: { projectId_sessionId: { projectId: project.id, sessionId: session.sessionId } } }));
+    const delta = await p.sessionDelta.create({
+      data: {
+        projectId: project.id, sessionId: session.sessionId, distinctId: "anon-1", personId: person.uuid, startTimestamp: at, endTimestamp: at, lastViewTimestamp: at,
+        pageviewCount: 1, screenCount: 0, autocaptureCount: 2, entryTimestamp: at, entry: { $current_url: "https://x.y/a" }, exitTimestamp: at, exit: { $pathname: "/b" },
+      },
+    });
+    await roundTrip("SessionDelta", delta, () => p.sessionDelta.findUnique({ where: { id: delta.id } }));
+    await p.sessionDelta.delete({ where: { id: delta.id } });
     const deletion = await p.personDeletion.create({
       data: { projectId: project.id, personUuid: person.uuid, distinctIds: ["anon-1", "x@y.z"], deletedEvents: 7, attempts: 2, lastError: "boom", createdAt: at, finishedAt: at },
     });

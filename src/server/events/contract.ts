@@ -17,7 +17,7 @@ import { PROPERTY_FILTER_TYPES, PROPERTY_OPERATORS, propertiesParamSchema, type 
 import { SqlParams } from "@/server/properties/sql";
 import { compileSelect, compileWhere } from "@/server/hogql/compile";
 import { located, parseExpr, parseExpressionList, parseSelectItem } from "@/server/hogql/parse";
-import { EVENT_VALUES_LIMITS, type EventFormat, type EventListQuery, type EventValuesQuery } from "@/server/db/events/list-query";
+import { EVENT_VALUES_LIMITS, type EventFormat, type EventListQuery, type EventValuesQuery } from "@/server/db/events/list/query";
 
 export const EVENT_LIMITS = {
   /** JSON pages: PostHog's page size, and the most one page may hold. */
@@ -39,7 +39,7 @@ export const EVENT_LIMITS = {
   countCap: 100_000,
 } as const;
 
-export type { EventFormat, EventListQuery, EventValuesQuery } from "@/server/db/events/list-query";
+export type { EventFormat, EventListQuery, EventValuesQuery } from "@/server/db/events/list/query";
 
 const UUID_RE = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 

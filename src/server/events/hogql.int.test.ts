@@ -8,7 +8,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
-import { MAX_RESOLVED_PERSONS } from "@/server/db/events/clickhouse/properties";
+import { MAX_RESOLVED_PERSONS } from "@/server/db/events/filters/clickhouse";
 import { sendBatch } from "@/server/ingestion/testing";
 import { restRoute } from "@/server/http/rest/routes.fixture";
 

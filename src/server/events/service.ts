@@ -7,7 +7,7 @@
  */
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
-import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { EventCursor, EventRow, ListCount } from "@/server/db/events";
 import { AppError } from "@/server/errors";
 import type { PropertyNode } from "@/server/properties/contract";

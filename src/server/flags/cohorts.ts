@@ -190,6 +190,10 @@ export class CohortIndex {
     return this.rows.size;
   }
 
+  ids(): number[] {
+    return [...this.rows.keys()];
+  }
+
   row(id: number): CohortRow | undefined {
     return this.rows.get(id);
   }

@@ -1,8 +1,9 @@
 /**
  * Every flag of a project for one distinct id, as /decide and /flags answer: the project's
  * cached definitions, the stored person (and groups, and experience-continuity hash keys)
- * in ONE query — for the person alone, one batched with concurrent requests' (person-batch.ts)
- * — overridden by what the request says, plus GeoIP from the client's address.
+ * in ONE query — for the person alone, the persons domain's copy for flags (in memory on the
+ * embedded database, else one query batched with concurrent requests') — overridden by what
+ * the request says, plus GeoIP from the client's address.
  *
  * Property precedence (lowest first): `distinct_id`, stored person properties, GeoIP, the
  * request's `person_properties`. Groups likewise: `$group_key`, the stored group's
@@ -21,7 +22,7 @@ import { lookupGeoIp } from "@/server/geoip/lookup";
 import { flagCohortIds, type CohortSubject } from "./cohorts";
 import { loadFlagDefinitions, type LocalEvaluationFlag, type ProjectFlagDefinitions } from "./definitions";
 import { evaluateFlags, type EvaluationContext, type FlagConditionGroup, type FlagResult } from "./evaluation";
-import { personPropertiesBatcher } from "./person-batch";
+import { personPropertiesForFlags } from "@/server/persons/service";
 import { insertHashKeyOverrides, loadStored, type StoredRow } from "./store";
 
 export interface FlagsRequest {
@@ -131,7 +132,7 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
       // The common case (only the person's properties) shares a batched query with concurrent requests.
       stored =
         continuityKeys.length === 0 && groupLookups.length === 0 && staticCohorts.size === 0
-          ? { properties: await personPropertiesBatcher(db.sql).load(projectId, request.distinctId) }
+          ? { properties: await personPropertiesForFlags(db, projectId, request.distinctId) }
           : await loadStored(db, projectId, request.distinctId, continuityKeys.length > 0, groupLookups, [...staticCohorts]);
     } catch {
       failed = true;

@@ -3,7 +3,8 @@
  * endpoints: one query for the flags and one for the group types when a project is first
  * asked for, then nothing until a flag changes on this node or another one
  * (`invalidateFlagDefinitions` over the change feed: the next request loads them) or a
- * second has passed (then they are reloaded in the background while the old ones are
+ * second has passed (then one short query in the background tells whether anything they
+ * were loaded from changed, and only then are they loaded again, while the old ones are
  * served: a safety net for writes that bypass the service).
  *
  * The cache lives on globalThis: modules load twice (Next's bundle, where the management
@@ -14,7 +15,7 @@ import type { Database } from "@/server/db";
 import { ALL_KEYS } from "@/server/db/changes";
 import { CohortIndex, expandSingleCohort, flagCohortIds } from "./cohorts";
 import type { FlagDefinition, FlagFilters } from "./evaluation";
-import { loadDefinitionRows } from "./store";
+import { definitionsStamp, loadDefinitionRows } from "./store";
 
 /** A flag as PostHog's local-evaluation endpoints serve it. */
 export interface LocalEvaluationFlag extends FlagDefinition {
@@ -48,6 +49,8 @@ export interface ProjectFlagDefinitions {
   cohorts: CohortIndex;
   /** The cohort rows `cohorts` was built from, as JSON: a reload that reads the same keeps `cohorts`. */
   cohortRows: string;
+  /** What they were loaded from (store.definitionsStamp): a reload that finds the same keeps them. */
+  stamp: string;
   /** The local-evaluation JSON with `cohorts`, serialised once, and its strong ETag. */
   json: string;
   etag: string;
@@ -187,6 +190,9 @@ function withEtag(json: string): { json: string; etag: string } {
 }
 
 async function load(db: Database, projectId: number, previous: ProjectFlagDefinitions | undefined): Promise<ProjectFlagDefinitions> {
+  // Read first: a write that lands after it makes the next check see a new stamp.
+  const stamp = await definitionsStamp(db, projectId);
+  if (previous?.stamp === stamp) return previous;
   const [rows, groupTypes, cohortRows] = await loadDefinitionRows(db, projectId);
   const flags: LocalEvaluationFlag[] = rows.map((row) => ({
     id: row.id,
@@ -232,6 +238,7 @@ async function load(db: Database, projectId: number, previous: ProjectFlagDefini
     groupTypeMapping,
     cohorts,
     cohortRows: cohortRowsJson,
+    stamp,
     json: served.json,
     etag: served.etag,
     legacy,

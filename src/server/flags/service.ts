@@ -272,6 +272,18 @@ export async function surveyFlagKeys(db: Database, projectId: number, flagKeys: 
 }
 
 /** Whether any of the project's flags is active (posthog-js's remote config `hasFeatureFlags`). */
+/**
+ * Before the server says ready: every project's flag definitions loaded, their cohorts
+ * compiled and one evaluation run through, so the first /decide requests pay for none of it.
+ */
+export async function warmFlags(db: Database): Promise<void> {
+  for (const projectId of await store.projectsWithFlags(db.prisma)) {
+    const definitions = await loadFlagDefinitions(db, projectId);
+    for (const id of definitions.cohorts.ids()) definitions.cohorts.test(id);
+    await evaluateFlagsForDistinctId(db, projectId, { distinctId: "$burrow_warm_up" });
+  }
+}
+
 export async function hasActiveFlags(db: Database, projectId: number): Promise<boolean> {
   const definitions = await loadFlagDefinitions(db, projectId);
   return definitions.flags.some((flag) => flag.active);

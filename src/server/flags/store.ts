@@ -145,6 +145,12 @@ export function liveFlagsByIdOrKey(client: DbClient, projectId: number, id: numb
   });
 }
 
+/** Projects with at least one live flag: those whose definitions /decide will need. */
+export async function projectsWithFlags(client: DbClient): Promise<number[]> {
+  const rows = await client.featureFlag.findMany({ where: { deleted: false }, distinct: ["projectId"], select: { projectId: true } });
+  return rows.map((row) => row.projectId);
+}
+
 /** The id of the project whose public key (`phc_…`) this is. */
 export async function projectIdByApiToken(client: DbClient, token: string): Promise<number | null> {
   const project = await client.project.findUnique({ where: { apiToken: token }, select: { id: true } });
@@ -185,6 +191,21 @@ export function loadDefinitionRows(db: Database, projectId: number) {
   ]);
 }
 
+/**
+ * What the definitions of a project were loaded from, in one short text: the live flags'
+ * count, versions and last update, the live cohorts' count and versions, the group types'
+ * count. The definitions cache reloads only when it changed.
+ */
+export async function definitionsStamp(db: Database, projectId: number): Promise<string> {
+  const [row] = await db.sql.query<{ stamp: string }>(
+    `SELECT (SELECT count(*) || ':' || coalesce(sum(version), 0) || ':' || coalesce(max(updated_at)::text, '') FROM feature_flags WHERE project_id = $1 AND deleted = false)
+         || '|' || (SELECT count(*) || ':' || coalesce(sum(version), 0) || ':' || coalesce(max(id), 0) FROM cohorts WHERE project_id = $1 AND deleted = false)
+         || '|' || (SELECT count(*) FROM group_type_mappings WHERE project_id = $1) AS stamp`,
+    [projectId],
+  );
+  return row!.stamp;
+}
+
 /** The project's live cohorts, for the flag rules (references, behavioural filters) and the editor's picker. */
 export function liveCohorts(client: DbClient, projectId: number) {
   return client.cohort.findMany({
@@ -192,15 +213,6 @@ export function liveCohorts(client: DbClient, projectId: number) {
     select: { id: true, name: true, filters: true, isStatic: true, count: true },
     orderBy: { name: "asc" },
   });
-}
-
-/** The stored properties of the persons behind `distinctIds` (person-batch.ts's one query per batch). */
-export function personPropertiesByDistinctId(sql: SqlExecutor, projectId: number, distinctIds: string[]) {
-  return sql.query<{ distinct_id: string; properties: unknown }>(
-    `SELECT d.distinct_id, p.properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
-      WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
-    [projectId, distinctIds],
-  );
 }
 
 /**

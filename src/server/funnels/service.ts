@@ -9,7 +9,7 @@
 import { checkEventFilters, guarded } from "@/server/events/service";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
-import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { ActorEvents, ActorEventsQuery, EventMatcher } from "@/server/db/events";
 import { parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import type { CohortBreakdownValue } from "@/server/analytics/nodes";

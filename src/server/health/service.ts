@@ -1,4 +1,8 @@
 import type { Database } from "@/server/db";
+import { warmFlags } from "@/server/flags/service";
+import { warmGeoIp } from "@/server/geoip/lookup";
+import { warmProjectKeys } from "@/server/ingestion/service";
+import { warmPersonPropertiesForFlags } from "@/server/persons/service";
 import { ping } from "./store";
 
 const READY_TIMEOUT_MS = 2_000;
@@ -10,4 +14,37 @@ export async function checkDatabase(db: Database): Promise<void> {
     timer = setTimeout(() => reject(new Error("the database did not answer within 2 s")), READY_TIMEOUT_MS);
   });
   await Promise.race([ping(db), timeout]).finally(() => clearTimeout(timer));
+}
+
+// On globalThis: the server warms up, and both copies of this module (Next's and the server's) answer /_ready.
+const WARMING = Symbol.for("burrow.warming");
+type Holder = { [WARMING]?: { done: boolean } };
+
+/**
+ * What the hot paths would otherwise pay for on their first requests, done before the server
+ * says ready (/_ready answers 503 until then): the GeoIP databases read, every project's key,
+ * every person's properties in memory for flags (embedded database), every project's flag
+ * definitions loaded with their cohorts compiled. A failure is logged and the server becomes ready anyway:
+ * each of these also loads on first use.
+ */
+export async function warmUp(db: Database): Promise<void> {
+  const state = { done: false };
+  (globalThis as Holder)[WARMING] = state;
+  const started = performance.now();
+  try {
+    warmGeoIp();
+    await warmProjectKeys(db);
+    await warmPersonPropertiesForFlags(db);
+    await warmFlags(db);
+  } catch (error) {
+    console.error("burrow: warming up failed (the caches will load on first use)", error);
+  } finally {
+    state.done = true;
+  }
+  return void console.log(`burrow: warmed up in ${Math.round(performance.now() - started)} ms`);
+}
+
+/** False while a warm-up is under way (a process that never warms up, `next dev`, is warm). */
+export function isWarm(): boolean {
+  return (globalThis as Holder)[WARMING]?.done ?? true;
 }

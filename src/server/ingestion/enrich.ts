@@ -5,7 +5,9 @@
  * event says `$geoip_disable`), and `$browser`, `$os`, `$device_type` and their versions from
  * its user agent when the SDK did not send them. What the client sent always wins.
  *
- * Lookups are cached per request: a batch's events mostly share one IP and one user agent.
+ * Lookups are cached for the process (bounded): a batch's events mostly share one IP and one
+ * user agent, and single-event captures come from a few thousand browsers at a time; parsing a
+ * user agent costs more than the rest of an event's enrichment.
  */
 import Bowser from "bowser";
 import { lookupGeoIp, type GeoIpProperties } from "@/server/geoip/lookup";
@@ -43,29 +45,31 @@ export interface EnrichOptions {
   userAgent: string | null;
 }
 
-/** Per request: each IP and user agent looked up once. */
-export class Enricher {
-  private readonly places = new Map<string, GeoIpProperties | null>();
-  private readonly agents = new Map<string, Record<string, string | number>>();
+/** Entries kept per cache; past it, the cache starts over (cheaper than tracking recency, and as good for a working set this size). */
+const CACHE_LIMIT = 10_000;
+const places = new Map<string, GeoIpProperties | null>();
+const agents = new Map<string, Record<string, string | number>>();
 
+function cached<T>(cache: Map<string, T>, key: string, compute: (key: string) => T): T {
+  let found = cache.get(key);
+  if (found === undefined) {
+    found = compute(key);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, found);
+  }
+  return found;
+}
+
+/** Enriches a request's events; each IP and user agent is looked up once per process (see the module comment). */
+export class Enricher {
   constructor(private readonly options: EnrichOptions) {}
 
   private place(ip: string): GeoIpProperties | null {
-    let found = this.places.get(ip);
-    if (found === undefined) {
-      found = lookupGeoIp(ip);
-      this.places.set(ip, found);
-    }
-    return found;
+    return cached(places, ip, lookupGeoIp);
   }
 
   private agent(userAgent: string): Record<string, string | number> {
-    let found = this.agents.get(userAgent);
-    if (found === undefined) {
-      found = userAgentProperties(userAgent);
-      this.agents.set(userAgent, found);
-    }
-    return found;
+    return cached(agents, userAgent, userAgentProperties);
   }
 
   /** Adds what is missing to the event's properties (in place: they are the pipeline's own copy). */

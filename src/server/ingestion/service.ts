@@ -11,7 +11,7 @@ import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/db/events";
 import { definitionsUpkeep, type DefinitionsUpkeep } from "@/server/definitions/service";
 import { GroupsService } from "@/server/groups/service";
-import { PersonsService, propertyUpdateOf } from "@/server/persons/service";
+import { PersonsService, propertyUpdateOf } from "@/server/persons/identity";
 import {
   batchBodySchema,
   IngestionError,
@@ -34,8 +34,33 @@ import { isObject } from "@/server/input/json-object";
 export { userAgentProperties } from "./enrich";
 /** Ingestion's normalisation, for transformations' dry runs (the same rules as capture). */
 export { isProblem, normaliseEvent } from "./normalise";
-/** Project keys to projects, cached: the SDK endpoints outside capture look keys up too. */
-export { ProjectKeyCache, type IngestProject } from "./store";
+export type { IngestProject } from "./store";
+
+// One per database, shared by capture and the SDK endpoints (/decide, /flags, remote config),
+// and by both copies of this module (Next's bundle and the server's).
+const KEYS = Symbol.for("burrow.projectKeys");
+type KeysHolder = { [KEYS]?: WeakMap<object, ProjectKeyCache> };
+
+function projectKeys(db: Database): ProjectKeyCache {
+  const holder = globalThis as KeysHolder;
+  const all = (holder[KEYS] ??= new WeakMap());
+  let cache = all.get(db.prisma);
+  if (!cache) {
+    cache = new ProjectKeyCache(db.prisma);
+    all.set(db.prisma, cache);
+  }
+  return cache;
+}
+
+/** The project a public key (`phc_…`) belongs to, from memory (store.ts ProjectKeyCache), or null. */
+export function projectByKey(db: Database, token: string): Promise<IngestProject | null> {
+  return projectKeys(db).lookup(token);
+}
+
+/** Before the server says ready: every project's key in memory. */
+export function warmProjectKeys(db: Database): Promise<void> {
+  return projectKeys(db).warm();
+}
 
 export interface IngestionServices {
   db: Database;
@@ -71,7 +96,7 @@ export function createIngestionServices(db: Database): IngestionServices {
   };
   return {
     db,
-    projects: new ProjectKeyCache(db.prisma),
+    projects: projectKeys(db),
     persons: new PersonsService(db.sql, db.events, afterMerge, db.changes),
     groups: new GroupsService(db.sql),
     writer,

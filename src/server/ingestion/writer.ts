@@ -1,13 +1,5 @@
 import type { EventStore, StoredEventInput } from "@/server/db/events";
 
-/**
- * A second insert starts while one is running only for this many waiting rows. Small inserts
- * side by side cost the database a statement and a commit each; held back, they join one
- * larger insert, which is what lets single-event capture keep up. Bulk loads (`/batch/`)
- * still use every connection the store allows.
- */
-const PARALLEL_INSERT_MIN_ROWS = 500;
-
 interface Waiting {
   events: StoredEventInput[];
   resolve: () => void;
@@ -15,14 +7,18 @@ interface Waiting {
 }
 
 /**
- * Group commit: events of all requests that arrive while the previous write is running
- * (or within one event-loop turn) go to the event store as one multi-row insert, and each
- * request's promise settles only once the store accepted its rows, so nothing is
+ * Group commit: the events of all requests that arrive within one event-loop turn, or while
+ * every insert the store allows is running, go to the event store as one multi-row insert,
+ * and each request's promise settles only once the store accepted its rows, so nothing is
  * acknowledged before it is durable.
+ *
+ * Inserts are pipelined: while one commits (waiting for the disk), the next turn's rows go in
+ * another, up to the store's limit (one on the embedded database). Holding them back until
+ * the first finished made single-event capture wait a whole commit for each group (the node
+ * process sat half idle at 16 connections).
  */
 export class EventWriter {
   private waiting: Waiting[] = [];
-  private waitingRows = 0;
   private inFlight = 0;
   private scheduled = false;
   private idle: Array<() => void> = [];
@@ -40,7 +36,6 @@ export class EventWriter {
     if (events.length === 0) return Promise.resolve();
     const done = new Promise<void>((resolve, reject) => {
       this.waiting.push({ events, resolve, reject });
-      this.waitingRows += events.length;
       this.schedule();
     });
     const tracked: Promise<void> = done.then(
@@ -57,8 +52,7 @@ export class EventWriter {
   }
 
   private mayStartInsert(): boolean {
-    if (this.waiting.length === 0 || this.inFlight >= this.maxInFlight) return false;
-    return this.inFlight === 0 || this.waitingRows >= PARALLEL_INSERT_MIN_ROWS;
+    return this.waiting.length > 0 && this.inFlight < this.maxInFlight;
   }
 
   private schedule() {
@@ -74,7 +68,6 @@ export class EventWriter {
     if (!this.mayStartInsert()) return;
     const batch = this.waiting;
     this.waiting = [];
-    this.waitingRows = 0;
     this.inFlight++;
     try {
       await this.store.insert(batch.flatMap((w) => w.events));

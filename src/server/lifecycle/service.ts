@@ -16,7 +16,7 @@
  */
 import { checkEventFilters, guarded } from "@/server/events/service";
 import { AppError } from "@/server/errors";
-import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { compareCodePoints } from "@/server/properties/coerce";
 import { ANONYMOUS_ACTOR, parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/server/analytics/kind";

@@ -1,7 +1,7 @@
 /** What lifecycle reads of persons (always in PostgreSQL, whichever store holds the events): when they were created. */
 import type { SqlExecutor } from "@/server/db/driver";
 import { bucketOfHours, type TrendInterval } from "@/server/db/events";
-import { postgresWallBucketHours } from "@/server/db/events/postgres-actor-buckets";
+import { postgresWallBucketHours } from "@/server/db/events/actor-buckets/postgres";
 
 /**
  * The persons of the project created in [from, to), each with the wall-clock bucket of its

@@ -6,9 +6,9 @@
  * Results come in PostHog's shape: `[{source: "1_/home", target: "2_/pricing", value,
  * average_conversion_time}]`, milliseconds.
  */
-import type { ActorEvents, ActorEventsQuery, EventMatcher } from "@/server/db/events/actor-events";
+import type { ActorEvents, ActorEventsQuery, EventMatcher } from "@/server/db/events/actor-events/query";
 import { checkEventFilters, guarded } from "@/server/events/service";
-import { requireCohorts, cohortIdsOf } from "@/server/db/events/cohorts";
+import { requireCohorts, cohortIdsOf } from "@/server/db/events/filters/cohorts";
 import { parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { resolveDateRange, type ResolvedDateRange } from "@/server/analytics/date-range";
 import { compareCodePoints } from "@/server/properties/coerce";

@@ -14,7 +14,7 @@ import { restRoute } from "@/server/http/rest/routes.fixture";
 import { createCaller } from "@/server/http/trpc/root";
 import { sendBatch } from "@/server/ingestion/testing";
 import { NOT_A_PERSON_ID, PERSON_LIMITS } from "./contract";
-import { runPersonDeletions, startPersonDeletions, stopPersonDeletions } from "./service";
+import { runPersonDeletions, startPersonDeletions, stopPersonDeletions } from "./deletion-worker";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";

@@ -11,7 +11,7 @@ import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase, createTestDatabase, testDbKind, testEventStoreKind } from "@/server/db/testing";
 import { handleBatch, handleCaptureEvents } from "@/server/http/capture";
-import { PersonsService, propertyUpdateOf } from "./service";
+import { PersonsService, propertyUpdateOf } from "./identity";
 
 interface PersonRow {
   id: number;

@@ -27,6 +27,31 @@ export async function findPersonByDistinctId(sql: SqlExecutor, projectId: number
   return row ? { id: row.id, uuid: row.uuid, isIdentified: row.is_identified } : null;
 }
 
+/** The stored properties (JSON text) of the persons behind `distinctIds`, one row per id that has one. */
+export function personPropertiesByDistinctId(sql: SqlExecutor, projectId: number, distinctIds: readonly string[]) {
+  return sql.query<{ distinct_id: string; person_id: number; properties: string }>(
+    `SELECT d.distinct_id, p.id AS person_id, p.properties::text AS properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
+      WHERE d.project_id = $1 AND d.distinct_id = ANY($2::text[])`,
+    [projectId, [...distinctIds]],
+  );
+}
+
+/** The smallest project id above `afterId` that has persons (one index probe), or null. */
+export async function nextProjectWithPersons(sql: SqlExecutor, afterId: number): Promise<number | null> {
+  const [row] = await sql.query<{ id: number | null }>(`SELECT min(project_id) AS id FROM persons WHERE project_id > $1`, [afterId]);
+  return row?.id ?? null;
+}
+
+/** The next `limit` persons of a project after person id `afterId`, a row per distinct id, in person id order. */
+export function personPropertiesPage(sql: SqlExecutor, projectId: number, afterId: number, limit: number) {
+  return sql.query<{ distinct_id: string; person_id: number; properties: string }>(
+    `WITH page AS (SELECT id, properties FROM persons WHERE project_id = $1 AND id > $2 ORDER BY id LIMIT $3)
+     SELECT d.distinct_id, page.id AS person_id, page.properties::text AS properties
+       FROM page JOIN person_distinct_ids d ON d.person_id = page.id ORDER BY page.id`,
+    [projectId, afterId, limit],
+  );
+}
+
 /**
  * A new person owning `distinctIds`. If another writer registered one of the ids first,
  * the new person is removed again and null returned: the caller looks the id up instead.

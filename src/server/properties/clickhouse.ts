@@ -6,7 +6,7 @@
  * comparison when both sides are numbers, RE2 regular expressions (`match`).
  *
  * Persons live in PostgreSQL: the caller says how a person leaf reads (`person`, the event
- * store's resolved person sets, see db/events/clickhouse/properties.ts), negation included.
+ * store's resolved person sets, see db/events/filters/clickhouse.ts), negation included.
  */
 import type { Binder } from "./bind";
 import type { PropertyFilter, PropertyNode } from "./contract";

@@ -6,7 +6,7 @@
  *
  * Cohorts plug in here: a caller that can read cohorts passes a resolver that turns a cohort
  * leaf into that target's person-set test; without one a cohort leaf is refused with
- * COHORTS_UNSUPPORTED (the event stores pass one: db/events/cohorts.ts; flags their own).
+ * COHORTS_UNSUPPORTED (the event stores pass one: db/events/filters/cohorts.ts; flags their own).
  */
 import { AppError } from "@/server/errors";
 import { isBehavioralFilter, isCohortFilter, isPropertyGroup, type BehavioralFilter, type CohortFilter, type PropertyFilter, type PropertyNode } from "./contract";

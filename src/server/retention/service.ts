@@ -11,7 +11,7 @@
  */
 import { checkEventFilters, guarded } from "@/server/events/service";
 import { AppError } from "@/server/errors";
-import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { ActorBuckets, EventMatcher } from "@/server/db/events";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { compareCodePoints } from "@/server/properties/coerce";

@@ -24,8 +24,8 @@ import {
 import { COMPARE_TO, COMPARE_TO_MESSAGE } from "@/server/analytics/compare-to";
 import { QueryNodeError } from "@/server/analytics/kind";
 import { FormulaError, maxSeriesIndex, parseFormula } from "./formula";
-import { PROPERTY_MATHS, SESSION_MATH_PROPERTIES, type PropertyMath, type SessionMathProperty } from "@/server/db/events/trend-query";
-import { WEB_TREND_EVENTS } from "@/server/db/events/web-analytics";
+import { PROPERTY_MATHS, SESSION_MATH_PROPERTIES, type PropertyMath, type SessionMathProperty } from "@/server/db/events/trend/query";
+import { WEB_TREND_EVENTS } from "@/server/db/events/web/query";
 
 /** PostHog's BaseMathType maths Burrow computes, and the PropertyMathType ones (with `math_property`). */
 export const BASE_MATHS = ["total", "dau", "weekly_active", "monthly_active", "unique_session"] as const;

@@ -12,7 +12,7 @@ import { checkEventFilters, guarded } from "@/server/events/service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
-import { cohortIdsOf, requireCohorts } from "@/server/db/events/cohorts";
+import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import { parseNode, type QueryKind } from "@/server/analytics/kind";
 import type { CohortBreakdownValue } from "@/server/analytics/nodes";
 import { bucketDay, bucketLabel, bucketStarts, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";

@@ -2,7 +2,7 @@
  * Web analytics (PostHog's WebOverviewQuery, WebStatsTableQuery and WebTopClicksQuery runners,
  * products/web_analytics/backend/hogql_queries/): the date range and the period compared
  * with, resolved in the project's zone; the counting is the event store's (webOverview,
- * webStats, webTopClicks: db/events/web-analytics.ts), over the sessions table its insert keeps.
+ * webStats, webTopClicks: db/events/web/), over the sessions table its insert keeps.
  */
 import { checkEventFilters, guarded } from "@/server/events/service";
 import type { WebPeriod, WebQueryBase } from "@/server/db/events";

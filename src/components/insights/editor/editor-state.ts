@@ -18,7 +18,7 @@ import { queryNodeSchema, runnableNode } from "@/server/query/contract";
 import { lifecycleQuerySchema } from "@/server/lifecycle/contract";
 import { retentionQuerySchema } from "@/server/retention/contract";
 import { stickinessQuerySchema } from "@/server/stickiness/contract";
-import { PROPERTY_MATHS } from "@/server/db/events/trend-query";
+import { PROPERTY_MATHS } from "@/server/db/events/trend/query";
 import { isObject, text, type Json } from "./json";
 import { groupsFromNode, groupsNode, isKept, itemsFromNode, itemsNode, noGroups, type FilterGroups, type FilterItem, type FilterType } from "./filter-groups";
 import { overStored } from "./stored-node";

@@ -18,8 +18,8 @@ import path from "node:path";
 import { z } from "zod";
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
-import type { EventStore, StoredEventInput } from ".";
-import { ClickHouseEventStore } from "./clickhouse/store";
+import type { EventStore, StoredEventInput } from "./contract";
+import { ClickHouseEventStore } from "./clickhouse-store";
 
 export const DEFAULT_MOVE_BATCH_SIZE = 10_000;
 export const MAX_MOVE_BATCH_SIZE = 100_000;

@@ -16,21 +16,10 @@ import type { FlagDefinition, FlagResult } from "@/server/flags/evaluation";
 import { hasActiveFlags, surveyFlagKeys } from "@/server/flags/service";
 import { decodeRequest } from "../body/decode";
 import { IngestionError } from "@/server/ingestion/contract";
-import { ProjectKeyCache } from "@/server/ingestion/service";
+import { projectByKey } from "@/server/ingestion/service";
 import { clientIp } from "../client-ip";
 import { corsError, corsHeaders, corsJson } from "../cors";
 import { asRouteHandler, type RawRequest, type RawResponse } from "../raw";
-
-// Project keys to projects, cached as capture caches them (one cache per database).
-const projectCaches = new WeakMap<object, ProjectKeyCache>();
-function projectByKey(db: Database, token: string) {
-  let cache = projectCaches.get(db.prisma);
-  if (!cache) {
-    cache = new ProjectKeyCache(db.prisma);
-    projectCaches.set(db.prisma, cache);
-  }
-  return cache.lookup(token);
-}
 
 /** The settings of a project with nothing special enabled (no recordings, surveys, heatmaps, site apps). */
 const PROJECT_SETTINGS = {

@@ -5,6 +5,8 @@
  * column holds the text PostgreSQL's `properties ->> key` gives, '' when the key is missing
  * or null. Breakdowns by these keys read the column instead of parsing every event's JSON.
  */
+import type { ChParams } from "./params";
+
 export const HOT_PROPERTY_COLUMNS: Readonly<Record<string, string>> = {
   $browser: "mat_browser",
   $os: "mat_os",
@@ -23,4 +25,16 @@ export const HOT_PROPERTY_COLUMNS: Readonly<Record<string, string>> = {
 /** The materialised column of a hot key, or null. */
 export function hotPropertyColumn(key: string): string | null {
   return Object.hasOwn(HOT_PROPERTY_COLUMNS, key) ? HOT_PROPERTY_COLUMNS[key]! : null;
+}
+
+/**
+ * An event property's text as PostgreSQL's `->>` gives it ('' for missing or null): strings
+ * as they are, anything else its JSON text (as the hot columns hold it). Read from the
+ * value's raw JSON, so that the event's JSON is parsed once; a hot key reads its column.
+ */
+export function chEventPropertyText(key: string, params: ChParams): string {
+  const hot = hotPropertyColumn(key);
+  if (hot !== null) return `e.${hot}`;
+  const raw = `JSONExtractRaw(e.properties, ${params.add(key, "text")})`;
+  return `multiIf(startsWith(${raw}, '"'), JSONExtractString(${raw}), ${raw} = 'null', '', ${raw})`;
 }

@@ -2,7 +2,7 @@
  * What the event store's reads get back from ClickHouse (JSON rows) as the store's own
  * types: an event row, a JSON value, a selected column.
  */
-import type { EventRow } from "..";
+import type { EventRow } from "../list/query";
 
 export const COLUMNS =
   "toString(e.uuid) AS c_uuid, e.event AS c_event, e.distinct_id AS c_distinct_id, e.properties AS c_properties, " +

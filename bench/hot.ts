@@ -1,0 +1,278 @@
+/**
+ * Every hot-path figure in one run, as ratios where the machine's speed would otherwise hide
+ * a regression (issue 31). For each database (embedded PGlite on disk, then a PostgreSQL
+ * server), on one project of 100,000 persons and 50 flags (a third reading person properties,
+ * five of those through dynamic cohorts):
+ *
+ *   - /capture/: one posthog-js `$pageview` (≈35 properties) per request from 300 visitors
+ *     with `$session_id`, wrk at 16 connections, beside a bare node:http server (its own
+ *     process) reading the same bodies: req/s and the ratio (goal ≥ 0.5);
+ *   - /batch/: 100 such events per request, 16 connections: events/s beside a raw COPY of
+ *     the same rows into the same database, measured in the same run (goal ≥ 0.9);
+ *   - /decide?v=3 and /flags?v=2 at a fixed 1,000 req/s (open loop), each request for another
+ *     of the 100,000 persons or a new visitor: p50/p99 warm (goal p99 ≤ 5 ms), in the first
+ *     10 s after the server said ready (≤ 20 ms), beside a /batch/ load (≤ 15 ms), and at
+ *     500 req/s while dynamic cohorts recompute right after a large /batch/ (≤ 15 ms);
+ *   - the first /batch/ requests of a freshly started server (paced): p99;
+ *   - acknowledged events against stored ones (nothing acknowledged may be missing).
+ *
+ *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts]
+ *
+ * Needs wrk (apt-get install wrk) and a build (npm run build; built first when missing).
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { randomUUID } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { openDatabase, type Database } from "@/server/db/client";
+import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import type { StoredEventInput } from "@/server/db/events";
+import { bareServer } from "./lib/bare-server";
+import { PERSONS, seedFlagsProject } from "./lib/flags-seed";
+import { paced, type PacedResult } from "./lib/paced";
+import { posthogJsPageview, posthogJsPageviewProperties } from "./lib/posthog-js-event";
+import { pgliteCopyRate, postgresCopyRate } from "./lib/raw-copy";
+import { startServer, stop } from "./lib/server-process";
+import { luaString, wrk, type WrkResult } from "./lib/wrk";
+
+const { values } = parseArgs({
+  options: {
+    db: { type: "string", default: "both" },
+    duration: { type: "string", default: "10" },
+    rounds: { type: "string", default: "1" },
+    parts: { type: "string", default: "capture,batch,decide,cold,beside,cohorts" },
+  },
+});
+const DURATION_S = Number(values.duration);
+const ROUNDS = Number(values.rounds);
+const PARTS = new Set(values.parts.split(","));
+const ROOT = path.resolve(import.meta.dirname, "..");
+const VISITORS = 300;
+const CONNECTIONS = 16;
+const BATCH_EVENTS = 100;
+const COHORT_FLAGS = 5;
+
+interface Setup {
+  label: string;
+  env: Record<string, string>;
+  open: () => Promise<Database>;
+  /** Rows/s of a raw COPY of `rows` (the database to ourselves). */
+  copyRate: (rows: StoredEventInput[]) => Promise<number>;
+  cleanup: () => Promise<void>;
+}
+
+function pgliteSetup(): Setup {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-hot-"));
+  return {
+    label: "embedded (PGlite on disk)",
+    env: { DATA_DIR: dataDir },
+    open: () => openDatabase({ kind: "pglite", dataDir }),
+    copyRate: async (rows) => {
+      const db = new PGlite(`${dataDir}/pgdata`);
+      try {
+        return await pgliteCopyRate(db, rows, 1_000);
+      } finally {
+        await db.close();
+      }
+    },
+    cleanup: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+async function postgresSetup(): Promise<Setup> {
+  const database = await createEmptyPostgresDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-bench-hot-secret-"));
+  return {
+    label: "PostgreSQL server",
+    env: { DATABASE_URL: database.url, DATA_DIR: dataDir },
+    open: () => openDatabase({ kind: "postgres", url: database.url }),
+    // The best of one, two and four streams: the ceiling is what the database can take.
+    copyRate: async (rows) => {
+      let best = 0;
+      for (const streams of [1, 2, 4]) best = Math.max(best, await postgresCopyRate(database.url, rows.map((row) => ({ ...row, uuid: randomUUID() })), 1_000, streams));
+      return best;
+    },
+    cleanup: async () => {
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The /batch/ bodies: 100 posthog-js page views each, visitors in turn. */
+function batchBodies(token: string, count: number): string[] {
+  const now = new Date();
+  return Array.from({ length: count }, (_, b) =>
+    JSON.stringify({ api_key: token, batch: Array.from({ length: BATCH_EVENTS }, (_, i) => posthogJsPageview((b * BATCH_EVENTS + i) % VISITORS, b * BATCH_EVENTS + i, now)) }),
+  );
+}
+
+/** A wrk `request` function that sends `bodies` in turn. */
+function rotating(bodies: string[]): string {
+  return `local bodies = {${bodies.map(luaString).join(",\n")}}\nlocal n = 0\nrequest = function()\n  n = n % #bodies + 1\n  return wrk.format(nil, nil, nil, bodies[n])\nend\n`;
+}
+
+/** The same rows as stored rows, for the COPY ceiling. */
+function copyRows(projectId: number, count: number): StoredEventInput[] {
+  const now = new Date();
+  return Array.from({ length: count }, (_, i) => ({
+    uuid: randomUUID(),
+    projectId,
+    event: "$pageview",
+    distinctId: `bench-user-${i % VISITORS}`,
+    properties: posthogJsPageviewProperties(i % VISITORS, i),
+    timestamp: now,
+  }));
+}
+
+/** A /decide body: one of the 100,000 stored persons, or (every fifth) a visitor never seen. */
+const decideBody = (token: string) => (index: number) =>
+  index % 5 === 4 ? `{"api_key":"${token}","distinct_id":"new-visitor-${index}-${process.pid}"}` : `{"api_key":"${token}","distinct_id":"person-${((index * 7919) % PERSONS) + 1}"}`;
+
+async function waitReady(url: string): Promise<void> {
+  for (;;) {
+    const response = await fetch(`${url}/_ready`).catch(() => null);
+    if (response?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface Row {
+  what: string;
+  figure: string;
+  goal: string;
+  met: boolean | null;
+}
+
+async function run(setup: Setup): Promise<Row[]> {
+  const rows: Row[] = [];
+  const db = await setup.open();
+  const seeded = await seedFlagsProject(db, { cohortFlags: COHORT_FLAGS });
+  await db.close();
+  const { token, projectId, personalKey } = seeded;
+  const ceiling = PARTS.has("batch") ? await setup.copyRate(copyRows(projectId, 100_000)) : 0;
+
+  const captureBodies = Array.from({ length: VISITORS }, (_, visitor) => JSON.stringify({ api_key: token, ...posthogJsPageview(visitor, visitor) }));
+  const batches = batchBodies(token, 30);
+  let acknowledged = 0;
+  const counted = (result: WrkResult, perRequest: number) => {
+    acknowledged += (result.requests - result.non2xx) * perRequest;
+    return result;
+  };
+
+  let bare: WrkResult | null = null;
+  if (PARTS.has("capture")) {
+    const server = await bareServer('{"status":1}');
+    try {
+      bare = await wrk({ url: `${server.url}/capture/`, connections: CONNECTIONS, durationS: DURATION_S, luaRequest: rotating(captureBodies) });
+    } finally {
+      await stop(server.child);
+    }
+  }
+
+  const decideRow = (what: string, result: PacedResult, goal: number) =>
+    rows.push({ what, figure: `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}`, goal: `p99 ≤ ${goal} ms`, met: result.failed === 0 && result.p99 <= goal });
+
+  let server = await startServer(setup.env);
+  try {
+    await waitReady(server.url);
+    if (PARTS.has("cold")) {
+      decideRow("/decide?v=3 1,000/s, first 10 s after ready", await paced(`${server.url}/decide/?v=3`, 1000, 10, decideBody(token)), 20);
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      const suffix = ROUNDS > 1 ? ` (round ${round})` : "";
+      if (bare) {
+        const capture = counted(await wrk({ url: `${server.url}/capture/`, connections: CONNECTIONS, durationS: DURATION_S, luaRequest: rotating(captureBodies) }), 1);
+        const ratio = capture.requestsPerSecond / bare.requestsPerSecond;
+        rows.push({
+          what: `/capture/ 1 posthog-js event, ${CONNECTIONS} conns${suffix}`,
+          figure: `${Math.round(capture.requestsPerSecond)} req/s vs bare ${Math.round(bare.requestsPerSecond)}: ${ratio.toFixed(2)}  p99 ${capture.p99}  non-2xx ${capture.non2xx}`,
+          goal: "≥ 0.50 of bare",
+          met: ratio >= 0.5 && capture.non2xx === 0,
+        });
+      }
+      if (PARTS.has("batch")) {
+        const batch = counted(await wrk({ url: `${server.url}/batch/`, connections: CONNECTIONS, durationS: DURATION_S, luaRequest: rotating(batches) }), BATCH_EVENTS);
+        const rate = batch.requestsPerSecond * BATCH_EVENTS;
+        rows.push({
+          what: `/batch/ ${BATCH_EVENTS} events, ${CONNECTIONS} conns${suffix}`,
+          figure: `${Math.round(rate)} events/s vs COPY ${Math.round(ceiling)}: ${(rate / ceiling).toFixed(2)}  p99 ${batch.p99}  non-2xx ${batch.non2xx}`,
+          goal: "≥ 0.90 of COPY",
+          met: rate / ceiling >= 0.9 && batch.non2xx === 0,
+        });
+      }
+      if (PARTS.has("decide")) {
+        decideRow(`/decide?v=3 1,000/s warm${suffix}`, await paced(`${server.url}/decide/?v=3`, 1000, DURATION_S, decideBody(token)), 5);
+        decideRow(`/flags?v=2 1,000/s warm${suffix}`, await paced(`${server.url}/flags/?v=2`, 1000, DURATION_S, decideBody(token)), 5);
+      }
+      if (PARTS.has("beside")) {
+        const load = wrk({ url: `${server.url}/batch/`, connections: 4, durationS: DURATION_S + 1, luaRequest: rotating(batches) });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const flags = await paced(`${server.url}/decide/?v=3`, 1000, DURATION_S, decideBody(token));
+        const batch = counted(await load, BATCH_EVENTS);
+        decideRow(`/decide?v=3 1,000/s beside /batch/ (${Math.round(batch.requestsPerSecond * BATCH_EVENTS)} events/s)${suffix}`, flags, 15);
+      }
+    }
+    if (PARTS.has("cohorts")) {
+      // A large /batch/ of new persons' events, then ten new dynamic cohorts over the 100,000 persons.
+      const large = JSON.stringify({
+        api_key: token,
+        batch: Array.from({ length: 20_000 }, (_, i) => ({ event: "signed_up", distinct_id: `large-${i}`, properties: { $set: { plan: i % 2 ? "pro" : "free", age: 20 + (i % 50) } } })),
+      });
+      const response = await fetch(`${server.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: large });
+      if (response.status !== 200) throw new Error(`the large /batch/ failed: ${response.status} ${await response.text()}`);
+      acknowledged += 20_000;
+      const headers = { authorization: `Bearer ${personalKey}`, "content-type": "application/json" };
+      for (let i = 0; i < 10; i++) {
+        const filters = { properties: { type: "OR", values: [{ type: "AND", values: [{ key: "age", value: 20 + i * 4, operator: "gt", type: "person" }, { key: "plan", value: "free", operator: "is_not", type: "person" }] }] } };
+        const created = await fetch(`${server.url}/api/projects/${projectId}/cohorts/`, { method: "POST", headers, body: JSON.stringify({ name: `recomputing ${i}`, filters }) });
+        if (created.status !== 201) throw new Error(`creating a cohort failed: ${created.status} ${await created.text()}`);
+      }
+      const during = await paced(`${server.url}/decide/?v=3`, 500, DURATION_S, decideBody(token));
+      decideRow(`/decide?v=3 500/s while 10 cohorts recompute (${during.inTime}/${during.sent} in 1 s)`, during, 15);
+    }
+  } finally {
+    await stop(server.child);
+  }
+
+  if (PARTS.has("cold")) {
+    server = await startServer(setup.env);
+    try {
+      await waitReady(server.url);
+      const first = await paced(`${server.url}/batch/`, 50, 10, (index) => batches[index % batches.length]!);
+      acknowledged += (first.sent - first.failed) * BATCH_EVENTS;
+      rows.push({ what: "/batch/ 50/s, first 10 s after ready", figure: `p50 ${first.p50.toFixed(1)} ms  p99 ${first.p99.toFixed(1)} ms  failed ${first.failed}/${first.sent}`, goal: "p99 ≤ 20 ms", met: first.failed === 0 && first.p99 <= 20 });
+    } finally {
+      await stop(server.child);
+    }
+  }
+
+  const check = await setup.open();
+  const [{ n: stored } = { n: 0 }] = await check.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND (distinct_id LIKE 'bench-user-%' OR distinct_id LIKE 'large-%')`, [projectId]);
+  await check.close();
+  const ceilingRows = PARTS.has("batch") ? (setup.env.DATABASE_URL ? 300_000 : 100_000) : 0;
+  rows.push({ what: "events acknowledged / stored", figure: `${acknowledged} / ${stored - ceilingRows}`, goal: "none missing", met: stored - ceilingRows >= acknowledged });
+  await setup.cleanup();
+  return rows;
+}
+
+function print(label: string, rows: Row[]): void {
+  console.log(`\n${label} (wrk and paced loads of ${DURATION_S} s)`);
+  const width = Math.max(...rows.map((row) => row.what.length));
+  const figureWidth = Math.max(...rows.map((row) => row.figure.length));
+  for (const row of rows) console.log(`  ${row.what.padEnd(width)}  ${row.figure.padEnd(figureWidth)}  ${row.goal.padEnd(15)} ${row.met === null ? "" : row.met ? "met" : "MISSED"}`);
+}
+
+if (!fs.existsSync(path.join(ROOT, "dist/server.mjs"))) execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
+console.log(`bench:hot on ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+if (values.db === "both" || values.db === "pglite") {
+  const setup = pgliteSetup();
+  print(setup.label, await run(setup));
+}
+if (values.db === "both" || values.db === "postgres") {
+  const setup = await postgresSetup();
+  print(setup.label, await run(setup));
+}

@@ -1,0 +1,141 @@
+/**
+ * The ClickHouse event store: the `events` table of clickhouse/migrations/ (and the sessions
+ * kept from it), through `@clickhouse/client` (a server over HTTP, or chdb in the process). An
+ * assembly of the primitives' ClickHouse halves (each folder's clickhouse.ts); persons and
+ * cohorts are read from PostgreSQL (filters/clickhouse.ts).
+ */
+import type { ClickHouseClient } from "@clickhouse/client";
+import type { SqlExecutor } from "@/server/db/driver";
+import type { PropertyNode } from "@/server/properties/contract";
+import type { EventStore, StoredEventInput } from "./contract";
+import { clickHouseActorBuckets } from "./actor-buckets/clickhouse";
+import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
+import { clickHouseActorEvents } from "./actor-events/clickhouse";
+import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
+import { chTables, type ChStore } from "./clickhouse/context";
+import { clickHouseEventNameDays, clickHousePropertySamples } from "./definitions/clickhouse";
+import type { EventNameDay, EventPropertySample } from "./definitions/query";
+import { clickHouseCheckFilters } from "./filters/clickhouse";
+import { clickHouseInsert, type ChInsertOptions } from "./insert/clickhouse";
+import { clickHouseCountList, clickHouseEarliestTimestamp, clickHouseGet, clickHouseList, clickHouseSelect, clickHouseValues } from "./list/clickhouse";
+import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
+import { ListWindows } from "./list/window";
+import { clickHouseDeletePersonEvents, clickHousePersonsWithEventCount, clickHouseReassignPerson } from "./person-events/clickhouse";
+import type { EventCountQuery, PersonEvents } from "./person-events/query";
+import { clickHouseTrend } from "./trend/clickhouse";
+import type { TrendQuery, TrendRow } from "./trend/query";
+import { clickHouseWebOverview, clickHouseWebStats, clickHouseWebTopClicks, clickHouseWebTrend, clickHouseWebTrendActors } from "./web/clickhouse";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web/query";
+
+export class ClickHouseEventStore implements EventStore {
+  readonly kind = "clickhouse";
+  /** One insert at a time per process: the existence check and the insert of a batch do not interleave with another's. */
+  readonly maxConcurrentInserts = 1;
+  private readonly ch: ChStore;
+  private readonly listWindows = new ListWindows();
+
+  constructor(
+    client: ClickHouseClient,
+    database: string,
+    /** PostgreSQL: persons, for person-property filters and `person_id` given as an integer id. */
+    sql: SqlExecutor,
+    private readonly onClose: () => Promise<void> = () => client.close(),
+  ) {
+    this.ch = { client, tables: chTables(database), sql };
+  }
+
+  /** The store's insert; `options.beforeWrite` serves the move to ClickHouse (insert/clickhouse.ts). */
+  insert(events: readonly StoredEventInput[], options?: ChInsertOptions): Promise<number> {
+    return clickHouseInsert(this.ch, events, options);
+  }
+
+  checkFilters(properties: PropertyNode | null): Promise<void> {
+    return clickHouseCheckFilters(this.ch, properties);
+  }
+
+  list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
+    return clickHouseList(this.ch, this.listWindows, projectId, query, page);
+  }
+
+  select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
+    return clickHouseSelect(this.ch, projectId, query, page);
+  }
+
+  countList(projectId: number, query: EventListQuery, options: { cap: number; now: Date }): Promise<ListCount> {
+    return clickHouseCountList(this.ch, projectId, query, options);
+  }
+
+  get(projectId: number, uuid: string): Promise<EventRow | null> {
+    return clickHouseGet(this.ch, projectId, uuid);
+  }
+
+  values(projectId: number, query: EventValuesQuery): Promise<unknown[]> {
+    return clickHouseValues(this.ch, projectId, query);
+  }
+
+  earliestTimestamp(projectId: number): Promise<Date | null> {
+    return clickHouseEarliestTimestamp(this.ch, projectId);
+  }
+
+  reassignPerson(projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
+    return clickHouseReassignPerson(this.ch, projectId, sourceUuid, targetUuid);
+  }
+
+  deletePersonEvents(projectId: number, person: PersonEvents): Promise<number> {
+    return clickHouseDeletePersonEvents(this.ch, projectId, person);
+  }
+
+  personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {
+    return clickHousePersonsWithEventCount(this.ch, projectId, query);
+  }
+
+  trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+    return clickHouseTrend(this.ch, projectId, query);
+  }
+
+  actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]> {
+    return clickHouseActorEvents(this.ch, projectId, query);
+  }
+
+  actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
+    return clickHouseActorBuckets(this.ch, projectId, query);
+  }
+
+  eventNameDays(projectId: number): Promise<EventNameDay[]> {
+    return clickHouseEventNameDays(this.ch, projectId);
+  }
+
+  propertySamples(projectId: number, sample: number): Promise<EventPropertySample[]> {
+    return clickHousePropertySamples(this.ch, projectId, sample);
+  }
+
+  webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
+    return clickHouseWebOverview(this.ch, projectId, query);
+  }
+
+  webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
+    return clickHouseWebStats(this.ch, projectId, query);
+  }
+
+  webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
+    return clickHouseWebTopClicks(this.ch, projectId, query);
+  }
+
+  webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
+    return clickHouseWebTrend(this.ch, projectId, query);
+  }
+
+  webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
+    return clickHouseWebTrendActors(this.ch, projectId, query, starts);
+  }
+
+  /** Merges the tables' parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */
+  async settle(): Promise<void> {
+    await this.ch.client.command({ query: `OPTIMIZE TABLE ${this.ch.tables.events} FINAL` });
+    await this.ch.client.command({ query: `OPTIMIZE TABLE ${this.ch.tables.sessions} FINAL` });
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The PostgreSQL store's insert: the events, and in the same statement what they add to their
+ * sessions (sessions/deltas.ts, appended to session_deltas and merged into the sessions table
+ * later, sessions/fold.ts), so that an acknowledged event is never missing from its session.
+ */
+import type { SqlDriver } from "@/server/db/driver";
+import { TimeSlice } from "@/server/event-loop";
+import type { StoredEventInput } from "../contract";
+import { sessionDeltasOf } from "../sessions/deltas";
+import { insertSessionDeltas } from "../sessions/postgres";
+
+/** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
+const CHUNK_ROWS = 5_000;
+const CHUNK_TEXT = 32 * 1024 * 1024;
+/**
+ * The embedded database has one connection: smaller statements let other requests' statements
+ * in between (see insertEvents).
+ */
+export const PGLITE_CHUNK_ROWS = 1_000;
+
+/** One event as a row of the JSON document insertEvents sends. */
+function eventRowJson(e: StoredEventInput): string {
+  return JSON.stringify({
+    uuid: e.uuid,
+    project_id: e.projectId,
+    event: e.event,
+    distinct_id: e.distinctId,
+    properties: e.properties,
+    timestamp: e.timestamp.toISOString(),
+    person_id: e.personId ?? null,
+    elements_chain: e.elementsChain ?? "",
+    historical_migration: e.historicalMigration ?? false,
+  });
+}
+
+const EVENT_COLUMNS = "uuid, project_id, event, distinct_id, properties, timestamp, person_id, elements_chain, historical_migration";
+const EVENT_RECORD = `r(uuid uuid, project_id int, event text, distinct_id text, properties jsonb, timestamp timestamptz, person_id uuid, elements_chain text,
+  historical_migration bool)`;
+
+/**
+ * The common case: every row is new. No ON CONFLICT: a uuid the project already has (a retried
+ * batch) fails the statement, which writes nothing, and the chunk goes the careful way.
+ */
+const INSERT_NEW = `WITH inserted AS (
+  INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${EVENT_RECORD} RETURNING 1
+), deltas AS (${insertSessionDeltas("$2")})
+SELECT count(*)::int AS n FROM inserted`;
+
+/** The careful way, in a transaction with the deltas of the rows it stored: a uuid the project already has is skipped. */
+const INSERT_SKIPPING_STORED = `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${EVENT_RECORD}
+  ON CONFLICT (project_id, uuid) DO NOTHING RETURNING uuid::text AS uuid`;
+
+const UNIQUE_VIOLATION = "23505";
+
+/** Where the store writes: a connection pool that can also run a transaction. */
+export type InsertDriver = Pick<SqlDriver, "query" | "transaction">;
+
+async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rows: string): Promise<number> {
+  try {
+    const [result] = await sql.query<{ n: number }>(INSERT_NEW, [rows, JSON.stringify(sessionDeltasOf(events))], { prepare: "burrow_insert_events" });
+    return result!.n;
+  } catch (error) {
+    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+  }
+  return sql.transaction(async (tx) => {
+    const stored = new Set((await tx.query<{ uuid: string }>(INSERT_SKIPPING_STORED, [rows])).map((row) => row.uuid));
+    // The rows stored: the first copy of each uuid it returned (a later copy in the batch is skipped like a stored one).
+    const kept = events.filter((event) => stored.delete(event.uuid.toLowerCase()));
+    const deltas = sessionDeltasOf(kept);
+    if (deltas.length > 0) await tx.query(insertSessionDeltas("$1"), [JSON.stringify(deltas)]);
+    return kept.length;
+  });
+}
+
+/**
+ * Writes events with one `INSERT … SELECT FROM jsonb_to_recordset(…)` per chunk: one round
+ * trip and one plan for thousands of rows, which is what lets ingestion keep up. The rows
+ * travel as one JSON document: the driver sends it as it is, where array parameters would
+ * have every properties text escaped again (measured: half the Node CPU of the insert, and
+ * a little less for PostgreSQL). A uuid the project already has is skipped, so a retried
+ * batch is not stored twice. Returns rows written.
+ */
+export async function insertEvents(sql: InsertDriver, events: readonly StoredEventInput[], chunkRows = CHUNK_ROWS): Promise<number> {
+  // A large batch shares the thread (building its JSON).
+  const slice = new TimeSlice();
+  let inserted = 0;
+  let chunk: StoredEventInput[] = [];
+  let rows: string[] = [];
+  let text = 0;
+  const send = async () => {
+    inserted += await insertChunk(sql, chunk, `[${rows.join(",")}]`);
+    chunk = [];
+    rows = [];
+    text = 0;
+  };
+  for (const event of events) {
+    const row = eventRowJson(event);
+    if (rows.length > 0 && (rows.length >= chunkRows || text + row.length > CHUNK_TEXT)) await send();
+    chunk.push(event);
+    rows.push(row);
+    text += row.length;
+    await slice.pace();
+  }
+  if (rows.length > 0) await send();
+  return inserted;
+}

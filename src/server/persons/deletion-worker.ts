@@ -1,0 +1,147 @@
+/**
+ * Deleting events of deleted persons: in batches, off the request path, resumable. The
+ * management API (`service.ts`) queues a deletion in its transaction and kicks the worker the
+ * server started.
+ */
+import type { Database } from "@/server/db";
+import { addDeletedEvents, failDeletion, finishDeletion, markDeletionAttempt, unfinishedDeletions } from "./store";
+
+/** Events per batch: PGlite runs each statement on the server's thread, so its batches are small. */
+function batchSizeFor(db: Database): number {
+  if (db.events.kind === "clickhouse") return 20_000;
+  return db.config.kind === "postgres" ? 10_000 : 1_000;
+}
+
+/** Deletions looked at per pass. */
+const DELETIONS_PER_PASS = 100;
+
+export interface DeletionPass {
+  /** Deletions finished in this pass. */
+  finished: number;
+  /** Events deleted in this pass. */
+  deletedEvents: number;
+  /** Deletions that failed in this pass (left for the next one). */
+  failed: number;
+  /** Deletions with nothing left to delete but too young to close (see `settleMs`). */
+  settling: number;
+}
+
+/**
+ * How long after a deletion its events may still arrive: ingestion may have resolved an
+ * event to the person just before the delete and write it just after (its group commit,
+ * its distinct-id cache until the change feed is heard). The worker closes a deletion only
+ * once it is this old, and looks again then.
+ */
+const DELETION_SETTLE_MS = 2_000;
+
+/**
+ * One pass over the unfinished deletions: each one's events are deleted batch by batch, its
+ * count raised after every batch, and it is finished once a batch finds nothing. A crash
+ * between batches loses nothing: the next pass (at the next start at the latest) goes on
+ * from what is left. Two nodes on one deletion only share the work: each batch deletes and
+ * counts what is still there.
+ */
+export async function runPersonDeletions(
+  db: Database,
+  options: { batchSize?: number; shouldStop?: () => boolean; settleMs?: number } = {},
+): Promise<DeletionPass> {
+  const batchSize = options.batchSize ?? batchSizeFor(db);
+  const settleMs = options.settleMs ?? 0;
+  const pass: DeletionPass = { finished: 0, deletedEvents: 0, failed: 0, settling: 0 };
+  for (const deletion of await unfinishedDeletions(db.sql, DELETIONS_PER_PASS)) {
+    if (options.shouldStop?.()) break;
+    await markDeletionAttempt(db.sql, deletion.id);
+    try {
+      const person = { uuid: deletion.personUuid, distinctIds: deletion.distinctIds };
+      for (;;) {
+        if (options.shouldStop?.()) return pass;
+        const deleted = await db.events.deletePersonEvents(deletion.projectId, person, batchSize);
+        if (deleted === 0) break;
+        await addDeletedEvents(db.sql, deletion.id, deleted);
+        pass.deletedEvents += deleted;
+        // Let requests in between batches (PGlite shares the thread).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (Date.now() - deletion.createdAt.getTime() < settleMs) {
+        pass.settling++;
+        continue;
+      }
+      await finishDeletion(db.sql, deletion.id);
+      pass.finished++;
+    } catch (error) {
+      pass.failed++;
+      await failDeletion(db.sql, deletion.id, error instanceof Error ? error.message : String(error)).catch(() => {});
+      console.error(`burrow: deleting the events of person ${deletion.personUuid} failed (will retry)`, error);
+    }
+  }
+  return pass;
+}
+
+interface DeletionWorker {
+  db: Database;
+  timer: NodeJS.Timeout;
+  running: Promise<void> | null;
+  again: boolean;
+  stopped: boolean;
+}
+
+// One worker per process, on globalThis: the server starts it, and the API (in Next's copy of this module) kicks it.
+const WORKER_KEY = Symbol.for("burrow.personDeletions");
+type WorkerHolder = { [WORKER_KEY]?: DeletionWorker };
+
+/** How often the worker looks for deletions it was not told about (another node's, or failed ones). */
+const DELETION_INTERVAL_MS = 30_000;
+
+/**
+ * Starts the background deletion of deleted persons' events: a pass now (which picks up any
+ * left unfinished by a crash), one whenever a deletion is queued in this process, and one
+ * every `intervalMs`.
+ */
+export function startPersonDeletions(db: Database, options: { intervalMs?: number } = {}): void {
+  const holder = globalThis as WorkerHolder;
+  if (holder[WORKER_KEY] && !holder[WORKER_KEY].stopped) return;
+  const worker: DeletionWorker = {
+    db,
+    running: null,
+    again: false,
+    stopped: false,
+    timer: setInterval(() => kickPersonDeletions(db), options.intervalMs ?? DELETION_INTERVAL_MS),
+  };
+  worker.timer.unref();
+  holder[WORKER_KEY] = worker;
+  kickPersonDeletions(db);
+}
+
+/** Stops the worker, waiting for the batch under way (graceful shutdown). */
+export async function stopPersonDeletions(): Promise<void> {
+  const holder = globalThis as WorkerHolder;
+  const worker = holder[WORKER_KEY];
+  if (!worker) return;
+  worker.stopped = true;
+  clearInterval(worker.timer);
+  await worker.running;
+  if (holder[WORKER_KEY] === worker) delete holder[WORKER_KEY];
+}
+
+/** Asks the worker for a pass now (a pass under way is followed by another). Without a started worker, nothing happens. */
+export function kickPersonDeletions(db: Database): void {
+  const worker = (globalThis as WorkerHolder)[WORKER_KEY];
+  if (!worker || worker.stopped || worker.db !== db) return;
+  if (worker.running) {
+    worker.again = true;
+    return;
+  }
+  worker.running = (async () => {
+    do {
+      worker.again = false;
+      try {
+        const pass = await runPersonDeletions(db, { shouldStop: () => worker.stopped, settleMs: DELETION_SETTLE_MS });
+        if (pass.settling > 0) setTimeout(() => kickPersonDeletions(db), DELETION_SETTLE_MS).unref();
+      } catch (error) {
+        console.error("burrow: a person-deletion pass failed", error);
+      }
+    } while (worker.again && !worker.stopped);
+  })().finally(() => {
+    worker.running = null;
+  });
+}
