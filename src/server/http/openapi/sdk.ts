@@ -159,6 +159,26 @@ function capture(path: string, summary: string): PathOperation {
   return { path, method: "post", tag: "Capture", operation: none(summary, `${CAPTURE} GET with \`data=\` works too.`, { body: captureBodySchema, requestMedia: CAPTURE_MEDIA, response: captureAckSchema }) };
 }
 
+/** The two local-evaluation routes: the same answer and credentials. */
+function flagDefinitions(path: string, summary: string, description: string, query: RouteOperation["doc"]["query"]): PathOperation {
+  return {
+    path,
+    method: "get",
+    tag: "Feature flags (SDK)",
+    operation: {
+      scopes: [{ object: "feature_flag", action: "read" }],
+      secretKey: true,
+      status: 200,
+      doc: {
+        summary,
+        description: `${description} \`Authorization: Bearer\` with the project's secret key (\`phs_…\`) or a personal API key with \`feature_flag:read\`. Strong ETag: \`If-None-Match\` answers 304.`,
+        query,
+        response: flagDefinitionsSchema,
+      },
+    },
+  };
+}
+
 const FLAGS_AUTH = "No personal key: the project API key goes in the body (`token`).";
 
 export const SDK_OPERATIONS: readonly PathOperation[] = [
@@ -196,38 +216,18 @@ export const SDK_OPERATIONS: readonly PathOperation[] = [
       response: flagsAnswerSchema,
     }),
   },
-  {
-    path: "/flags/definitions",
-    method: "get",
-    tag: "Feature flags (SDK)",
-    operation: {
-      scopes: [{ object: "feature_flag", action: "read" }],
-      secretKey: true,
-      status: 200,
-      doc: {
-        summary: "Flag definitions for local evaluation",
-        description: "What posthog-node 5 polls: every live flag with its conditions, the group types and the cohorts the flags reach. `Authorization: Bearer` with the project's secret key (`phs_…`) or a personal API key with `feature_flag:read`. Strong ETag: `If-None-Match` answers 304.",
-        query: definitionsQuery,
-        response: flagDefinitionsSchema,
-      },
-    },
-  },
-  {
-    path: "/api/feature_flag/local_evaluation/",
-    method: "get",
-    tag: "Feature flags (SDK)",
-    operation: {
-      scopes: [{ object: "feature_flag", action: "read" }],
-      secretKey: true,
-      status: 200,
-      doc: {
-        summary: "Flag definitions for local evaluation (older SDKs)",
-        description: "As `/flags/definitions`; `cohorts` only with `send_cohorts` (otherwise a flag that reaches one simple person-property cohort names its conditions instead). A browser session works too.",
-        query: localEvaluationQuery,
-        response: flagDefinitionsSchema,
-      },
-    },
-  },
+  flagDefinitions(
+    "/flags/definitions",
+    "Flag definitions for local evaluation",
+    "What posthog-node 5 polls: every live flag with its conditions, the group types and the cohorts the flags reach.",
+    definitionsQuery,
+  ),
+  flagDefinitions(
+    "/api/feature_flag/local_evaluation/",
+    "Flag definitions for local evaluation (older SDKs)",
+    "As `/flags/definitions`; `cohorts` only with `send_cohorts` (otherwise a flag that reaches one simple person-property cohort names its conditions instead). A browser session works too.",
+    localEvaluationQuery,
+  ),
   {
     path: "/array/{token}/config",
     method: "get",
