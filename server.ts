@@ -57,6 +57,8 @@ async function main(): Promise<void> {
   // next-auth reads these two from the environment.
   process.env.NEXTAUTH_URL ??= siteUrl;
   process.env.NEXTAUTH_SECRET ??= authSecret();
+  // No anonymous usage reports to Vercel from a privacy tool (scripts/build.mjs does the same for the build).
+  process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
   let ready!: () => void;
   const prepared = new Promise<void>((resolve) => (ready = resolve));

@@ -2,6 +2,8 @@
 import { execFileSync } from "node:child_process";
 import { build } from "esbuild";
 
+// Burrow is a privacy tool: Next's anonymous telemetry stays off, and its notice never prints.
+process.env.NEXT_TELEMETRY_DISABLED = "1";
 execFileSync("npx", ["--no-install", "next", "build"], { stdio: "inherit" });
 await build({
   entryPoints: ["server.ts"],

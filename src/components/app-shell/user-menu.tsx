@@ -43,6 +43,10 @@ export function UserMenu({ user }: { user: { email: string; firstName: string } 
             <Link href="/settings/organization" className={popoverItemClasses} onClick={close}>
               Organization
             </Link>
+            {/* Not a page of the app (Swagger UI over /api/schema/): a plain link, a full page load. */}
+            <a href="/api/docs" className={popoverItemClasses} onClick={close}>
+              API reference
+            </a>
           </div>
           <div className="border-t border-gray-200 pt-1">
             <button type="button" className={popoverItemClasses} data-testid="sign-out" onClick={() => void signOut({ callbackUrl: "/login" })}>

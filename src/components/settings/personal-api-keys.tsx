@@ -77,7 +77,15 @@ function CreateKeyCard({ onCreated }: { onCreated: (created: { key: string; labe
       <CardHeader
         titleId="create-key-title"
         title="Create a personal API key"
-        description="Scripts and tools use it to call Burrow's management API as you. Give it only the access it needs."
+        description={
+          <>
+            Scripts and tools use it to call Burrow&apos;s management API as you. Give it only the access it needs. Every endpoint and the scope it needs are in the{" "}
+            <a href="/api/docs" className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-800" data-testid="api-reference-link">
+              API reference
+            </a>
+            .
+          </>
+        }
       />
       <CardBody>
         <form noValidate onSubmit={(event) => void submit(event)} className="flex flex-col gap-5" data-testid="create-key-form">

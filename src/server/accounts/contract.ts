@@ -100,3 +100,54 @@ export const INVALID_PROJECT_KEY = `Project API key invalid. ${WHERE_IS_THE_PROJ
 export const CAPTURE_MISSING_PROJECT_KEY = `API key not provided. ${WHERE_IS_THE_PROJECT_KEY}`;
 /** /decide's and /flags' wording (PostHog's `decide` view). */
 export const FLAGS_MISSING_PROJECT_KEY = `No project API key provided. ${WHERE_IS_THE_PROJECT_KEY}`;
+
+// What the management API answers (the OpenAPI document's schemas; present.ts builds them).
+
+/** PostHog's UserBasic: how a user appears inside other objects. */
+export const userBasicSchema = z
+  .object({
+    id: z.number().int(),
+    uuid: z.string(),
+    distinct_id: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    is_email_verified: z.boolean(),
+    hedgehog_config: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: "UserBasic" });
+export type UserBasic = z.infer<typeof userBasicSchema>;
+
+/** A project (PostHog's team) with the fields Burrow has. */
+export const projectSchema = z
+  .object({
+    id: z.number().int(),
+    uuid: z.string(),
+    organization: z.string().describe("The organization's id."),
+    name: z.string(),
+    api_token: z.string().describe("The project API key the SDKs send (public: it only writes events and reads flags)."),
+    timezone: z.string(),
+    anonymize_ips: z.boolean(),
+    enrich_events: z.boolean().describe("GeoIP and user-agent properties added at ingestion (off: events are stored as sent)."),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Project" });
+
+/** `GET /api/projects/`: the projects the caller can use. */
+export const projectListItemSchema = z.object({ id: z.number().int(), name: z.string(), organization: z.string() }).meta({ id: "ProjectListItem" });
+
+/** `GET /api/users/@me/`: the key's (or session's) user, with the organizations and projects it may see. */
+export const meSchema = userBasicSchema
+  .extend({
+    current_project_id: z.number().int().nullable(),
+    organizations: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        membership_level: z.number().int().describe("1 member, 8 admin, 15 owner."),
+        projects: z.array(z.object({ id: z.number().int(), name: z.string() })),
+      }),
+    ),
+  })
+  .meta({ id: "Me" });

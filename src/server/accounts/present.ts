@@ -1,16 +1,8 @@
 /** How accounts' rows look in answers: PostHog's shapes (snake_case) for the API, and the app's lists. */
+import type { z } from "zod";
+import type { projectSchema, UserBasic } from "./contract";
 
-/** PostHog's UserBasic: how a user appears inside other objects. */
-export interface UserBasic {
-  id: number;
-  uuid: string;
-  distinct_id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  is_email_verified: boolean;
-  hedgehog_config: Record<string, unknown> | null;
-}
+export type { UserBasic } from "./contract";
 
 /** The user columns `toUserBasic` reads: the `select` every store loading a creator or editor uses. */
 export const USER_BASIC_COLUMNS = {
@@ -58,7 +50,7 @@ export function toProjectResource(project: {
   createdAt: Date;
   updatedAt: Date;
   organization: { id: string };
-}) {
+}): z.infer<typeof projectSchema> {
   return {
     id: project.id,
     uuid: project.uuid,

@@ -22,6 +22,7 @@ import {
   type PropertyNode,
 } from "@/server/properties/contract";
 import { isObject } from "@/server/input/json-object";
+import { userBasicSchema } from "@/server/accounts/contract";
 
 export const COHORT_LIMITS = {
   maxName: 400,
@@ -263,3 +264,33 @@ export type RemovePersonBody = z.output<typeof removePersonBody>;
 /** `GET …/cohorts/:id/persons/`: a page of members. */
 export const cohortPersonsQuery = pageQuery;
 export type CohortPersonsQuery = z.output<typeof cohortPersonsQuery>;
+
+/** PostHog's `cohort_type`: static, or by what the definition reads. */
+export const COHORT_TYPES = ["static", "person_property", "behavioral"] as const;
+export type CohortType = (typeof COHORT_TYPES)[number];
+
+/** A cohort as PostHog's API shows it (CohortSerializer); present.ts builds it. */
+export const cohortSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    /** PostHog's deprecated legacy groups: never written here. */
+    groups: z.array(z.never()),
+    deleted: z.boolean(),
+    filters: z.record(z.string(), z.unknown()).describe("`{properties: PropertyGroup}`: person, cohort and behavioral conditions; {} for a static cohort."),
+    query: z.null(),
+    is_calculating: z.boolean(),
+    created_by: userBasicSchema.nullable(),
+    created_at: z.iso.datetime(),
+    last_calculation: z.iso.datetime().nullable(),
+    errors_calculating: z.number().int(),
+    /** Not PostHog's: why the last computation failed, so the page can say it. */
+    last_error: z.string().nullable(),
+    count: z.number().int().nullable(),
+    is_static: z.boolean(),
+    cohort_type: z.enum(COHORT_TYPES),
+    experiment_set: z.array(z.never()),
+  })
+  .meta({ id: "Cohort" });
+export type CohortResource = z.infer<typeof cohortSchema>;

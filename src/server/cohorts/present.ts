@@ -1,34 +1,12 @@
 /**
  * A cohort as PostHog's API shows it (`CohortSerializer`), from its stored row.
  */
-import { toUserBasic, type UserBasic } from "@/server/accounts/present";
-import { hasBehavioralFilters } from "./contract";
+import { toUserBasic } from "@/server/accounts/present";
+import { hasBehavioralFilters, type CohortResource, type CohortType } from "./contract";
+
+export type { CohortResource, CohortType } from "./contract";
 import type { CohortRow } from "./store";
 import { storedTree } from "./stored-filters";
-
-export type CohortType = "static" | "person_property" | "behavioral";
-
-export interface CohortResource {
-  id: number;
-  name: string;
-  description: string;
-  /** PostHog's deprecated legacy groups: never written here. */
-  groups: never[];
-  deleted: boolean;
-  filters: Record<string, unknown>;
-  query: null;
-  is_calculating: boolean;
-  created_by: UserBasic | null;
-  created_at: string;
-  last_calculation: string | null;
-  errors_calculating: number;
-  /** Not PostHog's: why the last computation failed, so the page can say it. */
-  last_error: string | null;
-  count: number | null;
-  is_static: boolean;
-  cohort_type: CohortType;
-  experiment_set: never[];
-}
 
 /** PostHog's `cohort_type`: static, or by what the definition reads. */
 export function cohortTypeOf(row: Pick<CohortRow, "isStatic" | "filters">): CohortType {

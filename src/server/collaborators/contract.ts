@@ -1,6 +1,7 @@
 /** Request shapes of dashboard collaborators (REST and tRPC): PostHog's fields and messages. */
 import { z } from "zod";
 import { PrivilegeLevel } from "@/server/access/contract";
+import { userBasicSchema } from "@/server/accounts/contract";
 
 const PRIVILEGE_LEVELS: readonly number[] = Object.values(PrivilegeLevel);
 
@@ -19,3 +20,16 @@ export const addCollaboratorBody = z.object({
     }),
 });
 export type AddCollaboratorBody = z.output<typeof addCollaboratorBody>;
+
+/** A collaborator as PostHog's API shows it (DashboardCollaboratorSerializer). */
+export const collaboratorSchema = z
+  .object({
+    id: z.string(),
+    dashboard_id: z.number().int(),
+    user: userBasicSchema,
+    level: z.number().int().describe("37: can edit."),
+    added_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "DashboardCollaborator" });
+export type CollaboratorResource = z.infer<typeof collaboratorSchema>;

@@ -1,15 +1,9 @@
 /** Dashboard collaborators as PostHog's API shows them (DashboardCollaboratorSerializer). */
-import { toUserBasic, type UserBasic } from "@/server/accounts/present";
-import type { CollaboratorRow } from "./store";
+import { toUserBasic } from "@/server/accounts/present";
+import type { CollaboratorResource } from "./contract";
 
-export interface CollaboratorResource {
-  id: string;
-  dashboard_id: number;
-  user: UserBasic;
-  level: number;
-  added_at: string;
-  updated_at: string;
-}
+export type { CollaboratorResource } from "./contract";
+import type { CollaboratorRow } from "./store";
 
 export function collaboratorResource(row: CollaboratorRow): CollaboratorResource {
   return {

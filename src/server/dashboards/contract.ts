@@ -8,7 +8,8 @@ import { RestrictionLevel } from "@/server/access/contract";
 import { drfBoolean } from "@/server/input/drf";
 import { pageQuery } from "@/server/input/page";
 import { recordId } from "@/server/input/record-id";
-import { filtersOverrideSchema, insightUpdateBody } from "@/server/insights/contract";
+import { filtersOverrideSchema, insightSchema, insightUpdateBody } from "@/server/insights/contract";
+import { userBasicSchema } from "@/server/accounts/contract";
 import { tileLayoutsSchema } from "./tile-layout";
 
 /** Repeatable query parameter (`?tags=a&tags=b`): one value arrives as a string. */
@@ -137,3 +138,100 @@ export const dashboardResultsQuery = z.object({
   tileIds: z.array(recordId()).max(200).optional(),
 });
 export type DashboardResultsQuery = z.output<typeof dashboardResultsQuery>;
+
+// What the dashboards API answers (the OpenAPI document's schemas; present.ts builds them).
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** A dashboard in a list (PostHog's DashboardBasicSerializer). */
+export const dashboardListItemSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string().nullable(),
+    description: z.string(),
+    pinned: z.boolean(),
+    created_at: z.iso.datetime(),
+    created_by: userBasicSchema.nullable(),
+    last_accessed_at: z.iso.datetime().nullable(),
+    is_shared: z.boolean(),
+    deleted: z.boolean(),
+    creation_mode: z.string(),
+    tags: z.array(z.string()),
+    restriction_level: z.number().int().describe("21: everyone in the project can edit; 37: only collaborators can edit."),
+    effective_restriction_level: z.number().int(),
+    effective_privilege_level: z.number().int(),
+    /** The caller's access in words (PostHog's newer field). */
+    user_access_level: z.enum(["editor", "viewer"]),
+    /** PostHog marks dashboards that use the old restriction levels "v1". */
+    access_control_version: z.enum(["v1", "v2"]),
+    last_refresh: z.iso.datetime().nullable(),
+    team_id: z.number().int(),
+  })
+  .meta({ id: "DashboardListItem" });
+export type DashboardListItem = z.infer<typeof dashboardListItemSchema>;
+
+/** A tile's insight: PostHog nests the insight's own fields (not its result, tags or dashboards) in the tile. */
+export const tileInsightSchema = insightSchema.pick({
+  id: true,
+  short_id: true,
+  name: true,
+  derived_name: true,
+  description: true,
+  query: true,
+  filters: true,
+  favorited: true,
+  saved: true,
+  deleted: true,
+  created_at: true,
+  created_by: true,
+  last_modified_at: true,
+  last_modified_by: true,
+  last_refresh: true,
+});
+
+export const tileTextSchema = z.object({
+  id: z.number().int(),
+  body: z.string(),
+  created_by: userBasicSchema.nullable(),
+  last_modified_by: userBasicSchema.nullable(),
+  last_modified_at: z.iso.datetime(),
+  /** The project's id. */
+  team: z.number().int(),
+});
+
+export const dashboardTileSchema = z
+  .object({
+    id: z.number().int(),
+    insight: tileInsightSchema.nullable(),
+    text: tileTextSchema.nullable(),
+    layouts: z.unknown(),
+    color: z.string().nullable(),
+    filters_overrides: z.unknown(),
+    /** Position after sorting by the small layout's y, then x. */
+    order: z.number().int(),
+    last_refresh: z.iso.datetime().nullable(),
+    is_cached: z.boolean(),
+  })
+  .meta({ id: "DashboardTile" });
+
+/** One dashboard with its tiles (PostHog's DashboardSerializer). */
+export const dashboardSchema = dashboardListItemSchema
+  .extend({
+    /**
+     * How the dashboard was seeded or deleted, as the request said: PostHog keeps these
+     * write-only; the reference lists them in single-dashboard responses. `""`, null and false when unset.
+     */
+    use_template: z.string(),
+    use_dashboard: z.number().int().nullable(),
+    delete_insights: z.boolean(),
+    filters: jsonObject,
+    variables: jsonObject,
+    breakdown_colors: z.unknown(),
+    data_color_theme_id: z.number().int().nullable(),
+    /** The stored filters and variables, or null when empty (PostHog's persisted_*). */
+    persisted_filters: jsonObject.nullable(),
+    persisted_variables: jsonObject.nullable(),
+    tiles: z.array(dashboardTileSchema),
+  })
+  .meta({ id: "Dashboard" });
+export type DashboardResource = z.infer<typeof dashboardSchema>;

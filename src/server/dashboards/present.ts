@@ -4,76 +4,14 @@
  */
 import { PrivilegeLevel, RestrictionLevel } from "@/server/access/contract";
 import { dashboardPermissions, type DashboardPermissions, type Member } from "@/server/access/service";
-import { toUserBasic, type UserBasic } from "@/server/accounts/present";
-import type { ComputedInsight, InsightResource } from "@/server/insights/present";
+import { toUserBasic } from "@/server/accounts/present";
+import type { ComputedInsight } from "@/server/insights/present";
 import { tagNames } from "@/server/tags/service";
+import type { DashboardListItem, DashboardResource } from "./contract";
 import { listSource, type DashboardDetailRow, type DashboardListRow, type DashboardListSource, type TileRow, type UserRow } from "./store";
 
-export interface DashboardListItem {
-  id: number;
-  name: string | null;
-  description: string;
-  pinned: boolean;
-  created_at: string;
-  created_by: UserBasic | null;
-  last_accessed_at: string | null;
-  is_shared: boolean;
-  deleted: boolean;
-  creation_mode: string;
-  tags: string[];
-  restriction_level: number;
-  effective_restriction_level: number;
-  effective_privilege_level: number;
-  /** "editor" or "viewer": the caller's access in words (PostHog's newer field). */
-  user_access_level: "editor" | "viewer";
-  /** PostHog marks dashboards that use the old restriction levels "v1". */
-  access_control_version: "v1" | "v2";
-  last_refresh: string | null;
-  team_id: number;
-}
-
-export interface DashboardTileResource {
-  id: number;
-  insight: TileInsight | null;
-  text: TileText | null;
-  layouts: unknown;
-  color: string | null;
-  filters_overrides: unknown;
-  /** Position after sorting by the small layout's y, then x. */
-  order: number;
-  last_refresh: string | null;
-  is_cached: boolean;
-}
-
-/** A tile's insight: PostHog nests the insight's own fields (not its result, tags or dashboards) in the tile. */
-export type TileInsight = Pick<
-  InsightResource,
-  | "id"
-  | "short_id"
-  | "name"
-  | "derived_name"
-  | "description"
-  | "query"
-  | "filters"
-  | "favorited"
-  | "saved"
-  | "deleted"
-  | "created_at"
-  | "created_by"
-  | "last_modified_at"
-  | "last_modified_by"
-  | "last_refresh"
->;
-
-export interface TileText {
-  id: number;
-  body: string;
-  created_by: UserBasic | null;
-  last_modified_by: UserBasic | null;
-  last_modified_at: string;
-  /** The project's id. */
-  team: number;
-}
+export type { DashboardListItem, DashboardResource } from "./contract";
+type DashboardTileResource = DashboardResource["tiles"][number];
 
 /**
  * How a dashboard was seeded or deleted, as the request said. PostHog keeps these
@@ -88,17 +26,6 @@ export interface SeedFields {
 }
 
 export const UNSET_SEED: SeedFields = { use_template: "", use_dashboard: null, delete_insights: false };
-
-export interface DashboardResource extends DashboardListItem, SeedFields {
-  filters: Record<string, unknown>;
-  variables: Record<string, unknown>;
-  breakdown_colors: unknown;
-  data_color_theme_id: number | null;
-  /** The stored filters and variables, or null when empty (PostHog's persisted_*). */
-  persisted_filters: Record<string, unknown> | null;
-  persisted_variables: Record<string, unknown> | null;
-  tiles: DashboardTileResource[];
-}
 
 /**
  * A tile's chart data as computed for the page that shows it: the shared page computes

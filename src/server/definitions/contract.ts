@@ -91,42 +91,41 @@ export const propertyValuesInput = z.object({
 });
 export type PropertyValuesInput = z.output<typeof propertyValuesInput>;
 
-export interface EventDefinitionResource {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  owner: null;
-  volume_30_day: number;
-  query_usage_30_day: null;
-  created_at: string;
-  last_seen_at: string;
-  updated_at: string;
-  updated_by: null;
-  verified: false;
-  is_action: false;
-  hidden: false;
-}
+/** What both definitions answer; Burrow keeps no descriptions, tags, owners or query usage yet. */
+const definitionFields = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  /** Events with this name (or property) in the last 30 days. */
+  volume_30_day: z.number().int(),
+  query_usage_30_day: z.null(),
+  created_at: z.iso.datetime(),
+  last_seen_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  updated_by: z.null(),
+  verified: z.literal(false),
+  hidden: z.literal(false),
+};
 
-export interface PropertyDefinitionResource {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  is_numerical: boolean;
-  property_type: PropertyType | null;
-  type: PropertyDefinitionType;
-  /** Whether the property was seen on one of `event_names` (null when none were given). */
-  is_seen_on_filtered_events: boolean | null;
-  volume_30_day: number;
-  query_usage_30_day: null;
-  created_at: string;
-  last_seen_at: string;
-  updated_at: string;
-  updated_by: null;
-  verified: false;
-  hidden: false;
-}
+/** An event name as PostHog's API shows it (EventDefinitionSerializer). */
+export const eventDefinitionSchema = z
+  .object({ ...definitionFields, owner: z.null(), is_action: z.literal(false) })
+  .meta({ id: "EventDefinition" });
+export type EventDefinitionResource = z.infer<typeof eventDefinitionSchema>;
+
+/** A property name as PostHog's API shows it (PropertyDefinitionSerializer). */
+export const propertyDefinitionSchema = z
+  .object({
+    ...definitionFields,
+    is_numerical: z.boolean(),
+    property_type: z.enum(PROPERTY_TYPES).nullable(),
+    type: z.enum(PROPERTY_DEFINITION_TYPES),
+    /** Whether the property was seen on one of `event_names` (null when none were given). */
+    is_seen_on_filtered_events: z.boolean().nullable(),
+  })
+  .meta({ id: "PropertyDefinition" });
+export type PropertyDefinitionResource = z.infer<typeof propertyDefinitionSchema>;
 
 export interface DefinitionList<T> {
   count: number;

@@ -54,7 +54,8 @@ export function canonicalUuid(text: string): string | null {
 const text = (name: string) => queryText(name, EVENT_LIMITS.maxText);
 const count = queryCount;
 
-const listSchema = z.object({
+/** The events list's query string (PostHog's names); the REST edge reads it into `listQueryOf`. */
+export const eventListParams = z.object({
   format: z.enum(["json", "csv"], { error: "format must be 'json' or 'csv'." }).optional(),
   limit: count("limit", EVENT_LIMITS.maxOffset).optional(),
   offset: count("offset", EVENT_LIMITS.maxOffset).optional(),
@@ -134,14 +135,14 @@ function formatOf(format: EventFormat | undefined, accept: string | null): Event
 export type EventListParams = Record<string, string | string[]>;
 
 /** The list's parameter names (what the REST edge reads of the query string). */
-export const EVENT_LIST_PARAMS = Object.keys(listSchema.shape);
+export const EVENT_LIST_PARAMS = Object.keys(eventListParams.shape);
 
 /**
  * The list's parameters, by their REST names, checked and brought into one shape: the REST
  * query string and the explorer's typed filters (`filterParams` below) both end here.
  */
 export function listQueryOf(params: EventListParams, accept: string | null, now: Date): EventListQuery {
-  const parsed = listSchema.parse(params);
+  const parsed = eventListParams.parse(params);
   const format = formatOf(parsed.format, accept);
   const [defaultLimit, maxLimit] = format === "csv" ? [EVENT_LIMITS.csvDefaultLimit, EVENT_LIMITS.csvMaxLimit] : [EVENT_LIMITS.defaultLimit, EVENT_LIMITS.maxLimit];
   if (parsed.limit !== undefined && parsed.limit > maxLimit) {
@@ -169,7 +170,8 @@ export function listQueryOf(params: EventListParams, accept: string | null, now:
   };
 }
 
-const valuesSchema = z.object({
+/** `values/`'s query string. */
+export const eventValuesParams = z.object({
   key: text("key"),
   value: text("value").optional(),
   event_name: text("event_name").optional(),
@@ -177,11 +179,11 @@ const valuesSchema = z.object({
 });
 
 /** The values parameter names (what the REST edge reads of the query string). */
-export const EVENT_VALUES_PARAMS = Object.keys(valuesSchema.shape);
+export const EVENT_VALUES_PARAMS = Object.keys(eventValuesParams.shape);
 
 /** `values/`'s parameters, by their REST names (the edge has checked that `key` is given). */
 export function valuesQueryOf(params: EventListParams): EventValuesQuery {
-  const parsed = valuesSchema.parse(params);
+  const parsed = eventValuesParams.parse(params);
   return { key: parsed.key, prefix: parsed.value || null, eventName: parsed.event_name ?? null };
 }
 
@@ -251,3 +253,31 @@ export function filterParams(filters: EventFilters): Record<string, string> {
 export const eventPageCursor = z.object({ before: z.string().max(100), beforeUuid: z.string().max(100) });
 export type EventPageCursor = z.infer<typeof eventPageCursor>;
 
+
+// What the events API answers (the OpenAPI document's schemas; present.ts builds them).
+
+/** A stored event as PostHog's events API shows it. */
+export const eventSchema = z
+  .object({
+    id: z.string().describe("The event's uuid."),
+    distinct_id: z.string(),
+    properties: z.record(z.string(), z.unknown()),
+    event: z.string(),
+    timestamp: z.iso.datetime(),
+    person: z.object({ is_identified: z.boolean(), distinct_ids: z.array(z.string()), properties: z.record(z.string(), z.unknown()) }).nullable(),
+    elements: z.array(z.unknown()),
+    elements_chain: z.string(),
+  })
+  .meta({ id: "Event" });
+export type EventResource = z.infer<typeof eventSchema>;
+
+/** A page of the list: newest first; `next` is this request's URL moved on by a `before` cursor. */
+export const eventPageSchema = z.object({ next: z.string().nullable(), results: z.array(eventSchema) }).meta({ id: "EventPage" });
+
+/** A page of `select` rows: one value per expression, in select order. */
+export const eventSelectPageSchema = z
+  .object({ columns: z.array(z.string()), types: z.array(z.string()), results: z.array(z.array(z.unknown())), next: z.string().nullable() })
+  .meta({ id: "EventSelectPage" });
+
+/** `values/`: a property's values, most frequent first. */
+export const eventValuesSchema = z.array(z.object({ name: z.unknown() })).meta({ id: "EventPropertyValues" });

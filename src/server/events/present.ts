@@ -1,17 +1,9 @@
 /** Stored events as the events API shows them: PostHog's event object, and CSV rows. */
 import type { EventRow } from "@/server/db/events";
+import type { EventResource } from "./contract";
 import type { PersonSummary } from "./store";
 
-export interface EventResource {
-  id: string;
-  distinct_id: string;
-  properties: Record<string, unknown>;
-  event: string;
-  timestamp: string;
-  person: { is_identified: boolean; distinct_ids: string[]; properties: Record<string, unknown> } | null;
-  elements: unknown[];
-  elements_chain: string;
-}
+export type { EventResource } from "./contract";
 
 export function eventResource(row: EventRow, persons: ReadonlyMap<string, PersonSummary>): EventResource {
   const person = row.person_id === null ? undefined : persons.get(row.person_id);

@@ -3,33 +3,14 @@
  * with PostHog's derived ones (`is_simple_flag`, `rollout_percentage`) and the relations
  * Burrow does not have yet (experiments, surveys, early-access features) as empty lists.
  */
-import { toUserBasic, type UserBasic } from "@/server/accounts/present";
+import type { z } from "zod";
+import { toUserBasic } from "@/server/accounts/present";
 import { tagNames } from "@/server/tags/service";
 import type { FlagFilters } from "./contract";
+import type { flagResourceSchema } from "./resource";
 
-export interface FlagResource {
-  id: number;
-  name: string;
-  key: string;
-  filters: FlagFilters;
-  deleted: boolean;
-  active: boolean;
-  created_by: UserBasic | null;
-  created_at: string;
-  updated_at: string;
-  version: number;
-  last_modified_by: UserBasic | null;
-  ensure_experience_continuity: boolean;
-  /** One condition set without properties on a person flag: SDKs can decide it alone. */
-  is_simple_flag: boolean;
-  /** The rollout of a simple flag (null: everyone); null for other flags. */
-  rollout_percentage: number | null;
-  tags: string[];
-  experiment_set: number[];
-  surveys: unknown[];
-  features: unknown[];
-  can_edit: boolean;
-}
+/** The answer's type, with the filters as Burrow's own type (the schema describes them more loosely). */
+export type FlagResource = Omit<z.infer<typeof flagResourceSchema>, "filters"> & { filters: FlagFilters };
 
 type UserRow = Parameters<typeof toUserBasic>[0];
 

@@ -9,6 +9,7 @@ import { drfBoolean } from "@/server/input/drf";
 import { pageQuery } from "@/server/input/page";
 import { filtersOverrideSchema } from "@/server/analytics/nodes";
 import { queryNodeSchema } from "@/server/query/contract";
+import { userBasicSchema } from "@/server/accounts/contract";
 
 export { filtersOverrideSchema, type FiltersOverride } from "@/server/analytics/nodes";
 
@@ -92,3 +93,54 @@ export const insightRetrieveQuery = z.object({
   filters_override: filtersOverrideParam.optional(),
 });
 export type InsightRetrieveQuery = z.output<typeof insightRetrieveQuery>;
+
+// ---------------------------------------------------------------------------------------
+// What the insights API answers (the OpenAPI document's schemas; present.ts builds them)
+
+/** A result with when it was computed (null fields: not computed, e.g. `refresh=force_cache` and nothing cached). */
+export const computedInsightSchema = z.object({
+  /** The kind's `results` (trends: series; funnels: steps; …); null when not computed. */
+  result: z.array(z.unknown()).nullable(),
+  /** Some breakdown values were folded into "other". */
+  hasMore: z.boolean(),
+  /** The result's column names where the kind has columns (HogQLQuery), else null: PostHog's `columns`. */
+  columns: z.array(z.unknown()).nullable(),
+  is_cached: z.boolean(),
+  /** When the result was computed; `last_refresh` is the same time under PostHog's name. */
+  computed_at: z.iso.datetime().nullable(),
+  last_refresh: z.iso.datetime().nullable(),
+  /** Until when the cache serves this result. */
+  cache_target_age: z.iso.datetime().nullable(),
+  /** The project's time zone, in which buckets and dates are read. */
+  timezone: z.string(),
+  /** The date range the result covers, ISO 8601 in the project's time zone. */
+  resolved_date_range: z.object({ date_from: z.string(), date_to: z.string() }).nullable(),
+});
+export type ComputedInsight = z.infer<typeof computedInsightSchema>;
+
+export const insightSchema = computedInsightSchema
+  .extend({
+    id: z.number().int(),
+    short_id: z.string(),
+    name: z.string().nullable(),
+    derived_name: z.string().nullable(),
+    description: z.string(),
+    query: z.unknown().describe("The insight's query node (InsightVizNode, TrendsQuery, HogQLQuery …), as saved."),
+    filters: z.unknown().describe("PostHog's legacy filters; Burrow's insights are queries, so always {}."),
+    favorited: z.boolean(),
+    saved: z.boolean(),
+    deleted: z.boolean(),
+    tags: z.array(z.string()),
+    /** Ids of the (live) dashboards the insight is on, and its tiles there. */
+    dashboards: z.array(z.number().int()),
+    dashboard_tiles: z.array(z.object({ id: z.number().int(), dashboard_id: z.number().int(), deleted: z.boolean() })),
+    created_at: z.iso.datetime(),
+    created_by: userBasicSchema.nullable(),
+    last_modified_at: z.iso.datetime(),
+    last_modified_by: userBasicSchema.nullable(),
+    /** When this insight was last computed (kept on the insight, also across restarts). */
+    last_refresh: z.iso.datetime().nullable(),
+    team_id: z.number().int(),
+  })
+  .meta({ id: "Insight" });
+export type InsightResource = z.infer<typeof insightSchema>;

@@ -2,57 +2,15 @@
  * Insights as PostHog's API shows them (InsightSerializer): the stored fields, the
  * dashboards they sit on, and the computed result with its freshness.
  */
-import { toUserBasic, type UserBasic } from "@/server/accounts/present";
+import { toUserBasic } from "@/server/accounts/present";
+import type { ComputedInsight, InsightResource } from "./contract";
 import { tagNames } from "@/server/tags/service";
 import type { InsightRow } from "./store";
 
 /** A series of a trends result, as results carry it (dashboards and shared pages show them). */
 export type { TrendsSeriesResult } from "@/server/trends/service";
 
-/** A result with when it was computed (null fields: not computed, e.g. `refresh=force_cache` and nothing cached). */
-export interface ComputedInsight {
-  /** The kind's `results` (trends: TrendsSeriesResult[]; funnels: steps; …); null when not computed. */
-  result: unknown[] | null;
-  /** Some breakdown values were folded into "other". */
-  hasMore: boolean;
-  /** The result's column names where the kind has columns (HogQLQuery), else null: PostHog's `columns`. */
-  columns: unknown[] | null;
-  is_cached: boolean;
-  /** When the result was computed; `last_refresh` is the same time under PostHog's name. */
-  computed_at: string | null;
-  last_refresh: string | null;
-  /** Until when the cache serves this result. */
-  cache_target_age: string | null;
-  /** The project's time zone, in which buckets and dates are read. */
-  timezone: string;
-  /** The date range the result covers, ISO 8601 in the project's time zone. */
-  resolved_date_range: { date_from: string; date_to: string } | null;
-}
-
-export interface InsightResource extends Omit<ComputedInsight, "last_refresh"> {
-  id: number;
-  short_id: string;
-  name: string | null;
-  derived_name: string | null;
-  description: string;
-  query: unknown;
-  /** PostHog's legacy filters; Burrow's insights are queries, so always {}. */
-  filters: unknown;
-  favorited: boolean;
-  saved: boolean;
-  deleted: boolean;
-  tags: string[];
-  /** Ids of the (live) dashboards the insight is on, and its tiles there. */
-  dashboards: number[];
-  dashboard_tiles: { id: number; dashboard_id: number; deleted: boolean }[];
-  created_at: string;
-  created_by: UserBasic | null;
-  last_modified_at: string;
-  last_modified_by: UserBasic | null;
-  /** When this insight was last computed (kept on the insight, also across restarts). */
-  last_refresh: string | null;
-  team_id: number;
-}
+export type { ComputedInsight, InsightResource } from "./contract";
 
 const userOrNull = (user: Parameters<typeof toUserBasic>[0] | null) => (user ? toUserBasic(user) : null);
 

@@ -177,14 +177,54 @@ export interface PersonDeletionStatus {
 }
 
 /** A cohort the person is in, as `GET /persons/:id/cohorts/` lists it (PostHog's cohort fields that a list needs). */
-export interface PersonCohort {
-  id: number;
-  name: string;
-  description: string;
-  is_static: boolean;
-  count: number | null;
-  is_calculating: boolean;
-  last_calculation: string | null;
-  created_at: string;
-  deleted: false;
-}
+export const personCohortSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    is_static: z.boolean(),
+    count: z.number().int().nullable(),
+    is_calculating: z.boolean(),
+    last_calculation: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    deleted: z.literal(false),
+  })
+  .meta({ id: "PersonCohort" });
+export type PersonCohort = z.infer<typeof personCohortSchema>;
+
+// What the persons API answers (the OpenAPI document's schemas; present.ts builds them).
+
+/** A person in a list (PostHog's SerializedPerson; also a cohort's members): `id` is the uuid. */
+export const personListItemSchema = z
+  .object({
+    type: z.literal("person"),
+    id: z.string(),
+    uuid: z.string(),
+    /** The first of PostHog's display-name properties (email, name, username …), else a distinct id. */
+    name: z.string(),
+    /** The ones a person chose (not uuid-like) first. */
+    distinct_ids: z.array(z.string()),
+    properties: z.record(z.string(), z.unknown()),
+    created_at: z.iso.datetime(),
+    /** When the person's latest event happened, where the list knows it. */
+    last_seen_at: z.iso.datetime().nullable(),
+    is_identified: z.boolean(),
+    matched_recordings: z.array(z.never()),
+    value_at_data_point: z.null(),
+  })
+  .meta({ id: "PersonListItem" });
+export type PersonListItem = z.infer<typeof personListItemSchema>;
+
+/** `GET /persons/:id/` (PostHog's PersonSerializer): `id` is the integer key here. */
+export const personSchema = z
+  .object({
+    id: z.number().int(),
+    uuid: z.string(),
+    name: z.string(),
+    distinct_ids: z.array(z.string()),
+    properties: z.record(z.string(), z.unknown()),
+    created_at: z.iso.datetime(),
+    is_identified: z.boolean(),
+  })
+  .meta({ id: "Person" });
+export type PersonResource = z.infer<typeof personSchema>;

@@ -3,6 +3,10 @@
  * members of a cohort), with PostHog's display-name rule and distinct-id order.
  */
 
+import type { PersonListItem, PersonResource } from "./contract";
+
+export type { PersonListItem, PersonResource } from "./contract";
+
 /** A person row with its distinct ids, as stores read it. */
 export interface PersonRow {
   id: number;
@@ -13,32 +17,6 @@ export interface PersonRow {
   distinctIds: string[];
   /** When the person's latest event happened, where the reader knows it. */
   lastSeenAt: Date | null;
-}
-
-export interface PersonListItem {
-  type: "person";
-  /** The uuid, as in PostHog's list output. */
-  id: string;
-  uuid: string;
-  name: string;
-  distinct_ids: string[];
-  properties: Record<string, unknown>;
-  created_at: string;
-  last_seen_at: string | null;
-  is_identified: boolean;
-  matched_recordings: never[];
-  value_at_data_point: null;
-}
-
-/** `GET /persons/:id/` (PostHog's PersonSerializer): `id` is the integer key here. */
-export interface PersonResource {
-  id: number;
-  uuid: string;
-  name: string;
-  distinct_ids: string[];
-  properties: Record<string, unknown>;
-  created_at: string;
-  is_identified: boolean;
 }
 
 // PostHog's default person display-name properties, in order.

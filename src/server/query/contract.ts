@@ -61,3 +61,29 @@ export const queryRequestSchema = z.strictObject({
   limit_context: z.string().max(100).nullish(),
 });
 export type QueryRequest = z.output<typeof queryRequestSchema>;
+
+/**
+ * `POST …/query/`'s answer (PostHog's CachedQueryResponse): the kind's result fields
+ * (`results`, and its own such as `columns`, `types`, `hasMore`), then the cache's. Null
+ * fields are present as null, as PostHog dumps its pydantic models.
+ */
+export const queryResponseSchema = z
+  .looseObject({
+    results: z.unknown().describe("The kind's result: trends series, funnel steps, retention cohorts, HogQL rows …"),
+    is_cached: z.boolean(),
+    last_refresh: z.iso.datetime().nullable(),
+    next_allowed_client_refresh: z.iso.datetime().nullable(),
+    cache_key: z.string(),
+    cache_target_age: z.iso.datetime().nullable(),
+    timezone: z.string(),
+    resolved_date_range: z.object({ date_from: z.string(), date_to: z.string() }).nullable(),
+    timings: z.array(z.object({ k: z.string(), t: z.number() })),
+    hogql: z.string().nullable(),
+    error: z.string().nullable(),
+    modifiers: z.record(z.string(), z.unknown()),
+    query_status: z.null(),
+    query_metadata: z.null(),
+    calculation_trigger: z.null(),
+  })
+  .meta({ id: "QueryResponse" });
+export type QueryResponse = z.infer<typeof queryResponseSchema>;

@@ -4,26 +4,10 @@
  * fields are present as null, as PostHog dumps its pydantic models.
  */
 import { isoInZone } from "@/server/analytics/date-range";
+import type { QueryResponse } from "./contract";
 import type { ComputedQuery } from "./service";
 
-export interface QueryResponse {
-  results: unknown;
-  is_cached: boolean;
-  last_refresh: string | null;
-  next_allowed_client_refresh: string | null;
-  cache_key: string;
-  cache_target_age: string | null;
-  timezone: string;
-  resolved_date_range: { date_from: string; date_to: string } | null;
-  timings: { k: string; t: number }[];
-  hogql: string | null;
-  error: string | null;
-  modifiers: Record<string, unknown>;
-  query_status: null;
-  query_metadata: null;
-  calculation_trigger: null;
-  [extra: string]: unknown;
-}
+export type { QueryResponse } from "./contract";
 
 export function queryResponse(computed: ComputedQuery): QueryResponse {
   const { answer, zone } = computed;

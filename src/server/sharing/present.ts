@@ -1,14 +1,8 @@
 /** A dashboard's sharing configuration as PostHog's API shows it (SharingConfigurationSerializer). */
+import type { SharingConfigurationResource } from "./contract";
 import type { SharingRow } from "./store";
 
-export interface SharingConfigurationResource {
-  /** null: no configuration is stored yet (shown to someone who cannot edit; see getDashboardSharing). */
-  created_at: string | null;
-  enabled: boolean;
-  /** null for someone who cannot edit the dashboard while sharing is off. */
-  access_token: string | null;
-  settings: Record<string, unknown> | null;
-}
+export type { SharingConfigurationResource } from "./contract";
 
 export function sharingResource(row: SharingRow): SharingConfigurationResource {
   return {

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { INT4_MAX } from "@/server/input/record-id";
+import { userBasicSchema } from "@/server/accounts/contract";
 
 const integer = (name: string) =>
   z
@@ -95,3 +96,98 @@ export const activityQuery = z.object({
   page: z.coerce.number({ error: "page must be an integer." }).int("page must be an integer.").min(1, "page must be at least 1.").max(1_000_000).default(1),
 });
 export type ActivityQuery = z.infer<typeof activityQuery>;
+
+// What the transformations API answers (the OpenAPI document's schemas; present.ts builds them).
+
+/** A built-in transformation plugin (PostHog's PluginSerializer), with its config form. */
+export const pluginSchema = z
+  .object({
+    id: z.number().int(),
+    key: z.string(),
+    plugin_type: z.string(),
+    name: z.string(),
+    description: z.string(),
+    icon: z.string().nullable(),
+    config_schema: z.unknown().describe("The config's fields, as PostHog's plugin.json `config` list."),
+    capabilities: z.unknown(),
+  })
+  .meta({ id: "Plugin" });
+export type PluginResource = z.infer<typeof pluginSchema>;
+
+/** A transformation config (PostHog's PluginConfigSerializer); secret fields read as PostHog's mask. */
+export const pluginConfigSchema = z
+  .object({
+    id: z.number().int(),
+    plugin: z.number().int(),
+    enabled: z.boolean(),
+    order: z.number().int(),
+    config: z.record(z.string(), z.unknown()),
+    error: z.string().nullable(),
+    team_id: z.number().int(),
+    plugin_info: pluginSchema,
+    /** Share of the events seen in the last 24 h that ran without error (0–1); null when it saw none. */
+    delivery_rate_24h: z.number().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    name: z.string(),
+    description: z.string(),
+    deleted: z.boolean(),
+  })
+  .meta({ id: "PluginConfig" });
+export type ConfigResource = z.infer<typeof pluginConfigSchema>;
+
+export const activitySchema = z
+  .object({
+    id: z.string(),
+    user: userBasicSchema.nullable(),
+    activity: z.string(),
+    scope: z.string(),
+    item_id: z.string(),
+    detail: z.unknown(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "ActivityLogEntry" });
+export type ActivityResource = z.infer<typeof activitySchema>;
+
+const runStatsSchema = z.object({ events_seen: z.number().int(), events_dropped: z.number().int(), errors: z.number().int() });
+export type RunStatsResource = z.infer<typeof runStatsSchema>;
+const hourlyRunSchema = runStatsSchema.extend({ hour: z.iso.datetime(), last_error: z.string().nullable() });
+export type HourlyRunResource = z.infer<typeof hourlyRunSchema>;
+
+/** `GET …/:id/activity/`: PostHog's activity envelope, with the config's run statistics (last 24 hours, and each hour newest first). */
+export const activityAnswerSchema = z
+  .object({
+    results: z.array(activitySchema),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    total_count: z.number().int(),
+    stats: z.object({ last_24h: runStatsSchema, hourly: z.array(hourlyRunSchema) }),
+  })
+  .meta({ id: "PluginConfigActivity" });
+export type ActivityAnswer = z.infer<typeof activityAnswerSchema>;
+
+const eventViewSchema = z.object({
+  uuid: z.string(),
+  event: z.string(),
+  distinct_id: z.string(),
+  properties: z.record(z.string(), z.unknown()),
+  timestamp: z.iso.datetime(),
+});
+export type EventView = z.infer<typeof eventViewSchema>;
+
+/** `POST …/:id/job/`: each event before and after the config ran on it (nothing is stored). */
+export const jobAnswerSchema = z
+  .object({
+    job: z.object({ type: z.string() }),
+    results: z.array(
+      z.object({
+        before: eventViewSchema,
+        /** null when the transformation dropped the event. */
+        after: eventViewSchema.nullable(),
+        dropped: z.boolean(),
+        error: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "PluginConfigJobResult" });
+export type DryRunResult = z.infer<typeof jobAnswerSchema>["results"][number];

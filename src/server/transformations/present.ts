@@ -2,41 +2,15 @@
  * Transformation configs, plugins and activity as PostHog's API shows them
  * (PluginConfigSerializer, PluginSerializer, ActivityLogSerializer).
  */
-import { toUserBasic, type UserBasic } from "@/server/accounts/present";
+import { toUserBasic } from "@/server/accounts/present";
+import type { ActivityAnswer, ActivityResource, ConfigResource, HourlyRunResource, PluginResource, RunStatsResource } from "./contract";
 import { builtinPlugin, secretKeys } from "./catalogue";
 import type { ActivityRow, ConfigRow, HourlyRun, PluginRow, RunTotals } from "./store";
 
+export type { ActivityAnswer, ActivityResource, ConfigResource, PluginResource } from "./contract";
+
 /** What PostHog answers in place of a secret config field's value. */
 export const SECRET_MASK = "**************** POSTHOG SECRET FIELD ****************";
-
-export interface PluginResource {
-  id: number;
-  key: string;
-  plugin_type: string;
-  name: string;
-  description: string;
-  icon: string | null;
-  config_schema: unknown;
-  capabilities: unknown;
-}
-
-export interface ConfigResource {
-  id: number;
-  plugin: number;
-  enabled: boolean;
-  order: number;
-  config: Record<string, unknown>;
-  error: string | null;
-  team_id: number;
-  plugin_info: PluginResource;
-  /** Share of the events seen in the last 24 h that ran without error (0–1); null when it saw none. */
-  delivery_rate_24h: number | null;
-  created_at: string;
-  updated_at: string;
-  name: string;
-  description: string;
-  deleted: boolean;
-}
 
 export function pluginResource(plugin: PluginRow): PluginResource {
   return {
@@ -86,16 +60,6 @@ export function configResource(row: ConfigRow, totals: RunTotals | undefined): C
   };
 }
 
-export interface ActivityResource {
-  id: string;
-  user: UserBasic | null;
-  activity: string;
-  scope: string;
-  item_id: string;
-  detail: unknown;
-  created_at: string;
-}
-
 export function activityResource(row: ActivityRow): ActivityResource {
   return {
     id: row.id,
@@ -106,17 +70,6 @@ export function activityResource(row: ActivityRow): ActivityResource {
     detail: row.detail,
     created_at: row.createdAt.toISOString(),
   };
-}
-
-export interface RunStatsResource {
-  events_seen: number;
-  events_dropped: number;
-  errors: number;
-}
-
-export interface HourlyRunResource extends RunStatsResource {
-  hour: string;
-  last_error: string | null;
 }
 
 export function runStatsResource(totals: RunTotals | undefined): RunStatsResource {
@@ -132,15 +85,6 @@ export interface ActivityPage {
   results: ActivityResource[];
   nextPage: number | null;
   previousPage: number | null;
-  total_count: number;
-  /** Run statistics: totals of the last 24 hours and each hour's counts, newest first. */
-  stats: { last_24h: RunStatsResource; hourly: HourlyRunResource[] };
-}
-
-export interface ActivityAnswer {
-  results: ActivityResource[];
-  next: string | null;
-  previous: string | null;
   total_count: number;
   /** Run statistics: totals of the last 24 hours and each hour's counts, newest first. */
   stats: { last_24h: RunStatsResource; hourly: HourlyRunResource[] };

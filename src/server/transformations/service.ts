@@ -13,7 +13,7 @@ import { listEventPage } from "@/server/events/service";
 import type { IngestEvent } from "@/server/ingestion/contract";
 import { isProblem, normaliseEvent } from "@/server/ingestion/service";
 import { builtinPlugin, parsePluginConfig, PLUGIN_JOBS, secretKeys } from "./catalogue";
-import { DRY_RUN_LIMITS, sampleEventInput, type ActivityQuery, type CreateConfig, type Job, type Rearrange, type SampleEvent, type UpdateConfig } from "./contract";
+import { DRY_RUN_LIMITS, sampleEventInput, type ActivityQuery, type CreateConfig, type DryRunResult, type EventView, type Job, type Rearrange, type SampleEvent, type UpdateConfig } from "./contract";
 import type { TransformationPlugin } from "./plugin";
 import {
   activityResource,
@@ -245,14 +245,6 @@ export async function configActivity(ctx: Context, id: number, { limit, page }: 
 }
 
 /** An event as a dry run shows it (the stored shape). */
-export interface EventView {
-  uuid: string;
-  event: string;
-  distinct_id: string;
-  properties: Record<string, unknown>;
-  timestamp: string;
-}
-
 function eventView(event: IngestEvent): EventView {
   return { uuid: event.uuid, event: event.event, distinct_id: event.distinctId, properties: event.properties, timestamp: event.timestamp.toISOString() };
 }
@@ -274,14 +266,6 @@ async function recentEvents(ctx: Context, limit: number, now: Date): Promise<Ing
       now,
     ),
   );
-}
-
-export interface DryRunResult {
-  before: EventView;
-  /** The event after the transformation; null when it was dropped. */
-  after: EventView | null;
-  dropped: boolean;
-  error: string | null;
 }
 
 /** Runs a transform like the chain does: an exception leaves the event unchanged. */

@@ -26,6 +26,8 @@ export interface UserRequest<Params> {
   query<T>(schema: ZodType<T>): T;
   /** The JSON body parsed by `schema` (a 400 if it is not JSON, does not fit, or holds U+0000). */
   body<T>(schema: ZodType<T>): Promise<T>;
+  /** The JSON body unparsed (U+0000 and deep nesting refused), for a service that parses it with its own errors (the query API's). */
+  json(): Promise<unknown>;
 }
 
 export interface ProjectRequest<Params> extends UserRequest<Params> {
@@ -58,25 +60,41 @@ function parseInput<T>(schema: ZodType<T>, raw: unknown): T {
   return parsed;
 }
 
-function requestFor<Params>(request: Request, params: Params, db: Database, principal: Principal): UserRequest<Params> {
+/**
+ * A handler reading its input with another schema than its documentation names is a bug (the
+ * OpenAPI document would describe a different request): it fails loudly, in every test that
+ * calls the route, rather than drifting.
+ */
+function checkDocumented(doc: OperationDoc | undefined, part: "query" | "body", schema: ZodType): void {
+  if (doc && doc[part] !== schema) throw new Error(`the route reads its ${part} with a schema its OperationDoc does not name`);
+}
+
+function requestFor<Params>(request: Request, params: Params, db: Database, principal: Principal, doc?: OperationDoc): UserRequest<Params> {
   return {
     request,
     params,
     db,
     principal,
     ctx: { db, actor: principal.user, scopes: principal.scopes },
-    query: (schema) => parseInput(schema, searchParamsObject(new URL(request.url))),
-    async body(schema) {
-      const text = await request.text();
-      let value: unknown;
-      try {
-        value = text.trim() === "" ? {} : JSON.parse(text);
-      } catch {
-        throw new AppError("invalid_input", "Malformed JSON request body.");
-      }
-      return parseInput(schema, value);
+    query: (schema) => {
+      checkDocumented(doc, "query", schema);
+      return parseInput(schema, searchParamsObject(new URL(request.url)));
     },
+    async body(schema) {
+      checkDocumented(doc, "body", schema);
+      return parseInput(schema, await readJson(request));
+    },
+    json: async () => parseInput(z.unknown(), await readJson(request)),
   };
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    throw new AppError("invalid_input", "Malformed JSON request body.");
+  }
 }
 
 function respond(result: Response | object | null, status: number): Response {
@@ -84,32 +102,82 @@ function respond(result: Response | object | null, status: number): Response {
   return result === null ? new Response(null, { status: 204 }) : json(result, status);
 }
 
+/**
+ * What the OpenAPI document (src/server/http/openapi/) says of an operation. `query` and
+ * `body` are the very schemas the handler parses with (`checkDocumented`), `response` the
+ * contract's schema of what it answers, checked against real answers by
+ * src/server/http/openapi/responses.int.test.ts.
+ */
+export interface OperationDoc {
+  /** A few words: the operation's name in the reference. */
+  summary: string;
+  /** More, in Markdown: rules, defaults, what PostHog does alike. */
+  description?: string;
+  query?: ZodType;
+  body?: ZodType;
+  /** The JSON answer at the route's status; omitted when the answer has no body (204, 202, 405). */
+  response?: ZodType;
+  /** Answers in other media types (`text/csv`: "…"), or request bodies in them for `requestMedia`. */
+  media?: Record<string, string>;
+  requestMedia?: Record<string, string>;
+}
+
 interface RouteOptions {
   /** HTTP status of a returned value (201 for creates); null answers 204. */
   status?: number;
   /** The scope's action when the method does not say it: PostHog's `POST …/query/` only reads (`query:read`). */
   action?: "read" | "write";
+  /** Scopes needed besides the route's own (PostHog asks for `person:read` to list a cohort's members), checked after the project. */
+  alsoRequires?: readonly ScopeObject[];
+  doc?: OperationDoc;
+}
+
+/** What a route handler carries for the OpenAPI document: who may call it and its documentation. */
+export interface RouteOperation {
+  /** `null`: no personal API key (the SDK routes: the project key in the request, or none). */
+  scopes: readonly { object: ScopeObject; action?: "read" | "write" }[] | null;
+  /** The project's secret key (`phs_…`) is accepted too (flag payloads for server SDKs). */
+  secretKey?: boolean;
+  status: number;
+  doc: OperationDoc;
+}
+
+const OPERATION = Symbol.for("burrow.operation");
+
+/** A route handler with its operation attached (read with `operationOf`). */
+export function documented<H extends RouteHandler>(handler: H, operation: RouteOperation): H {
+  return Object.assign(handler, { [OPERATION]: operation });
+}
+
+export function operationOf(handler: RouteHandler): RouteOperation | undefined {
+  return (handler as RouteHandler & { [OPERATION]?: RouteOperation })[OPERATION];
 }
 
 /**
  * A management route that needs a signed-in user but no project (`/api/users/@me/`):
- * authenticates (key or session), rate-limits, runs `handler`, and maps what it returns or
- * throws to a response (an object as JSON, null as 204, errors as PostHog's body).
+ * authenticates (key or session), rate-limits, checks `options.scope` when given, runs
+ * `handler`, and maps what it returns or throws to a response (an object as JSON, null as
+ * 204, errors as PostHog's body).
  */
 export function userRoute<Params = Record<string, never>>(
   handler: (context: UserRequest<Params>) => Promise<Response | object | null>,
-  options: RouteOptions = {},
+  options: RouteOptions & { scope?: ScopeObject } = {},
 ) {
-  return async (request: Request, route: RouteContext<Params>): Promise<Response> => {
+  const route = async (request: Request, route: RouteContext<Params>): Promise<Response> => {
     try {
       const db = await getDb();
       const principal = await authenticate(db.prisma, request);
       checkApiRateLimit(principal);
-      return respond(await handler(requestFor(request, await route.params, db, principal)), options.status ?? 200);
+      const context = requestFor(request, await route.params, db, principal, options.doc);
+      if (options.scope) requireScope(context, options.scope, options.action);
+      return respond(await handler(context), options.status ?? 200);
     } catch (error) {
       return toErrorResponse(error);
     }
   };
+  if (!options.doc) return route;
+  const scopes = options.scope ? [{ object: options.scope, action: options.action }] : [];
+  return documented(route, { scopes, status: options.status ?? 200, doc: options.doc });
 }
 
 /** Throws PostHog's 403 unless the caller may use `scope` (`:read` for GET/HEAD, `:write` otherwise). */
@@ -124,18 +192,26 @@ export function requireScope(context: UserRequest<unknown>, scope: ScopeObject, 
  * A management route under `/api/(projects|environments)/:project_id/…`: as `userRoute`,
  * and before `handler` runs, checks the scope (`<object>:read` for GET/HEAD,
  * `<object>:write` otherwise) and resolves `project_id` (a number or `@current`) to a
- * project the caller may use.
+ * project the caller may use, then checks `options.alsoRequires`.
  */
 export function projectRoute<Params extends { project_id: string }>(
   scope: ScopeObject,
   handler: (context: ProjectRequest<Params>) => Promise<Response | object | null>,
   options: RouteOptions = {},
 ) {
-  return userRoute<Params>(async (context) => {
-    requireScope(context, scope, options.action);
-    const project = await resolveProject(context.db.prisma, context.principal, context.params.project_id);
-    return handler({ ...context, project, ctx: { ...context.ctx, project } });
-  }, options);
+  const route = userRoute<Params>(
+    async (context) => {
+      requireScope(context, scope, options.action);
+      const project = await resolveProject(context.db.prisma, context.principal, context.params.project_id);
+      for (const also of options.alsoRequires ?? []) requireScope(context, also, options.action);
+      return handler({ ...context, project, ctx: { ...context.ctx, project } });
+    },
+    options,
+  );
+  if (!options.doc) return route;
+  // userRoute attached the doc without scopes: the project's scope and the extra ones replace it.
+  const scopes = [scope, ...(options.alsoRequires ?? [])].map((object) => ({ object, action: options.action }));
+  return documented(route, { scopes, status: options.status ?? 200, doc: options.doc });
 }
 
 /** For the methods a resource does not have: 405 with PostHog's error body. */

@@ -510,7 +510,8 @@ const ROUTES: RouteCase[] = [
 ];
 
 /** Routes that are not management routes: they have their own authentication (posthog-js's take the project key). */
-const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features", "surveys"];
+// `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
+const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features", "surveys", "schema", "docs"];
 
 describe(`management routes: authentication, scopes and project access (${testDbKind})`, () => {
   let db: Database;

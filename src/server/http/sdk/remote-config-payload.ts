@@ -27,7 +27,8 @@ import { checkApiRateLimit } from "../rest/rate-limit";
 import { json, toErrorResponse } from "../rest/respond";
 import { projectIdOfToken, projectOfSecretKey } from "./flag-keys";
 
-const remoteConfigQuery = z.object({ token: z.string().trim().max(200).optional() });
+/** `token`: the project API key naming the project (posthog-node asks for `@current`). */
+export const remoteConfigQuery = z.object({ token: z.string().trim().max(200).optional() });
 
 /** The project a personal key or session asks about (see the module comment), with its scope checked. */
 async function projectForPrincipal(db: Database, principal: Principal, pathProject: string, token: string | undefined): Promise<number> {

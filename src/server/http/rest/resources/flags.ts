@@ -1,53 +1,92 @@
+import { z } from "zod";
 import { createFlagInput, flagListQuery, updateFlagInput } from "@/server/flags/contract";
+import { flagResourceSchema } from "@/server/flags/resource";
 import { createFlag, getFlag, listFlags, updateFlag } from "@/server/flags/service";
-import { handleRemoteConfigPayload } from "@/server/http/sdk/remote-config-payload";
+import { handleRemoteConfigPayload, remoteConfigQuery } from "@/server/http/sdk/remote-config-payload";
+import { pageOf } from "@/server/http/openapi/shapes";
 import { paginate } from "@/server/http/rest/pagination";
-import { pathId, projectRoute, type RestResource } from "@/server/http/rest/route";
+import { documented, pathId, projectRoute, type RestResource } from "@/server/http/rest/route";
 
 type Params = { project_id: string; id: string };
 
 /** `feature_flags/:id/`: change fields; `{"deleted": true}` is the soft delete. PUT takes the same body. */
-const updateFlagRoute = projectRoute<Params>("feature_flag", async ({ ctx, params, body }) =>
-  updateFlag(ctx, pathId(params.id), await body(updateFlagInput)),
-);
+const updateFlagRoute = (method: "PATCH" | "PUT") =>
+  projectRoute<Params>("feature_flag", async ({ ctx, params, body }) => updateFlag(ctx, pathId(params.id), await body(updateFlagInput)), {
+    doc: {
+      summary: method === "PATCH" ? "Update a feature flag" : "Update a feature flag (PUT: same partial update)",
+      description: "Any writable field; `{\"deleted\": true}` soft-deletes (PostHog's way: hard deletes are refused). `/decide`, `/flags` and the definitions endpoints serve the change within a second.",
+      body: updateFlagInput,
+      response: flagResourceSchema,
+    },
+  });
 
 export const flagRoutes: RestResource[] = [
   {
     path: "feature_flags",
     prefixes: ["projects"],
     methods: {
-      /** The project's live flags, paginated and filtered. */
-      GET: projectRoute("feature_flag", async ({ request, ctx, query }) => {
-        const parsed = query(flagListQuery);
-        const page = await listFlags(ctx, parsed);
-        return paginate(request, parsed, page.count, page.results);
-      }),
-      /** A new flag (201). */
-      POST: projectRoute(
+      GET: projectRoute(
         "feature_flag",
-        async ({ ctx, body }) => createFlag(ctx, await body(createFlagInput)),
-        { status: 201 },
+        async ({ request, ctx, query }) => {
+          const parsed = query(flagListQuery);
+          const page = await listFlags(ctx, parsed);
+          return paginate(request, parsed, page.count, page.results);
+        },
+        {
+          doc: {
+            summary: "List feature flags",
+            description: "The project's live flags. `search` (key or name), `active`, `type` (boolean, multivariant, experiment, remote_config), `created_by_id`, `tags` and `excluded_properties` (JSON lists), `order`.",
+            query: flagListQuery,
+            response: pageOf(flagResourceSchema, "FeatureFlag"),
+          },
+        },
       ),
+      POST: projectRoute("feature_flag", async ({ ctx, body }) => createFlag(ctx, await body(createFlagInput)), {
+        status: 201,
+        doc: {
+          summary: "Create a feature flag",
+          description: "`key` (letters, digits, `-` and `_`, unique in the project) and `filters`: condition sets (`groups`) of person, group, cohort or flag conditions with a rollout percentage, `multivariate` variants, `payloads` by variant.",
+          body: createFlagInput,
+          response: flagResourceSchema,
+        },
+      }),
     },
   },
   {
     path: "feature_flags/:id",
     prefixes: ["projects"],
     methods: {
-      /** One flag (deleted ones too, with `deleted: true`). */
-      GET: projectRoute<Params>("feature_flag", async ({ ctx, params }) => getFlag(ctx, pathId(params.id))),
-      PATCH: updateFlagRoute,
-      PUT: updateFlagRoute,
-      /** PostHog forbids hard deletes of flags (ForbidDestroyModel): 405 with no body, after the usual checks. */
-      DELETE: projectRoute<Params>("feature_flag", async ({ ctx, params }) => {
-        await getFlag(ctx, pathId(params.id));
-        return new Response(null, { status: 405 });
+      GET: projectRoute<Params>("feature_flag", async ({ ctx, params }) => getFlag(ctx, pathId(params.id)), {
+        doc: { summary: "Retrieve a feature flag", description: "Deleted flags too, with `deleted: true`.", response: flagResourceSchema },
       }),
+      PATCH: updateFlagRoute("PATCH"),
+      PUT: updateFlagRoute("PUT"),
+      /** PostHog forbids hard deletes of flags (ForbidDestroyModel): 405 with no body, after the usual checks. */
+      DELETE: projectRoute<Params>(
+        "feature_flag",
+        async ({ ctx, params }) => {
+          await getFlag(ctx, pathId(params.id));
+          return new Response(null, { status: 405 });
+        },
+        { status: 405, doc: { summary: "Delete a feature flag (not allowed)", description: "PostHog forbids hard deletes of flags: 405 with no body, after the key, scope and existence checks. Soft-delete with `PATCH {\"deleted\": true}`." } },
+      ),
     },
   },
   {
     path: "feature_flags/:id/remote_config",
-    /** `?token=`: the flag's payload for server SDKs (`getRemoteConfigPayload`); the id may be the key. */
-    methods: { GET: handleRemoteConfigPayload },
+    methods: {
+      GET: documented(handleRemoteConfigPayload, {
+        scopes: [{ object: "feature_flag", action: "read" }],
+        secretKey: true,
+        status: 200,
+        doc: {
+          summary: "A flag's payload for server SDKs",
+          description:
+            "What posthog-node's and posthog-python's `getRemoteConfigPayload(key)` ask for: the payload of the flag's `\"true\"` value as a JSON string (the SDKs parse it again), or null. `:id` may be the flag's key. Credentials: the project's secret key (`phs_…`), or a personal API key with `feature_flag:read`; for `@current`, `token` names the project.",
+          query: remoteConfigQuery,
+          response: z.string().nullable().meta({ id: "RemoteConfigPayload" }),
+        },
+      }),
+    },
   },
 ];

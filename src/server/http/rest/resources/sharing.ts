@@ -1,5 +1,5 @@
 import { pathId, projectRoute, type RestResource } from "@/server/http/rest/route";
-import { sharingUpdateBody } from "@/server/sharing/contract";
+import { sharingConfigurationSchema, sharingUpdateBody } from "@/server/sharing/contract";
 import { getDashboardSharing, refreshDashboardSharing, updateDashboardSharing } from "@/server/sharing/service";
 
 type Params = { project_id: string; id: string };
@@ -8,20 +8,32 @@ export const sharingRoutes: RestResource[] = [
   {
     path: "dashboards/:id/sharing",
     methods: {
-      /** The configuration in force, created disabled on first read. */
-      GET: projectRoute<Params>("sharing_configuration", async ({ ctx, params }) => getDashboardSharing(ctx, pathId(params.id))),
-      /** `{enabled}`: turns the public link on or off. */
-      PATCH: projectRoute<Params>("sharing_configuration", async ({ ctx, params, body }) => {
-        const dashboardId = pathId(params.id);
-        return updateDashboardSharing(ctx, dashboardId, await body(sharingUpdateBody));
+      GET: projectRoute<Params>("sharing_configuration", async ({ ctx, params }) => getDashboardSharing(ctx, pathId(params.id)), {
+        doc: { summary: "Retrieve a dashboard's sharing", description: "The configuration in force, created disabled on first read.", response: sharingConfigurationSchema },
       }),
+      PATCH: projectRoute<Params>(
+        "sharing_configuration",
+        async ({ ctx, params, body }) => {
+          const dashboardId = pathId(params.id);
+          return updateDashboardSharing(ctx, dashboardId, await body(sharingUpdateBody));
+        },
+        {
+          doc: {
+            summary: "Turn a dashboard's public link on or off",
+            description: "`{\"enabled\": true}` makes the dashboard readable by anyone with `/shared/<access_token>`; `false` closes the link.",
+            body: sharingUpdateBody,
+            response: sharingConfigurationSchema,
+          },
+        },
+      ),
     },
   },
   {
     path: "dashboards/:id/sharing/refresh",
     methods: {
-      /** A new access token; the old link stops working at once. */
-      POST: projectRoute<Params>("sharing_configuration", async ({ ctx, params }) => refreshDashboardSharing(ctx, pathId(params.id))),
+      POST: projectRoute<Params>("sharing_configuration", async ({ ctx, params }) => refreshDashboardSharing(ctx, pathId(params.id)), {
+        doc: { summary: "Issue a new access token", description: "The old link stops working at once (rotation is how an owner revokes a leaked link).", response: sharingConfigurationSchema },
+      }),
     },
   },
 ];
