@@ -1,5 +1,6 @@
 /** Processes a benchmark starts: the built server (`dist/server.mjs`) or a node script, on a free port. */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -12,6 +13,9 @@ export async function startNodeProcess(args: string[], env: Record<string, strin
     stdio: ["ignore", "pipe", "inherit"],
   });
   let output = "";
+  // BENCH_SERVER_LOG=<file> keeps what the server prints (e.g. with --trace-gc in BENCH_SERVER_NODE_ARGS).
+  const log = process.env.BENCH_SERVER_LOG;
+  if (log) child.stdout!.on("data", (chunk) => fs.appendFileSync(log, chunk));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", (chunk) => {
       output += chunk;
