@@ -9,6 +9,7 @@ import { makeTreePrivate } from "./data-dir-mode";
 import { pgPoolDriver, type SqlDriver } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
 import { openPgliteThread, type PgliteOnThread } from "./pglite-thread";
+import { Statistics } from "./statistics";
 
 export type { PrismaClient };
 
@@ -20,6 +21,8 @@ export interface Database {
   readonly changes: ChangeFeed;
   /** Where events are written and read: this database's events table, or ClickHouse. */
   readonly events: EventStore;
+  /** Planner statistics: ANALYZE on a schedule proportional to writes, and after bulk loads (statistics.ts). */
+  readonly statistics: Statistics;
   close(): Promise<void>;
 }
 
@@ -93,14 +96,17 @@ async function openPostgres(url: string): Promise<Database> {
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const events = new PostgresEventStore(sql, 4);
+  const statistics = new Statistics(sql);
+  const events = new PostgresEventStore(sql, 4, undefined, statistics);
   return {
     config: { kind: "postgres", url },
     prisma,
     sql,
     changes,
     events,
+    statistics,
     async close() {
+      await statistics.close();
       await events.close();
       await changes.close();
       await prisma.$disconnect();
@@ -149,14 +155,17 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
   const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });
   // One connection: inserts take turns, in statements short enough to let other requests in.
-  const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS);
+  const statistics = new Statistics(sql);
+  const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS, statistics);
   return {
     config,
     prisma,
     sql,
     changes: localChangeFeed(),
     events,
+    statistics,
     async close() {
+      await statistics.close();
       await events.close();
       await prisma.$disconnect();
       await sql.close();

@@ -86,5 +86,8 @@ export async function migrate(sql: SqlDriver, dir: string = MIGRATIONS_DIR): Pro
     });
     if (done) applied.push(migration.name);
   }
+  // New tables and columns start without planner statistics (PGlite has no autovacuum to
+  // gather them): gathered now, while the tables are small, instead of planned blind.
+  if (applied.length > 0) await sql.exec("ANALYZE");
   return applied;
 }
