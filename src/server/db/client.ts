@@ -10,6 +10,7 @@ import { pgPoolDriver, type SqlDriver } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
 import { openPgliteThread, type PgliteOnThread } from "./pglite-thread";
 import { Statistics } from "./statistics";
+import { embeddedAnalytics, postgresAnalytics, type Analytics } from "./analytics";
 
 export type { PrismaClient };
 
@@ -23,6 +24,11 @@ export interface Database {
   readonly events: EventStore;
   /** Planner statistics: ANALYZE on a schedule proportional to writes, and after bulk loads (statistics.ts). */
   readonly statistics: Statistics;
+  /**
+   * Where analytical reads run (insights, web analytics, HogQL): connections of their own,
+   * a limit on how many at once, a budget per run and cancellation (analytics.ts).
+   */
+  readonly analytics: Analytics;
   close(): Promise<void>;
 }
 
@@ -45,14 +51,19 @@ export async function openDatabase(config: DbConfig, eventStore: EventStoreConfi
     await db.close();
     throw error;
   }
-  return {
+  const wrapped: Database = {
     ...db,
     events,
+    get analytics() {
+      return analytics;
+    },
     async close() {
       await events.close();
       await db.close();
     },
   };
+  const analytics = db.analytics.over(wrapped);
+  return wrapped;
 }
 
 /**
@@ -72,12 +83,25 @@ export async function openDatabase(config: DbConfig, eventStore: EventStoreConfi
  */
 const SESSION_SETTINGS = "-c jit=off -c work_mem=64MB -c parallel_setup_cost=200 -c parallel_tuple_cost=0.02";
 
+/**
+ * Every statement of the main pool ends within this (`BURROW_STATEMENT_TIMEOUT_MS`, default
+ * 2 min): no request holds a connection forever. Migrations lift it for themselves; the
+ * analytical reads have their own, shorter budget (analytics.ts).
+ */
+function statementTimeoutMs(): number {
+  const configured = Number(process.env.BURROW_STATEMENT_TIMEOUT_MS);
+  return Number.isFinite(configured) && configured > 0 ? configured : 120_000;
+}
+
+/** Analytical runs at once on PostgreSQL, each with a connection of its own (`DATABASE_ANALYTICS_POOL_SIZE`, default 4). */
+const analyticsPoolSize = () => Number(process.env.DATABASE_ANALYTICS_POOL_SIZE) || 4;
+
 async function openPostgres(url: string): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: Number(process.env.DATABASE_POOL_SIZE) || 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    options: SESSION_SETTINGS,
+    options: `${SESSION_SETTINGS} -c statement_timeout=${statementTimeoutMs()}`,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
@@ -88,6 +112,9 @@ async function openPostgres(url: string): Promise<Database> {
     await pool.end().catch(() => {});
     throw postgresConfigError(url, error);
   }
+  const analyticsLimit = analyticsPoolSize();
+  const analyticsPool = new pg.Pool({ connectionString: url, max: analyticsLimit, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, options: SESSION_SETTINGS });
+  analyticsPool.on("error", () => {});
   let changes: ChangeFeed;
   try {
     changes = await postgresChangeFeed(url, pool);
@@ -98,14 +125,18 @@ async function openPostgres(url: string): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const statistics = new Statistics(sql);
   const events = new PostgresEventStore(sql, 4, undefined, statistics);
-  return {
+  const db: Database = {
     config: { kind: "postgres", url },
     prisma,
     sql,
     changes,
     events,
     statistics,
+    get analytics() {
+      return analytics;
+    },
     async close() {
+      await analytics.close();
       await statistics.close();
       await events.close();
       await changes.close();
@@ -113,6 +144,8 @@ async function openPostgres(url: string): Promise<Database> {
       await sql.close();
     },
   };
+  const analytics = postgresAnalytics(db, analyticsPool, sql, analyticsLimit);
+  return db;
 }
 
 function postgresConfigError(url: string, error: unknown): ConfigError {
@@ -157,14 +190,18 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   // One connection: inserts take turns, in statements short enough to let other requests in.
   const statistics = new Statistics(sql);
   const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS, statistics);
-  return {
+  const db: Database = {
     config,
     prisma,
     sql,
     changes: localChangeFeed(),
     events,
     statistics,
+    get analytics() {
+      return analytics;
+    },
     async close() {
+      await analytics.close();
       await statistics.close();
       await events.close();
       await prisma.$disconnect();
@@ -172,4 +209,6 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
       lock?.release();
     },
   };
+  const analytics = embeddedAnalytics(db);
+  return db;
 }

@@ -38,9 +38,15 @@ export class PostgresEventStore implements EventStore {
     private readonly chunkRows?: number,
     /** Told of the rows written, so the events table is analyzed as it grows. */
     private readonly statistics?: Statistics,
+    /** The merges of the store this one reads for (readingWith). */
+    sessions?: SessionFolder,
   ) {
     // What a crash left unmerged goes with the next insert's or read's merge.
-    this.sessions = new SessionFolder(sql);
+    this.sessions = sessions ?? new SessionFolder(sql);
+  }
+
+  readingWith(sql: SqlDriver): EventStore {
+    return new PostgresEventStore(sql, this.maxConcurrentInserts, this.chunkRows, this.statistics, this.sessions);
   }
 
   /** Merges every session delta written so far into the sessions table (reads of sessions do it themselves). */
