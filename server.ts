@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     const fast = matchFastRoute(pathname);
     if (fast) void serveRaw(fast, req, res);
     // Next reads bodies whole and unbounded before our routes authenticate: bound them first.
-    else if (!holdBodyTo(req, res, nextBodyLimitFor(pathname))) return;
+    else if (!holdBodyTo(req, res, nextBodyLimitFor(pathname, req.headers["content-type"]))) return;
     // The management API's catch-all routes would answer these with an empty 404.
     else if (isUnknownRestPath(pathname)) void prepared.then(() => app.render404(req, res));
     else if (handleWithNext) void handleWithNext(req, res);

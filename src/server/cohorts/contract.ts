@@ -208,9 +208,18 @@ const writable = {
   query: z.unknown().refine((value) => value === null || value === undefined, "Query-based cohorts are not supported yet."),
 };
 
-/** `POST …/cohorts/` (also the multipart form's fields, which arrive as text). Unknown and read-only fields are ignored, as DRF does. */
+/**
+ * The fields a cohort answers with that a client may send back unchanged (PostHog's
+ * read-only fields, which DRF ignores): accepted and ignored. Any other key is refused with a
+ * 400 naming it, so a body cannot carry megabytes of what nothing reads (issue 32).
+ */
+const READ_ONLY_FIELDS = ["id", "count", "created_at", "created_by", "errors_calculating", "experiment_set", "is_calculating", "last_calculation", "last_error", "cohort_type", "deleted", "version", "groups"] as const;
+const readOnly = Object.fromEntries(READ_ONLY_FIELDS.map((field) => [field, z.unknown().optional().transform(() => undefined)]));
+
+/** `POST …/cohorts/` (also the multipart form's fields, which arrive as text): unknown keys refused, read-only ones ignored. */
 /** The create fields without the legacy `groups` reading (tRPC and the form, which never send them). */
-export const cohortCreateFields = z.object({
+export const cohortCreateFields = z.strictObject({
+  ...readOnly,
   name: writable.name.optional().transform((name) => name ?? ""),
   description: writable.description.optional().transform((text) => text ?? ""),
   is_static: writable.is_static.optional().transform((value) => value ?? false),

@@ -115,9 +115,14 @@ describe("holdBodyTo: the 1 MB limit for routes Next serves", () => {
 
 describe("larger bodies where a route needs them", () => {
   it("lets a static cohort's CSV (up to 20 MB, in a form) through to the cohorts create and update routes only", () => {
-    for (const path of ["/api/projects/1/cohorts/", "/api/environments/@current/cohorts/42/", "/api/projects/1/cohorts"]) expect(nextBodyLimitFor(path)).toBe(21 * 1024 * 1024);
+    const form = "multipart/form-data; boundary=x";
+    for (const path of ["/api/projects/1/cohorts/", "/api/environments/@current/cohorts/42/", "/api/projects/1/cohorts"]) expect(nextBodyLimitFor(path, form)).toBe(21 * 1024 * 1024);
     for (const path of ["/api/projects/1/cohorts/42/add_persons_to_static_cohort/", "/api/projects/1/cohorts/42/persons/", "/api/projects/1/cohortsx/"]) {
-      expect(nextBodyLimitFor(path)).toBe(NEXT_BODY_LIMIT_BYTES);
+      expect(nextBodyLimitFor(path, form)).toBe(NEXT_BODY_LIMIT_BYTES);
     }
+  });
+
+  it("gives a JSON body on the cohorts routes the 1 MB of any other (the 21 MB is for the CSV form only)", () => {
+    for (const type of ["application/json", undefined, "text/plain; boundary=multipart/form-data"]) expect(nextBodyLimitFor("/api/projects/1/cohorts/", type)).toBe(NEXT_BODY_LIMIT_BYTES);
   });
 });

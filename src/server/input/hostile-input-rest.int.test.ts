@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "@/server/db/testing";
+import { duringStall } from "@/server/http/stall.fixture";
 import { apiRouteHandlers, apiRoutePatterns } from "@/server/http/rest/routes.fixture";
 import { NUL_MESSAGE } from "./nul";
-import { COHORT_BODY, CONFIG_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "./hostile-input.fixture";
+import { COHORT_BODY, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "./hostile-input.fixture";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -285,6 +286,31 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
       }
     });
   }
+
+  it("walks a megabyte of [{},{},…] once, without stalling the others, and refuses unknown keys in a cohort it creates", async () => {
+    const cohorts = REST_CASES.find((c) => c.route === "projects/:project_id/cohorts" && c.method === "POST")!;
+    const flags = REST_CASES.find((c) => c.route === "projects/:project_id/feature_flags" && c.method === "POST")!;
+    const before = await snapshot();
+    const junk = `[${"{},".repeat(340_000)}{}]`;
+    for (const [testCase, raw] of [
+      [cohorts, `{"name":"x","is_static":true,"junk":${junk}}`],
+      [flags, `{"key":"junk-flag","filters":{"groups":[]},"junk":${junk}}`],
+    ] as const) {
+      // The route's modules loaded first: their first import is not what is timed.
+      await callRest(testCase, { body: { junk: 1 } });
+      const stall = await duringStall(() => callRest(testCase, { raw }));
+      const answer = stall.outcome.ok ? stall.outcome.value : null;
+      expect([testCase.route, answer?.status]).toEqual([testCase.route, testCase === cohorts ? 400 : expect.any(Number)]);
+      expect({ route: testCase.route, ms: stall.ms < 1_000, health: stall.healthMs < 1_000, memory: stall.rssMb < 300 }).toEqual({ route: testCase.route, ms: true, health: true, memory: true });
+    }
+    const refused = await callRest(cohorts, { body: { name: "x", is_static: true, junk: 1 } });
+    expect([refused.status, refused.body?.detail]).toEqual([400, expect.stringContaining("junk")]);
+    // What a client read from a cohort may go back unchanged.
+    const echoed = await callRest(cohorts, { body: { name: "echo", is_static: true, id: 5, count: 3, created_by: null, is_calculating: false, groups: [] } });
+    expect(echoed.status, echoed.text).toBe(201);
+    await db.sql.query(`DELETE FROM cohorts WHERE name = 'echo'`);
+    expect(await snapshot()).toBe(before);
+  });
 
   it("answers 400 for a rearrange naming a config id beyond the id column, or with NUL in a key", async () => {
     const rearrange = REST_CASES.find((c) => c.route.endsWith("rearrange"))!;

@@ -4,8 +4,7 @@ import { hasScope } from "@/server/auth/service";
 import type { Context, ProjectAccess, UserContext } from "@/server/context";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { refuseDeepNesting } from "@/server/input/depth";
-import { refuseNul } from "@/server/input/nul";
+import { refuseHostileInput } from "@/server/input/check";
 import { INT4_MAX } from "@/server/input/record-id";
 import { authenticate, type Principal } from "./principal";
 import { resolveProject } from "./project";
@@ -53,10 +52,10 @@ function searchParamsObject(url: URL): Record<string, string | string[]> {
  * to NUL only when parsed).
  */
 function parseInput<T>(schema: ZodType<T>, raw: unknown): T {
-  refuseDeepNesting(raw);
-  refuseNul(raw);
+  refuseHostileInput(raw);
   const parsed = schema.parse(raw);
-  refuseNul(parsed);
+  // What the schema decoded (JSON text in a parameter or field) may hold NUL too.
+  refuseHostileInput(parsed);
   return parsed;
 }
 

@@ -10,8 +10,7 @@ import { z, ZodError } from "zod";
 import { getDb, type Database } from "@/server/db";
 import { ConfigError } from "@/server/db/config";
 import { APP_ERRORS, AppError } from "@/server/errors";
-import { refuseDeepNesting } from "@/server/input/depth";
-import { refuseNul } from "@/server/input/nul";
+import { refuseHostileInput } from "@/server/input/check";
 import { recordId } from "@/server/input/record-id";
 import type { SessionUser } from "@/server/auth/contract";
 import { sessionPrincipal, sessionUserFromHeaders } from "@/server/http/rest/principal";
@@ -77,8 +76,7 @@ const appErrors = t.middleware(async ({ next }) => {
 /** U+0000 anywhere in the input is a 400 before any procedure runs (see src/server/input/nul.ts). */
 const nulFreeInput = t.middleware(async ({ getRawInput, next }) => {
   const raw = await getRawInput();
-  refuseDeepNesting(raw);
-  refuseNul(raw);
+  refuseHostileInput(raw);
   return next();
 });
 
