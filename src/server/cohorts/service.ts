@@ -107,7 +107,7 @@ function tracked(cohort: { name: string; description: string; isStatic: boolean;
 }
 
 /** Ids from a CSV file, read before anything is written (a bad file must not leave a cohort behind). */
-function idsOfCsv(csv: Uint8Array | null | undefined, isStatic: boolean) {
+async function idsOfCsv(csv: Uint8Array | null | undefined, isStatic: boolean) {
   if (!csv) return null;
   if (!isStatic) throw new AppError("invalid_input", "A CSV file can only be uploaded to a static cohort (is_static: true).", "csv");
   return csvIds(csv);
@@ -121,7 +121,7 @@ function idsOfCsv(csv: Uint8Array | null | undefined, isStatic: boolean) {
 export async function createCohort(ctx: Context, body: CohortCreateBody, csv?: Uint8Array | null): Promise<CohortResource> {
   const { db, actor } = ctx;
   const projectId = ctx.project.id;
-  const fromCsv = idsOfCsv(csv, body.is_static);
+  const fromCsv = await idsOfCsv(csv, body.is_static);
   const filters = body.is_static ? {} : (body.filters ?? { properties: EMPTY_TREE });
   if (!body.is_static) await checkReferences(db, projectId, null, (filters as { properties: PropertyGroup }).properties);
   const id = await inTransaction(db, async (tx) => {
@@ -158,7 +158,7 @@ export async function updateCohort(ctx: Context, id: number, body: CohortUpdateB
   const current = await store.findCohort(db.prisma, projectId, id);
   if (!current) throw notFound();
   const isStatic = body.is_static ?? current.isStatic;
-  const fromCsv = idsOfCsv(csv, isStatic);
+  const fromCsv = await idsOfCsv(csv, isStatic);
   const next = {
     name: body.name ?? current.name,
     description: body.description ?? current.description,

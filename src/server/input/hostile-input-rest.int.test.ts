@@ -312,6 +312,31 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it("reads a static cohort's CSV (400,000 ids; one 20 MB quoted id) without stalling the others", async () => {
+    const cohorts = REST_CASES.find((c) => c.route === "projects/:project_id/cohorts" && c.method === "POST")!;
+    const upload = async (csv: string) => {
+      const form = new FormData();
+      form.set("name", "from csv");
+      form.set("is_static", "true");
+      form.set("csv", new Blob([csv], { type: "text/csv" }), "ids.csv");
+      const module = await apiRouteHandlers(cohorts.route);
+      const request = new Request(`http://localhost/api/projects/${w.projectId}/cohorts/`, { method: "POST", headers: { authorization: `Bearer ${w.key}` }, body: form });
+      const response = await module.POST!(request, { params: Promise.resolve({ project_id: String(w.projectId) }) });
+      return { status: response.status, body: await response.json() };
+    };
+    await upload("distinct_id\nwarm-up\n");
+    for (const [name, csv, status] of [
+      ["400,000 ids", `distinct_id\n${Array.from({ length: 400_000 }, (_, i) => `visitor-${i}`).join("\n")}\n`, 201],
+      ["a 20 MB quoted id", `"${"x".repeat(20 * 1024 * 1024 - 16)}"\n`, 400],
+    ] as const) {
+      const stall = await duringStall(() => upload(csv));
+      const answer = stall.outcome.ok ? stall.outcome.value : null;
+      expect([name, answer?.status]).toEqual([name, status]);
+      expect({ name, health: stall.healthMs < 1_000, memory: stall.rssMb < 300 }).toEqual({ name, health: true, memory: true });
+    }
+    await db.sql.query(`DELETE FROM cohorts WHERE name = 'from csv'`);
+  });
+
   it("answers 400 for a rearrange naming a config id beyond the id column, or with NUL in a key", async () => {
     const rearrange = REST_CASES.find((c) => c.route.endsWith("rearrange"))!;
     const before = await snapshot();
