@@ -118,6 +118,25 @@ describe(`queries that would stall the server (${testStoresName})`, () => {
   });
 });
 
+describe(`bounded results (${testStoresName})`, () => {
+  it("a trend of 5 series × hourly × 415 days × 100 breakdown values answers a 400 naming the limit, without stalling", async () => {
+    const series = Array.from({ length: 5 }, () => ({ kind: "EventsNode", event: "$pageview" }));
+    const body = {
+      query: { kind: "TrendsQuery", series, interval: "hour", dateRange: { date_from: "-415d" }, breakdownFilter: { breakdown: "$current_url", breakdown_type: "event", breakdown_limit: 100 } },
+      refresh: true,
+    };
+    const stall = await duringStall(() => query(body));
+    const answer = stall.outcome.ok ? stall.outcome.value : null;
+    expect(answer?.status).toBe(400);
+    expect(answer?.body.detail).toContain("the limit is 200,000");
+    expect({ ms: stall.ms < 1_000, health: stall.healthMs < 1_000, memory: stall.rssMb < 300 }).toEqual({ ms: true, health: true, memory: true });
+    // The same over 30 days by day is well within it.
+    clearQueryCache();
+    const daily = await query({ ...body, query: { ...body.query, interval: "day", dateRange: { date_from: "-30d" } } });
+    expect(daily.status).toBe(200);
+  });
+});
+
 describe(`statement budgets and the analytical connections (${testStoresName})`, () => {
   const embedded = () => db.sql.embedded;
 

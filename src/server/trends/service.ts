@@ -15,6 +15,7 @@ import type { PropertyGroup } from "@/server/properties/contract";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import { parseNode, type QueryKind } from "@/server/analytics/kind";
 import type { CohortBreakdownValue } from "@/server/analytics/nodes";
+import { AppError } from "@/server/errors";
 import { bucketDay, bucketLabel, bucketStarts, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
 import { trendsQuerySchema, trendsSpec, type Math, type TrendsFormula, type TrendsSpec } from "./contract";
 import { previousRange } from "./compare";
@@ -259,6 +260,30 @@ function applyFormula(node: TrendsFormula, perSeries: TrendsSeriesResult[][], sp
  * comparison, the previous period's items follow the current ones; with formulas, the
  * formulas' results replace the series (per period).
  */
+/**
+ * The most data points one trend answers: series (both periods when compared) × breakdown
+ * values (the kept ones and "other") × buckets. Five hourly series over 415 days by 100
+ * values were 5M points, a 305 MB answer that held the server 11 s (issue 32); a year of
+ * hours, or 30 days of 25 values in 10 series, are far below it.
+ */
+export const MAX_TREND_POINTS = 200_000;
+
+/** A 400 naming the limit when the answer would have more data points than MAX_TREND_POINTS. */
+function refuseTooManyPoints(spec: TrendsSpec, range: ResolvedDateRange): void {
+  const { breakdown } = spec;
+  const values = breakdown === null ? 1 : breakdown.type === "cohort" ? breakdown.cohorts.length : breakdown.limit + (breakdown.hideOther ? 0 : 1);
+  const buckets = spec.interval === null ? 1 : bucketStarts(range).length;
+  const series = Math.max(spec.series.length, spec.formulas.length) * (spec.compare === null ? 1 : 2);
+  const points = series * values * Math.max(1, buckets);
+  if (points > MAX_TREND_POINTS) {
+    throw new AppError(
+      "invalid_input",
+      `This trend would answer ${points.toLocaleString("en-US")} data points (${series} series × ${values} breakdown values × ${buckets} ${spec.interval ?? "whole-range"} intervals); the limit is ${MAX_TREND_POINTS.toLocaleString("en-US")}. Use a longer interval, a shorter date range, fewer series or a lower breakdown limit.`,
+      "query",
+    );
+  }
+}
+
 export async function computeTrends(
   store: EventStore,
   projectId: number,
@@ -268,6 +293,7 @@ export async function computeTrends(
   cohortNames: ReadonlyMap<number, string> = new Map(),
 ): Promise<TrendsAnswer> {
   const range = await resolveTrendsRange(store, projectId, spec, zone, now);
+  refuseTooManyPoints(spec, range);
   await guarded(async () => {
     for (let index = 0; index < spec.series.length; index++) for (const group of seriesFilters(spec, index)) await store.checkFilters(group);
   });
