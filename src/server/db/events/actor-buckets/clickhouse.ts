@@ -5,26 +5,12 @@
  * them (person filters and cohorts resolved in PostgreSQL first).
  */
 import type { ChStatement, ChStore } from "../clickhouse/context";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import { clickHouseFilter, clickHouseMatchers, resolveFilters, type ResolvedFilters } from "../filters/clickhouse";
 import { ANONYMOUS_ACTOR } from "../actor-events/query";
 import { calendar, MAX_MASK_COLUMNS, WORD_BITS } from "./calendar";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./query";
-
-/** The wall-clock bucket of a DateTime64 (UTC) expression in the zone, as hours since 1970. */
-function wallBucketHours(time: string, zone: string, interval: ActorBucketsQuery["interval"]): string {
-  const local = `toTimeZone(${time}, ${zone})`;
-  switch (interval) {
-    case "hour":
-      return `toInt32(intDiv(toUnixTimestamp(${local}) + timeZoneOffset(${local}), 3600))`;
-    case "day":
-      return `toInt32(toUInt32(toDate(${local})) * 24)`;
-    case "week":
-      return `toInt32(toUInt32(toStartOfWeek(${local}, 0)) * 24)`;
-    case "month":
-      return `toInt32(toUInt32(toStartOfMonth(${local})) * 24)`;
-  }
-}
 
 export async function clickHouseActorBuckets(ch: ChStore, projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
   const groups = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(query.firstEver?.onlyIfFirstOf?.filters ?? [])];
@@ -63,7 +49,7 @@ export async function clickHouseActorBuckets(ch: ChStore, projectId: number, que
 
 /**
  * The masks statement (as PostgreSQL's, postgres.ts) for a calendar of wall
- * bucket starts `hours` (ascending, as wallBucketHours reads them): events grouped by actor
+ * bucket starts `hours` (ascending, as the dialect's wallBucketHours reads them): events grouped by actor
  * alone, each matcher's buckets OR-ed into UInt32 words of `wordBits`. Rows [a, k0_0, …, fi].
  */
 function clickHouseActorMasksStatement(
@@ -82,7 +68,7 @@ function clickHouseActorMasksStatement(
   const zone = params.add(query.zone, "text");
   const calendar = `CAST(${params.add(hours.map(String), "text[]")}, 'Array(Int32)')`;
   // 0-based; -1 outside the calendar.
-  const indexOf = (time: string) => `toInt32(indexOf(${calendar}, ${wallBucketHours(time, zone, query.interval)})) - 1`;
+  const indexOf = (time: string) => `toInt32(indexOf(${calendar}, ${CLICKHOUSE.wallBucketHours(time, zone, query.interval)})) - 1`;
   const filters = query.filters.map(filter);
   const tests = query.matchers.map(test);
   const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
@@ -157,12 +143,12 @@ function clickHouseActorBucketsStatement(table: string, projectId: number, query
                 SELECT ${actor} AS fa, countIf(${firstTest}) AS fn, minIf(e.timestamp, ${firstTest}) AS ft${baseTest ? `, minIf(e.timestamp, ${baseTest}) AS ft0` : ""}
                   FROM ${table} AS e WHERE ${firstWhere.join(" AND ")} GROUP BY fa
               ) AS f ON f.fa = r.a`;
-    firstBucket = `if(f.fn > 0 AND f.ft >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.ft = f.ft0" : ""}, ${wallBucketHours("f.ft", zone, query.interval)}, NULL)`;
+    firstBucket = `if(f.fn > 0 AND f.ft >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.ft = f.ft0" : ""}, ${CLICKHOUSE.wallBucketHours("f.ft", zone, query.interval)}, NULL)`;
   }
   return {
     text: `SELECT r.a, r.bm, ${firstBucket} AS fb FROM (
              SELECT g.a AS a, arraySort(x -> x.1, groupArray((g.b, g.m, g.cs))) AS bm FROM (
-               SELECT ${actor} AS a, ${wallBucketHours("e.timestamp", zone, query.interval)} AS b, toInt32(groupBitOr(${mask})) AS m, ${counts} AS cs
+               SELECT ${actor} AS a, ${CLICKHOUSE.wallBucketHours("e.timestamp", zone, query.interval)} AS b, toInt32(groupBitOr(${mask})) AS m, ${counts} AS cs
                  FROM ${table} AS e WHERE ${where.join(" AND ")} GROUP BY a, b
              ) AS g GROUP BY g.a
            ) AS r${first}`,

@@ -13,17 +13,12 @@
 import type { SqlExecutor } from "@/server/db/driver";
 import { SqlParams } from "@/server/properties/sql";
 import type { PropertyGroup } from "@/server/properties/contract";
-import { POSTGRES_EVENTS } from "../dialect";
+import { POSTGRES } from "@/server/sql/postgres";
 import { cohortIdsOf, requireCohorts } from "../filters/cohorts";
 import { postgresFilters, postgresMatchers } from "../filters/postgres";
 import { ANONYMOUS_ACTOR } from "../actor-events/query";
 import { calendar, MAX_MASK_COLUMNS, WORD_BITS } from "./calendar";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./query";
-
-/** The wall-clock bucket of a timestamptz expression in the zone, as hours since 1970 (see query.ts). */
-export function postgresWallBucketHours(time: string, zone: string, interval: ActorBucketsQuery["interval"]): string {
-  return `(extract(epoch FROM ${POSTGRES_EVENTS.bucket[interval](`(${time} AT TIME ZONE ${zone})`)}) / 3600)::int`;
-}
 
 export async function postgresActorBuckets(sql: SqlExecutor, projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
   const base = query.firstEver?.onlyIfFirstOf;
@@ -143,11 +138,11 @@ function postgresActorBucketsStatement(projectId: number, query: ActorBucketsQue
     const firstWhere = [project, to, ...namesOf(base ? [matcher, base] : [matcher]), ...filters, baseTest ? `((${firstTest}) OR (${baseTest}))` : `(${firstTest})`];
     first = `, f AS (SELECT ${actor} AS a, min(e.timestamp) FILTER (WHERE ${firstTest}) AS t${baseTest ? `, min(e.timestamp) FILTER (WHERE ${baseTest}) AS t0` : ""}
                   FROM events e${join} WHERE ${firstWhere.join(" AND ")} GROUP BY 1)`;
-    firstBucket = `CASE WHEN f.t >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.t = f.t0" : ""} THEN ${postgresWallBucketHours("f.t", zone, query.interval)} END`;
+    firstBucket = `CASE WHEN f.t >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.t = f.t0" : ""} THEN ${POSTGRES.wallBucketHours("f.t", zone, query.interval)} END`;
   }
   return {
     text: `WITH g AS (
-             SELECT ${actor} AS a, ${postgresWallBucketHours("e.timestamp", zone, query.interval)} AS b, bit_or(${mask})::int AS m${counts}
+             SELECT ${actor} AS a, ${POSTGRES.wallBucketHours("e.timestamp", zone, query.interval)} AS b, bit_or(${mask})::int AS m${counts}
                FROM events e${join} WHERE ${where.join(" AND ")} GROUP BY 1, 2
            ), r AS (
              SELECT g.a, array_agg(g.b ORDER BY g.b) AS bs, array_agg(g.m ORDER BY g.b) AS ms, ${countArrays} AS cs FROM g GROUP BY g.a

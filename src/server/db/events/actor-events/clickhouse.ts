@@ -6,7 +6,7 @@
  */
 import type { ChStatement, ChStore } from "../clickhouse/context";
 import { chEventPropertyText } from "../clickhouse/hot-properties";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
 import { clickHouseFilter, clickHouseMatchers, personValues, resolveFilters, type PersonValues, type ResolvedFilters } from "../filters/clickhouse";
 import { actorEventsFromColumns, ANONYMOUS_ACTOR, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery, type EventValue } from "./query";
 
