@@ -34,7 +34,7 @@ import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
 import { dayOfEvents, HOSTS } from "./lib/web-events";
-import { ClickHouseEventStore } from "@/server/db/events/clickhouse-store";
+import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import { computeQuery } from "@/server/query/service";
 import { p50AndMax } from "./lib/seed-events";
 import { benchClickHouse } from "./lib/clickhouse";

@@ -1,7 +1,7 @@
 /**
  * The event store's contract: every write and read of events goes through one `EventStore`,
- * kept in PostgreSQL (postgres-store.ts, the default: PGlite or a server) or in ClickHouse
- * (clickhouse-store.ts, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
+ * kept in PostgreSQL (postgres/store.ts, the default: PGlite or a server) or in ClickHouse
+ * (clickhouse/store.ts, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
  * PostgreSQL whichever store holds the events. Each primitive is a folder (list/, trend/,
  * actor-events/, …) whose query.ts holds its types, re-exported here; the store's own files
  * import these, never index.ts (which re-exports the stores themselves).

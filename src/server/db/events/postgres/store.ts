@@ -5,24 +5,24 @@
  */
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { PropertyNode } from "@/server/properties/contract";
-import type { EventStore, StoredEventInput } from "./contract";
-import { postgresActorBuckets } from "./actor-buckets/postgres";
-import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
-import { postgresActorEvents } from "./actor-events/postgres";
-import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
-import { postgresEventNameDays, postgresPropertySamples } from "./definitions/postgres";
-import type { EventNameDay, EventPropertySample } from "./definitions/query";
-import { checkRegexes } from "./filters/postgres";
-import { insertEvents } from "./insert/postgres";
-import { postgresCountList, postgresEarliestTimestamp, postgresGet, postgresList, postgresSelect, postgresValues } from "./list/postgres";
-import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
-import { postgresDeletePersonEvents, postgresPersonsWithEventCount, postgresReassignPerson } from "./person-events/postgres";
-import type { EventCountQuery, PersonEvents } from "./person-events/query";
-import { SessionFolder } from "./sessions/fold";
-import { postgresTrend } from "./trend/postgres";
-import type { TrendQuery, TrendRow } from "./trend/query";
-import { postgresWebOverview, postgresWebStats, postgresWebTopClicks, postgresWebTrend, postgresWebTrendActors } from "./web/postgres";
-import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web/query";
+import type { EventStore, StoredEventInput } from "../contract";
+import { postgresActorBuckets } from "../actor-buckets/postgres";
+import type { ActorBuckets, ActorBucketsQuery } from "../actor-buckets/query";
+import { postgresActorEvents } from "../actor-events/postgres";
+import type { ActorEvents, ActorEventsQuery } from "../actor-events/query";
+import { postgresEventNameDays, postgresPropertySamples } from "../definitions/postgres";
+import type { EventNameDay, EventPropertySample } from "../definitions/query";
+import { checkRegexes } from "../filters/postgres";
+import { insertEvents } from "../insert/postgres";
+import { postgresCountList, postgresEarliestTimestamp, postgresGet, postgresList, postgresSelect, postgresValues } from "../list/postgres";
+import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "../list/query";
+import { postgresDeletePersonEvents, postgresPersonsWithEventCount, postgresReassignPerson } from "../person-events/postgres";
+import type { EventCountQuery, PersonEvents } from "../person-events/query";
+import { SessionFolder } from "../sessions/fold";
+import { postgresTrend } from "../trend/postgres";
+import type { TrendQuery, TrendRow } from "../trend/query";
+import { postgresWebOverview, postgresWebStats, postgresWebTopClicks, postgresWebTrend, postgresWebTrendActors } from "../web/postgres";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "../web/query";
 
 export class PostgresEventStore implements EventStore {
   readonly kind = "postgres";
