@@ -29,8 +29,10 @@ export interface SqlExecutor {
 export interface WorkerSql extends SqlExecutor {
   readonly embedded: boolean;
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  /** The same handle, its holds recorded under `caller`. */
+  /** The same handle, its holds recorded under `caller` (a handle of its own: its lastHoldMs is its caller's). */
   as(caller: string): WorkerSql;
+  /** How long this handle's last checkout held the connection (ms; 0 before the first): what a chunk sizer steers by. */
+  readonly lastHoldMs: number;
 }
 
 /**
@@ -112,16 +114,19 @@ function pgWorkerSql(pool: pg.Pool, embedded: boolean, caller = "worker"): Worke
       return await work(client);
     } finally {
       client.release();
-      noteHold(caller, performance.now() - start);
+      handle.lastHoldMs = performance.now() - start;
+      noteHold(caller, handle.lastHoldMs);
     }
   };
-  return {
+  const handle = {
+    lastHoldMs: 0,
     embedded,
     query: (text, params, options) => held((client) => pgExecutor(client).query(text, params, options)),
     exec: (script) => held((client) => pgExecutor(client).exec(script)),
     transaction: (fn) => held((client) => pgTransaction(client, fn)),
-    as: (tag) => pgWorkerSql(pool, embedded, tag),
-  };
+    as: (tag: string) => pgWorkerSql(pool, embedded, tag),
+  } satisfies WorkerSql;
+  return handle;
 }
 
 /**
@@ -167,7 +172,7 @@ export function pgliteDriver(db: PGlite): SqlDriver {
     },
   });
   const transaction = <T>(fn: (tx: SqlExecutor) => Promise<T>) => db.transaction((tx) => fn(over(tx)));
-  const worker: WorkerSql = { ...over(db), embedded: true, transaction, as: () => worker };
+  const worker: WorkerSql = { ...over(db), embedded: true, transaction, lastHoldMs: 0, as: () => worker };
   return {
     ...over(db),
     embedded: true,
