@@ -85,8 +85,9 @@ export interface EventStore {
    * those of its distinct ids stored without a person. Returns how many went; 0 means none
    * are left. Callers loop, so a crash loses at most the batch under way, never the count.
    * ClickHouse deletes them all in one statement (its deletes scan whatever the batch).
+   * `sql`: where the PostgreSQL store runs it (the workers' handle, db.worker).
    */
-  deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number>;
+  deletePersonEvents(projectId: number, person: PersonEvents, limit: number, sql?: SqlExecutor): Promise<number>;
   /** Insights' aggregation (trend/): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events/). */

@@ -83,8 +83,8 @@ export class PostgresEventStore implements EventStore {
     return postgresReassignPerson(tx ?? this.sql, projectId, sourceUuid, targetUuid);
   }
 
-  deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number> {
-    return postgresDeletePersonEvents(this.sql, projectId, person, limit);
+  deletePersonEvents(projectId: number, person: PersonEvents, limit: number, sql?: SqlExecutor): Promise<number> {
+    return postgresDeletePersonEvents(sql ?? this.sql, projectId, person, limit);
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {
