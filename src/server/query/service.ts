@@ -12,7 +12,7 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import type { DbClient } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { queryRequestSchema, runnableNode, type QueryRequest } from "./contract";
+import { queryRequestSchema, runnableNode, type ComputedQuery, type QueryRequest } from "./contract";
 import { QUERY_KINDS } from "./kinds";
 import { queryResponse, type QueryResponse } from "./present";
 import { findProjectTimezone } from "./store";
@@ -104,16 +104,6 @@ export function queryBudgetMs(db: Database, kind: string): number {
   return Math.max(1, Math.round(db.analytics.budgetMs * (BUDGET_SHARE[kind] ?? 1)));
 }
 
-export interface ComputedQuery {
-  /** Null only for `cache_only` with nothing cached. */
-  answer: KindAnswer | null;
-  cached: boolean;
-  computedAt: Date | null;
-  /** Until when the cache serves this answer. */
-  freshUntil: Date | null;
-  zone: string;
-  cacheKey: string;
-}
 
 /** The answer of `query` for the project, from the cache while fresh, else computed (and cached). */
 export async function computeQuery(db: Database, projectId: number, query: unknown, options: QueryOptions = {}): Promise<ComputedQuery> {
