@@ -22,9 +22,14 @@ export function InsightsPage() {
         title="Insights"
         description="Trends, funnels, retention, paths, stickiness and lifecycles you have saved."
         actions={
-          <Link href="/insights/new" className={buttonClasses()} data-testid="new-insight">
-            New insight
-          </Link>
+          <>
+            <Link href="/sql" className={buttonClasses({ variant: "secondary" })} data-testid="new-sql">
+              SQL query
+            </Link>
+            <Link href="/insights/new" className={buttonClasses()} data-testid="new-insight">
+              New insight
+            </Link>
+          </>
         }
       />
       <ProjectGate testId="insights-project">{(project) => <InsightList projectId={project.id} />}</ProjectGate>
@@ -120,7 +125,7 @@ function InsightList({ projectId }: { projectId: number }) {
                   <KindIcon query={insight.query} className="mt-0.5" />
                   <div className="min-w-0">
                   <Link
-                    href={`/insights/${insight.short_id}`}
+                    href={sourceOf(insight.query).kind === "HogQLQuery" ? `/sql?insight=${insight.short_id}` : `/insights/${insight.short_id}`}
                     className="font-semibold break-words text-gray-900 hover:text-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
                     data-testid="insight-link"
                   >

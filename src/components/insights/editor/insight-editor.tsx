@@ -63,6 +63,21 @@ function SavedInsight({ projectId, shortId }: { projectId: number; shortId: stri
   }
   if (!stateFromNode(insight.query)) {
     const kind = runnableNode(insight.query)?.node.kind;
+    if (kind === "HogQLQuery") {
+      return (
+        <ErrorState
+          title={`${insightTitle(insight)} is a SQL query`}
+          message={
+            <>
+              <Link href={`/sql?insight=${insight.short_id}`} className="font-medium text-brand-700 underline" data-testid="open-in-sql">
+                Open it in the SQL editor
+              </Link>
+              .
+            </>
+          }
+        />
+      );
+    }
     return (
       <ErrorState
         title={`${insight.name || insight.derived_name || "This insight"} cannot be edited here`}
