@@ -8,6 +8,7 @@
  * Persons live in PostgreSQL: the caller says how a person leaf reads (`person`, the event
  * store's resolved person sets, see db/events/filters/clickhouse.ts), negation included.
  */
+import { AppError } from "@/server/errors";
 import type { Binder } from "./bind";
 import type { PropertyFilter, PropertyNode } from "./contract";
 import { fold, textOf } from "./coerce";
@@ -51,8 +52,16 @@ function hotExact(filter: PropertyFilter, context: ChFilterContext): { sql: stri
   };
 }
 
+/** The event's own columns as JSON text of EVENT_METADATA_KEYS, for the events row whose properties column is `column`. */
+export function chMetadataColumn(column: string): string {
+  const alias = /^(\w+)\.properties$/.exec(column)?.[1];
+  if (!alias) throw new AppError("invalid_input", "event_metadata filters are not supported here.", "properties");
+  return `toJSONString(map('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${alias}.elements_chain))`;
+}
+
 function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
-  const { params, column } = context;
+  const { params } = context;
+  const column = filter.type === "event_metadata" ? chMetadataColumn(context.column) : context.column;
   const key = params.add(filter.key, "text");
   // textOf: strings as they are, numbers and booleans as JSON writes them, null as 'null',
   // objects/arrays and missing as NULL (as in PostgreSQL and the matcher: no text). Read from the value's raw JSON ('' when

@@ -5,6 +5,7 @@
  * goes in as a bind parameter; the SQL text holds only the table's constants and the column
  * expressions the caller passes in.
  */
+import { AppError } from "@/server/errors";
 import { foldSql } from "./coerce";
 import type { PropertyFilter, PropertyNode } from "./contract";
 import { leafSql, type PgLeaf } from "./operators";
@@ -27,8 +28,12 @@ export function containsPattern(text: string): string {
 
 export interface PropertySqlContext {
   params: SqlParams;
-  /** SQL for the jsonb each filter type reads, never null (e.g. `e.properties`, `COALESCE(p.properties, '{}'::jsonb)`). */
-  columns: { event: string; person: string };
+  /**
+   * SQL for the jsonb each filter type reads, never null (e.g. `e.properties`, `COALESCE(p.properties, '{}'::jsonb)`).
+   * `metadata` (event_metadata leaves): the event's own columns as a jsonb record; without it,
+   * built from the events row whose properties `event` names (`<alias>.properties`).
+   */
+  columns: { event: string; person: string; metadata?: string };
   /** The time relative dates count back from. */
   now: Date;
   /** Cohort leaves: SQL testing the row's person's membership (without it, a cohort leaf is refused). */
@@ -37,10 +42,23 @@ export interface PropertySqlContext {
   behavioral?: BehavioralResolver<string>;
 }
 
+/** The event's own columns as a jsonb record of EVENT_METADATA_KEYS, for the events row whose properties column is `eventColumn`. */
+export function pgMetadataColumn(eventColumn: string): string {
+  const alias = /^(\w+)\.properties$/.exec(eventColumn)?.[1];
+  if (!alias) throw new AppError("invalid_input", "event_metadata filters are not supported here.", "properties");
+  return `jsonb_build_object('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${alias}.elements_chain)`;
+}
+
+function columnOf(filter: PropertyFilter, context: PropertySqlContext): string {
+  if (filter.type === "person") return context.columns.person;
+  if (filter.type === "event_metadata") return context.columns.metadata ?? pgMetadataColumn(context.columns.event);
+  return context.columns.event;
+}
+
 function compileLeaf(filter: PropertyFilter, context: PropertySqlContext): string {
   const { params } = context;
   if (filter.type === "group") return groupsUnsupported();
-  const column = filter.type === "person" ? context.columns.person : context.columns.event;
+  const column = columnOf(filter, context);
   const key = params.add(filter.key, "text");
   const node = `(${column} -> ${key})`;
   const raw = `(${column} ->> ${key})`;
