@@ -88,14 +88,15 @@ beforeAll(async () => {
   apiKey = owner.personal_api_key;
   for (const uuid of [a, b, c]) await db.sql.query(`INSERT INTO persons (uuid, project_id, properties, created_at, updated_at) VALUES ($1::uuid, $2::int, '{}', '2024-01-01', now())`, [uuid, projectId]);
   await db.events.insert(
-    EVENTS.map(([, personId, event, at, url, elementsChain, properties]) => ({
+    // 8 comes as posthog-js sends it: the chain in the `$elements_chain` property, the column empty.
+    EVENTS.map(([n, personId, event, at, url, elementsChain, properties]) => ({
       uuid: uuidv7(),
       projectId,
       event,
       distinctId: personId.slice(-2),
       personId,
-      properties: { ...properties, ...(url ? { $current_url: url } : {}) },
-      elementsChain,
+      properties: { ...properties, ...(url ? { $current_url: url } : {}), ...(n === 8 ? { $elements_chain: elementsChain } : {}) },
+      elementsChain: n === 8 ? "" : elementsChain,
       timestamp: new Date(`2024-03-${at}:00Z`),
     })),
   );

@@ -56,7 +56,9 @@ function hotExact(filter: PropertyFilter, context: ChFilterContext): { sql: stri
 export function chMetadataColumn(column: string): string {
   const alias = /^(\w+)\.properties$/.exec(column)?.[1];
   if (!alias) throw new AppError("invalid_input", "event_metadata filters are not supported here.", "properties");
-  return `toJSONString(map('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${alias}.elements_chain))`;
+  // posthog-js sends the chain as the `$elements_chain` property; ingestion keeps it there (the column is empty then).
+  const chain = `if(${alias}.elements_chain != '', ${alias}.elements_chain, JSONExtractString(${alias}.properties, '$elements_chain'))`;
+  return `toJSONString(map('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${chain}))`;
 }
 
 function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {

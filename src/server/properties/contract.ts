@@ -36,7 +36,8 @@ export type ScalarValue = string | number | boolean | null;
 /**
  * PostHog's `event_metadata` leaves read an event's own columns rather than its properties:
  * each target reads them as a record of these keys (sql.ts, clickhouse.ts, match.ts). Actions
- * (src/server/actions) match event names and autocapture elements with them.
+ * (src/server/actions) match event names and autocapture elements with them. `elements_chain`
+ * is the column, or where it is empty the `$elements_chain` property posthog-js sends.
  */
 export const EVENT_METADATA_KEYS = ["event", "distinct_id", "elements_chain"] as const;
 export type EventMetadataKey = (typeof EVENT_METADATA_KEYS)[number];

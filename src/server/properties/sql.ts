@@ -46,7 +46,9 @@ export interface PropertySqlContext {
 export function pgMetadataColumn(eventColumn: string): string {
   const alias = /^(\w+)\.properties$/.exec(eventColumn)?.[1];
   if (!alias) throw new AppError("invalid_input", "event_metadata filters are not supported here.", "properties");
-  return `jsonb_build_object('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${alias}.elements_chain)`;
+  // posthog-js sends the chain as the `$elements_chain` property; ingestion keeps it there (the column is empty then).
+  const chain = `COALESCE(NULLIF(${alias}.elements_chain, ''), ${alias}.properties ->> '$elements_chain', '')`;
+  return `jsonb_build_object('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${chain})`;
 }
 
 function columnOf(filter: PropertyFilter, context: PropertySqlContext): string {
