@@ -18,7 +18,7 @@
 import type pg from "pg";
 import { AppError } from "@/server/errors";
 import type { Database } from "./client";
-import type { SqlDriver, SqlExecutor } from "./driver";
+import type { SqlDriver, SqlExecutor, WorkerSql } from "./driver";
 
 export interface AnalyticsRunOptions {
   /** The caller went away: its waiting run is dropped, its running statement cancelled. */
@@ -107,7 +107,7 @@ class Slots {
 }
 
 /** A driver over one checked-out client: the run's statements, in order, on its connection. */
-function clientDriver(client: pg.PoolClient, embedded: boolean): SqlDriver {
+function clientDriver(client: pg.PoolClient, embedded: boolean, worker: WorkerSql): SqlDriver {
   const executor: SqlExecutor = {
     async query(text, params, options) {
       if (options?.rowMode) return (await client.query({ name: options.prepare, text, values: params, rowMode: options.rowMode })).rows;
@@ -121,6 +121,7 @@ function clientDriver(client: pg.PoolClient, embedded: boolean): SqlDriver {
   return {
     ...executor,
     embedded,
+    worker,
     async transaction(fn) {
       await client.query("BEGIN");
       try {
@@ -156,6 +157,7 @@ function guardedDriver(sql: SqlDriver, stopped: () => AppError | null): SqlDrive
   return {
     ...guard(sql),
     embedded: sql.embedded,
+    worker: sql.worker,
     async transaction(fn) {
       check();
       return sql.transaction((tx) => fn(guard(tx)));
@@ -201,7 +203,7 @@ export function postgresAnalytics(db: Database, pool: pg.Pool, main: SqlExecutor
         if (options.signal?.aborted) throw abortedError();
         const timer = setTimeout(() => cancel("timeout"), remaining);
         try {
-          const sql = clientDriver(client, false);
+          const sql = clientDriver(client, false, db.sql.worker);
           return await fn({ ...db, sql, events: db.events.readingWith(sql) });
         } finally {
           clearTimeout(timer);
