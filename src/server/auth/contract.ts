@@ -12,6 +12,8 @@ export const SCOPE_OBJECTS = [
   "project",
   "property_definition",
   "query",
+  /** Session replay: `/session_recordings/` (PostHog's scope object). */
+  "session_recording",
   "sharing_configuration",
   /** PostHog's `user` scope object: `/api/users/@me/`. */
   "user",

@@ -59,7 +59,7 @@ const detailedFlag = z.object({
 /** The project settings every `/decide` (and `/flags?config=true`) answer carries. */
 const projectSettings = {
   supportedCompression: z.array(z.string()),
-  sessionRecording: z.literal(false),
+  sessionRecording: z.union([z.literal(false), z.looseObject({ endpoint: z.string(), recorderVersion: z.string() })]).describe("false, or what posthog-js starts its recorder with (the project's recording settings)."),
   captureDeadClicks: z.boolean(),
   capturePerformance: z.boolean(),
   autocapture_opt_out: z.boolean(),

@@ -10,6 +10,7 @@ import { sharingRoutes } from "./resources/sharing";
 import { transformationRoutes } from "./resources/transformations";
 import { cohortRoutes } from "./resources/cohorts";
 import { queryRoutes } from "./resources/query";
+import { recordingRoutes } from "./resources/recordings";
 import { methodNotAllowed, REST_METHODS, type RestMethod, type RestPrefix, type RestResource, type RouteHandler } from "./route";
 
 /**
@@ -31,6 +32,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...cohortRoutes,
   ...personRoutes,
   ...queryRoutes,
+  ...recordingRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");
