@@ -4,6 +4,7 @@ import { InstallSnippets } from "@/components/install/install-snippets";
 import { Card, CardBody, CardHeader, CopyField, Detail } from "@/components/ui";
 import { DataCollectionSettings } from "./data-collection-settings";
 import { ProjectGate } from "./project-gate";
+import { ReplaySettings } from "./replay-settings";
 
 export function ProjectSettings() {
   return (
@@ -39,6 +40,8 @@ export function ProjectSettings() {
           </Card>
 
           <DataCollectionSettings project={project} />
+
+          <ReplaySettings project={project} />
 
           <InstallSnippets projectId={project.id} apiToken={project.apiToken} />
         </div>

@@ -213,20 +213,39 @@ const consoleFilter = z.object({
 
 export const RECORDING_ORDERS = ["start_time", "duration", "recording_duration", "active_seconds", "inactive_seconds", "console_error_count", "click_count", "keypress_count", "mouse_activity_count"] as const;
 
-/** `GET …/session_recordings/`: PostHog's RecordingsQuery fields Burrow reads. */
-export const recordingListQuery = z.object({
+const listFields = {
   date_from: z.string().max(64).optional(),
   date_to: z.string().max(64).optional(),
   person_uuid: z.uuid({ error: "person_uuid must be a UUID." }).optional(),
-  distinct_ids: jsonParam("distinct_ids", z.array(z.string().max(400)).max(100)).optional(),
-  session_ids: jsonParam("session_ids", z.array(z.string().max(200)).max(1000)).optional(),
-  having_predicates: jsonParam("having_predicates", z.array(havingPredicate).max(20)).optional(),
-  console_log_filters: jsonParam("console_log_filters", z.array(consoleFilter).max(10)).optional(),
   operand: z.enum(["AND", "OR"]).default("AND"),
   order: z.enum(RECORDING_ORDERS, { error: `order must be one of ${RECORDING_ORDERS.join(", ")}.` }).default("start_time"),
   order_direction: z.enum(["ASC", "DESC"]).default("DESC"),
+};
+const distinctIdList = z.array(z.string().max(400)).max(100);
+const sessionIdList = z.array(z.string().max(200)).max(1000);
+const havingList = z.array(havingPredicate).max(20);
+const consoleList = z.array(consoleFilter).max(10);
+
+/** `GET …/session_recordings/`: PostHog's RecordingsQuery fields Burrow reads; lists and objects JSON-encoded. */
+export const recordingListQuery = z.object({
+  ...listFields,
+  distinct_ids: jsonParam("distinct_ids", distinctIdList).optional(),
+  session_ids: jsonParam("session_ids", sessionIdList).optional(),
+  having_predicates: jsonParam("having_predicates", havingList).optional(),
+  console_log_filters: jsonParam("console_log_filters", consoleList).optional(),
   limit: z.coerce.number({ error: "limit must be a number." }).int().min(1).max(1000).default(50),
   offset: z.coerce.number({ error: "offset must be a number." }).int().min(0).max(1_000_000).default(0),
+});
+
+/** The same query for the Replay page (tRPC): the lists as they are. */
+export const recordingListInput = z.object({
+  ...listFields,
+  distinct_ids: distinctIdList.optional(),
+  session_ids: sessionIdList.optional(),
+  having_predicates: havingList.optional(),
+  console_log_filters: consoleList.optional(),
+  limit: z.number().int().min(1).max(1000).default(50),
+  offset: z.number().int().min(0).max(1_000_000).default(0),
 });
 export type RecordingListQuery = z.infer<typeof recordingListQuery>;
 

@@ -2,6 +2,7 @@
  * Session replay's outward shapes: a recording as PostHog's API lists it (notes §1.7, §1.9),
  * and the `sessionRecording` value of remote config posthog-js reads (notes §1.2).
  */
+import { gunzipSync } from "node:zlib";
 import type { PersonRow } from "@/server/persons/present";
 import { RETENTION_DAYS, type RecordingResource, type RecordingRow, type RecordingSettings } from "./contract";
 
@@ -97,4 +98,46 @@ export function sessionRecordingConfig(settings: RecordingSettings): false | Rec
     canvasQuality: null,
     version: 1,
   };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** posthog-js's packed string (gzip bytes as latin1 characters) to its value; unreadable ones stay as they are. */
+function unpackValue(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(gunzipSync(Buffer.from(value, "latin1")).toString("utf8")) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * An rrweb event as the player needs it: posthog-js's `cv: "2024-10"` parts unpacked (full
+ * snapshot data; mutation texts/attributes/removes/adds; style sheet rule adds/removes), as
+ * PostHog's player does (notes §1.5). Unknown `cv` values are left as they are.
+ */
+export function unpackEvent(event: Record<string, unknown>): Record<string, unknown> {
+  if (event.cv !== "2024-10") return event;
+  const { cv: _cv, ...rest } = event;
+  if (rest.type === 2) return { ...rest, data: unpackValue(rest.data) };
+  if (rest.type === 3 && isRecord(rest.data)) {
+    const data = { ...rest.data };
+    const keys = data.source === 0 ? ["texts", "attributes", "removes", "adds"] : data.source === 8 ? ["adds", "removes"] : [];
+    for (const key of keys) if (key in data) data[key] = unpackValue(data[key]);
+    return { ...rest, data };
+  }
+  return rest;
+}
+
+/** A chunk's JSONL (`[windowId, event]` lines) to events for the player, unpacked. */
+export function playbackEventsOf(jsonl: string): { windowId: string; event: Record<string, unknown> }[] {
+  const out: { windowId: string; event: Record<string, unknown> }[] = [];
+  for (const line of jsonl.split("\n")) {
+    if (line === "") continue;
+    const parsed = JSON.parse(line) as unknown;
+    if (!Array.isArray(parsed) || typeof parsed[0] !== "string" || !isRecord(parsed[1])) continue;
+    out.push({ windowId: parsed[0], event: unpackEvent(parsed[1]) });
+  }
+  return out;
 }

@@ -20,7 +20,7 @@ import {
   type RecordingSettingsInput,
   type RecordingUsage,
 } from "./contract";
-import { presentRecording } from "./present";
+import { playbackEventsOf, presentRecording } from "./present";
 import { PostgresRecordingStore, type RecordingStore } from "./store";
 
 const STORES = new WeakMap<object, RecordingStore>();
@@ -170,6 +170,28 @@ export async function recordingSnapshots(
   if (chunks.length === 0) throw new AppError("not_found", "Recording not found");
   const parts = chunks.slice(start, end + 1).map((chunk) => gunzipSync(chunk.data).toString("utf8"));
   return { kind: "blocks", jsonl: parts.join("") };
+}
+
+/** Events a recording may hand the player at once (a 10-minute page is ~10–30k). */
+const MAX_PLAYBACK_EVENTS = 500_000;
+
+/**
+ * The Replay page's player: the recording's events in time order, `cv`-packed parts unpacked,
+ * with the window each came from.
+ */
+export async function recordingPlayback(ctx: Context, id: string): Promise<{ recording: RecordingResource; events: Record<string, unknown>[]; windows: string[] }> {
+  const recording = await getRecording(ctx, id);
+  const chunks = await recordingStore(ctx.db).chunks(ctx.project.id, recording.id, true);
+  const events: { windowId: string; event: Record<string, unknown> }[] = [];
+  for (const chunk of chunks) {
+    for (const item of playbackEventsOf(gunzipSync(chunk.data).toString("utf8"))) {
+      if (events.length >= MAX_PLAYBACK_EVENTS) break;
+      events.push(item);
+    }
+  }
+  events.sort((a, b) => Number(a.event.timestamp) - Number(b.event.timestamp));
+  const windows = [...new Set(events.map((item) => item.windowId))];
+  return { recording, events: events.map((item) => ({ ...item.event, windowId: item.windowId })), windows };
 }
 
 /** `DELETE …/:id/`: the recording and its snapshots, at once. */

@@ -189,6 +189,16 @@ export const SDK_OPERATIONS: readonly PathOperation[] = [
   capture("/track/", "Capture events (Mixpanel-style path)"),
   capture("/engage/", "Update persons (Mixpanel-style `$set`)"),
   {
+    path: "/s/",
+    method: "post",
+    tag: "Capture",
+    operation: none(
+      "Session recording snapshots (posthog-js)",
+      "A JSON array of `$snapshot` events (`$session_id`, `$window_id`, `$snapshot_data`: rrweb events, posthog-js's `cv`-packed ones too), gzip (by its magic bytes), base64, lz64, form `data=` or plain. At most 1 MiB on the wire and 8 MiB decoded (413 beyond). `{\"status\": \"Ok\"}` once the snapshots are committed; nothing is stored while the project's recording is off. Bad session or window ids, a missing distinct id or no rrweb events: 400; a missing or unknown project key: 401.",
+      { requestMedia: CAPTURE_MEDIA, response: z.object({ status: z.literal("Ok") }).meta({ id: "SnapshotsAck" }) },
+    ),
+  },
+  {
     path: "/decide/",
     method: "post",
     tag: "Feature flags (SDK)",
