@@ -6,7 +6,7 @@ import type { EventStoreConfig } from "@/server/db/events/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
 import { makeTreePrivate } from "./data-dir-mode";
-import { pgPoolDriver, type SqlDriver } from "./driver";
+import { pgPoolDriver, type SqlDriver, type WorkerSql } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
 import { openPgliteThread, type PgliteOnThread } from "./pglite-thread";
 import { Statistics } from "./statistics";
@@ -18,6 +18,12 @@ export interface Database {
   readonly config: DbConfig;
   readonly prisma: PrismaClient;
   readonly sql: SqlDriver;
+  /**
+   * SQL for background workers (driver.ts WorkerSql, the same as `sql.worker`): their own
+   * small pool on a PostgreSQL server; on the embedded database its one connection, each
+   * checkout timed (holds.ts).
+   */
+  readonly worker: WorkerSql;
   /** Cache invalidation across the nodes that share this database. */
   readonly changes: ChangeFeed;
   /** Where events are written and read: this database's events table, or ClickHouse. */
@@ -28,7 +34,7 @@ export interface Database {
    * Where analytical reads run (insights, web analytics, HogQL): connections of their own,
    * a limit on how many at once, a budget per run and cancellation (analytics.ts).
    */
-  readonly analytics: Analytics;
+  readonly analytics: Analytics<Database>;
   close(): Promise<void>;
 }
 
@@ -105,11 +111,24 @@ async function openPostgres(url: string): Promise<Database> {
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
-  const sql = pgPoolDriver(pool);
+  // The background workers' own connections (opened when first used): a cohort computation or
+  // a deletion never takes one that ingestion or flags wait for.
+  const workerPool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.DATABASE_WORKER_POOL_SIZE) || 2,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    // Told apart from the requests' connections in pg_stat_activity.
+    application_name: "burrow-worker",
+    options: SESSION_SETTINGS,
+  });
+  workerPool.on("error", () => {});
+  const sql = pgPoolDriver(pool, { workerPool });
   try {
     await sql.query("SELECT 1");
   } catch (error) {
     await pool.end().catch(() => {});
+    await workerPool.end().catch(() => {});
     throw postgresConfigError(url, error);
   }
   const analyticsLimit = analyticsPoolSize();
@@ -120,6 +139,7 @@ async function openPostgres(url: string): Promise<Database> {
     changes = await postgresChangeFeed(url, pool);
   } catch (error) {
     await pool.end().catch(() => {});
+    await workerPool.end().catch(() => {});
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -129,6 +149,7 @@ async function openPostgres(url: string): Promise<Database> {
     config: { kind: "postgres", url },
     prisma,
     sql,
+    worker: sql.worker,
     changes,
     events,
     statistics,
@@ -194,6 +215,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
     config,
     prisma,
     sql,
+    worker: sql.worker,
     changes: localChangeFeed(),
     events,
     statistics,

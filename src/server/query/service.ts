@@ -12,7 +12,9 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import type { DbClient } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { queryRequestSchema, runnableNode, type QueryRequest } from "./contract";
+import { actionDefinitions } from "@/server/actions/service";
+import { actionIdsOf, expandActionNodes } from "./actions-node";
+import { queryRequestSchema, runnableNode, type ComputedQuery, type QueryRequest } from "./contract";
 import { QUERY_KINDS } from "./kinds";
 import { queryResponse, type QueryResponse } from "./present";
 import { findProjectTimezone } from "./store";
@@ -68,7 +70,7 @@ export function parseQueryRequest(body: unknown): QueryRequest {
     throw parseError(issue.path, issue.code === "unrecognized_keys" ? `Extra inputs are not permitted: ${issue.keys.map((key) => shown(key)).join(", ")}.` : issue.message);
   }
   try {
-    resolveQuery(result.data.query);
+    resolveQuery(expandActionNodes(result.data.query, null));
   } catch (error) {
     if (!(error instanceof QueryNodeError)) throw error;
     const path = ["query", ...error.path];
@@ -104,20 +106,16 @@ export function queryBudgetMs(db: Database, kind: string): number {
   return Math.max(1, Math.round(db.analytics.budgetMs * (BUDGET_SHARE[kind] ?? 1)));
 }
 
-export interface ComputedQuery {
-  /** Null only for `cache_only` with nothing cached. */
-  answer: KindAnswer | null;
-  cached: boolean;
-  computedAt: Date | null;
-  /** Until when the cache serves this answer. */
-  freshUntil: Date | null;
-  zone: string;
-  cacheKey: string;
+/** The query with its ActionsNode (and retention action entities) read from the project's actions (actions-node.ts); an unknown action is a 400. */
+async function withActions(db: Database, projectId: number, query: unknown): Promise<unknown> {
+  const ids = actionIdsOf(query);
+  if (ids.length === 0) return query;
+  return expandActionNodes(query, await actionDefinitions(db.prisma, projectId, ids));
 }
 
 /** The answer of `query` for the project, from the cache while fresh, else computed (and cached). */
 export async function computeQuery(db: Database, projectId: number, query: unknown, options: QueryOptions = {}): Promise<ComputedQuery> {
-  const { kind, spec } = resolveQuery(query, options.filtersOverride ?? null);
+  const { kind, spec } = resolveQuery(await withActions(db, projectId, query), options.filtersOverride ?? null);
   const zone = await projectZone(db.prisma, projectId);
   const env: QueryEnv = { db, projectId, zone, now: options.now ?? new Date() };
   const key = `${projectId}|${zone}|${kind.kind}|${canonicalJson(spec)}`;
@@ -145,7 +143,7 @@ export async function computeQuery(db: Database, projectId: number, query: unkno
 export async function checkQuery(db: Database, projectId: number, query: unknown): Promise<void> {
   let resolved: ReturnType<typeof resolveQuery>;
   try {
-    resolved = resolveQuery(query);
+    resolved = resolveQuery(await withActions(db, projectId, query));
   } catch (error) {
     if (!(error instanceof QueryNodeError)) throw error;
     throw new AppError("invalid_input", error.issue, ["query", ...error.path].map(String).join("__"));
