@@ -104,7 +104,6 @@ describe(`workers hold the connection briefly (${testDbKind})`, () => {
     expect(await db.prisma.cohort.findUniqueOrThrow({ where: { id: cohort.id } })).toMatchObject({ count: expected.length, isCalculating: false, computedVersion: 1 });
 
     const holds = recorder.of("cohorts");
-    console.log("HOLDS", holds.length, holds.slice(0, 8).map((h) => h.ms.toFixed(1)).join(" "), "max", recorder.max("cohorts").toFixed(1), "probe", slowestProbeMs.toFixed(1));
     expect(probes).toBeGreaterThan(0);
     expect(slowestProbeMs).toBeLessThanOrEqual(BOUND_MS);
     if (testDbKind === "pglite") {
