@@ -1,13 +1,13 @@
 /**
  * The event store's contract: every write and read of events goes through one `EventStore`,
- * kept in PostgreSQL (postgres-store.ts, the default: PGlite or a server) or in ClickHouse
- * (clickhouse-store.ts, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
+ * kept in PostgreSQL (postgres/store.ts, the default: PGlite or a server) or in ClickHouse
+ * (clickhouse/store.ts, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
  * PostgreSQL whichever store holds the events. Each primitive is a folder (list/, trend/,
  * actor-events/, …) whose query.ts holds its types, re-exported here; the store's own files
  * import these, never index.ts (which re-exports the stores themselves).
  */
 import type { PropertyNode } from "@/server/properties/contract";
-import type { SqlExecutor } from "@/server/db/driver";
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
 import type { TrendQuery, TrendRow } from "./trend/query";
 import type { EventCountQuery, PersonEvents } from "./person-events/query";
@@ -49,6 +49,12 @@ export interface EventStore {
    * stored twice. Returns the rows written.
    */
   insert(events: readonly StoredEventInput[]): Promise<number>;
+  /**
+   * This store with its reads on `sql` (an analytical run's connection, db/analytics.ts);
+   * writes and background work stay where they were. A store that reads elsewhere
+   * (ClickHouse) answers itself.
+   */
+  readingWith(sql: SqlDriver): EventStore;
   /**
    * Checks, on no data, what a filter could make the store refuse only when a row reaches
    * it (a regular expression): an AppError 400 now instead of a failure halfway through.
