@@ -143,7 +143,8 @@ async function openPostgres(url: string): Promise<Database> {
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const statistics = new Statistics(sql);
+  // ANALYZE in the background: on the workers' handle (their own connections on a server; timed on the embedded database).
+  const statistics = new Statistics(sql.worker.as("statistics"));
   const events = new PostgresEventStore(sql, 4, undefined, statistics);
   const db: Database = {
     config: { kind: "postgres", url },
@@ -209,7 +210,8 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
   const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });
   // One connection: inserts take turns, in statements short enough to let other requests in.
-  const statistics = new Statistics(sql);
+  // ANALYZE in the background: on the workers' handle (their own connections on a server; timed on the embedded database).
+  const statistics = new Statistics(sql.worker.as("statistics"));
   const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS, statistics);
   const db: Database = {
     config,
