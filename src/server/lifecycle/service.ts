@@ -14,7 +14,7 @@
  * Events without a person are left out: lifecycle follows persons (PostHog's personless
  * events carry `$process_person_profile = false`, which it excludes).
  */
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import { AppError } from "@/server/errors";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -78,7 +78,7 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
   const to = instantOf(addIntervals(window.at(-1)!, spec.interval, 1), env.zone);
   // The events (whichever store) and the persons' creation (PostgreSQL) are read at once.
   const [rows, created] = await Promise.all([
-    guarded(async () => {
+    (async () => {
       for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
       return env.db.events.actorBuckets(env.projectId, {
         from,
@@ -91,7 +91,7 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
         counts: false,
         firstEver: null,
       });
-    }),
+    })(),
     findPersonCreationBuckets(env.db.sql, env.projectId, { from, to, zone: env.zone, interval: spec.interval }),
   ]);
   const index = new Map(window.map((wall, i) => [wall.getTime(), i]));

@@ -1,7 +1,7 @@
 /**
  * Property filters compiled to a ClickHouse boolean expression over the events' JSON String
  * column: the filter tree (tree.ts) with the events semantics of the operator table
- * (operators.ts), as match.ts and sql.ts compute them — ASCII-only case folding (ClickHouse's
+ * (operators.ts) in ClickHouse's dialect (sql/clickhouse.ts), as match.ts and sql.ts compute them — ASCII-only case folding (ClickHouse's
  * `lower` folds ASCII only), numbers and booleans compared by their JSON text, numeric
  * comparison when both sides are numbers, RE2 regular expressions (`match`).
  *
@@ -9,13 +9,12 @@
  * store's resolved person sets, see db/events/filters/clickhouse.ts), negation included.
  */
 import { AppError } from "@/server/errors";
-import type { Binder } from "./bind";
+import type { Binder } from "@/server/sql/bind";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import type { PropertyFilter, PropertyNode } from "./contract";
 import { fold, textOf } from "./coerce";
-import { leafSql, type ChLeaf } from "./operators";
+import { leafInDialect } from "./sql";
 import { compileTree, groupsUnsupported, sqlTarget, type CohortResolver } from "./tree";
-
-export { chNumericText } from "./operators";
 
 export interface ChFilterContext {
   params: Binder;
@@ -62,25 +61,11 @@ export function chMetadataColumn(column: string): string {
 }
 
 function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
-  const { params } = context;
-  const column = filter.type === "event_metadata" ? chMetadataColumn(context.column) : context.column;
-  const key = params.add(filter.key, "text");
-  // textOf: strings as they are, numbers and booleans as JSON writes them, null as 'null',
-  // objects/arrays and missing as NULL (as in PostgreSQL and the matcher: no text). Read from the value's raw JSON ('' when
-  // missing), so that the event's JSON is parsed once, not once per test of its type.
-  const raw = `JSONExtractRaw(${column}, ${key})`;
-  const leaf: ChLeaf = {
-    params,
-    column,
-    key,
-    type: `JSONType(${column}, ${key})`,
-    has: `JSONHas(${column}, ${key})`,
-    text: `multiIf(${raw} = '', NULL, startsWith(${raw}, '"'), JSONExtractString(${raw}), startsWith(${raw}, '[') OR startsWith(${raw}, '{'), NULL, ${raw})`,
-  };
+  if (filter.type === "event_metadata") return leafInDialect(CLICKHOUSE, context.params, chMetadataColumn(context.column), filter, context.now);
   const hot = hotExact(filter, context);
-  return leafSql(filter, (events) => {
-    if (hot === null) return events.clickhouse(leaf, filter, context.now);
-    return hot.equivalent ? hot.sql : `(${hot.sql} AND ${events.clickhouse(leaf, filter, context.now)})`;
+  return leafInDialect(CLICKHOUSE, context.params, context.column, filter, context.now, (sql) => (events) => {
+    if (hot === null) return sql(events);
+    return hot.equivalent ? hot.sql : `(${hot.sql} AND ${sql(events)})`;
   });
 }
 

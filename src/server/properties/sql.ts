@@ -1,19 +1,21 @@
 /**
  * Property filters compiled to a PostgreSQL boolean expression over jsonb columns: the
- * filter tree (tree.ts) with the events semantics of the operator table (operators.ts),
+ * filter tree (tree.ts) with the events semantics of the operator table (operators.ts) in
+ * PostgreSQL's dialect (sql/postgres.ts; leafInDialect serves ClickHouse's too),
  * those match.ts runs in memory. Every value the caller gave — property keys included —
  * goes in as a bind parameter; the SQL text holds only the table's constants and the column
  * expressions the caller passes in.
  */
 import { AppError } from "@/server/errors";
-import { foldSql } from "./coerce";
+import type { Binder } from "@/server/sql/bind";
+import { SqlParams } from "@/server/sql/bind";
+import type { SqlDialect } from "@/server/sql/dialect";
+import { POSTGRES } from "@/server/sql/postgres";
 import type { PropertyFilter, PropertyNode } from "./contract";
-import { leafSql, type PgLeaf } from "./operators";
-import { SqlParams } from "./bind";
+import { leafSql, type EventsOperator, type SqlLeaf } from "./operators";
 import { compileTree, groupsUnsupported, sqlTarget, type BehavioralResolver, type CohortResolver } from "./tree";
 
 export { SqlParams };
-export { pgNumericText } from "./operators";
 export { readsPersonProperties } from "./tree";
 
 /** `text` as a LIKE / ILIKE pattern (backslash escapes, PostgreSQL's default) that matches only itself: its `%`, `_` and backslashes escaped. */
@@ -42,6 +44,24 @@ export interface PropertySqlContext {
   behavioral?: BehavioralResolver<string>;
 }
 
+/**
+ * A leaf on the properties in `column` (JSON of the dialect) in SQL: the operator's own
+ * inversion (is_not, …) and the leaf's `negation` applied. `around` may rewrite the
+ * operator's expression (ClickHouse's materialised columns, properties/clickhouse.ts).
+ */
+export function leafInDialect(
+  dialect: SqlDialect,
+  params: Binder,
+  column: string,
+  filter: PropertyFilter,
+  now: Date,
+  around: (sql: (events: EventsOperator) => string) => (events: EventsOperator) => string = (sql) => sql,
+): string {
+  const ref = { column, key: params.add(filter.key, "text") };
+  const leaf: SqlLeaf = { dialect, params, ref, property: dialect.property(ref) };
+  return leafSql(filter, around((events) => events.sql(leaf, filter, now)));
+}
+
 /** The event's own columns as a jsonb record of EVENT_METADATA_KEYS, for the events row whose properties column is `eventColumn`. */
 export function pgMetadataColumn(eventColumn: string): string {
   const alias = /^(\w+)\.properties$/.exec(eventColumn)?.[1];
@@ -58,24 +78,8 @@ function columnOf(filter: PropertyFilter, context: PropertySqlContext): string {
 }
 
 function compileLeaf(filter: PropertyFilter, context: PropertySqlContext): string {
-  const { params } = context;
   if (filter.type === "group") return groupsUnsupported();
-  const column = columnOf(filter, context);
-  const key = params.add(filter.key, "text");
-  const node = `(${column} -> ${key})`;
-  const raw = `(${column} ->> ${key})`;
-  const kind = `jsonb_typeof(${node})`;
-  const leaf: PgLeaf = {
-    params,
-    column,
-    key,
-    node,
-    raw,
-    kind,
-    text: `(CASE ${kind} WHEN 'null' THEN 'null' WHEN 'string' THEN ${raw} WHEN 'number' THEN ${raw} WHEN 'boolean' THEN ${raw} END)`,
-    folded: foldSql,
-  };
-  return leafSql(filter, (events) => events.postgres(leaf, filter, context.now));
+  return leafInDialect(POSTGRES, context.params, columnOf(filter, context), filter, context.now);
 }
 
 /** A boolean SQL expression that holds where the filter or group does; an empty group is TRUE. */

@@ -14,7 +14,7 @@ import type { DbClient } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { actionDefinitions } from "@/server/actions/service";
 import { actionIdsOf, expandActionNodes } from "./actions-node";
-import { queryRequestSchema, runnableNode, type QueryRequest } from "./contract";
+import { queryRequestSchema, runnableNode, type ComputedQuery, type QueryRequest } from "./contract";
 import { QUERY_KINDS } from "./kinds";
 import { queryResponse, type QueryResponse } from "./present";
 import { findProjectTimezone } from "./store";
@@ -86,17 +86,24 @@ export interface QueryOptions {
   filtersOverride?: FiltersOverride | null;
   /** The time relative dates count back from (tests). */
   now?: Date;
+  /** The caller went away: a computation it started is dropped or cancelled (db/analytics.ts). */
+  signal?: AbortSignal;
 }
 
-export interface ComputedQuery {
-  /** Null only for `cache_only` with nothing cached. */
-  answer: KindAnswer | null;
-  cached: boolean;
-  computedAt: Date | null;
-  /** Until when the cache serves this answer. */
-  freshUntil: Date | null;
-  zone: string;
-  cacheKey: string;
+/**
+ * Each kind's share of the analytical budget (BURROW_QUERY_TIMEOUT_MS, 30 s by default): the
+ * web analytics page's tiles answer well within it or not usefully at all; the others, whose
+ * users wait for one answer, may take all of it.
+ */
+const BUDGET_SHARE: Record<string, number> = {
+  WebOverviewQuery: 0.5,
+  WebStatsTableQuery: 0.5,
+  WebTopClicksQuery: 0.5,
+};
+
+/** How long a kind's computation may take, its wait for a turn included. */
+export function queryBudgetMs(db: Database, kind: string): number {
+  return Math.max(1, Math.round(db.analytics.budgetMs * (BUDGET_SHARE[kind] ?? 1)));
 }
 
 /** The query with its ActionsNode (and retention action entities) read from the project's actions (actions-node.ts); an unknown action is a 400. */
@@ -114,7 +121,11 @@ export async function computeQuery(db: Database, projectId: number, query: unkno
   const key = `${projectId}|${zone}|${kind.kind}|${canonicalJson(spec)}`;
   const cacheKey = `cache_${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
   const cached = await resultCache.get(key, options.refresh ?? "blocking", async () => {
-    const answer = await kind.compute(env, spec);
+    // On the analytical connections, within the kind's budget (a 429 naming it past that).
+    const answer = await db.analytics.run((analytical) => kind.compute({ ...env, db: analytical }, spec), {
+      signal: options.signal,
+      budgetMs: queryBudgetMs(db, kind.kind),
+    });
     return { value: answer, weight: answer.weight };
   });
   if (!cached) return { answer: null, cached: false, computedAt: null, freshUntil: null, zone, cacheKey };
@@ -144,6 +155,6 @@ export async function checkQuery(db: Database, projectId: number, query: unknown
 
 /** `POST …/query/`: the request's query run for the caller's project. */
 export async function runQuery(ctx: Context, request: QueryRequest): Promise<QueryResponse> {
-  const computed = await computeQuery(ctx.db, ctx.project.id, request.query, { refresh: request.refresh, filtersOverride: request.filters_override ?? null });
+  const computed = await computeQuery(ctx.db, ctx.project.id, request.query, { refresh: request.refresh, filtersOverride: request.filters_override ?? null, signal: ctx.signal });
   return queryResponse(computed);
 }
