@@ -9,6 +9,7 @@ export const NAV_LINKS = [
   { href: "/dashboards", label: "Dashboards", match: (path: string) => path.startsWith("/dashboards"), more: false },
   { href: "/insights", label: "Insights", match: (path: string) => path.startsWith("/insights"), more: false },
   { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events"), more: false },
+  { href: "/replay", label: "Replay", match: (path: string) => path.startsWith("/replay"), more: true },
   { href: "/persons", label: "Persons", match: (path: string) => path.startsWith("/persons"), more: false },
   { href: "/actions", label: "Actions", match: (path: string) => path.startsWith("/actions"), more: true },
   { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts"), more: true },

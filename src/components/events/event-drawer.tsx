@@ -1,8 +1,8 @@
 "use client";
 
 import { skipToken, useQuery } from "@tanstack/react-query";
-import { useEffect, useId, useRef, useState } from "react";
 import Link from "next/link";
+import { useEffect, useId, useRef, useState } from "react";
 import { newActionHref } from "@/components/actions/action-draft";
 import { Badge, Button, buttonClasses, CopyButton, ErrorState, Spinner } from "@/components/ui";
 import type { EventResource } from "@/server/events/present";
@@ -74,6 +74,15 @@ export function EventDrawer({ projectId, event, onClose }: { projectId: number; 
                 {shown.id}
               </dd>
             </dl>
+            {typeof shown.properties.$session_id === "string" && /^[A-Za-z0-9-]{1,70}$/.test(shown.properties.$session_id) ? (
+              <Link
+                href={`/replay/${shown.properties.$session_id}`}
+                className={buttonClasses({ variant: "secondary", size: "sm", className: "mt-3" })}
+                data-testid="event-watch-recording"
+              >
+                Watch recording
+              </Link>
+            ) : null}
             <PropertiesSection title="Properties" properties={shown.properties} testId="event-properties" />
             <section className="mt-6" aria-label="Person" data-testid="event-person">
               <h3 className="text-sm font-semibold text-gray-900">Person</h3>

@@ -14,6 +14,8 @@ export const SCOPE_OBJECTS = [
   "project",
   "property_definition",
   "query",
+  /** Session replay: `/session_recordings/` (PostHog's scope object). */
+  "session_recording",
   "sharing_configuration",
   "survey",
   /** PostHog's `user` scope object: `/api/users/@me/`. */

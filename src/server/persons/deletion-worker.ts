@@ -7,6 +7,25 @@ import type { Database } from "@/server/db";
 import { ChunkSizer, yieldToRequests } from "@/server/db/chunks";
 import { addDeletedEvents, failDeletion, finishDeletion, markDeletionAttempt, unfinishedDeletions } from "./store";
 
+/** What another domain deletes with a person's events, by the person's distinct ids. */
+export type PersonDataDeletion = (db: Database, projectId: number, distinctIds: readonly string[]) => Promise<unknown>;
+
+// On globalThis: Next's copy of a module and the server's register into one list.
+const HOOKS_KEY = Symbol.for("burrow.personDeletionHooks");
+function deletionHooks(): Map<string, PersonDataDeletion> {
+  const holder = globalThis as { [HOOKS_KEY]?: Map<string, PersonDataDeletion> };
+  return (holder[HOOKS_KEY] ??= new Map());
+}
+
+/**
+ * Registers `deletion` under `name` (once; again replaces it): every deletion of a person's
+ * events runs it too, before the deletion is closed, so a crash retries it. Domains that
+ * depend on persons register here instead of persons importing them.
+ */
+export function alsoDeleteWithPersonEvents(name: string, deletion: PersonDataDeletion): void {
+  deletionHooks().set(name, deletion);
+}
+
 /**
  * Events per batch. On the embedded database every request shares the one connection: a
  * batch starts at 1,000 and follows what the last one took (ChunkSizer, ~20 ms each); a
@@ -72,6 +91,8 @@ export async function runPersonDeletions(
         // Let requests in between batches.
         await yieldToRequests();
       }
+      // What other domains keep of the person goes with their events (session recordings).
+      for (const hook of deletionHooks().values()) await hook(db, deletion.projectId, deletion.distinctIds);
       if (Date.now() - deletion.createdAt.getTime() < settleMs) {
         pass.settling++;
         continue;

@@ -11,6 +11,7 @@ import { sharingRoutes } from "./resources/sharing";
 import { transformationRoutes } from "./resources/transformations";
 import { cohortRoutes } from "./resources/cohorts";
 import { queryRoutes } from "./resources/query";
+import { recordingRoutes } from "./resources/recordings";
 import { methodNotAllowed, REST_METHODS, type RestMethod, type RestPrefix, type RestResource, type RouteHandler } from "./route";
 
 /**
@@ -33,6 +34,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...actionRoutes,
   ...personRoutes,
   ...queryRoutes,
+  ...recordingRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");

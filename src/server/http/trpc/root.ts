@@ -10,6 +10,7 @@ import { insightsRouter } from "./routers/insights";
 import { installRouter } from "./routers/install";
 import { organizationRouter } from "./routers/organization";
 import { personsRouter } from "./routers/persons";
+import { recordingsRouter } from "./routers/recordings";
 import { queryRouter } from "./routers/query";
 import { systemRouter } from "./routers/system";
 import { transformationsRouter } from "./routers/transformations";
@@ -30,6 +31,7 @@ export const appRouter = createTRPCRouter({
   install: installRouter,
   organization: organizationRouter,
   persons: personsRouter,
+  recordings: recordingsRouter,
   query: queryRouter,
   system: systemRouter,
   transformations: transformationsRouter,
