@@ -9,9 +9,13 @@
  *   - domains never import the edge (`src/server/http/`), which imports them;
  *   - a domain uses another only through its `contract.ts`, `service.ts` and `present.ts`
  *     (and the few more faces a domain declares in DECLARED_PUBLIC_FILES);
- *   - no import cycles, between files or between domains.
+ *   - no import cycles, between files or between domains, type-only imports included;
+ *   - a table's SQL only in its owner's store (TABLE_OWNERS), or in a declared read model;
+ *   - no source file over MAX_LINES (tests and generated code aside);
+ *   - test support (fixtures, helpers) in src/test-support/, never beside production code,
+ *     and never imported by it.
  *
- * Tests, fixtures and test helpers are exempt: they set up what the rules forbid services to do.
+ * Tests and test support are exempt: they set up what the rules forbid services to do.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -46,7 +50,10 @@ const rel = (file: string) => path.relative(ROOT, file);
 const MAX_LINES = 450;
 /** Generated code (Prisma's client, an `@generated` header) is not written by hand. */
 const isGenerated = (file: string) => file.includes(`${path.sep}generated${path.sep}`) || /^\/[/*]\s*@generated/.test(fs.readFileSync(file, "utf8").slice(0, 200));
-const isTestCode = (file: string) => /\.(test|int\.test|fixture)\.ts$|\/testing\.ts$|\/testing\//.test(file);
+const TEST_SUPPORT = path.join(ROOT, "src/test-support");
+/** What looks like test support by its name (a fixture, a testing helper) wherever it lies. */
+const looksLikeTestSupport = (file: string) => /\.fixture\.tsx?$|\/testing\.ts$|\/testing\//.test(file);
+const isTestCode = (file: string) => /\.(test|int\.test)\.tsx?$/.test(file) || file.startsWith(TEST_SUPPORT + path.sep) || looksLikeTestSupport(file);
 
 /** The source without comments, so prose may name what code may not use. */
 function code(file: string): string {
@@ -169,6 +176,19 @@ const RULES = {
         })
         .map(({ target }) => `${rel(file)} → ${rel(target)}`);
     }),
+
+  "test support beside production code": () =>
+    [...serverFiles, ...["src/app", "src/components", "src/trpc", "src/cli"].flatMap((dir) => walk(path.join(ROOT, dir)))]
+      .filter(looksLikeTestSupport)
+      .map(rel)
+      .sort(),
+
+  "production code importing test support": () =>
+    violations((file) =>
+      importsOf(file)
+        .filter(({ target }) => isTestCode(target))
+        .map(({ target }) => `${rel(file)} → ${rel(target)}`),
+    ),
 
   "import cycle between files": () => {
     const graph = new Map(productionFiles.map((file) => [file, importsOf(file).filter((i) => !isTestCode(i.target)).map((i) => i.target)]));
