@@ -334,7 +334,12 @@ export async function revokeInvite(ctx: Context, inviteId: string) {
 /** Changes a project's settings: an organization admin's (or owner's) to change, as PostHog's project settings. */
 export async function updateProjectResource(ctx: Context, input: ProjectSettingsInput) {
   if (ctx.project.membershipLevel < MembershipLevel.admin) throw new AppError("permission_denied", "Only organization admins can change project settings.");
-  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, { name: input.name, anonymizeIps: input.anonymize_ips, enrichEvents: input.enrich_events });
+  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, {
+    name: input.name,
+    timezone: input.timezone,
+    anonymizeIps: input.anonymize_ips,
+    enrichEvents: input.enrich_events,
+  });
   return toProjectResource(project);
 }
 

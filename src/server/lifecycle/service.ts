@@ -35,9 +35,9 @@ import { LIFECYCLE_STATUSES, lifecycleQuerySchema, lifecycleSpec, type Lifecycle
 import { findPersonCreationBuckets } from "./store";
 
 export interface LifecycleAction {
-  id: string | null;
+  id: string | number | null;
   name: string;
-  type: "events";
+  type: "events" | "actions";
   order: 0;
   math: "total";
   custom_name?: string;
@@ -127,8 +127,8 @@ export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Prom
   });
   const labels = walls.map((wall) => bucketLabel(wall, range));
   const days = walls.map((wall) => bucketDay(wall, spec.interval));
-  const name = spec.series.event ?? "All events";
-  const action: LifecycleAction = { id: spec.series.event, name, type: "events", order: 0, math: "total" };
+  const name = spec.series.action?.name ?? spec.series.event ?? "All events";
+  const action: LifecycleAction = { id: spec.series.action?.id ?? spec.series.event, name, type: spec.series.action ? "actions" : "events", order: 0, math: "total" };
   if (spec.series.custom_name !== null) action.custom_name = spec.series.custom_name;
   const results = LIFECYCLE_STATUSES.map((status): LifecycleResult => {
     // (n === 0 keeps a dormant zero 0, not -0.)

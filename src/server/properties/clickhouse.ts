@@ -8,6 +8,7 @@
  * Persons live in PostgreSQL: the caller says how a person leaf reads (`person`, the event
  * store's resolved person sets, see db/events/filters/clickhouse.ts), negation included.
  */
+import { AppError } from "@/server/errors";
 import type { Binder } from "@/server/sql/bind";
 import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import type { PropertyFilter, PropertyNode } from "./contract";
@@ -50,7 +51,17 @@ function hotExact(filter: PropertyFilter, context: ChFilterContext): { sql: stri
   };
 }
 
+/** The event's own columns as JSON text of EVENT_METADATA_KEYS, for the events row whose properties column is `column`. */
+export function chMetadataColumn(column: string): string {
+  const alias = /^(\w+)\.properties$/.exec(column)?.[1];
+  if (!alias) throw new AppError("invalid_input", "event_metadata filters are not supported here.", "properties");
+  // posthog-js sends the chain as the `$elements_chain` property; ingestion keeps it there (the column is empty then).
+  const chain = `if(${alias}.elements_chain != '', ${alias}.elements_chain, JSONExtractString(${alias}.properties, '$elements_chain'))`;
+  return `toJSONString(map('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${chain}))`;
+}
+
 function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
+  if (filter.type === "event_metadata") return leafInDialect(CLICKHOUSE, context.params, chMetadataColumn(context.column), filter, context.now);
   const hot = hotExact(filter, context);
   return leafInDialect(CLICKHOUSE, context.params, context.column, filter, context.now, (sql) => (events) => {
     if (hot === null) return sql(events);

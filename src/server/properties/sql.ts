@@ -6,6 +6,7 @@
  * goes in as a bind parameter; the SQL text holds only the table's constants and the column
  * expressions the caller passes in.
  */
+import { AppError } from "@/server/errors";
 import type { Binder } from "@/server/sql/bind";
 import { SqlParams } from "@/server/sql/bind";
 import type { SqlDialect } from "@/server/sql/dialect";
@@ -29,8 +30,12 @@ export function containsPattern(text: string): string {
 
 export interface PropertySqlContext {
   params: SqlParams;
-  /** SQL for the jsonb each filter type reads, never null (e.g. `e.properties`, `COALESCE(p.properties, '{}'::jsonb)`). */
-  columns: { event: string; person: string };
+  /**
+   * SQL for the jsonb each filter type reads, never null (e.g. `e.properties`, `COALESCE(p.properties, '{}'::jsonb)`).
+   * `metadata` (event_metadata leaves): the event's own columns as a jsonb record; without it,
+   * built from the events row whose properties `event` names (`<alias>.properties`).
+   */
+  columns: { event: string; person: string; metadata?: string };
   /** The time relative dates count back from. */
   now: Date;
   /** Cohort leaves: SQL testing the row's person's membership (without it, a cohort leaf is refused). */
@@ -57,10 +62,24 @@ export function leafInDialect(
   return leafSql(filter, around((events) => events.sql(leaf, filter, now)));
 }
 
+/** The event's own columns as a jsonb record of EVENT_METADATA_KEYS, for the events row whose properties column is `eventColumn`. */
+export function pgMetadataColumn(eventColumn: string): string {
+  const alias = /^(\w+)\.properties$/.exec(eventColumn)?.[1];
+  if (!alias) throw new AppError("invalid_input", "event_metadata filters are not supported here.", "properties");
+  // posthog-js sends the chain as the `$elements_chain` property; ingestion keeps it there (the column is empty then).
+  const chain = `COALESCE(NULLIF(${alias}.elements_chain, ''), ${alias}.properties ->> '$elements_chain', '')`;
+  return `jsonb_build_object('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${chain})`;
+}
+
+function columnOf(filter: PropertyFilter, context: PropertySqlContext): string {
+  if (filter.type === "person") return context.columns.person;
+  if (filter.type === "event_metadata") return context.columns.metadata ?? pgMetadataColumn(context.columns.event);
+  return context.columns.event;
+}
+
 function compileLeaf(filter: PropertyFilter, context: PropertySqlContext): string {
   if (filter.type === "group") return groupsUnsupported();
-  const column = filter.type === "person" ? context.columns.person : context.columns.event;
-  return leafInDialect(POSTGRES, context.params, column, filter, context.now);
+  return leafInDialect(POSTGRES, context.params, columnOf(filter, context), filter, context.now);
 }
 
 /** A boolean SQL expression that holds where the filter or group does; an empty group is TRUE. */

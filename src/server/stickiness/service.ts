@@ -19,9 +19,9 @@ import { asksBreakdown, CRITERIA_OPERATORS, stickinessQuerySchema, stickinessSpe
 
 export interface StickinessAction {
   order: number;
-  type: "events";
+  type: "events" | "actions";
   name: string;
-  id: string | null;
+  id: string | number | null;
   custom_name: string | null;
 }
 
@@ -107,9 +107,9 @@ export async function computeStickiness(env: QueryEnv, spec: StickinessSpec): Pr
       count,
       data,
       days,
-      label: series.event ?? "All events",
+      label: series.action?.name ?? series.event ?? "All events",
       labels,
-      action: { order: s, type: "events", name: series.event ?? "All events", id: series.event, custom_name: series.custom_name },
+      action: { order: s, type: series.action ? "actions" : "events", name: series.action?.name ?? series.event ?? "All events", id: series.action?.id ?? series.event, custom_name: series.custom_name },
     };
   });
   return { results, range };

@@ -28,8 +28,8 @@ export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
 export interface TrendsAction {
   /** Every day (hour for hourly charts) of the range, as `days`. */
   days: string[];
-  id: string | null;
-  type: "events";
+  id: string | number | null;
+  type: "events" | "actions";
   order: number;
   name: string;
   custom_name: string | null;
@@ -135,13 +135,13 @@ async function periodResults(
   let hasMore = false;
   const results = perSeries.map((parts, index) => {
     const series = spec.series[index]!;
-    const seriesLabel = series.event ?? "All events";
+    const seriesLabel = series.action?.name ?? series.event ?? "All events";
     const action: TrendsAction = {
       days: allDays,
-      id: series.event,
-      type: "events",
+      id: series.action?.id ?? series.event,
+      type: series.action ? "actions" : "events",
       order: index,
-      name: series.name ?? series.event ?? "All events",
+      name: series.action?.name ?? series.name ?? series.event ?? "All events",
       custom_name: series.custom_name,
       math: series.math,
       math_property: series.math_property,

@@ -4,12 +4,13 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
-import { Badge, Button, buttonClasses, Card, cn, ErrorState, LoadingState, PageHeader } from "@/components/ui";
+import { Badge, Button, buttonClasses, Card, cn, ErrorState, formatDateTime, LoadingState, PageHeader } from "@/components/ui";
 import { ProjectGate } from "@/components/settings/project-gate";
 import type { ActorsSelection } from "@/components/insights/actors-query";
 import { InsightResultView } from "@/components/insights/insight-result-view";
 import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { resultKindOf, sourceOf } from "@/components/insights/query-source";
+import { InsightActions, insightTitle, type SavedInsight as Insight } from "@/components/insights/insight-actions";
 import { runnableNode } from "@/server/query/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -26,9 +27,9 @@ import {
   type EditorKind,
   type EditorState,
 } from "./editor-state";
-import { SaveDialog, type Insight } from "./save-dialog";
+import { useLeaveGuard } from "./leave-guard";
+import { SaveDialog } from "./save-dialog";
 import { BreakdownSection, DateSection, DisplaySection, FilterGroupsEditor, FunnelSection, PathsSection, RetentionSection, Section, SeriesSection, StickinessSection, type Update } from "./query-panels";
-
 
 /** How long the editor waits after an edit before it runs the query and writes the URL. */
 const DEBOUNCE_MS = 400;
@@ -62,6 +63,21 @@ function SavedInsight({ projectId, shortId }: { projectId: number; shortId: stri
   }
   if (!stateFromNode(insight.query)) {
     const kind = runnableNode(insight.query)?.node.kind;
+    if (kind === "HogQLQuery") {
+      return (
+        <ErrorState
+          title={`${insightTitle(insight)} is a SQL query`}
+          message={
+            <>
+              <Link href={`/sql?insight=${insight.short_id}`} className="font-medium text-brand-700 underline" data-testid="open-in-sql">
+                Open it in the SQL editor
+              </Link>
+              .
+            </>
+          }
+        />
+      );
+    }
     return (
       <ErrorState
         title={`${insight.name || insight.derived_name || "This insight"} cannot be edited here`}
@@ -148,11 +164,14 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
   }, [run.data, run.isPlaceholderData, runNode]);
 
   const pending = state !== debounced || run.isFetching;
-  const dirty = insight !== null && encodeQuery(build(state)) !== encodeQuery(build(baseline));
+  // A saved insight's edits, or a new insight's query once it is not the default one.
+  const dirty = encodeQuery(build(state)) !== encodeQuery(build(baseline));
+  const guard = useLeaveGuard(dirty);
+  const router = useRouter();
   const [saving, setSaving] = useState(false);
   /** The point (funnel step, retention cell, …) whose persons the dialog lists. */
   const [persons, setPersons] = useState<ActorsSelection | null>(null);
-  const title = insight ? insight.name || insight.derived_name || "Untitled insight" : "New insight";
+  const title = insight ? insightTitle(insight) : "New insight";
 
   return (
     <div className="flex flex-col gap-6" data-testid="insight-editor">
@@ -171,12 +190,45 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         title={
           <span className="flex flex-wrap items-center gap-3">
             <span data-testid="insight-title">{title}</span>
-            {dirty && <Badge tone="warning">Unsaved changes</Badge>}
+            {dirty ? (
+              <Badge tone="warning">Unsaved changes</Badge>
+            ) : (
+              insight && (
+                <Badge tone="success" data-testid="insight-saved-badge">
+                  Saved
+                </Badge>
+              )
+            )}
           </span>
         }
-        description={insight?.description || undefined}
+        description={
+          insight ? (
+            <span className="flex flex-col gap-1">
+              {insight.description && <span>{insight.description}</span>}
+              <span className="text-xs text-gray-500" data-testid="insight-saved-meta">
+                {KIND_LABELS[saved?.kind ?? "trends"]} · last modified {formatDateTime(insight.last_modified_at)}
+                {insight.last_modified_by ? ` by ${insight.last_modified_by.first_name || insight.last_modified_by.email}` : ""}
+                {insight.dashboards.length > 0 ? ` · on ${insight.dashboards.length} dashboard${insight.dashboards.length === 1 ? "" : "s"}` : ""}
+              </span>
+            </span>
+          ) : undefined
+        }
         actions={
           <>
+            {insight && (
+              <InsightActions
+                projectId={projectId}
+                insight={insight}
+                shown={dirty ? null : shown}
+                onDeleted={(one) => {
+                  guard.release();
+                  router.push(`/insights?${new URLSearchParams({ deleted: String(one.id), title: insightTitle(one) })}`);
+                }}
+                onDuplicated={(copy) => {
+                  if (!dirty) router.push(`/insights/${copy.short_id}`);
+                }}
+              />
+            )}
             <Link href={returnTo !== null ? `/dashboards/${returnTo}` : "/insights"} className={buttonClasses({ variant: "secondary" })} data-testid="cancel-edit">
               Cancel
             </Link>
@@ -243,6 +295,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         insight={insight}
         query={build(state)}
         returnTo={returnTo}
+        onSaving={guard.release}
       />
     </div>
   );

@@ -1,15 +1,12 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { Button, Dialog, FormAlert, inputClasses, TextField } from "@/components/ui";
+import type { SavedInsight as Insight } from "@/components/insights/insight-actions";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import type { AppRouter } from "@/server/http/trpc/root";
-
-export type Insight = inferRouterOutputs<AppRouter>["insights"]["list"]["results"][number];
 
 /** Name, description and a dashboard to add it to: creates the insight or saves its changes. */
 export function SaveDialog({
@@ -19,6 +16,7 @@ export function SaveDialog({
   insight,
   query,
   returnTo,
+  onSaving,
 }: {
   open: boolean;
   onClose: () => void;
@@ -26,6 +24,8 @@ export function SaveDialog({
   insight: Insight | null;
   query: unknown;
   returnTo: number | null;
+  /** Just before the page moves on to what was saved (the leave prompt stands down). */
+  onSaving: () => void;
 }) {
   const trpc = useTRPC();
   const router = useRouter();
@@ -37,6 +37,7 @@ export function SaveDialog({
   const dashboards = useQuery({ ...trpc.dashboards.list.queryOptions({ projectId, limit: 200 }), enabled: open });
   const onSaved = async (saved: { short_id: string }) => {
     await Promise.all([queryClient.invalidateQueries(trpc.insights.pathFilter()), queryClient.invalidateQueries(trpc.dashboards.pathFilter())]);
+    onSaving();
     onClose();
     if (dashboard) router.push(`/dashboards/${dashboard}`);
     else router.push(`/insights/${saved.short_id}`);

@@ -14,3 +14,4 @@ export * from "./actor-buckets/query";
 export * from "./definitions/query";
 export * from "./web/query";
 export * from "./sessions/session";
+export { TEST_EVENT } from "./test-event";

@@ -50,6 +50,11 @@ export class ClickHouseEventStore implements EventStore {
     return clickHouseInsert(this.ch, events, options);
   }
 
+  /** Its reads are ClickHouse's; persons stay on the database's main connections. */
+  readingWith(): EventStore {
+    return this;
+  }
+
   checkFilters(properties: PropertyNode | null): Promise<void> {
     return translated(() => clickHouseCheckFilters(this.ch, properties));
   }

@@ -7,9 +7,10 @@ import type { PropertyGroup } from "@/server/properties/contract";
 import type { EventMatcher } from "../actor-events/query";
 import type { Binder } from "@/server/sql/bind";
 import type { SqlDialect } from "@/server/sql/dialect";
+import { notTestEvent } from "../test-event";
 
 export interface MatcherSql {
-  /** The condition an event satisfies the matcher by ("true" for any event). */
+  /** The condition an event satisfies the matcher by (any event but the test event for a matcher of any event). */
   test(matcher: EventMatcher): string;
   /** `e.event` one of the matchers' names; none when a matcher takes any event. */
   eventNames(matchers: readonly EventMatcher[]): string[];
@@ -24,8 +25,9 @@ export function matcherSql(dialect: SqlDialect, params: Binder, filter: (group: 
     any: (tests) => (tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`),
     mask: (tests) => (tests.length === 0 ? "0" : tests.map((test, i) => dialect.ifElse(test, String(2 ** i), "0")).join(" + ")),
     test(matcher) {
-      const parts = [...(matcher.event === null ? [] : [`e.event = ${params.add(matcher.event, "text")}`]), ...matcher.filters.map(filter)];
-      return parts.length === 0 ? "true" : parts.join(" AND ");
+      // Any event is any but the test event (test-event.ts).
+      const parts = [matcher.event === null ? notTestEvent() : `e.event = ${params.add(matcher.event, "text")}`, ...matcher.filters.map(filter)];
+      return parts.join(" AND ");
     },
     eventNames(matchers) {
       const names = matchers.map((matcher) => matcher.event);

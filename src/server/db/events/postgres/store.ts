@@ -4,6 +4,7 @@
  * postgres.ts), on the one connection they share.
  */
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
+import type { Statistics } from "@/server/db/statistics";
 import type { PropertyNode } from "@/server/properties/contract";
 import type { EventStore, StoredEventInput } from "../contract";
 import { translated } from "../errors";
@@ -36,9 +37,17 @@ export class PostgresEventStore implements EventStore {
     readonly maxConcurrentInserts: number,
     /** Rows per INSERT statement (PGLITE_CHUNK_ROWS on PGlite). */
     private readonly chunkRows?: number,
+    /** Told of the rows written, so the events table is analyzed as it grows. */
+    private readonly statistics?: Statistics,
+    /** The merges of the store this one reads for (readingWith). */
+    sessions?: SessionFolder,
   ) {
     // What a crash left unmerged goes with the next insert's or read's merge.
-    this.sessions = new SessionFolder(sql);
+    this.sessions = sessions ?? new SessionFolder(sql);
+  }
+
+  readingWith(sql: SqlDriver): EventStore {
+    return new PostgresEventStore(sql, this.maxConcurrentInserts, this.chunkRows, this.statistics, this.sessions);
   }
 
   /** Merges every session delta written so far into the sessions table (reads of sessions do it themselves). */
@@ -49,6 +58,7 @@ export class PostgresEventStore implements EventStore {
   async insert(events: readonly StoredEventInput[]): Promise<number> {
     const inserted = await insertEvents(this.sql, events, this.chunkRows);
     if (inserted > 0) this.sessions.soon();
+    this.statistics?.wrote("events", inserted);
     return inserted;
   }
 
@@ -84,8 +94,8 @@ export class PostgresEventStore implements EventStore {
     return postgresReassignPerson(tx ?? this.sql, projectId, sourceUuid, targetUuid);
   }
 
-  deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number> {
-    return postgresDeletePersonEvents(this.sql, projectId, person, limit);
+  deletePersonEvents(projectId: number, person: PersonEvents, limit: number, sql?: SqlExecutor): Promise<number> {
+    return postgresDeletePersonEvents(sql ?? this.sql, projectId, person, limit);
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {

@@ -6,6 +6,7 @@
 import type { Binder } from "@/server/sql/bind";
 import type { SqlDialect } from "@/server/sql/dialect";
 import type { TrendQuery } from "./query";
+import { notTestEvent } from "../test-event";
 
 /** A trend's conditions: the project, the time range, the event; `filter` compiles each property group. */
 export function trendConditions(params: Binder, projectId: number, query: TrendQuery, filter: (group: TrendQuery["filters"][number]) => string): string[] {
@@ -14,7 +15,8 @@ export function trendConditions(params: Binder, projectId: number, query: TrendQ
     `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
     `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
   ];
-  if (query.event !== null) where.push(`e.event = ${params.add(query.event, "text")}`);
+  // Any event is any but the test event (test-event.ts).
+  where.push(query.event !== null ? `e.event = ${params.add(query.event, "text")}` : notTestEvent());
   for (const group of query.filters) where.push(filter(group));
   return where;
 }

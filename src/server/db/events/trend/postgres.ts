@@ -92,12 +92,17 @@ function postgresTrendStatement(projectId: number, query: TrendQuery): { text: s
       values: params.values,
     };
   }
+  // The (bucket, value) counts read once: each row learns its value's total and rank by
+  // window functions, with no join of the counts to their own ranking. Such a join nests
+  // loops when the planner has no statistics (PGlite never analyzes on its own): 8,000
+  // session ids took 31 s where this takes a fraction of one.
+  const ranking = `dense_rank() OVER (ORDER BY t.total DESC, t.value COLLATE "C" DESC) AS rank`;
   return {
-    text: `WITH grouped AS (SELECT ${bucket} AS bucket, ${value} AS value, count(*) AS events ${from} GROUP BY 1, 2),
-      ranked AS (SELECT value, ${rank} FROM grouped GROUP BY value)
-      SELECT ${folded} AS value, ${bucketText("g.bucket")} AS bucket, sum(g.events)::float8 AS n
-        FROM grouped g JOIN ranked r ON r.value = g.value
-       GROUP BY 1, g.bucket`,
+    text: `SELECT ${folded} AS value, ${bucketText("r.bucket")} AS bucket, sum(r.events)::float8 AS n
+        FROM (SELECT t.bucket, t.value, t.events, ${ranking}
+                FROM (SELECT g.bucket, g.value, g.events, sum(g.events) OVER (PARTITION BY g.value) AS total
+                        FROM (SELECT ${bucket} AS bucket, ${value} AS value, count(*) AS events ${from} GROUP BY 1, 2) g) t) r
+       GROUP BY 1, r.bucket`,
     values: params.values,
   };
 }

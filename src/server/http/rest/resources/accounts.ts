@@ -18,7 +18,7 @@ export const projectRoutes: RestResource[] = [
       PATCH: projectRoute("project", async ({ ctx, body }) => updateProjectResource(ctx, await body(projectSettingsInput)), {
         doc: {
           summary: "Change a project's settings",
-          description: "`name`, `anonymize_ips`, `enrich_events` (other fields are a 400); organization admins and owners only (403 otherwise). Ingestion reads the new settings within 10 s.",
+          description: "`name`, `timezone` (an IANA name such as `Europe/Berlin`: every query, `/web` and dashboard buckets days in it), `anonymize_ips`, `enrich_events` (other fields are a 400); organization admins and owners only (403 otherwise). Ingestion reads the new settings within 10 s.",
           body: projectSettingsInput,
           response: projectSchema,
         },
