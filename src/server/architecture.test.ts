@@ -141,6 +141,7 @@ const TABLE_OWNERS: Record<string, string> = {
   definition_volumes: "definitions",
   definition_backfills: "definitions",
   events: "db",
+  actions: "actions",
   sessions: "db",
   session_deltas: "db",
   feature_flags: "flags",

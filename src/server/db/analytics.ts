@@ -17,27 +17,10 @@
  */
 import type pg from "pg";
 import { AppError } from "@/server/errors";
-import type { Database } from "./client";
+import type { Analytics, AnalyticsRunOptions, Database } from "./database";
+
+export type { Analytics, AnalyticsRunOptions };
 import type { SqlDriver, SqlExecutor, WorkerSql } from "./driver";
-
-export interface AnalyticsRunOptions {
-  /** The caller went away: its waiting run is dropped, its running statement cancelled. */
-  signal?: AbortSignal;
-  /** How long the run may take, waiting for its turn included (default: the database's budget). */
-  budgetMs?: number;
-}
-
-export interface Analytics {
-  /** At most this many runs at once. */
-  readonly limit: number;
-  /** A run's budget when it names none. */
-  readonly budgetMs: number;
-  /** Runs `fn` with the database as analytical reads see it (their connection, their budget). */
-  run<T>(fn: (db: Database) => Promise<T>, options?: AnalyticsRunOptions): Promise<T>;
-  /** The same connections and limit, running on `db` (a database wrapped around this one: another event store). */
-  over(db: Database): Analytics;
-  close(): Promise<void>;
-}
 
 /** `BURROW_QUERY_TIMEOUT_MS`, else 30 s (PostHog's own query timeout is about as long). */
 export function analyticsBudgetFromEnv(): number {
