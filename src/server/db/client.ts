@@ -11,32 +11,12 @@ import { lockDataDir, type DataDirLock } from "./lock";
 import { openPgliteThread, type PgliteOnThread } from "./pglite-thread";
 import { Statistics } from "./statistics";
 import { embeddedAnalytics, postgresAnalytics, type Analytics } from "./analytics";
+import type { Database } from "./database";
+
+export type { Database };
 
 export type { PrismaClient };
 
-export interface Database {
-  readonly config: DbConfig;
-  readonly prisma: PrismaClient;
-  readonly sql: SqlDriver;
-  /**
-   * SQL for background workers (driver.ts WorkerSql, the same as `sql.worker`): their own
-   * small pool on a PostgreSQL server; on the embedded database its one connection, each
-   * checkout timed (holds.ts).
-   */
-  readonly worker: WorkerSql;
-  /** Cache invalidation across the nodes that share this database. */
-  readonly changes: ChangeFeed;
-  /** Where events are written and read: this database's events table, or ClickHouse. */
-  readonly events: EventStore;
-  /** Planner statistics: ANALYZE on a schedule proportional to writes, and after bulk loads (statistics.ts). */
-  readonly statistics: Statistics;
-  /**
-   * Where analytical reads run (insights, web analytics, HogQL): connections of their own,
-   * a limit on how many at once, a budget per run and cancellation (analytics.ts).
-   */
-  readonly analytics: Analytics<Database>;
-  close(): Promise<void>;
-}
 
 const CONNECT_TIMEOUT_MS = 5_000;
 

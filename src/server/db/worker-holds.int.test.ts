@@ -12,7 +12,7 @@ import { computeCohort } from "@/server/cohorts/worker";
 import { runPersonDeletions } from "@/server/persons/deletion-worker";
 import type { Database } from "./client";
 import { recordHolds, type HoldRecorder } from "./holds";
-import { createTestDatabase, testDbKind } from "./testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 /** The design target is ~50 ms; the assertion leaves room for a loaded CI machine. */
 const BOUND_MS = 150;
