@@ -116,8 +116,9 @@ test.describe("dashboard tiles and charts", () => {
     await expect(usersCell).toHaveAttribute("data-y", "5");
     await expect(page.getByText("Saving…")).toHaveCount(0);
 
-    // A number insight through the form.
+    // A number insight through the form (the dialog opens on the saved insights' picker).
     await page.getByTestId("add-insight").click();
+    await page.getByTestId("add-insight-new").click();
     const add = page.getByTestId("add-insight-dialog");
     await add.getByTestId("insight-name").fill("Flag calls this week");
     await add.getByTestId("insight-kind-number").check();

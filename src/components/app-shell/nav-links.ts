@@ -11,6 +11,7 @@ export const NAV_LINKS = [
   { href: "/events", label: "Events", match: (path: string) => path.startsWith("/events"), more: false },
   { href: "/replay", label: "Replay", match: (path: string) => path.startsWith("/replay"), more: true },
   { href: "/persons", label: "Persons", match: (path: string) => path.startsWith("/persons"), more: false },
+  { href: "/actions", label: "Actions", match: (path: string) => path.startsWith("/actions"), more: true },
   { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts"), more: true },
   { href: "/feature-flags", label: "Feature flags", match: (path: string) => path.startsWith("/feature-flags"), more: false },
   { href: "/pipeline", label: "Pipeline", match: (path: string) => path.startsWith("/pipeline"), more: true },

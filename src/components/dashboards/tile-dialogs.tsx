@@ -6,6 +6,7 @@ import { Button, Dialog, FormAlert, inputClasses, SelectField, TextField } from 
 import { textBodySchema } from "@/server/dashboards/contract";
 import { formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
+import { SavedInsightPicker } from "./saved-insight-picker";
 
 const DATE_RANGES = [
   { value: "-24h", label: "Last 24 hours" },
@@ -74,9 +75,21 @@ export function insightQueryFrom(values: InsightValues) {
 const defaultName = (values: InsightValues) =>
   `${values.event.trim() || "All events"} ${values.math === "dau" ? "unique users" : "count"}${values.kind === "trend" && values.breakdown.trim() ? ` by ${values.breakdown.trim()}` : ""}`;
 
-/** "Add insight": a trend (event, math, interval, range, one property filter, breakdown) or a number. */
+/**
+ * "Add insight": first the saved insights to pick from; then, on request, a quick trend (event,
+ * math, interval, range, one property filter, breakdown) or a number built here.
+ */
 export function AddInsightDialog({ projectId, dashboardId, open, onClose }: { projectId: number; dashboardId: number; open: boolean; onClose: () => void }) {
-  return open ? <AddInsightForm projectId={projectId} dashboardId={dashboardId} onClose={onClose} /> : null;
+  return open ? <AddInsightChooser projectId={projectId} dashboardId={dashboardId} onClose={onClose} /> : null;
+}
+
+function AddInsightChooser({ projectId, dashboardId, onClose }: { projectId: number; dashboardId: number; onClose: () => void }) {
+  const [mode, setMode] = useState<"saved" | "new">("saved");
+  return mode === "saved" ? (
+    <SavedInsightPicker projectId={projectId} dashboardId={dashboardId} onClose={onClose} onBuildNew={() => setMode("new")} />
+  ) : (
+    <AddInsightForm projectId={projectId} dashboardId={dashboardId} onClose={onClose} />
+  );
 }
 
 function AddInsightForm({ projectId, dashboardId, onClose }: { projectId: number; dashboardId: number; onClose: () => void }) {

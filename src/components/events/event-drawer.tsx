@@ -3,6 +3,7 @@
 import { skipToken, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
+import { newActionHref } from "@/components/actions/action-draft";
 import { Badge, Button, buttonClasses, CopyButton, ErrorState, Spinner } from "@/components/ui";
 import type { EventResource } from "@/server/events/present";
 import { errorMessage } from "@/trpc/errors";
@@ -57,6 +58,9 @@ export function EventDrawer({ projectId, event, onClose }: { projectId: number; 
                 <span className="font-mono text-xs">{shown.distinct_id}</span>
               </p>
             </div>
+            <Link href={newActionHref(shown)} className={buttonClasses({ variant: "secondary", size: "sm" })} data-testid="event-create-action">
+              Create action
+            </Link>
             <Button variant="ghost" size="sm" onClick={onClose} aria-label="Close" data-testid="event-drawer-close" autoFocus>
               <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" className="size-4">
                 <path d="M5 5l10 10M15 5 5 15" />

@@ -108,6 +108,9 @@ function InstallStatusCard({ projectId }: { projectId: number }) {
   );
 }
 
+/** The event "Send a test event" stores (server: db/events/test-event.ts). */
+const TEST_EVENT_NAME = "$test_event";
+
 function Arrived({ projectId, newest }: { projectId: number; newest: { id: string; event: string; timestamp: string } }) {
   // Counted again, past the server's short result cache, whenever a newer event arrives.
   const trpcClient = useTRPCClient();
@@ -138,6 +141,15 @@ function Arrived({ projectId, newest }: { projectId: number; newest: { id: strin
       <p className="text-sm text-gray-600" data-testid="home-latest-event">
         Latest: <span className="font-mono text-[13px] text-gray-800">{newest.event}</span> at {formatDateTime(newest.timestamp)}
       </p>
+      {newest.event === TEST_EVENT_NAME && (
+        <p className="rounded-control bg-brand-50 px-3 py-2 text-sm text-gray-800" data-testid="home-test-event-note">
+          Your test event arrived: the server receives events. Test events are left out of these counts and every chart;{" "}
+          <Link href={INSTALL_HREF} className="font-medium text-brand-700 underline">
+            install the snippet
+          </Link>{" "}
+          to see real visitors.
+        </p>
+      )}
     </div>
   );
 }

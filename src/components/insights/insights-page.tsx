@@ -2,12 +2,15 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useDeferredValue } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useDeferredValue, useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
 import { buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { KIND_LABELS, stateFromNode } from "./editor/editor-state";
 import { sourceOf } from "./query-source";
+import { DeletedNotice, InsightActions, insightTitle } from "./insight-actions";
+import { KindIcon } from "./kind-icon";
 
 const PAGE_SIZE = 50;
 
@@ -19,9 +22,14 @@ export function InsightsPage() {
         title="Insights"
         description="Trends, funnels, retention, paths, stickiness and lifecycles you have saved."
         actions={
-          <Link href="/insights/new" className={buttonClasses()} data-testid="new-insight">
-            New insight
-          </Link>
+          <>
+            <Link href="/sql" className={buttonClasses({ variant: "secondary" })} data-testid="new-sql">
+              SQL query
+            </Link>
+            <Link href="/insights/new" className={buttonClasses()} data-testid="new-insight">
+              New insight
+            </Link>
+          </>
         }
       />
       <ProjectGate testId="insights-project">{(project) => <InsightList projectId={project.id} />}</ProjectGate>
@@ -37,8 +45,21 @@ function kindLabel(query: unknown): string {
   return kind === "HogQLQuery" ? "SQL" : typeof kind === "string" ? kind : "Unknown";
 }
 
+/** `?deleted=<id>&title=…`: the insight its page just deleted, offered back. */
+function deletedFromUrl(params: URLSearchParams): { id: number; title: string | null } | null {
+  const id = params.get("deleted");
+  return id && /^\d{1,9}$/.test(id) ? { id: Number(id), title: params.get("title")?.slice(0, 400) || null } : null;
+}
+
 function InsightList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
+  const router = useRouter();
+  const searchParams = useSearchParams();
+  const [deleted, setDeleted] = useState(() => deletedFromUrl(searchParams));
+  const dismiss = () => {
+    setDeleted(null);
+    if (searchParams.has("deleted")) router.replace("/insights");
+  };
   const { filters, page, setPage, change, clear } = useListFilters({ search: "" });
   const deferred = useDeferredValue(filters.search.trim());
   const list = useQuery({
@@ -47,6 +68,8 @@ function InsightList({ projectId }: { projectId: number }) {
   });
   const insights = list.data?.results ?? [];
   return (
+    <>
+    {deleted && <DeletedNotice key={deleted.id} projectId={projectId} deleted={deleted} onDone={dismiss} />}
     <ListPage
       noun={["insight", "insights"]}
       label="Insights"
@@ -89,20 +112,28 @@ function InsightList({ projectId }: { projectId: number }) {
               <th scope="col" className="hidden px-4 py-2 sm:table-cell">
                 Last modified
               </th>
+              <th scope="col" className="px-4 py-2">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-gray-200">
             {insights.map((insight) => (
               <tr key={insight.id} data-testid="insight-row">
                 <td className="px-4 py-3">
+                  <div className="flex items-start gap-3">
+                  <KindIcon query={insight.query} className="mt-0.5" />
+                  <div className="min-w-0">
                   <Link
-                    href={`/insights/${insight.short_id}`}
+                    href={sourceOf(insight.query).kind === "HogQLQuery" ? `/sql?insight=${insight.short_id}` : `/insights/${insight.short_id}`}
                     className="font-semibold break-words text-gray-900 hover:text-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600"
                     data-testid="insight-link"
                   >
-                    {insight.name || insight.derived_name || "Untitled insight"}
+                    {insightTitle(insight)}
                   </Link>
                   {insight.description && <p className="mt-0.5 line-clamp-2 text-gray-600">{insight.description}</p>}
+                  </div>
+                  </div>
                 </td>
                 <td className="px-4 py-3 text-gray-700" data-testid="insight-kind">
                   {kindLabel(insight.query)}
@@ -111,11 +142,22 @@ function InsightList({ projectId }: { projectId: number }) {
                   {formatDateTime(insight.last_modified_at)}
                   {insight.last_modified_by ? ` by ${insight.last_modified_by.first_name || insight.last_modified_by.email}` : ""}
                 </td>
+                <td className="px-4 py-3 text-right">
+                  <div className="flex justify-end">
+                    <InsightActions
+                      projectId={projectId}
+                      insight={insight}
+                      onDeleted={(one) => setDeleted({ id: one.id, title: insightTitle(one) })}
+                      testId="insight-row-actions"
+                    />
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
     </ListPage>
+    </>
   );
 }

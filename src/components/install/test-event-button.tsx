@@ -6,8 +6,8 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 
 /**
- * Sends one `$pageview` through the capture pipeline for the project, then refreshes the
- * event lists, so whatever waits for a first event sees it arrive.
+ * Sends one `$test_event` through the capture pipeline for the project, then refreshes the
+ * event lists, so whatever waits for a first event sees it arrive. Analytics leaves it out.
  */
 export function TestEventButton({ projectId, variant = "secondary" }: { projectId: number; variant?: ButtonVariant }) {
   const trpc = useTRPC();
@@ -26,7 +26,7 @@ export function TestEventButton({ projectId, variant = "secondary" }: { projectI
         {send.isError ? (
           <span className="text-red-700">Could not send it: {errorMessage(send.error)}</span>
         ) : send.isSuccess ? (
-          <span className="text-gray-600">Sent a $pageview as {send.data.distinctId}.</span>
+          <span className="text-gray-600">Sent a test event ({send.data.event}). It shows in Events and is left out of insights, web analytics and persons.</span>
         ) : null}
       </span>
     </div>

@@ -1,8 +1,9 @@
 "use client";
 
 import { InstallSnippets } from "@/components/install/install-snippets";
-import { Card, CardBody, CardHeader, CopyField, Detail } from "@/components/ui";
+import { Card, CardBody, CardHeader, CopyField } from "@/components/ui";
 import { DataCollectionSettings } from "./data-collection-settings";
+import { ProjectGeneralSettings } from "./project-general-settings";
 import { ProjectGate } from "./project-gate";
 import { ReplaySettings } from "./replay-settings";
 
@@ -11,22 +12,7 @@ export function ProjectSettings() {
     <ProjectGate testId="project-settings">
       {(project) => (
         <div className="flex flex-col gap-6" data-testid="project-settings" data-state="ready">
-          <Card aria-labelledby="project-title">
-            <CardHeader titleId="project-title" title="Project" description="The project you are working in. Switch projects from the top bar." />
-            <CardBody>
-              <dl className="grid gap-4 text-sm sm:grid-cols-3">
-                <Detail label="Name">
-                  <span data-testid="project-name">{project.name}</span>
-                </Detail>
-                <Detail label="Project ID">
-                  <span className="font-mono" data-testid="project-id">
-                    {project.id}
-                  </span>
-                </Detail>
-                <Detail label="Organization">{project.organization.name}</Detail>
-              </dl>
-            </CardBody>
-          </Card>
+          <ProjectGeneralSettings key={`${project.id}-${project.name}-${project.timezone}`} project={project} />
 
           <Card aria-labelledby="project-key-title">
             <CardHeader

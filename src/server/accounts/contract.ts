@@ -74,9 +74,22 @@ export type AcceptInviteInput = z.input<typeof acceptInviteInput>;
 
 export const createProjectInput = z.object({ name: nameSchema });
 
+/** The IANA time zones this runtime knows (Intl), and UTC: what a project's `timezone` may be. */
+let zones: Set<string> | null = null;
+export function isProjectTimezone(zone: string): boolean {
+  zones ??= new Set([...Intl.supportedValuesOf("timeZone"), "UTC"]);
+  return zones.has(zone);
+}
+
 /** PATCH of a project's settings (PostHog's team fields Burrow has, session replay's too); unknown fields are refused. */
 export const projectSettingsInput = z.strictObject({
   name: nameSchema.optional(),
+  /** PostHog's team `timezone`: an IANA name; every query buckets days in it. */
+  timezone: z
+    .string({ error: "timezone must be a string." })
+    .max(64, "Ensure this field has no more than 64 characters.")
+    .refine(isProjectTimezone, { error: (issue) => `"${String(issue.input).slice(0, 64)}" is not a valid choice.` })
+    .optional(),
   anonymize_ips: z.boolean({ error: "anonymize_ips must be a boolean." }).optional(),
   /** GeoIP and user-agent properties added at ingestion (on by default, as PostHog). */
   enrich_events: z.boolean({ error: "enrich_events must be a boolean." }).optional(),

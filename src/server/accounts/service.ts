@@ -335,8 +335,8 @@ export async function revokeInvite(ctx: Context, inviteId: string) {
 /** Changes a project's settings: an organization admin's (or owner's) to change, as PostHog's project settings. */
 export async function updateProjectResource(ctx: Context, input: ProjectSettingsInput) {
   if (ctx.project.membershipLevel < MembershipLevel.admin) throw new AppError("permission_denied", "Only organization admins can change project settings.");
-  const { name, anonymize_ips, enrich_events, ...recording } = input;
-  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, { name, anonymizeIps: anonymize_ips, enrichEvents: enrich_events });
+  const { name, timezone, anonymize_ips, enrich_events, ...recording } = input;
+  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, { name, timezone, anonymizeIps: anonymize_ips, enrichEvents: enrich_events });
   const recordingSettings = Object.values(recording).some((value) => value !== undefined)
     ? await updateRecordingSettings(ctx.db, ctx.project.id, recording)
     : await recordingSettingsFor(ctx.db, ctx.project.id);

@@ -182,7 +182,7 @@ export function createProject(db: DbClient, data: { organizationId: string; name
   return db.project.create({ data });
 }
 
-export function updateProjectSettings(db: DbClient, projectId: number, data: { name?: string; anonymizeIps?: boolean; enrichEvents?: boolean }) {
+export function updateProjectSettings(db: DbClient, projectId: number, data: { name?: string; timezone?: string; anonymizeIps?: boolean; enrichEvents?: boolean }) {
   return db.project.update({ where: { id: projectId }, data, include: { organization: { select: { id: true, name: true } } } });
 }
 

@@ -142,6 +142,13 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
     await roundTrip("DashboardTile", tile, () => p.dashboardTile.findUnique({ where: { id: tile.id } }));
     const collaborator = await p.dashboardCollaborator.create({ data: { dashboardId: dashboard.id, userId: user.id, level: 37 } });
     await roundTrip("DashboardCollaborator", collaborator, () => p.dashboardCollaborator.findUnique({ where: { id: collaborator.id } }));
+    const action = await p.action.create({
+      data: {
+        projectId: project.id, name: "Signed up", description: "a", tags: ["growth"], postToSlack: true, slackMessageFormat: "[action.name]",
+        steps: [{ event: "$pageview", url: "/signup" }], deleted: true, pinnedAt: at, creationContext: "events", createdById: user.id,
+      },
+    });
+    await roundTrip("Action", action, () => p.action.findUnique({ where: { id: action.id } }));
     const sharing = await p.sharingConfiguration.create({
       data: { projectId: project.id, dashboardId: dashboard.id, enabled: true, accessToken: "tok", settings: { whitelabel: true }, createdById: user.id, expiresAt: at },
     });

@@ -9,6 +9,7 @@ import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accou
 import type { Database } from "@/server/db";
 import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "@/server/db/events";
+import { TEST_EVENT } from "@/server/db/events/test-event";
 import { definitionsUpkeep, type DefinitionsUpkeep } from "@/server/definitions/service";
 import { GroupsService } from "@/server/groups/service";
 import { PersonsService, propertyUpdateOf } from "@/server/persons/identity";
@@ -279,7 +280,8 @@ export async function ingestDecoded(
   for (const event of transformed) {
     // PostHog drops even a client-sent $ip for projects that anonymise IPs (after transformations).
     if (project.anonymizeIps) delete event.properties.$ip;
-    const personId = await applyPersonsAndGroups(services, project.id, event);
+    // "Send a test event" makes no person (db/events/test-event.ts).
+    const personId = event.event === TEST_EVENT ? null : await applyPersonsAndGroups(services, project.id, event);
     rows.push({
       uuid: event.uuid,
       projectId: project.id,
@@ -295,7 +297,7 @@ export async function ingestDecoded(
   }
   // A merge later in this batch (or in a concurrent request) may have removed a person that
   // earlier rows were resolved to: write them with the surviving person.
-  for (const row of rows) row.personId = services.persons.currentUuid(row.personId!);
+  for (const row of rows) if (row.personId) row.personId = services.persons.currentUuid(row.personId);
   await services.writer.write(rows);
   services.definitions.observeEvents(rows);
   return { stored: rows.length, dropped };

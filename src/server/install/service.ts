@@ -1,12 +1,15 @@
 /**
- * The first-run check that an install works: one `$pageview` sent for the project through
- * the capture pipeline itself (key lookup, normalisation, transformations, persons, the
- * group-commit writer and whatever enrichment ingestion applies), so that it lands exactly
- * as an SDK's would.
+ * The first-run check that an install works: one event sent for the project through the
+ * capture pipeline itself (key lookup, normalisation, transformations, the group-commit
+ * writer and whatever enrichment ingestion applies), so that it lands as an SDK's would —
+ * but as `$test_event` (db/events/test-event.ts), marked `$test`, without a person profile or
+ * a session: it shows in the events list and ends the install state, and no analytics
+ * (insights, /web, persons, cohorts, flag reach) counts it.
  */
 import { v7 as uuidv7 } from "uuid";
 import { getProjectForUser } from "@/server/accounts/service";
 import type { Context } from "@/server/context";
+import { TEST_EVENT } from "@/server/db/events";
 import { AppError } from "@/server/errors";
 import { IngestionError } from "@/server/ingestion/contract";
 import { ingestDecoded, ingestionServices } from "@/server/ingestion/service";
@@ -16,11 +19,11 @@ import { TEST_EVENT_LIB, type TestEventInput, type TestEventResult } from "./con
 export async function sendTestEvent(ctx: Context, input: TestEventInput, now: Date = new Date()): Promise<TestEventResult> {
   const project = await getProjectForUser(ctx, ctx.project.id);
   const uuid = uuidv7({ msecs: now.getTime() });
-  // One person per Burrow user, so repeated tests do not inflate the visitor count.
+  // One id per Burrow user (no person is made for it).
   const distinctId = `burrow-test-${ctx.actor.uuid}`;
   const host = input.origin.replace(/^https?:\/\//, "");
   const event = {
-    event: "$pageview",
+    event: TEST_EVENT,
     uuid,
     distinct_id: distinctId,
     timestamp: now.toISOString(),
@@ -28,9 +31,9 @@ export async function sendTestEvent(ctx: Context, input: TestEventInput, now: Da
       $current_url: `${input.origin}/`,
       $host: host,
       $pathname: "/",
-      $session_id: uuidv7({ msecs: now.getTime() }),
       $lib: TEST_EVENT_LIB,
-      $process_person_profile: true,
+      $test: true,
+      $process_person_profile: false,
     },
   };
   let result;

@@ -1,8 +1,13 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
 import { InsightsPage } from "@/components/insights/insights-page";
 
 export const metadata: Metadata = { title: "Insights" };
 
 export default function Page() {
-  return <InsightsPage />;
+  return (
+    <Suspense>
+      <InsightsPage />
+    </Suspense>
+  );
 }

@@ -1,17 +1,16 @@
 "use client";
 
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { inferRouterOutputs } from "@trpc/server";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
-import { Badge, Button, buttonClasses, Card, cn, Dialog, ErrorState, FormAlert, inputClasses, LoadingState, PageHeader, TextField } from "@/components/ui";
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { Badge, Button, buttonClasses, Card, cn, ErrorState, formatDateTime, LoadingState, PageHeader } from "@/components/ui";
 import { ProjectGate } from "@/components/settings/project-gate";
 import type { ActorsSelection } from "@/components/insights/actors-query";
 import { InsightResultView } from "@/components/insights/insight-result-view";
 import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { resultKindOf, sourceOf } from "@/components/insights/query-source";
-import type { AppRouter } from "@/server/http/trpc/root";
+import { InsightActions, insightTitle, type SavedInsight as Insight } from "@/components/insights/insight-actions";
 import { runnableNode } from "@/server/query/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -28,9 +27,9 @@ import {
   type EditorKind,
   type EditorState,
 } from "./editor-state";
+import { useLeaveGuard } from "./leave-guard";
+import { SaveDialog } from "./save-dialog";
 import { BreakdownSection, DateSection, DisplaySection, FilterGroupsEditor, FunnelSection, PathsSection, RetentionSection, Section, SeriesSection, StickinessSection, type Update } from "./query-panels";
-
-type Insight = inferRouterOutputs<AppRouter>["insights"]["list"]["results"][number];
 
 /** How long the editor waits after an edit before it runs the query and writes the URL. */
 const DEBOUNCE_MS = 400;
@@ -64,6 +63,21 @@ function SavedInsight({ projectId, shortId }: { projectId: number; shortId: stri
   }
   if (!stateFromNode(insight.query)) {
     const kind = runnableNode(insight.query)?.node.kind;
+    if (kind === "HogQLQuery") {
+      return (
+        <ErrorState
+          title={`${insightTitle(insight)} is a SQL query`}
+          message={
+            <>
+              <Link href={`/sql?insight=${insight.short_id}`} className="font-medium text-brand-700 underline" data-testid="open-in-sql">
+                Open it in the SQL editor
+              </Link>
+              .
+            </>
+          }
+        />
+      );
+    }
     return (
       <ErrorState
         title={`${insight.name || insight.derived_name || "This insight"} cannot be edited here`}
@@ -150,11 +164,14 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
   }, [run.data, run.isPlaceholderData, runNode]);
 
   const pending = state !== debounced || run.isFetching;
-  const dirty = insight !== null && encodeQuery(build(state)) !== encodeQuery(build(baseline));
+  // A saved insight's edits, or a new insight's query once it is not the default one.
+  const dirty = encodeQuery(build(state)) !== encodeQuery(build(baseline));
+  const guard = useLeaveGuard(dirty);
+  const router = useRouter();
   const [saving, setSaving] = useState(false);
   /** The point (funnel step, retention cell, …) whose persons the dialog lists. */
   const [persons, setPersons] = useState<ActorsSelection | null>(null);
-  const title = insight ? insight.name || insight.derived_name || "Untitled insight" : "New insight";
+  const title = insight ? insightTitle(insight) : "New insight";
 
   return (
     <div className="flex flex-col gap-6" data-testid="insight-editor">
@@ -173,12 +190,45 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         title={
           <span className="flex flex-wrap items-center gap-3">
             <span data-testid="insight-title">{title}</span>
-            {dirty && <Badge tone="warning">Unsaved changes</Badge>}
+            {dirty ? (
+              <Badge tone="warning">Unsaved changes</Badge>
+            ) : (
+              insight && (
+                <Badge tone="success" data-testid="insight-saved-badge">
+                  Saved
+                </Badge>
+              )
+            )}
           </span>
         }
-        description={insight?.description || undefined}
+        description={
+          insight ? (
+            <span className="flex flex-col gap-1">
+              {insight.description && <span>{insight.description}</span>}
+              <span className="text-xs text-gray-500" data-testid="insight-saved-meta">
+                {KIND_LABELS[saved?.kind ?? "trends"]} · last modified {formatDateTime(insight.last_modified_at)}
+                {insight.last_modified_by ? ` by ${insight.last_modified_by.first_name || insight.last_modified_by.email}` : ""}
+                {insight.dashboards.length > 0 ? ` · on ${insight.dashboards.length} dashboard${insight.dashboards.length === 1 ? "" : "s"}` : ""}
+              </span>
+            </span>
+          ) : undefined
+        }
         actions={
           <>
+            {insight && (
+              <InsightActions
+                projectId={projectId}
+                insight={insight}
+                shown={dirty ? null : shown}
+                onDeleted={(one) => {
+                  guard.release();
+                  router.push(`/insights?${new URLSearchParams({ deleted: String(one.id), title: insightTitle(one) })}`);
+                }}
+                onDuplicated={(copy) => {
+                  if (!dirty) router.push(`/insights/${copy.short_id}`);
+                }}
+              />
+            )}
             <Link href={returnTo !== null ? `/dashboards/${returnTo}` : "/insights"} className={buttonClasses({ variant: "secondary" })} data-testid="cancel-edit">
               Cancel
             </Link>
@@ -245,6 +295,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         insight={insight}
         query={build(state)}
         returnTo={returnTo}
+        onSaving={guard.release}
       />
     </div>
   );
@@ -350,105 +401,5 @@ function KindTabs({ kind, onChange }: { kind: EditorKind; onChange: (kind: Edito
         </button>
       ))}
     </div>
-  );
-}
-
-/** Name, description and a dashboard to add it to: creates the insight or saves its changes. */
-function SaveDialog({
-  open,
-  onClose,
-  projectId,
-  insight,
-  query,
-  returnTo,
-}: {
-  open: boolean;
-  onClose: () => void;
-  projectId: number;
-  insight: Insight | null;
-  query: unknown;
-  returnTo: number | null;
-}) {
-  const trpc = useTRPC();
-  const router = useRouter();
-  const queryClient = useQueryClient();
-  const formId = useId();
-  const [name, setName] = useState(insight?.name ?? "");
-  const [description, setDescription] = useState(insight?.description ?? "");
-  const [dashboard, setDashboard] = useState(returnTo !== null ? String(returnTo) : "");
-  const dashboards = useQuery({ ...trpc.dashboards.list.queryOptions({ projectId, limit: 200 }), enabled: open });
-  const onSaved = async (saved: { short_id: string }) => {
-    await Promise.all([queryClient.invalidateQueries(trpc.insights.pathFilter()), queryClient.invalidateQueries(trpc.dashboards.pathFilter())]);
-    onClose();
-    if (dashboard) router.push(`/dashboards/${dashboard}`);
-    else router.push(`/insights/${saved.short_id}`);
-  };
-  const create = useMutation(trpc.insights.create.mutationOptions({ onSuccess: onSaved }));
-  const change = useMutation(trpc.insights.update.mutationOptions({ onSuccess: onSaved }));
-  const mutation = insight ? change : create;
-
-  const submit = () => {
-    const chosen = dashboard ? Number(dashboard) : null;
-    const body = { name: name.trim() || null, description, query, saved: true };
-    if (insight) {
-      const onDashboards = chosen !== null && !insight.dashboards.includes(chosen) ? [...insight.dashboards, chosen] : undefined;
-      change.mutate({ projectId, insightId: insight.id, ...body, ...(onDashboards ? { dashboards: onDashboards } : {}) });
-    } else {
-      create.mutate({ projectId, ...body, ...(chosen !== null ? { dashboards: [chosen] } : {}) });
-    }
-  };
-
-  return (
-    <Dialog
-      open={open}
-      onClose={onClose}
-      title={insight ? "Save insight" : "Save new insight"}
-      testId="save-dialog"
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" form={formId} loading={mutation.isPending} data-testid="save-confirm">
-            {dashboard ? "Save and open dashboard" : "Save"}
-          </Button>
-        </>
-      }
-    >
-      <form
-        id={formId}
-        className="flex flex-col gap-4"
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-      >
-        {mutation.isError && <FormAlert testId="save-error">{errorMessage(mutation.error)}</FormAlert>}
-        <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} maxLength={400} placeholder="e.g. Signup funnel" testId="insight-name" autoFocus />
-        <label className="flex flex-col gap-1.5 text-sm font-medium text-gray-800">
-          Description
-          <textarea
-            className={inputClasses({ className: "h-20 py-2" })}
-            value={description}
-            maxLength={10_000}
-            onChange={(event) => setDescription(event.target.value)}
-            data-testid="insight-description"
-          />
-        </label>
-        <label className="flex flex-col gap-1.5 text-sm font-medium text-gray-800">
-          Add to dashboard
-          <select className={inputClasses({ className: "pr-8" })} value={dashboard} onChange={(event) => setDashboard(event.target.value)} data-testid="insight-dashboard">
-            <option value="">{dashboards.isPending ? "Loading dashboards…" : "No dashboard"}</option>
-            {dashboards.data?.results.map((one) => (
-              <option key={one.id} value={String(one.id)} disabled={one.user_access_level !== "editor"}>
-                {one.name || "Untitled dashboard"}
-                {insight?.dashboards.includes(one.id) ? " (already on it)" : ""}
-              </option>
-            ))}
-            {returnTo !== null && !dashboards.data?.results.some((one) => one.id === returnTo) && <option value={String(returnTo)}>Dashboard {returnTo}</option>}
-          </select>
-        </label>
-      </form>
-    </Dialog>
   );
 }

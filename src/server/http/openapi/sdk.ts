@@ -88,7 +88,7 @@ export const flagsAnswerSchema = z
   })
   .meta({ id: "FlagsResponse" });
 
-/** The body of `/decide` and `/flags` as the SDKs send it (flags/contract.ts `flagsRequestSchema`, before its aliases are folded). */
+/** The body of `/decide` and `/flags` as the SDKs send it (flags/sdk-request.ts `flagsRequestSchema`, before its aliases are folded). */
 export const flagsRequestDoc = z
   .looseObject({
     token: z.string().optional().describe("The project API key (also `api_key`, `$token`)."),

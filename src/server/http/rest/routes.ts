@@ -1,4 +1,5 @@
 import { projectRoutes } from "./resources/accounts";
+import { actionRoutes } from "./resources/actions";
 import { collaboratorRoutes } from "./resources/collaborators";
 import { dashboardRoutes } from "./resources/dashboards";
 import { definitionRoutes } from "./resources/definitions";
@@ -30,6 +31,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...flagRoutes,
   ...transformationRoutes,
   ...cohortRoutes,
+  ...actionRoutes,
   ...personRoutes,
   ...queryRoutes,
   ...recordingRoutes,

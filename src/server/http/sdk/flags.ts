@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { FLAGS_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import { getDb, type Database } from "@/server/db";
-import { flagsRequestSchema, type FlagsRequestBody } from "@/server/flags/contract";
+import { flagsRequestSchema, type FlagsRequestBody } from "@/server/flags/sdk-request";
 import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "@/server/flags/decide";
 import { loadFlagDefinitions, type ProjectFlagDefinitions } from "@/server/flags/definitions";
 import type { FlagDefinition, FlagResult } from "@/server/flags/evaluation";

@@ -1,4 +1,5 @@
 import { accountRouter } from "./routers/account";
+import { actionsRouter } from "./routers/actions";
 import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
@@ -19,6 +20,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 /** Every tRPC router, by name. Add a domain's router here. */
 export const appRouter = createTRPCRouter({
   account: accountRouter,
+  actions: actionsRouter,
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,

@@ -1,21 +1,29 @@
-/** account.updateProject: a project's data-collection settings, an organization admin's to change. */
+/**
+ * account.updateProject and `PATCH /api/projects/:id/`: a project's name, time zone and
+ * data-collection settings, an organization admin's to change.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { callRoute } from "@/server/dashboards/api.fixture";
+import { restRoute } from "@/server/http/rest/routes.fixture";
+import { computeQuery } from "@/server/query/service";
 
 let db: Database;
 let projectId: number;
 let owner: ReturnType<typeof createCaller>;
 let member: ReturnType<typeof createCaller>;
+let ownerKey: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   registerDb(db);
   const created = await bootstrap(db.prisma, { email: "settings-owner@example.com", password: "pw12345678" });
   projectId = created.project_id;
+  ownerKey = created.personal_api_key;
   const caller = async (email: string) => {
     const user = await db.prisma.user.findUniqueOrThrow({ where: { email } });
     return createCaller({ db, headers: new Headers(), user: { id: user.id, uuid: user.uuid, email: user.email, firstName: "", currentProjectId: projectId } });
@@ -45,5 +53,34 @@ describe(`account.updateProject (${testDbKind})`, () => {
     await expect(owner.account.updateProject({ projectId, enrich_events: "no" } as never)).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(owner.account.updateProject({ projectId, api_token: "phc_x" } as never)).rejects.toMatchObject({ code: "BAD_REQUEST" });
     expect(await owner.account.project({ projectId })).toMatchObject({ enrichEvents: true, anonymizeIps: true });
+  });
+});
+
+describe(`a project's name and time zone (${testDbKind})`, () => {
+  const project = restRoute("projects", "");
+  const patch = (body: unknown, id = String(projectId)) => callRoute(project, "PATCH", `/api/projects/${id}/`, { project_id: id }, ownerKey, body);
+
+  it("renames the project and sets PostHog's timezone through the REST API, and queries answer in it", async () => {
+    const renamed = await patch({ name: "Shop", timezone: "Europe/Berlin" });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body).toMatchObject({ id: projectId, name: "Shop", timezone: "Europe/Berlin" });
+    expect(await owner.account.project({ projectId })).toMatchObject({ name: "Shop", timezone: "Europe/Berlin" });
+    const computed = await computeQuery(db, projectId, { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: { date_from: "2024-03-30", date_to: "2024-03-31" } });
+    expect(computed.zone).toBe("Europe/Berlin");
+  });
+
+  it("through tRPC too; refuses unknown zones, wrong types and members", async () => {
+    await owner.account.updateProject({ projectId, timezone: "America/New_York", name: "Shop US" });
+    expect(await member.account.project({ projectId })).toMatchObject({ name: "Shop US", timezone: "America/New_York" });
+    for (const timezone of ["Mars/Olympus", "utc+2", "", 5]) {
+      const answer = await patch({ timezone });
+      expect(answer.status, JSON.stringify(timezone)).toBe(400);
+      expect(answer.body).toMatchObject({ type: "validation_error", attr: "timezone" });
+    }
+    await expect(owner.account.updateProject({ projectId, timezone: "Nowhere/Else" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(member.account.updateProject({ projectId, timezone: "UTC" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await patch({ name: "" })).status).toBe(400);
+    expect(await owner.account.project({ projectId })).toMatchObject({ name: "Shop US", timezone: "America/New_York" });
+    expect((await patch({ timezone: "UTC" })).body).toMatchObject({ timezone: "UTC" });
   });
 });

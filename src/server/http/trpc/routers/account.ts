@@ -28,7 +28,7 @@ export const accountRouter = createTRPCRouter({
 
   project: projectProcedure.query(({ ctx }) => getProjectForUser(ctx, ctx.project.id)),
 
-  /** The current project's settings (name, anonymize_ips, enrich_events): an organization admin's to change. */
+  /** The current project's settings (name, timezone, anonymize_ips, enrich_events): an organization admin's to change. */
   updateProject: projectProcedure
     // The REST PATCH's strict body, with the procedure's own projectId.
     .input(projectSettingsInput.extend({ projectId: recordId() }))
