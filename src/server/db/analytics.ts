@@ -17,7 +17,6 @@
  */
 import type pg from "pg";
 import { AppError } from "@/server/errors";
-import type { Database } from "./client";
 import type { SqlDriver, SqlExecutor, WorkerSql } from "./driver";
 
 export interface AnalyticsRunOptions {
@@ -27,16 +26,30 @@ export interface AnalyticsRunOptions {
   budgetMs?: number;
 }
 
-export interface Analytics {
+/**
+ * The database a run reads: its SQL and its event store, which a run re-points at its own
+ * connection (client.ts's Database; named structurally so that this file need not import it).
+ */
+export interface RunnableDb {
+  readonly sql: SqlDriver;
+  readonly events: { readingWith(sql: SqlDriver): unknown };
+}
+
+export interface Analytics<D extends RunnableDb = RunnableDb> {
   /** At most this many runs at once. */
   readonly limit: number;
   /** A run's budget when it names none. */
   readonly budgetMs: number;
   /** Runs `fn` with the database as analytical reads see it (their connection, their budget). */
-  run<T>(fn: (db: Database) => Promise<T>, options?: AnalyticsRunOptions): Promise<T>;
+  run<T>(fn: (db: D) => Promise<T>, options?: AnalyticsRunOptions): Promise<T>;
   /** The same connections and limit, running on `db` (a database wrapped around this one: another event store). */
-  over(db: Database): Analytics;
+  over(db: D): Analytics<D>;
   close(): Promise<void>;
+}
+
+/** `db` reading through `sql`: its events store re-pointed too (readingWith returns the store's own kind). */
+function runOn<D extends RunnableDb>(db: D, sql: SqlDriver): D {
+  return { ...db, sql, events: db.events.readingWith(sql) } as D;
 }
 
 /** `BURROW_QUERY_TIMEOUT_MS`, else 30 s (PostHog's own query timeout is about as long). */
@@ -174,10 +187,10 @@ const isCancel = (error: unknown) => (error as { code?: string } | null)?.code =
  * database's own, used to cancel a run's statement. The run's Database reads through its
  * connection (`sql`, the event store's reads); Prisma stays on the main pool.
  */
-export function postgresAnalytics(db: Database, pool: pg.Pool, main: SqlExecutor, limit: number, budgetMs = analyticsBudgetFromEnv()): Analytics {
+export function postgresAnalytics<D extends RunnableDb>(db: D, pool: pg.Pool, main: SqlExecutor, limit: number, budgetMs = analyticsBudgetFromEnv()): Analytics<D> {
   const slots = new Slots(limit);
   let closed = false;
-  const over = (db: Database): Analytics => ({
+  const over = (db: D): Analytics<D> => ({
     limit,
     budgetMs,
     async run(fn, options = {}) {
@@ -204,7 +217,7 @@ export function postgresAnalytics(db: Database, pool: pg.Pool, main: SqlExecutor
         const timer = setTimeout(() => cancel("timeout"), remaining);
         try {
           const sql = clientDriver(client, false, db.sql.worker);
-          return await fn({ ...db, sql, events: db.events.readingWith(sql) });
+          return await fn(runOn(db, sql));
         } finally {
           clearTimeout(timer);
         }
@@ -237,9 +250,9 @@ export function postgresAnalytics(db: Database, pool: pg.Pool, main: SqlExecutor
  * The embedded database: one run at a time on the one connection. A run over budget answers
  * its caller then; its statements, which PGlite cannot interrupt, finish before the next run.
  */
-export function embeddedAnalytics(db: Database, budgetMs = analyticsBudgetFromEnv()): Analytics {
+export function embeddedAnalytics<D extends RunnableDb>(db: D, budgetMs = analyticsBudgetFromEnv()): Analytics<D> {
   const slots = new Slots(1);
-  const over = (db: Database): Analytics => ({
+  const over = (db: D): Analytics<D> => ({
     limit: 1,
     budgetMs,
     async run(fn, options = {}) {
@@ -252,7 +265,7 @@ export function embeddedAnalytics(db: Database, budgetMs = analyticsBudgetFromEn
       const sql = guardedDriver(db.sql, () => stop);
       let work: Promise<unknown>;
       try {
-        work = fn({ ...db, sql, events: db.events.readingWith(sql) });
+        work = fn(runOn(db, sql));
       } catch (error) {
         slots.release();
         throw error;

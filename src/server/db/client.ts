@@ -34,7 +34,7 @@ export interface Database {
    * Where analytical reads run (insights, web analytics, HogQL): connections of their own,
    * a limit on how many at once, a budget per run and cancellation (analytics.ts).
    */
-  readonly analytics: Analytics;
+  readonly analytics: Analytics<Database>;
   close(): Promise<void>;
 }
 
