@@ -29,6 +29,7 @@ export default defineConfig({
           "src/server/definitions/**/*.int.test.ts",
           "src/server/web-analytics/**/*.int.test.ts",
           "src/server/live-visitors/**/*.int.test.ts",
+          "src/server/actions/**/*.int.test.ts",
           "src/server/install/**/*.int.test.ts",
         ]
       : onPostgres

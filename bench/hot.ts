@@ -34,6 +34,7 @@ import { bareServer } from "./lib/bare-server";
 import { PERSONS, seedFlagsProject } from "./lib/flags-seed";
 import { paced, type PacedResult } from "./lib/paced";
 import { posthogJsPageview, posthogJsPageviewProperties } from "./lib/posthog-js-event";
+import { cpuMeter } from "./lib/cpu";
 import { pgliteCopyRate, postgresCopyRate } from "./lib/raw-copy";
 import { startServer, stop } from "./lib/server-process";
 import { luaString, wrk, type WrkResult } from "./lib/wrk";
@@ -185,21 +186,23 @@ async function run(setup: Setup): Promise<Row[]> {
     for (let round = 1; round <= ROUNDS; round++) {
       const suffix = ROUNDS > 1 ? ` (round ${round})` : "";
       if (bare) {
+        const meter = cpuMeter(server.child.pid!);
         const capture = counted(await wrk({ url: `${server.url}/capture/`, connections: CONNECTIONS, durationS: DURATION_S, luaRequest: rotating(captureBodies) }), 1);
         const ratio = capture.requestsPerSecond / bare.requestsPerSecond;
         rows.push({
           what: `/capture/ 1 posthog-js event, ${CONNECTIONS} conns${suffix}`,
-          figure: `${Math.round(capture.requestsPerSecond)} req/s vs bare ${Math.round(bare.requestsPerSecond)}: ${ratio.toFixed(2)}  p99 ${capture.p99}  non-2xx ${capture.non2xx}`,
+          figure: `${Math.round(capture.requestsPerSecond)} req/s vs bare ${Math.round(bare.requestsPerSecond)}: ${ratio.toFixed(2)}  p99 ${capture.p99}  non-2xx ${capture.non2xx}  ${meter.perUnit(capture.requests)}`,
           goal: "≥ 0.50 of bare",
           met: ratio >= 0.5 && capture.non2xx === 0,
         });
       }
       if (PARTS.has("batch")) {
+        const meter = cpuMeter(server.child.pid!);
         const batch = counted(await wrk({ url: `${server.url}/batch/`, connections: CONNECTIONS, durationS: DURATION_S, luaRequest: rotating(batches) }), BATCH_EVENTS);
         const rate = batch.requestsPerSecond * BATCH_EVENTS;
         rows.push({
           what: `/batch/ ${BATCH_EVENTS} events, ${CONNECTIONS} conns${suffix}`,
-          figure: `${Math.round(rate)} events/s vs COPY ${Math.round(ceiling)}: ${(rate / ceiling).toFixed(2)}  p99 ${batch.p99}  non-2xx ${batch.non2xx}`,
+          figure: `${Math.round(rate)} events/s vs COPY ${Math.round(ceiling)}: ${(rate / ceiling).toFixed(2)}  p99 ${batch.p99}  non-2xx ${batch.non2xx}  ${meter.perUnit(batch.requests * BATCH_EVENTS)}`,
           goal: "≥ 0.90 of COPY",
           met: rate / ceiling >= 0.9 && batch.non2xx === 0,
         });

@@ -19,6 +19,7 @@
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build).
  */
+import { cpuSeconds, postgresCpuSeconds, postgresCpuSince } from "./lib/cpu";
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
 import fs from "node:fs";
@@ -161,37 +162,6 @@ async function fiveTransformations(url: string, projectId: number, personalKey: 
       if (response.status !== 200) throw new Error(`switching a transformation config failed: ${response.status} ${await response.text()}`);
     }
   };
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** CPU seconds used so far by each PostgreSQL server process, by pid. */
-function postgresCpuSeconds(): Map<number, number> {
-  const used = new Map<number, number>();
-  for (const entry of fs.existsSync("/proc") ? fs.readdirSync("/proc") : []) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") used.set(Number(entry), cpuSeconds(Number(entry)));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return used;
-}
-
-/** CPU seconds PostgreSQL used since `before`: over processes alive at the end (a backend that ended meanwhile is not counted). */
-function postgresCpuSince(before: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of postgresCpuSeconds()) total += seconds - (before.get(pid) ?? 0);
-  return total;
 }
 
 /** The same request answered by a bare node:http server: what HTTP alone costs here. */

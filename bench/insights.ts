@@ -32,7 +32,7 @@ import { registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import { ClickHouseEventStore } from "@/server/db/events/clickhouse-store";
+import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import { AppError } from "@/server/errors";
 import { QUERY_KINDS } from "@/server/query/kinds";
 import { computeQuery, projectZone } from "@/server/query/service";

@@ -28,14 +28,13 @@
  * is dropped at the end.
  */
 import { parseArgs } from "node:util";
-import { v7 as uuidv7 } from "uuid";
 import { bootstrap } from "@/server/accounts/service";
 import { registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import type { StoredEventInput } from "@/server/db/events";
-import { ClickHouseEventStore } from "@/server/db/events/clickhouse-store";
+import { dayOfEvents, HOSTS } from "./lib/web-events";
+import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import { computeQuery } from "@/server/query/service";
 import { p50AndMax } from "./lib/seed-events";
 import { benchClickHouse } from "./lib/clickhouse";
@@ -61,6 +60,7 @@ const TARGET_MS = { postgres: 500, clickhouse: 150 } as const;
 const RANGE = DATE_RANGES.find((range) => range.value === values.range)?.value;
 if (!RANGE) throw new Error(`--range must be one of ${DATE_RANGES.map((range) => range.value).join(", ")} (/web's date ranges).`);
 const filters: WebFilters = { host: values.host || null, path: null, dateFrom: RANGE, order: null };
+if (filters.host !== null && !HOSTS.includes(filters.host)) throw new Error(`--host must be one of ${HOSTS.join(", ")} (the seeded hosts).`);
 const MEASURES: { label: string; query: Record<string, unknown> }[] = [
   { label: "WebOverviewQuery, compared", query: overviewQuery(filters) },
   ...(["Page", "InitialPage", "Country", "Browser"] as const).map((breakdown) => ({
@@ -71,65 +71,6 @@ const MEASURES: { label: string; query: Record<string, unknown> }[] = [
   { label: "TrendsQuery, the graph", query: trendQuery(filters) },
   { label: "TrendsQuery, session sparklines", query: sessionTrendQuery(filters) },
 ];
-
-const HOSTS = ["www.example.com", "docs.example.com", "shop.example.com"];
-if (filters.host !== null && !HOSTS.includes(filters.host)) throw new Error(`--host must be one of ${HOSTS.join(", ")} (the seeded hosts).`);
-const PATHS = Array.from({ length: 60 }, (_, i) => (i === 0 ? "/" : `/${["blog", "docs", "pricing", "product", "about"][i % 5]}/${i}`));
-const REFERRERS = ["$direct", "www.google.com", "news.ycombinator.com", "twitter.com", "www.bing.com", "duckduckgo.com", "github.com", "reddit.com", "t.co", "linkedin.com"];
-const UTM = [
-  ["google", "cpc", "spring"],
-  ["newsletter", "email", "launch"],
-  ["twitter", "social", "launch"],
-];
-const COUNTRIES = ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "JP", "NL", "ES", "IT", "SE", "PL", "MX", "KR", "CH", "BE", "AT", "IE"];
-const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Opera"];
-const OSES = ["Windows", "Mac OS X", "iOS", "Android", "Linux"];
-const DEVICES = ["Desktop", "Mobile", "Tablet"];
-const CLICK_TEXTS = Array.from({ length: 40 }, (_, i) => `Button ${i + 1}`);
-
-/** One day's sessions as events, in time order. */
-function dayOfEvents(projectId: number, dayStart: number, day: number, pick: () => number): StoredEventInput[] {
-  const choose = <T>(list: readonly T[]) => list[Math.floor(pick() * list.length)]!;
-  const rows: StoredEventInput[] = [];
-  for (let s = 0; s < SESSIONS_PER_DAY; s++) {
-    const visitor = Math.floor(pick() * 100_000);
-    const person = `0190c000-0000-7000-8000-${visitor.toString(16).padStart(12, "0")}`;
-    let at = dayStart + Math.floor(pick() * 86_000_000);
-    const host = choose(HOSTS);
-    const utm = pick() < 0.2 ? choose(UTM) : null;
-    const common = {
-      $session_id: uuidv7({ msecs: at }),
-      $host: host,
-      $referring_domain: choose(REFERRERS),
-      $geoip_country_code: choose(COUNTRIES),
-      $browser: choose(BROWSERS),
-      $os: choose(OSES),
-      $device_type: choose(DEVICES),
-      $viewport_width: 1440,
-      $viewport_height: 900,
-      $lib: "web",
-    };
-    const views = [1, 1, 1, 1, 2, 2, 3, 4][Math.floor(pick() * 8)]!;
-    let path = choose(PATHS);
-    for (let v = 0; v < views; v++) {
-      const page = { $pathname: path, $current_url: `https://${host}${path}${v === 0 && utm ? `?utm_source=${utm[0]}` : ""}` };
-      const first = v === 0 && utm ? { utm_source: utm[0], utm_medium: utm[1], utm_campaign: utm[2] } : {};
-      rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$pageview", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page, ...first } });
-      at += 1000 + Math.floor(pick() * 40_000);
-      if (pick() < 0.25) {
-        const click = { $event_type: "click", $el_text: choose(CLICK_TEXTS) };
-        rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$autocapture", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page, ...click } });
-        at += 500;
-      }
-      if (v + 1 === views) {
-        rows.push({ uuid: uuidv7({ msecs: at }), projectId, event: "$pageleave", distinctId: `visitor-${visitor}`, personId: person, timestamp: new Date(at), properties: { ...common, ...page } });
-      }
-      path = choose(PATHS);
-    }
-  }
-  void day;
-  return rows.sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime());
-}
 
 /** What an answer held, in a few words (the same on both stores when they agree). */
 function summary(results: unknown): string {
@@ -164,7 +105,7 @@ try {
   let chSeconds = 0;
   for (let day = DAYS - 1; day >= 0; day--) {
     // Yesterday and back: the last day ends before now.
-    const rows = dayOfEvents(projectId, today - (day + 1) * 86_400_000, day, pick);
+    const rows = dayOfEvents(projectId, today - (day + 1) * 86_400_000, SESSIONS_PER_DAY, pick);
     total += rows.length;
     let started = performance.now();
     await postgres.events.insert(rows);

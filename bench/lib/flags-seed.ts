@@ -7,6 +7,7 @@
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
+import { computeCohort } from "@/server/cohorts/worker";
 
 export const PERSONS = 100_000;
 export const FLAGS = 50;
@@ -83,5 +84,11 @@ export async function seedFlagsProject(db: Database, { cohortFlags = 0 } = {}): 
     await db.sql.query(`INSERT INTO feature_flags (project_id, key, name, filters, updated_at) VALUES ($1, $2, $3, $4::jsonb, now())`, [projectId, flag.key, flag.key, JSON.stringify(flag.filters)]);
   }
   await db.sql.exec("ANALYZE");
+  // Computed now, as in a project that has been running: a server started on this database
+  // then measures its hot paths, not its first computation of every cohort.
+  for (const id of cohortIds) {
+    const outcome = await computeCohort(db, id);
+    if (outcome.status !== "done") throw new Error(`computing cohort ${id} for the seed: ${JSON.stringify(outcome)}`);
+  }
   return { token, projectId, personalKey, cohortIds };
 }

@@ -10,7 +10,7 @@ import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/server/db/testing";
 import type { StoredEventInput } from "@/server/db/events";
-import { ClickHouseEventStore } from "@/server/db/events/clickhouse-store";
+import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import type { EventStoreConfig } from "@/server/db/events/config";
 import { v7 as uuidv7 } from "uuid";
 

@@ -30,6 +30,8 @@ export interface UserContext {
   actor: Actor;
   /** A session acts with every scope (`*`); a personal API key with its own. */
   scopes: readonly string[];
+  /** Fires when the caller went away: analytical reads it started are dropped or cancelled. */
+  signal?: AbortSignal;
 }
 
 /** A request on one project: what every project-scoped service takes first. */

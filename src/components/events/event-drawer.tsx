@@ -1,8 +1,10 @@
 "use client";
 
 import { skipToken, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useEffect, useId, useRef, useState } from "react";
-import { Badge, Button, CopyButton, ErrorState, Spinner } from "@/components/ui";
+import { newActionHref } from "@/components/actions/action-draft";
+import { Badge, Button, buttonClasses, CopyButton, ErrorState, Spinner } from "@/components/ui";
 import type { EventResource } from "@/server/events/present";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -56,6 +58,9 @@ export function EventDrawer({ projectId, event, onClose }: { projectId: number; 
                 <span className="font-mono text-xs">{shown.distinct_id}</span>
               </p>
             </div>
+            <Link href={newActionHref(shown)} className={buttonClasses({ variant: "secondary", size: "sm" })} data-testid="event-create-action">
+              Create action
+            </Link>
             <Button variant="ghost" size="sm" onClick={onClose} aria-label="Close" data-testid="event-drawer-close" autoFocus>
               <svg aria-hidden="true" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" className="size-4">
                 <path d="M5 5l10 10M15 5 5 15" />
@@ -69,6 +74,15 @@ export function EventDrawer({ projectId, event, onClose }: { projectId: number; 
                 {shown.id}
               </dd>
             </dl>
+            {typeof shown.properties.$session_id === "string" && /^[A-Za-z0-9-]{1,70}$/.test(shown.properties.$session_id) ? (
+              <Link
+                href={`/replay/${shown.properties.$session_id}`}
+                className={buttonClasses({ variant: "secondary", size: "sm", className: "mt-3" })}
+                data-testid="event-watch-recording"
+              >
+                Watch recording
+              </Link>
+            ) : null}
             <PropertiesSection title="Properties" properties={shown.properties} testId="event-properties" />
             <section className="mt-6" aria-label="Person" data-testid="event-person">
               <h3 className="text-sm font-semibold text-gray-900">Person</h3>

@@ -98,7 +98,14 @@ function PersonView({ projectId, id }: { projectId: number; id: string }) {
             <span>First seen {formatDateTime(data.created_at)}</span>
           </span>
         }
-        actions={<DeletePerson projectId={projectId} person={data} onDeleted={setDeleted} />}
+        actions={
+          <>
+            <Link href={`/replay?person=${data.uuid}&range=-1y`} className={buttonClasses({ variant: "secondary" })} data-testid="person-watch-recordings">
+              Watch recordings
+            </Link>
+            <DeletePerson projectId={projectId} person={data} onDeleted={setDeleted} />
+          </>
+        }
       />
       <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="flex min-w-0 flex-col gap-6">

@@ -5,6 +5,7 @@ import { Card, CardBody, CardHeader, CopyField } from "@/components/ui";
 import { DataCollectionSettings } from "./data-collection-settings";
 import { ProjectGeneralSettings } from "./project-general-settings";
 import { ProjectGate } from "./project-gate";
+import { ReplaySettings } from "./replay-settings";
 
 export function ProjectSettings() {
   return (
@@ -25,6 +26,8 @@ export function ProjectSettings() {
           </Card>
 
           <DataCollectionSettings project={project} />
+
+          <ReplaySettings project={project} />
 
           <InstallSnippets projectId={project.id} apiToken={project.apiToken} />
         </div>

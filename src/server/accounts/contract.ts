@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordingSettingsInput, recordingSettingsSchema } from "@/server/recordings/contract";
 import { recordId } from "@/server/input/record-id";
 import { scopesSchema } from "@/server/auth/contract";
 
@@ -80,7 +81,7 @@ export function isProjectTimezone(zone: string): boolean {
   return zones.has(zone);
 }
 
-/** PATCH of a project's settings (PostHog's team fields Burrow has); unknown fields are refused. */
+/** PATCH of a project's settings (PostHog's team fields Burrow has, session replay's too); unknown fields are refused. */
 export const projectSettingsInput = z.strictObject({
   name: nameSchema.optional(),
   /** PostHog's team `timezone`: an IANA name; every query buckets days in it. */
@@ -92,6 +93,7 @@ export const projectSettingsInput = z.strictObject({
   anonymize_ips: z.boolean({ error: "anonymize_ips must be a boolean." }).optional(),
   /** GeoIP and user-agent properties added at ingestion (on by default, as PostHog). */
   enrich_events: z.boolean({ error: "enrich_events must be a boolean." }).optional(),
+  ...recordingSettingsInput.shape,
 });
 export type ProjectSettingsInput = z.infer<typeof projectSettingsInput>;
 
@@ -142,6 +144,7 @@ export const projectSchema = z
     timezone: z.string(),
     anonymize_ips: z.boolean(),
     enrich_events: z.boolean().describe("GeoIP and user-agent properties added at ingestion (off: events are stored as sent)."),
+    ...recordingSettingsSchema.shape,
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

@@ -1,5 +1,6 @@
 /** How accounts' rows look in answers: PostHog's shapes (snake_case) for the API, and the app's lists. */
 import type { z } from "zod";
+import type { RecordingSettings } from "@/server/recordings/contract";
 import type { projectSchema, UserBasic } from "./contract";
 
 export type { UserBasic } from "./contract";
@@ -50,7 +51,7 @@ export function toProjectResource(project: {
   createdAt: Date;
   updatedAt: Date;
   organization: { id: string };
-}): z.infer<typeof projectSchema> {
+}, recording: RecordingSettings): z.infer<typeof projectSchema> {
   return {
     id: project.id,
     uuid: project.uuid,
@@ -61,6 +62,7 @@ export function toProjectResource(project: {
     anonymize_ips: project.anonymizeIps,
     // GeoIP and user-agent properties at ingestion (off: events are stored as sent).
     enrich_events: project.enrichEvents,
+    ...recording,
     created_at: project.createdAt.toISOString(),
     updated_at: project.updatedAt.toISOString(),
   };

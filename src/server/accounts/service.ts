@@ -29,6 +29,7 @@ import {
   type ProjectSettingsInput,
   type SignUpInput,
 } from "./contract";
+import { recordingSettingsFor, updateRecordingSettings } from "@/server/recordings/service";
 import { toMember, toPersonalApiKeySummary, toProjectResource, toUserBasic } from "./present";
 import * as store from "./store";
 
@@ -334,17 +335,16 @@ export async function revokeInvite(ctx: Context, inviteId: string) {
 /** Changes a project's settings: an organization admin's (or owner's) to change, as PostHog's project settings. */
 export async function updateProjectResource(ctx: Context, input: ProjectSettingsInput) {
   if (ctx.project.membershipLevel < MembershipLevel.admin) throw new AppError("permission_denied", "Only organization admins can change project settings.");
-  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, {
-    name: input.name,
-    timezone: input.timezone,
-    anonymizeIps: input.anonymize_ips,
-    enrichEvents: input.enrich_events,
-  });
-  return toProjectResource(project);
+  const { name, timezone, anonymize_ips, enrich_events, ...recording } = input;
+  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, { name, timezone, anonymizeIps: anonymize_ips, enrichEvents: enrich_events });
+  const recordingSettings = Object.values(recording).some((value) => value !== undefined)
+    ? await updateRecordingSettings(ctx.db, ctx.project.id, recording)
+    : await recordingSettingsFor(ctx.db, ctx.project.id);
+  return toProjectResource(project, recordingSettings);
 }
 
 export async function getProjectResource(ctx: Context) {
   const project = await store.findProjectWithOrganization(ctx.db.prisma, ctx.project.id);
   if (!project) throw new AppError("not_found", "Not found.");
-  return toProjectResource(project);
+  return toProjectResource(project, await recordingSettingsFor(ctx.db, ctx.project.id));
 }

@@ -156,3 +156,11 @@ export function overriddenDateRange(
 export function overriddenBreakdown<T>(breakdownFilter: T, override: FiltersOverride | null): T | FiltersOverride["breakdown_filter"] {
   return override?.breakdown_filter !== undefined && override.breakdown_filter !== null ? override.breakdown_filter : breakdownFilter;
 }
+
+/** `action_id`: set by the query API on the EventsNode an ActionsNode became (query/actions-node.ts), for the kinds' labels. */
+export const actionIdField = z.number().int().positive().nullish();
+
+/** The action a node came from (its id and name), or null for an events node. */
+export function actionOfNode(node: { action_id?: number | null; name?: string | null }): { id: number; name: string } | null {
+  return node.action_id ? { id: node.action_id, name: node.name ?? `Action ${node.action_id}` } : null;
+}

@@ -2,8 +2,10 @@ import { z } from "zod";
 
 /** Objects a personal API key can be scoped to, as `<object>:read` / `<object>:write`. */
 export const SCOPE_OBJECTS = [
+  "action",
   "cohort",
   "dashboard",
+  "early_access_feature",
   "event_definition",
   "feature_flag",
   "insight",
@@ -12,7 +14,10 @@ export const SCOPE_OBJECTS = [
   "project",
   "property_definition",
   "query",
+  /** Session replay: `/session_recordings/` (PostHog's scope object). */
+  "session_recording",
   "sharing_configuration",
+  "survey",
   /** PostHog's `user` scope object: `/api/users/@me/`. */
   "user",
 ] as const;

@@ -5,9 +5,10 @@
  */
 import type { Prisma } from "@/generated/prisma/client";
 import type { Database } from "@/server/db";
-import type { SqlExecutor } from "@/server/db/driver";
+import { ChunkSizer, yieldToRequests } from "@/server/db/chunks";
+import type { SqlExecutor, WorkerSql } from "@/server/db/driver";
 import type { EventCountQuery } from "@/server/db/events";
-import { personsWithEventCountSql } from "@/server/db/events/person-events/postgres";
+import { personHasEventCountSql, personsWithEventCountSql } from "@/server/db/events/person-events/postgres";
 import type { DbClient, Tx } from "@/server/db/transaction";
 import type { BehavioralFilter, CohortFilter, PropertyGroup } from "@/server/properties/contract";
 import { propertiesSql, SqlParams } from "@/server/properties/sql";
@@ -50,9 +51,22 @@ export function cohortDefinitions(client: DbClient, projectId: number, ids: numb
   return client.cohort.findMany({ where: { projectId, id: { in: ids } }, select: { id: true, name: true, isStatic: true, deleted: true, filters: true } });
 }
 
-/** What a computation reads of the cohort it computes. */
-export function cohortForComputation(client: DbClient, id: number) {
-  return client.cohort.findUnique({ where: { id }, select: { id: true, projectId: true, version: true, isStatic: true, deleted: true, filters: true } });
+/** cohortDefinitions for the background worker, on its own SQL handle. */
+export function cohortDefinitionsSql(sql: SqlExecutor, projectId: number, ids: number[]): Promise<CohortDefinition[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return sql.query<CohortDefinition>(
+    `SELECT id, name, is_static AS "isStatic", deleted, filters FROM cohorts WHERE project_id = $1::int AND id = ANY($2::int[])`,
+    [projectId, ids],
+  );
+}
+
+/** What a computation reads of the cohort it computes (on the worker's SQL handle). */
+export async function cohortForComputation(sql: SqlExecutor, id: number) {
+  const rows = await sql.query<{ id: number; projectId: number; version: number; isStatic: boolean; deleted: boolean; filters: unknown }>(
+    `SELECT id, project_id AS "projectId", version, is_static AS "isStatic", deleted, filters FROM cohorts WHERE id = $1::int`,
+    [id],
+  );
+  return rows[0] ?? null;
 }
 
 export interface CohortWrite {
@@ -189,8 +203,12 @@ export interface MembershipPlan {
   now: Date;
 }
 
-/** The boolean over `p` (a persons row) that holds for the members. */
-function membershipPredicate(plan: MembershipPlan, params: SqlParams): string {
+/**
+ * The boolean over `p` (a persons row) that holds for the members. `perPerson`: behavioral
+ * leaves read each person's own events (a statement over a chunk of persons), instead of
+ * grouping the project's events once (a statement over all of them).
+ */
+function membershipPredicate(plan: MembershipPlan, params: SqlParams, perPerson = false): string {
   const compile = (tree: PropertyGroup): string =>
     propertiesSql(tree, {
       params,
@@ -209,6 +227,7 @@ function membershipPredicate(plan: MembershipPlan, params: SqlParams): string {
       behavioral: (leaf: BehavioralFilter) => {
         const persons = plan.behavioralPersons?.get(leaf);
         if (persons) return `(p.uuid = ANY(${params.add(persons, "uuid[]")}))`;
+        if (perPerson) return personHasEventCountSql(params, plan.projectId, plan.eventCount(leaf), "p.uuid");
         return `(p.uuid IN (${personsWithEventCountSql(params, plan.projectId, plan.eventCount(leaf))}))`;
       },
     });
@@ -222,8 +241,8 @@ export type SwapOutcome = { status: "done"; count: number } | { status: "busy" }
  * old rows until it commits. The cohort's row is locked for the duration (`SKIP LOCKED`: a
  * computation already under way, on this node or another, makes this one `busy`).
  */
-export async function replaceMembership(db: Database, plan: MembershipPlan): Promise<SwapOutcome> {
-  return db.sql.transaction(async (tx) => {
+export async function replaceMembership(sql: Pick<WorkerSql, "transaction">, plan: MembershipPlan): Promise<SwapOutcome> {
+  return sql.transaction(async (tx) => {
     const [row] = await tx.query<{ version: number; deleted: boolean; is_static: boolean }>(
       `SELECT version, deleted, is_static FROM cohorts WHERE id = $1::int FOR UPDATE SKIP LOCKED`,
       [plan.cohortId],
@@ -254,6 +273,79 @@ export async function replaceMembership(db: Database, plan: MembershipPlan): Pro
     );
     return { status: "done", count };
   });
+}
+
+// Computations under way in this process (the embedded database has no other): a second one of the same cohort is `busy`.
+const COMPUTING = Symbol.for("burrow.cohortsComputing");
+const computing = ((globalThis as { [COMPUTING]?: Set<number> })[COMPUTING] ??= new Set());
+
+/** Persons per chunk of the embedded computation: the first guess, and the bounds the sizer keeps to. */
+// A person with behavioral conditions costs ~0.1–0.2 ms: the first chunk is small, the next ones grow to the target.
+const MEMBER_CHUNK = { initial: 100, min: 20, max: 50_000 } as const;
+
+/**
+ * The embedded database's computation: the same members as replaceMembership, applied chunk
+ * by chunk over the project's persons in id order (keyset), each chunk one short statement on
+ * the worker's handle that deletes the chunk's persons who no longer match and adds those who
+ * now do (ChunkSizer keeps each ~20 ms). A whole-project transaction would hold the one
+ * connection for as long as the computation takes; instead readers see each person's
+ * membership go from the old definition's to the new one's as its chunk passes, members that
+ * stay members are never absent, and the count, computed version and calculation fields change
+ * at the end. A definition changed meanwhile stops it (`stale`: computed again).
+ */
+export async function updateMembershipInChunks(sql: WorkerSql, plan: MembershipPlan): Promise<SwapOutcome> {
+  if (computing.has(plan.cohortId)) return { status: "busy" };
+  computing.add(plan.cohortId);
+  try {
+    const [row] = await sql.query<{ version: number; deleted: boolean; is_static: boolean }>(`SELECT version, deleted, is_static FROM cohorts WHERE id = $1::int`, [plan.cohortId]);
+    if (!row || row.deleted || row.is_static) return { status: "gone" };
+    if (row.version !== plan.version) return { status: "stale" };
+    const params = new SqlParams();
+    const cohort = params.add(plan.cohortId, "int");
+    const version = params.add(plan.version, "int");
+    const project = params.add(plan.projectId, "int");
+    const predicate = membershipPredicate(plan, params, true);
+    params.add(0, "int");
+    const afterIndex = params.values.length - 1;
+    const after = `$${afterIndex + 1}::int`;
+    params.add(0, "int");
+    const takeIndex = params.values.length - 1;
+    const take = `$${takeIndex + 1}::int`;
+    const statement = `WITH chunk AS (
+         SELECT p.id, COALESCE(${predicate}, FALSE) AS member FROM persons p WHERE p.project_id = ${project} AND p.id > ${after} ORDER BY p.id LIMIT ${take}
+       ), removed AS (
+         DELETE FROM cohort_people cp USING chunk WHERE cp.cohort_id = ${cohort} AND cp.person_id = chunk.id AND NOT chunk.member RETURNING 1
+       ), added AS (
+         INSERT INTO cohort_people (cohort_id, person_id, version) SELECT ${cohort}, chunk.id, ${version} FROM chunk WHERE chunk.member
+         ON CONFLICT (cohort_id, person_id) DO UPDATE SET version = EXCLUDED.version WHERE cohort_people.version IS DISTINCT FROM EXCLUDED.version RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM chunk)::int AS persons, (SELECT count(*) FROM chunk WHERE member)::int AS members, (SELECT max(id) FROM chunk) AS last,
+              (SELECT version FROM cohorts WHERE id = ${cohort} AND NOT deleted) AS version, (SELECT count(*) FROM removed) + (SELECT count(*) FROM added) AS changed`;
+    const values = params.values;
+    const sizer = new ChunkSizer(MEMBER_CHUNK.initial, MEMBER_CHUNK.min, MEMBER_CHUNK.max);
+    let count = 0;
+    for (let last = 0; ; ) {
+      const size = sizer.size;
+      values[afterIndex] = last;
+      values[takeIndex] = size;
+      const [chunk] = await sql.query<{ persons: number; members: number; last: number | null; version: number | null }>(statement, values);
+      if (chunk!.version !== plan.version) return chunk!.version === null ? { status: "gone" } : { status: "stale" };
+      sizer.took(sql.lastHoldMs, size);
+      count += chunk!.members;
+      if (chunk!.persons < size || chunk!.last === null) break;
+      last = chunk!.last;
+      await yieldToRequests();
+    }
+    // Members whose persons moved to another project or were deleted went with them (cascade); the count is what was found.
+    const [done] = await sql.query<{ id: number }>(
+      `UPDATE cohorts SET count = $2::int, computed_version = $3::int, is_calculating = false, last_calculation = $4::timestamptz,
+              errors_calculating = 0, last_error = NULL WHERE id = $1::int AND version = $3::int AND NOT deleted RETURNING id`,
+      [plan.cohortId, count, plan.version, plan.now.toISOString()],
+    );
+    return done ? { status: "done", count } : { status: "stale" };
+  } finally {
+    computing.delete(plan.cohortId);
+  }
 }
 
 /** A computation failed: counted, kept, and the cohort no longer shown as calculating (until the next try). */

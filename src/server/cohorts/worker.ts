@@ -6,6 +6,7 @@
  * nested static ones are read from their rows. The rules of the cohorts API are `service.ts`.
  */
 import type { Database } from "@/server/db";
+import type { WorkerSql } from "@/server/db/driver";
 import { isBehavioralFilter, isPropertyGroup, type BehavioralFilter, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
 import { COHORT_CYCLE_MESSAGE, COHORT_LIMITS, referencedCohortIds } from "./contract";
 import * as store from "./store";
@@ -17,13 +18,13 @@ function behavioralLeaves(node: PropertyNode): BehavioralFilter[] {
 }
 
 /** Every cohort `tree` reaches, dependencies first resolved by id; a loop or a too-deep nesting throws. */
-async function resolveNested(db: Database, projectId: number, selfId: number, tree: PropertyGroup) {
+async function resolveNested(sql: WorkerSql, projectId: number, selfId: number, tree: PropertyGroup) {
   const nested = new Map<number, { isStatic: boolean; tree: PropertyGroup }>();
   const walk = async (node: PropertyGroup, path: number[]): Promise<void> => {
     const ids = referencedCohortIds(node);
     if (ids.length === 0) return;
     if (path.length > COHORT_LIMITS.maxNesting) throw new Error(`Cohorts nest at most ${COHORT_LIMITS.maxNesting} deep.`);
-    const definitions = await store.cohortDefinitions(db.prisma, projectId, ids.filter((id) => !nested.has(id)));
+    const definitions = await store.cohortDefinitionsSql(sql, projectId, ids.filter((id) => !nested.has(id)));
     for (const definition of definitions) {
       // A deleted cohort has no members: left out, its leaf matches no one.
       if (definition.deleted) continue;
@@ -50,19 +51,22 @@ export type ComputeOutcome = store.SwapOutcome | { status: "failed"; error: stri
  * the worker computes it again); `gone`: deleted, static or unknown.
  */
 export async function computeCohort(db: Database, cohortId: number, now = new Date()): Promise<ComputeOutcome> {
-  const row = await store.cohortForComputation(db.prisma, cohortId);
+  // The workers' handle: on a PostgreSQL server its own connections; on the embedded database
+  // short checkouts of the one connection (the membership in chunks, store.updateMembershipInChunks).
+  const sql = db.worker.as("cohorts");
+  const row = await store.cohortForComputation(sql, cohortId);
   if (!row || row.deleted || row.isStatic) return { status: "gone" };
   try {
     const tree = storedTree(row.filters);
     if (!tree) throw new Error("The cohort's filters could not be read.");
-    const nested = await resolveNested(db, row.projectId, row.id, tree);
+    const nested = await resolveNested(sql, row.projectId, row.id, tree);
     let behavioralPersons: Map<BehavioralFilter, string[]> | null = null;
     if (db.events.kind !== "postgres") {
       behavioralPersons = new Map();
       const leaves = [tree, ...[...nested.values()].map((entry) => entry.tree)].flatMap(behavioralLeaves);
       for (const leaf of leaves) behavioralPersons.set(leaf, await db.events.personsWithEventCount(row.projectId, eventCountOf(leaf, now)));
     }
-    return await store.replaceMembership(db, {
+    const plan: store.MembershipPlan = {
       cohortId: row.id,
       projectId: row.projectId,
       version: row.version,
@@ -71,10 +75,12 @@ export async function computeCohort(db: Database, cohortId: number, now = new Da
       eventCount: (leaf) => eventCountOf(leaf, now),
       behavioralPersons,
       now,
-    });
+    };
+    // One transaction on a server (readers see the old members until it commits); chunks on the embedded database.
+    return await (sql.embedded ? store.updateMembershipInChunks(sql, plan) : store.replaceMembership(sql, plan));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await store.recordFailure(db.sql, row.id, row.version, message);
+    await store.recordFailure(sql, row.id, row.version, message);
     return { status: "failed", error: message };
   }
 }
@@ -142,7 +148,7 @@ export function startCohortWorker(db: Database, options: CohortWorkerOptions = {
   const sweep = async () => {
     try {
       const now = Date.now();
-      for (const due of await store.dueCohorts(db.sql, new Date(now - staleMs), new Date(now - personsQuietMs), 100)) queue.add(due.id);
+      for (const due of await store.dueCohorts(db.worker.as("cohorts"), new Date(now - staleMs), new Date(now - personsQuietMs), 100)) queue.add(due.id);
       drain();
     } catch (error) {
       if (!stopped) console.error("burrow: looking for cohorts to compute failed", error);

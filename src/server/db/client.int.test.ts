@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "./client";
+import { recordHolds } from "./holds";
 import { createTestDatabase, testDbKind } from "./testing";
 
 let db: Database;
@@ -30,6 +31,46 @@ describe(`connection settings (${testDbKind})`, () => {
   } else {
     it("PGlite keeps its own work_mem", async () => {
       expect(await setting("work_mem")).toBe("4MB");
+    });
+  }
+});
+
+describe(`the workers' SQL handle (${testDbKind})`, () => {
+  it("times each checkout (a statement, a transaction) under its caller, while a recorder listens", async () => {
+    const recorder = recordHolds();
+    try {
+      await db.worker.as("test-sleep").query(`SELECT pg_sleep(0.03)`);
+      await db.worker.as("test-tx").transaction(async (tx) => {
+        await tx.query(`SELECT pg_sleep(0.02)`);
+        await tx.query(`SELECT pg_sleep(0.02)`);
+      });
+      await db.sql.query(`SELECT pg_sleep(0.01)`);
+    } finally {
+      recorder.stop();
+    }
+    expect(recorder.of("test-sleep")).toHaveLength(1);
+    expect(recorder.max("test-sleep")).toBeGreaterThanOrEqual(29);
+    // One hold from BEGIN to COMMIT.
+    expect(recorder.of("test-tx")).toHaveLength(1);
+    expect(recorder.max("test-tx")).toBeGreaterThanOrEqual(39);
+    // Requests' own statements are not timed.
+    expect(recorder.holds.every((hold) => hold.caller.startsWith("test-"))).toBe(true);
+    await db.worker.as("test-after").query("SELECT 1");
+    expect(recorder.of("test-after")).toHaveLength(0);
+  });
+
+  if (testDbKind === "postgres") {
+    it("PostgreSQL: workers run on connections of their own", async () => {
+      const name = async (sql: { query: Database["sql"]["query"] }) =>
+        (await sql.query<{ name: string }>(`SELECT current_setting('application_name') AS name`))[0]!.name;
+      expect(await name(db.worker)).toBe("burrow-worker");
+      expect(await name(db.sql)).not.toBe("burrow-worker");
+    });
+  } else {
+    it("embedded: workers share the one connection", async () => {
+      expect(db.worker.embedded).toBe(true);
+      const pid = async (sql: { query: Database["sql"]["query"] }) => (await sql.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`))[0]!.pid;
+      expect(await pid(db.worker)).toBe(await pid(db.sql));
     });
   }
 });

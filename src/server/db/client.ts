@@ -6,9 +6,11 @@ import type { EventStoreConfig } from "@/server/db/events/config";
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from "./changes";
 import { ConfigError, type DbConfig } from "./config";
 import { makeTreePrivate } from "./data-dir-mode";
-import { pgPoolDriver, type SqlDriver } from "./driver";
+import { pgPoolDriver, type SqlDriver, type WorkerSql } from "./driver";
 import { lockDataDir, type DataDirLock } from "./lock";
 import { openPgliteThread, type PgliteOnThread } from "./pglite-thread";
+import { Statistics } from "./statistics";
+import { embeddedAnalytics, postgresAnalytics, type Analytics } from "./analytics";
 
 export type { PrismaClient };
 
@@ -16,10 +18,23 @@ export interface Database {
   readonly config: DbConfig;
   readonly prisma: PrismaClient;
   readonly sql: SqlDriver;
+  /**
+   * SQL for background workers (driver.ts WorkerSql, the same as `sql.worker`): their own
+   * small pool on a PostgreSQL server; on the embedded database its one connection, each
+   * checkout timed (holds.ts).
+   */
+  readonly worker: WorkerSql;
   /** Cache invalidation across the nodes that share this database. */
   readonly changes: ChangeFeed;
   /** Where events are written and read: this database's events table, or ClickHouse. */
   readonly events: EventStore;
+  /** Planner statistics: ANALYZE on a schedule proportional to writes, and after bulk loads (statistics.ts). */
+  readonly statistics: Statistics;
+  /**
+   * Where analytical reads run (insights, web analytics, HogQL): connections of their own,
+   * a limit on how many at once, a budget per run and cancellation (analytics.ts).
+   */
+  readonly analytics: Analytics;
   close(): Promise<void>;
 }
 
@@ -42,14 +57,19 @@ export async function openDatabase(config: DbConfig, eventStore: EventStoreConfi
     await db.close();
     throw error;
   }
-  return {
+  const wrapped: Database = {
     ...db,
     events,
+    get analytics() {
+      return analytics;
+    },
     async close() {
       await events.close();
       await db.close();
     },
   };
+  const analytics = db.analytics.over(wrapped);
+  return wrapped;
 }
 
 /**
@@ -69,44 +89,84 @@ export async function openDatabase(config: DbConfig, eventStore: EventStoreConfi
  */
 const SESSION_SETTINGS = "-c jit=off -c work_mem=64MB -c parallel_setup_cost=200 -c parallel_tuple_cost=0.02";
 
+/**
+ * Every statement of the main pool ends within this (`BURROW_STATEMENT_TIMEOUT_MS`, default
+ * 2 min): no request holds a connection forever. Migrations lift it for themselves; the
+ * analytical reads have their own, shorter budget (analytics.ts).
+ */
+function statementTimeoutMs(): number {
+  const configured = Number(process.env.BURROW_STATEMENT_TIMEOUT_MS);
+  return Number.isFinite(configured) && configured > 0 ? configured : 120_000;
+}
+
+/** Analytical runs at once on PostgreSQL, each with a connection of its own (`DATABASE_ANALYTICS_POOL_SIZE`, default 4). */
+const analyticsPoolSize = () => Number(process.env.DATABASE_ANALYTICS_POOL_SIZE) || 4;
+
 async function openPostgres(url: string): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: Number(process.env.DATABASE_POOL_SIZE) || 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    options: SESSION_SETTINGS,
+    options: `${SESSION_SETTINGS} -c statement_timeout=${statementTimeoutMs()}`,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
-  const sql = pgPoolDriver(pool);
+  // The background workers' own connections (opened when first used): a cohort computation or
+  // a deletion never takes one that ingestion or flags wait for.
+  const workerPool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.DATABASE_WORKER_POOL_SIZE) || 2,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    // Told apart from the requests' connections in pg_stat_activity.
+    application_name: "burrow-worker",
+    options: SESSION_SETTINGS,
+  });
+  workerPool.on("error", () => {});
+  const sql = pgPoolDriver(pool, { workerPool });
   try {
     await sql.query("SELECT 1");
   } catch (error) {
     await pool.end().catch(() => {});
+    await workerPool.end().catch(() => {});
     throw postgresConfigError(url, error);
   }
+  const analyticsLimit = analyticsPoolSize();
+  const analyticsPool = new pg.Pool({ connectionString: url, max: analyticsLimit, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, options: SESSION_SETTINGS });
+  analyticsPool.on("error", () => {});
   let changes: ChangeFeed;
   try {
     changes = await postgresChangeFeed(url, pool);
   } catch (error) {
     await pool.end().catch(() => {});
+    await workerPool.end().catch(() => {});
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const events = new PostgresEventStore(sql, 4);
-  return {
+  const statistics = new Statistics(sql);
+  const events = new PostgresEventStore(sql, 4, undefined, statistics);
+  const db: Database = {
     config: { kind: "postgres", url },
     prisma,
     sql,
+    worker: sql.worker,
     changes,
     events,
+    statistics,
+    get analytics() {
+      return analytics;
+    },
     async close() {
+      await analytics.close();
+      await statistics.close();
       await events.close();
       await changes.close();
       await prisma.$disconnect();
       await sql.close();
     },
   };
+  const analytics = postgresAnalytics(db, analyticsPool, sql, analyticsLimit);
+  return db;
 }
 
 function postgresConfigError(url: string, error: unknown): ConfigError {
@@ -149,18 +209,28 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
   const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });
   // One connection: inserts take turns, in statements short enough to let other requests in.
-  const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS);
-  return {
+  const statistics = new Statistics(sql);
+  const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS, statistics);
+  const db: Database = {
     config,
     prisma,
     sql,
+    worker: sql.worker,
     changes: localChangeFeed(),
     events,
+    statistics,
+    get analytics() {
+      return analytics;
+    },
     async close() {
+      await analytics.close();
+      await statistics.close();
       await events.close();
       await prisma.$disconnect();
       await sql.close();
       lock?.release();
     },
   };
+  const analytics = embeddedAnalytics(db);
+  return db;
 }

@@ -1,5 +1,6 @@
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type pg from "pg";
+import { noteHold } from "./holds";
 
 export interface QueryOptions {
   /**
@@ -19,6 +20,22 @@ export interface SqlExecutor {
 }
 
 /**
+ * SQL for background work (cohort computations, person deletions, definitions flushes, the
+ * sessions merge): on a PostgreSQL server its own small pool, so that a worker never takes a
+ * connection ingestion or flags wait for; on the embedded database the one connection, each
+ * checkout (a statement, or a transaction) timed and reported to holds.ts under its caller.
+ * Workers keep each checkout short (~20 ms, at most ~50 ms) and yield between them.
+ */
+export interface WorkerSql extends SqlExecutor {
+  readonly embedded: boolean;
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** The same handle, its holds recorded under `caller` (a handle of its own: its lastHoldMs is its caller's). */
+  as(caller: string): WorkerSql;
+  /** How long this handle's last checkout held the connection (ms; 0 before the first): what a chunk sizer steers by. */
+  readonly lastHoldMs: number;
+}
+
+/**
  * Plain SQL next to Prisma, on the same connections Prisma's adapter uses: for migrations,
  * bulk writes and queries Prisma cannot express. Nothing outside src/server/db knows
  * whether it is PGlite or PostgreSQL underneath.
@@ -30,6 +47,8 @@ export interface SqlDriver extends SqlExecutor {
    */
   readonly embedded: boolean;
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** SQL for background work (WorkerSql). */
+  readonly worker: WorkerSql;
   /**
    * Work that must reach the database before it closes (writes buffered in memory): `close()`
    * awaits each hook, in the order given, while the connection still answers.
@@ -60,12 +79,9 @@ function closing(closeConnection: () => Promise<void>): Pick<SqlDriver, "beforeC
   };
 }
 
-/**
- * A node-postgres pool: a PostgreSQL server's, or the embedded database's one connection to
- * its thread (pglite-thread.ts: `embedded`, and `end` closes the thread after the pool).
- */
-export function pgPoolDriver(pool: pg.Pool, options: { embedded?: boolean; end?: () => Promise<void> } = {}): SqlDriver {
-  const over = (client: pg.Pool | pg.PoolClient): SqlExecutor => ({
+/** Runs SQL on a node-postgres pool or client. */
+function pgExecutor(client: pg.Pool | pg.PoolClient): SqlExecutor {
+  return {
     async query(text, params, options) {
       if (options?.rowMode) return (await client.query({ name: options.prepare, text, values: params, rowMode: options.rowMode })).rows;
       if (options?.prepare) return (await client.query({ name: options.prepare, text, values: params })).rows;
@@ -74,25 +90,74 @@ export function pgPoolDriver(pool: pg.Pool, options: { embedded?: boolean; end?:
     async exec(script) {
       await client.query(script);
     },
-  });
+  };
+}
+
+async function pgTransaction<T>(client: pg.PoolClient, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const result = await fn(pgExecutor(client));
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}
+
+/** A worker handle over `pool`: every statement or transaction one checkout, timed from connect to release. */
+function pgWorkerSql(pool: pg.Pool, embedded: boolean, caller = "worker"): WorkerSql {
+  const held = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    const start = performance.now();
+    try {
+      return await work(client);
+    } finally {
+      client.release();
+      handle.lastHoldMs = performance.now() - start;
+      noteHold(caller, handle.lastHoldMs);
+    }
+  };
+  const handle = {
+    lastHoldMs: 0,
+    embedded,
+    query: (text, params, options) => held((client) => pgExecutor(client).query(text, params, options)),
+    exec: (script) => held((client) => pgExecutor(client).exec(script)),
+    transaction: (fn) => held((client) => pgTransaction(client, fn)),
+    as: (tag: string) => pgWorkerSql(pool, embedded, tag),
+  } satisfies WorkerSql;
+  return handle;
+}
+
+/**
+ * A node-postgres pool: a PostgreSQL server's, or the embedded database's one connection to
+ * its thread (pglite-thread.ts: `embedded`, and `end` closes the thread after the pool).
+ * `workerPool`: the PostgreSQL server's pool for background work (ended after `pool`); without
+ * one, workers share `pool` (the embedded database's one connection).
+ */
+export function pgPoolDriver(pool: pg.Pool, options: { embedded?: boolean; end?: () => Promise<void>; workerPool?: pg.Pool } = {}): SqlDriver {
+  const embedded = options.embedded ?? false;
+  const end = options.end ?? (() => pool.end());
+  const workerPool = options.workerPool;
   return {
-    ...over(pool),
-    embedded: options.embedded ?? false,
+    ...pgExecutor(pool),
+    embedded,
     async transaction(fn) {
       const client = await pool.connect();
       try {
-        await client.query("BEGIN");
-        const result = await fn(over(client));
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
-        throw error;
+        return await pgTransaction(client, fn);
       } finally {
         client.release();
       }
     },
-    ...closing(options.end ?? (() => pool.end())),
+    worker: pgWorkerSql(workerPool ?? pool, embedded),
+    ...closing(async () => {
+      try {
+        await end();
+      } finally {
+        await workerPool?.end();
+      }
+    }),
   };
 }
 
@@ -106,10 +171,13 @@ export function pgliteDriver(db: PGlite): SqlDriver {
       await client.exec(script);
     },
   });
+  const transaction = <T>(fn: (tx: SqlExecutor) => Promise<T>) => db.transaction((tx) => fn(over(tx)));
+  const worker: WorkerSql = { ...over(db), embedded: true, transaction, lastHoldMs: 0, as: () => worker };
   return {
     ...over(db),
     embedded: true,
-    transaction: (fn) => db.transaction((tx) => fn(over(tx))),
+    transaction,
+    worker,
     ...closing(() => db.close()),
   };
 }

@@ -71,6 +71,8 @@ export async function migrate(sql: SqlDriver, dir: string = MIGRATIONS_DIR): Pro
         return false;
       }
       try {
+        // A migration of a big table may take longer than the pool's statement budget.
+        await tx.exec("SET LOCAL statement_timeout = 0");
         await tx.exec(migration.sql);
       } catch (error) {
         throw new MigrationError(
@@ -86,5 +88,8 @@ export async function migrate(sql: SqlDriver, dir: string = MIGRATIONS_DIR): Pro
     });
     if (done) applied.push(migration.name);
   }
+  // New tables and columns start without planner statistics (PGlite has no autovacuum to
+  // gather them): gathered now, while the tables are small, instead of planned blind.
+  if (applied.length > 0) await sql.transaction(async (tx) => tx.exec("SET LOCAL statement_timeout = 0; ANALYZE"));
   return applied;
 }

@@ -44,6 +44,7 @@ const POSTGRES_TYPES: Record<string, string[]> = {
   // `@db.Date` columns are dates (definition_volumes.day).
   DateTime: ["timestamp with time zone", "date"],
   Json: ["jsonb"],
+  Bytes: ["bytea"],
 };
 
 const at = new Date("2026-01-02T03:04:05.678Z");
@@ -141,6 +142,13 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
     await roundTrip("DashboardTile", tile, () => p.dashboardTile.findUnique({ where: { id: tile.id } }));
     const collaborator = await p.dashboardCollaborator.create({ data: { dashboardId: dashboard.id, userId: user.id, level: 37 } });
     await roundTrip("DashboardCollaborator", collaborator, () => p.dashboardCollaborator.findUnique({ where: { id: collaborator.id } }));
+    const action = await p.action.create({
+      data: {
+        projectId: project.id, name: "Signed up", description: "a", tags: ["growth"], postToSlack: true, slackMessageFormat: "[action.name]",
+        steps: [{ event: "$pageview", url: "/signup" }], deleted: true, pinnedAt: at, creationContext: "events", createdById: user.id,
+      },
+    });
+    await roundTrip("Action", action, () => p.action.findUnique({ where: { id: action.id } }));
     const sharing = await p.sharingConfiguration.create({
       data: { projectId: project.id, dashboardId: dashboard.id, enabled: true, accessToken: "tok", settings: { whitelabel: true }, createdById: user.id, expiresAt: at },
     });
@@ -232,6 +240,17 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
     );
     const backfill = await p.definitionBackfill.create({ data: { projectId: project.id, doneAt: at } });
     await roundTrip("DefinitionBackfill", backfill, () => p.definitionBackfill.findUnique({ where: { projectId: project.id } }));
+
+    const recordingSettings = await p.recordingSettings.create({ data: { projectId: project.id, settings: { session_recording_opt_in: true }, updatedAt: at } });
+    await roundTrip("RecordingSettings", recordingSettings, () => p.recordingSettings.findUnique({ where: { projectId: project.id } }));
+    const recording = await p.recording.create({
+      data: { projectId: project.id, sessionId: "s-1", distinctId: "user-1", startTime: at, endTime: at, activeMs: 1500n, lastActiveMs: 1n, startUrl: "https://example.com/", snapshotLibrary: "web", sizeBytes: 10n, chunkCount: 1 },
+    });
+    await roundTrip("Recording", recording, () => p.recording.findUnique({ where: { projectId_sessionId: { projectId: project.id, sessionId: "s-1" } } }));
+    const chunk = await p.recordingChunk.create({
+      data: { projectId: project.id, sessionId: "s-1", windowId: "w-1", firstTimestamp: at, lastTimestamp: at, eventCount: 2, rawBytes: 20, data: new Uint8Array([0x1f, 0x8b, 0, 255]) },
+    });
+    await roundTrip("RecordingChunk", chunk, () => p.recordingChunk.findUnique({ where: { id: chunk.id } }));
 
     expect([...seen].sort()).toEqual(Object.values(Prisma.ModelName).sort());
   });

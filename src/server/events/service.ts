@@ -54,35 +54,12 @@ export type EventListAnswer =
   | { kind: "csv"; body: ReadableStream<Uint8Array> };
 
 /**
- * What a filter can make the database refuse — a regular expression it does not accept, or
- * one too complex — is the caller's mistake: a 400 on `properties`, not a 500.
- */
-export async function guarded<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "2201B") {
-      throw new AppError("invalid_input", `properties: the database rejected a regular expression (${(error as Error).message}).`, "properties");
-    }
-    if (code === "54000" || code === "54001") throw new AppError("invalid_input", "properties: the filter is too complex.", "properties");
-    // ClickHouse (RE2) refusing a pattern.
-    if ((error as { type?: unknown }).type === "CANNOT_COMPILE_REGEXP") {
-      throw new AppError("invalid_input", `properties: the database rejected a regular expression (${(error as Error).message.split(". Look at")[0]}).`, "properties");
-    }
-    throw error;
-  }
-}
-
-/**
  * What only the data can refuse in filter groups, checked before a query runs or is
  * stored: a regular expression the event store does not accept, a cohort that is not a live
  * one of the project (both a 400 on `properties`).
  */
 export async function checkEventFilters(db: Database, projectId: number, groups: readonly (PropertyNode | null)[]): Promise<void> {
-  await guarded(async () => {
-    for (const group of groups) await db.events.checkFilters(group);
-  });
+  for (const group of groups) await db.events.checkFilters(group);
   await requireCohorts(db.sql, projectId, cohortIdsOf(groups));
 }
 
@@ -94,10 +71,10 @@ function cursorAfter(last: EventCursor, following: EventCursor): EventListNext {
 /** The list; `now` is the instant the query's relative dates were read at (filters count back from it too). */
 export async function listEvents({ db, project }: EventsContext, query: EventListQuery, now: Date): Promise<EventListAnswer> {
   const projectId = project.id;
-  await guarded(() => db.events.checkFilters(query.properties));
+  await db.events.checkFilters(query.properties);
   if (query.select) {
     if (query.format === "csv") return { kind: "csv", body: await selectCsvBody(db, projectId, query, now) };
-    const { types, aggregated, rows } = await guarded(() => db.events.select(projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
+    const { types, aggregated, rows } = await db.events.select(projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now });
     const page = rows.slice(0, query.limit);
     let next: EventListNext = null;
     if (rows.length > query.limit) next = aggregated ? { offset: query.offset + query.limit } : cursorAfter(page[page.length - 1]!.cursor!, rows[query.limit]!.cursor!);
@@ -114,7 +91,7 @@ export async function listEvents({ db, project }: EventsContext, query: EventLis
  * the last page).
  */
 async function eventPage(db: EventsDb, projectId: number, query: EventListQuery, now: Date) {
-  const rows = await guarded(() => db.events.list(projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now }));
+  const rows = await db.events.list(projectId, query, { limit: query.limit + 1, offset: query.offset, cursor: null, now });
   const page = rows.slice(0, query.limit);
   const persons = await personsByUuid(db.sql, projectId, page.map((row) => row.person_id));
   return {
@@ -147,7 +124,7 @@ async function csvBody(db: EventsDb, projectId: number, query: EventListQuery, n
     // A short chunk, or the limit reached: nothing follows.
     return { text: rows.map(eventCsvRecord).join(""), more: rows.length < wanted || remaining <= 0 || !end ? null : () => fetchChunk({ timestamp: end.timestamp, uuid: end.uuid }) };
   };
-  return streamCsv(CSV_HEADER, await guarded(() => fetchChunk(null)));
+  return streamCsv(CSV_HEADER, await fetchChunk(null));
 }
 
 /**
@@ -164,7 +141,7 @@ async function selectCsvBody(db: EventsDb, projectId: number, query: EventListQu
     const more = rows.length < wanted || remaining <= 0 || !end ? null : () => (aggregated ? fetchChunk(null, offset + rows.length) : fetchChunk(end.cursor, 0));
     return { text: rows.map((row) => selectCsvRecord(row.values)).join(""), more };
   };
-  return streamCsv(csvRecord(query.select!.map((item) => item.text)), await guarded(() => fetchChunk(null, query.offset)));
+  return streamCsv(csvRecord(query.select!.map((item) => item.text)), await fetchChunk(null, query.offset));
 }
 
 /** Some CSV records, and how to read the ones after them (null: none follow). */
@@ -225,7 +202,7 @@ export async function listEventPage({ db, project }: EventsContext, page: EventP
   if (page.cursor?.before) params.before = page.cursor.before;
   if (page.cursor?.beforeUuid) params.before_uuid = page.cursor.beforeUuid;
   const query = listQueryOf(params, null, now);
-  await guarded(() => db.events.checkFilters(query.properties));
+  await db.events.checkFilters(query.properties);
   const { results, last, following } = await eventPage(db, projectId, query, now);
   return { results, next: last && following ? { before: last.timestamp.toISOString(), beforeUuid: last.uuid } : null };
 }
@@ -237,8 +214,8 @@ export async function listEventPage({ db, project }: EventsContext, page: EventP
 export async function countEventMatches({ db, project }: EventsContext, filters: EventFilters): Promise<ListCount> {
   const now = new Date();
   const query = listQueryOf(filterParams(filters), null, now);
-  await guarded(() => db.events.checkFilters(query.properties));
-  return guarded(() => db.events.countList(project.id, query, { cap: EVENT_LIMITS.countCap, now }));
+  await db.events.checkFilters(query.properties);
+  return db.events.countList(project.id, query, { cap: EVENT_LIMITS.countCap, now });
 }
 
 /** The cohorts the explorer's filter offers: the project's live ones, by name. */

@@ -23,8 +23,7 @@ import {
   propertiesField,
   shown,
   type BreakdownSpec,
-  type FiltersOverride,
-} from "@/server/analytics/nodes";
+  type FiltersOverride, actionIdField, actionOfNode } from "@/server/analytics/nodes";
 
 export const FUNNEL_ORDER_TYPES = ["ordered", "strict", "unordered"] as const;
 export type FunnelOrderType = (typeof FUNNEL_ORDER_TYPES)[number];
@@ -44,7 +43,7 @@ export const MAX_EXCLUSIONS = 10;
 /** PostHog clamps a custom bin count of time to convert to 1..90. */
 export const MAX_BIN_COUNT = 90;
 
-const actionsRefused = (issue: { input: unknown }) => `Step kind ${shown(issue.input)} is not supported; use EventsNode (Burrow has no actions).`;
+const actionsRefused = (issue: { input: unknown }) => `Step kind ${shown(issue.input)} is not supported; use EventsNode or ActionsNode.`;
 
 const eventsNodeSchema = z.looseObject({
   kind: z.literal("EventsNode", { error: actionsRefused }).optional(),
@@ -52,16 +51,18 @@ const eventsNodeSchema = z.looseObject({
   event: z.string({ error: "event must be a string or null." }).min(1, "event must not be empty; use null for all events.").max(200).nullish(),
   name: z.string().max(400).nullish(),
   custom_name: z.string().max(400).nullish(),
+  action_id: actionIdField,
   properties: propertiesField,
   optionalInFunnel: notSupported("optionalInFunnel"),
   math_hogql: notSupported("math_hogql"),
 });
 
 const exclusionSchema = z.looseObject({
-  kind: z.literal("EventsNode", { error: (issue) => `Exclusion kind ${shown(issue.input)} is not supported; use EventsNode (Burrow has no actions).` }).optional(),
+  kind: z.literal("EventsNode", { error: (issue) => `Exclusion kind ${shown(issue.input)} is not supported; use EventsNode or ActionsNode.` }).optional(),
   event: z.string({ error: "event must be a string or null." }).min(1).max(200).nullish(),
   name: z.string().max(400).nullish(),
   custom_name: z.string().max(400).nullish(),
+  action_id: actionIdField,
   properties: propertiesField,
   funnelFromStep: z.number({ error: "funnelFromStep must be a step index." }).int().min(0),
   funnelToStep: z.number({ error: "funnelToStep must be a step index." }).int().min(0),
@@ -168,6 +169,8 @@ export interface FunnelStepSpec {
   properties: PropertyGroup | null;
   name: string | null;
   custom_name: string | null;
+  /** The action the step reads (an ActionsNode), or null. */
+  action: { id: number; name: string } | null;
 }
 
 export interface FunnelExclusionSpec {
@@ -207,7 +210,7 @@ export function funnelsSpec(query: FunnelsQueryInput, override: FiltersOverride 
     // Only trends has periods; the others read the range by days.
     interval: viz === "trends" ? (override?.interval ?? query.interval ?? "day") : "day",
     properties: andGroups(query.properties ?? null, override?.properties ?? null),
-    steps: query.series.map((node) => ({ event: node.event ?? null, properties: node.properties ?? null, name: node.name ?? null, custom_name: node.custom_name ?? null })),
+    steps: query.series.map((node) => ({ event: node.event ?? null, properties: node.properties ?? null, name: node.name ?? null, custom_name: node.custom_name ?? null, action: actionOfNode(node) })),
     exclusions: (filter.exclusions ?? []).map((node) => ({ event: node.event ?? null, properties: node.properties ?? null, from: node.funnelFromStep, to: node.funnelToStep })),
     order: filter.funnelOrderType ?? "ordered",
     viz,

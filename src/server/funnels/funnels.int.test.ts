@@ -386,7 +386,7 @@ describe(`funnels (${testStoresName})`, () => {
       [funnel(["a", "b"], {}, { exclusions: [{ event: "x", funnelFromStep: 0, funnelToStep: 2 }] }), /End of range is greater than number of steps/],
       [funnel(["a", "b"], {}, { exclusions: [{ event: "b", funnelFromStep: 0, funnelToStep: 1 }] }), /cannot contain an event that's part of funnel steps/],
       [funnel(["a", "b", "c"], {}, { funnelOrderType: "unordered", exclusions: [{ event: "x", funnelFromStep: 0, funnelToStep: 1 }] }), /Partial Exclusions not allowed/],
-      [{ ...funnel(["a"]), series: [{ kind: "ActionsNode", id: 3 }] }, /series\.0\.kind.*no actions/],
+      [{ ...funnel(["a"]), series: [{ kind: "ActionsNode", id: 3 }] }, /series\.0\.kind/],
       [funnel(["a", "b"], {}, { funnelAggregateByHogQL: "properties.$session_id" }), /funnelAggregateByHogQL is not supported/],
       [funnel(["a", "b"], { aggregation_group_type_index: 0 }), /aggregation_group_type_index is not supported/],
       [funnel(["a", "b"], {}, { funnelWindowIntervalUnit: "year" }), /funnelWindowIntervalUnit 'year' is not supported/],

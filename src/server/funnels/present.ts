@@ -6,7 +6,7 @@
 import type { FunnelsSpec } from "./contract";
 
 export interface FunnelStepResult {
-  action_id: string | null;
+  action_id: string | number | null;
   name: string | null;
   custom_name: string | null;
   order: number;
@@ -61,8 +61,8 @@ export function funnelSteps(spec: FunnelsSpec, tally: FunnelTally, breakdown?: {
   return spec.steps.map((step, index) => {
     const unordered = spec.order === "unordered";
     const result: FunnelStepResult = {
-      action_id: unordered ? null : step.event,
-      name: unordered ? `Completed ${index + 1} step${index === 0 ? "" : "s"}` : step.event,
+      action_id: unordered ? null : (step.action?.id ?? step.event),
+      name: unordered ? `Completed ${index + 1} step${index === 0 ? "" : "s"}` : (step.action?.name ?? step.event),
       custom_name: unordered ? null : step.custom_name,
       order: index,
       people: [],

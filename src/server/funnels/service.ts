@@ -6,7 +6,7 @@
  * and shapes the three visualisations (steps, time to convert, trends) and the actors
  * behind a point.
  */
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
@@ -84,16 +84,14 @@ async function readFunnel(env: QueryEnv, spec: FunnelsSpec, range: ResolvedDateR
     everyEvent: spec.order === "strict",
     values: property ? [{ type: property.type, key: property.key }] : [],
   };
-  return guarded(async () => {
-    if (spec.breakdown?.type !== "cohort") return [{ actors: await env.db.events.actorEvents(env.projectId, query) }];
-    const reads: FunnelRead[] = [];
-    for (const cohort of spec.breakdown.cohorts) {
-      const member: PropertyGroup = { type: "AND", values: [{ type: "cohort", key: "id", value: cohort as number, operator: "in", negation: false }] };
-      const filters = cohort === "all" ? query.filters : [...query.filters, member];
-      reads.push({ cohort, actors: await env.db.events.actorEvents(env.projectId, { ...query, filters }) });
-    }
-    return reads;
-  });
+  if (spec.breakdown?.type !== "cohort") return [{ actors: await env.db.events.actorEvents(env.projectId, query) }];
+  const reads: FunnelRead[] = [];
+  for (const cohort of spec.breakdown.cohorts) {
+    const member: PropertyGroup = { type: "AND", values: [{ type: "cohort", key: "id", value: cohort as number, operator: "in", negation: false }] };
+    const filters = cohort === "all" ? query.filters : [...query.filters, member];
+    reads.push({ cohort, actors: await env.db.events.actorEvents(env.projectId, { ...query, filters }) });
+  }
+  return reads;
 }
 
 /**

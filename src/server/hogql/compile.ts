@@ -1,10 +1,10 @@
 /**
  * The HogQL subset's AST (parse.ts) compiled to SQL: PostgreSQL over `events e` (and `pp`,
- * the event's person, when read) by default, or another dialect (ClickHouse's, in
- * db/events/clickhouse/hogql.ts) given in the context. Identifiers map to fixed SQL from the
- * dialect's field table; every literal and every property name is a bind parameter
- * (SqlParams, as properties/sql.ts, or the dialect's own binder); the SQL text holds only
- * this file's and the dialect's constants. Nothing compiled here can fail at query
+ * the event's person, when read) by default, or another database's dialect (sql/: the one
+ * dialect per database the event store's builders and the filter engine use too) given in
+ * the context. Identifiers map to fixed SQL from the dialect's field table; every literal
+ * and every property name is a bind parameter (either database's binder, sql/bind.ts); the
+ * SQL text holds only this file's and the dialect's constants. Nothing compiled here can fail at query
  * time on stored data: numbers are read from property text only when it is a decimal
  * number, dates only from the timestamp column.
  *
@@ -17,92 +17,21 @@
  * with a `YYYY-MM-DD` literal.
  */
 import { isStorableDate, numberOf, parseIsoDate } from "@/server/properties/coerce";
-import { pgNumericText, type SqlParams } from "@/server/properties/sql";
+import type { Binder } from "@/server/sql/bind";
+import type { PropertyRef, SqlDialect } from "@/server/sql/dialect";
+import { POSTGRES } from "@/server/sql/postgres";
 import { HogqlError, located, type CompareOp, type Expr, type Field, type SelectItem } from "./parse";
 
 /** Bind parameters: `add` returns the placeholder of a value, `constant` one bound once. */
-export type HogqlParams = Pick<SqlParams, "add" | "constant">;
+export type HogqlParams = Binder;
 
 export interface HogqlContext {
   params: HogqlParams;
   /** SQL for the properties of events and persons (the person's may be NULL). */
   columns: { event: string; person: string };
   /** The SQL dialect; PostgreSQL when not given. */
-  dialect?: HogqlDialect;
+  dialect?: SqlDialect;
 }
-
-/** A property read: the column holding the properties and the bound key. */
-export interface PropertyRef {
-  column: string;
-  key: string;
-}
-
-/**
- * The SQL a dialect writes for each piece of the language; the compiler decides the
- * semantics (kinds, three-valued logic, when to compare as numbers) for all dialects.
- */
-export interface HogqlDialect {
-  fields: Record<Field, string>;
-  /** The property's text (strings as they are, numbers and booleans as JSON writes them), NULL when missing or JSON null. */
-  propertyText(ref: PropertyRef): string;
-  /** The property's JSON value as the answer carries it. */
-  propertyValue(ref: PropertyRef): string;
-  /** The property as a number when it is a JSON number or a numeric string, else NULL. */
-  propertyNumber(ref: PropertyRef, params: HogqlParams): string;
-  /** Text as a number when it is a decimal number (NUMERIC_TEXT), else NULL. */
-  numericText(text: string, params: HogqlParams): string;
-  countAll: string;
-  count(arg: string): string;
-  /** The UTC date of a timestamp expression. */
-  toDate(timestamp: string): string;
-  /** A date as 'YYYY-MM-DD' text, for the answer. */
-  dateText(date: string): string;
-  nullText: string;
-  nullNumber: string;
-  nullBool: string;
-  numberAsText(sql: string): string;
-  /** Text comparison by code point. */
-  compareText(left: string, op: string, right: string): string;
-  like(text: string, insensitive: boolean, pattern: string): string;
-  /** A LIKE pattern (`%`, `_`, and `\` making the next character literal) as the dialect's LIKE reads it. */
-  likePattern(pattern: string): string;
-  timestampParam(date: Date, params: HogqlParams): string;
-  dateParam(date: Date, params: HogqlParams): string;
-}
-
-export const POSTGRES_HOGQL: HogqlDialect = {
-  fields: {
-    event: "e.event",
-    distinct_id: "e.distinct_id",
-    timestamp: "e.timestamp",
-    uuid: "e.uuid::text",
-    person_id: "e.person_id::text",
-  },
-  propertyText: ({ column, key }) => `(${column} ->> ${key})`,
-  propertyValue: ({ column, key }) => `(${column} -> ${key})`,
-  propertyNumber({ column, key }, params) {
-    const node = `(${column} -> ${key})`;
-    return (
-      `(CASE jsonb_typeof(${node})` +
-      ` WHEN 'number' THEN (CASE WHEN abs((${node})::numeric) <= 1.7976931348623157e308 THEN ((${node})::numeric)::float8 END)` +
-      ` WHEN 'string' THEN ${this.numericText(`(${column} ->> ${key})`, params)} END)`
-    );
-  },
-  numericText: pgNumericText,
-  countAll: "count(*)::float8",
-  count: (arg) => `count(${arg})::float8`,
-  toDate: (timestamp) => `((${timestamp}) AT TIME ZONE 'UTC')::date`,
-  dateText: (date) => `to_char(${date}, 'YYYY-MM-DD')`,
-  nullText: "NULL::text",
-  nullNumber: "NULL::float8",
-  nullBool: "NULL::boolean",
-  numberAsText: (sql) => `(${sql})::text`,
-  compareText: (left, op, right) => `(${left} COLLATE "C" ${op} ${right})`,
-  like: (text, insensitive, pattern) => `(${text} ${insensitive ? "ILIKE" : "LIKE"} ${pattern})`,
-  likePattern: (pattern) => pattern,
-  timestampParam: (date, params) => params.add(date.toISOString(), "timestamptz"),
-  dateParam: (date, params) => `(${params.add(date.toISOString(), "timestamptz")} AT TIME ZONE 'UTC')::date`,
-};
 
 type Kind = "text" | "uuid" | "json" | "timestamp" | "date" | "number" | "bool" | "null";
 
@@ -156,10 +85,10 @@ const KIND_NAMES: Record<Kind, string> = {
 };
 
 class Compiler {
-  readonly dialect: HogqlDialect;
+  readonly dialect: SqlDialect;
 
   constructor(private readonly context: HogqlContext) {
-    this.dialect = context.dialect ?? POSTGRES_HOGQL;
+    this.dialect = context.dialect ?? POSTGRES;
   }
 
   private get params(): HogqlParams {
@@ -198,9 +127,9 @@ class Compiler {
       case "call": {
         if (expr.name === "count") {
           if (!allowAggregate) throw new HogqlError("count() is not allowed here (only in select, not inside another aggregate)", expr.pos);
-          if (expr.args.length === 0) return { kind: "number", sql: this.dialect.countAll, aggregate: true, typeName: "UInt64", pos: expr.pos };
+          if (expr.args.length === 0) return { kind: "number", sql: this.dialect.float(this.dialect.count), aggregate: true, typeName: "UInt64", pos: expr.pos };
           const arg = this.value(expr.args[0]!, false);
-          return { kind: "number", sql: this.dialect.count(this.nullable(arg)), aggregate: true, typeName: "UInt64", pos: expr.pos };
+          return { kind: "number", sql: this.dialect.float(`count(${this.nullable(arg)})`), aggregate: true, typeName: "UInt64", pos: expr.pos };
         }
         const arg = this.value(expr.args[0]!, allowAggregate);
         if (arg.kind !== "timestamp") throw new HogqlError(`toDate supports timestamp only, not ${KIND_NAMES[arg.kind]}`, expr.pos);

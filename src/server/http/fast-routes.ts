@@ -3,6 +3,7 @@ import { rawBatch, rawCapture, rawEngage } from "./capture";
 import { rawDecide, rawFlags, rawRemoteConfig } from "./sdk/flags";
 import { rawFlagDefinitions } from "./sdk/local-evaluation";
 import { rawEarlyAccessFeatures, rawSurveys } from "./sdk/product-lists";
+import { rawSnapshots } from "./sdk/recordings";
 import { rawStaticAsset } from "./sdk/static-assets";
 import type { RawHandler } from "./raw";
 
@@ -20,6 +21,7 @@ const FAST_ROUTES: ReadonlyMap<string, RawHandler> = new Map([
   ["/track", rawCapture],
   ["/batch", rawBatch],
   ["/engage", rawEngage],
+  ["/s", rawSnapshots],
   ["/decide", rawDecide],
   ["/flags", rawFlags],
   ["/flags/definitions", rawFlagDefinitions],

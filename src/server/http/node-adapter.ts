@@ -7,14 +7,14 @@ export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 
 const EMPTY = new Uint8Array();
 
-/** The body, or null once it passes MAX_BODY_BYTES (then the rest is left unread). */
-function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
+/** The body, or null once it passes `limit` (then the rest is left unread). */
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > limit) {
         req.off("data", onData);
         chunks.length = 0;
         resolve(null);
@@ -38,9 +38,10 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 export async function serveRaw(handler: RawHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const method = req.method ?? "GET";
-    if (method !== "GET" && method !== "HEAD" && declaredTooLarge(req, MAX_BODY_BYTES)) return refuseTooLarge(req, res, MAX_BODY_BYTES);
-    const body = method === "GET" || method === "HEAD" ? EMPTY : await readBody(req);
-    if (body === null) return refuseTooLarge(req, res, MAX_BODY_BYTES);
+    const limit = handler.maxBodyBytes ?? MAX_BODY_BYTES;
+    if (method !== "GET" && method !== "HEAD" && declaredTooLarge(req, limit)) return refuseTooLarge(req, res, limit);
+    const body = method === "GET" || method === "HEAD" ? EMPTY : await readBody(req, limit);
+    if (body === null) return refuseTooLarge(req, res, limit);
     const peer = req.socket.remoteAddress ?? null;
     const response = await handler({
       method,

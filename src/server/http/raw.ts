@@ -22,7 +22,8 @@ export interface RawResponse {
   body: string | Uint8Array<ArrayBuffer> | null;
 }
 
-export type RawHandler = (request: RawRequest) => Promise<RawResponse>;
+/** `maxBodyBytes`: a smaller bound than the server's 20 MB, enforced while reading (`/s/`). */
+export type RawHandler = ((request: RawRequest) => Promise<RawResponse>) & { maxBodyBytes?: number };
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): RawResponse {
   return { status, headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDbKind } from "@/server/db/testing";
 import { apiRouteHandlers, apiRoutePatterns } from "@/server/http/rest/routes.fixture";
 import { NUL_MESSAGE } from "./nul";
-import { COHORT_BODY, CONFIG_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "./hostile-input.fixture";
+import { ACTION_BODY, action, COHORT_BODY, CONFIG_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "./hostile-input.fixture";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -44,6 +44,10 @@ interface RestCase {
 
 
 const REST_CASES: RestCase[] = [
+  { route: "projects/:project_id/actions", method: "GET", query: () => ({ search: "action" }) },
+  { route: "projects/:project_id/actions", method: "POST", body: ACTION_BODY },
+  { route: "projects/:project_id/actions/:id", method: "GET", params: action, ids: ["id"] },
+  { route: "projects/:project_id/actions/:id", method: "PATCH", params: action, ids: ["id"], body: ACTION_BODY },
   { route: "projects/:project_id/cohorts", method: "GET", query: () => ({ search: "cohort", type: "static", created_by_id: String(w.user.id) }) },
   { route: "projects/:project_id/cohorts", method: "POST", body: COHORT_BODY, bodyIds: [["filters", "properties", "values", 0, "values", 1, "value"]] },
   { route: "projects/:project_id/cohorts/:id", method: "GET", params: cohort, ids: ["id"] },

@@ -30,6 +30,7 @@ export const w = {
   pluginId: 0,
   carolUuid: "",
   cohortId: 0,
+  actionId: 0,
   staticCohortId: 0,
   personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
   user: { id: 0, uuid: "", email: "" },
@@ -51,6 +52,16 @@ export const FLAG_BODY = () => ({
 export const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", description: "Nested", config: { separator: "__" } });
 export const dashboard = () => ({ id: String(w.dashboardId) });
 export const cohort = () => ({ id: String(w.cohortId) });
+export const action = () => ({ id: String(w.actionId) });
+export const ACTION_BODY = () => ({
+  name: "Hostile action",
+  description: "Clicks",
+  tags: ["growth"],
+  steps: [
+    { event: "$autocapture", selector: "div.card > button", text: "Buy", text_matching: "contains", href: "/buy", href_matching: "exact", url: "/pricing", url_matching: "contains" },
+    { event: "signed_up", properties: [{ key: "plan", value: "pro", operator: "exact", type: "event" }] },
+  ],
+});
 export const COHORT_BODY = () => ({
   name: "Hostile",
   description: "Cohort",
@@ -113,6 +124,7 @@ export async function snapshot(): Promise<string> {
     db.prisma.personalApiKey.findMany({ omit: { lastUsedAt: true } }),
     db.prisma.project.findMany(byId),
     db.prisma.cohort.findMany(byId),
+    db.prisma.action.findMany(byId),
     db.prisma.cohortPerson.findMany({ orderBy: [{ cohortId: "asc" }, { personId: "asc" }] }),
     db.prisma.person.findMany({ ...byId, include: { distinctIds: true } }),
     db.prisma.personDeletion.findMany(byId),
@@ -138,6 +150,7 @@ export async function setUpHostileWorld(): Promise<void> {
   w.configId = (await db.prisma.pluginConfig.create({ data: { projectId: w.projectId, pluginId: w.pluginId, enabled: true, config: {} } })).id;
   await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: { plan: "free" }, distinctIds: { create: { projectId: w.projectId, distinctId: "d1" } } } });
   w.staticCohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Static", isStatic: true } })).id;
+  w.actionId = (await db.prisma.action.create({ data: { projectId: w.projectId, name: "Existing", steps: [{ event: "$pageview" }] } })).id;
   w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
 }
 

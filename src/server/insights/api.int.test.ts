@@ -110,7 +110,7 @@ describe(`insights API (${testStoresName})`, () => {
       [{ query: { kind: "InsightVizNode", source: { kind: "TrendsQuery", interval: "minute" } } }, "query__source__interval", /minute.*not supported/],
       [{ query: { ...PAGEVIEWS, series: [{ event: "$pageview", math: "avg_count_per_actor" }] } }, "query__series__0__math", /'avg_count_per_actor' is not supported/],
       [{ query: { ...PAGEVIEWS, series: [{ event: "$pageview", math: "sum" }] } }, "query__series__0__math_property", /'sum' needs math_property/],
-      [{ query: { ...PAGEVIEWS, series: [{ kind: "ActionsNode", id: 1 }] } }, "query__series__0__kind", /no actions/],
+      [{ query: { ...PAGEVIEWS, series: [{ kind: "ActionsNode", id: 1 }] } }, "query", /Action 1 does not exist/],
       [{ query: { ...PAGEVIEWS, dateRange: { date_from: "last tuesday" } } }, "query__dateRange__date_from", /relative time/],
       [{ query: { ...PAGEVIEWS, properties: [{ key: "a", operator: "near", value: 1 }] } }, "query__properties__0__operator", /Unknown operator 'near'/],
       [{ query: { ...PAGEVIEWS, breakdownFilter: { breakdown: "$browser", breakdown_type: "group" } } }, "query__breakdownFilter__breakdown_type", /'group' is not supported/],

@@ -14,7 +14,7 @@
  * Events without a person are left out: lifecycle follows persons (PostHog's personless
  * events carry `$process_person_profile = false`, which it excludes).
  */
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import { AppError } from "@/server/errors";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -35,9 +35,9 @@ import { LIFECYCLE_STATUSES, lifecycleQuerySchema, lifecycleSpec, type Lifecycle
 import { findPersonCreationBuckets } from "./store";
 
 export interface LifecycleAction {
-  id: string | null;
+  id: string | number | null;
   name: string;
-  type: "events";
+  type: "events" | "actions";
   order: 0;
   math: "total";
   custom_name?: string;
@@ -78,7 +78,7 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
   const to = instantOf(addIntervals(window.at(-1)!, spec.interval, 1), env.zone);
   // The events (whichever store) and the persons' creation (PostgreSQL) are read at once.
   const [rows, created] = await Promise.all([
-    guarded(async () => {
+    (async () => {
       for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
       return env.db.events.actorBuckets(env.projectId, {
         from,
@@ -91,7 +91,7 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
         counts: false,
         firstEver: null,
       });
-    }),
+    })(),
     findPersonCreationBuckets(env.db.sql, env.projectId, { from, to, zone: env.zone, interval: spec.interval }),
   ]);
   const index = new Map(window.map((wall, i) => [wall.getTime(), i]));
@@ -127,8 +127,8 @@ export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Prom
   });
   const labels = walls.map((wall) => bucketLabel(wall, range));
   const days = walls.map((wall) => bucketDay(wall, spec.interval));
-  const name = spec.series.event ?? "All events";
-  const action: LifecycleAction = { id: spec.series.event, name, type: "events", order: 0, math: "total" };
+  const name = spec.series.action?.name ?? spec.series.event ?? "All events";
+  const action: LifecycleAction = { id: spec.series.action?.id ?? spec.series.event, name, type: spec.series.action ? "actions" : "events", order: 0, math: "total" };
   if (spec.series.custom_name !== null) action.custom_name = spec.series.custom_name;
   const results = LIFECYCLE_STATUSES.map((status): LifecycleResult => {
     // (n === 0 keeps a dormant zero 0, not -0.)

@@ -7,7 +7,7 @@
  * average_conversion_time}]`, milliseconds.
  */
 import type { ActorEvents, ActorEventsQuery, EventMatcher } from "@/server/db/events/actor-events/query";
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import { requireCohorts, cohortIdsOf } from "@/server/db/events/filters/cohorts";
 import { parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { resolveDateRange, type ResolvedDateRange } from "@/server/analytics/date-range";
@@ -124,10 +124,8 @@ async function readActorEvents(env: QueryEnv, spec: PathsSpec): Promise<{ range:
   const earliest = spec.dateRange.date_from === "all" ? await db.events.earliestTimestamp(projectId) : null;
   const range = resolveDateRange(spec.dateRange, "day", zone, now, earliest);
   await requireCohorts(db.sql, projectId, cohortIdsOf([spec.properties]));
-  const actors = await guarded(async () => {
-    await db.events.checkFilters(spec.properties);
-    return db.events.actorEvents(projectId, eventsQuery(spec, range, now));
-  });
+  await db.events.checkFilters(spec.properties);
+  const actors = await db.events.actorEvents(projectId, eventsQuery(spec, range, now));
   return { range, actors };
 }
 

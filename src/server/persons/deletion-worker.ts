@@ -4,12 +4,37 @@
  * server started.
  */
 import type { Database } from "@/server/db";
+import { ChunkSizer, yieldToRequests } from "@/server/db/chunks";
 import { addDeletedEvents, failDeletion, finishDeletion, markDeletionAttempt, unfinishedDeletions } from "./store";
 
-/** Events per batch: PGlite runs each statement on the server's thread, so its batches are small. */
-function batchSizeFor(db: Database): number {
-  if (db.events.kind === "clickhouse") return 20_000;
-  return db.config.kind === "postgres" ? 10_000 : 1_000;
+/** What another domain deletes with a person's events, by the person's distinct ids. */
+export type PersonDataDeletion = (db: Database, projectId: number, distinctIds: readonly string[]) => Promise<unknown>;
+
+// On globalThis: Next's copy of a module and the server's register into one list.
+const HOOKS_KEY = Symbol.for("burrow.personDeletionHooks");
+function deletionHooks(): Map<string, PersonDataDeletion> {
+  const holder = globalThis as { [HOOKS_KEY]?: Map<string, PersonDataDeletion> };
+  return (holder[HOOKS_KEY] ??= new Map());
+}
+
+/**
+ * Registers `deletion` under `name` (once; again replaces it): every deletion of a person's
+ * events runs it too, before the deletion is closed, so a crash retries it. Domains that
+ * depend on persons register here instead of persons importing them.
+ */
+export function alsoDeleteWithPersonEvents(name: string, deletion: PersonDataDeletion): void {
+  deletionHooks().set(name, deletion);
+}
+
+/**
+ * Events per batch. On the embedded database every request shares the one connection: a
+ * batch starts at 1,000 and follows what the last one took (ChunkSizer, ~20 ms each); a
+ * PostgreSQL server's workers have connections of their own.
+ */
+function batchSizerFor(db: Database, batchSize: number | undefined): ChunkSizer {
+  if (batchSize !== undefined) return new ChunkSizer(batchSize, batchSize, batchSize);
+  if (db.events.kind === "clickhouse") return new ChunkSizer(20_000, 20_000, 20_000);
+  return db.worker.embedded ? new ChunkSizer(1_000, 50, 20_000) : new ChunkSizer(10_000, 10_000, 10_000);
 }
 
 /** Deletions looked at per pass. */
@@ -45,32 +70,38 @@ export async function runPersonDeletions(
   db: Database,
   options: { batchSize?: number; shouldStop?: () => boolean; settleMs?: number } = {},
 ): Promise<DeletionPass> {
-  const batchSize = options.batchSize ?? batchSizeFor(db);
+  const sizer = batchSizerFor(db, options.batchSize);
+  // The workers' handle: its own connections on a server, short turns of the embedded database's one.
+  const sql = db.worker.as("person-deletions");
   const settleMs = options.settleMs ?? 0;
   const pass: DeletionPass = { finished: 0, deletedEvents: 0, failed: 0, settling: 0 };
-  for (const deletion of await unfinishedDeletions(db.sql, DELETIONS_PER_PASS)) {
+  for (const deletion of await unfinishedDeletions(sql, DELETIONS_PER_PASS)) {
     if (options.shouldStop?.()) break;
-    await markDeletionAttempt(db.sql, deletion.id);
+    await markDeletionAttempt(sql, deletion.id);
     try {
       const person = { uuid: deletion.personUuid, distinctIds: deletion.distinctIds };
       for (;;) {
         if (options.shouldStop?.()) return pass;
-        const deleted = await db.events.deletePersonEvents(deletion.projectId, person, batchSize);
+        const size = sizer.size;
+        const deleted = await db.events.deletePersonEvents(deletion.projectId, person, size, sql);
         if (deleted === 0) break;
-        await addDeletedEvents(db.sql, deletion.id, deleted);
+        sizer.took(sql.lastHoldMs, deleted);
+        await addDeletedEvents(sql, deletion.id, deleted);
         pass.deletedEvents += deleted;
-        // Let requests in between batches (PGlite shares the thread).
-        await new Promise((resolve) => setImmediate(resolve));
+        // Let requests in between batches.
+        await yieldToRequests();
       }
+      // What other domains keep of the person goes with their events (session recordings).
+      for (const hook of deletionHooks().values()) await hook(db, deletion.projectId, deletion.distinctIds);
       if (Date.now() - deletion.createdAt.getTime() < settleMs) {
         pass.settling++;
         continue;
       }
-      await finishDeletion(db.sql, deletion.id);
+      await finishDeletion(sql, deletion.id);
       pass.finished++;
     } catch (error) {
       pass.failed++;
-      await failDeletion(db.sql, deletion.id, error instanceof Error ? error.message : String(error)).catch(() => {});
+      await failDeletion(sql, deletion.id, error instanceof Error ? error.message : String(error)).catch(() => {});
       console.error(`burrow: deleting the events of person ${deletion.personUuid} failed (will retry)`, error);
     }
   }

@@ -11,6 +11,8 @@ import { AppError } from "@/server/errors";
 import { canonicalUuid } from "@/server/events/contract";
 import type { BulkDeleteInput, PersonCohort, PersonDeletionStatus, PersonKey, PersonListInput, PersonUpdateBody } from "./contract";
 import { kickPersonDeletions } from "./deletion-worker";
+
+export { alsoDeleteWithPersonEvents, type PersonDataDeletion } from "./deletion-worker";
 import { flagPersonProperties } from "./flag-properties";
 import { forgetDistinctIds } from "./identity";
 import { personDisplayName, presentPerson, presentPersonListItem, type PersonListItem, type PersonResource, type PersonRow } from "./present";
@@ -48,6 +50,13 @@ export async function personsByUuids(db: Pick<Database, "sql">, projectId: numbe
     for (const row of await findPersonsFor(db.sql, projectId, wanted.slice(start, start + PERSONS_BY_UUIDS_CHUNK), [])) found.set(row.uuid, row);
   }
   return found;
+}
+
+/** The project's persons owning any of `distinctIds` (recordings' person links), each once. */
+export async function personsByDistinctIds(db: Pick<Database, "sql">, projectId: number, distinctIds: readonly string[]): Promise<PersonRow[]> {
+  const wanted = [...new Set(distinctIds)];
+  if (wanted.length === 0) return [];
+  return findPersonsFor(db.sql, projectId, [], wanted);
 }
 
 /** Person property keys with sample values and counts: the definitions backfill reads them once per project. */

@@ -1,20 +1,20 @@
 /**
  * Property filters compiled to a ClickHouse boolean expression over the events' JSON String
  * column: the filter tree (tree.ts) with the events semantics of the operator table
- * (operators.ts), as match.ts and sql.ts compute them — ASCII-only case folding (ClickHouse's
+ * (operators.ts) in ClickHouse's dialect (sql/clickhouse.ts), as match.ts and sql.ts compute them — ASCII-only case folding (ClickHouse's
  * `lower` folds ASCII only), numbers and booleans compared by their JSON text, numeric
  * comparison when both sides are numbers, RE2 regular expressions (`match`).
  *
  * Persons live in PostgreSQL: the caller says how a person leaf reads (`person`, the event
  * store's resolved person sets, see db/events/filters/clickhouse.ts), negation included.
  */
-import type { Binder } from "./bind";
+import { AppError } from "@/server/errors";
+import type { Binder } from "@/server/sql/bind";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import type { PropertyFilter, PropertyNode } from "./contract";
 import { fold, textOf } from "./coerce";
-import { leafSql, type ChLeaf } from "./operators";
+import { leafInDialect } from "./sql";
 import { compileTree, groupsUnsupported, sqlTarget, type CohortResolver } from "./tree";
-
-export { chNumericText } from "./operators";
 
 export interface ChFilterContext {
   params: Binder;
@@ -51,25 +51,21 @@ function hotExact(filter: PropertyFilter, context: ChFilterContext): { sql: stri
   };
 }
 
+/** The event's own columns as JSON text of EVENT_METADATA_KEYS, for the events row whose properties column is `column`. */
+export function chMetadataColumn(column: string): string {
+  const alias = /^(\w+)\.properties$/.exec(column)?.[1];
+  if (!alias) throw new AppError("invalid_input", "event_metadata filters are not supported here.", "properties");
+  // posthog-js sends the chain as the `$elements_chain` property; ingestion keeps it there (the column is empty then).
+  const chain = `if(${alias}.elements_chain != '', ${alias}.elements_chain, JSONExtractString(${alias}.properties, '$elements_chain'))`;
+  return `toJSONString(map('event', ${alias}.event, 'distinct_id', ${alias}.distinct_id, 'elements_chain', ${chain}))`;
+}
+
 function compileLeaf(filter: PropertyFilter, context: ChFilterContext): string {
-  const { params, column } = context;
-  const key = params.add(filter.key, "text");
-  // textOf: strings as they are, numbers and booleans as JSON writes them, null as 'null',
-  // objects/arrays and missing as NULL (as in PostgreSQL and the matcher: no text). Read from the value's raw JSON ('' when
-  // missing), so that the event's JSON is parsed once, not once per test of its type.
-  const raw = `JSONExtractRaw(${column}, ${key})`;
-  const leaf: ChLeaf = {
-    params,
-    column,
-    key,
-    type: `JSONType(${column}, ${key})`,
-    has: `JSONHas(${column}, ${key})`,
-    text: `multiIf(${raw} = '', NULL, startsWith(${raw}, '"'), JSONExtractString(${raw}), startsWith(${raw}, '[') OR startsWith(${raw}, '{'), NULL, ${raw})`,
-  };
+  if (filter.type === "event_metadata") return leafInDialect(CLICKHOUSE, context.params, chMetadataColumn(context.column), filter, context.now);
   const hot = hotExact(filter, context);
-  return leafSql(filter, (events) => {
-    if (hot === null) return events.clickhouse(leaf, filter, context.now);
-    return hot.equivalent ? hot.sql : `(${hot.sql} AND ${events.clickhouse(leaf, filter, context.now)})`;
+  return leafInDialect(CLICKHOUSE, context.params, context.column, filter, context.now, (sql) => (events) => {
+    if (hot === null) return sql(events);
+    return hot.equivalent ? hot.sql : `(${hot.sql} AND ${sql(events)})`;
   });
 }
 

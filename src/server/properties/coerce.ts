@@ -4,6 +4,9 @@
  * Where PostgreSQL and JavaScript could disagree (Unicode case folding, number formats,
  * date parsing, string order) the rule is narrowed to what both compute identically.
  */
+import { ISO_DATE_TEXT, MAX_NUMERIC_TEXT_LENGTH, NUMERIC_TEXT } from "@/server/sql/dialect";
+
+export { ISO_DATE_TEXT, MAX_NUMERIC_TEXT_LENGTH, NUMERIC_TEXT };
 
 /** Text PostgreSQL can store: NUL and lone surrogates become U+FFFD, as ingestion stores them. */
 const UNSTORABLE = /[\u0000\ud800-\udfff]/;
@@ -14,17 +17,11 @@ export function storableText(text: string): string {
 
 /**
  * Case folding for the case-insensitive operators: ASCII letters only (as posthog-node),
- * so the answer does not depend on the database's locale. SQL: foldSql.
+ * so the answer does not depend on the database's locale. SQL: the dialect's `fold` (sql/).
  */
 export function fold(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
-/**
- * `fold` in PostgreSQL: lower() under the C collation folds ASCII letters only, whatever the
- * database's locale, and costs a quarter of `translate(x, A–Z, a–z)` (560,000 events' `$host`
- * filtered in 155 ms instead of 600).
- */
-export const foldSql = (sql: string) => `lower((${sql}) COLLATE "C")`;
 
 /**
  * The text form of a stored value for exact/icontains/regex and string comparison:
@@ -40,15 +37,8 @@ export function textOf(value: unknown): string | null {
   return null;
 }
 
-/**
- * A decimal number written as text: optional sign, digits with an optional fraction, an
- * exponent of at most two digits, no spaces, at most 100 characters. Narrower than
- * `parseFloat` (which reads "12abc" as 12) so that SQL can test it with a regex and cast it
- * to float8 without ever overflowing.
- */
-export const NUMERIC_TEXT = "^[-+]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]{1,2})?$";
+/** NUMERIC_TEXT, ISO_DATE_TEXT: the text forms SQL reads alike (sql/dialect.ts), read here in memory. */
 const NUMERIC_TEXT_RE = new RegExp(NUMERIC_TEXT);
-export const MAX_NUMERIC_TEXT_LENGTH = 100;
 
 /** The number a value stands for in gt/gte/lt/lte: a JSON number, or a string that is a decimal number. */
 export function numberOf(value: unknown): number | null {
@@ -71,16 +61,6 @@ export function compareCodePoints(a: string, b: string): number {
   }
 }
 
-/**
- * An ISO 8601 date or date-time: `YYYY-MM-DD`, optionally `T` (or a space) `HH:MM`,
- * `:SS`, a fraction of up to 6 digits, and `Z` or an offset `±HH`, `±HHMM`, `±HH:MM`
- * (hours 0–14). No offset means UTC. Years 0001–9999. Fractions below a millisecond
- * are dropped. The same pattern guards the SQL cast (sql.ts), so both sides accept the
- * same strings.
- */
-export const ISO_DATE_TEXT =
-  "^([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])" +
-  "([T ]([01][0-9]|2[0-3]):([0-5][0-9])(:([0-5][0-9])(\\.([0-9]{1,6}))?)?(Z|[+-](0[0-9]|1[0-4])(:?([0-5][0-9]))?)?)?$";
 const ISO_DATE_RE = new RegExp(ISO_DATE_TEXT);
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

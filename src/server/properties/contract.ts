@@ -34,10 +34,22 @@ export type PropertyFilterType = (typeof PROPERTY_FILTER_TYPES)[number];
 export type ScalarValue = string | number | boolean | null;
 
 /**
- * Whose properties a leaf of the tree reads: the schema gives event and person leaves; group
- * leaves (`groupTypeIndex`) are read by the in-memory matcher only, for now.
+ * PostHog's `event_metadata` leaves read an event's own columns rather than its properties:
+ * each target reads them as a record of these keys (sql.ts, clickhouse.ts, match.ts). Actions
+ * (src/server/actions) match event names and autocapture elements with them. `elements_chain`
+ * is the column, or where it is empty the `$elements_chain` property posthog-js sends.
  */
-export type PropertyLeafType = PropertyFilterType | "group";
+export const EVENT_METADATA_KEYS = ["event", "distinct_id", "elements_chain"] as const;
+export type EventMetadataKey = (typeof EVENT_METADATA_KEYS)[number];
+
+/** The leaf types the schema takes. */
+export const PROPERTY_LEAF_TYPES = [...PROPERTY_FILTER_TYPES, "event_metadata"] as const;
+
+/**
+ * Whose properties a leaf of the tree reads: the schema gives event, person and event_metadata
+ * leaves; group leaves (`groupTypeIndex`) are read by the in-memory matcher only, for now.
+ */
+export type PropertyLeafType = PropertyFilterType | "event_metadata" | "group";
 
 export interface PropertyFilter {
   type: PropertyLeafType;
@@ -158,8 +170,8 @@ export const propertyFilterSchema = z
         error: (issue) => `Unknown operator '${shown(issue.input)}'; supported: ${PROPERTY_OPERATORS.join(", ")}.`,
       })
       .nullish(),
-    type: z.enum(PROPERTY_FILTER_TYPES, {
-      error: (issue) => `Property filter type '${shown(issue.input)}' is not supported; use 'event' or 'person'.`,
+    type: z.enum(PROPERTY_LEAF_TYPES, {
+      error: (issue) => `Property filter type '${shown(issue.input)}' is not supported; use 'event', 'person' or 'event_metadata'.`,
     }),
     negation: z.boolean().nullish(),
   })
@@ -169,6 +181,10 @@ export const propertyFilterSchema = z
       ctx.addIssue({ code: "custom", message, path: ["value"], input: raw.value });
       return z.NEVER;
     };
+    if (raw.type === "event_metadata" && !(EVENT_METADATA_KEYS as readonly string[]).includes(raw.key)) {
+      ctx.addIssue({ code: "custom", message: `Event metadata '${shown(raw.key)}' is not supported; use one of ${EVENT_METADATA_KEYS.join(", ")}.`, path: ["key"], input: raw.key });
+      return z.NEVER;
+    }
     const base = { type: raw.type, key: storableText(raw.key), operator, negation: raw.negation ?? false };
     if (operator === "is_set" || operator === "is_not_set") return { ...base, value: null };
     if (raw.value === undefined) return fail(`value is required for operator '${operator}'.`);

@@ -59,6 +59,8 @@ export interface PropertySources {
   person?: Properties | null;
   /** By group type index. */
   groups?: Readonly<Record<number, Properties>>;
+  /** event_metadata leaves: the event's own columns (`event`, `distinct_id`, `elements_chain`). */
+  metadata?: Properties;
 }
 
 /** A compiled tree: whether `sources` satisfy it, relative dates counting back from `now`. */
@@ -83,6 +85,8 @@ function sourceOf(filter: PropertyFilter, sources: PropertySources): Properties 
       return sources.person ?? {};
     case "group":
       return sources.groups?.[filter.groupTypeIndex ?? -1] ?? {};
+    case "event_metadata":
+      return sources.metadata ?? {};
     default:
       return sources.event ?? {};
   }

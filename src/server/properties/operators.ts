@@ -1,8 +1,9 @@
 /**
  * The one table of property-filter operators. A row says what value the operator takes and
  * how each target computes it: the events semantics (the events API, insights,
- * transformations) in memory, in PostgreSQL and in ClickHouse — three implementations that
- * must agree, checked by db/events/properties.int.test.ts — and the flags semantics
+ * transformations) in memory and in SQL (one expression over the database's dialect,
+ * sql/: PostgreSQL's and ClickHouse's) — implementations that must agree, checked by
+ * db/events/filters/properties.int.test.ts — and the flags semantics
  * (PostHog's flags service, as posthog-node mirrors it), in memory. `differs` is the
  * semantics column: where flags and events read the same filter differently, and why.
  *
@@ -10,12 +11,13 @@
  * where that fails, on a missing property too. A positive implementation answers null where
  * neither should hold (a regular expression that cannot run).
  *
- * Adding an operator: a row here (the events columns, or none when only flags have it), its
+ * Adding an operator: a row here (the events column, or none when only flags have it), its
  * name in contract.ts's PROPERTY_OPERATORS when the events API takes it, and rows in the test
  * table (db/events/properties.int.test.ts).
  */
-import type { Binder } from "./bind";
-import { compareCodePoints, dateOf, filterDate, fold, ISO_DATE_TEXT, MAX_NUMERIC_TEXT_LENGTH, numberOf, NUMERIC_TEXT, textOf } from "./coerce";
+import type { Binder } from "@/server/sql/bind";
+import type { PropertyRef, PropertySql, SqlDialect } from "@/server/sql/dialect";
+import { compareCodePoints, dateOf, filterDate, fold, numberOf, textOf } from "./coerce";
 import type { PropertyFilter, ScalarValue } from "./contract";
 import { compareSemver, dateFrom, flagValueText, isBooleanLike, isTruthy, looseText, parseSemver, relativeFlagDate, semverRange } from "./flag-coerce";
 import { regexFinds } from "./regex";
@@ -26,43 +28,20 @@ export interface MemoryValue {
   text: string | null;
 }
 
-/** One PostgreSQL leaf: SQL for the property of `column` (jsonb) under the bound `key`. */
-export interface PgLeaf {
+/** One leaf in SQL: the property of `ref.column` under the bound `ref.key`, in the dialect. */
+export interface SqlLeaf {
+  dialect: SqlDialect;
   params: Binder;
-  column: string;
-  key: string;
-  /** The jsonb value (NULL when missing). */
-  node: string;
-  /** `->>`: the value as text. */
-  raw: string;
-  /** jsonb_typeof of the value. */
-  kind: string;
-  /** textOf in SQL: strings, numbers and booleans as `->>` writes them, null as 'null', objects/arrays NULL. */
-  text: string;
-  /** ASCII-only lower-casing (fold). */
-  folded(sql: string): string;
-}
-
-/** One ClickHouse leaf: SQL for the property of `column` (JSON text) under the bound `key`. */
-export interface ChLeaf {
-  params: Binder;
-  column: string;
-  key: string;
-  /** JSONType of the value. */
-  type: string;
-  /** JSONHas. */
-  has: string;
-  /** textOf: strings as they are, numbers and booleans as JSON writes them, null (and objects/arrays) 'null', missing NULL. */
-  text: string;
+  ref: PropertyRef;
+  /** dialect.property(ref). */
+  property: PropertySql;
 }
 
 export interface EventsOperator {
   /** In memory, for a present property. */
   memory(present: MemoryValue, filter: PropertyFilter, now: Date): boolean | null;
-  /** A boolean PostgreSQL expression, false (not NULL) where the operator fails. */
-  postgres(leaf: PgLeaf, filter: PropertyFilter, now: Date): string;
-  /** A boolean ClickHouse expression, false (not NULL) where the operator fails. */
-  clickhouse(leaf: ChLeaf, filter: PropertyFilter, now: Date): string;
+  /** A boolean SQL expression in the leaf's dialect, false (not NULL) where the operator fails. */
+  sql(leaf: SqlLeaf, filter: PropertyFilter, now: Date): string;
 }
 
 /** Flags: a present property's value against the filter's value (as stored, unparsed). */
@@ -116,22 +95,6 @@ function sign(left: number | string, right: number | string): number {
   return left === right ? 0 : left < right ? -1 : 1;
 }
 
-const SCALAR_TYPES_CH = "('String', 'Int64', 'UInt64', 'Double', 'Bool')";
-
-/**
- * Text as a float8 in PostgreSQL when it is a short decimal number as NUMERIC_TEXT says, else
- * NULL: at most MAX_NUMERIC_TEXT_LENGTH characters and a two-digit exponent, so that neither
- * the cast nor a sum of such numbers can overflow (an error, not infinity, in PostgreSQL).
- */
-export function pgNumericText(text: string, params: Binder): string {
-  return `(CASE WHEN length(${text}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")} THEN (CASE WHEN ${text} ~ ${params.constant(NUMERIC_TEXT)} THEN (${text})::float8 END) END)`;
-}
-
-/** Text as a Float64 in ClickHouse when it is a decimal number as NUMERIC_TEXT says, else NULL. */
-export function chNumericText(text: string, params: Binder): string {
-  return `if(length(${text}) <= ${params.constant(String(MAX_NUMERIC_TEXT_LENGTH), "int")} AND match(${text}, ${params.constant(NUMERIC_TEXT)}), toFloat64OrNull(${text}), NULL)`;
-}
-
 /** gt/gte/lt/lte: numerically when both sides are numbers (or decimal strings), else by text in code point order. */
 function comparison(operator: Order): PositiveRow {
   const op = COMPARE_SQL[operator];
@@ -155,34 +118,17 @@ function comparison(operator: Order): PositiveRow {
         if (left !== null && right !== null) return ordered(operator, sign(left, right));
         return ordered(operator, compareCodePoints(text, textOf(target)!));
       },
-      postgres: ({ params, node, raw, kind }, filter) => {
+      sql: ({ dialect, params, ref, property }, filter) => {
         const target = one(filter.value);
-        const byText = `(${raw} COLLATE "C" ${op} ${params.add(textOf(target), "text")})`;
+        const byText = dialect.compareText(property.scalarText, op, params.add(textOf(target), "text"));
         const targetNumber = numberOf(target);
         let compared = byText;
         if (targetNumber !== null) {
-          // numberOf: a JSON number, or a string that is a short decimal number (never overflows float8).
-          const number =
-            `(CASE ${kind}` +
-            ` WHEN 'number' THEN (CASE WHEN abs((${node})::numeric) <= 1.7976931348623157e308 THEN ((${node})::numeric)::float8 END)` +
-            ` WHEN 'string' THEN ${pgNumericText(raw, params)} END)`;
-          compared = `(CASE WHEN ${number} IS NOT NULL THEN ${number} ${op} ${params.add(targetNumber, "float8")} ELSE ${byText} END)`;
+          // numberOf: a JSON number, or a string that is a short decimal number (never overflows).
+          const number = dialect.propertyNumber(ref, params);
+          compared = dialect.ifElse(`${number} IS NOT NULL`, dialect.orFalse(`${number} ${op} ${params.add(targetNumber, "float8")}`), byText);
         }
-        return `COALESCE(${kind} IN ('string', 'number', 'boolean') AND ${compared}, false)`;
-      },
-      clickhouse: ({ params, column, key, type }, filter) => {
-        const target = one(filter.value);
-        const raw = `if(${type} = 'String', JSONExtractString(${column}, ${key}), JSONExtractRaw(${column}, ${key}))`;
-        const byText = `(${raw} ${op} ${params.add(textOf(target), "text")})`;
-        const targetNumber = numberOf(target);
-        let compared = byText;
-        if (targetNumber !== null) {
-          const number =
-            `multiIf(${type} IN ('Int64', 'UInt64', 'Double'), toNullable(JSONExtractFloat(${column}, ${key})),` +
-            ` ${type} = 'String', ${chNumericText(`JSONExtractString(${column}, ${key})`, params)}, NULL)`;
-          compared = `if(${number} IS NOT NULL, ifNull(${number} ${op} ${params.add(targetNumber, "float8")}, false), ${byText})`;
-        }
-        return `(${type} IN ${SCALAR_TYPES_CH} AND ${compared})`;
+        return dialect.orFalse(`${property.isScalar} AND ${compared}`);
       },
     },
   };
@@ -211,27 +157,10 @@ function dateComparison(operator: "is_date_before" | "is_date_after"): PositiveR
         if (!date || !target) return false;
         return before ? date.getTime() < target.getTime() : date.getTime() > target.getTime();
       },
-      postgres: ({ params, raw, kind }, filter, now) => {
+      sql: ({ dialect, params, ref }, filter, now) => {
         const target = filterDate(String(one(filter.value)), now);
         if (!target) return "false";
-        // dateOf: ISO_DATE_TEXT strings only; the calendar check keeps the cast from failing.
-        const year = `substr(${raw}, 1, 4)::int`;
-        const month = `substr(${raw}, 6, 2)::int`;
-        const day = `substr(${raw}, 9, 2)::int`;
-        const lastDay = `extract(day from make_date(${year}, ${month}, 1) + interval '1 month' - interval '1 day')`;
-        const withZone = `${raw} ~ ${params.constant("[T ].*(Z|[+-][0-9]{2}(:?[0-9]{2})?)$")}`;
-        const cast = `date_trunc('milliseconds', CASE WHEN ${withZone} THEN (${raw})::timestamptz ELSE ((${raw})::timestamp AT TIME ZONE 'UTC') END)`;
-        const date =
-          `(CASE WHEN ${kind} = 'string' THEN (CASE WHEN ${raw} ~ ${params.constant(ISO_DATE_TEXT)}` +
-          ` THEN (CASE WHEN ${year} >= 1 THEN (CASE WHEN ${day} <= ${lastDay} THEN ${cast} END) END) END) END)`;
-        return `COALESCE(${date} ${op} ${params.add(target.toISOString(), "timestamptz")}, false)`;
-      },
-      clickhouse: ({ params, column, key, type }, filter, now) => {
-        const target = filterDate(String(one(filter.value)), now);
-        if (!target) return "false";
-        const value = `JSONExtractString(${column}, ${key})`;
-        const date = `if(${type} = 'String' AND match(${value}, ${params.constant(ISO_DATE_TEXT)}), parseDateTime64BestEffortOrNull(${value}, 3, 'UTC'), NULL)`;
-        return `ifNull(${date} ${op} ${params.add(target.toISOString(), "timestamptz")}, false)`;
+        return dialect.orFalse(`${dialect.propertyDate(ref, params)} ${op} ${params.add(target.toISOString(), "timestamptz")}`);
       },
     },
   };
@@ -294,13 +223,9 @@ export const OPERATORS = {
         const listed = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((item) => fold(textOf(item)!));
         return text !== null && listed.includes(fold(text));
       },
-      postgres: ({ params, text, folded }, filter) => {
+      sql: ({ dialect, params, property }, filter) => {
         const listed = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((item) => fold(textOf(item)!));
-        return `COALESCE(${folded(text)} = ANY(${params.add(listed, "text[]")}), false)`;
-      },
-      clickhouse: ({ params, text }, filter) => {
-        const listed = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((item) => fold(textOf(item)!));
-        return `ifNull(has(${params.add(listed, "text[]")}, lower(${text})), false)`;
+        return dialect.orFalse(dialect.anyOf(dialect.fold(property.text), params.add(listed, "text[]")));
       },
     },
   },
@@ -312,8 +237,8 @@ export const OPERATORS = {
     flags: flagsText((value, needle) => value.includes(needle)),
     events: {
       memory: ({ text }, filter) => text !== null && fold(text).includes(fold(textOf(one(filter.value))!)),
-      postgres: ({ params, text, folded }, filter) => `COALESCE(strpos(${folded(text)}, ${params.add(fold(textOf(one(filter.value))!), "text")}) > 0, false)`,
-      clickhouse: ({ params, text }, filter) => `ifNull(position(lower(${text}), ${params.add(fold(textOf(one(filter.value))!), "text")}) > 0, false)`,
+      sql: ({ dialect, params, property }, filter) =>
+        dialect.orFalse(`${dialect.position(dialect.fold(property.text), params.add(fold(textOf(one(filter.value))!), "text"))} > 0`),
     },
   },
   not_icontains: { negates: "icontains" },
@@ -325,8 +250,7 @@ export const OPERATORS = {
     flags: (actual, target) => regexFinds(looseText(target), looseText(actual)),
     events: {
       memory: ({ text }, filter) => (text === null ? false : regexFinds(String(one(filter.value)), text)),
-      postgres: ({ params, text }, filter) => `COALESCE(${text} ~ ${params.add(String(one(filter.value)), "text")}, false)`,
-      clickhouse: ({ params, text }, filter) => `ifNull(match(${text}, ${params.add(String(one(filter.value)), "text")}), false)`,
+      sql: ({ dialect, params, property }, filter) => dialect.orFalse(dialect.regexMatch(property.text, params.add(String(one(filter.value)), "text"))),
     },
   },
   not_regex: { negates: "regex" },
@@ -341,8 +265,7 @@ export const OPERATORS = {
     flags: () => true,
     events: {
       memory: () => true,
-      postgres: ({ column, key }) => `(${column} ? ${key})`,
-      clickhouse: ({ has }) => has,
+      sql: ({ property }) => property.has,
     },
   },
   is_not_set: { negates: "is_set" },
@@ -390,7 +313,7 @@ export function eventsOperator(operator: string): { events: EventsOperator; nega
   return { events: positive.row.events, negated: positive.negated };
 }
 
-/** A leaf in SQL (either dialect): the operator's own inversion (is_not, …) and the leaf's `negation` applied. */
+/** A leaf in SQL: the operator's own inversion (is_not, …) and the leaf's `negation` applied. */
 export function leafSql(filter: PropertyFilter, compile: (events: EventsOperator) => string): string {
   const { events, negated } = eventsOperator(filter.operator);
   const sql = negated ? notSql(compile(events)) : compile(events);

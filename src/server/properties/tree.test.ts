@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
-import { SqlParams } from "./bind";
+import { SqlParams } from "@/server/sql/bind";
 import { chFilterSql } from "./clickhouse";
 import { propertiesParamSchema, type CohortFilter, type PropertyNode } from "./contract";
 import { matchesProperties } from "./match";

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { filtersOverrideSchema } from "@/server/analytics/nodes";
 import { isObject } from "@/server/input/json-object";
+import type { KindAnswer } from "@/server/analytics/kind";
 
 /** The wrappers PostHog stores around a query (`{kind, source}`), whose `source` is what runs. */
 const WRAPPERS = new Set(["InsightVizNode", "DataVisualizationNode", "DataTableNode"]);
@@ -87,3 +88,15 @@ export const queryResponseSchema = z
   })
   .meta({ id: "QueryResponse" });
 export type QueryResponse = z.infer<typeof queryResponseSchema>;
+
+/** An answer of the query service (service.ts computeQuery), before present.ts shapes it. */
+export interface ComputedQuery {
+  /** Null only for `cache_only` with nothing cached. */
+  answer: KindAnswer | null;
+  cached: boolean;
+  computedAt: Date | null;
+  /** Until when the cache serves this answer. */
+  freshUntil: Date | null;
+  zone: string;
+  cacheKey: string;
+}

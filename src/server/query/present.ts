@@ -4,8 +4,7 @@
  * fields are present as null, as PostHog dumps its pydantic models.
  */
 import { isoInZone } from "@/server/analytics/date-range";
-import type { QueryResponse } from "./contract";
-import type { ComputedQuery } from "./service";
+import type { ComputedQuery, QueryResponse } from "./contract";
 
 export type { QueryResponse } from "./contract";
 

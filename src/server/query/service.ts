@@ -12,7 +12,9 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import type { DbClient } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import { queryRequestSchema, runnableNode, type QueryRequest } from "./contract";
+import { actionDefinitions } from "@/server/actions/service";
+import { actionIdsOf, expandActionNodes } from "./actions-node";
+import { queryRequestSchema, runnableNode, type ComputedQuery, type QueryRequest } from "./contract";
 import { QUERY_KINDS } from "./kinds";
 import { queryResponse, type QueryResponse } from "./present";
 import { findProjectTimezone } from "./store";
@@ -68,7 +70,7 @@ export function parseQueryRequest(body: unknown): QueryRequest {
     throw parseError(issue.path, issue.code === "unrecognized_keys" ? `Extra inputs are not permitted: ${issue.keys.map((key) => shown(key)).join(", ")}.` : issue.message);
   }
   try {
-    resolveQuery(result.data.query);
+    resolveQuery(expandActionNodes(result.data.query, null));
   } catch (error) {
     if (!(error instanceof QueryNodeError)) throw error;
     const path = ["query", ...error.path];
@@ -84,28 +86,46 @@ export interface QueryOptions {
   filtersOverride?: FiltersOverride | null;
   /** The time relative dates count back from (tests). */
   now?: Date;
+  /** The caller went away: a computation it started is dropped or cancelled (db/analytics.ts). */
+  signal?: AbortSignal;
 }
 
-export interface ComputedQuery {
-  /** Null only for `cache_only` with nothing cached. */
-  answer: KindAnswer | null;
-  cached: boolean;
-  computedAt: Date | null;
-  /** Until when the cache serves this answer. */
-  freshUntil: Date | null;
-  zone: string;
-  cacheKey: string;
+/**
+ * Each kind's share of the analytical budget (BURROW_QUERY_TIMEOUT_MS, 30 s by default): the
+ * web analytics page's tiles answer well within it or not usefully at all; the others, whose
+ * users wait for one answer, may take all of it.
+ */
+const BUDGET_SHARE: Record<string, number> = {
+  WebOverviewQuery: 0.5,
+  WebStatsTableQuery: 0.5,
+  WebTopClicksQuery: 0.5,
+};
+
+/** How long a kind's computation may take, its wait for a turn included. */
+export function queryBudgetMs(db: Database, kind: string): number {
+  return Math.max(1, Math.round(db.analytics.budgetMs * (BUDGET_SHARE[kind] ?? 1)));
+}
+
+/** The query with its ActionsNode (and retention action entities) read from the project's actions (actions-node.ts); an unknown action is a 400. */
+async function withActions(db: Database, projectId: number, query: unknown): Promise<unknown> {
+  const ids = actionIdsOf(query);
+  if (ids.length === 0) return query;
+  return expandActionNodes(query, await actionDefinitions(db.prisma, projectId, ids));
 }
 
 /** The answer of `query` for the project, from the cache while fresh, else computed (and cached). */
 export async function computeQuery(db: Database, projectId: number, query: unknown, options: QueryOptions = {}): Promise<ComputedQuery> {
-  const { kind, spec } = resolveQuery(query, options.filtersOverride ?? null);
+  const { kind, spec } = resolveQuery(await withActions(db, projectId, query), options.filtersOverride ?? null);
   const zone = await projectZone(db.prisma, projectId);
   const env: QueryEnv = { db, projectId, zone, now: options.now ?? new Date() };
   const key = `${projectId}|${zone}|${kind.kind}|${canonicalJson(spec)}`;
   const cacheKey = `cache_${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
   const cached = await resultCache.get(key, options.refresh ?? "blocking", async () => {
-    const answer = await kind.compute(env, spec);
+    // On the analytical connections, within the kind's budget (a 429 naming it past that).
+    const answer = await db.analytics.run((analytical) => kind.compute({ ...env, db: analytical }, spec), {
+      signal: options.signal,
+      budgetMs: queryBudgetMs(db, kind.kind),
+    });
     return { value: answer, weight: answer.weight };
   });
   if (!cached) return { answer: null, cached: false, computedAt: null, freshUntil: null, zone, cacheKey };
@@ -123,7 +143,7 @@ export async function computeQuery(db: Database, projectId: number, query: unkno
 export async function checkQuery(db: Database, projectId: number, query: unknown): Promise<void> {
   let resolved: ReturnType<typeof resolveQuery>;
   try {
-    resolved = resolveQuery(query);
+    resolved = resolveQuery(await withActions(db, projectId, query));
   } catch (error) {
     if (!(error instanceof QueryNodeError)) throw error;
     throw new AppError("invalid_input", error.issue, ["query", ...error.path].map(String).join("__"));
@@ -135,6 +155,6 @@ export async function checkQuery(db: Database, projectId: number, query: unknown
 
 /** `POST …/query/`: the request's query run for the caller's project. */
 export async function runQuery(ctx: Context, request: QueryRequest): Promise<QueryResponse> {
-  const computed = await computeQuery(ctx.db, ctx.project.id, request.query, { refresh: request.refresh, filtersOverride: request.filters_override ?? null });
+  const computed = await computeQuery(ctx.db, ctx.project.id, request.query, { refresh: request.refresh, filtersOverride: request.filters_override ?? null, signal: ctx.signal });
   return queryResponse(computed);
 }

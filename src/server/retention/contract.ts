@@ -37,8 +37,8 @@ const PAGEVIEW = "$pageview";
 const retentionEntitySchema = z.looseObject({
   /** The event; null means any event. */
   id: z.union([z.string().min(1, "id must not be empty; use null for all events.").max(200), z.number()], { error: "id must be an event name." }).nullish(),
-  type: z.enum(["events"], { error: (issue) => `Entity type ${shown(issue.input)} is not supported; use 'events' (Burrow has no actions).` }).nullish(),
-  kind: z.enum(["EventsNode"], { error: (issue) => `Entity kind ${shown(issue.input)} is not supported; use EventsNode (Burrow has no actions).` }).nullish(),
+  type: z.enum(["events"], { error: (issue) => `Entity type ${shown(issue.input)} is not supported; use 'events' or 'actions'.` }).nullish(),
+  kind: z.enum(["EventsNode"], { error: (issue) => `Entity kind ${shown(issue.input)} is not supported; use EventsNode or ActionsNode.` }).nullish(),
   name: z.string().max(400).nullish(),
   custom_name: z.string().max(400).nullish(),
   properties: propertiesField,

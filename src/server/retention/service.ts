@@ -9,7 +9,7 @@
  * Results come in PostHog's shape: one row per cohort interval, each with `totalIntervals`
  * values, zero-padded: `[{values: [{count, label: "Day 0"}, …], label: "Day 0", date, breakdown_value: null}]`.
  */
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import { AppError } from "@/server/errors";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { ActorBuckets, EventMatcher } from "@/server/db/events";
@@ -76,23 +76,21 @@ async function actorCohorts(env: QueryEnv, spec: RetentionSpec, window: Retentio
   // The same entity both ways (PostHog's default, pageviews) is one matcher read once.
   const same = JSON.stringify(target) === JSON.stringify(returning);
   const RETURNING = same ? TARGET : 2;
-  const rows: ActorBuckets[] = await guarded(async () => {
-    for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
-    return env.db.events.actorBuckets(env.projectId, {
-      from: window.from,
-      to: window.to,
-      zone: env.zone,
-      interval: window.interval,
-      now: env.now,
-      filters,
-      matchers: same ? [target] : [target, returning],
-      counts: false,
-      firstEver:
-        spec.retentionType === "retention_recurring"
-          ? null
-          : // First ever occurrence: the actor's very first target event (its entity filters aside) must itself match them.
-            { matcher: 0, onlyIfFirstOf: spec.retentionType === "retention_first_ever_occurrence" ? { event: target.event, filters: [] } : null },
-    });
+  for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
+  const rows: ActorBuckets[] = await env.db.events.actorBuckets(env.projectId, {
+    from: window.from,
+    to: window.to,
+    zone: env.zone,
+    interval: window.interval,
+    now: env.now,
+    filters,
+    matchers: same ? [target] : [target, returning],
+    counts: false,
+    firstEver:
+      spec.retentionType === "retention_recurring"
+        ? null
+        : // First ever occurrence: the actor's very first target event (its entity filters aside) must itself match them.
+          { matcher: 0, onlyIfFirstOf: spec.retentionType === "retention_first_ever_occurrence" ? { event: target.event, filters: [] } : null },
   });
   const index = new Map(window.cohorts.map((wall, i) => [wall.getTime(), i]));
   const out: ActorCohorts[] = [];

@@ -17,8 +17,7 @@ import {
   overriddenDateRange,
   propertiesField,
   shown,
-  type FiltersOverride,
-} from "@/server/analytics/nodes";
+  type FiltersOverride, actionIdField, actionOfNode } from "@/server/analytics/nodes";
 
 export const COMPUTED_AS = ["non_cumulative", "cumulative"] as const;
 export const CRITERIA_OPERATORS = ["gte", "lte", "exact"] as const;
@@ -28,11 +27,12 @@ const OTHER_ACTOR_MATHS = ["unique_group", "hogql"];
 export const MAX_INTERVAL_COUNT = 1000;
 
 const eventsNodeSchema = z.looseObject({
-  kind: z.literal("EventsNode", { error: (issue) => `Series kind ${shown(issue.input)} is not supported; use EventsNode (Burrow has no actions).` }).optional(),
+  kind: z.literal("EventsNode", { error: (issue) => `Series kind ${shown(issue.input)} is not supported; use EventsNode or ActionsNode.` }).optional(),
   /** The event; null (or absent) means all events. */
   event: z.string({ error: "event must be a string or null." }).min(1, "event must not be empty; use null for all events.").max(200).nullish(),
   name: z.string().max(400).nullish(),
   custom_name: z.string().max(400).nullish(),
+  action_id: actionIdField,
   // Stickiness counts persons whatever the math, unless it names another actor.
   math: z
     .unknown()
@@ -76,6 +76,8 @@ export interface StickinessSeriesSpec {
   event: string | null;
   properties: PropertyGroup | null;
   custom_name: string | null;
+  /** The action the series reads (an ActionsNode), or null. */
+  action: { id: number; name: string } | null;
 }
 
 export interface StickinessSpec {
@@ -97,7 +99,7 @@ export function stickinessSpec(query: StickinessQueryInput, override: FiltersOve
     cumulative: query.stickinessFilter?.computedAs === "cumulative",
     criteria: query.stickinessFilter?.stickinessCriteria ? { operator: query.stickinessFilter.stickinessCriteria.operator, value: query.stickinessFilter.stickinessCriteria.value } : null,
     properties: andGroups(query.properties ?? null, override?.properties ?? null),
-    series: query.series.map((node) => ({ event: node.event ?? null, properties: node.properties ?? null, custom_name: node.custom_name ?? null })),
+    series: query.series.map((node) => ({ event: node.event ?? null, properties: node.properties ?? null, custom_name: node.custom_name ?? null, action: actionOfNode(node) })),
   };
 }
 

@@ -8,7 +8,7 @@
  * Results come in PostHog's shape: `[{count, data, days: [1, 2, …], label, labels: ["1 day",
  * "2 days", …], action}]`, one per series.
  */
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import { AppError } from "@/server/errors";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -19,9 +19,9 @@ import { asksBreakdown, CRITERIA_OPERATORS, stickinessQuerySchema, stickinessSpe
 
 export interface StickinessAction {
   order: number;
-  type: "events";
+  type: "events" | "actions";
   name: string;
-  id: string | null;
+  id: string | number | null;
   custom_name: string | null;
 }
 
@@ -61,20 +61,18 @@ async function activity(env: QueryEnv, spec: StickinessSpec): Promise<Activity> 
   const intervals = Math.ceil(walls.length / spec.intervalCount);
   const perSeries = spec.series.map(() => new Map<string, number>());
   if (walls.length === 0) return { range, intervals, perSeries };
-  const rows = await guarded(async () => {
-    for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
-    return env.db.events.actorBuckets(env.projectId, {
-      from: range.from,
-      // The range ends at its last millisecond, inclusive.
-      to: new Date(range.to.getTime() + 1),
-      zone: env.zone,
-      interval: spec.interval,
-      now: env.now,
-      filters: spec.properties ? [spec.properties] : [],
-      matchers: spec.series.map((series) => ({ event: series.event, filters: series.properties ? [series.properties] : [] })),
-      counts: spec.criteria !== null,
-      firstEver: null,
-    });
+  for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
+  const rows = await env.db.events.actorBuckets(env.projectId, {
+    from: range.from,
+    // The range ends at its last millisecond, inclusive.
+    to: new Date(range.to.getTime() + 1),
+    zone: env.zone,
+    interval: spec.interval,
+    now: env.now,
+    filters: spec.properties ? [spec.properties] : [],
+    matchers: spec.series.map((series) => ({ event: series.event, filters: series.properties ? [series.properties] : [] })),
+    counts: spec.criteria !== null,
+    firstEver: null,
   });
   const index = new Map(walls.map((wall, i) => [wall.getTime(), i]));
   const last = walls.length - 1;
@@ -109,9 +107,9 @@ export async function computeStickiness(env: QueryEnv, spec: StickinessSpec): Pr
       count,
       data,
       days,
-      label: series.event ?? "All events",
+      label: series.action?.name ?? series.event ?? "All events",
       labels,
-      action: { order: s, type: "events", name: series.event ?? "All events", id: series.event, custom_name: series.custom_name },
+      action: { order: s, type: series.action ? "actions" : "events", name: series.action?.name ?? series.event ?? "All events", id: series.action?.id ?? series.event, custom_name: series.custom_name },
     };
   });
   return { results, range };

@@ -8,7 +8,6 @@
  * of the sessions starting in the bucket instead (by-session-start.ts).
  */
 import { z } from "zod";
-import { guarded } from "@/server/events/service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type EventStore, type EventValue } from "@/server/db/events";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { bucketStarts, instantOf, startOfInterval, wallFromText, wallText, type ResolvedDateRange } from "@/server/analytics/date-range";
@@ -62,7 +61,7 @@ export async function trendsActors(store: EventStore, projectId: number, spec: T
   const to = end === null || end > query.to ? query.to : end;
   if (spec.bySessionStart) {
     if (start > to) return [];
-    return guarded(() => sessionStartActors(store, projectId, spec, index, range, now, { from: start, before: end ?? new Date(query.to.getTime() + 1) }));
+    return sessionStartActors(store, projectId, spec, index, range, now, { from: start, before: end ?? new Date(query.to.getTime() + 1) });
   }
 
   const { breakdown } = spec;
@@ -82,9 +81,7 @@ export async function trendsActors(store: EventStore, projectId: number, spec: T
     const wanted = String(selected);
     if (wanted === BREAKDOWN_OTHER) {
       // "Other" is every value past the kept ones: those the chart's aggregation ranks first.
-      const rows = await guarded(() =>
-        store.trend(projectId, { ...query, math: "total", active: null, interval: null, breakdown: { type: breakdown.type, key: breakdown.key, limit: breakdown.limit } }),
-      );
+      const rows = await store.trend(projectId, { ...query, math: "total", active: null, interval: null, breakdown: { type: breakdown.type, key: breakdown.key, limit: breakdown.limit } });
       const kept = new Set(rows.map((row) => row.value).filter((value) => value !== BREAKDOWN_OTHER));
       matches = (value) => !kept.has(value ?? BREAKDOWN_NULL);
     } else {
@@ -105,9 +102,7 @@ export async function trendsActors(store: EventStore, projectId: number, spec: T
   }
 
   if (start > to) return [];
-  const actors = await guarded(() =>
-    store.actorEvents(projectId, { from: start, to, now, filters, matchers: [{ event: query.event, filters: [] }], everyEvent: false, values }),
-  );
+  const actors = await store.actorEvents(projectId, { from: start, to, now, filters, matchers: [{ event: query.event, filters: [] }], everyEvent: false, values });
   const endMs = end?.getTime() ?? Infinity;
   const counted: { actor: string; events: number }[] = [];
   for (const actor of actors) {

@@ -6,6 +6,8 @@ import { z } from "zod";
 import type { PropertyGroup } from "@/server/properties/contract";
 import type { Interval } from "@/server/analytics/date-range";
 import {
+  actionIdField,
+  actionOfNode,
   andGroups,
   MAX_SERIES,
   breakdownFilterSchema,
@@ -44,7 +46,7 @@ export { MAX_SERIES } from "@/server/analytics/nodes";
 
 
 const eventsNodeSchema = z.looseObject({
-  kind: z.literal("EventsNode", { error: (issue) => `Series kind ${shown(issue.input)} is not supported; use EventsNode (Burrow has no actions).` }).optional(),
+  kind: z.literal("EventsNode", { error: (issue) => `Series kind ${shown(issue.input)} is not supported; use EventsNode or ActionsNode.` }).optional(),
   /** The event; null (or absent) means all events. */
   event: z.string({ error: "event must be a string or null." }).min(1, "event must not be empty; use null for all events.").max(200).nullish(),
   name: z.string().max(400).nullish(),
@@ -57,6 +59,7 @@ const eventsNodeSchema = z.looseObject({
       error: (issue) => `math_property_type ${shown(issue.input)} is not supported; property maths read event_properties or session_properties.`,
     })
     .nullish(),
+  action_id: actionIdField,
   math_hogql: notSupported("math_hogql"),
   math_group_type_index: notSupported("math_group_type_index"),
 }).superRefine((node, ctx) => {
@@ -149,6 +152,8 @@ export interface TrendsSpec {
     properties: PropertyGroup | null;
     name: string | null;
     custom_name: string | null;
+    /** The action the series reads (an ActionsNode), or null. */
+    action: { id: number; name: string } | null;
   }[];
   breakdown: BreakdownSpec;
   /** The formulas shown instead of the series (formulaNodes, else formulas, else formula, as PostHog's runner). */
@@ -247,6 +252,7 @@ export function trendsSpec(query: TrendsQueryInput, override: FiltersOverride | 
       properties: node.properties ?? null,
       name: node.name ?? null,
       custom_name: node.custom_name ?? null,
+      action: actionOfNode(node),
     })),
     breakdown: breakdownSpec(breakdownFilter),
     formulas,

@@ -8,7 +8,7 @@
  * Results come in PostHog's trends shape: `[{label, count, data, labels, days, action,
  * breakdown_value?, aggregated_value?}]`.
  */
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type EventStore, type TrendRow } from "@/server/db/events";
 import { compareCodePoints } from "@/server/properties/coerce";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -28,8 +28,8 @@ export { BREAKDOWN_NULL, BREAKDOWN_OTHER } from "@/server/db/events";
 export interface TrendsAction {
   /** Every day (hour for hourly charts) of the range, as `days`. */
   days: string[];
-  id: string | null;
-  type: "events";
+  id: string | number | null;
+  type: "events" | "actions";
   order: number;
   name: string;
   custom_name: string | null;
@@ -108,7 +108,7 @@ async function periodResults(
   const { breakdown } = spec;
   const walls = bucketStarts(range);
   const wallTexts = walls.map(wallText);
-  const perSeries = await guarded(async () => {
+  const perSeries = await (async () => {
     if (spec.bySessionStart) return (await sessionStartRows(store, projectId, spec, range, now)).map((rows): SeriesPart[] => [{ rows }]);
     return Promise.all(
       spec.series.map(async (_, index): Promise<SeriesPart[]> => {
@@ -126,7 +126,7 @@ async function periodResults(
         return [{ rows }];
       }),
     );
-  });
+  })();
 
   const allDays = walls.map((wall) => bucketDay(wall, range.interval));
   const labels = walls.map((wall) => bucketLabel(wall, range));
@@ -135,13 +135,13 @@ async function periodResults(
   let hasMore = false;
   const results = perSeries.map((parts, index) => {
     const series = spec.series[index]!;
-    const seriesLabel = series.event ?? "All events";
+    const seriesLabel = series.action?.name ?? series.event ?? "All events";
     const action: TrendsAction = {
       days: allDays,
-      id: series.event,
-      type: "events",
+      id: series.action?.id ?? series.event,
+      type: series.action ? "actions" : "events",
       order: index,
-      name: series.name ?? series.event ?? "All events",
+      name: series.action?.name ?? series.name ?? series.event ?? "All events",
       custom_name: series.custom_name,
       math: series.math,
       math_property: series.math_property,
@@ -268,9 +268,7 @@ export async function computeTrends(
   cohortNames: ReadonlyMap<number, string> = new Map(),
 ): Promise<TrendsAnswer> {
   const range = await resolveTrendsRange(store, projectId, spec, zone, now);
-  await guarded(async () => {
-    for (let index = 0; index < spec.series.length; index++) for (const group of seriesFilters(spec, index)) await store.checkFilters(group);
-  });
+  for (let index = 0; index < spec.series.length; index++) for (const group of seriesFilters(spec, index)) await store.checkFilters(group);
   const periods: { range: ResolvedDateRange; label: "current" | "previous" | null }[] =
     spec.compare === null
       ? [{ range, label: null }]

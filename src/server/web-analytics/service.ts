@@ -4,7 +4,7 @@
  * with, resolved in the project's zone; the counting is the event store's (webOverview,
  * webStats, webTopClicks: db/events/web/), over the sessions table its insert keeps.
  */
-import { checkEventFilters, guarded } from "@/server/events/service";
+import { checkEventFilters } from "@/server/events/service";
 import type { WebPeriod, WebQueryBase } from "@/server/db/events";
 import { parseNode, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { shiftedBack } from "@/server/analytics/compare-to";
@@ -59,7 +59,7 @@ export const webOverviewKind: QueryKind<WebSpec> = {
   check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
   async compute(env, spec) {
     const query = await baseQuery(env, spec);
-    const answer = await guarded(() => env.db.events.webOverview(env.projectId, query));
+    const answer = await env.db.events.webOverview(env.projectId, query);
     return {
       results: webOverviewItems(answer),
       range: query.current,
@@ -76,7 +76,7 @@ export const webStatsTableKind: QueryKind<WebStatsSpec> = {
   async compute(env, spec) {
     const base = await baseQuery(env, spec);
     const query = { ...base, breakdown: spec.breakdownBy, includeBounceRate: spec.includeBounceRate, includeHost: spec.includeHost, limit: spec.limit, offset: spec.offset, orderBy: spec.orderBy };
-    const answer = await guarded(() => env.db.events.webStats(env.projectId, query));
+    const answer = await env.db.events.webStats(env.projectId, query);
     const results = webStatsRows(answer);
     return {
       results,
@@ -100,7 +100,7 @@ export const webTopClicksKind: QueryKind<WebSpec> = {
   check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
   async compute(env, spec) {
     const query = { ...(await baseQuery(env, spec)), limit: WEB_TOP_CLICKS_LIMIT };
-    const clicks = await guarded(() => env.db.events.webTopClicks(env.projectId, query));
+    const clicks = await env.db.events.webTopClicks(env.projectId, query);
     return {
       results: clicks.map((click) => [click.text, click.clicks, click.visitors]),
       range: query.current,

@@ -1,13 +1,13 @@
 /**
  * The event store's contract: every write and read of events goes through one `EventStore`,
- * kept in PostgreSQL (postgres-store.ts, the default: PGlite or a server) or in ClickHouse
- * (clickhouse-store.ts, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
+ * kept in PostgreSQL (postgres/store.ts, the default: PGlite or a server) or in ClickHouse
+ * (clickhouse/store.ts, chosen by `CLICKHOUSE_URL`). Persons and everything else stay in
  * PostgreSQL whichever store holds the events. Each primitive is a folder (list/, trend/,
  * actor-events/, …) whose query.ts holds its types, re-exported here; the store's own files
  * import these, never index.ts (which re-exports the stores themselves).
  */
 import type { PropertyNode } from "@/server/properties/contract";
-import type { SqlExecutor } from "@/server/db/driver";
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
 import type { TrendQuery, TrendRow } from "./trend/query";
 import type { EventCountQuery, PersonEvents } from "./person-events/query";
@@ -50,6 +50,12 @@ export interface EventStore {
    */
   insert(events: readonly StoredEventInput[]): Promise<number>;
   /**
+   * This store with its reads on `sql` (an analytical run's connection, db/analytics.ts);
+   * writes and background work stay where they were. A store that reads elsewhere
+   * (ClickHouse) answers itself.
+   */
+  readingWith(sql: SqlDriver): EventStore;
+  /**
    * Checks, on no data, what a filter could make the store refuse only when a row reaches
    * it (a regular expression): an AppError 400 now instead of a failure halfway through.
    */
@@ -85,8 +91,9 @@ export interface EventStore {
    * those of its distinct ids stored without a person. Returns how many went; 0 means none
    * are left. Callers loop, so a crash loses at most the batch under way, never the count.
    * ClickHouse deletes them all in one statement (its deletes scan whatever the batch).
+   * `sql`: where the PostgreSQL store runs it (the workers' handle, db.worker).
    */
-  deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number>;
+  deletePersonEvents(projectId: number, person: PersonEvents, limit: number, sql?: SqlExecutor): Promise<number>;
   /** Insights' aggregation (trend/): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events/). */

@@ -19,7 +19,7 @@ import { z } from "zod";
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
 import type { EventStore, StoredEventInput } from "./contract";
-import { ClickHouseEventStore } from "./clickhouse-store";
+import { ClickHouseEventStore } from "./clickhouse/store";
 
 export const DEFAULT_MOVE_BATCH_SIZE = 10_000;
 export const MAX_MOVE_BATCH_SIZE = 100_000;

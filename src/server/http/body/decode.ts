@@ -5,17 +5,17 @@ import { decompressLz64, Lz64Malformed, Lz64TooLarge } from "./lz64";
 /** Largest accepted body, compressed or not (PostHog's /batch limit). */
 export const MAX_PAYLOAD_BYTES = 20 * 1024 * 1024;
 
-const tooLarge = () => new IngestionError(413, "request_too_large", `Request too large: bodies are limited to ${MAX_PAYLOAD_BYTES} bytes.`);
+const tooLarge = (limit = MAX_PAYLOAD_BYTES) => new IngestionError(413, "request_too_large", `Request too large: bodies are limited to ${limit} bytes.`);
 
 function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0x1f && bytes[1] === 0x8b && bytes[2] === 0x08;
 }
 
-function gunzip(bytes: Uint8Array): Buffer {
+function gunzip(bytes: Uint8Array, limit: number): Buffer {
   try {
-    return gunzipSync(bytes, { maxOutputLength: MAX_PAYLOAD_BYTES });
+    return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
+    if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(limit);
     throw invalidPayload("Malformed request data: the body is not valid gzip.");
   }
 }
@@ -27,20 +27,20 @@ function fromBase64(text: string): string {
   return Buffer.from(cleaned, "base64").toString("utf8");
 }
 
-function fromLz64(text: string): string {
+function fromLz64(text: string, limit: number): string {
   let out: string;
   try {
     // The limit is enforced while decompressing (a 56 KB body can expand to 300 MB). It
     // counts UTF-16 code units, which are never more than the UTF-8 bytes they become.
-    out = decompressLz64(text.trim().replace(/ /g, "+"), MAX_PAYLOAD_BYTES);
+    out = decompressLz64(text.trim().replace(/ /g, "+"), limit);
   } catch (error) {
-    if (error instanceof Lz64TooLarge) throw tooLarge();
+    if (error instanceof Lz64TooLarge) throw tooLarge(limit);
     if (error instanceof Lz64Malformed) throw invalidPayload("Malformed request data: the body is not valid lz64.");
     throw error;
   }
   if (!out) throw invalidPayload("Malformed request data: the body is not valid lz64.");
   // As UTF-8 the text can be up to 3× its code units: the same 20 MB as gzip's output.
-  if (Buffer.byteLength(out) > MAX_PAYLOAD_BYTES) throw tooLarge();
+  if (Buffer.byteLength(out) > limit) throw tooLarge(limit);
   return out;
 }
 
@@ -92,18 +92,18 @@ function fieldBytes(encoded: string, name: string): Buffer | null {
 }
 
 /** A gzip `data=` value: its bytes percent-encoded, or base64 (a text field carries either). */
-function gunzipField(value: string, raw: Buffer | null): string {
-  if (raw && isGzip(raw)) return gunzip(raw).toString("utf8");
+function gunzipField(value: string, raw: Buffer | null, limit: number): string {
+  if (raw && isGzip(raw)) return gunzip(raw, limit).toString("utf8");
   const cleaned = value.trim().replace(/ /g, "+");
   const decoded = /^[A-Za-z0-9+/=_-]+$/.test(cleaned) ? Buffer.from(cleaned, "base64") : null;
-  if (decoded && isGzip(decoded)) return gunzip(decoded).toString("utf8");
+  if (decoded && isGzip(decoded)) return gunzip(decoded, limit).toString("utf8");
   throw invalidPayload("Malformed request data: the data field is not valid gzip.");
 }
 
 /** The text of a `data=` value: gzip, base64, lz64 or plain JSON, whatever the hint says. */
-function decodeDataField(value: string, raw: Buffer | null, compression: Compression): string {
-  if (compression === "lz64") return fromLz64(value);
-  if (compression === "gzip") return gunzipField(value, raw);
+function decodeDataField(value: string, raw: Buffer | null, compression: Compression, limit: number): string {
+  if (compression === "lz64") return fromLz64(value, limit);
+  if (compression === "gzip") return gunzipField(value, raw, limit);
   const trimmed = value.trim();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) return trimmed;
   return fromBase64(trimmed);
@@ -138,17 +138,18 @@ function querySentAt(url: URL): Date | null {
  * Everything the SDKs send, to one JSON value: JSON bodies; gzip by header, by
  * `?compression=gzip|gzip-js` or sniffed from the magic bytes (posthog-js sends gzip as
  * text/plain with no hint); `?compression=base64|lz64`; form bodies and GET with `data=`,
- * whose `compression` hint may also be a form field. Every decompression stops at 20 MB.
+ * whose `compression` hint may also be a form field. Every decompression stops at `limit`
+ * (20 MB unless the endpoint says less).
  */
-export function decodeRequest(method: string, url: URL, headers: { get(name: string): string | null }, body: Uint8Array): DecodedRequest {
-  if (body.length > MAX_PAYLOAD_BYTES) throw tooLarge();
+export function decodeRequest(method: string, url: URL, headers: { get(name: string): string | null }, body: Uint8Array, limit = MAX_PAYLOAD_BYTES): DecodedRequest {
+  if (body.length > limit) throw tooLarge(limit);
   const queryHint = compressionOf(url.searchParams.get("compression"));
   const sentAt = querySentAt(url);
 
   if (method === "GET") {
     const data = url.searchParams.get("data");
     if (!data) throw new IngestionError(400, "no_data", "No data found. Send the payload in the body of a POST, or as ?data= on a GET.");
-    const text = decodeDataField(data, queryHint === "gzip" ? fieldBytes(url.search.slice(1), "data") : null, queryHint);
+    const text = decodeDataField(data, queryHint === "gzip" ? fieldBytes(url.search.slice(1), "data") : null, queryHint, limit);
     return { payload: parseJson(text), querySentAt: sentAt, formToken: url.searchParams.get("token") ?? url.searchParams.get("api_key") };
   }
 
@@ -159,7 +160,7 @@ export function decodeRequest(method: string, url: URL, headers: { get(name: str
   let bytes: Uint8Array = body;
   // A gzip hint on a form body that is not itself gzip is about its data= field.
   const bodyIsGzip = encoding === "gzip" || isGzip(bytes) || (queryHint === "gzip" && !isForm);
-  if (bodyIsGzip) bytes = gunzip(bytes);
+  if (bodyIsGzip) bytes = gunzip(bytes, limit);
 
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
   if (isForm) {
@@ -170,10 +171,10 @@ export function decodeRequest(method: string, url: URL, headers: { get(name: str
     // the query's hint wins, as in PostHog.
     let hint = queryHint ?? compressionOf(form.get("compression"));
     if (hint === "gzip" && bodyIsGzip) hint = null;
-    const decoded = decodeDataField(data, hint === "gzip" ? fieldBytes(text, "data") : null, hint);
+    const decoded = decodeDataField(data, hint === "gzip" ? fieldBytes(text, "data") : null, hint, limit);
     return { payload: parseJson(decoded), querySentAt: sentAt, formToken: form.get("api_key") ?? form.get("token") };
   }
   if (queryHint === "base64") return { payload: parseJson(fromBase64(text)), querySentAt: sentAt, formToken: null };
-  if (queryHint === "lz64") return { payload: parseJson(fromLz64(text)), querySentAt: sentAt, formToken: null };
+  if (queryHint === "lz64") return { payload: parseJson(fromLz64(text, limit)), querySentAt: sentAt, formToken: null };
   return { payload: parseJson(text), querySentAt: sentAt, formToken: null };
 }

@@ -84,6 +84,8 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/feature_flags/`]: () => [`${P}/feature_flags/`],
   [`${P}/feature_flags/{id}/`]: () => [`${P}/feature_flags/${ids.flag}/`],
   [`${P}/feature_flags/{id}/remote_config/`]: () => [`${P}/feature_flags/${ids.flagWithPayload}/remote_config/`, `${P}/feature_flags/${ids.flagWithoutPayload}/remote_config/`],
+  [`${P}/actions/`]: () => [`${P}/actions/`],
+  [`${P}/actions/{id}/`]: () => [`${P}/actions/${ids.action}/`],
   [`${P}/cohorts/`]: () => [`${P}/cohorts/`],
   [`${P}/cohorts/{id}/`]: () => [`${P}/cohorts/${ids.staticCohort}/`, `${P}/cohorts/${ids.dynamicCohort}/`],
   [`${P}/cohorts/{id}/persons/`]: () => [`${P}/cohorts/${ids.staticCohort}/persons/`],
@@ -188,6 +190,7 @@ beforeAll(async () => {
     filters: { properties: { type: "AND", values: [{ type: "AND", values: [{ key: "email", value: "example.com", operator: "icontains", type: "person" }] }] } },
   });
   ids.dynamicCohort = String(dynamic.id);
+  ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
 
   const plugins = (await json("GET", "/api/plugins/")).results as Json[];
   const config = await json("POST", `${project}/pipeline_transformation_configs/`, { plugin: plugins.find((plugin) => plugin.key === "flatten")!.id, enabled: true });

@@ -59,7 +59,7 @@ const detailedFlag = z.object({
 /** The project settings every `/decide` (and `/flags?config=true`) answer carries. */
 const projectSettings = {
   supportedCompression: z.array(z.string()),
-  sessionRecording: z.literal(false),
+  sessionRecording: z.union([z.literal(false), z.looseObject({ endpoint: z.string(), recorderVersion: z.string() })]).describe("false, or what posthog-js starts its recorder with (the project's recording settings)."),
   captureDeadClicks: z.boolean(),
   capturePerformance: z.boolean(),
   autocapture_opt_out: z.boolean(),
@@ -88,7 +88,7 @@ export const flagsAnswerSchema = z
   })
   .meta({ id: "FlagsResponse" });
 
-/** The body of `/decide` and `/flags` as the SDKs send it (flags/contract.ts `flagsRequestSchema`, before its aliases are folded). */
+/** The body of `/decide` and `/flags` as the SDKs send it (flags/sdk-request.ts `flagsRequestSchema`, before its aliases are folded). */
 export const flagsRequestDoc = z
   .looseObject({
     token: z.string().optional().describe("The project API key (also `api_key`, `$token`)."),
@@ -188,6 +188,16 @@ export const SDK_OPERATIONS: readonly PathOperation[] = [
   capture("/i/v0/e/", "Capture events (posthog-js, current path)"),
   capture("/track/", "Capture events (Mixpanel-style path)"),
   capture("/engage/", "Update persons (Mixpanel-style `$set`)"),
+  {
+    path: "/s/",
+    method: "post",
+    tag: "Capture",
+    operation: none(
+      "Session recording snapshots (posthog-js)",
+      "A JSON array of `$snapshot` events (`$session_id`, `$window_id`, `$snapshot_data`: rrweb events, posthog-js's `cv`-packed ones too), gzip (by its magic bytes), base64, lz64, form `data=` or plain. At most 1 MiB on the wire and 8 MiB decoded (413 beyond). `{\"status\": \"Ok\"}` once the snapshots are committed; nothing is stored while the project's recording is off. Bad session or window ids, a missing distinct id or no rrweb events: 400; a missing or unknown project key: 401.",
+      { requestMedia: CAPTURE_MEDIA, response: z.object({ status: z.literal("Ok") }).meta({ id: "SnapshotsAck" }) },
+    ),
+  },
   {
     path: "/decide/",
     method: "post",

@@ -75,7 +75,7 @@ function requestFor<Params>(request: Request, params: Params, db: Database, prin
     params,
     db,
     principal,
-    ctx: { db, actor: principal.user, scopes: principal.scopes },
+    ctx: { db, actor: principal.user, scopes: principal.scopes, signal: request.signal },
     query: (schema) => {
       checkDocumented(doc, "query", schema);
       return parseInput(schema, searchParamsObject(new URL(request.url)));

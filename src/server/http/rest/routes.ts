@@ -1,4 +1,5 @@
 import { projectRoutes } from "./resources/accounts";
+import { actionRoutes } from "./resources/actions";
 import { collaboratorRoutes } from "./resources/collaborators";
 import { dashboardRoutes } from "./resources/dashboards";
 import { definitionRoutes } from "./resources/definitions";
@@ -10,6 +11,7 @@ import { sharingRoutes } from "./resources/sharing";
 import { transformationRoutes } from "./resources/transformations";
 import { cohortRoutes } from "./resources/cohorts";
 import { queryRoutes } from "./resources/query";
+import { recordingRoutes } from "./resources/recordings";
 import { methodNotAllowed, REST_METHODS, type RestMethod, type RestPrefix, type RestResource, type RouteHandler } from "./route";
 
 /**
@@ -29,8 +31,10 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...flagRoutes,
   ...transformationRoutes,
   ...cohortRoutes,
+  ...actionRoutes,
   ...personRoutes,
   ...queryRoutes,
+  ...recordingRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");

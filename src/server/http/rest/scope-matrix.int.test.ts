@@ -275,6 +275,45 @@ function cohortRoutes(prefix: "projects" | "environments"): RouteCase[] {
     },
   ];
 }
+/** An action in each project (and `@current`): project id → action id, set in beforeAll. */
+const ACTION_IDS = new Map<string, number>();
+let actionNames = 0;
+
+/** The action routes under one prefix. */
+function actionRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/actions`;
+  const withId = (project: string) => ({ project_id: project, id: String(ACTION_IDS.get(project) ?? 0) });
+  return [
+    {
+      route: `${prefix}/:project_id/actions`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "action:read", ok: 200 },
+        POST: {
+          scope: "action:write",
+          get body() {
+            return { name: `matrix ${++actionNames}`, steps: [{ event: "$pageview", url: "/pricing" }] };
+          },
+          ok: 201,
+        },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/actions/:id`,
+      path: `${at}/{action}/`,
+      params: withId,
+      methods: {
+        GET: { scope: "action:read", ok: 200 },
+        PATCH: { scope: "action:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "action:write", body: { description: "put" }, ok: 200 },
+        // PostHog forbids hard deletes: 405 once the caller may write.
+        DELETE: { scope: "action:write", ok: 405 },
+      },
+    },
+  ];
+}
+
 /** A person in each project (and `@current`), for the static cohort routes: project id → uuid; the one the next call's body names. */
 const COHORT_PERSON_UUIDS = new Map<string, string>();
 let cohortPerson = "";
@@ -326,6 +365,8 @@ function personRoutes(prefix: "projects" | "environments"): RouteCase[] {
 }
 
 const ROUTES: RouteCase[] = [
+  ...actionRoutes("projects"),
+  ...actionRoutes("environments"),
   ...cohortRoutes("projects"),
   ...cohortRoutes("environments"),
   ...transformationRoutes("projects"),
@@ -563,6 +604,10 @@ describe(`management routes: authentication, scopes and project access (${testDb
       COHORT_IDS.set(String(id), (await db.prisma.cohort.create({ data: { projectId: id, name: "matrix", isStatic: true } })).id);
     }
     COHORT_IDS.set("@current", COHORT_IDS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) {
+      ACTION_IDS.set(String(id), (await db.prisma.action.create({ data: { projectId: id, name: "matrix", steps: [{ event: "$pageview" }] } })).id);
+    }
+    ACTION_IDS.set("@current", ACTION_IDS.get(String(projectId))!);
     COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });
   afterAll(async () => {

@@ -9,11 +9,13 @@
 import { randomUUID } from "node:crypto";
 import { FLAGS_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import { getDb, type Database } from "@/server/db";
-import { flagsRequestSchema, type FlagsRequestBody } from "@/server/flags/contract";
+import { flagsRequestSchema, type FlagsRequestBody } from "@/server/flags/sdk-request";
 import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "@/server/flags/decide";
 import { loadFlagDefinitions, type ProjectFlagDefinitions } from "@/server/flags/definitions";
 import type { FlagDefinition, FlagResult } from "@/server/flags/evaluation";
 import { hasActiveFlags, surveyFlagKeys } from "@/server/flags/service";
+import { sessionRecordingConfig } from "@/server/recordings/present";
+import { recordingSettingsFor } from "@/server/recordings/service";
 import { decodeRequest } from "../body/decode";
 import { IngestionError } from "@/server/ingestion/contract";
 import { projectByKey } from "@/server/ingestion/service";
@@ -21,7 +23,7 @@ import { clientIp } from "../client-ip";
 import { corsError, corsHeaders, corsJson } from "../cors";
 import { asRouteHandler, type RawRequest, type RawResponse } from "../raw";
 
-/** The settings of a project with nothing special enabled (no recordings, surveys, heatmaps, site apps). */
+/** The settings of a project with nothing special enabled (no surveys, heatmaps, site apps); recordings per project. */
 const PROJECT_SETTINGS = {
   // lz64 too: older posthog-js sends it when offered (decoding is bounded, see http/body/lz64.ts).
   supportedCompression: ["gzip", "gzip-js", "lz64"],
@@ -38,9 +40,22 @@ const PROJECT_SETTINGS = {
   siteApps: [],
 };
 
+/** `sessionRecording`: false, or the object posthog-js starts its recorder with. */
+type SessionRecording = false | Record<string, unknown>;
+
 /** What PostHog's `get_base_config` answers for such a project. */
-function baseConfig(): Record<string, unknown> {
-  return { config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, ...PROJECT_SETTINGS, flagsPersistenceDefault: false };
+function baseConfig(sessionRecording: SessionRecording): Record<string, unknown> {
+  return { config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, ...PROJECT_SETTINGS, sessionRecording, flagsPersistenceDefault: false };
+}
+
+/** A project's `sessionRecording` value; false when its settings cannot be read. */
+async function sessionRecordingOf(db: Database, projectId: number): Promise<SessionRecording> {
+  try {
+    return sessionRecordingConfig(await recordingSettingsFor(db, projectId));
+  } catch (error) {
+    console.error("burrow: recording settings could not be read", error);
+    return false;
+  }
 }
 
 /** A stored payload as the SDKs expect it on the wire: JSON text (stored text is sent as it is). */
@@ -93,16 +108,16 @@ function versionOf(url: URL): number {
   return Number.isFinite(version) ? version : 2;
 }
 
-function shape(endpoint: Endpoint, version: number, withConfig: boolean, evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null) {
+function shape(endpoint: Endpoint, version: number, withConfig: boolean, evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null, sessionRecording: SessionRecording = false) {
   const requestId = randomUUID();
   if (endpoint === "flags") {
-    const config = withConfig ? baseConfig() : {};
+    const config = withConfig ? baseConfig(sessionRecording) : {};
     if (version >= 2) {
       return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId, evaluatedAt: Date.now() };
     }
     return { ...config, ...legacyMaps(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
   }
-  const config = baseConfig();
+  const config = baseConfig(sessionRecording);
   if (version >= 4) {
     return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
   }
@@ -181,7 +196,8 @@ function flagsEndpoint(endpoint: Endpoint) {
       return corsJson(request, 200, shape(endpoint, version, withConfig, { flags: {}, errorsWhileComputingFlags: true }, null));
     }
 
-    if (body.disableFlags) return corsJson(request, 200, shape(endpoint, version, withConfig, NOTHING, null));
+    const sessionRecording = withConfig || endpoint === "decide" ? await sessionRecordingOf(db, projectId) : false;
+    if (body.disableFlags) return corsJson(request, 200, shape(endpoint, version, withConfig, NOTHING, null, sessionRecording));
     let evaluation: FlagsEvaluation;
     let definitions: ProjectFlagDefinitions | null = null;
     try {
@@ -191,7 +207,7 @@ function flagsEndpoint(endpoint: Endpoint) {
       console.error("burrow: flags could not be computed", error);
       evaluation = { flags: {}, errorsWhileComputingFlags: true };
     }
-    return corsJson(request, 200, shape(endpoint, version, withConfig, evaluation, definitions));
+    return corsJson(request, 200, shape(endpoint, version, withConfig, evaluation, definitions, sessionRecording));
   };
 }
 
@@ -200,7 +216,7 @@ export const rawFlags = flagsEndpoint("flags");
 
 /**
  * posthog-js's remote configuration (`/array/<project key>/config` JSON and `config.js`),
- * PostHog's RemoteConfig for a project with no recordings, surveys, heatmaps or site apps.
+ * PostHog's RemoteConfig for a project with no surveys, heatmaps or site apps (recordings as set).
  */
 export async function rawRemoteConfig(request: RawRequest): Promise<RawResponse> {
   if (request.method === "OPTIONS") return { status: 204, headers: corsHeaders(request), body: null };
@@ -212,16 +228,18 @@ export async function rawRemoteConfig(request: RawRequest): Promise<RawResponse>
   if (!match) return corsError(request, 404, "invalid_request", "not_found", "Not found.");
   const token = decodeURIComponent(match[1]!);
   let hasFeatureFlags = true;
+  let sessionRecording: SessionRecording = false;
   try {
     const db = await getDb();
     const project = await projectByKey(db, token);
     if (!project) return corsError(request, 404, "invalid_request", "not_found", "Not found.");
     hasFeatureFlags = await hasActiveFlags(db, project.id);
+    sessionRecording = await sessionRecordingOf(db, project.id);
   } catch (error) {
     // Without the database, let the SDK ask /flags itself.
     console.error("burrow: remote config could not be computed", error);
   }
-  const config = { token, hasFeatureFlags, ...PROJECT_SETTINGS, errorTracking: { autocaptureExceptions: false, suppressionRules: [] }, productTours: false };
+  const config = { token, hasFeatureFlags, ...PROJECT_SETTINGS, sessionRecording, errorTracking: { autocaptureExceptions: false, suppressionRules: [] }, productTours: false };
   const headers = { ...corsHeaders(request), "cache-control": "public, max-age=60" };
   if (match[2] === "config") return { status: 200, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(config) };
   // The script form assigns the config where posthog-js's remote-config loader reads it.

@@ -1,4 +1,5 @@
 import { accountRouter } from "./routers/account";
+import { actionsRouter } from "./routers/actions";
 import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
@@ -9,6 +10,7 @@ import { insightsRouter } from "./routers/insights";
 import { installRouter } from "./routers/install";
 import { organizationRouter } from "./routers/organization";
 import { personsRouter } from "./routers/persons";
+import { recordingsRouter } from "./routers/recordings";
 import { queryRouter } from "./routers/query";
 import { systemRouter } from "./routers/system";
 import { transformationsRouter } from "./routers/transformations";
@@ -18,6 +20,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 /** Every tRPC router, by name. Add a domain's router here. */
 export const appRouter = createTRPCRouter({
   account: accountRouter,
+  actions: actionsRouter,
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,
@@ -28,6 +31,7 @@ export const appRouter = createTRPCRouter({
   install: installRouter,
   organization: organizationRouter,
   persons: personsRouter,
+  recordings: recordingsRouter,
   query: queryRouter,
   system: systemRouter,
   transformations: transformationsRouter,

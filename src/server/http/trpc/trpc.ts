@@ -25,6 +25,8 @@ export interface TRPCContext {
   headers: Headers;
   /** The signed-in user (next-auth session cookie), or null. */
   user: SessionUser | null;
+  /** Fires when the browser went away (analytics.ts cancels what the call started). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -34,9 +36,9 @@ export interface TRPCContext {
  *
  * Tests and server components skip this and pass a context to `createCaller` directly.
  */
-export async function createTRPCContext(opts: { headers: Headers }): Promise<TRPCContext> {
+export async function createTRPCContext(opts: { headers: Headers; signal?: AbortSignal }): Promise<TRPCContext> {
   const db = await getDb();
-  return { db, headers: opts.headers, user: await sessionUserFromHeaders(db.prisma, opts.headers) };
+  return { db, headers: opts.headers, user: await sessionUserFromHeaders(db.prisma, opts.headers), signal: opts.signal };
 }
 
 const t = initTRPC.context<TRPCContext>().create({

@@ -17,7 +17,7 @@ async function handler(req: Request): Promise<Response> {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: () => createTRPCContext({ headers: req.headers }),
+    createContext: () => createTRPCContext({ headers: req.headers, signal: req.signal }),
     // A streamed answer (httpBatchStreamLink) must reach the browser line by line: Next's gzip
     // would hold the lines back, and a proxy might buffer them.
     responseMeta: ({ info }) => (info?.accept === "application/jsonl" ? { headers: { "cache-control": "no-store, no-transform", "x-accel-buffering": "no" } } : {}),

@@ -5,7 +5,7 @@
  */
 import type { SqlExecutor } from "@/server/db/driver";
 import { SqlParams } from "@/server/properties/sql";
-import { POSTGRES_EVENTS } from "../dialect";
+import { POSTGRES } from "@/server/sql/postgres";
 import type { ActorBucketsQuery } from "./query";
 
 /** Buckets per word of a mask: an int4's bits below its sign (ints parse faster than bigint text: 100,000 rows a query). */
@@ -19,7 +19,7 @@ const STEP: Record<ActorBucketsQuery["interval"], string> = { hour: "1 hour", da
 export async function calendar(sql: SqlExecutor, query: ActorBucketsQuery): Promise<{ t: number; h: number }[]> {
   const params = new SqlParams();
   const zone = params.add(query.zone, "text");
-  const wall = (at: string) => POSTGRES_EVENTS.bucket[query.interval](`(${at} AT TIME ZONE ${zone})`);
+  const wall = (at: string) => POSTGRES.bucket[query.interval](`(${at} AT TIME ZONE ${zone})`);
   const from = params.add(query.from.toISOString(), "timestamptz");
   const to = params.add(query.to.toISOString(), "timestamptz");
   return sql.query<{ t: number; h: number }>(

@@ -5,30 +5,16 @@
  * them (person filters and cohorts resolved in PostgreSQL first).
  */
 import type { ChStatement, ChStore } from "../clickhouse/context";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import { clickHouseFilter, clickHouseMatchers, resolveFilters, type ResolvedFilters } from "../filters/clickhouse";
 import { ANONYMOUS_ACTOR } from "../actor-events/query";
+import { actorBucketsFrame, actorBucketsGroups } from "./build";
 import { calendar, MAX_MASK_COLUMNS, WORD_BITS } from "./calendar";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./query";
 
-/** The wall-clock bucket of a DateTime64 (UTC) expression in the zone, as hours since 1970. */
-function wallBucketHours(time: string, zone: string, interval: ActorBucketsQuery["interval"]): string {
-  const local = `toTimeZone(${time}, ${zone})`;
-  switch (interval) {
-    case "hour":
-      return `toInt32(intDiv(toUnixTimestamp(${local}) + timeZoneOffset(${local}), 3600))`;
-    case "day":
-      return `toInt32(toUInt32(toDate(${local})) * 24)`;
-    case "week":
-      return `toInt32(toUInt32(toStartOfWeek(${local}, 0)) * 24)`;
-    case "month":
-      return `toInt32(toUInt32(toStartOfMonth(${local})) * 24)`;
-  }
-}
-
 export async function clickHouseActorBuckets(ch: ChStore, projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
-  const groups = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(query.firstEver?.onlyIfFirstOf?.filters ?? [])];
-  const inputs = await resolveFilters(ch.sql, projectId, groups, query.now);
+  const inputs = await resolveFilters(ch.sql, projectId, actorBucketsGroups(query), query.now);
   if (!query.counts && query.matchers.length > 0) {
     const buckets = await calendar(ch.sql, query);
     if (buckets.length === 0) return [];
@@ -63,7 +49,7 @@ export async function clickHouseActorBuckets(ch: ChStore, projectId: number, que
 
 /**
  * The masks statement (as PostgreSQL's, postgres.ts) for a calendar of wall
- * bucket starts `hours` (ascending, as wallBucketHours reads them): events grouped by actor
+ * bucket starts `hours` (ascending, as the dialect's wallBucketHours reads them): events grouped by actor
  * alone, each matcher's buckets OR-ed into UInt32 words of `wordBits`. Rows [a, k0_0, …, fi].
  */
 function clickHouseActorMasksStatement(
@@ -76,17 +62,11 @@ function clickHouseActorMasksStatement(
 ): ChStatement {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
-  const { test, eventNames: namesOf, any } = clickHouseMatchers(params, filter);
-  const project = `e.project_id = ${params.add(projectId, "int")}`;
-  const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
+  const { from, tests, where, first: firstEver } = actorBucketsFrame(params, clickHouseMatchers(params, filter), filter, projectId, query);
   const zone = params.add(query.zone, "text");
   const calendar = `CAST(${params.add(hours.map(String), "text[]")}, 'Array(Int32)')`;
   // 0-based; -1 outside the calendar.
-  const indexOf = (time: string) => `toInt32(indexOf(${calendar}, ${wallBucketHours(time, zone, query.interval)})) - 1`;
-  const filters = query.filters.map(filter);
-  const tests = query.matchers.map(test);
-  const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
-  where.push(any(tests));
+  const indexOf = (time: string) => `toInt32(indexOf(${calendar}, ${CLICKHOUSE.wallBucketHours(time, zone, query.interval)})) - 1`;
   const words = Math.max(1, Math.ceil(hours.length / wordBits));
   const masks = tests.flatMap((t, i) =>
     Array.from({ length: words }, (_, w) =>
@@ -97,23 +77,19 @@ function clickHouseActorMasksStatement(
   );
   const maskColumns = tests.flatMap((_, i) => Array.from({ length: words }, (_, w) => `, g.k${i}_${w}`)).join("");
   const anonymous = params.constant(ANONYMOUS_ACTOR);
-  const actorOf = (alias: string) => `if(${alias}.p IS NULL, concat(${anonymous}, ${alias}.d), toString(${alias}.p))`;
+  const actorOf = (alias: string) => CLICKHOUSE.actor(`${alias}.p`, `${alias}.d`, anonymous);
 
   let first = "";
   let firstIndex = "NULL";
-  if (query.firstEver) {
-    const matcher = query.matchers[query.firstEver.matcher]!;
-    const base = query.firstEver.onlyIfFirstOf;
-    const firstTest = test(matcher);
-    const baseTest = base ? test(base) : null;
-    const firstWhere = [project, to, ...namesOf(base ? [matcher, base] : [matcher]), ...filters, baseTest ? `((${firstTest}) OR (${baseTest}))` : `(${firstTest})`];
+  if (firstEver) {
+    const { test: firstTest, base: baseTest, where: firstWhere } = firstEver;
     first = ` LEFT JOIN (
                 SELECT ${actorOf("f")} AS fa, f.fn, f.ft${baseTest ? ", f.ft0" : ""} FROM (
                   SELECT e.person_id AS p, if(e.person_id IS NULL, e.distinct_id, '') AS d, countIf(${firstTest}) AS fn,
                          minIf(e.timestamp, ${firstTest}) AS ft${baseTest ? `, minIf(e.timestamp, ${baseTest}) AS ft0` : ""}
                     FROM ${table} AS e WHERE ${firstWhere.join(" AND ")} GROUP BY p, d) AS f
               ) AS f ON f.fa = r.a`;
-    firstIndex = `if(f.fn > 0 AND f.ft >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.ft = f.ft0" : ""}, ${indexOf("f.ft")}, NULL)`;
+    firstIndex = `if(f.fn > 0 AND f.ft >= ${from}${baseTest ? " AND f.ft = f.ft0" : ""}, ${indexOf("f.ft")}, NULL)`;
   }
   return {
     text: `SELECT r.*, ${firstIndex} AS fi FROM (
@@ -132,37 +108,25 @@ function clickHouseActorMasksStatement(
 function clickHouseActorBucketsStatement(table: string, projectId: number, query: ActorBucketsQuery, inputs: ResolvedFilters): ChStatement {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
-  const { test, eventNames: namesOf, any, mask: maskOf } = clickHouseMatchers(params, filter);
-
-  const project = `e.project_id = ${params.add(projectId, "int")}`;
-  const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
+  const { from, tests, where, mask, first: firstEver } = actorBucketsFrame(params, clickHouseMatchers(params, filter), filter, projectId, query);
   const zone = params.add(query.zone, "text");
-  const filters = query.filters.map(filter);
-  const tests = query.matchers.map(test);
-  const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
-  where.push(any(tests));
-  const mask = maskOf(tests);
-  const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
+  const actor = CLICKHOUSE.actor("e.person_id", "e.distinct_id", params.constant(ANONYMOUS_ACTOR));
   const counts = query.counts ? `[${tests.map((t) => `toInt32(countIf(${t}))`).join(", ")}]` : "emptyArrayInt32()";
 
   let first = "";
   let firstBucket = "NULL";
-  if (query.firstEver) {
-    const matcher = query.matchers[query.firstEver.matcher]!;
-    const base = query.firstEver.onlyIfFirstOf;
-    const firstTest = test(matcher);
-    const baseTest = base ? test(base) : null;
-    const firstWhere = [project, to, ...namesOf(base ? [matcher, base] : [matcher]), ...filters, baseTest ? `((${firstTest}) OR (${baseTest}))` : `(${firstTest})`];
+  if (firstEver) {
+    const { test: firstTest, base: baseTest, where: firstWhere } = firstEver;
     first = ` LEFT JOIN (
                 SELECT ${actor} AS fa, countIf(${firstTest}) AS fn, minIf(e.timestamp, ${firstTest}) AS ft${baseTest ? `, minIf(e.timestamp, ${baseTest}) AS ft0` : ""}
                   FROM ${table} AS e WHERE ${firstWhere.join(" AND ")} GROUP BY fa
               ) AS f ON f.fa = r.a`;
-    firstBucket = `if(f.fn > 0 AND f.ft >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.ft = f.ft0" : ""}, ${wallBucketHours("f.ft", zone, query.interval)}, NULL)`;
+    firstBucket = `if(f.fn > 0 AND f.ft >= ${from}${baseTest ? " AND f.ft = f.ft0" : ""}, ${CLICKHOUSE.wallBucketHours("f.ft", zone, query.interval)}, NULL)`;
   }
   return {
     text: `SELECT r.a, r.bm, ${firstBucket} AS fb FROM (
              SELECT g.a AS a, arraySort(x -> x.1, groupArray((g.b, g.m, g.cs))) AS bm FROM (
-               SELECT ${actor} AS a, ${wallBucketHours("e.timestamp", zone, query.interval)} AS b, toInt32(groupBitOr(${mask})) AS m, ${counts} AS cs
+               SELECT ${actor} AS a, ${CLICKHOUSE.wallBucketHours("e.timestamp", zone, query.interval)} AS b, toInt32(groupBitOr(${mask})) AS m, ${counts} AS cs
                  FROM ${table} AS e WHERE ${where.join(" AND ")} GROUP BY a, b
              ) AS g GROUP BY g.a
            ) AS r${first}`,

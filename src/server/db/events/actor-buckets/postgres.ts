@@ -12,22 +12,16 @@
  */
 import type { SqlExecutor } from "@/server/db/driver";
 import { SqlParams } from "@/server/properties/sql";
-import type { PropertyGroup } from "@/server/properties/contract";
-import { POSTGRES_EVENTS } from "../dialect";
+import { POSTGRES } from "@/server/sql/postgres";
 import { cohortIdsOf, requireCohorts } from "../filters/cohorts";
 import { postgresFilters, postgresMatchers } from "../filters/postgres";
 import { ANONYMOUS_ACTOR } from "../actor-events/query";
+import { actorBucketsFrame, actorBucketsGroups } from "./build";
 import { calendar, MAX_MASK_COLUMNS, WORD_BITS } from "./calendar";
 import { bucketOfHours, bucketsFromMasks, type ActorBuckets, type ActorBucketsQuery } from "./query";
 
-/** The wall-clock bucket of a timestamptz expression in the zone, as hours since 1970 (see query.ts). */
-export function postgresWallBucketHours(time: string, zone: string, interval: ActorBucketsQuery["interval"]): string {
-  return `(extract(epoch FROM ${POSTGRES_EVENTS.bucket[interval](`(${time} AT TIME ZONE ${zone})`)}) / 3600)::int`;
-}
-
 export async function postgresActorBuckets(sql: SqlExecutor, projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
-  const base = query.firstEver?.onlyIfFirstOf;
-  await requireCohorts(sql, projectId, cohortIdsOf([...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(base?.filters ?? [])]));
+  await requireCohorts(sql, projectId, cohortIdsOf(actorBucketsGroups(query)));
   if (!query.counts && query.matchers.length > 0) {
     const buckets = await calendar(sql, query);
     if (buckets.length === 0) return [];
@@ -65,21 +59,13 @@ export async function postgresActorBuckets(sql: SqlExecutor, projectId: number, 
  */
 function postgresActorMasksStatement(projectId: number, query: ActorBucketsQuery, starts: readonly number[]): { text: string; values: unknown[] } {
   const params = new SqlParams();
-  const base = query.firstEver?.onlyIfFirstOf ?? null;
-  const groups: PropertyGroup[] = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(base?.filters ?? [])];
-  const { join, filter } = postgresFilters(params, groups, query.now);
-  const { test, eventNames: namesOf, any } = postgresMatchers(params, filter);
-  const project = `e.project_id = ${params.add(projectId, "int")}`;
-  const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
+  const { join, filter } = postgresFilters(params, actorBucketsGroups(query), query.now);
+  const { tests, where, first: firstEver } = actorBucketsFrame(params, postgresMatchers(params, filter), filter, projectId, query);
   // A literal, folded once when planned: a parameter cast to float8[] was parsed again for every event (3 s of 3.4 for 350,000 events).
   if (!starts.every(Number.isFinite)) throw new Error("calendar starts must be finite numbers");
   const thresholds = `'{${starts.join(",")}}'::float8[]`;
   // 0-based; -1 before the first bucket.
   const indexOf = (time: string) => `(width_bucket(extract(epoch FROM ${time})::float8, ${thresholds}) - 1)`;
-  const filters = query.filters.map(filter);
-  const tests = query.matchers.map(test);
-  const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
-  where.push(any(tests));
   const words = Math.max(1, Math.ceil(starts.length / WORD_BITS));
   const masks = tests.flatMap((t, i) =>
     Array.from({ length: words }, (_, w) =>
@@ -93,12 +79,9 @@ function postgresActorMasksStatement(projectId: number, query: ActorBucketsQuery
 
   let first = "";
   let firstIndex = "NULL::int";
-  if (query.firstEver) {
-    const matcher = query.matchers[query.firstEver.matcher]!;
-    const firstTest = test(matcher);
-    const baseTest = base ? test(base) : null;
-    const firstWhere = [project, to, ...namesOf(base ? [matcher, base] : [matcher]), ...filters, baseTest ? `((${firstTest}) OR (${baseTest}))` : `(${firstTest})`];
-    first = ` LEFT JOIN (SELECT COALESCE(f.p::text, ${anonymous} || f.d) AS a, f.t${baseTest ? ", f.t0" : ""}
+  if (firstEver) {
+    const { test: firstTest, base: baseTest, where: firstWhere } = firstEver;
+    first = ` LEFT JOIN (SELECT ${POSTGRES.actor("f.p", "f.d", anonymous)} AS a, f.t${baseTest ? ", f.t0" : ""}
                           FROM (SELECT e.person_id AS p, CASE WHEN e.person_id IS NULL THEN e.distinct_id END AS d,
                                        min(e.timestamp) FILTER (WHERE ${firstTest}) AS t${baseTest ? `, min(e.timestamp) FILTER (WHERE ${baseTest}) AS t0` : ""}
                                   FROM events e${join} WHERE ${firstWhere.join(" AND ")} GROUP BY 1, 2) f) f ON f.a = r.a`;
@@ -106,7 +89,7 @@ function postgresActorMasksStatement(projectId: number, query: ActorBucketsQuery
   }
   return {
     text: `SELECT r.*, ${firstIndex} AS fi
-             FROM (SELECT COALESCE(g.p::text, ${anonymous} || g.d) AS a${maskColumns}
+             FROM (SELECT ${POSTGRES.actor("g.p", "g.d", anonymous)} AS a${maskColumns}
                      FROM (SELECT e.person_id AS p, CASE WHEN e.person_id IS NULL THEN e.distinct_id END AS d${masks.join("")}
                              FROM events e${join} CROSS JOIN LATERAL (SELECT ${indexOf("e.timestamp")} AS i) k
                             WHERE ${where.join(" AND ")} GROUP BY 1, 2) g) r${first}`,
@@ -117,37 +100,24 @@ function postgresActorMasksStatement(projectId: number, query: ActorBucketsQuery
 /** The general statement: rows (a, bs int[], ms int[], cs int[][] | null, fb int | null). */
 function postgresActorBucketsStatement(projectId: number, query: ActorBucketsQuery): { text: string; values: unknown[] } {
   const params = new SqlParams();
-  const base = query.firstEver?.onlyIfFirstOf ?? null;
-  const groups: PropertyGroup[] = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters), ...(base?.filters ?? [])];
-  const { join, filter } = postgresFilters(params, groups, query.now);
-  const { test, eventNames: namesOf, any, mask: maskOf } = postgresMatchers(params, filter);
-
-  const project = `e.project_id = ${params.add(projectId, "int")}`;
-  const to = `e.timestamp < ${params.add(query.to.toISOString(), "timestamptz")}`;
+  const { join, filter } = postgresFilters(params, actorBucketsGroups(query), query.now);
+  const { from, tests, where, mask, first: firstEver } = actorBucketsFrame(params, postgresMatchers(params, filter), filter, projectId, query);
   const zone = params.add(query.zone, "text");
-  const filters = query.filters.map(filter);
-  const tests = query.matchers.map(test);
-  const where = [project, `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`, to, ...namesOf(query.matchers), ...filters];
-  where.push(any(tests));
-  const mask = maskOf(tests);
-  const actor = `COALESCE(e.person_id::text, ${params.constant(ANONYMOUS_ACTOR)} || e.distinct_id)`;
+  const actor = POSTGRES.actor("e.person_id", "e.distinct_id", params.constant(ANONYMOUS_ACTOR));
   const counts = query.counts ? tests.map((t, i) => `, count(*) FILTER (WHERE ${t})::int AS c${i}`).join("") : "";
   const countArrays = query.counts && tests.length > 0 ? `array_agg(ARRAY[${tests.map((_, i) => `g.c${i}`).join(", ")}] ORDER BY g.b)` : "NULL::int[]";
 
   let first = "";
   let firstBucket = "NULL::int";
-  if (query.firstEver) {
-    const matcher = query.matchers[query.firstEver.matcher]!;
-    const firstTest = test(matcher);
-    const baseTest = base ? test(base) : null;
-    const firstWhere = [project, to, ...namesOf(base ? [matcher, base] : [matcher]), ...filters, baseTest ? `((${firstTest}) OR (${baseTest}))` : `(${firstTest})`];
+  if (firstEver) {
+    const { test: firstTest, base: baseTest, where: firstWhere } = firstEver;
     first = `, f AS (SELECT ${actor} AS a, min(e.timestamp) FILTER (WHERE ${firstTest}) AS t${baseTest ? `, min(e.timestamp) FILTER (WHERE ${baseTest}) AS t0` : ""}
                   FROM events e${join} WHERE ${firstWhere.join(" AND ")} GROUP BY 1)`;
-    firstBucket = `CASE WHEN f.t >= ${params.add(query.from.toISOString(), "timestamptz")}${baseTest ? " AND f.t = f.t0" : ""} THEN ${postgresWallBucketHours("f.t", zone, query.interval)} END`;
+    firstBucket = `CASE WHEN f.t >= ${from}${baseTest ? " AND f.t = f.t0" : ""} THEN ${POSTGRES.wallBucketHours("f.t", zone, query.interval)} END`;
   }
   return {
     text: `WITH g AS (
-             SELECT ${actor} AS a, ${postgresWallBucketHours("e.timestamp", zone, query.interval)} AS b, bit_or(${mask})::int AS m${counts}
+             SELECT ${actor} AS a, ${POSTGRES.wallBucketHours("e.timestamp", zone, query.interval)} AS b, bit_or(${mask})::int AS m${counts}
                FROM events e${join} WHERE ${where.join(" AND ")} GROUP BY 1, 2
            ), r AS (
              SELECT g.a, array_agg(g.b ORDER BY g.b) AS bs, array_agg(g.m ORDER BY g.b) AS ms, ${countArrays} AS cs FROM g GROUP BY g.a

@@ -6,9 +6,11 @@
  */
 import type { ChStatement, ChStore } from "../clickhouse/context";
 import { chEventPropertyText } from "../clickhouse/hot-properties";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
 import { clickHouseFilter, clickHouseMatchers, personValues, resolveFilters, type PersonValues, type ResolvedFilters } from "../filters/clickhouse";
-import { actorEventsFromColumns, ANONYMOUS_ACTOR, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery, type EventValue } from "./query";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
+import { actorEventsFrame } from "./build";
+import { actorEventsFromColumns, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEvents, type ActorEventsQuery, type EventValue } from "./query";
 
 export interface ActorEventsInputs extends ResolvedFilters {
   /** For each `person` value (by its index in `query.values`): the persons that have it. */
@@ -52,19 +54,8 @@ function valueSql(value: EventValue, index: number, params: ChParams, inputs: Ac
 function clickHouseActorEventsStatement(table: string, projectId: number, query: ActorEventsQuery, inputs: ActorEventsInputs): ChStatement {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
-  const matchers = clickHouseMatchers(params, filter);
-  const where = [
-    `e.project_id = ${params.add(projectId, "int")}`,
-    `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
-    `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
-  ];
-  if (!query.everyEvent) where.push(...matchers.eventNames(query.matchers));
-  where.push(...query.filters.map(filter));
-  const tests = query.matchers.map(matchers.test);
-  if (!query.everyEvent) where.push(matchers.any(tests));
-  const mask = matchers.mask(tests);
+  const { where, mask, actor } = actorEventsFrame(CLICKHOUSE, params, clickHouseMatchers(params, filter), filter, projectId, query);
   const values = query.values.map((value, i) => `, ${valueSql(value, i, params, inputs)} AS v${i}`).join("");
-  const actor = `if(e.person_id IS NULL, concat(${params.constant(ANONYMOUS_ACTOR)}, e.distinct_id), toString(e.person_id))`;
   // Grouped per actor, then everything folded into one row of flat arrays: each actor's id
   // travels once, and each distinct value once (a page's URL is read by hundreds of
   // thousands of events; sent as a small number, the reply is a third of the size, and

@@ -9,7 +9,9 @@ import { SqlParams } from "@/server/properties/sql";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { cohortIdsOf, requireCohorts } from "../filters/cohorts";
 import { postgresFilters, postgresMatchers } from "../filters/postgres";
-import { ANONYMOUS_ACTOR, groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery, type EventValue } from "./query";
+import { POSTGRES } from "@/server/sql/postgres";
+import { actorEventsFrame } from "./build";
+import { groupActorEvents, MAX_ACTOR_EVENTS, tooManyActorEvents, type ActorEventRow, type ActorEvents, type ActorEventsQuery, type EventValue } from "./query";
 
 /** A value's SQL; `person` is the person properties' column. */
 function valueSql(value: EventValue, params: SqlParams, person: string): string {
@@ -37,20 +39,8 @@ function postgresActorEventsStatement(projectId: number, query: ActorEventsQuery
   const params = new SqlParams();
   const groups: PropertyGroup[] = [...query.filters, ...query.matchers.flatMap((matcher) => matcher.filters)];
   const { join, person, filter } = postgresFilters(params, groups, query.now, query.values.some((value) => value.type === "person"));
-  const matchers = postgresMatchers(params, filter);
-
-  const where = [
-    `e.project_id = ${params.add(projectId, "int")}`,
-    `e.timestamp >= ${params.add(query.from.toISOString(), "timestamptz")}`,
-    `e.timestamp <= ${params.add(query.to.toISOString(), "timestamptz")}`,
-  ];
-  if (!query.everyEvent) where.push(...matchers.eventNames(query.matchers));
-  where.push(...query.filters.map(filter));
-  const tests = query.matchers.map(matchers.test);
-  if (!query.everyEvent) where.push(matchers.any(tests));
-  const mask = matchers.mask(tests);
+  const { where, mask, actor } = actorEventsFrame(POSTGRES, params, postgresMatchers(params, filter), filter, projectId, query);
   const values = query.values.map((value, i) => `, ${valueSql(value, params, person)} AS v${i}`).join("");
-  const actor = `COALESCE(e.person_id::text, ${params.constant(ANONYMOUS_ACTOR)} || e.distinct_id)`;
   return {
     text: `SELECT ${actor} AS a, (extract(epoch FROM e.timestamp) * 1000)::float8 AS t, (${mask})::int AS m${values}
              FROM events e${join} WHERE ${where.join(" AND ")} LIMIT ${params.add(MAX_ACTOR_EVENTS + 1, "int")}`,

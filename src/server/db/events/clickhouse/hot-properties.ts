@@ -5,7 +5,7 @@
  * column holds the text PostgreSQL's `properties ->> key` gives, '' when the key is missing
  * or null. Breakdowns by these keys read the column instead of parsing every event's JSON.
  */
-import type { ChParams } from "./params";
+import type { ChParams } from "@/server/sql/bind";
 
 export const HOT_PROPERTY_COLUMNS: Readonly<Record<string, string>> = {
   $browser: "mat_browser",

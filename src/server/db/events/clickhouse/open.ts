@@ -4,7 +4,7 @@ import { ConfigError } from "@/server/db/config";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { EventStoreConfig } from "../config";
 import { migrateClickHouse } from "./migrate";
-import { ClickHouseEventStore } from "../clickhouse-store";
+import { ClickHouseEventStore } from "./store";
 
 /** ClickHouse embedded in this process (chdb), loaded only when asked for: the package is large and optional. */
 async function chdbClient(path: string): Promise<ClickHouseClient> {

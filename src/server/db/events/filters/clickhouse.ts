@@ -14,7 +14,8 @@ import type { PropertyFilter, PropertyGroup, PropertyNode } from "@/server/prope
 import { propertiesSql, SqlParams } from "@/server/properties/sql";
 import { propertyLeaves, type CohortResolver } from "@/server/properties/tree";
 import { chRows, type ChStore } from "../clickhouse/context";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import { hotPropertyColumn } from "../clickhouse/hot-properties";
 import { clickHouseCohortResolver, cohortIdsOf, cohortMembers, requireCohorts } from "./cohorts";
 import { matcherSql } from "./matchers";
@@ -117,13 +118,7 @@ export function clickHouseFilter(params: ChParams, inputs: ResolvedFilters, now:
 }
 
 /** ClickHouse's `matcherSql`. */
-export const clickHouseMatchers = (params: ChParams, filter: (group: PropertyGroup) => string) =>
-  matcherSql(
-    params,
-    filter,
-    (list) => `e.event IN ${list}`,
-    (test, value) => `if(${test}, ${value}, 0)`,
-  );
+export const clickHouseMatchers = (params: ChParams, filter: (group: PropertyGroup) => string) => matcherSql(CLICKHOUSE, params, filter);
 
 /** What ClickHouse cannot read itself for a read's filter groups, from PostgreSQL (resolveFilters). */
 export interface ResolvedFilters {

@@ -12,7 +12,7 @@
  */
 import type { SqlExecutor } from "@/server/db/driver";
 import { AppError } from "@/server/errors";
-import type { Binder } from "@/server/properties/bind";
+import type { Binder } from "@/server/sql/bind";
 import { isCohortFilter, isPropertyGroup, type CohortFilter, type PropertyNode } from "@/server/properties/contract";
 import type { CohortResolver } from "@/server/properties/tree";
 

@@ -19,8 +19,8 @@ import { SqlParams } from "@/server/properties/sql";
 import { compileCondition, compileSelect, hogqlReads, type HogqlContext } from "@/server/hogql/compile";
 import type { Expr } from "@/server/hogql/parse";
 import type { EventListQuery } from "../list/query";
-import { CLICKHOUSE_HOGQL } from "../clickhouse/hogql";
-import type { ChParams } from "../clickhouse/params";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
+import type { ChParams } from "@/server/sql/bind";
 import { MAX_RESOLVED_PERSONS, personSetSql, resolvePersonSet } from "./clickhouse";
 
 export interface HogqlPersons {
@@ -50,7 +50,7 @@ export async function hogqlPersons(sql: SqlExecutor, projectId: number, query: E
   if (onPersons.length === 0 && mapped.size === 0) return none;
 
   // A mistake anywhere is a 400 before any person is read.
-  const check: HogqlContext = { params: { add: () => "NULL", constant: () => "NULL" }, columns: { event: "e.properties", person: "'{}'" }, dialect: CLICKHOUSE_HOGQL };
+  const check: HogqlContext = { params: { add: () => "NULL", constant: () => "NULL" }, columns: { event: "e.properties", person: "'{}'" }, dialect: CLICKHOUSE };
   for (const { expr, index } of rest) compileCondition(expr, index, check);
   if (query.select) compileSelect(query.select, check);
 

@@ -1,12 +1,12 @@
 /**
  * The SQL of event matchers (actor-events/query.ts `EventMatcher`: an event name and filter
  * groups) that both stores' per-actor reads write alike: one condition per matcher, and the
- * event-name prefilter the indexes want. `filter` compiles a group in the store's dialect;
- * `anyOf` writes "event is one of" for the bound list.
+ * event-name prefilter the indexes want, in the store's dialect. `filter` compiles a group.
  */
 import type { PropertyGroup } from "@/server/properties/contract";
 import type { EventMatcher } from "../actor-events/query";
-import type { EventParams } from "../dialect";
+import type { Binder } from "@/server/sql/bind";
+import type { SqlDialect } from "@/server/sql/dialect";
 import { notTestEvent } from "../test-event";
 
 export interface MatcherSql {
@@ -20,16 +20,10 @@ export interface MatcherSql {
   mask(tests: readonly string[]): string;
 }
 
-export function matcherSql(
-  params: EventParams,
-  filter: (group: PropertyGroup) => string,
-  anyOf: (list: string) => string,
-  /** `value` when `test` holds, else 0, in the dialect. */
-  when: (test: string, value: number) => string,
-): MatcherSql {
+export function matcherSql(dialect: SqlDialect, params: Binder, filter: (group: PropertyGroup) => string): MatcherSql {
   return {
     any: (tests) => (tests.length === 0 ? "false" : `(${tests.map((test) => `(${test})`).join(" OR ")})`),
-    mask: (tests) => (tests.length === 0 ? "0" : tests.map((test, i) => when(test, 2 ** i)).join(" + ")),
+    mask: (tests) => (tests.length === 0 ? "0" : tests.map((test, i) => dialect.ifElse(test, String(2 ** i), "0")).join(" + ")),
     test(matcher) {
       // Any event is any but the test event (test-event.ts).
       const parts = [matcher.event === null ? notTestEvent() : `e.event = ${params.add(matcher.event, "text")}`, ...matcher.filters.map(filter)];
@@ -37,7 +31,7 @@ export function matcherSql(
     },
     eventNames(matchers) {
       const names = matchers.map((matcher) => matcher.event);
-      return names.length > 0 && !names.includes(null) ? [anyOf(params.add([...new Set(names)], "text[]"))] : [];
+      return names.length > 0 && !names.includes(null) ? [dialect.anyOf("e.event", params.add([...new Set(names)], "text[]"))] : [];
     },
   };
 }

@@ -6,6 +6,7 @@
 import type { SqlExecutor } from "@/server/db/driver";
 import { isPropertyGroup, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
 import { propertiesSql, readsPersonProperties, type SqlParams } from "@/server/properties/sql";
+import { POSTGRES } from "@/server/sql/postgres";
 import { postgresCohortResolver } from "./cohorts";
 import { matcherSql } from "./matchers";
 
@@ -43,10 +44,4 @@ export function postgresFilters(params: SqlParams, groups: readonly PropertyGrou
 }
 
 /** PostgreSQL's `matcherSql`. */
-export const postgresMatchers = (params: SqlParams, filter: (group: PropertyGroup) => string) =>
-  matcherSql(
-    params,
-    filter,
-    (list) => `e.event = ANY(${list})`,
-    (test, value) => `(CASE WHEN ${test} THEN ${value} ELSE 0 END)`,
-  );
+export const postgresMatchers = (params: SqlParams, filter: (group: PropertyGroup) => string) => matcherSql(POSTGRES, params, filter);

@@ -5,7 +5,7 @@
  */
 import type { StoredEventInput } from "../contract";
 import { chRows, type ChStore } from "../clickhouse/context";
-import { chTime } from "../clickhouse/params";
+import { chTime } from "@/server/sql/bind";
 
 /** uuids per existence check: they travel as one parameter. */
 const CHECK_CHUNK = 10_000;

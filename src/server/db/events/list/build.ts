@@ -9,7 +9,9 @@
  * Every value from a request is a bind parameter (`params`, SqlParams or ChParams).
  */
 import type { CompiledSelect } from "@/server/hogql/compile";
-import type { EventParams, EventSqlDialect } from "../dialect";
+import { fold } from "@/server/properties/coerce";
+import type { Binder } from "@/server/sql/bind";
+import type { SqlDialect } from "@/server/sql/dialect";
 import { EVENT_VALUES_LIMITS, type EventCursor, type EventListQuery, type EventValuesQuery, type ListPage, type SelectPage } from "./query";
 
 /**
@@ -18,8 +20,8 @@ import { EVENT_VALUES_LIMITS, type EventCursor, type EventListQuery, type EventV
  * the condition for a person given by integer id (the project's placeholder at hand).
  */
 export function listConditions(
-  dialect: EventSqlDialect,
-  params: EventParams,
+  dialect: SqlDialect,
+  params: Binder,
   projectId: number,
   query: EventListQuery,
   cursor: EventCursor | null,
@@ -47,12 +49,12 @@ export function listConditions(
  * columns as c0…, with the row's place in the list when not aggregated; aggregated rows
  * grouped, the first aggregate descending, then the other columns.
  */
-export function selectStatement(dialect: EventSqlDialect, params: EventParams, compiled: CompiledSelect, from: string, page: ListPage): string {
+export function selectStatement(dialect: SqlDialect, params: Binder, compiled: CompiledSelect, from: string, page: ListPage): string {
   const aggregated = compiled.groupBy !== null;
   const columns = compiled.columns.map((column, i) => `${column} AS c${i}`);
   let tail: string;
   if (!aggregated) {
-    columns.push("e.timestamp AS cursor_timestamp", `${dialect.uuidText} AS cursor_uuid`);
+    columns.push("e.timestamp AS cursor_timestamp", `${dialect.fields.uuid} AS cursor_uuid`);
     tail = dialect.order;
   } else {
     const group = compiled.groupBy!.length > 0 ? `GROUP BY ${compiled.groupBy!.join(", ")} ` : "";
@@ -86,11 +88,11 @@ export function selectPageOf(
  * given), their values spread into items (a list's elements), null left out, the prefix
  * kept, most frequent first, ties in text order.
  */
-export function valuesStatement(dialect: EventSqlDialect, params: EventParams, table: string, projectId: number, query: EventValuesQuery): string {
+export function valuesStatement(dialect: SqlDialect, params: Binder, table: string, projectId: number, query: EventValuesQuery): string {
   const key = params.add(query.key, "text");
   const where = [`e.project_id = ${params.add(projectId, "int")}`, dialect.hasKey(key)];
   if (query.eventName !== null) where.push(`e.event = ${params.add(query.eventName, "text")}`);
-  const prefix = query.prefix === null ? "" : ` AND ${dialect.itemPrefix(query.prefix, params)}`;
+  const prefix = query.prefix === null ? "" : ` AND ${dialect.itemPrefix(fold(query.prefix), params)}`;
   return `WITH sample AS (
          SELECT ${dialect.jsonValue(key)} AS value FROM ${table} WHERE ${where.join(" AND ")}
           ORDER BY e.timestamp DESC LIMIT ${params.add(EVENT_VALUES_LIMITS.sample, "int")}

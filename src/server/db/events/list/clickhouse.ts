@@ -6,10 +6,9 @@
  * PostgreSQL with the query (filters/hogql-persons.ts).
  */
 import { compileCondition, compileSelect } from "@/server/hogql/compile";
-import { CLICKHOUSE_EVENTS, SMALL_ANSWER } from "../dialect";
+import { CLICKHOUSE, SMALL_ANSWER } from "@/server/sql/clickhouse";
 import { chRows, type ChStore } from "../clickhouse/context";
-import { CLICKHOUSE_HOGQL } from "../clickhouse/hogql";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
 import { COLUMNS, eventRowOf, selectValue, timeOf, type ChEventRow } from "../clickhouse/rows";
 import { clickHouseCohortResolver, cohortIdsOf, cohortMembers, requireCohorts } from "../filters/cohorts";
 import { chPropertiesSql, resolvePersonFilters } from "../filters/clickhouse";
@@ -26,10 +25,10 @@ async function listFrom(ch: ChStore, projectId: number, query: EventListQuery, p
     const rows = await ch.sql.query<{ uuid: string }>(`SELECT uuid::text AS uuid FROM persons WHERE project_id = $1::int AND id = $2::int`, [projectId, query.personId.id]);
     byId = rows[0]?.uuid ?? null;
   }
-  const where = listConditions(CLICKHOUSE_EVENTS, params, projectId, query, cursor, () => (byId === null ? "false" : `e.person_id = ${params.add(byId, "uuid")}`));
+  const where = listConditions(CLICKHOUSE, params, projectId, query, cursor, () => (byId === null ? "false" : `e.person_id = ${params.add(byId, "uuid")}`));
   where.push(...persons.conditions);
   for (const { expr, index } of persons.where) {
-    where.push(compileCondition(expr, index, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL }));
+    where.push(compileCondition(expr, index, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE }));
   }
   if (query.properties !== null) {
     const cohortIds = cohortIdsOf([query.properties]);
@@ -50,7 +49,7 @@ export async function clickHouseList(ch: ChStore, windows: ListWindows, projectI
   const params = new ChParams();
   const persons = await hogqlPersons(ch.sql, projectId, query, params);
   const from = await listFrom(ch, projectId, query, params, page.now, page.cursor, persons);
-  const tail = `${CLICKHOUSE_EVENTS.order} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")} ${SMALL_ANSWER}`;
+  const tail = `${CLICKHOUSE.order} LIMIT ${params.add(page.limit, "int")} OFFSET ${params.add(page.offset, "bigint")} ${SMALL_ANSWER}`;
   const newest = Math.min(page.now.getTime(), query.before?.getTime() ?? Infinity, page.cursor?.timestamp.getTime() ?? Infinity);
   const key = listWindowKey(projectId, query);
   for (const window of windows.windows(key, query.after === null ? Infinity : newest - query.after.getTime())) {
@@ -71,9 +70,9 @@ export async function clickHouseList(ch: ChStore, windows: ListWindows, projectI
 export async function clickHouseSelect(ch: ChStore, projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
   const params = new ChParams();
   const persons = await hogqlPersons(ch.sql, projectId, query, params);
-  const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE_HOGQL });
+  const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: persons.column }, dialect: CLICKHOUSE });
   const from = await listFrom(ch, projectId, query, params, page.now, compiled.groupBy !== null ? null : page.cursor, persons);
-  const rows = await chRows<Record<string, unknown>>(ch, selectStatement(CLICKHOUSE_EVENTS, params, compiled, from, page), params.values);
+  const rows = await chRows<Record<string, unknown>>(ch, selectStatement(CLICKHOUSE, params, compiled, from, page), params.values);
   return selectPageOf(compiled, rows, selectValue, (value) => timeOf(value as string));
 }
 
@@ -96,7 +95,7 @@ export async function clickHouseGet(ch: ChStore, projectId: number, uuid: string
 
 export async function clickHouseValues(ch: ChStore, projectId: number, query: EventValuesQuery): Promise<unknown[]> {
   const params = new ChParams();
-  const rows = await chRows<{ name: string }>(ch, valuesStatement(CLICKHOUSE_EVENTS, params, `${ch.tables.events} AS e`, projectId, query), params.values);
+  const rows = await chRows<{ name: string }>(ch, valuesStatement(CLICKHOUSE, params, `${ch.tables.events} AS e`, projectId, query), params.values);
   return rows.map((row) => JSON.parse(row.name));
 }
 

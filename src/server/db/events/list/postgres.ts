@@ -6,7 +6,7 @@
 import type { SqlExecutor } from "@/server/db/driver";
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
 import { compileSelect, compileWhere, readsPerson } from "@/server/hogql/compile";
-import { POSTGRES_EVENTS } from "../dialect";
+import { POSTGRES } from "@/server/sql/postgres";
 import { cohortIdsOf, postgresCohortResolver, requireCohorts } from "../filters/cohorts";
 import { listConditions, selectPageOf, selectStatement, valuesStatement } from "./build";
 import type { EventCursor, EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./query";
@@ -16,7 +16,7 @@ const COLUMNS = `e.uuid::text AS uuid, e.event, e.distinct_id, e.properties, e.t
 /** FROM and WHERE of a list query; filters in the order the indexes want them. */
 function listFrom(projectId: number, query: EventListQuery, params: SqlParams, now: Date, cursor: EventCursor | null): string {
   const where = listConditions(
-    POSTGRES_EVENTS,
+    POSTGRES,
     params,
     projectId,
     query,
@@ -47,7 +47,7 @@ export async function postgresList(sql: SqlExecutor, projectId: number, query: E
   const from = listFrom(projectId, query, params, page.now, page.cursor);
   const limit = params.add(page.limit, "int");
   const offset = params.add(page.offset, "bigint");
-  return sql.query<EventRow>(`SELECT ${COLUMNS} ${from} ${POSTGRES_EVENTS.order} LIMIT ${limit} OFFSET ${offset}`, params.values);
+  return sql.query<EventRow>(`SELECT ${COLUMNS} ${from} ${POSTGRES.order} LIMIT ${limit} OFFSET ${offset}`, params.values);
 }
 
 export async function postgresSelect(sql: SqlExecutor, projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
@@ -55,7 +55,7 @@ export async function postgresSelect(sql: SqlExecutor, projectId: number, query:
   const params = new SqlParams();
   const compiled = compileSelect(query.select!, { params, columns: { event: "e.properties", person: "pp.properties" } });
   const from = listFrom(projectId, query, params, page.now, compiled.groupBy !== null ? null : page.cursor);
-  const rows = await sql.query<Record<string, unknown>>(selectStatement(POSTGRES_EVENTS, params, compiled, from, page), params.values);
+  const rows = await sql.query<Record<string, unknown>>(selectStatement(POSTGRES, params, compiled, from, page), params.values);
   return selectPageOf(
     compiled,
     rows,
@@ -81,7 +81,7 @@ export async function postgresGet(sql: SqlExecutor, projectId: number, uuid: str
 
 export async function postgresValues(sql: SqlExecutor, projectId: number, query: EventValuesQuery): Promise<unknown[]> {
   const params = new SqlParams();
-  const rows = await sql.query<{ name: unknown }>(valuesStatement(POSTGRES_EVENTS, params, "events e", projectId, query), params.values);
+  const rows = await sql.query<{ name: unknown }>(valuesStatement(POSTGRES, params, "events e", projectId, query), params.values);
   return rows.map((row) => row.name);
 }
 

@@ -4,7 +4,7 @@
  * cohorts' behavioral conditions.
  */
 import { chRows, type ChStore } from "../clickhouse/context";
-import { chTime } from "../clickhouse/params";
+import { chTime } from "@/server/sql/bind";
 import { chPersonOverridesInsert } from "../sessions/clickhouse";
 import { COUNT_COMPARISONS, type EventCountQuery, type PersonEvents } from "./query";
 

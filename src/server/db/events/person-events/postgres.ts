@@ -22,6 +22,23 @@ export function personsWithEventCountSql(params: SqlParams, projectId: number, q
   );
 }
 
+/**
+ * The same condition for one person (`personUuid`, a column of the outer statement), by the
+ * person's own events (events' (project_id, person_id) index): a statement over a chunk of
+ * persons then reads only their events. A person without such events never matches, whatever
+ * the comparison (as in the grouped form above).
+ */
+export function personHasEventCountSql(params: SqlParams, projectId: number, query: EventCountQuery, personUuid: string): string {
+  const project = params.add(projectId, "int");
+  const event = params.add(query.event, "text");
+  const since = params.add(query.since.toISOString(), "timestamptz");
+  const times = params.add(query.count.value, "bigint");
+  return (
+    `(SELECT count(*) > 0 AND count(*) ${COUNT_COMPARISONS[query.count.operator]} ${times} FROM events ev` +
+    ` WHERE ev.project_id = ${project} AND ev.person_id = ${personUuid} AND ev.event = ${event} AND ev.timestamp >= ${since})`
+  );
+}
+
 export async function postgresPersonsWithEventCount(sql: SqlExecutor, projectId: number, query: EventCountQuery): Promise<string[]> {
   const params = new SqlParams();
   const rows = await sql.query<{ person_id: string }>(personsWithEventCountSql(params, projectId, query), params.values);

@@ -5,7 +5,7 @@
  * id), and its duration and bounce as session.ts defines them (postgres.ts's
  * SESSION_DURATION and SESSION_BOUNCE). Both read a session row `s`.
  */
-import type { ChParams } from "../clickhouse/params";
+import type { ChParams } from "@/server/sql/bind";
 import type { ChTables } from "../clickhouse/context";
 import { ANONYMOUS_ACTOR } from "../actor-events/query";
 import { BOUNCE_SECONDS, VIEW_EVENTS_SQL, type ViewEvent } from "./session";

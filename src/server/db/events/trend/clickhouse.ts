@@ -8,12 +8,11 @@
  * A person-property breakdown needs each person's value, which lives in PostgreSQL: the
  * store reads the persons that have one there and the statement maps `person_id` to it.
  */
-import { chNumericText } from "@/server/properties/clickhouse";
 import type { PropertyFilter } from "@/server/properties/contract";
-import { CLICKHOUSE_EVENTS } from "../dialect";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import { chRows, type ChStore, type ChTables } from "../clickhouse/context";
 import { chEventPropertyText } from "../clickhouse/hot-properties";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
 import { clickHouseCohortResolver } from "../filters/cohorts";
 import { chPropertiesSql, personValues, resolveFilters, type PersonSet, type PersonValues } from "../filters/clickhouse";
 import { CH_SESSION_BOUNCE, CH_SESSION_DURATION, chSessionsOverlapping } from "../sessions/clickhouse";
@@ -49,13 +48,13 @@ function clickHouseTrendStatement(
     chPropertiesSql(group, { params, column: "e.properties", personColumn: "e.person_id", persons, now: query.now, cohort }),
   );
   const from = `FROM ${table} AS e WHERE ${where.join(" AND ")}`;
-  const local = trendBucket(CLICKHOUSE_EVENTS, params, query);
+  const local = trendBucket(CLICKHOUSE, params, query);
   const aggregate = query.math === "dau" ? UNIQUE_USERS : "count()";
   const { breakdown } = query;
-  if (!breakdown) return { text: trendTotalsStatement(CLICKHOUSE_EVENTS, from, local, aggregate), params: params.values };
+  if (!breakdown) return { text: trendTotalsStatement(CLICKHOUSE, from, local, aggregate), params: params.values };
 
   const bucket = local ?? "NULL";
-  const bucketText = local === null ? "NULL" : CLICKHOUSE_EVENTS.bucketText("t_bucket");
+  const bucketText = local === null ? "NULL" : CLICKHOUSE.bucketText("t_bucket");
   const value = chBreakdownValue(breakdown, personValues, params);
   // One pass over the events: counts (and, for unique users, the sets of users as
   // aggregate states) per (value, bucket); then, over those few rows, each value's rank by
@@ -104,7 +103,7 @@ function chAggregate(query: TrendQuery, params: ChParams): string {
       throw new Error("counted per actor, not per event");
     default: {
       const text = chEventPropertyText(query.mathProperty ?? "", params);
-      return chPropertyAggregate(query.math as PropertyMath, chNumericText(text, params));
+      return chPropertyAggregate(query.math as PropertyMath, CLICKHOUSE.numericText(text, params));
     }
   }
 }
@@ -160,7 +159,7 @@ function clickHouseGeneralTrend(
     : "";
   const from = `FROM ${table} AS e${sessionJoin} WHERE ${where.join(" AND ")}`;
   if (active) {
-    const localDay = `toDate(${CLICKHOUSE_EVENTS.localTime(params.add(query.zone, "text"))})`;
+    const localDay = `toDate(${CLICKHOUSE.localTime(params.add(query.zone, "text"))})`;
     const texts = params.add(active.buckets, "text[]");
     const window = active.days;
     // As PostgreSQL's: each (value, actor)'s active days span the window up to the next one,
@@ -182,10 +181,10 @@ function clickHouseGeneralTrend(
       params: params.values,
     };
   }
-  const local = trendBucket(CLICKHOUSE_EVENTS, params, query);
+  const local = trendBucket(CLICKHOUSE, params, query);
   if (query.math === "first_seen_users" && local !== null) {
     return {
-      text: `${kept}SELECT f_value AS value, ${CLICKHOUSE_EVENTS.bucketText("f_bucket")} AS bucket, toFloat64(count()) AS n
+      text: `${kept}SELECT f_value AS value, ${CLICKHOUSE.bucketText("f_bucket")} AS bucket, toFloat64(count()) AS n
                FROM (SELECT ${value} AS f_value, ${CH_ACTOR} AS f_actor, min(${local}) AS f_bucket ${from} GROUP BY f_value, f_actor)
               GROUP BY f_value, f_bucket`,
       params: params.values,
@@ -196,7 +195,7 @@ function clickHouseGeneralTrend(
     const perSession = `SELECT DISTINCT ${value} AS p_value, ${local ?? "NULL"} AS p_bucket, s.sid AS p_sid, toFloat64(${CH_SESSION_VALUES[query.sessionProperty]}) AS p_x ${from}`;
     const grouped = local === null ? (breakdown ? " GROUP BY p_value" : "") : " GROUP BY p_value, p_bucket";
     return {
-      text: `${kept}SELECT ${grouped === "" ? "CAST(NULL AS Nullable(String))" : "p_value"} AS value, ${local === null ? "NULL" : CLICKHOUSE_EVENTS.bucketText("p_bucket")} AS bucket,
+      text: `${kept}SELECT ${grouped === "" ? "CAST(NULL AS Nullable(String))" : "p_value"} AS value, ${local === null ? "NULL" : CLICKHOUSE.bucketText("p_bucket")} AS bucket,
                toFloat64(${chPropertyAggregate(query.math as PropertyMath, "p_x")}) AS n FROM (${perSession})${grouped}`,
       params: params.values,
     };
@@ -207,7 +206,7 @@ function clickHouseGeneralTrend(
     return { text: `${kept}SELECT ${value} AS value, NULL AS bucket, toFloat64(${aggregate}) AS n ${from}${grouped}`, params: params.values };
   }
   return {
-    text: `${kept}SELECT value, ${CLICKHOUSE_EVENTS.bucketText("t_bucket")} AS bucket, toFloat64(t_n) AS n
+    text: `${kept}SELECT value, ${CLICKHOUSE.bucketText("t_bucket")} AS bucket, toFloat64(t_n) AS n
              FROM (SELECT ${value} AS value, ${local} AS t_bucket, ${aggregate} AS t_n ${from} GROUP BY value, t_bucket)`,
     params: params.values,
   };

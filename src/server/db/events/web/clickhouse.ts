@@ -4,10 +4,10 @@
  * table alone (sessions/clickhouse.ts); the rest from the view events of the range, joined
  * with their sessions where a figure needs them.
  */
-import { CLICKHOUSE_EVENTS } from "../dialect";
+import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import { chRows, type ChStatement, type ChStore, type ChTables } from "../clickhouse/context";
 import { chEventPropertyText } from "../clickhouse/hot-properties";
-import { ChParams } from "../clickhouse/params";
+import { ChParams } from "@/server/sql/bind";
 import { clickHouseCohortResolver } from "../filters/cohorts";
 import { chPropertiesSql, resolveFilters, type ResolvedFilters } from "../filters/clickhouse";
 import { ANONYMOUS_ACTOR } from "../actor-events/query";
@@ -289,9 +289,9 @@ function clickHouseTopClicksStatement(context: ChWebContext, projectId: number, 
 /** A web trend, as postgresWebTrendStatement: rows (bucket, visitors, views, sessions, duration, bounce) by session start. */
 function clickHouseWebTrendStatement(context: ChWebContext, projectId: number, query: WebTrendQuery): ChStatement {
   const params = new ChParams();
-  const bucket = CLICKHOUSE_EVENTS.bucket[query.interval](`toTimeZone(t_start, ${params.add(query.zone, "text")})`);
+  const bucket = CLICKHOUSE.bucket[query.interval](`toTimeZone(t_start, ${params.add(query.zone, "text")})`);
   return {
-    text: `SELECT ${CLICKHOUSE_EVENTS.bucketText("t_bucket")} AS bucket, uniqExact(t_actor) AS visitors, sum(t_views) AS views, count() AS sessions, avg(t_duration) AS duration, avg(t_bounce) AS bounce
+    text: `SELECT ${CLICKHOUSE.bucketText("t_bucket")} AS bucket, uniqExact(t_actor) AS visitors, sum(t_views) AS views, count() AS sessions, avg(t_duration) AS duration, avg(t_bounce) AS bounce
       FROM (SELECT ${bucket} AS t_bucket, * FROM (${sessionsWithViews(context, params, projectId, webTrendBase(query), { event: query.event })})) GROUP BY t_bucket
       ${SETTINGS}`,
     params: params.values,

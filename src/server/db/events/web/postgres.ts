@@ -5,7 +5,7 @@
  */
 import type { SqlExecutor } from "@/server/db/driver";
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
-import { POSTGRES_EVENTS } from "../dialect";
+import { POSTGRES } from "@/server/sql/postgres";
 import { cohortIdsOf, postgresCohortResolver, requireCohorts } from "../filters/cohorts";
 import { ANONYMOUS_ACTOR } from "../actor-events/query";
 import { SESSION_ACTOR, SESSION_BOUNCE, SESSION_DURATION, SESSION_JOIN, sessionViewsBetween } from "../sessions/postgres";
@@ -359,12 +359,12 @@ function postgresTopClicksStatement(projectId: number, query: WebTopClicksQuery)
 /** A web trend: rows (bucket, visitors, views, sessions, duration, bounce) for the buckets with sessions, by their start on the zone's wall clock. */
 function postgresWebTrendStatement(projectId: number, query: WebTrendQuery): Statement {
   const params = new SqlParams();
-  const bucket = POSTGRES_EVENTS.bucket[query.interval](`(r.start AT TIME ZONE ${params.add(query.zone, "text")})`);
+  const bucket = POSTGRES.bucket[query.interval](`(r.start AT TIME ZONE ${params.add(query.zone, "text")})`);
   return {
     // Visitors as a hash aggregate per (bucket, actor): a DISTINCT would sort them all.
     text: `WITH x AS MATERIALIZED (SELECT ${bucket} AS bucket, r.actor, r.views, r.duration, r.bounce FROM (${sessionsWithViews(params, projectId, webTrendBase(query), { event: query.event })}) r),
       v AS (SELECT bucket, count(*) AS visitors FROM (SELECT bucket, actor FROM x GROUP BY bucket, actor) a GROUP BY bucket)
-    SELECT ${POSTGRES_EVENTS.bucketText("t.bucket")} AS bucket, v.visitors::int AS visitors, t.views, t.sessions, t.duration, t.bounce
+    SELECT ${POSTGRES.bucketText("t.bucket")} AS bucket, v.visitors::int AS visitors, t.views, t.sessions, t.duration, t.bounce
     FROM (SELECT bucket, sum(views)::int AS views, count(*)::int AS sessions, avg(duration)::float8 AS duration, avg(bounce)::float8 AS bounce FROM x GROUP BY bucket) t
     JOIN v ON v.bucket = t.bucket`,
     values: params.values,

@@ -18,7 +18,7 @@ export const projectRoutes: RestResource[] = [
       PATCH: projectRoute("project", async ({ ctx, body }) => updateProjectResource(ctx, await body(projectSettingsInput)), {
         doc: {
           summary: "Change a project's settings",
-          description: "`name`, `timezone` (an IANA name such as `Europe/Berlin`: every query, `/web` and dashboard buckets days in it), `anonymize_ips`, `enrich_events` (other fields are a 400); organization admins and owners only (403 otherwise). Ingestion reads the new settings within 10 s.",
+          description: "`name`, `timezone` (an IANA name such as `Europe/Berlin`: every query, `/web` and dashboard buckets days in it), `anonymize_ips`, `enrich_events` and the session replay fields (`session_recording_opt_in`, `session_recording_sample_rate`, `session_recording_minimum_duration_milliseconds`, `session_recording_linked_flag`, `session_recording_url_trigger_config`, `session_recording_url_blocklist_config`, `capture_console_log_opt_in`, `session_recording_masking_config`, `session_recording_retention_period`, `session_recording_storage_budget_bytes`; other fields are a 400); organization admins and owners only (403 otherwise). Ingestion reads the new settings within 10 s.",
           body: projectSettingsInput,
           response: projectSchema,
         },

@@ -7,25 +7,26 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { PropertyNode } from "@/server/properties/contract";
-import type { EventStore, StoredEventInput } from "./contract";
-import { clickHouseActorBuckets } from "./actor-buckets/clickhouse";
-import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
-import { clickHouseActorEvents } from "./actor-events/clickhouse";
-import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
-import { chTables, type ChStore } from "./clickhouse/context";
-import { clickHouseEventNameDays, clickHousePropertySamples } from "./definitions/clickhouse";
-import type { EventNameDay, EventPropertySample } from "./definitions/query";
-import { clickHouseCheckFilters } from "./filters/clickhouse";
-import { clickHouseInsert, type ChInsertOptions } from "./insert/clickhouse";
-import { clickHouseCountList, clickHouseEarliestTimestamp, clickHouseGet, clickHouseList, clickHouseSelect, clickHouseValues } from "./list/clickhouse";
-import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
-import { ListWindows } from "./list/window";
-import { clickHouseDeletePersonEvents, clickHousePersonsWithEventCount, clickHouseReassignPerson } from "./person-events/clickhouse";
-import type { EventCountQuery, PersonEvents } from "./person-events/query";
-import { clickHouseTrend } from "./trend/clickhouse";
-import type { TrendQuery, TrendRow } from "./trend/query";
-import { clickHouseWebOverview, clickHouseWebStats, clickHouseWebTopClicks, clickHouseWebTrend, clickHouseWebTrendActors } from "./web/clickhouse";
-import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web/query";
+import type { EventStore, StoredEventInput } from "../contract";
+import { translated } from "../errors";
+import { clickHouseActorBuckets } from "../actor-buckets/clickhouse";
+import type { ActorBuckets, ActorBucketsQuery } from "../actor-buckets/query";
+import { clickHouseActorEvents } from "../actor-events/clickhouse";
+import type { ActorEvents, ActorEventsQuery } from "../actor-events/query";
+import { chTables, type ChStore } from "./context";
+import { clickHouseEventNameDays, clickHousePropertySamples } from "../definitions/clickhouse";
+import type { EventNameDay, EventPropertySample } from "../definitions/query";
+import { clickHouseCheckFilters } from "../filters/clickhouse";
+import { clickHouseInsert, type ChInsertOptions } from "../insert/clickhouse";
+import { clickHouseCountList, clickHouseEarliestTimestamp, clickHouseGet, clickHouseList, clickHouseSelect, clickHouseValues } from "../list/clickhouse";
+import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "../list/query";
+import { ListWindows } from "../list/window";
+import { clickHouseDeletePersonEvents, clickHousePersonsWithEventCount, clickHouseReassignPerson } from "../person-events/clickhouse";
+import type { EventCountQuery, PersonEvents } from "../person-events/query";
+import { clickHouseTrend } from "../trend/clickhouse";
+import type { TrendQuery, TrendRow } from "../trend/query";
+import { clickHouseWebOverview, clickHouseWebStats, clickHouseWebTopClicks, clickHouseWebTrend, clickHouseWebTrendActors } from "../web/clickhouse";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "../web/query";
 
 export class ClickHouseEventStore implements EventStore {
   readonly kind = "clickhouse";
@@ -49,32 +50,37 @@ export class ClickHouseEventStore implements EventStore {
     return clickHouseInsert(this.ch, events, options);
   }
 
+  /** Its reads are ClickHouse's; persons stay on the database's main connections. */
+  readingWith(): EventStore {
+    return this;
+  }
+
   checkFilters(properties: PropertyNode | null): Promise<void> {
-    return clickHouseCheckFilters(this.ch, properties);
+    return translated(() => clickHouseCheckFilters(this.ch, properties));
   }
 
   list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
-    return clickHouseList(this.ch, this.listWindows, projectId, query, page);
+    return translated(() => clickHouseList(this.ch, this.listWindows, projectId, query, page));
   }
 
   select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
-    return clickHouseSelect(this.ch, projectId, query, page);
+    return translated(() => clickHouseSelect(this.ch, projectId, query, page));
   }
 
   countList(projectId: number, query: EventListQuery, options: { cap: number; now: Date }): Promise<ListCount> {
-    return clickHouseCountList(this.ch, projectId, query, options);
+    return translated(() => clickHouseCountList(this.ch, projectId, query, options));
   }
 
   get(projectId: number, uuid: string): Promise<EventRow | null> {
-    return clickHouseGet(this.ch, projectId, uuid);
+    return translated(() => clickHouseGet(this.ch, projectId, uuid));
   }
 
   values(projectId: number, query: EventValuesQuery): Promise<unknown[]> {
-    return clickHouseValues(this.ch, projectId, query);
+    return translated(() => clickHouseValues(this.ch, projectId, query));
   }
 
   earliestTimestamp(projectId: number): Promise<Date | null> {
-    return clickHouseEarliestTimestamp(this.ch, projectId);
+    return translated(() => clickHouseEarliestTimestamp(this.ch, projectId));
   }
 
   reassignPerson(projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
@@ -86,19 +92,19 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {
-    return clickHousePersonsWithEventCount(this.ch, projectId, query);
+    return translated(() => clickHousePersonsWithEventCount(this.ch, projectId, query));
   }
 
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
-    return clickHouseTrend(this.ch, projectId, query);
+    return translated(() => clickHouseTrend(this.ch, projectId, query));
   }
 
   actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]> {
-    return clickHouseActorEvents(this.ch, projectId, query);
+    return translated(() => clickHouseActorEvents(this.ch, projectId, query));
   }
 
   actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
-    return clickHouseActorBuckets(this.ch, projectId, query);
+    return translated(() => clickHouseActorBuckets(this.ch, projectId, query));
   }
 
   eventNameDays(projectId: number): Promise<EventNameDay[]> {
@@ -110,23 +116,23 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
-    return clickHouseWebOverview(this.ch, projectId, query);
+    return translated(() => clickHouseWebOverview(this.ch, projectId, query));
   }
 
   webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
-    return clickHouseWebStats(this.ch, projectId, query);
+    return translated(() => clickHouseWebStats(this.ch, projectId, query));
   }
 
   webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
-    return clickHouseWebTopClicks(this.ch, projectId, query);
+    return translated(() => clickHouseWebTopClicks(this.ch, projectId, query));
   }
 
   webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
-    return clickHouseWebTrend(this.ch, projectId, query);
+    return translated(() => clickHouseWebTrend(this.ch, projectId, query));
   }
 
   webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
-    return clickHouseWebTrendActors(this.ch, projectId, query, starts);
+    return translated(() => clickHouseWebTrendActors(this.ch, projectId, query, starts));
   }
 
   /** Merges the tables' parts now instead of in the background (benchmarks, after a bulk load: as ANALYZE for PostgreSQL). */

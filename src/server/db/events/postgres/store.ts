@@ -4,25 +4,27 @@
  * postgres.ts), on the one connection they share.
  */
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
+import type { Statistics } from "@/server/db/statistics";
 import type { PropertyNode } from "@/server/properties/contract";
-import type { EventStore, StoredEventInput } from "./contract";
-import { postgresActorBuckets } from "./actor-buckets/postgres";
-import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
-import { postgresActorEvents } from "./actor-events/postgres";
-import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
-import { postgresEventNameDays, postgresPropertySamples } from "./definitions/postgres";
-import type { EventNameDay, EventPropertySample } from "./definitions/query";
-import { checkRegexes } from "./filters/postgres";
-import { insertEvents } from "./insert/postgres";
-import { postgresCountList, postgresEarliestTimestamp, postgresGet, postgresList, postgresSelect, postgresValues } from "./list/postgres";
-import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
-import { postgresDeletePersonEvents, postgresPersonsWithEventCount, postgresReassignPerson } from "./person-events/postgres";
-import type { EventCountQuery, PersonEvents } from "./person-events/query";
-import { SessionFolder } from "./sessions/fold";
-import { postgresTrend } from "./trend/postgres";
-import type { TrendQuery, TrendRow } from "./trend/query";
-import { postgresWebOverview, postgresWebStats, postgresWebTopClicks, postgresWebTrend, postgresWebTrendActors } from "./web/postgres";
-import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web/query";
+import type { EventStore, StoredEventInput } from "../contract";
+import { translated } from "../errors";
+import { postgresActorBuckets } from "../actor-buckets/postgres";
+import type { ActorBuckets, ActorBucketsQuery } from "../actor-buckets/query";
+import { postgresActorEvents } from "../actor-events/postgres";
+import type { ActorEvents, ActorEventsQuery } from "../actor-events/query";
+import { postgresEventNameDays, postgresPropertySamples } from "../definitions/postgres";
+import type { EventNameDay, EventPropertySample } from "../definitions/query";
+import { checkRegexes } from "../filters/postgres";
+import { insertEvents } from "../insert/postgres";
+import { postgresCountList, postgresEarliestTimestamp, postgresGet, postgresList, postgresSelect, postgresValues } from "../list/postgres";
+import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "../list/query";
+import { postgresDeletePersonEvents, postgresPersonsWithEventCount, postgresReassignPerson } from "../person-events/postgres";
+import type { EventCountQuery, PersonEvents } from "../person-events/query";
+import { SessionFolder } from "../sessions/fold";
+import { postgresTrend } from "../trend/postgres";
+import type { TrendQuery, TrendRow } from "../trend/query";
+import { postgresWebOverview, postgresWebStats, postgresWebTopClicks, postgresWebTrend, postgresWebTrendActors } from "../web/postgres";
+import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "../web/query";
 
 export class PostgresEventStore implements EventStore {
   readonly kind = "postgres";
@@ -35,9 +37,17 @@ export class PostgresEventStore implements EventStore {
     readonly maxConcurrentInserts: number,
     /** Rows per INSERT statement (PGLITE_CHUNK_ROWS on PGlite). */
     private readonly chunkRows?: number,
+    /** Told of the rows written, so the events table is analyzed as it grows. */
+    private readonly statistics?: Statistics,
+    /** The merges of the store this one reads for (readingWith). */
+    sessions?: SessionFolder,
   ) {
     // What a crash left unmerged goes with the next insert's or read's merge.
-    this.sessions = new SessionFolder(sql);
+    this.sessions = sessions ?? new SessionFolder(sql);
+  }
+
+  readingWith(sql: SqlDriver): EventStore {
+    return new PostgresEventStore(sql, this.maxConcurrentInserts, this.chunkRows, this.statistics, this.sessions);
   }
 
   /** Merges every session delta written so far into the sessions table (reads of sessions do it themselves). */
@@ -48,60 +58,61 @@ export class PostgresEventStore implements EventStore {
   async insert(events: readonly StoredEventInput[]): Promise<number> {
     const inserted = await insertEvents(this.sql, events, this.chunkRows);
     if (inserted > 0) this.sessions.soon();
+    this.statistics?.wrote("events", inserted);
     return inserted;
   }
 
   checkFilters(properties: PropertyNode | null): Promise<void> {
-    return checkRegexes(this.sql, properties);
+    return translated(() => checkRegexes(this.sql, properties));
   }
 
   list(projectId: number, query: EventListQuery, page: ListPage): Promise<EventRow[]> {
-    return postgresList(this.sql, projectId, query, page);
+    return translated(() => postgresList(this.sql, projectId, query, page));
   }
 
   select(projectId: number, query: EventListQuery, page: ListPage): Promise<SelectPage> {
-    return postgresSelect(this.sql, projectId, query, page);
+    return translated(() => postgresSelect(this.sql, projectId, query, page));
   }
 
   countList(projectId: number, query: EventListQuery, options: { cap: number; now: Date }): Promise<ListCount> {
-    return postgresCountList(this.sql, projectId, query, options);
+    return translated(() => postgresCountList(this.sql, projectId, query, options));
   }
 
   get(projectId: number, uuid: string): Promise<EventRow | null> {
-    return postgresGet(this.sql, projectId, uuid);
+    return translated(() => postgresGet(this.sql, projectId, uuid));
   }
 
   values(projectId: number, query: EventValuesQuery): Promise<unknown[]> {
-    return postgresValues(this.sql, projectId, query);
+    return translated(() => postgresValues(this.sql, projectId, query));
   }
 
   earliestTimestamp(projectId: number): Promise<Date | null> {
-    return postgresEarliestTimestamp(this.sql, projectId);
+    return translated(() => postgresEarliestTimestamp(this.sql, projectId));
   }
 
   reassignPerson(projectId: number, sourceUuid: string, targetUuid: string, tx?: SqlExecutor): Promise<void> {
     return postgresReassignPerson(tx ?? this.sql, projectId, sourceUuid, targetUuid);
   }
 
-  deletePersonEvents(projectId: number, person: PersonEvents, limit: number): Promise<number> {
-    return postgresDeletePersonEvents(this.sql, projectId, person, limit);
+  deletePersonEvents(projectId: number, person: PersonEvents, limit: number, sql?: SqlExecutor): Promise<number> {
+    return postgresDeletePersonEvents(sql ?? this.sql, projectId, person, limit);
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {
-    return postgresPersonsWithEventCount(this.sql, projectId, query);
+    return translated(() => postgresPersonsWithEventCount(this.sql, projectId, query));
   }
 
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
     await this.sessions.now();
-    return postgresTrend(this.sql, projectId, query);
+    return translated(() => postgresTrend(this.sql, projectId, query));
   }
 
   actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]> {
-    return postgresActorEvents(this.sql, projectId, query);
+    return translated(() => postgresActorEvents(this.sql, projectId, query));
   }
 
   actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
-    return postgresActorBuckets(this.sql, projectId, query);
+    return translated(() => postgresActorBuckets(this.sql, projectId, query));
   }
 
   eventNameDays(projectId: number): Promise<EventNameDay[]> {
@@ -114,27 +125,27 @@ export class PostgresEventStore implements EventStore {
 
   async webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
     await this.sessions.now();
-    return postgresWebOverview(this.sql, projectId, query);
+    return translated(() => postgresWebOverview(this.sql, projectId, query));
   }
 
   async webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
     await this.sessions.now();
-    return postgresWebStats(this.sql, projectId, query);
+    return translated(() => postgresWebStats(this.sql, projectId, query));
   }
 
   async webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
     await this.sessions.now();
-    return postgresWebTopClicks(this.sql, projectId, query);
+    return translated(() => postgresWebTopClicks(this.sql, projectId, query));
   }
 
   async webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
     await this.sessions.now();
-    return postgresWebTrend(this.sql, projectId, query);
+    return translated(() => postgresWebTrend(this.sql, projectId, query));
   }
 
   async webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
     await this.sessions.now();
-    return postgresWebTrendActors(this.sql, projectId, query, starts);
+    return translated(() => postgresWebTrendActors(this.sql, projectId, query, starts));
   }
 
   /** The connection belongs to the database; the background merges stop. */

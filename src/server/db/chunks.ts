@@ -1,0 +1,42 @@
+/**
+ * Background work on the embedded database in chunks short enough for requests to slip in
+ * between (issue 31: a worker holds the one connection ~10 ms at a time, never more than
+ * ~50 ms). A chunk's size follows what the last ones took: a statement over persons with
+ * heavy conditions gets fewer rows than a plain delete, and a loaded machine fewer than an
+ * idle one.
+ */
+
+/** What a worker aims one chunk's hold at: well under the bound, so that a machine busy elsewhere (a chunk taking several times its usual) still keeps to it. */
+export const CHUNK_TARGET_MS = 10;
+
+export class ChunkSizer {
+  private current: number;
+
+  constructor(
+    initial: number,
+    private readonly min: number,
+    private readonly max: number,
+    private readonly targetMs = CHUNK_TARGET_MS,
+  ) {
+    this.current = Math.max(min, Math.min(max, Math.round(initial)));
+  }
+
+  /** Rows (or ids) for the next chunk. */
+  get size(): number {
+    return this.current;
+  }
+
+  /** The last chunk of `rows` held the connection `ms`: the next one aims at the target (growing at most twofold at once, shrinking at once). */
+  took(ms: number, rows = this.current): void {
+    if (rows <= 0) return;
+    const perRow = Math.max(ms, 0.1) / rows;
+    const wanted = this.targetMs / perRow;
+    const next = Math.min(this.current * 2, wanted);
+    this.current = Math.max(this.min, Math.min(this.max, Math.round(next)));
+  }
+}
+
+/** Lets what queued for the connection (requests, ingestion) go first before the worker's next chunk. */
+export function yieldToRequests(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

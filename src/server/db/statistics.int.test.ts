@@ -1,0 +1,72 @@
+/**
+ * Planner statistics (statistics.ts): gathered by the migrations, after a burst of writes
+ * this process counts, and for the other tables from the server's own counts; without them
+ * PGlite, which has no autovacuum, plans every table as nearly empty.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap } from "@/server/accounts/service";
+import type { Database } from "./client";
+import { migrate } from "./migrate";
+import { createTestDatabase, testDbKind } from "./testing";
+
+let db: Database;
+let projectId: number;
+
+const rowsPlanned = async (table: string) =>
+  Number((await db.sql.query<{ n: string }>(`SELECT reltuples AS n FROM pg_class WHERE oid = to_regclass($1)`, [table]))[0]!.n);
+
+async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return check();
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  projectId = (await bootstrap(db.prisma, { email: "stats@example.com", password: "pw12345678" })).project_id;
+});
+
+afterAll(async () => {
+  await db?.close();
+});
+
+describe(`planner statistics (${testDbKind})`, () => {
+  it("the migrations analyze every table they leave (none planned blind)", async () => {
+    const fresh = await createTestDatabase({ migrated: false });
+    try {
+      await migrate(fresh.sql);
+      const blind = await fresh.sql.query<{ relname: string }>(
+        `SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND last_analyze IS NULL ORDER BY relname`,
+      );
+      expect(blind.map((row) => row.relname)).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("a burst of events past a tenth of the table is analyzed within seconds, by the rows this process wrote", async () => {
+    const now = Date.now();
+    await db.events.insert(
+      Array.from({ length: 3_000 }, (_, i) => ({ uuid: randomUUID(), projectId, event: "$pageview", distinctId: `d${i}`, properties: {}, timestamp: new Date(now - i * 1000) })),
+    );
+    // By this process's schedule (on PostgreSQL autovacuum may get there too).
+    expect(await eventually(async () => db.statistics.analyzed > 0 && (await rowsPlanned("events")) >= 3_000)).toBe(true);
+    const analyzed = db.statistics.analyzed;
+    // A few more rows: far below a tenth of the table, so no new ANALYZE.
+    await db.events.insert([{ uuid: randomUUID(), projectId, event: "$pageview", distinctId: "late", properties: {}, timestamp: new Date(now) }]);
+    await db.statistics.check();
+    expect(db.statistics.analyzed).toBe(analyzed);
+  });
+
+  it("other tables are analyzed from the server's counts of changed rows", async () => {
+    await db.sql.query(`INSERT INTO persons (project_id, properties, updated_at) SELECT $1::int, '{}'::jsonb, now() FROM generate_series(1, 2500)`, [projectId]);
+    expect(await eventually(async () => {
+      await db.statistics.check();
+      return (await rowsPlanned("persons")) >= 2_500;
+    })).toBe(true);
+  });
+});

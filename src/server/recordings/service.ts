@@ -1,0 +1,222 @@
+/**
+ * Session replay's rules for the management side: a project's recording settings, and the
+ * recordings API (list, retrieve, snapshots, delete) PostHog's clients call. Ingestion is in
+ * ingestion.ts, the byte budget and retention in budget.ts.
+ */
+import { gunzipSync } from "node:zlib";
+import type { Context } from "@/server/context";
+import type { Database } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { parseTimeParam } from "@/server/input/time";
+import { alsoDeleteWithPersonEvents, personsByDistinctIds, personsByUuids } from "@/server/persons/service";
+import type { PersonRow } from "@/server/persons/present";
+import {
+  DEFAULT_RECORDING_SETTINGS,
+  recordingSettingsSchema,
+  SESSION_ID_PATTERN,
+  type RecordingListQuery,
+  type RecordingResource,
+  type RecordingSettings,
+  type RecordingSettingsInput,
+  type RecordingUsage,
+} from "./contract";
+import { playbackEventsOf, presentRecording } from "./present";
+import { PostgresRecordingStore, type RecordingStore } from "./store";
+
+const STORES = new WeakMap<object, RecordingStore>();
+
+/** The database's recording store. */
+export function recordingStore(db: Pick<Database, "sql">): RecordingStore {
+  let store = STORES.get(db.sql);
+  if (!store) {
+    store = new PostgresRecordingStore(db.sql);
+    STORES.set(db.sql, store);
+  }
+  return store;
+}
+
+// ── Settings ────────────────────────────────────────────────────────────────────────────
+
+/** How long the hot paths (remote config, /s/) may use settings they read: changes apply within this. */
+const SETTINGS_TTL_MS = 10_000;
+const CACHE_KEY = Symbol.for("burrow.recordingSettings");
+type Cache = WeakMap<object, Map<number, { settings: RecordingSettings; at: number }>>;
+/** Per database, per project; on globalThis, so that Next's copy of this module and the server's share it. */
+function settingsCache(db: Pick<Database, "sql">): Map<number, { settings: RecordingSettings; at: number }> {
+  const holder = globalThis as { [CACHE_KEY]?: Cache };
+  const caches = (holder[CACHE_KEY] ??= new WeakMap());
+  let cache = caches.get(db.sql);
+  if (!cache) caches.set(db.sql, (cache = new Map()));
+  return cache;
+}
+
+/** Stored settings over the defaults (a stored value that no longer fits falls back to the defaults). */
+function settingsOf(stored: unknown): RecordingSettings {
+  const parsed = recordingSettingsSchema.safeParse({ ...DEFAULT_RECORDING_SETTINGS, ...(typeof stored === "object" && stored !== null ? stored : {}) });
+  return parsed.success ? parsed.data : DEFAULT_RECORDING_SETTINGS;
+}
+
+/** A project's recording settings, read at most every 10 s per process. */
+export async function recordingSettingsFor(db: Pick<Database, "sql">, projectId: number): Promise<RecordingSettings> {
+  const cached = settingsCache(db).get(projectId);
+  if (cached && Date.now() - cached.at < SETTINGS_TTL_MS) return cached.settings;
+  const settings = settingsOf(await recordingStore(db).readSettings(projectId));
+  settingsCache(db).set(projectId, { settings, at: Date.now() });
+  return settings;
+}
+
+/** Applies a PATCH of the recording fields (the caller checked who may change project settings). */
+export async function updateRecordingSettings(db: Pick<Database, "sql">, projectId: number, input: RecordingSettingsInput): Promise<RecordingSettings> {
+  const current = settingsOf(await recordingStore(db).readSettings(projectId));
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    // Lists cleared with null, as PostHog's nullable JSON fields.
+    next[key] = value === null && (key === "session_recording_url_trigger_config" || key === "session_recording_url_blocklist_config") ? [] : value;
+  }
+  const settings = recordingSettingsSchema.parse(next);
+  await recordingStore(db).writeSettings(projectId, settings);
+  settingsCache(db).set(projectId, { settings, at: Date.now() });
+  return settings;
+}
+
+// ── Recordings API ──────────────────────────────────────────────────────────────────────
+
+function requireSessionId(id: string): string {
+  if (!SESSION_ID_PATTERN.test(id)) throw new AppError("not_found", "Recording not found");
+  return id;
+}
+
+async function personsFor(db: Pick<Database, "sql">, projectId: number, distinctIds: string[]): Promise<Map<string, PersonRow>> {
+  const byDistinctId = new Map<string, PersonRow>();
+  for (const person of await personsByDistinctIds(db, projectId, distinctIds)) {
+    for (const id of person.distinctIds) byDistinctId.set(id, person);
+  }
+  return byDistinctId;
+}
+
+/** `GET …/session_recordings/`: PostHog's RecordingsQuery over the stored metadata. */
+export async function listRecordings(ctx: Context, query: RecordingListQuery): Promise<{ results: RecordingResource[]; has_next: boolean; version: 4 }> {
+  const now = new Date();
+  const from = parseTimeParam("date_from", query.date_from ?? "-3d", now);
+  const to = query.date_to ? parseTimeParam("date_to", query.date_to, now) : null;
+  let distinctIds: string[] | null = query.distinct_ids ?? null;
+  if (query.person_uuid) {
+    const person = (await personsByUuids(ctx.db, ctx.project.id, [query.person_uuid])).get(query.person_uuid);
+    const ids = person?.distinctIds ?? [];
+    distinctIds = distinctIds ? distinctIds.filter((id) => ids.includes(id)) : ids;
+  }
+  const consoleLevels = (query.console_log_filters ?? []).flatMap((filter) => (Array.isArray(filter.value) ? filter.value : [filter.value]));
+  const store = recordingStore(ctx.db);
+  const rows = await store.list(ctx.project.id, {
+    from,
+    to,
+    distinctIds,
+    sessionIds: query.session_ids ?? null,
+    having: query.having_predicates ?? [],
+    consoleLevels,
+    operand: query.operand,
+    order: query.order,
+    direction: query.order_direction,
+    limit: query.limit + 1,
+    offset: query.offset,
+  });
+  const page = rows.slice(0, query.limit);
+  const [persons, settings] = await Promise.all([personsFor(ctx.db, ctx.project.id, page.map((row) => row.distinctId)), recordingSettingsFor(ctx.db, ctx.project.id)]);
+  return { results: page.map((row) => presentRecording(row, persons.get(row.distinctId), settings, now)), has_next: rows.length > query.limit, version: 4 };
+}
+
+export async function getRecording(ctx: Context, id: string): Promise<RecordingResource> {
+  const row = await recordingStore(ctx.db).get(ctx.project.id, requireSessionId(id));
+  if (!row) throw new AppError("not_found", "Recording not found");
+  const [persons, settings] = await Promise.all([personsFor(ctx.db, ctx.project.id, [row.distinctId]), recordingSettingsFor(ctx.db, ctx.project.id)]);
+  return presentRecording(row, persons.get(row.distinctId), settings, new Date());
+}
+
+/** Blocks one snapshots request may ask for (PostHog's limit with session auth). */
+export const MAX_BLOB_RANGE = 100;
+
+export type SnapshotsAnswer =
+  | { kind: "sources"; sources: { source: "blob_v2"; start_timestamp: string; end_timestamp: string; blob_key: string }[] }
+  | { kind: "blocks"; jsonl: string };
+
+/**
+ * `GET …/:id/snapshots/`: without `source`, one `blob_v2` source per stored chunk (keys
+ * `"0"`, `"1"`, … in time order); with `source=blob_v2&start_blob_key&end_blob_key`, those
+ * chunks' `[windowId, event]` lines (JSONL), events as posthog-js sent them.
+ */
+export async function recordingSnapshots(
+  ctx: Context,
+  id: string,
+  query: { source?: string; start_blob_key?: number; end_blob_key?: number; blob_key?: string },
+): Promise<SnapshotsAnswer> {
+  const sessionId = requireSessionId(id);
+  const store = recordingStore(ctx.db);
+  if (query.source === undefined) {
+    if (!(await store.get(ctx.project.id, sessionId))) throw new AppError("not_found", "Recording not found");
+    const chunks = await store.chunks(ctx.project.id, sessionId, false);
+    return {
+      kind: "sources",
+      sources: chunks.map((chunk, index) => ({ source: "blob_v2", start_timestamp: chunk.firstTimestamp.toISOString(), end_timestamp: chunk.lastTimestamp.toISOString(), blob_key: String(index) })),
+    };
+  }
+  if (query.source !== "blob_v2") throw new AppError("invalid_input", `Invalid source: ${query.source.slice(0, 40)}`, "source");
+  const start = query.start_blob_key ?? (query.blob_key !== undefined && /^\d+$/.test(query.blob_key) ? Number(query.blob_key) : undefined);
+  const end = query.end_blob_key ?? start;
+  if (start === undefined || end === undefined) throw new AppError("invalid_input", "start_blob_key and end_blob_key are required for blob_v2.", "start_blob_key");
+  if (end < start) throw new AppError("invalid_input", "end_blob_key must not be before start_blob_key.", "end_blob_key");
+  if (end - start >= MAX_BLOB_RANGE) throw new AppError("invalid_input", `Cannot request more than ${MAX_BLOB_RANGE} blob keys at once.`, "end_blob_key");
+  const chunks = await store.chunks(ctx.project.id, sessionId, true);
+  if (chunks.length === 0) throw new AppError("not_found", "Recording not found");
+  const parts = chunks.slice(start, end + 1).map((chunk) => gunzipSync(chunk.data).toString("utf8"));
+  return { kind: "blocks", jsonl: parts.join("") };
+}
+
+/** Events a recording may hand the player at once (a 10-minute page is ~10–30k). */
+const MAX_PLAYBACK_EVENTS = 500_000;
+
+/**
+ * The Replay page's player: the recording's events in time order, `cv`-packed parts unpacked,
+ * with the window each came from.
+ */
+export async function recordingPlayback(ctx: Context, id: string): Promise<{ recording: RecordingResource; events: Record<string, unknown>[]; windows: string[] }> {
+  const recording = await getRecording(ctx, id);
+  const chunks = await recordingStore(ctx.db).chunks(ctx.project.id, recording.id, true);
+  const events: { windowId: string; event: Record<string, unknown> }[] = [];
+  for (const chunk of chunks) {
+    for (const item of playbackEventsOf(gunzipSync(chunk.data).toString("utf8"))) {
+      if (events.length >= MAX_PLAYBACK_EVENTS) break;
+      events.push(item);
+    }
+  }
+  events.sort((a, b) => Number(a.event.timestamp) - Number(b.event.timestamp));
+  const windows = [...new Set(events.map((item) => item.windowId))];
+  return { recording, events: events.map((item) => ({ ...item.event, windowId: item.windowId })), windows };
+}
+
+/** `DELETE …/:id/`: the recording and its snapshots, at once. */
+export async function deleteRecording(ctx: Context, id: string): Promise<void> {
+  const deleted = await recordingStore(ctx.db).delete(ctx.project.id, [requireSessionId(id)]);
+  if (deleted === 0) throw new AppError("not_found", "Recording not found");
+}
+
+/** The recordings of a deleted person's distinct ids (the person deletion worker calls this). */
+export function deleteRecordingsOfDistinctIds(db: Pick<Database, "sql">, projectId: number, distinctIds: readonly string[]): Promise<number> {
+  return recordingStore(db).deleteByDistinctIds(projectId, [...distinctIds]);
+}
+
+// A person's recordings go when their events do (this module is loaded wherever the API or ingestion is).
+alsoDeleteWithPersonEvents("recordings", deleteRecordingsOfDistinctIds);
+
+/** Bytes used against the budget, and bytes per recorded minute (the Replay page). */
+export async function recordingUsage(ctx: Context): Promise<RecordingUsage> {
+  const [usage, settings] = await Promise.all([recordingStore(ctx.db).usage(ctx.project.id), recordingSettingsFor(ctx.db, ctx.project.id)]);
+  return {
+    recordings: usage.recordings,
+    bytes: usage.bytes,
+    budgetBytes: settings.session_recording_storage_budget_bytes,
+    recordedMs: usage.recordedMs,
+    bytesPerMinute: usage.recordedMs > 0 ? Math.round(usage.bytes / (usage.recordedMs / 60_000)) : null,
+    retentionPeriod: settings.session_recording_retention_period,
+  };
+}
