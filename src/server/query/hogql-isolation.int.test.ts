@@ -10,8 +10,8 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { createCaller } from "@/server/http/trpc/root";
-import { clearQueryCache } from "@/server/query/service";
-import { HOGQL_QUERY_LIMITS } from "./contract";
+import { clearQueryCache } from "./service";
+import { HOGQL_QUERY_LIMITS } from "@/server/hogql-query/contract";
 
 let db: Database;
 let projectId: number;
