@@ -16,7 +16,7 @@ const PERSONS = Number(values.persons);
 const RUNS = Number(values.runs);
 if (process.env.DATABASE_URL && !process.env.TEST_POSTGRES_URL) process.env.TEST_POSTGRES_URL = process.env.DATABASE_URL;
 
-const { createTestDatabase } = await import("@/server/db/testing");
+const { createTestDatabase } = await import("@/test-support/db");
 const { computeCohort } = await import("@/server/cohorts/worker");
 
 const db = await createTestDatabase({ kind: "postgres", events: "postgres" });

@@ -21,8 +21,8 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import { openDatabase } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createEmptyPostgresDatabase } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 import { seedProductEvents, TILES, timeDashboardTiles, WARM_TARGET_MS } from "./lib/dashboard-tiles";
 
 const { GET: listDashboards } = restRoute("environments", "dashboards");

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createTestDatabase } from "@/server/db/testing";
+import { createTestDatabase } from "@/test-support/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { insertEvents, type StoredEventInput } from "@/server/db/events";

@@ -26,7 +26,7 @@ import { parseArgs, promisify } from "node:util";
 import { bootstrap } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { createEmptyPostgresDatabase } from "@/test-support/db";
 import { startNodeProcess, startServer, stop } from "./lib/server-process";
 
 const { values } = parseArgs({

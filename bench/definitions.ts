@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { bootstrap } from "@/server/accounts/service";
-import { createTestDatabase } from "@/server/db/testing";
+import { createTestDatabase } from "@/test-support/db";
 import { DefinitionsUpkeep, type ObservedEvent } from "@/server/definitions/service";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "100000" } } });

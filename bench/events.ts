@@ -10,7 +10,7 @@
  */
 import { parseArgs } from "node:util";
 import { seedEvents, timeRuns } from "./lib/seed-events";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 
 const { GET: listEvents } = restRoute("projects", "events");
 

@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { openDatabase, type Database } from "@/server/db/client";
-import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { createEmptyPostgresDatabase } from "@/test-support/db";
 import type { StoredEventInput } from "@/server/db/events";
 import { bareServer } from "./lib/bare-server";
 import { PERSONS, seedFlagsProject } from "./lib/flags-seed";

@@ -30,7 +30,7 @@ import { parseArgs } from "node:util";
 import { bootstrap } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { createEmptyPostgresDatabase } from "@/test-support/db";
 import { clickHouseClient, dropClickHouseDatabase } from "@/server/db/events/clickhouse/open";
 import { DEFAULT_CLICKHOUSE_DATABASE, eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
 import type { StoredEventInput } from "@/server/db/events";

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import type { StoredEventInput } from "@/server/db/events";
 import { runPersonDeletions } from "@/server/persons/deletion-worker";
 

@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { registerDb } from "@/server/db";
 import { computeInsight } from "@/server/insights/service";
 import { p50AndMax, seedEvents, type SeededDatabase } from "./lib/seed-events";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 import { benchClickHouse } from "./lib/clickhouse";
 
 const { GET: listEvents } = restRoute("projects", "events");

@@ -32,7 +32,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { createEmptyPostgresDatabase } from "@/test-support/db";
 import { dayOfEvents, HOSTS } from "./lib/web-events";
 import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import { computeQuery } from "@/server/query/service";

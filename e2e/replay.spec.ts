@@ -88,9 +88,13 @@ test.describe("session replay", () => {
       await expect(visitor.locator("#title")).toHaveText("Checkout");
       await visitor.mouse.move(200, 200);
       // posthog-js flushes its buffer after 2 s and its queue every 3 s.
-      await waitFor("posthog-js's snapshots to be acknowledged", async () => {
+      await waitFor("posthog-js's snapshots of the clicks and the navigation to be stored", async () => {
         const listed = await api("GET", `session_recordings/${sessionId}/`);
-        return listed.status === 200 && listed.json.click_count >= 2 ? listed.json : undefined;
+        if (listed.status !== 200 || listed.json.click_count < 2) return undefined;
+        const sources = await api("GET", `session_recordings/${sessionId}/snapshots/`);
+        const last = sources.json.sources.length - 1;
+        const blocks = await api("GET", `session_recordings/${sessionId}/snapshots/?source=blob_v2&start_blob_key=0&end_blob_key=${last}`);
+        return blocks.text.includes("/shop/checkout") ? true : undefined;
       }, 30_000);
     } finally {
       await visitor.close();

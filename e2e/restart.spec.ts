@@ -10,7 +10,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { createDeployment, storedEvents, type Deployment } from "./support/burrow";
 import { startServer, type RunningServer } from "./support/server";
-import { openToOthers } from "../src/server/db/open-to-others.fixture";
+import { openToOthers } from "@/test-support/open-to-others";
 
 const RESTARTS = 20;
 const EVENTS_PER_RUN = 3;

@@ -87,7 +87,7 @@ test.describe("the SQL editor", () => {
     await expect(page.getByTestId("sql-title")).toHaveText("Events by plan");
     await page.goto(`${site.url}/insights`);
     const row = page.getByTestId("insight-row").filter({ hasText: "Events by plan" });
-    await expect(row.getByTestId("insight-kind")).toHaveText("SQL");
+    await expect(row.getByTestId("insight-kind")).toHaveText("SQL", { timeout: 30_000 });
     await expect(row.locator("[data-kind]")).toHaveAttribute("data-kind", "sql");
     await row.getByTestId("insight-link").click();
     await expect(page.getByTestId("sql-title")).toHaveText("Events by plan");

@@ -8,7 +8,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase } from "@/server/db/testing";
+import { createEmptyPostgresDatabase } from "@/test-support/db";
 import type { StoredEventInput } from "@/server/db/events";
 import { ClickHouseEventStore } from "@/server/db/events/clickhouse/store";
 import type { EventStoreConfig } from "@/server/db/events/config";

@@ -1,2 +1,2 @@
 // The same throwaway databases the integration tests use.
-export { createEmptyPostgresDatabase } from "../../src/server/db/testing";
+export { createEmptyPostgresDatabase } from "@/test-support/db";

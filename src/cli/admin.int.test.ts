@@ -7,7 +7,7 @@ import { authenticatePersonalApiKey } from "@/server/auth/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import type { DbConfig } from "@/server/db/config";
 import { MIGRATIONS_DIR } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase, testDbKind } from "@/server/db/testing";
+import { createEmptyPostgresDatabase, testDbKind } from "@/test-support/db";
 import { admin, type CliResult } from "./run-admin";
 
 /** stdout of a --json run: exactly one JSON object on one line, and nothing else. */

@@ -12,7 +12,7 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
 import type { DbConfig } from "@/server/db/config";
-import { createEmptyPostgresDatabase, testDbKind } from "@/server/db/testing";
+import { createEmptyPostgresDatabase, testDbKind } from "@/test-support/db";
 import { openClickHouseEventStore } from "@/server/db/events/clickhouse/open";
 import { insertEvents, type StoredEventInput } from "@/server/db/events";
 import type { MoveState } from "@/server/db/events/move-to-clickhouse";

@@ -9,9 +9,13 @@
  *   - domains never import the edge (`src/server/http/`), which imports them;
  *   - a domain uses another only through its `contract.ts`, `service.ts` and `present.ts`
  *     (and the few more faces a domain declares in DECLARED_PUBLIC_FILES);
- *   - no import cycles, between files or between domains.
+ *   - no import cycles, between files or between domains, type-only imports included;
+ *   - a table's SQL only in its owner's store (TABLE_OWNERS), or in a declared read model;
+ *   - no source file over MAX_LINES (tests and generated code aside);
+ *   - test support (fixtures, helpers) in src/test-support/, never beside production code,
+ *     and never imported by it.
  *
- * Tests, fixtures and test helpers are exempt: they set up what the rules forbid services to do.
+ * Tests and test support are exempt: they set up what the rules forbid services to do.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -46,7 +50,10 @@ const rel = (file: string) => path.relative(ROOT, file);
 const MAX_LINES = 450;
 /** Generated code (Prisma's client, an `@generated` header) is not written by hand. */
 const isGenerated = (file: string) => file.includes(`${path.sep}generated${path.sep}`) || /^\/[/*]\s*@generated/.test(fs.readFileSync(file, "utf8").slice(0, 200));
-const isTestCode = (file: string) => /\.(test|int\.test|fixture)\.ts$|\/testing\.ts$|\/testing\//.test(file);
+const TEST_SUPPORT = path.join(ROOT, "src/test-support");
+/** What looks like test support by its name (a fixture, a testing helper) wherever it lies. */
+const looksLikeTestSupport = (file: string) => /\.fixture\.tsx?$|\/testing\.ts$|\/testing\//.test(file);
+const isTestCode = (file: string) => /\.(test|int\.test)\.tsx?$/.test(file) || file.startsWith(TEST_SUPPORT + path.sep) || looksLikeTestSupport(file);
 
 /** The source without comments, so prose may name what code may not use. */
 function code(file: string): string {
@@ -106,6 +113,123 @@ const SQL_CALL = /\b(sql|driver|executor)\s*\.\s*(query|exec|transaction)\s*(<[^
 function inStore(file: string): boolean {
   const r = path.relative(SERVER, file);
   return r.startsWith(`db${path.sep}`) || /(^|\/)store\.ts$/.test(r) || r.split(path.sep).includes("store");
+}
+
+/** Every table of prisma/schema.prisma, with its Prisma delegate (`prisma.<delegate>.findMany`). */
+const TABLES: { table: string; delegate: string }[] = [...fs.readFileSync(path.join(ROOT, "prisma/schema.prisma"), "utf8").matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)].map(
+  ([, model, body]) => ({ table: /@@map\("(\w+)"\)/.exec(body!)?.[1] ?? model!, delegate: model![0]!.toLowerCase() + model!.slice(1) }),
+);
+
+/** The module whose store owns each table: only it writes the table's SQL. */
+const TABLE_OWNERS: Record<string, string> = {
+  users: "accounts",
+  organizations: "accounts",
+  organization_memberships: "accounts",
+  organization_invites: "accounts",
+  projects: "accounts",
+  personal_api_keys: "accounts",
+  activity_logs: "activity",
+  cohorts: "cohorts",
+  cohort_people: "cohorts",
+  dashboards: "dashboards",
+  dashboard_texts: "dashboards",
+  dashboard_tiles: "dashboards",
+  dashboard_collaborators: "dashboards",
+  event_definitions: "definitions",
+  property_definitions: "definitions",
+  event_properties: "definitions",
+  definition_volumes: "definitions",
+  definition_backfills: "definitions",
+  events: "db",
+  actions: "actions",
+  sessions: "db",
+  session_deltas: "db",
+  feature_flags: "flags",
+  feature_flag_hash_key_overrides: "flags",
+  group_type_mappings: "groups",
+  groups: "groups",
+  insights: "insights",
+  persons: "persons",
+  person_distinct_ids: "persons",
+  person_deletions: "persons",
+  plugins: "transformations",
+  plugin_configs: "transformations",
+  plugin_config_metrics: "transformations",
+  sharing_configurations: "sharing",
+  tags: "tags",
+  tagged_items: "tags",
+};
+
+/**
+ * Read models: another module's store reading (or, where a transaction needs it, writing) a
+ * table it does not own, declared here with why, file by file (paths under src/server).
+ */
+const READ_MODELS: Record<string, Record<string, string>> = {
+  persons: {
+    "db/events/filters/postgres.ts": "the PostgreSQL event store joins each event's person for person-property filters",
+    "db/events/filters/clickhouse.ts": "person filters and person breakdowns resolved in PostgreSQL for the ClickHouse event store",
+    "db/events/filters/cohorts.ts": "cohort membership of an event's person, in the event store's filters",
+    "db/events/filters/hogql-persons.ts": "person properties of HogQL select/where for the ClickHouse event store",
+    "db/events/list/postgres.ts": "the event list's person given by integer id, and person columns",
+    "db/events/list/clickhouse.ts": "the event list's person given by integer id",
+    "db/events/trend/postgres.ts": "trends broken down by a person property",
+    "db/events/web/postgres.ts": "web analytics' person filters",
+    "events/store.ts": "the events API answers each event's person (PostHog's shape)",
+    "cohorts/store.ts": "cohorts are computed over the project's persons",
+    "flags/store.ts": "flag definitions' reload reads the persons of static cohorts for local evaluation",
+    "lifecycle/store.ts": "lifecycle's `new` bucket is each person's creation",
+  },
+  person_distinct_ids: {
+    "events/store.ts": "the events API answers each event's person with its distinct ids",
+    "cohorts/store.ts": "static cohorts are uploaded by distinct id",
+    "flags/store.ts": "flag evaluation reads a distinct id's person",
+  },
+  cohorts: {
+    "db/events/filters/cohorts.ts": "cohort filters check the cohort is a live one of the project",
+    "events/store.ts": "the explorer's cohort filter offers the project's live cohorts",
+    "flags/store.ts": "flag definitions' reload reads the cohorts flags name",
+    "persons/store.ts": "a person's page lists its cohorts",
+  },
+  cohort_people: {
+    "db/events/filters/cohorts.ts": "cohort filters test membership",
+    "flags/store.ts": "flag definitions' reload reads static cohorts' members",
+    "persons/store.ts": "a person's page lists its cohorts; a merge moves the source's memberships in the merge's transaction",
+  },
+  feature_flag_hash_key_overrides: {
+    "persons/store.ts": "a merge moves the source's overrides in the merge's transaction",
+  },
+  groups: { "flags/store.ts": "flag evaluation reads group properties" },
+  group_type_mappings: { "flags/store.ts": "flag evaluation maps group types to indexes" },
+  activity_logs: {
+    "flags/store.ts": "a flag's history (PostHog's activity endpoint for flags)",
+    "transformations/store.ts": "a transformation's history, written in the change's transaction",
+  },
+  dashboards: {
+    "insights/store.ts": "an insight's dashboards (PostHog's `dashboards` field)",
+    "sharing/store.ts": "a shared dashboard's content",
+  },
+  dashboard_tiles: { "insights/store.ts": "saving an insight to a dashboard adds its tile in the same transaction" },
+  sharing_configurations: { "dashboards/store.ts": "a dashboard's sharing state in its answer" },
+  tags: { "dashboards/store.ts": "dashboards' tags", "flags/store.ts": "flags' tags" },
+  tagged_items: { "dashboards/store.ts": "dashboards' tags", "flags/store.ts": "flags' tags" },
+  users: { "dashboards/store.ts": "a dashboard's creator and collaborators" },
+  projects: {
+    "db/events/move-to-clickhouse.ts": "the move to ClickHouse walks every project",
+    "definitions/store.ts": "the definitions backfill walks every project",
+    "flags/store.ts": "flag evaluation reads the project by its key",
+    "ingestion/store.ts": "capture reads the project by its key",
+    "query/store.ts": "queries read the project's time zone",
+  },
+  events: { "hogql-query/contract.ts": "not SQL: the HogQL text PostHog's clients send names its `events` table in a message" },
+};
+
+/** The tables a file's SQL names (FROM, JOIN, INTO, UPDATE, TABLE) or reads through Prisma. */
+function tablesOf(file: string): string[] {
+  const source = code(file);
+  return TABLES.filter(
+    ({ table, delegate }) =>
+      new RegExp(`\\b(FROM|JOIN|INTO|UPDATE|TABLE)\\s+"?${table}"?\\b`).test(source) || new RegExp(`\\b(prisma|tx|client)\\s*\\.\\s*${delegate}\\s*\\.\\s*\\w+\\s*\\(`).test(source),
+  ).map(({ table }) => table);
 }
 
 const RULES = {
@@ -169,6 +293,37 @@ const RULES = {
         })
         .map(({ target }) => `${rel(file)} → ${rel(target)}`);
     }),
+
+  "table without an owner": () => TABLES.filter(({ table }) => !TABLE_OWNERS[table]).map(({ table }) => table),
+
+  "table's SQL outside its owner's store, undeclared": () =>
+    violations((file) => {
+      const module = moduleOf(file);
+      const inner = path.relative(SERVER, file);
+      return tablesOf(file)
+        .filter((table) => !(module === TABLE_OWNERS[table] && inStore(file)) && !READ_MODELS[table]?.[inner])
+        .map((table) => `${rel(file)}: ${table} (owned by ${TABLE_OWNERS[table] ?? "nobody"})`);
+    }),
+
+  "read model declared but not read": () =>
+    Object.entries(READ_MODELS).flatMap(([table, readers]) =>
+      Object.keys(readers)
+        .filter((reader) => !fs.existsSync(path.join(SERVER, reader)) || !tablesOf(path.join(SERVER, reader)).includes(table))
+        .map((reader) => `${table}: ${reader}`),
+    ),
+
+  "test support beside production code": () =>
+    [...serverFiles, ...["src/app", "src/components", "src/trpc", "src/cli"].flatMap((dir) => walk(path.join(ROOT, dir)))]
+      .filter(looksLikeTestSupport)
+      .map(rel)
+      .sort(),
+
+  "production code importing test support": () =>
+    violations((file) =>
+      importsOf(file)
+        .filter(({ target }) => isTestCode(target))
+        .map(({ target }) => `${rel(file)} → ${rel(target)}`),
+    ),
 
   "import cycle between files": () => {
     const graph = new Map(productionFiles.map((file) => [file, importsOf(file).filter((i) => !isTestCode(i.target)).map((i) => i.target)]));

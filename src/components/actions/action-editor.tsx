@@ -104,6 +104,8 @@ function ActionEditor({ projectId, id }: { projectId: number; id: number }) {
           existing={current}
           onSaved={async () => {
             await refresh();
+            // The match count is a query over the action's steps: count again.
+            await queryClient.invalidateQueries({ queryKey: trpc.query.pathKey() });
             setSaved(true);
           }}
         />

@@ -18,6 +18,7 @@ import {
 } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { InstallStatus } from "./install-status";
+import { RecentWork } from "./recent-work";
 
 const QUICK_LINKS = [
   {
@@ -47,6 +48,7 @@ export function HomeOverview() {
   return (
     <div className="flex flex-col gap-6">
       <InstallStatus />
+      {project.data && <RecentWork projectId={project.data.id} />}
       <div className="grid gap-6 lg:grid-cols-5">
         <CurrentProjectCard />
         <Card aria-labelledby="quick-links-title" className="lg:col-span-2" data-testid="quick-links">

@@ -110,6 +110,7 @@ export function InsightActions({ projectId, insight, onDeleted, onDuplicated, sh
         buttonTestId={testId}
         panelTestId={`${testId}-menu`}
         align="end"
+        strategy="fixed"
       >
         {(close) => (
           <>

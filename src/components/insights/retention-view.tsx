@@ -50,7 +50,8 @@ export function RetentionView({ query, results, onSelect }: { query: unknown; re
               {cohort.cells.map((cell) => {
                 if (cell.future) return <td key={cell.period} aria-label="Not yet" />;
                 const shade = retentionShade(cell.share);
-                const text = formatPercent(cell.share);
+                // An empty cohort has no share to show: a dash, not "0%".
+                const text = cohort.size === 0 ? "–" : formatPercent(cell.share);
                 const described = `${cohortName(cohort)}, ${matrix.periods[cell.period]}: ${numberFormat.format(cell.count)} of ${numberFormat.format(cohort.size)} (${text})`;
                 const style = { background: shade.background, color: shade.color };
                 return (

@@ -30,6 +30,7 @@ import {
 import type { EventResource } from "@/server/events/present";
 import type { PersonResource } from "@/server/persons/present";
 import { errorMessage } from "@/trpc/errors";
+import { visibleProperties } from "./property-filter";
 import { useTRPC } from "@/trpc/react";
 import { propertyText, propertyValueOf } from "./property-text";
 
@@ -108,8 +109,8 @@ function PersonView({ projectId, id }: { projectId: number; id: string }) {
       />
       <div className="grid gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="flex min-w-0 flex-col gap-6">
-          <Properties projectId={projectId} person={data} />
           <PersonEvents projectId={projectId} uuid={data.uuid} />
+          <Properties projectId={projectId} person={data} />
         </div>
         <div className="flex min-w-0 flex-col gap-6">
           <Card aria-labelledby="person-ids-title">
@@ -151,7 +152,10 @@ function Properties({ projectId, person }: { projectId: number; person: PersonRe
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.persons.get.queryKey({ projectId, id: person.uuid }) });
   const set = useMutation(trpc.persons.setProperty.mutationOptions());
   const remove = useMutation(trpc.persons.deleteProperty.mutationOptions());
-  const entries = Object.entries(person.properties).sort(([a], [b]) => a.localeCompare(b));
+  const [search, setSearch] = useState("");
+  const [showEmpty, setShowEmpty] = useState(false);
+  const total = Object.keys(person.properties).length;
+  const { shown: entries, hiddenEmpty } = visibleProperties(person.properties, search, showEmpty);
 
   async function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -165,8 +169,28 @@ function Properties({ projectId, person }: { projectId: number; person: PersonRe
   return (
     <Card aria-labelledby="person-properties-title" data-testid="person-properties">
       <CardHeader title="Properties" titleId="person-properties-title" description="Set with $set in events, or here." />
+      {total > 0 && (
+        <div className="flex flex-col gap-2 px-4 pb-3 sm:flex-row sm:items-center sm:px-5">
+          <input
+            type="search"
+            className={inputClasses({ className: "sm:max-w-xs" })}
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+            placeholder="Search properties"
+            aria-label="Search properties"
+            data-testid="person-property-search"
+          />
+          {(hiddenEmpty > 0 || showEmpty) && (
+            <Button variant="ghost" size="sm" onClick={() => setShowEmpty((value) => !value)} aria-pressed={showEmpty} data-testid="person-property-empty-toggle">
+              {showEmpty ? "Hide empty properties" : `Show ${hiddenEmpty} empty`}
+            </Button>
+          )}
+        </div>
+      )}
       {entries.length === 0 ? (
-        <p className="px-4 py-4 text-sm text-gray-600 sm:px-5">No properties yet.</p>
+        <p className="px-4 py-4 text-sm text-gray-600 sm:px-5" data-testid="person-properties-none">
+          {total === 0 ? "No properties yet." : search.trim() ? "No property matches." : "Every property is empty."}
+        </p>
       ) : (
         <div className="overflow-x-auto">
           <table className="w-full text-sm">

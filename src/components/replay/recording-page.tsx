@@ -36,6 +36,9 @@ interface TimelineItem {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** posthog-js's own markers, left out of the list (the recorder's bookkeeping, not the visitor's doing). */
+const QUIET_TAGS = new Set(["$posthog_config", "$remote_config_received", "$recording_started", "$url_changed"]);
+
 /** What the list beside the player shows: pages visited, posthog-js's markers, console output. */
 function timelineOf(events: PlaybackEvent[]): TimelineItem[] {
   const start = events[0]?.timestamp ?? 0;
@@ -47,7 +50,7 @@ function timelineOf(events: PlaybackEvent[]): TimelineItem[] {
     else if (event.type === 5 && typeof data.tag === "string") {
       const payload = isRecord(data.payload) ? data.payload : {};
       if (data.tag === "$url_changed" && typeof payload.href === "string") items.push({ offset, kind: "page", label: payload.href });
-      else if (!data.tag.startsWith("$session") && data.tag !== "$posthog_config" && data.tag !== "$session_options") items.push({ offset, kind: "event", label: data.tag });
+      else if (!QUIET_TAGS.has(data.tag) && !data.tag.startsWith("$session")) items.push({ offset, kind: "event", label: data.tag });
     } else if (event.type === 6 && data.plugin === "rrweb/console@1" && isRecord(data.payload)) {
       const level = data.payload.level === "error" ? "error" : data.payload.level === "warn" ? "warn" : "log";
       const parts = Array.isArray(data.payload.payload) ? data.payload.payload.map(String) : [];

@@ -12,7 +12,7 @@ export function ProjectSettings() {
     <ProjectGate testId="project-settings">
       {(project) => (
         <div className="flex flex-col gap-6" data-testid="project-settings" data-state="ready">
-          <ProjectGeneralSettings key={`${project.id}-${project.name}-${project.timezone}`} project={project} />
+          <ProjectGeneralSettings key={project.id} project={project} />
 
           <Card aria-labelledby="project-key-title">
             <CardHeader

@@ -1,6 +1,7 @@
 "use client";
 
 import { sql, SQLDialect } from "@codemirror/lang-sql";
+import { Compartment } from "@codemirror/state";
 import { EditorView, keymap, placeholder as placeholderExtension } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { useEffect, useRef } from "react";
@@ -34,6 +35,9 @@ export function CodeEditor({ value, onChange, onRun, columns, label, placeholder
   const view = useRef<EditorView | null>(null);
   const latest = useRef({ onChange, onRun });
   latest.current = { onChange, onRun };
+  // The language (and its completions) is swapped in place as the property list loads: the editor, its text, focus and undo history stay.
+  const language = useRef(new Compartment());
+  const languageFor = (names: readonly string[]) => sql({ dialect: HOGQL, schema: { events: [...names] }, defaultTable: "events", upperCaseKeywords: true });
 
   useEffect(() => {
     if (!host.current) return;
@@ -43,7 +47,7 @@ export function CodeEditor({ value, onChange, onRun, columns, label, placeholder
       extensions: [
         keymap.of([{ key: "Mod-Enter", run: () => (latest.current.onRun(), true) }]),
         basicSetup,
-        sql({ dialect: HOGQL, schema: { events: [...columns] }, defaultTable: "events", upperCaseKeywords: true }),
+        language.current.of(languageFor(columns)),
         placeholderExtension(placeholder ?? ""),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ "aria-label": label }),
@@ -62,8 +66,14 @@ export function CodeEditor({ value, onChange, onRun, columns, label, placeholder
       editor.destroy();
       view.current = null;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- made once per column list; value is synced below
-  }, [columns.join("\n")]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- made once; the text and columns are synced below
+  }, []);
+
+  const columnKey = columns.join("\n");
+  useEffect(() => {
+    view.current?.dispatch({ effects: language.current.reconfigure(languageFor(columns)) });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the list's content, not its identity
+  }, [columnKey]);
 
   // A value from outside (a saved insight loaded, an example picked) replaces the text.
   useEffect(() => {

@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { useCallback, useEffect, useId, useRef, useState, type CSSProperties, type KeyboardEvent, type ReactNode } from "react";
 import { cn } from "./cn";
 
 export interface PopoverProps {
@@ -18,6 +18,12 @@ export interface PopoverProps {
   panelClassName?: string;
   panelTestId?: string;
   className?: string;
+  /**
+   * "fixed": the panel is placed against the viewport (below the trigger, or above it when
+   * there is no room), so a box that clips its overflow — a list card, a scrolling table —
+   * cannot cut it off. It closes when the page scrolls.
+   */
+  strategy?: "absolute" | "fixed";
 }
 
 /**
@@ -35,8 +41,10 @@ export function Popover({
   panelClassName,
   panelTestId,
   className,
+  strategy = "absolute",
 }: PopoverProps) {
   const [open, setOpen] = useState(false);
+  const [fixedAt, setFixedAt] = useState<CSSProperties | null>(null);
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const panelId = useId();
@@ -54,13 +62,28 @@ export function Popover({
     const onKeyDown = (event: globalThis.KeyboardEvent) => {
       if (event.key === "Escape") close();
     };
+    const onScroll = (event: Event) => {
+      if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
+    };
     document.addEventListener("pointerdown", onPointerDown);
     document.addEventListener("keydown", onKeyDown);
+    if (strategy === "fixed") window.addEventListener("scroll", onScroll, true);
     return () => {
       document.removeEventListener("pointerdown", onPointerDown);
       document.removeEventListener("keydown", onKeyDown);
+      window.removeEventListener("scroll", onScroll, true);
     };
-  }, [open, close]);
+  }, [open, close, strategy]);
+
+  /** Where a fixed panel goes: under the trigger, or over it when the viewport has no room below. */
+  function place() {
+    const rect = buttonRef.current?.getBoundingClientRect();
+    if (!rect) return;
+    const below = window.innerHeight - rect.bottom;
+    const vertical = below >= 240 || below >= rect.top ? { top: rect.bottom + 8 } : { bottom: window.innerHeight - rect.top + 8 };
+    const horizontal = align === "end" ? { right: Math.max(8, window.innerWidth - rect.right) } : { left: Math.max(8, rect.left) };
+    setFixedAt({ position: "fixed", ...vertical, ...horizontal });
+  }
 
   function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
     if (!["ArrowDown", "ArrowUp", "Home", "End"].includes(event.key)) return;
@@ -92,7 +115,10 @@ export function Popover({
         aria-controls={panelId}
         aria-label={buttonLabel}
         data-testid={buttonTestId}
-        onClick={() => setOpen((value) => !value)}
+        onClick={() => {
+          if (!open && strategy === "fixed") place();
+          setOpen((value) => !value);
+        }}
         className={buttonClassName}
       >
         {button}
@@ -101,10 +127,10 @@ export function Popover({
         id={panelId}
         hidden={!open}
         data-testid={panelTestId}
+        style={strategy === "fixed" ? (fixedAt ?? undefined) : undefined}
         className={cn(
-          "absolute z-40 min-w-56 rounded-card border border-gray-200 bg-white py-1.5 shadow-lg",
-          side === "above" ? "bottom-full mb-2" : "top-full mt-2",
-          align === "end" ? "right-0" : "left-0",
+          "z-40 min-w-56 rounded-card border border-gray-200 bg-white py-1.5 shadow-lg",
+          strategy === "fixed" ? "fixed" : ["absolute", side === "above" ? "bottom-full mb-2" : "top-full mt-2", align === "end" ? "right-0" : "left-0"].join(" "),
           panelClassName,
         )}
       >

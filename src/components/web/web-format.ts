@@ -87,9 +87,10 @@ function countryName(code: string): string {
 
 const isBlank = (value: unknown) => value === null || value === undefined || value === "";
 
-/** A breakdown value in words: countries by name, viewports as `1280 × 800`, UTC offsets, `(none)` for missing values. */
+/** A breakdown value in words: countries by name, viewports as `1280 × 800`, UTC offsets, `(none)` for missing values, posthog-js's `$direct` referrer as "Direct". */
 export function breakdownLabel(breakdown: WebBreakdown, value: unknown): string {
   if (isBlank(value) || (Array.isArray(value) && value.every(isBlank))) return "(none)";
+  if (value === "$direct") return "Direct";
   if (Array.isArray(value)) {
     const parts = value.filter((part) => !isBlank(part)).map(String);
     if (breakdown === "Viewport" && parts.length === 2) return `${parts[0]} × ${parts[1]}`;

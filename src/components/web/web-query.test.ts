@@ -235,6 +235,7 @@ describe("formatting", () => {
   it("writes breakdown values in words", () => {
     expect(breakdownLabel("Country", "FR")).toBe("France");
     expect(breakdownLabel("Country", null)).toBe("(none)");
+    expect(breakdownLabel("InitialReferringDomain", "$direct")).toBe("Direct");
     expect(breakdownLabel("Viewport", [1280, 800])).toBe("1280 × 800");
     expect(breakdownLabel("City", ["DE", "Berlin"])).toBe("Berlin, Germany");
     expect(breakdownLabel("Region", ["GB", "ENG", "England"])).toBe("England, United Kingdom");

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignInThrottle } from "@/server/auth/service";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { passwordSchema } from "./contract";
-import { testContext, testUserContext } from "./context.fixture";
+import { testContext, testUserContext } from "@/test-support/context";
 import { acceptInvite, bootstrap, changePassword, createInvite, createUser, signUpFirstUser } from "./service";
 
 const NOT_SPACES = "Passwords have at least 8 characters that are not spaces.";

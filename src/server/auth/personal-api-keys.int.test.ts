@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testUserContext } from "@/server/accounts/context.fixture";
+import { testUserContext } from "@/test-support/context";
 import { createPersonalApiKey, deletePersonalApiKey } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "@/test-support/db";
 import { authenticatePersonalApiKey } from "./service";
 
 let sequence = 0;

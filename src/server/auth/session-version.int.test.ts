@@ -1,10 +1,10 @@
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testUserContext } from "@/server/accounts/context.fixture";
+import { testUserContext } from "@/test-support/context";
 import { bootstrap, changePassword } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { authenticate, sessionUserFromHeaders } from "@/server/http/rest/principal";
 import { authOptions } from "./next-auth";
 import { SESSION_VERSION_CLAIM } from "./contract";

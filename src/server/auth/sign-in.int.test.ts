@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { AppError } from "@/server/errors";
 import { SIGN_IN_MAX_FAILURES } from "./contract";
 import { SignInThrottle, verifyCredentials } from "./service";

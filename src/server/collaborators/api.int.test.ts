@@ -4,11 +4,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
+import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/test-support/dashboards-api";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 
 const item = restRoute("environments", "dashboards/:id/collaborators/:user_uuid");
 const collection = restRoute("environments", "dashboards/:id/collaborators");

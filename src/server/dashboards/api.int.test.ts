@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { callRoute, createWorld, type Person, type World } from "./api.fixture";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { callRoute, createWorld, type Person, type World } from "@/test-support/dashboards-api";
+import { restRoute } from "@/test-support/rest-routes";
 
 const envItem = restRoute("environments", "dashboards/:id");
 const envList = restRoute("environments", "dashboards");

@@ -17,39 +17,14 @@
  */
 import type pg from "pg";
 import { AppError } from "@/server/errors";
+import type { Analytics, AnalyticsRunOptions, Database } from "./database";
+
+export type { Analytics, AnalyticsRunOptions };
 import type { SqlDriver, SqlExecutor, WorkerSql } from "./driver";
 
-export interface AnalyticsRunOptions {
-  /** The caller went away: its waiting run is dropped, its running statement cancelled. */
-  signal?: AbortSignal;
-  /** How long the run may take, waiting for its turn included (default: the database's budget). */
-  budgetMs?: number;
-}
-
-/**
- * The database a run reads: its SQL and its event store, which a run re-points at its own
- * connection (client.ts's Database; named structurally so that this file need not import it).
- */
-export interface RunnableDb {
-  readonly sql: SqlDriver;
-  readonly events: { readingWith(sql: SqlDriver): unknown };
-}
-
-export interface Analytics<D extends RunnableDb = RunnableDb> {
-  /** At most this many runs at once. */
-  readonly limit: number;
-  /** A run's budget when it names none. */
-  readonly budgetMs: number;
-  /** Runs `fn` with the database as analytical reads see it (their connection, their budget). */
-  run<T>(fn: (db: D) => Promise<T>, options?: AnalyticsRunOptions): Promise<T>;
-  /** The same connections and limit, running on `db` (a database wrapped around this one: another event store). */
-  over(db: D): Analytics<D>;
-  close(): Promise<void>;
-}
-
-/** `db` reading through `sql`: its events store re-pointed too (readingWith returns the store's own kind). */
-function runOn<D extends RunnableDb>(db: D, sql: SqlDriver): D {
-  return { ...db, sql, events: db.events.readingWith(sql) } as D;
+/** `db` reading through `sql`: its event store re-pointed at the run's connection too. */
+function runOn(db: Database, sql: SqlDriver): Database {
+  return { ...db, sql, events: db.events.readingWith(sql) };
 }
 
 /** `BURROW_QUERY_TIMEOUT_MS`, else 30 s (PostHog's own query timeout is about as long). */
@@ -187,10 +162,10 @@ const isCancel = (error: unknown) => (error as { code?: string } | null)?.code =
  * database's own, used to cancel a run's statement. The run's Database reads through its
  * connection (`sql`, the event store's reads); Prisma stays on the main pool.
  */
-export function postgresAnalytics<D extends RunnableDb>(db: D, pool: pg.Pool, main: SqlExecutor, limit: number, budgetMs = analyticsBudgetFromEnv()): Analytics<D> {
+export function postgresAnalytics(db: Database, pool: pg.Pool, main: SqlExecutor, limit: number, budgetMs = analyticsBudgetFromEnv()): Analytics {
   const slots = new Slots(limit);
   let closed = false;
-  const over = (db: D): Analytics<D> => ({
+  const over = (db: Database): Analytics => ({
     limit,
     budgetMs,
     async run(fn, options = {}) {
@@ -250,9 +225,9 @@ export function postgresAnalytics<D extends RunnableDb>(db: D, pool: pg.Pool, ma
  * The embedded database: one run at a time on the one connection. A run over budget answers
  * its caller then; its statements, which PGlite cannot interrupt, finish before the next run.
  */
-export function embeddedAnalytics<D extends RunnableDb>(db: D, budgetMs = analyticsBudgetFromEnv()): Analytics<D> {
+export function embeddedAnalytics(db: Database, budgetMs = analyticsBudgetFromEnv()): Analytics {
   const slots = new Slots(1);
-  const over = (db: D): Analytics<D> => ({
+  const over = (db: Database): Analytics => ({
     limit: 1,
     budgetMs,
     async run(fn, options = {}) {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { ALL_KEYS } from "./changes";
 import { openDatabase, type Database } from "./client";
-import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "./testing";
+import { createEmptyPostgresDatabase, createTestDatabase, testDbKind } from "@/test-support/db";
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

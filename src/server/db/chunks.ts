@@ -11,6 +11,8 @@ export const CHUNK_TARGET_MS = 10;
 
 export class ChunkSizer {
   private current: number;
+  /** Milliseconds per row, smoothed: one chunk slowed by the machine (another process, a GC) does not collapse the next ones. */
+  private perRow: number | null = null;
 
   constructor(
     initial: number,
@@ -26,11 +28,15 @@ export class ChunkSizer {
     return this.current;
   }
 
-  /** The last chunk of `rows` held the connection `ms`: the next one aims at the target (growing at most twofold at once, shrinking at once). */
+  /**
+   * The last chunk of `rows` held the connection `ms`: the next one aims at the target by the
+   * smoothed cost per row (growing at most twofold at once).
+   */
   took(ms: number, rows = this.current): void {
     if (rows <= 0) return;
-    const perRow = Math.max(ms, 0.1) / rows;
-    const wanted = this.targetMs / perRow;
+    const sample = Math.max(ms, 0.1) / rows;
+    this.perRow = this.perRow === null ? sample : 0.7 * this.perRow + 0.3 * sample;
+    const wanted = this.targetMs / this.perRow;
     const next = Math.min(this.current * 2, wanted);
     this.current = Math.max(this.min, Math.min(this.max, Math.round(next)));
   }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "./client";
 import { recordHolds } from "./holds";
-import { createTestDatabase, testDbKind } from "./testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 let db: Database;
 beforeAll(async () => {

@@ -11,32 +11,12 @@ import { lockDataDir, type DataDirLock } from "./lock";
 import { openPgliteThread, type PgliteOnThread } from "./pglite-thread";
 import { Statistics } from "./statistics";
 import { embeddedAnalytics, postgresAnalytics, type Analytics } from "./analytics";
+import type { Database } from "./database";
+
+export type { Database };
 
 export type { PrismaClient };
 
-export interface Database {
-  readonly config: DbConfig;
-  readonly prisma: PrismaClient;
-  readonly sql: SqlDriver;
-  /**
-   * SQL for background workers (driver.ts WorkerSql, the same as `sql.worker`): their own
-   * small pool on a PostgreSQL server; on the embedded database its one connection, each
-   * checkout timed (holds.ts).
-   */
-  readonly worker: WorkerSql;
-  /** Cache invalidation across the nodes that share this database. */
-  readonly changes: ChangeFeed;
-  /** Where events are written and read: this database's events table, or ClickHouse. */
-  readonly events: EventStore;
-  /** Planner statistics: ANALYZE on a schedule proportional to writes, and after bulk loads (statistics.ts). */
-  readonly statistics: Statistics;
-  /**
-   * Where analytical reads run (insights, web analytics, HogQL): connections of their own,
-   * a limit on how many at once, a budget per run and cancellation (analytics.ts).
-   */
-  readonly analytics: Analytics<Database>;
-  close(): Promise<void>;
-}
 
 const CONNECT_TIMEOUT_MS = 5_000;
 
@@ -143,7 +123,8 @@ async function openPostgres(url: string): Promise<Database> {
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const statistics = new Statistics(sql);
+  // ANALYZE in the background: on the workers' handle (their own connections on a server; timed on the embedded database).
+  const statistics = new Statistics(sql.worker.as("statistics"));
   const events = new PostgresEventStore(sql, 4, undefined, statistics);
   const db: Database = {
     config: { kind: "postgres", url },
@@ -209,7 +190,8 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
   const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });
   // One connection: inserts take turns, in statements short enough to let other requests in.
-  const statistics = new Statistics(sql);
+  // ANALYZE in the background: on the workers' handle (their own connections on a server; timed on the embedded database).
+  const statistics = new Statistics(sql.worker.as("statistics"));
   const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS, statistics);
   const db: Database = {
     config,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "./client";
 import { makeTreePrivate } from "./data-dir-mode";
-import { openToOthers } from "./open-to-others.fixture";
+import { openToOthers } from "@/test-support/open-to-others";
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

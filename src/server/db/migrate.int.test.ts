@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "./client";
 import { migrate, MigrationError, MIGRATIONS_DIR } from "./migrate";
-import { createTestDatabase, testDbKind } from "./testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 /** Prisma's own `_prisma_migrations` columns, as `prisma migrate deploy` creates them. */
 const PRISMA_MIGRATION_COLUMNS = [

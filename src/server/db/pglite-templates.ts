@@ -2,7 +2,7 @@
  * Vitest's global setup for runs on the embedded database: an in-memory PGlite starts with
  * initdb, over a second of CPU per test file, while one loaded from a dump of a fresh
  * database starts in about a third of a second. So the run makes two dumps first, of an
- * empty database and of a migrated one, and createTestDatabase (testing.ts) starts each
+ * empty database and of a migrated one, and createTestDatabase (src/test-support/db.ts) starts each
  * test's database from one of them. Made anew every run: they always match the migrations.
  */
 import fs from "node:fs";

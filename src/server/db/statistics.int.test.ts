@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "./client";
 import { migrate } from "./migrate";
-import { createTestDatabase, testDbKind } from "./testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 let db: Database;
 let projectId: number;

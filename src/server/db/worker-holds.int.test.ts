@@ -12,7 +12,7 @@ import { computeCohort } from "@/server/cohorts/worker";
 import { runPersonDeletions } from "@/server/persons/deletion-worker";
 import type { Database } from "./client";
 import { recordHolds, type HoldRecorder } from "./holds";
-import { createTestDatabase, testDbKind } from "./testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 /** The design target is ~50 ms; the assertion leaves room for a loaded CI machine. */
 const BOUND_MS = 150;
@@ -74,6 +74,14 @@ async function recorded<T>(work: () => Promise<T>): Promise<{ recorder: HoldReco
   }
 }
 
+/** The longest holds, by whom: what a failure says. */
+const longest = (recorder: HoldRecorder) =>
+  `longest holds: ${[...recorder.holds]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((hold) => `${hold.caller} ${hold.ms.toFixed(0)} ms`)
+    .join(", ")} of ${recorder.holds.length}`;
+
 describe(`workers hold the connection briefly (${testDbKind})`, () => {
   it("a cohort over 40,000 persons and 160,000 events: chunks within the bound, requests in between, the same members", async () => {
     const properties = {
@@ -104,9 +112,8 @@ describe(`workers hold the connection briefly (${testDbKind})`, () => {
     expect(await db.prisma.cohort.findUniqueOrThrow({ where: { id: cohort.id } })).toMatchObject({ count: expected.length, isCalculating: false, computedVersion: 1 });
 
     const holds = recorder.of("cohorts");
-    console.log("HOLDS", holds.length, holds.slice(0, 8).map((h) => h.ms.toFixed(1)).join(" "), "max", recorder.max("cohorts").toFixed(1), "probe", slowestProbeMs.toFixed(1));
     expect(probes).toBeGreaterThan(0);
-    expect(slowestProbeMs).toBeLessThanOrEqual(BOUND_MS);
+    expect(slowestProbeMs, longest(recorder)).toBeLessThanOrEqual(BOUND_MS);
     if (testDbKind === "pglite") {
       // Many chunks, none over the bound.
       expect(holds.length).toBeGreaterThan(10);
@@ -137,7 +144,7 @@ describe(`workers hold the connection briefly (${testDbKind})`, () => {
     expect(deletion).toMatchObject({ deleted_events: DELETED_PERSON_EVENTS });
     expect(deletion!.finished_at).not.toBeNull();
 
-    expect(slowestProbeMs).toBeLessThanOrEqual(BOUND_MS);
+    expect(slowestProbeMs, longest(recorder)).toBeLessThanOrEqual(BOUND_MS);
     if (testDbKind === "pglite") {
       expect(recorder.of("person-deletions").length).toBeGreaterThan(10);
       expect(recorder.max("person-deletions")).toBeLessThanOrEqual(BOUND_MS);

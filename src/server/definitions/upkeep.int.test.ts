@@ -8,7 +8,7 @@ import { bootstrap } from "@/server/accounts/service";
 import type { SqlExecutor } from "@/server/db/driver";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { definitionsUpkeep, DefinitionsUpkeep, type ObservedEvent } from "./upkeep";
 
 let db: Database;

@@ -13,6 +13,7 @@
  * 30-day volumes, which are suggestions' ordering, slightly low. Closing the database
  * drains what gathered first, and the upkeep then stops: no timer outlives its database.
  */
+import { yieldToRequests } from "@/server/db/chunks";
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import { DEFINITION_LIMITS } from "./contract";
 import { guessPropertyType } from "./property-type";
@@ -36,6 +37,18 @@ const NOT_PROPERTIES = new Set(["$set", "$set_once", "$unset", "$group_set"]);
 /** Past this many remembered pairs, a project's seen-set starts over (re-upserts are harmless). */
 const MAX_SEEN_PER_PROJECT = 100_000;
 const DAY_MS = 86_400_000;
+/**
+ * Rows per upsert statement: a flush of many new keys (a first batch of a new app, a backfill's
+ * counters) goes in several short statements, with requests let in between.
+ */
+const FLUSH_CHUNK = 500;
+
+async function inChunks<T>(rows: readonly T[], write: (chunk: readonly T[]) => Promise<void>): Promise<void> {
+  for (let start = 0; start < rows.length; start += FLUSH_CHUNK) {
+    if (start > 0) await yieldToRequests();
+    await write(start === 0 && rows.length <= FLUSH_CHUNK ? rows : rows.slice(start, start + FLUSH_CHUNK));
+  }
+}
 
 export interface ObservedEvent {
   projectId: number;
@@ -201,10 +214,10 @@ export class DefinitionsUpkeep {
       if (!propertyDefinitions.has(id)) propertyDefinitions.set(id, { projectId: row.projectId, type, name: row.name, propertyType: null, lastSeenAt: at });
     }
     const write = async () => {
-      await upsertEventDefinitions(this.sql, eventDefinitions);
-      await upsertPropertyDefinitions(this.sql, [...propertyDefinitions.values()]);
-      await insertEventProperties(this.sql, eventProperties);
-      await addVolumes(this.sql, volumes);
+      await inChunks(eventDefinitions, (chunk) => upsertEventDefinitions(this.sql, chunk));
+      await inChunks([...propertyDefinitions.values()], (chunk) => upsertPropertyDefinitions(this.sql, chunk));
+      await inChunks(eventProperties, (chunk) => insertEventProperties(this.sql, chunk));
+      await inChunks(volumes, (chunk) => addVolumes(this.sql, chunk));
       const today = dayOf(this.now());
       if (this.prunedDay !== today) {
         this.prunedDay = today;
@@ -255,13 +268,16 @@ function volumeRows(counters: Counters): VolumeRow[] {
 const KEY = Symbol.for("burrow.definitionsUpkeep");
 type Holder = { [KEY]?: WeakMap<object, DefinitionsUpkeep> };
 
-/** The process's upkeep for `sql` (the database's plain SQL driver); closing the driver drains and stops it. */
+/**
+ * The process's upkeep for `sql` (the database's plain SQL driver); closing the driver drains
+ * and stops it. Its flushes run on the workers' handle (their own connections on a server).
+ */
 export function definitionsUpkeep(sql: SqlDriver): DefinitionsUpkeep {
   const holder = globalThis as Holder;
   const all = (holder[KEY] ??= new WeakMap());
   let upkeep = all.get(sql);
   if (!upkeep) {
-    const created = new DefinitionsUpkeep(sql);
+    const created = new DefinitionsUpkeep(sql.worker.as("definitions"));
     all.set(sql, created);
     sql.beforeClose(() => created.close());
     upkeep = created;

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
+import { insertTestCohort } from "@/test-support/cohorts";
 import { handleBatch } from "@/server/http/capture";
-import { sendBatch } from "@/server/ingestion/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { sendBatch } from "@/test-support/ingestion";
+import { restRoute } from "@/test-support/rest-routes";
 
 const envEvent = restRoute("environments", "events/:id");
 const envList = restRoute("environments", "events");

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testEventStoreKind, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testEventStoreKind, testStoresName } from "@/test-support/db";
 import { MAX_RESOLVED_PERSONS } from "@/server/db/events/filters/clickhouse";
-import { sendBatch } from "@/server/ingestion/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { sendBatch } from "@/test-support/ingestion";
+import { restRoute } from "@/test-support/rest-routes";
 
 const listRoute = restRoute("projects", "events");
 

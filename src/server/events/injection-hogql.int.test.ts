@@ -4,9 +4,9 @@
  * never a 500, and the tables are unchanged afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testStoresName } from "@/server/db/testing";
+import { testStoresName } from "@/test-support/db";
 import { storableText } from "@/server/properties/coerce";
-import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "./injection.fixture";
+import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "@/test-support/injection";
 
 let fx: InjectionFixture;
 let before: unknown;

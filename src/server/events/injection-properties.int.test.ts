@@ -1,14 +1,14 @@
 /**
- * The injection corpus (injection.fixture.ts) in the `properties` parameter: as property
+ * The injection corpus (src/test-support/injection.ts) in the `properties` parameter: as property
  * keys and values, under every operator, for event and person properties, and as the raw
  * parameter. Each answer is a 400 or exactly the events the in-memory matcher accepts;
  * never a 500; the tables are unchanged afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testStoresName } from "@/server/db/testing";
+import { testStoresName } from "@/test-support/db";
 import { propertiesParamSchema } from "@/server/properties/contract";
 import { matchesProperties } from "@/server/properties/match";
-import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "./injection.fixture";
+import { CORPUS, expectEvents, expectHandled, injectionFixture, type InjectionFixture } from "@/test-support/injection";
 
 let fx: InjectionFixture;
 let before: unknown;

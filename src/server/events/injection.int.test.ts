@@ -7,9 +7,9 @@
  * injection-properties.int.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testStoresName } from "@/server/db/testing";
+import { testStoresName } from "@/test-support/db";
 import { compareCodePoints, fold, storableText, textOf } from "@/server/properties/coerce";
-import { CORPUS, expectEvents, injectionFixture, type InjectionFixture } from "./injection.fixture";
+import { CORPUS, expectEvents, injectionFixture, type InjectionFixture } from "@/test-support/injection";
 
 let fx: InjectionFixture;
 let before: unknown;

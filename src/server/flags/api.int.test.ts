@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { loadFlagDefinitions } from "./definitions";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 
 const itemRoute = restRoute("projects", "feature_flags/:id");
 const listRoute = restRoute("projects", "feature_flags");

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { serveRaw } from "@/server/http/node-adapter";
 import type { RawRequest } from "@/server/http/raw";

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
-import { testContext } from "@/server/accounts/context.fixture";
+import { testContext } from "@/test-support/context";
 import type { Context } from "@/server/context";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { createFlagInput, flagFiltersSchema } from "./contract";
 import { flagHash } from "./evaluation";
 import { createFlag, flagReach, testFlagForUser } from "./service";

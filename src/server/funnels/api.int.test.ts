@@ -4,11 +4,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callRoute, createWorld, type World } from "@/server/dashboards/api.fixture";
+import { callRoute, createWorld, type World } from "@/test-support/dashboards-api";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 import { clearQueryCache } from "@/server/query/service";
 
 const queryRoute = restRoute("projects", "query");

@@ -1,14 +1,14 @@
 /**
- * Hostile input at the REST edge (hostile-input.fixture.ts says what every case gets). A
+ * Hostile input at the REST edge (src/test-support/hostile-input.ts says what every case gets). A
  * resource added to the route table (src/server/http/rest/routes.ts) or a route file added
  * under src/app/api must be added to REST_CASES.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDbKind } from "@/server/db/testing";
-import { duringStall } from "@/server/http/stall.fixture";
-import { apiRouteHandlers, apiRoutePatterns } from "@/server/http/rest/routes.fixture";
+import { testDbKind } from "@/test-support/db";
+import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
+import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, COHORT_BODY, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "./hostile-input.fixture";
+import { ACTION_BODY, action, COHORT_BODY, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).

@@ -1,13 +1,13 @@
 /**
- * Hostile input at the tRPC edge (hostile-input.fixture.ts says what every case gets). A
+ * Hostile input at the tRPC edge (src/test-support/hostile-input.ts says what every case gets). A
  * procedure that takes input must be in TRPC_CASES, or, with the reason, in TRPC_EXEMPT.
  */
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
-import { testDbKind } from "@/server/db/testing";
+import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { COHORT_BODY, CONFIG_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "./hostile-input.fixture";
+import { COHORT_BODY, CONFIG_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);

@@ -7,12 +7,12 @@ import type { TrendsSeriesResult } from "@/server/trends/service";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
-import { callRoute, createWorld, type World } from "@/server/dashboards/api.fixture";
+import { callRoute, createWorld, type World } from "@/test-support/dashboards-api";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { clearInsightCache } from "./service";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 
 const envItem = restRoute("environments", "insights/:id");
 const envList = restRoute("environments", "insights");

@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
-import { callRoute, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
+import { callRoute, createWorld, type Person, type World } from "@/test-support/dashboards-api";
 import { NO_INSIGHT_EDIT_PERMISSION } from "@/server/access/contract";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 
 const itemRoute = restRoute("projects", "insights/:id");
 const listRoute = restRoute("projects", "insights");

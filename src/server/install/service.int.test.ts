@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { createCaller } from "@/server/http/trpc/root";
 import { TEST_EVENT } from "@/server/db/events";
-import { sendBatch } from "@/server/ingestion/testing";
+import { sendBatch } from "@/test-support/ingestion";
 import { TEST_EVENT_LIB } from "./contract";
 
 let db: Database;

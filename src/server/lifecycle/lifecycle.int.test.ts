@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import type { QueryEnv } from "@/server/analytics/kind";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 import { lifecycleKind, type LifecycleResult } from "./service";
 
 let db: Database;

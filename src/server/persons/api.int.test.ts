@@ -9,10 +9,10 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import type { EventListQuery } from "@/server/db/events";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 import { createCaller } from "@/server/http/trpc/root";
-import { sendBatch } from "@/server/ingestion/testing";
+import { sendBatch } from "@/test-support/ingestion";
 import { NOT_A_PERSON_ID, PERSON_LIMITS } from "./contract";
 import { runPersonDeletions, startPersonDeletions, stopPersonDeletions } from "./deletion-worker";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/server/db/client";
 import type { SqlExecutor } from "@/server/db/driver";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { FlagPersonProperties, flagPersonProperties } from "./flag-properties";
 import { PersonsService } from "./identity";
 

@@ -9,7 +9,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
-import { createEmptyPostgresDatabase, createTestDatabase, testDbKind, testEventStoreKind } from "@/server/db/testing";
+import { createEmptyPostgresDatabase, createTestDatabase, testDbKind, testEventStoreKind } from "@/test-support/db";
 import { handleBatch, handleCaptureEvents } from "@/server/http/capture";
 import { PersonsService, propertyUpdateOf } from "./identity";
 

@@ -10,17 +10,17 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
-import { testContext } from "@/server/accounts/context.fixture";
+import { testContext } from "@/test-support/context";
 import type { QueryKind } from "@/server/analytics/kind";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 import { createCaller } from "@/server/http/trpc/root";
-import { sendBatch } from "@/server/ingestion/testing";
+import { sendBatch } from "@/test-support/ingestion";
 import { computeSavedInsight } from "@/server/insights/service";
 import { updateDashboardSharing } from "@/server/sharing/service";
-import { findSharedDashboardWithCharts } from "@/server/sharing/shared-charts.fixture";
+import { findSharedDashboardWithCharts } from "@/test-support/shared-charts";
 import { registerQueryKind } from "./kinds";
 import { clearQueryCache } from "./service";
 

@@ -17,9 +17,9 @@ import { randomUUID } from "node:crypto";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { createCaller } from "@/server/http/trpc/root";
-import { sendBatch } from "@/server/ingestion/testing";
+import { sendBatch } from "@/test-support/ingestion";
 import { clearQueryCache } from "./service";
 
 let db: Database;

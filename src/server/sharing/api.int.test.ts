@@ -4,12 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPersonalApiKey } from "@/server/accounts/service";
-import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
+import { callRoute, createDashboardAs, createWorld, type Person, type World } from "@/test-support/dashboards-api";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { findSharedDashboard } from "./service";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 
 const dashboardItem = restRoute("environments", "dashboards/:id");
 const refresh = restRoute("environments", "dashboards/:id/sharing/refresh");

@@ -9,11 +9,11 @@ import * as pluginsRoute from "@/app/api/plugins/route";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { sendBatch } from "@/server/ingestion/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { sendBatch } from "@/test-support/ingestion";
 import { SECRET_MASK, type ConfigResource } from "./present";
 import { transformationRuntime } from "./runtime";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 
 const configRoute = restRoute("environments", "pipeline_transformation_configs/:id");
 const activityRoute = restRoute("environments", "pipeline_transformation_configs/:id/activity");

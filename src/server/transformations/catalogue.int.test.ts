@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/server/db/client";
 import { MIGRATIONS_DIR } from "@/server/db/migrate";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { BUILTIN_CAPABILITIES, BUILTIN_PLUGINS, configFields } from "./catalogue";
 
 let db: Database;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
 import { BUILTIN_PLUGINS, builtinPlugin, configFields, parsePluginConfig, secretKeys } from "./catalogue";
-import { ingestEvent } from "./testing";
+import { ingestEvent } from "@/test-support/transformations";
 
 describe("the built-in plugin catalogue", () => {
   it("has the plugins issue 8 asks for, with unique keys", () => {

@@ -6,14 +6,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import { openDatabase, type Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { lookupGeoIp } from "@/server/geoip/lookup";
 import { handleBatch, handleCaptureEvents } from "@/server/http/capture";
 import { createConfigInput, updateConfigInput } from "./contract";
 import { saltedHash } from "./plugins/pii";
 import { transformationRuntime } from "./runtime";
 import type { Context } from "@/server/context";
-import { testContext } from "@/server/accounts/context.fixture";
+import { testContext } from "@/test-support/context";
 import { createConfig, deleteConfig, listAllConfigs, rearrangeConfigs, updateConfig } from "./service";
 
 let db: Database;

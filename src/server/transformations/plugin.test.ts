@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { copyRecord } from "./plugin";
 import { piiPlugin } from "./plugins/pii";
 import { urlParserPlugin } from "./plugins/url-parser";
-import { ingestEvent, runPlugin } from "./testing";
+import { ingestEvent, runPlugin } from "@/test-support/transformations";
 
 describe("copyRecord", () => {
   it("copies every own property, in order, into a new object", () => {

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { clearInsightCache, computeInsight } from "@/server/insights/service";
 import { AppError } from "@/server/errors";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, trendsKind, type TrendsSeriesResult } from "./service";

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
-import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
+import { insertTestCohort } from "@/test-support/cohorts";
 import { parseListQuery } from "@/server/http/rest/resources/events-query";
-import { sendBatch } from "@/server/ingestion/testing";
+import { sendBatch } from "@/test-support/ingestion";
 import { clearInsightCache, computeInsight } from "@/server/insights/service";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsSeriesResult } from "./service";
 

@@ -8,11 +8,11 @@
 import { randomUUID } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testContext } from "@/server/accounts/context.fixture";
+import { testContext } from "@/test-support/context";
 import { bootstrap, getProjectResource, updateProjectResource } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { handleBatch } from "@/server/http/capture";
 import { webStatsTableKind } from "./service";
 

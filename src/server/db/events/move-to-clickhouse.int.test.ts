@@ -9,7 +9,7 @@ import path from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { openClickHouseEventStore } from "@/server/db/events/clickhouse/open";
 import { insertEvents, type EventRow, type EventStore, type StoredEventInput } from "@/server/db/events";
 import { fileCheckpoint, moveEventsToClickHouse, type MoveState } from "./move-to-clickhouse";

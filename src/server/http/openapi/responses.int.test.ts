@@ -14,12 +14,12 @@ import { z } from "zod";
 import { bootstrap, createUser } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { asRouteHandler } from "@/server/http/raw";
 import { restRouteHandlers } from "@/server/http/rest/next-routes";
 import { projectRoute } from "@/server/http/rest/route";
-import { apiRouteHandlers } from "@/server/http/rest/routes.fixture";
+import { apiRouteHandlers } from "@/test-support/rest-routes";
 import { ingestionServices } from "@/server/ingestion/service";
 import { openApiDocument } from "./document";
 

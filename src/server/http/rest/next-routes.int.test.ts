@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { restRouteHandlers } from "./next-routes";
 import type { RestPrefix } from "./route";
 

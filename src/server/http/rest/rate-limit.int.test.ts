@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 
 const { GET: getProject } = restRoute("projects", "");
 

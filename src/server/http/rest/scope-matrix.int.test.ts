@@ -10,9 +10,9 @@ import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/s
 import type { Scope } from "@/server/auth/contract";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { insertEvents } from "@/server/db/events";
-import { apiRouteHandlers, apiRoutePatterns } from "@/server/http/rest/routes.fixture";
+import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 

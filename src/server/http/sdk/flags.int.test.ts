@@ -10,7 +10,7 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { hashSecret } from "@/server/auth/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { invalidateFlagDefinitions } from "@/server/flags/definitions";
 import { flagHash, type FlagFilters } from "@/server/flags/evaluation";
 import { handleLocalEvaluation } from "./local-evaluation";

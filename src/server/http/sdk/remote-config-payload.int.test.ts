@@ -12,8 +12,8 @@ import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { hashSecret } from "@/server/auth/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
 
 const projectsRoute = restRoute("projects", "feature_flags/:id/remote_config");
 const environmentsRoute = restRoute("environments", "feature_flags/:id/remote_config");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ingestEvent, runPlugin } from "../testing";
+import { ingestEvent, runPlugin } from "@/test-support/transformations";
 import { dropEventsPlugin } from "./drop-events";
 
 const pageview = ingestEvent({ event: "$pageview", properties: { $host: "localhost", plan: "free" } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ingestEvent, runPlugin } from "../testing";
+import { ingestEvent, runPlugin } from "@/test-support/transformations";
 import { flattenPlugin } from "./flatten";
 
 describe("flatten plugin", () => {

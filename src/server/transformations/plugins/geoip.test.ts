@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { lookupGeoIp } from "@/server/geoip/lookup";
-import { ingestEvent, runPlugin } from "../testing";
+import { ingestEvent, runPlugin } from "@/test-support/transformations";
 import { geoIpPlugin } from "./geoip";
 
 // An address the GeoLite2 city database places in a city (Google's public DNS resolvers are

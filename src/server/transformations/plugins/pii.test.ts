@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ingestEvent, runPlugin } from "../testing";
+import { ingestEvent, runPlugin } from "@/test-support/transformations";
 import { piiPlugin, REDACTED } from "./pii";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

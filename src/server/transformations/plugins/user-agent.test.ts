@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ingestEvent, runPlugin } from "../testing";
+import { ingestEvent, runPlugin } from "@/test-support/transformations";
 import { userAgentPlugin } from "./user-agent";
 
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";

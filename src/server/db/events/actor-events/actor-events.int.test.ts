@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
 import { closeDb, registerDb } from "@/server/db";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { ANONYMOUS_ACTOR, type ActorEventsQuery, type StoredEventInput } from "@/server/db/events";
 
 let db: Database;

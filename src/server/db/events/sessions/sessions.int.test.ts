@@ -12,7 +12,7 @@ import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testEventStoreKind } from "@/server/db/testing";
+import { createTestDatabase, testEventStoreKind } from "@/test-support/db";
 import { PostgresEventStore, type StoredEventInput } from "@/server/db/events";
 
 let db: Database;

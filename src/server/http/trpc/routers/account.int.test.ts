@@ -7,9 +7,9 @@ import { createCaller } from "@/server/http/trpc/root";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { callRoute } from "@/server/dashboards/api.fixture";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { callRoute } from "@/test-support/dashboards-api";
+import { restRoute } from "@/test-support/rest-routes";
 import { computeQuery } from "@/server/query/service";
 
 let db: Database;

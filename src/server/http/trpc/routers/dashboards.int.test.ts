@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
-import { createWorld, type Person, type World } from "@/server/dashboards/api.fixture";
+import { createWorld, type Person, type World } from "@/test-support/dashboards-api";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 let db: Database;
 let world: World;

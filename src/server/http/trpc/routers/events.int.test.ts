@@ -5,9 +5,9 @@ import { createCaller } from "@/server/http/trpc/root";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
-import { insertTestCohort } from "@/server/db/events/cohorts.fixture";
-import { sendBatch } from "@/server/ingestion/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { insertTestCohort } from "@/test-support/cohorts";
+import { sendBatch } from "@/test-support/ingestion";
 
 let db: Database;
 let projectId: number;

@@ -9,9 +9,9 @@ import { bootstrap } from "@/server/accounts/service";
 import { createCaller } from "@/server/http/trpc/root";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { flagHash } from "@/server/flags/evaluation";
-import { sendBatch } from "@/server/ingestion/testing";
+import { sendBatch } from "@/test-support/ingestion";
 
 let db: Database;
 let projectId: number;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/http/trpc/root";
 import type { Database } from "@/server/db";
 import { describeDb } from "@/server/db/config";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 describe(`system.status (${testDbKind})`, () => {
   let db: Database;

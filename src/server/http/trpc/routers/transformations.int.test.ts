@@ -5,7 +5,7 @@ import { createCaller } from "@/server/http/trpc/root";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testDbKind } from "@/server/db/testing";
+import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 let db: Database;
 let projectId: number;

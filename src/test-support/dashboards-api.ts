@@ -6,7 +6,7 @@
 import { expect } from "vitest";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
 import type { Database } from "@/server/db/client";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { restRoute } from "@/test-support/rest-routes";
 
 const dashboards = restRoute("environments", "dashboards");
 

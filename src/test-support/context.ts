@@ -1,7 +1,7 @@
 /** Service contexts for tests: what the edge builds for a signed-in user (every scope). */
 import type { Context, UserContext } from "@/server/context";
 import type { Database } from "@/server/db/client";
-import { projectAccess } from "./service";
+import { projectAccess } from "@/server/accounts/service";
 
 export async function testUserContext(db: Database, userId: number): Promise<UserContext> {
   const user = await db.prisma.user.findUniqueOrThrow({ where: { id: userId } });

@@ -7,11 +7,11 @@ import { expect } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase } from "@/server/db/testing";
-import { sendBatch } from "@/server/ingestion/testing";
+import { createTestDatabase } from "@/test-support/db";
+import { sendBatch } from "@/test-support/ingestion";
 import { parseListQuery } from "@/server/http/rest/resources/events-query";
-import { personsByUuid } from "./store";
-import { restRoute } from "@/server/http/rest/routes.fixture";
+import { personsByUuid } from "@/server/events/store";
+import { restRoute } from "@/test-support/rest-routes";
 
 const eventRoute = restRoute("projects", "events/:id");
 const listRoute = restRoute("projects", "events");

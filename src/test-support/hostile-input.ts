@@ -10,7 +10,7 @@
 import { bootstrap, createUser } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase } from "@/server/db/testing";
+import { createTestDatabase } from "@/test-support/db";
 
 export type Path = (string | number)[];
 

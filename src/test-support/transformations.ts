@@ -1,6 +1,6 @@
 /** For tests of transformation plugins: an ingested event, frozen so a transform that changes its input throws. */
 import type { IngestEvent } from "@/server/ingestion/contract";
-import type { TransformationPlugin } from "./plugin";
+import type { TransformationPlugin } from "@/server/transformations/plugin";
 
 export function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { createCaller } from "@/server/http/trpc/root";
-import { clearQueryCache } from "@/server/query/service";
-import { HOGQL_QUERY_LIMITS } from "./contract";
+import { clearQueryCache } from "./service";
+import { HOGQL_QUERY_LIMITS } from "@/server/hogql-query/contract";
 
 let db: Database;
 let projectId: number;

@@ -9,9 +9,9 @@ import fs from "node:fs";
 import pg from "pg";
 import { eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
 import type { EventStoreKind } from "@/server/db/events";
-import { openDatabase, type Database } from "./client";
-import { migrate } from "./migrate";
-import { PGLITE_TEMPLATES_ENV, templateFile } from "./pglite-templates";
+import { openDatabase, type Database } from "@/server/db/client";
+import { migrate } from "@/server/db/migrate";
+import { PGLITE_TEMPLATES_ENV, templateFile } from "@/server/db/pglite-templates";
 
 export type TestDbKind = "pglite" | "postgres";
 

@@ -5,7 +5,7 @@
  */
 import type { SharedDashboard } from "@/server/dashboards/present";
 import type { Database } from "@/server/db/client";
-import { findSharedDashboardCharting } from "./service";
+import { findSharedDashboardCharting } from "@/server/sharing/service";
 
 export async function findSharedDashboardWithCharts(db: Database, token: string): Promise<SharedDashboard | null> {
   const found = await findSharedDashboardCharting(db, token);

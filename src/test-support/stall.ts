@@ -5,7 +5,7 @@
  */
 import { getDb } from "@/server/db";
 import { checkDatabase } from "@/server/health/service";
-import { handleHealth } from "./health";
+import { handleHealth } from "@/server/http/health";
 
 export interface Stall<T> {
   /** What the hostile work resolved to, or the error it threw. */

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { handlerFor, matchRestRoute, REST_ROUTES } from "./routes";
-import { REST_METHODS, type RestMethod, type RestPrefix, type RouteHandler } from "./route";
+import { handlerFor, matchRestRoute, REST_ROUTES } from "@/server/http/rest/routes";
+import { REST_METHODS, type RestMethod, type RestPrefix, type RouteHandler } from "@/server/http/rest/route";
 
 /**
  * For tests that call handlers directly: what the route table serves at

@@ -1,0 +1,54 @@
+/**
+ * What a database is to the rest of the server (client.ts opens one) and where its
+ * analytical reads run (analytics.ts implements it): types only, apart from both so that
+ * neither imports the other.
+ */
+import type { PrismaClient } from "@/generated/prisma/client";
+import type { EventStore } from "@/server/db/events";
+import type { ChangeFeed } from "./changes";
+import type { DbConfig } from "./config";
+import type { SqlDriver, WorkerSql } from "./driver";
+import type { Statistics } from "./statistics";
+
+export interface Database {
+  readonly config: DbConfig;
+  readonly prisma: PrismaClient;
+  readonly sql: SqlDriver;
+  /**
+   * SQL for background workers (driver.ts WorkerSql, the same as `sql.worker`): their own
+   * small pool on a PostgreSQL server; on the embedded database its one connection, each
+   * checkout timed (holds.ts).
+   */
+  readonly worker: WorkerSql;
+  /** Cache invalidation across the nodes that share this database. */
+  readonly changes: ChangeFeed;
+  /** Where events are written and read: this database's events table, or ClickHouse. */
+  readonly events: EventStore;
+  /** Planner statistics: ANALYZE on a schedule proportional to writes, and after bulk loads (statistics.ts). */
+  readonly statistics: Statistics;
+  /**
+   * Where analytical reads run (insights, web analytics, HogQL): connections of their own,
+   * a limit on how many at once, a budget per run and cancellation (analytics.ts).
+   */
+  readonly analytics: Analytics;
+  close(): Promise<void>;
+}
+
+export interface AnalyticsRunOptions {
+  /** The caller went away: its waiting run is dropped, its running statement cancelled. */
+  signal?: AbortSignal;
+  /** How long the run may take, waiting for its turn included (default: the database's budget). */
+  budgetMs?: number;
+}
+
+export interface Analytics {
+  /** At most this many runs at once. */
+  readonly limit: number;
+  /** A run's budget when it names none. */
+  readonly budgetMs: number;
+  /** Runs `fn` with the database as analytical reads see it (their connection, their budget). */
+  run<T>(fn: (db: Database) => Promise<T>, options?: AnalyticsRunOptions): Promise<T>;
+  /** The same connections and limit, running on `db` (a database wrapped around this one: another event store). */
+  over(db: Database): Analytics;
+  close(): Promise<void>;
+}
