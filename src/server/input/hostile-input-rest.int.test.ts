@@ -17,7 +17,9 @@ const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features", "surveys", "s
  * Not covered yet, so the guard names it: remote_config answers NUL in `token` with a 500
  * (found when adding it here; a fix changes behaviour, so it is left to its own change).
  */
-const NOT_COVERED: string[] = [];
+// Session recordings (issue 35) landed with their own hostile-body tests (recordings.int.test.ts:
+// malformed gzip, oversized and NUL bodies at /s/) but without cases here yet.
+const NOT_COVERED: string[] = ["<prefix>/:project_id/session_recordings", "<prefix>/:project_id/session_recordings/:id", "<prefix>/:project_id/session_recordings/:id/snapshots"];
 /** A route with its project prefix folded: the table serves each resource under both. */
 const resourceOf = (route: string) => route.replace(/^(projects|environments)\/:project_id/, "<prefix>/:project_id");
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";

@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { mergeChunk, parseSnapshotRequest } from "./ingest";
 import { playbackEventsOf, sessionRecordingConfig, unpackEvent } from "./present";
 import { DEFAULT_RECORDING_SETTINGS } from "./contract";
-import { packed, pageItems, RECORDING_T0, snapshotEvent } from "./testing";
+import { packed, pageItems, RECORDING_T0, snapshotEvent } from "@/test-support/recordings";
 
 const event = (items: unknown[], extra: { sessionId?: string; windowId?: string; distinctId?: string } = {}) =>
   snapshotEvent({ token: "phc_x", sessionId: extra.sessionId ?? "s1", windowId: extra.windowId, distinctId: extra.distinctId ?? "d1", items: items as Record<string, unknown>[] });

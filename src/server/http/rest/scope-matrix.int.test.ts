@@ -314,6 +314,32 @@ function actionRoutes(prefix: "projects" | "environments"): RouteCase[] {
   ];
 }
 
+/** The session recording routes under one prefix: with the scope, a recording that does not exist is a 404 (recordings.int.test.ts reads real ones). */
+function recordingRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/session_recordings`;
+  const withId = (project: string) => ({ project_id: project, id: "0190f1c2-0000-7000-8000-0000000000aa" });
+  return [
+    {
+      route: `${prefix}/:project_id/session_recordings`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: { GET: { scope: "session_recording:read", ok: 200 } },
+    },
+    {
+      route: `${prefix}/:project_id/session_recordings/:id`,
+      path: `${at}/0190f1c2-0000-7000-8000-0000000000aa/`,
+      params: withId,
+      methods: { GET: { scope: "session_recording:read", ok: 404 }, DELETE: { scope: "session_recording:write", ok: 404 } },
+    },
+    {
+      route: `${prefix}/:project_id/session_recordings/:id/snapshots`,
+      path: `${at}/0190f1c2-0000-7000-8000-0000000000aa/snapshots/`,
+      params: withId,
+      methods: { GET: { scope: "session_recording:read", ok: 404 } },
+    },
+  ];
+}
+
 /** A person in each project (and `@current`), for the static cohort routes: project id → uuid; the one the next call's body names. */
 const COHORT_PERSON_UUIDS = new Map<string, string>();
 let cohortPerson = "";
@@ -367,6 +393,8 @@ function personRoutes(prefix: "projects" | "environments"): RouteCase[] {
 const ROUTES: RouteCase[] = [
   ...actionRoutes("projects"),
   ...actionRoutes("environments"),
+  ...recordingRoutes("projects"),
+  ...recordingRoutes("environments"),
   ...cohortRoutes("projects"),
   ...cohortRoutes("environments"),
   ...transformationRoutes("projects"),
