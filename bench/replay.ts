@@ -18,9 +18,9 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
-import { createTestDatabase, testStoresName } from "@/server/db/testing";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { handleSnapshotsRoute } from "@/server/http/sdk/recordings";
-import { testContext } from "@/server/accounts/context.fixture";
+import { testContext } from "@/test-support/context";
 import { listRecordings, recordingSnapshots, recordingStore, updateRecordingSettings } from "@/server/recordings/service";
 import { mergeChunk, parseSnapshotRequest } from "@/server/recordings/ingest";
 

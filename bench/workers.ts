@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 import type { Database } from "@/server/db/client";
 import type { StoredEventInput } from "@/server/db/events";
 import { recordHolds } from "@/server/db/holds";
-import { createTestDatabase } from "@/server/db/testing";
+import { createTestDatabase } from "@/test-support/db";
 
 const { values } = parseArgs({ options: { db: { type: "string", default: "pglite" }, persons: { type: "string", default: "50000" } } });
 const KIND = values.db === "postgres" ? "postgres" : "pglite";
