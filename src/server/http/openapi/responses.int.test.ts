@@ -21,6 +21,8 @@ import { restRouteHandlers } from "@/server/http/rest/next-routes";
 import { projectRoute } from "@/server/http/rest/route";
 import { apiRouteHandlers } from "@/test-support/rest-routes";
 import { ingestionServices } from "@/server/ingestion/service";
+import { handleSnapshotsRoute } from "@/server/http/sdk/recordings";
+import { pageItems, snapshotEvent } from "@/test-support/recordings";
 import { openApiDocument } from "./document";
 
 type Json = Record<string, any>;
@@ -86,6 +88,9 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/feature_flags/{id}/remote_config/`]: () => [`${P}/feature_flags/${ids.flagWithPayload}/remote_config/`, `${P}/feature_flags/${ids.flagWithoutPayload}/remote_config/`],
   [`${P}/actions/`]: () => [`${P}/actions/`],
   [`${P}/actions/{id}/`]: () => [`${P}/actions/${ids.action}/`],
+  [`${P}/session_recordings/`]: () => [`${P}/session_recordings/`, `${P}/session_recordings/?date_from=2020-01-01`],
+  [`${P}/session_recordings/{id}/`]: () => [`${P}/session_recordings/doc-session/`],
+  [`${P}/session_recordings/{id}/snapshots/`]: () => [`${P}/session_recordings/doc-session/snapshots/`],
   [`${P}/cohorts/`]: () => [`${P}/cohorts/`],
   [`${P}/cohorts/{id}/`]: () => [`${P}/cohorts/${ids.staticCohort}/`, `${P}/cohorts/${ids.dynamicCohort}/`],
   [`${P}/cohorts/{id}/persons/`]: () => [`${P}/cohorts/${ids.staticCohort}/persons/`],
@@ -190,6 +195,11 @@ beforeAll(async () => {
     filters: { properties: { type: "AND", values: [{ type: "AND", values: [{ key: "email", value: "example.com", operator: "icontains", type: "person" }] }] } },
   });
   ids.dynamicCohort = String(dynamic.id);
+  // A recording, sent as posthog-js sends one once the project records.
+  await json("PATCH", `/api/projects/${alice.project_id}/`, { session_recording_opt_in: true });
+  const snapshots = snapshotEvent({ token: ids.token, sessionId: "doc-session", windowId: "doc-window", distinctId: "doc-visitor", items: pageItems() });
+  const sent = await handleSnapshotsRoute(new Request("http://burrow.test/s/", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify([snapshots]) }));
+  expect(sent.status).toBe(200);
   ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
 
   const plugins = (await json("GET", "/api/plugins/")).results as Json[];
