@@ -198,11 +198,12 @@ test.describe("the insight editor", () => {
     await expect(page.getByTestId("insight-tile")).toHaveCount(1);
     await screenshot(page, "06-tile-changed");
 
-    // A query the editor does not build (HogQL) is not opened as a blank trend, where saving would overwrite it.
+    // A query the editor does not build (HogQL) is not opened as a blank trend, where saving would overwrite it: its page sends it to the SQL editor.
     const hogql = await rest("POST", "insights/", { name: "Raw SQL", query: { kind: "DataTableNode", source: { kind: "HogQLQuery", query: "select count() from events" } } });
     expect(hogql.status, JSON.stringify(hogql.json)).toBe(201);
     await page.goto(`${site.url}/insights/${String(hogql.json.short_id)}`);
-    await expect(page.getByRole("alert").filter({ hasText: "Raw SQL cannot be edited here" })).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: "Raw SQL is a SQL query" })).toBeVisible();
+    await expect(page.getByTestId("open-in-sql")).toHaveAttribute("href", `/sql?insight=${String(hogql.json.short_id)}`);
     await expect(page.getByTestId("insight-editor")).toHaveCount(0);
   });
 
