@@ -17,6 +17,7 @@
  *
  *   npm run bench:workers [-- --db pglite|postgres --persons 50000]
  */
+import { seedWorkerProject } from "@/test-support/worker-seed";
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { Database } from "@/server/db/client";
@@ -89,21 +90,8 @@ async function measure(db: Database, worker: string, caller: string, work: () =>
 const db = await createTestDatabase({ kind: KIND, events: "postgres" });
 const rows: Figures[] = [];
 try {
-  const org = await db.prisma.organization.create({ data: { name: "bench" } });
-  const projectId = (await db.prisma.project.create({ data: { organizationId: org.id, name: "bench", apiToken: `phc_bench_workers_${randomUUID()}` } })).id;
   let started = performance.now();
-  await db.sql.query(
-    `INSERT INTO persons (project_id, properties, updated_at)
-     SELECT $1::int, jsonb_build_object('plan', CASE WHEN g % 3 = 0 THEN 'pro' ELSE 'free' END, 'age', g % 80), now() FROM generate_series(1, $2::int) g`,
-    [projectId, PERSONS],
-  );
-  await db.sql.query(
-    `INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id)
-     SELECT gen_random_uuid(), $1::int, CASE WHEN (p.id + n) % 3 = 0 THEN 'signed_up' ELSE '$pageview' END, 'd' || p.id, '{}'::jsonb,
-            now() - ((p.id * 7 + n * 13) % 60) * interval '1 day', p.uuid
-       FROM persons p CROSS JOIN generate_series(1, 4) n WHERE p.project_id = $1::int`,
-    [projectId],
-  );
+  const projectId = await seedWorkerProject(db, "bench_workers", PERSONS, 4);
   const doomed = randomUUID();
   await db.sql.query(
     `INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id)

@@ -13,6 +13,7 @@ import { runPersonDeletions } from "@/server/persons/deletion-worker";
 import type { Database } from "./client";
 import { recordHolds, type HoldRecorder } from "./holds";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { seedWorkerProject } from "@/test-support/worker-seed";
 
 /** The design target is ~50 ms; the assertion leaves room for a loaded CI machine. */
 const BOUND_MS = 150;
@@ -25,20 +26,7 @@ let projectId: number;
 
 beforeAll(async () => {
   db = await createTestDatabase({ events: "postgres" });
-  const org = await db.prisma.organization.create({ data: { name: "holds" } });
-  projectId = (await db.prisma.project.create({ data: { organizationId: org.id, name: "holds", apiToken: `phc_holds_${randomUUID()}` } })).id;
-  await db.sql.query(
-    `INSERT INTO persons (project_id, properties, updated_at)
-     SELECT $1::int, jsonb_build_object('plan', CASE WHEN g % 3 = 0 THEN 'pro' ELSE 'free' END, 'age', g % 80), now() FROM generate_series(1, $2::int) g`,
-    [projectId, PERSONS],
-  );
-  await db.sql.query(
-    `INSERT INTO events (uuid, project_id, event, distinct_id, properties, timestamp, person_id)
-     SELECT gen_random_uuid(), $1::int, CASE WHEN (p.id + n) % 3 = 0 THEN 'signed_up' ELSE '$pageview' END, 'd' || p.id, '{}'::jsonb,
-            now() - ((p.id * 7 + n * 13) % 60) * interval '1 day', p.uuid
-       FROM persons p CROSS JOIN generate_series(1, $2::int) n WHERE p.project_id = $1::int`,
-    [projectId, EVENTS_PER_PERSON],
-  );
+  projectId = await seedWorkerProject(db, "holds", PERSONS, EVENTS_PER_PERSON);
   await db.sql.exec("ANALYZE persons; ANALYZE events;");
 }, 600_000);
 afterAll(() => db?.close());
