@@ -47,7 +47,15 @@ class WorkerConnection extends Duplex {
   _read(): void {}
 
   _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.thread.send(this.id, chunk);
+    this.thread.send(this.id, [chunk]);
+    done();
+  }
+
+  // node-postgres corks the five messages of an extended query (Parse, Bind, Describe,
+  // Execute, Sync): without this each went to the worker as a message of its own, and the
+  // worker answered up to three of them separately (a cross-thread hop each way per part).
+  _writev(chunks: Array<{ chunk: Buffer }>, done: (error?: Error | null) => void): void {
+    this.thread.send(this.id, chunks.map(({ chunk }) => chunk));
     done();
   }
 
@@ -91,9 +99,14 @@ class PgliteThread {
     return connection;
   }
 
-  send(connection: number, chunk: Buffer): void {
-    // A copy the worker owns (the chunk's memory may be a pooled buffer of node-postgres).
-    const bytes = new Uint8Array(chunk);
+  send(connection: number, chunks: Buffer[]): void {
+    // A copy the worker owns (the chunks' memory may be a pooled buffer of node-postgres).
+    const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
     this.worker.postMessage({ type: "data", connection, bytes }, [bytes.buffer]);
   }
 

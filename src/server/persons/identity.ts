@@ -50,6 +50,11 @@ export function propertyUpdateOf(properties: Record<string, unknown>): PropertyU
 export class PersonsService {
   private readonly cache = new Map<string, PersonRef>();
   private readonly creating = new Map<string, Promise<PersonRef>>();
+  /**
+   * Ids a prefetch just found without a person: their first resolve creates at once instead
+   * of asking again (a creation that loses a race to another node finds the winner anyway).
+   */
+  private readonly seenAbsent = new Set<string>();
   /** Persons merged away (uuid → the uuid they were merged into), for rows not yet written. */
   private readonly mergedInto = new Map<string, string>();
 
@@ -93,9 +98,14 @@ export class PersonsService {
   async prefetch(projectId: number, distinctIds: Iterable<string>): Promise<void> {
     const unknown = [...new Set(distinctIds)].filter((id) => !this.cache.has(this.key(projectId, id)) && !this.creating.has(this.key(projectId, id)));
     for (let start = 0; start < unknown.length; start += PREFETCH_CHUNK) {
-      for (const found of await findPersonsByDistinctIds(this.sql, projectId, unknown.slice(start, start + PREFETCH_CHUNK))) {
-        if (!this.creating.has(this.key(projectId, found.distinctId))) this.remember(projectId, found.distinctId, { id: found.id, uuid: found.uuid });
+      const chunk = unknown.slice(start, start + PREFETCH_CHUNK);
+      const found = await findPersonsByDistinctIds(this.sql, projectId, chunk);
+      for (const person of found) {
+        if (!this.creating.has(this.key(projectId, person.distinctId))) this.remember(projectId, person.distinctId, { id: person.id, uuid: person.uuid });
       }
+      if (this.seenAbsent.size >= CACHE_LIMIT) this.seenAbsent.clear();
+      const present = new Set(found.map((person) => person.distinctId));
+      for (const id of chunk) if (!present.has(id)) this.seenAbsent.add(this.key(projectId, id));
     }
   }
 
@@ -113,8 +123,10 @@ export class PersonsService {
   }
 
   private async lookupOrCreate(projectId: number, distinctId: string, at: Date): Promise<PersonRef> {
+    let lookFirst = !this.seenAbsent.delete(this.key(projectId, distinctId));
     for (;;) {
-      const found = await findPersonByDistinctId(this.sql, projectId, distinctId);
+      const found = lookFirst ? await findPersonByDistinctId(this.sql, projectId, distinctId) : null;
+      lookFirst = true;
       const person = found ?? (await createPerson(this.sql, projectId, [distinctId], { isIdentified: false, properties: {}, createdAt: at }));
       if (person && !found) this.touch(projectId, { distinctIds: [distinctId] });
       if (person) {

@@ -76,20 +76,21 @@ export async function createPerson(
   options: { isIdentified: boolean; properties: Record<string, unknown>; createdAt: Date },
 ): Promise<PersonRef | null> {
   // Created when its first event happened (PostHog's created_at, which lifecycle's "new" reads), never later than now.
-  const [person] = await sql.query<PersonRef>(
-    `INSERT INTO persons (project_id, properties, is_identified, updated_at, created_at)
-     VALUES ($1, $2::jsonb, $3, now(), LEAST($4::timestamptz, now())) RETURNING id, uuid::text AS uuid`,
-    [projectId, JSON.stringify(options.properties), options.isIdentified, options.createdAt.toISOString()],
+  // One statement (one round trip to the embedded database's thread): a new visitor's first event pays for it.
+  const [created] = await sql.query<PersonRef & { claimed: number }>(
+    `WITH person AS (
+       INSERT INTO persons (project_id, properties, is_identified, updated_at, created_at)
+       VALUES ($1, $2::jsonb, $3, now(), LEAST($4::timestamptz, now())) RETURNING id, uuid),
+     claimed AS (
+       INSERT INTO person_distinct_ids (project_id, person_id, distinct_id)
+       SELECT $1, person.id, unnest($5::text[]) FROM person
+       ON CONFLICT (project_id, distinct_id) DO NOTHING RETURNING distinct_id)
+     SELECT person.id, person.uuid::text AS uuid, (SELECT count(*) FROM claimed)::int AS claimed FROM person`,
+    [projectId, JSON.stringify(options.properties), options.isIdentified, options.createdAt.toISOString(), distinctIds],
   );
-  const inserted = await sql.query(
-    `INSERT INTO person_distinct_ids (project_id, person_id, distinct_id)
-     SELECT $1, $2, unnest($3::text[])
-     ON CONFLICT (project_id, distinct_id) DO NOTHING RETURNING distinct_id`,
-    [projectId, person!.id, distinctIds],
-  );
-  if (inserted.length === distinctIds.length) return person!;
-  await sql.query(`DELETE FROM person_distinct_ids WHERE person_id = $1`, [person!.id]);
-  await sql.query(`DELETE FROM persons WHERE id = $1`, [person!.id]);
+  if (created!.claimed === distinctIds.length) return { id: created!.id, uuid: created!.uuid };
+  await sql.query(`DELETE FROM person_distinct_ids WHERE person_id = $1`, [created!.id]);
+  await sql.query(`DELETE FROM persons WHERE id = $1`, [created!.id]);
   return null;
 }
 
