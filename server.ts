@@ -40,10 +40,8 @@ async function main(): Promise<void> {
     throw error;
   }
   registerDb(db);
-  // Caches the hot paths read, filled while Next prepares; /_ready says 503 until then.
+  // Planner statistics and the caches the hot paths read, while Next prepares; /_ready says 503 until then.
   const warm = warmUp(db);
-  // Planner statistics of a database from before they were kept (statistics.ts), then on schedule.
-  void warm.then(() => db.statistics.check());
 
   // Listen first, so that with PORT=0 the real port is known before Next and next-auth
   // read SITE_URL; requests that arrive before Next is ready wait for it.

@@ -33,6 +33,10 @@ export async function warmUp(db: Database): Promise<void> {
   const started = performance.now();
   try {
     warmGeoIp();
+    // Tables never analyzed (a database from before the schedule, or loaded by another
+    // process) before the first request: on the embedded database an ANALYZE holds the one
+    // connection for up to a second, which the first requests would otherwise wait for.
+    await db.statistics.check();
     await warmProjectKeys(db);
     await warmPersonPropertiesForFlags(db);
     await warmFlags(db);
