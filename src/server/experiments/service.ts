@@ -15,7 +15,11 @@ import { createFlagInput } from "@/server/flags/contract";
 import { createFlag, getFlag, liveFlagByKey, updateFlag } from "@/server/flags/service";
 import type { ExperimentCreateBody, ExperimentListQuery, ExperimentUpdateBody, ExperimentVariant, ShipVariantBody } from "./contract";
 import { experimentStatus, flagVariants, presentExperiment, type ExperimentResource } from "./present";
+import { statsMethod } from "./statistics";
 import * as store from "./store";
+
+/** The query API's `ExperimentQuery` (registered in query/kinds.ts). */
+export { experimentQueryKind } from "./results";
 
 const ACTIVITY_SCOPE = "Experiment";
 const notFound = () => new AppError("not_found", "Not found.");
@@ -119,11 +123,6 @@ export async function createExperiment(ctx: Context, body: ExperimentCreateBody)
     return id;
   });
   return experimentOf(ctx, id);
-}
-
-/** PostHog's `get_experiment_stats_method`: bayesian unless frequentist is asked for (anything else reads bayesian). */
-export function statsMethod(value: unknown): "bayesian" | "frequentist" {
-  return value === "frequentist" ? "frequentist" : "bayesian";
 }
 
 export async function updateExperiment(ctx: Context, id: number, body: ExperimentUpdateBody): Promise<ExperimentResource> {

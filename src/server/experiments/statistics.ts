@@ -25,6 +25,11 @@ export const MIN_EXPOSURES = 50;
 /** A funnel needs this many conversions per variant (PostHog's NOT_ENOUGH_METRIC_DATA). */
 export const MIN_CONVERSIONS = 5;
 
+/** PostHog's `get_experiment_stats_method`: bayesian unless frequentist is asked for (anything else reads bayesian). */
+export function statsMethod(value: unknown): StatsMethod {
+  return value === "frequentist" ? "frequentist" : "bayesian";
+}
+
 /** What makes a statistic unusable; the variant is then shown without stats. */
 export class StatisticError extends Error {}
 
