@@ -10,10 +10,13 @@ import type { Database } from "@/server/db/client";
 import { evaluateFlag, flagHash, type FlagDefinition } from "@/server/flags/evaluation";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { restRoute } from "@/test-support/rest-routes";
+import { handleFlags } from "@/server/http/sdk/flags";
+import { handleLocalEvaluation } from "@/server/http/sdk/local-evaluation";
 
 let db: Database;
 let projectId: number;
 let apiKey: string;
+let projectToken: string;
 const list = restRoute("projects", "experiments");
 const one = restRoute("projects", "experiments/:id");
 const ship = restRoute("projects", "experiments/:id/ship_variant");
@@ -46,7 +49,13 @@ beforeAll(async () => {
   const owner = await bootstrap(db.prisma, { email: "experiments@example.com", password: "pw12345678" });
   projectId = owner.project_id;
   apiKey = owner.personal_api_key;
+  projectToken = owner.project_api_key;
 });
+
+async function sdk(handler: (request: Request) => Promise<Response>, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> }) {
+  const response = await handler(new Request(`http://burrow.test${path}`, { method: init.method ?? "POST", headers: { "content-type": "application/json", ...init.headers }, body: init.body === undefined ? undefined : JSON.stringify(init.body) }));
+  return response.json();
+}
 afterAll(() => closeDb());
 
 describe(`experiments API (${testStoresName})`, () => {
@@ -155,6 +164,16 @@ describe(`experiment holdouts (${testStoresName})`, () => {
       expect(result.variant === `holdout-${id}`).toBe(inHoldout);
     }
     expect(held).toBeGreaterThan(50);
+
+    // /flags answers the same, and local evaluation serves the holdout in the definition
+    const member = Array.from({ length: 400 }, (_, i) => `user-${i}`).find((distinctId) => flagHash("holdout", distinctId, "", "-") <= 0.2)!;
+    const outsider = Array.from({ length: 400 }, (_, i) => `user-${i}`).find((distinctId) => flagHash("holdout", distinctId, "", "-") > 0.2)!;
+    const heldAnswer = await sdk(handleFlags, "/flags/?v=2", { body: { token: projectToken, distinct_id: member } });
+    expect(heldAnswer.flags["held-exp"]).toMatchObject({ enabled: true, variant: `holdout-${id}`, reason: { code: "holdout_condition_value" } });
+    const freeAnswer = await sdk(handleFlags, "/flags/?v=2", { body: { token: projectToken, distinct_id: outsider } });
+    expect(["control", "test"]).toContain(freeAnswer.flags["held-exp"].variant);
+    const definitions = await sdk(handleLocalEvaluation, `/api/feature_flag/local_evaluation/?token=${projectToken}`, { method: "GET", headers: { authorization: `Bearer ${apiKey}` } });
+    expect(definitions.flags.find((f: { key: string }) => f.key === "held-exp").filters.holdout).toEqual({ id, exclusion_percentage: 20 });
 
     const changed = await call(holdout.PATCH, "PATCH", `experiment_holdouts/${id}/`, { id: String(id) }, { filters: [{ properties: [], rollout_percentage: 35 }] });
     expect(changed.status).toBe(200);
