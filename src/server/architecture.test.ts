@@ -142,6 +142,8 @@ const TABLE_OWNERS: Record<string, string> = {
   definition_backfills: "definitions",
   events: "db",
   actions: "actions",
+  experiments: "experiments",
+  experiment_holdouts: "experiments",
   recording_settings: "recordings",
   recordings: "recordings",
   recording_chunks: "recordings",

@@ -31,6 +31,10 @@ export const w = {
   carolUuid: "",
   cohortId: 0,
   actionId: 0,
+  experimentId: 0,
+  holdoutId: 0,
+  /** A holdout of its own for DELETE (the others keep theirs). */
+  spareHoldoutId: 0,
   staticCohortId: 0,
   personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
   user: { id: 0, uuid: "", email: "" },
@@ -53,6 +57,17 @@ export const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", descrip
 export const dashboard = () => ({ id: String(w.dashboardId) });
 export const cohort = () => ({ id: String(w.cohortId) });
 export const action = () => ({ id: String(w.actionId) });
+export const experiment = () => ({ id: String(w.experimentId) });
+export const EXPERIMENT_BODY = () => ({
+  name: "Hostile experiment",
+  description: "Checkout",
+  feature_flag_key: "hostile-exp",
+  parameters: { feature_flag_variants: [{ key: "control", name: "Control", rollout_percentage: 50 }, { key: "test", name: "Test", rollout_percentage: 50 }] },
+  metrics: [{ kind: "ExperimentMetric", metric_type: "funnel", name: "Bought", series: [{ kind: "EventsNode", event: "purchase", properties: [{ key: "plan", value: "pro", operator: "exact", type: "event" }] }] }],
+  exposure_criteria: { exposure_config: { kind: "ExperimentEventExposureConfig", event: "$pageview", properties: [] }, multiple_variant_handling: "exclude" },
+  stats_config: { method: "frequentist" },
+});
+export const HOLDOUT_BODY = () => ({ name: "Hostile holdout", description: "Ten percent", filters: [{ properties: [], rollout_percentage: 10 }] });
 export const ACTION_BODY = () => ({
   name: "Hostile action",
   description: "Clicks",
@@ -151,6 +166,12 @@ export async function setUpHostileWorld(): Promise<void> {
   await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: { plan: "free" }, distinctIds: { create: { projectId: w.projectId, distinctId: "d1" } } } });
   w.staticCohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Static", isStatic: true } })).id;
   w.actionId = (await db.prisma.action.create({ data: { projectId: w.projectId, name: "Existing", steps: [{ event: "$pageview" }] } })).id;
+  const experimentFlag = await db.prisma.featureFlag.create({
+    data: { projectId: w.projectId, key: "existing-exp", filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] } } },
+  });
+  w.experimentId = (await db.prisma.experiment.create({ data: { projectId: w.projectId, name: "Existing", featureFlagId: experimentFlag.id } })).id;
+  w.holdoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Existing", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
+  w.spareHoldoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Spare", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
   w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
 }
 

@@ -7,6 +7,8 @@ export const SCOPE_OBJECTS = [
   "dashboard",
   "early_access_feature",
   "event_definition",
+  /** Experiments, their holdouts and results (PostHog's `experiment` scope object). */
+  "experiment",
   "feature_flag",
   "insight",
   "person",

@@ -108,6 +108,13 @@ const rawFiltersSchema = z.object(
       .nullish(),
     payloads: z.record(z.string(), payloadValue, { error: "Payloads must be passed as a dictionary" }).nullish(),
     aggregation_group_type_index: groupTypeIndex.nullish(),
+    /** An experiment holdout (PostHog's newer form): members get `holdout-<id>` before any condition. */
+    holdout: z
+      .object({
+        id: z.number({ error: "holdout.id must be an id." }).int().positive(),
+        exclusion_percentage: z.number({ error: "holdout.exclusion_percentage must be a number." }).min(0).max(100),
+      })
+      .nullish(),
   },
   { error: "filters must be an object." },
 );
@@ -118,6 +125,8 @@ export interface FlagFilters {
   multivariate: { variants: FlagVariant[] } | null;
   aggregation_group_type_index: number | null;
   payloads: Record<string, string>;
+  /** Present only when the flag belongs to an experiment with a holdout. */
+  holdout?: { id: number; exclusion_percentage: number };
 }
 
 type Issue = { message: string; path: (string | number)[] };
@@ -293,6 +302,7 @@ export const flagFiltersSchema = rawFiltersSchema.transform((raw, ctx): FlagFilt
     multivariate: variants.length > 0 ? { variants: variants.map(({ key, name, rollout_percentage }) => ({ key, name: name ?? "", rollout_percentage })) } : null,
     aggregation_group_type_index: groupIndex,
     payloads,
+    ...(raw.holdout ? { holdout: { id: raw.holdout.id, exclusion_percentage: raw.holdout.exclusion_percentage } } : {}),
   };
 });
 

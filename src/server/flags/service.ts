@@ -87,6 +87,12 @@ export function getFlag(ctx: Context, id: number): Promise<FlagResource> {
   return flagOf(ctx.db, ctx.project.id, id);
 }
 
+/** The project's live flag with this key, or null (experiments adopt an existing flag by key). */
+export async function liveFlagByKey(ctx: Context, key: string): Promise<FlagResource | null> {
+  const [row] = await store.liveFlagsByIdOrKey(ctx.db.prisma, ctx.project.id, null, key);
+  return row ? flagOf(ctx.db, ctx.project.id, row.id) : null;
+}
+
 /**
  * The project's live flags, newest first unless `order` says otherwise, with PostHog's list
  * filters: `search` (key or name, case-insensitive), `active`, `type` (boolean or

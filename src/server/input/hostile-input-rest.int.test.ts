@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, COHORT_BODY, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -51,6 +51,16 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/actions", method: "POST", body: ACTION_BODY },
   { route: "projects/:project_id/actions/:id", method: "GET", params: action, ids: ["id"] },
   { route: "projects/:project_id/actions/:id", method: "PATCH", params: action, ids: ["id"], body: ACTION_BODY },
+  { route: "projects/:project_id/experiments", method: "GET", query: () => ({ search: "exp", archived: "false" }) },
+  { route: "projects/:project_id/experiments", method: "POST", body: EXPERIMENT_BODY },
+  { route: "projects/:project_id/experiments/:id", method: "GET", params: experiment, ids: ["id"] },
+  { route: "projects/:project_id/experiments/:id", method: "PATCH", params: experiment, ids: ["id"], body: () => ({ ...EXPERIMENT_BODY(), feature_flag_key: undefined }) },
+  { route: "projects/:project_id/experiments/:id/ship_variant", method: "POST", params: experiment, ids: ["id"], body: () => ({ variant_key: "test", conclusion_comment: "Shipped" }) },
+  { route: "projects/:project_id/experiment_holdouts", method: "GET", query: () => ({ limit: "10" }) },
+  { route: "projects/:project_id/experiment_holdouts", method: "POST", body: HOLDOUT_BODY },
+  { route: "projects/:project_id/experiment_holdouts/:id", method: "GET", params: () => ({ id: String(w.holdoutId) }), ids: ["id"] },
+  { route: "projects/:project_id/experiment_holdouts/:id", method: "PATCH", params: () => ({ id: String(w.holdoutId) }), ids: ["id"], body: HOLDOUT_BODY },
+  { route: "projects/:project_id/experiment_holdouts/:id", method: "DELETE", params: () => ({ id: String(w.spareHoldoutId) }), ids: ["id"] },
   { route: "projects/:project_id/cohorts", method: "GET", query: () => ({ search: "cohort", type: "static", created_by_id: String(w.user.id) }) },
   { route: "projects/:project_id/cohorts", method: "POST", body: COHORT_BODY, bodyIds: [["filters", "properties", "values", 0, "values", 1, "value"]] },
   { route: "projects/:project_id/cohorts/:id", method: "GET", params: cohort, ids: ["id"] },

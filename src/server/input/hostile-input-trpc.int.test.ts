@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { COHORT_BODY, CONFIG_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
+import { COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -105,6 +105,12 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "definitions.events", input: () => ({ search: "page", limit: 5 }) },
   { procedure: "definitions.properties", input: () => ({ search: "bro", type: "event", eventNames: ["$pageview"] }) },
   { procedure: "definitions.values", input: () => ({ key: "$browser", type: "event", search: "Ch", eventName: "$pageview" }) },
+  { procedure: "experiments.list", input: () => ({ search: "exp", archived: false }) },
+  { procedure: "experiments.get", input: () => ({ id: w.experimentId }), ids: [["id"]] },
+  { procedure: "experiments.create", input: () => ({ experiment: EXPERIMENT_BODY() }) },
+  { procedure: "experiments.update", input: () => ({ id: w.experimentId, patch: { ...EXPERIMENT_BODY(), feature_flag_key: undefined } }), ids: [["id"]] },
+  { procedure: "experiments.ship", input: () => ({ id: w.experimentId, ship: { variant_key: "test", conclusion_comment: "Shipped" } }), ids: [["id"]] },
+  { procedure: "experiments.results", input: () => ({ id: w.experimentId }), ids: [["id"]] },
   { procedure: "flags.list", input: () => ({ search: "flag", tags: '["beta"]' }) },
   { procedure: "flags.get", input: () => ({ id: w.flagId }), ids: [["id"]] },
   { procedure: "flags.create", input: () => ({ flag: FLAG_BODY() }) },

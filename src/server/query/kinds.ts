@@ -4,6 +4,7 @@
  * insight (ActorsQuery and friends, query/actors.ts) come with it.
  */
 import type { QueryKind } from "@/server/analytics/kind";
+import { experimentQueryKind } from "@/server/experiments/service";
 import { funnelsKind } from "@/server/funnels/service";
 import { hogqlQueryKind } from "@/server/hogql-query/service";
 import { lifecycleKind } from "@/server/lifecycle/service";
@@ -18,7 +19,7 @@ import { actorsKinds } from "./actors";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKind = QueryKind<any>;
 
-const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, retentionKind, stickinessKind, lifecycleKind, pathsKind, hogqlQueryKind, webOverviewKind, webStatsTableKind, webTopClicksKind];
+const INSIGHT_KINDS: AnyKind[] = [trendsKind, funnelsKind, retentionKind, stickinessKind, lifecycleKind, pathsKind, hogqlQueryKind, webOverviewKind, webStatsTableKind, webTopClicksKind, experimentQueryKind];
 
 const kinds = new Map<string, AnyKind>(INSIGHT_KINDS.map((kind) => [kind.kind, kind]));
 for (const kind of actorsKinds((name) => kinds.get(name))) kinds.set(kind.kind, kind);

@@ -88,6 +88,10 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/feature_flags/{id}/remote_config/`]: () => [`${P}/feature_flags/${ids.flagWithPayload}/remote_config/`, `${P}/feature_flags/${ids.flagWithoutPayload}/remote_config/`],
   [`${P}/actions/`]: () => [`${P}/actions/`],
   [`${P}/actions/{id}/`]: () => [`${P}/actions/${ids.action}/`],
+  [`${P}/experiments/`]: () => [`${P}/experiments/`],
+  [`${P}/experiments/{id}/`]: () => [`${P}/experiments/${ids.experiment}/`],
+  [`${P}/experiment_holdouts/`]: () => [`${P}/experiment_holdouts/`],
+  [`${P}/experiment_holdouts/{id}/`]: () => [`${P}/experiment_holdouts/${ids.holdout}/`],
   [`${P}/session_recordings/`]: () => [`${P}/session_recordings/`, `${P}/session_recordings/?date_from=2020-01-01`],
   [`${P}/session_recordings/{id}/`]: () => [`${P}/session_recordings/doc-session/`],
   [`${P}/session_recordings/{id}/snapshots/`]: () => [`${P}/session_recordings/doc-session/snapshots/`],
@@ -201,6 +205,19 @@ beforeAll(async () => {
   const sent = await handleSnapshotsRoute(new Request("http://burrow.test/s/", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify([snapshots]) }));
   expect(sent.status).toBe(200);
   ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
+
+  ids.holdout = String((await json("POST", `${project}/experiment_holdouts/`, { name: "Ten", filters: [{ properties: [], rollout_percentage: 10 }] })).id);
+  ids.experiment = String(
+    (
+      await json("POST", `${project}/experiments/`, {
+        name: "Checkout",
+        feature_flag_key: "doc-experiment",
+        holdout_id: Number(ids.holdout),
+        start_date: "2026-01-01T00:00:00Z",
+        metrics: [{ kind: "ExperimentMetric", uuid: "m1", metric_type: "mean", source: { kind: "EventsNode", event: "purchase", math: "sum", math_property: "amount" } }],
+      })
+    ).id,
+  );
 
   const plugins = (await json("GET", "/api/plugins/")).results as Json[];
   const config = await json("POST", `${project}/pipeline_transformation_configs/`, { plugin: plugins.find((plugin) => plugin.key === "flatten")!.id, enabled: true });

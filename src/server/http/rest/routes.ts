@@ -1,5 +1,6 @@
 import { projectRoutes } from "./resources/accounts";
 import { actionRoutes } from "./resources/actions";
+import { experimentRoutes } from "./resources/experiments";
 import { collaboratorRoutes } from "./resources/collaborators";
 import { dashboardRoutes } from "./resources/dashboards";
 import { definitionRoutes } from "./resources/definitions";
@@ -32,6 +33,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...transformationRoutes,
   ...cohortRoutes,
   ...actionRoutes,
+  ...experimentRoutes,
   ...personRoutes,
   ...queryRoutes,
   ...recordingRoutes,

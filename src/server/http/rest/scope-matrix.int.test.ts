@@ -314,6 +314,80 @@ function actionRoutes(prefix: "projects" | "environments"): RouteCase[] {
   ];
 }
 
+/** An experiment and a holdout in each project (and `@current`), set in beforeAll; DELETE removes the holdout, made again before the next call. */
+const EXPERIMENT_IDS = new Map<string, number>();
+const HOLDOUT_IDS = new Map<string, number>();
+/** `@current`'s project id, for holdouts made again after a DELETE. */
+const HOLDOUT_PROJECT = new Map<string, number>();
+let experimentKeys = 0;
+
+/** The experiment and holdout routes under one prefix. */
+function experimentRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}`;
+  const withId = (ids: Map<string, number>) => (project: string) => ({ project_id: project, id: String(ids.get(project) ?? 0) });
+  return [
+    {
+      route: `${prefix}/:project_id/experiments`,
+      path: `${at}/experiments/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "experiment:read", ok: 200 },
+        POST: {
+          scope: "experiment:write",
+          get body() {
+            return { name: `matrix ${++experimentKeys}`, feature_flag_key: `matrix-exp-${experimentKeys}` };
+          },
+          ok: 201,
+        },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/experiments/:id`,
+      path: `${at}/experiments/{experiment}/`,
+      params: withId(EXPERIMENT_IDS),
+      methods: {
+        GET: { scope: "experiment:read", ok: 200 },
+        PATCH: { scope: "experiment:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "experiment:write", body: { description: "put" }, ok: 200 },
+        DELETE: { scope: "experiment:write", ok: 405 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/experiments/:id/ship_variant`,
+      path: `${at}/experiments/{experiment}/ship_variant/`,
+      params: withId(EXPERIMENT_IDS),
+      methods: { POST: { scope: "experiment:write", body: { variant_key: "test" }, ok: 200 } },
+    },
+    {
+      route: `${prefix}/:project_id/experiment_holdouts`,
+      path: `${at}/experiment_holdouts/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "experiment:read", ok: 200 },
+        POST: { scope: "experiment:write", body: { name: "matrix", filters: [{ properties: [], rollout_percentage: 10 }] }, ok: 201 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/experiment_holdouts/:id`,
+      path: `${at}/experiment_holdouts/{holdout}/`,
+      params: withId(HOLDOUT_IDS),
+      // DELETE removes the holdout: the next call gets a new one.
+      prepare: async (project, db) => {
+        const projectId = project === "@current" ? HOLDOUT_PROJECT.get("@current") : Number(project);
+        const id = HOLDOUT_IDS.get(project);
+        if (projectId === undefined || id === undefined || (await db.prisma.experimentHoldout.findUnique({ where: { id } }))) return;
+        HOLDOUT_IDS.set(project, (await db.prisma.experimentHoldout.create({ data: { projectId, name: "matrix", filters: [{ properties: [], rollout_percentage: 10 }] } })).id);
+      },
+      methods: {
+        GET: { scope: "experiment:read", ok: 200 },
+        PATCH: { scope: "experiment:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "experiment:write", body: { description: "put" }, ok: 200 },
+        DELETE: { scope: "experiment:write", ok: 204 },
+      },
+    },
+  ];
+}
+
 /** The session recording routes under one prefix: with the scope, a recording that does not exist is a 404 (recordings.int.test.ts reads real ones). */
 function recordingRoutes(prefix: "projects" | "environments"): RouteCase[] {
   const at = `/api/${prefix}/{project}/session_recordings`;
@@ -397,6 +471,8 @@ process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
 const ROUTES: RouteCase[] = [
   ...actionRoutes("projects"),
   ...actionRoutes("environments"),
+  ...experimentRoutes("projects"),
+  ...experimentRoutes("environments"),
   ...recordingRoutes("projects"),
   ...recordingRoutes("environments"),
   ...cohortRoutes("projects"),
@@ -640,6 +716,16 @@ describe(`management routes: authentication, scopes and project access (${testDb
       ACTION_IDS.set(String(id), (await db.prisma.action.create({ data: { projectId: id, name: "matrix", steps: [{ event: "$pageview" }] } })).id);
     }
     ACTION_IDS.set("@current", ACTION_IDS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) {
+      const flag = await db.prisma.featureFlag.create({
+        data: { projectId: id, key: "matrix-exp", active: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] } } },
+      });
+      EXPERIMENT_IDS.set(String(id), (await db.prisma.experiment.create({ data: { projectId: id, name: "matrix", featureFlagId: flag.id, startDate: new Date("2026-01-01T00:00:00Z") } })).id);
+      HOLDOUT_IDS.set(String(id), (await db.prisma.experimentHoldout.create({ data: { projectId: id, name: "matrix", filters: [{ properties: [], rollout_percentage: 10 }] } })).id);
+    }
+    EXPERIMENT_IDS.set("@current", EXPERIMENT_IDS.get(String(projectId))!);
+    HOLDOUT_IDS.set("@current", HOLDOUT_IDS.get(String(projectId))!);
+    HOLDOUT_PROJECT.set("@current", projectId);
     COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });
   afterAll(async () => {

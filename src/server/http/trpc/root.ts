@@ -5,6 +5,7 @@ import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
 import { definitionsRouter } from "./routers/definitions";
 import { eventsRouter } from "./routers/events";
+import { experimentsRouter } from "./routers/experiments";
 import { flagsRouter } from "./routers/flags";
 import { insightsRouter } from "./routers/insights";
 import { installRouter } from "./routers/install";
@@ -21,6 +22,7 @@ import { createCallerFactory, createTRPCRouter } from "./trpc";
 export const appRouter = createTRPCRouter({
   account: accountRouter,
   actions: actionsRouter,
+  experiments: experimentsRouter,
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,

@@ -1,0 +1,262 @@
+/**
+ * Request and answer shapes of the experiments API (`/api/projects/:id/experiments/`) and its
+ * holdouts (`…/experiment_holdouts/`), shared by REST and the pages. Field names are
+ * PostHog's (ee/clickhouse/views/experiments.py, schema-general.ts `ExperimentMetric`,
+ * POSTHOG-QUERY-NOTES §10, POSTHOG-PLATFORM-NOTES §4). Browser-safe.
+ *
+ * Metrics are kept as sent (PostHog stores the node JSON); the contract checks what results
+ * read from them: funnel `series` and mean `source` EventsNodes with property filters.
+ */
+import { z } from "zod";
+import { userBasicSchema } from "@/server/accounts/contract";
+import { drfBoolean } from "@/server/input/drf";
+import { pageQuery } from "@/server/input/page";
+import { propertiesParamSchema } from "@/server/properties/contract";
+import { FLAG_KEY_MESSAGE, FLAG_KEY_PATTERN, MAX_FLAG_KEY_LENGTH } from "@/server/flags/contract";
+
+export const EXPERIMENT_LIMITS = {
+  maxName: 400,
+  maxDescription: 3000,
+  maxMetrics: 10,
+  maxSeries: 10,
+  /** PostHog: fewer than 21 variants. */
+  maxVariants: 20,
+  maxProperties: 50,
+} as const;
+
+export const STATS_METHODS = ["bayesian", "frequentist"] as const;
+export const MEAN_MATHS = ["total", "sum"] as const;
+export const METRIC_GOALS = ["increase", "decrease"] as const;
+export const MULTIPLE_VARIANT_HANDLING = ["exclude", "first_seen"] as const;
+export const CONVERSION_WINDOW_UNITS = ["second", "minute", "hour", "day", "week", "month"] as const;
+
+/** A list of property filters, checked like every other filter (and kept as sent). */
+const propertyList = z
+  .array(z.unknown(), { error: "properties must be a list of property filters." })
+  .max(EXPERIMENT_LIMITS.maxProperties, `At most ${EXPERIMENT_LIMITS.maxProperties} property filters.`)
+  .superRefine((list, ctx) => {
+    const parsed = propertiesParamSchema.safeParse(list);
+    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((part) => part as string | number) });
+  })
+  .nullish()
+  .transform((list) => list ?? []);
+
+const eventName = z.string({ error: "event must be a string." }).min(1, "event must not be empty.").max(200, "event is at most 200 characters.");
+
+/** An EventsNode as metrics use it: one event (null: any event), its filters, and for a mean the math. */
+export const metricEventsNodeSchema = z.object({
+  kind: z.literal("EventsNode", { error: "Only EventsNode sources are supported." }).default("EventsNode"),
+  event: eventName.nullish().transform((value) => value ?? null),
+  name: z.string().max(400).nullish(),
+  custom_name: z.string().max(400).nullish(),
+  properties: propertyList,
+  math: z.enum(MEAN_MATHS, { error: `math must be one of ${MEAN_MATHS.join(", ")}.` }).nullish(),
+  math_property: z.string().min(1).max(400).nullish(),
+});
+export type MetricEventsNode = z.output<typeof metricEventsNodeSchema>;
+
+const metricBase = {
+  kind: z.literal("ExperimentMetric", { error: "kind must be ExperimentMetric." }),
+  uuid: z.string().max(100).nullish(),
+  name: z.string().max(EXPERIMENT_LIMITS.maxName).nullish(),
+  conversion_window: z.number().int().positive().max(100_000).nullish(),
+  conversion_window_unit: z.enum(CONVERSION_WINDOW_UNITS).nullish(),
+  goal: z.enum(METRIC_GOALS, { error: `goal must be one of ${METRIC_GOALS.join(", ")}.` }).nullish(),
+  isSharedMetric: z.boolean().nullish(),
+  sharedMetricId: z.number().int().nullish(),
+  fingerprint: z.string().max(200).nullish(),
+};
+
+export const funnelMetricSchema = z.object({
+  ...metricBase,
+  metric_type: z.literal("funnel"),
+  series: z.array(metricEventsNodeSchema, { error: "series must be a list of EventsNode steps." }).min(1, "A funnel metric needs at least one step.").max(EXPERIMENT_LIMITS.maxSeries),
+  funnel_order_type: z.enum(["ordered", "unordered"], { error: "funnel_order_type must be ordered or unordered." }).nullish(),
+});
+
+export const meanMetricSchema = z
+  .object({ ...metricBase, metric_type: z.literal("mean"), source: metricEventsNodeSchema })
+  .refine((metric) => metric.source.math !== "sum" || !!metric.source.math_property, { message: "A sum needs math_property.", path: ["source", "math_property"] });
+
+/** PostHog's ExperimentMetric (funnel or mean; ratio and retention are not supported yet). */
+export const experimentMetricSchema = z.discriminatedUnion("metric_type", [funnelMetricSchema, meanMetricSchema], {
+  error: (issue) => (issue.code === "invalid_union" ? "metric_type must be funnel or mean." : undefined),
+});
+export type ExperimentMetric = z.output<typeof experimentMetricSchema>;
+
+const metricList = z.array(experimentMetricSchema, { error: "Must be a list of ExperimentMetric." }).max(EXPERIMENT_LIMITS.maxMetrics, `At most ${EXPERIMENT_LIMITS.maxMetrics} metrics.`);
+
+export const exposureCriteriaSchema = z.object({
+  filterTestAccounts: z.boolean().nullish(),
+  exposure_config: z
+    .object({ kind: z.literal("ExperimentEventExposureConfig").default("ExperimentEventExposureConfig"), event: eventName, properties: propertyList })
+    .nullish(),
+  multiple_variant_handling: z.enum(MULTIPLE_VARIANT_HANDLING, { error: `multiple_variant_handling must be one of ${MULTIPLE_VARIANT_HANDLING.join(", ")}.` }).nullish(),
+});
+export type ExposureCriteria = z.output<typeof exposureCriteriaSchema>;
+
+export const variantSchema = z.object({
+  key: z.string({ error: "A variant needs a key." }).min(1).max(MAX_FLAG_KEY_LENGTH).regex(FLAG_KEY_PATTERN, FLAG_KEY_MESSAGE),
+  name: z.string().max(400).nullish(),
+  rollout_percentage: z.number({ error: "rollout_percentage must be a number." }).min(0).max(100),
+});
+export type ExperimentVariant = z.output<typeof variantSchema>;
+
+/** Free-form in PostHog; the variants (and the sample-size inputs the form saves) are read. */
+export const parametersSchema = z.looseObject({
+  feature_flag_variants: z
+    .array(variantSchema, { error: "feature_flag_variants must be a list." })
+    .max(EXPERIMENT_LIMITS.maxVariants, "Feature flag variants must be less than 21")
+    .nullish(),
+  minimum_detectable_effect: z.number().min(0).max(1000).nullish(),
+  recommended_sample_size: z.number().min(0).nullish(),
+});
+
+export const statsConfigSchema = z.looseObject({
+  method: z.unknown().optional(),
+  ci_level: z.number().gt(0).lt(1).nullish(),
+  alpha: z.number().gt(0).lt(1).nullish(),
+});
+
+const dateField = z.iso.datetime({ offset: true, error: "Must be an ISO 8601 date." }).nullish();
+const name = z.string({ error: (issue) => (issue.input === undefined ? "This field is required." : "Not a valid string.") }).min(1, "This field may not be blank.").max(EXPERIMENT_LIMITS.maxName);
+const description = z.string({ error: "Not a valid string." }).max(EXPERIMENT_LIMITS.maxDescription).nullish();
+
+const writable = {
+  description,
+  start_date: dateField,
+  end_date: dateField,
+  holdout_id: z.number({ error: "holdout_id must be an id." }).int().positive().max(2147483647).nullish(),
+  parameters: parametersSchema.nullish(),
+  metrics: metricList.nullish(),
+  metrics_secondary: metricList.nullish(),
+  secondary_metrics: z.array(z.unknown()).max(EXPERIMENT_LIMITS.maxMetrics).nullish(),
+  exposure_criteria: exposureCriteriaSchema.nullish(),
+  stats_config: statsConfigSchema.nullish(),
+  filters: z.record(z.string(), z.unknown()).nullish(),
+  archived: drfBoolean.optional(),
+  type: z.enum(["product", "web"]).nullish(),
+  conclusion: z.enum(["won", "lost", "inconclusive", "stopped_early", "invalid"]).nullish(),
+  conclusion_comment: z.string().max(EXPERIMENT_LIMITS.maxDescription).nullish(),
+};
+
+const datesInOrder = (body: { start_date?: string | null; end_date?: string | null }) => !body.start_date || !body.end_date || new Date(body.start_date) < new Date(body.end_date);
+
+/** `POST …/experiments/`. Unknown fields are ignored, as DRF does. */
+export const experimentCreateBody = z
+  .object({
+    name,
+    feature_flag_key: z.string({ error: (issue) => (issue.input === undefined ? "This field is required." : "Not a valid string.") }).min(1).max(MAX_FLAG_KEY_LENGTH).regex(FLAG_KEY_PATTERN, FLAG_KEY_MESSAGE),
+    ...writable,
+  })
+  .refine(datesInOrder, { message: "End date must be after start date", path: ["end_date"] });
+export type ExperimentCreateBody = z.output<typeof experimentCreateBody>;
+export type ExperimentCreateInput = z.input<typeof experimentCreateBody>;
+
+/** `PATCH …/experiments/:id/`: the given fields change; `deleted: true` is the soft delete (DELETE is 405). */
+export const experimentUpdateBody = z
+  .object({
+    name: name.optional(),
+    /** Present only to refuse a change (PostHog: the key of an experiment's flag is fixed). */
+    feature_flag_key: z.string().max(MAX_FLAG_KEY_LENGTH).optional(),
+    deleted: drfBoolean.optional(),
+    ...writable,
+  })
+  .refine(datesInOrder, { message: "End date must be after start date", path: ["end_date"] });
+export type ExperimentUpdateBody = z.output<typeof experimentUpdateBody>;
+
+export const experimentListQuery = pageQuery.extend({
+  archived: drfBoolean.optional(),
+  search: z.string().max(400, "search must be at most 400 characters.").optional(),
+});
+export type ExperimentListQuery = z.output<typeof experimentListQuery>;
+
+/** `POST …/experiments/:id/ship_variant/` (POSTHOG-PLATFORM-NOTES §4.7). */
+export const shipVariantBody = z.object({
+  variant_key: z.string({ error: "variant_key is required." }).min(1).max(MAX_FLAG_KEY_LENGTH),
+  conclusion: writable.conclusion,
+  conclusion_comment: writable.conclusion_comment,
+  release_to_everyone: z.boolean().nullish(),
+});
+export type ShipVariantBody = z.output<typeof shipVariantBody>;
+
+const minimalFlag = z.object({
+  id: z.number().int(),
+  team_id: z.number().int(),
+  name: z.string(),
+  key: z.string(),
+  active: z.boolean(),
+  deleted: z.boolean(),
+  filters: z.record(z.string(), z.unknown()),
+  ensure_experience_continuity: z.boolean(),
+});
+
+/** An experiment as PostHog's ExperimentSerializer shows it; present.ts builds it. */
+export const experimentSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    start_date: z.string().nullable(),
+    end_date: z.string().nullable(),
+    feature_flag_key: z.string(),
+    feature_flag: minimalFlag,
+    holdout: z.object({ id: z.number().int(), name: z.string(), description: z.string(), filters: z.array(z.unknown()) }).nullable(),
+    holdout_id: z.number().int().nullable(),
+    exposure_cohort: z.null(),
+    parameters: z.record(z.string(), z.unknown()),
+    secondary_metrics: z.array(z.unknown()),
+    saved_metrics: z.array(z.unknown()),
+    saved_metrics_ids: z.array(z.unknown()),
+    filters: z.record(z.string(), z.unknown()),
+    archived: z.boolean(),
+    deleted: z.boolean(),
+    created_by: userBasicSchema.nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    type: z.string(),
+    exposure_criteria: z.record(z.string(), z.unknown()),
+    metrics: z.array(z.unknown()),
+    metrics_secondary: z.array(z.unknown()),
+    stats_config: z.record(z.string(), z.unknown()),
+    conclusion: z.string().nullable(),
+    conclusion_comment: z.string().nullable(),
+    primary_metrics_ordered_uuids: z.array(z.string()).nullable(),
+    secondary_metrics_ordered_uuids: z.array(z.string()).nullable(),
+    user_access_level: z.literal("editor"),
+  })
+  .meta({ id: "Experiment" });
+export type ExperimentResource = z.infer<typeof experimentSchema>;
+
+/** A holdout's filters: PostHog requires a rollout percentage on each entry. */
+export const holdoutFiltersSchema = z
+  .array(
+    z.object({
+      properties: propertyList,
+      rollout_percentage: z.number({ error: "rollout_percentage is required." }).min(0, "rollout_percentage must be between 0 and 100.").max(100, "rollout_percentage must be between 0 and 100."),
+    }),
+    { error: "filters must be a list." },
+  )
+  .min(1, "Filters are required to create an holdout group")
+  .max(10);
+
+export const holdoutCreateBody = z.object({ name, description, filters: holdoutFiltersSchema });
+export type HoldoutCreateBody = z.output<typeof holdoutCreateBody>;
+export const holdoutUpdateBody = z.object({ name: name.optional(), description, filters: holdoutFiltersSchema.optional() });
+export type HoldoutUpdateBody = z.output<typeof holdoutUpdateBody>;
+
+export const holdoutSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    filters: z.array(z.object({ properties: z.array(z.unknown()), rollout_percentage: z.number(), variant: z.string() })),
+    created_by: userBasicSchema.nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "ExperimentHoldout" });
+export type HoldoutResource = z.infer<typeof holdoutSchema>;
+
+/** The variant a holdout's members get from every flag of its experiments (PostHog's value). */
+export const holdoutVariant = (id: number) => `holdout-${id}`;

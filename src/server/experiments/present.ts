@@ -1,0 +1,97 @@
+/** Experiments and holdouts as PostHog's serializers show them, from their stored rows. */
+import { toUserBasic } from "@/server/accounts/present";
+import { holdoutVariant, type ExperimentMetric, type ExperimentResource, type ExperimentVariant, type HoldoutResource } from "./contract";
+import type { ExperimentRow, HoldoutRow } from "./store";
+
+export type { ExperimentResource, HoldoutResource } from "./contract";
+
+const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** An experiment's state, from its dates (PostHog derives it the same way). */
+export type ExperimentStatus = "draft" | "running" | "stopped";
+export function experimentStatus(row: { startDate: Date | null; endDate: Date | null }): ExperimentStatus {
+  return row.startDate === null ? "draft" : row.endDate === null ? "running" : "stopped";
+}
+
+/** The variants of the experiment's flag (what it actually serves), else of its parameters. */
+export function flagVariants(row: ExperimentRow): ExperimentVariant[] {
+  const multivariate = record(record(row.featureFlag.filters).multivariate);
+  const variants = list(multivariate.variants) as ExperimentVariant[];
+  return variants.length > 0 ? variants : (list(record(row.parameters).feature_flag_variants) as ExperimentVariant[]);
+}
+
+export function storedMetrics(value: unknown): ExperimentMetric[] {
+  return list(value) as ExperimentMetric[];
+}
+
+function holdoutFilters(row: { id: number; filters: unknown }) {
+  return list(row.filters).map((entry) => {
+    const filter = record(entry);
+    return { properties: list(filter.properties), rollout_percentage: Number(filter.rollout_percentage ?? 0), variant: holdoutVariant(row.id) };
+  });
+}
+
+const uuidsOf = (metrics: unknown[]) => {
+  const uuids = metrics.map((metric) => record(metric).uuid).filter((uuid): uuid is string => typeof uuid === "string");
+  return uuids.length > 0 ? uuids : null;
+};
+
+export function presentExperiment(row: ExperimentRow): ExperimentResource {
+  const flag = row.featureFlag;
+  const metrics = list(row.metrics);
+  const metricsSecondary = list(row.metricsSecondary);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    start_date: row.startDate?.toISOString() ?? null,
+    end_date: row.endDate?.toISOString() ?? null,
+    feature_flag_key: flag.key,
+    feature_flag: {
+      id: flag.id,
+      team_id: flag.projectId,
+      name: flag.name,
+      key: flag.key,
+      active: flag.active,
+      deleted: flag.deleted,
+      filters: record(flag.filters),
+      ensure_experience_continuity: flag.ensureExperienceContinuity,
+    },
+    holdout: row.holdout ? { id: row.holdout.id, name: row.holdout.name, description: row.holdout.description, filters: holdoutFilters(row.holdout) } : null,
+    holdout_id: row.holdoutId,
+    exposure_cohort: null,
+    parameters: record(row.parameters),
+    secondary_metrics: list(row.secondaryMetrics),
+    saved_metrics: [],
+    saved_metrics_ids: [],
+    filters: record(row.filters),
+    archived: row.archived,
+    deleted: row.deleted,
+    created_by: row.createdBy ? toUserBasic(row.createdBy) : null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    type: row.type,
+    exposure_criteria: record(row.exposureCriteria),
+    metrics,
+    metrics_secondary: metricsSecondary,
+    stats_config: record(row.statsConfig),
+    conclusion: row.conclusion,
+    conclusion_comment: row.conclusionComment,
+    primary_metrics_ordered_uuids: uuidsOf(metrics),
+    secondary_metrics_ordered_uuids: uuidsOf(metricsSecondary),
+    user_access_level: "editor",
+  };
+}
+
+export function presentHoldout(row: HoldoutRow): HoldoutResource {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    filters: holdoutFilters(row),
+    created_by: row.createdBy ? toUserBasic(row.createdBy) : null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * ExperimentQuery on a dataset whose answer is known: 600 users bucketed by the experiment's
+ * flag with PostHog's hash (flags/evaluation.ts, the function /flags answers with), each
+ * exposed through a `$feature_flag_called` event carrying the variant the flag gives them, a
+ * holdout taking 10 % of them; conversions and purchase amounts on a fixed rule. Checked
+ * against counts made here from the hash itself, on PGlite, PostgreSQL and ClickHouse.
+ */
+import { v7 as uuidv7 } from "uuid";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap } from "@/server/accounts/service";
+import { closeDb, registerDb } from "@/server/db";
+import type { Database } from "@/server/db/client";
+import type { StoredEventInput } from "@/server/db/events";
+import { evaluateFlag, type FlagDefinition } from "@/server/flags/evaluation";
+import { clearQueryCache, computeQuery } from "@/server/query/service";
+import { createTestDatabase, testStoresName } from "@/test-support/db";
+import { restRoute } from "@/test-support/rest-routes";
+import { bayesianCompare, frequentistCompare, type VariantStats } from "./statistics";
+
+let db: Database;
+let projectId: number;
+let apiKey: string;
+let experimentId: number;
+let firstSeenId: number;
+let holdoutId: number;
+const list = restRoute("projects", "experiments");
+const holdouts = restRoute("projects", "experiment_holdouts");
+
+const START = Date.parse("2026-03-01T00:00:00Z");
+const HOUR = 3_600_000;
+const USERS = 600;
+/** Per variant (and the holdout): exposed users, converted users (purchase after exposure), purchase sums and sums of squares. */
+const expected = new Map<string, { n: number; converted: number; sum: number; squares: number; browsed: number; both: number }>();
+
+async function post(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, path: string, body: unknown) {
+  const response = await handler(
+    new Request(`http://localhost/api/projects/${projectId}/${path}`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify(body) }),
+    { params: Promise.resolve({ project_id: String(projectId) }) },
+  );
+  const json = await response.json();
+  expect(response.status, JSON.stringify(json)).toBe(201);
+  return json;
+}
+
+const event = (distinctId: string, name: string, at: number, properties: Record<string, unknown>): StoredEventInput => ({ uuid: uuidv7(), projectId, event: name, distinctId, properties, timestamp: new Date(at) });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  registerDb(db);
+  const owner = await bootstrap(db.prisma, { email: "results@example.com", password: "pw12345678" });
+  projectId = owner.project_id;
+  apiKey = owner.personal_api_key;
+  holdoutId = (await post(holdouts.POST, "experiment_holdouts/", { name: "Ten", filters: [{ properties: [], rollout_percentage: 10 }] })).id;
+  const experiment = await post(list.POST, "experiments/", {
+    name: "Checkout",
+    feature_flag_key: "checkout",
+    holdout_id: holdoutId,
+    start_date: new Date(START).toISOString(),
+    parameters: { feature_flag_variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 30 }, { key: "fast", rollout_percentage: 20 }] },
+  });
+  experimentId = experiment.id;
+  firstSeenId = (await post(list.POST, "experiments/", { name: "First seen", feature_flag_key: "checkout", start_date: new Date(START).toISOString(), exposure_criteria: { multiple_variant_handling: "first_seen" } })).id;
+  const flag: FlagDefinition = { id: experiment.feature_flag.id, key: "checkout", active: true, filters: experiment.feature_flag.filters };
+
+  const events: StoredEventInput[] = [];
+  for (let i = 0; i < USERS; i++) {
+    const id = `user-${i}`;
+    const variant = evaluateFlag(flag, { distinctId: id, personProperties: {} }).variant!;
+    const exposedAt = START + (i % 48) * HOUR;
+    // Exposed twice (the SDK reports each call): one person, one exposure
+    events.push(event(id, "$feature_flag_called", exposedAt, { $feature_flag: "checkout", $feature_flag_response: variant }));
+    events.push(event(id, "$feature_flag_called", exposedAt + HOUR, { $feature_flag: "checkout", $feature_flag_response: variant }));
+    const row = expected.get(variant) ?? { n: 0, converted: 0, sum: 0, squares: 0, browsed: 0, both: 0 };
+    row.n++;
+    // A purchase before the exposure never counts
+    if (i % 7 === 0) events.push(event(id, "purchase", exposedAt - HOUR, { amount: 1000 }));
+    // The rule: test converts more (i % 3), control and fast on i % 5; a browse step first for half of them
+    const converts = variant === "test" ? i % 3 === 0 : i % 5 === 0;
+    const browses = i % 2 === 0;
+    if (browses) {
+      events.push(event(id, "browse", exposedAt + 2 * HOUR, {}));
+      row.browsed++;
+    }
+    if (converts) {
+      const amount = (i % 10) + 1;
+      events.push(event(id, "purchase", exposedAt + 3 * HOUR, { amount }));
+      // A second purchase for every fourth buyer: the mean sums per person
+      const second = i % 4 === 0 ? 5 : 0;
+      if (second) events.push(event(id, "purchase", exposedAt + 4 * HOUR, { amount: second }));
+      row.converted++;
+      if (browses) row.both++;
+      row.sum += amount + second;
+      row.squares += (amount + second) ** 2;
+    }
+    expected.set(variant, row);
+  }
+  // Someone who saw control and then test: $multiple under `exclude`, control under `first_seen`
+  events.push(event("switcher", "$feature_flag_called", START + HOUR, { $feature_flag: "checkout", $feature_flag_response: "control" }));
+  events.push(event("switcher", "$feature_flag_called", START + 2 * HOUR, { $feature_flag: "checkout", $feature_flag_response: "test" }));
+  events.push(event("switcher", "purchase", START + 3 * HOUR, { amount: 50 }));
+  // Before the experiment started, and another flag's exposure: not counted
+  events.push(event("early", "$feature_flag_called", START - 5 * HOUR, { $feature_flag: "checkout", $feature_flag_response: "control" }));
+  events.push(event("other", "$feature_flag_called", START + HOUR, { $feature_flag: "other-flag", $feature_flag_response: "control" }));
+  await db.events.insert(events);
+});
+afterAll(() => closeDb());
+
+const FUNNEL = { kind: "ExperimentMetric", metric_type: "funnel", series: [{ kind: "EventsNode", event: "purchase" }] };
+const MEAN = { kind: "ExperimentMetric", metric_type: "mean", source: { kind: "EventsNode", event: "purchase", math: "sum", math_property: "amount" } };
+const now = new Date(START + 30 * 24 * HOUR);
+
+async function run(metric: unknown, id = experimentId) {
+  clearQueryCache();
+  const computed = await computeQuery(db, projectId, { kind: "ExperimentQuery", experiment_id: id, metric }, { now });
+  return computed.answer!.extra as Record<string, any>;
+}
+
+describe(`ExperimentQuery (${testStoresName})`, () => {
+  it("counts each variant's exposures as PostHog's hash assigns them; the holdout and the switcher are left out", async () => {
+    const answer = await run(FUNNEL);
+    expect(expected.get(`holdout-${holdoutId}`)?.n ?? 0).toBeGreaterThan(30);
+    expect(answer.exposures).toEqual({ control: expected.get("control")!.n, test: expected.get("test")!.n, fast: expected.get("fast")!.n, $multiple: 1 });
+    expect(answer.baseline).toMatchObject({ key: "control", number_of_samples: expected.get("control")!.n, sum: expected.get("control")!.converted, validation_failures: [] });
+    expect(answer.variant_results.map((v: { key: string }) => v.key)).toEqual(["test", "fast"]);
+    expect(answer.variant_results[0]).toMatchObject({ key: "test", number_of_samples: expected.get("test")!.n, sum: expected.get("test")!.converted, method: "bayesian" });
+    expect(answer.srm.mismatch).toBe(false);
+  });
+
+  it("gives the Bayesian chance to win and interval of those counts; significant where test converts more", async () => {
+    const answer = await run(FUNNEL);
+    const stats = (key: string): VariantStats => ({ key, number_of_samples: expected.get(key)!.n, sum: expected.get(key)!.converted, sum_squares: expected.get(key)!.converted });
+    const want = bayesianCompare("funnel", stats("test"), stats("control"));
+    expect(answer.variant_results[0].chance_to_win).toBeCloseTo(want.chance_to_win, 12);
+    expect(answer.variant_results[0].credible_interval[0]).toBeCloseTo(want.credible_interval[0], 12);
+    expect(answer.variant_results[0].chance_to_win).toBeGreaterThan(0.95);
+    expect(answer.variant_results[0].significant).toBe(true);
+  });
+
+  it("walks a two-step funnel in order, with step counts", async () => {
+    const answer = await run({ ...FUNNEL, series: [{ kind: "EventsNode", event: "browse" }, { kind: "EventsNode", event: "purchase" }] });
+    const control = expected.get("control")!;
+    expect(answer.baseline.step_counts[0]).toBe(control.n);
+    expect(answer.baseline.step_counts[1]).toBe(control.browsed);
+    // converted after browsing: the converters who browsed first
+    expect(answer.baseline.step_counts[2]).toBe(control.both);
+    expect(answer.baseline.sum).toBe(control.both);
+    expect(answer.variant_results[0].sum).toBe(expected.get("test")!.both);
+  });
+
+  it("sums a mean metric per person, from the exposure on", async () => {
+    const answer = await run(MEAN);
+    for (const row of [answer.baseline, ...answer.variant_results]) {
+      const want = expected.get(row.key)!;
+      expect([row.key, row.number_of_samples, row.sum, row.sum_squares]).toEqual([row.key, want.n, want.sum, want.squares]);
+    }
+  });
+
+  it("frequentist when the experiment says so", async () => {
+    const patch = restRoute("projects", "experiments/:id").PATCH;
+    const response = await patch(
+      new Request(`http://localhost/api/projects/${projectId}/experiments/${experimentId}/`, { method: "PATCH", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ stats_config: { method: "frequentist" } }) }),
+      { params: Promise.resolve({ project_id: String(projectId), id: String(experimentId) }) },
+    );
+    expect(response.status).toBe(200);
+    const answer = await run(MEAN);
+    const stats = (key: string): VariantStats => ({ key, number_of_samples: expected.get(key)!.n, sum: expected.get(key)!.sum, sum_squares: expected.get(key)!.squares });
+    const want = frequentistCompare("mean", stats("fast"), stats("control"));
+    expect(answer.variant_results[1]).toMatchObject({ key: "fast", method: "frequentist" });
+    expect(answer.variant_results[1].p_value).toBeCloseTo(want.p_value, 12);
+    expect(answer.variant_results[1].confidence_interval[1]).toBeCloseTo(want.confidence_interval[1], 12);
+  });
+
+  it("first_seen keeps a person exposed to two variants in the first", async () => {
+    const answer = await run(FUNNEL, firstSeenId);
+    // That experiment has no holdout in its definition, but shares the flag: the holdout exposures stay out as unknown variants
+    expect(answer.exposures.control).toBe(expected.get("control")!.n + 1);
+    expect(answer.exposures.$multiple).toBe(0);
+  });
+
+  it("says not enough exposures below 50, and refuses an unknown experiment", async () => {
+    const small = await post(list.POST, "experiments/", { name: "Small", feature_flag_key: "small", start_date: new Date(START).toISOString() });
+    await db.events.insert(
+      Array.from({ length: 30 }, (_, i) => event(`small-${i}`, "$feature_flag_called", START + HOUR, { $feature_flag: "small", $feature_flag_response: i % 2 ? "test" : "control" })),
+    );
+    const answer = await run(FUNNEL, small.id);
+    expect(answer.baseline.validation_failures).toContain("not-enough-exposures");
+    expect(answer.variant_results[0]).toMatchObject({ number_of_samples: 15, chance_to_win: null, credible_interval: null, significant: null });
+    expect(answer.variant_results[0].validation_failures).toContain("not-enough-exposures");
+    await expect(run(FUNNEL, 999999)).rejects.toThrow(/does not exist/);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * PostHog's `ExperimentQuery` on the query API (POST …/query/ with
+ * `{kind: "ExperimentQuery", metric, experiment_id}`): each variant's exposures and
+ * conversions or means (tally.ts), compared with the control (statistics.ts), in PostHog's
+ * new result shape `{baseline, variant_results}`, plus Burrow's sample-ratio-mismatch check
+ * on the exposures against the flag's split (`srm`) and the exposure counts (`exposures`).
+ */
+import { z } from "zod";
+import { parseNode, QueryNodeError, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
+import type { ActorEventsQuery, EventMatcher } from "@/server/db/events";
+import { AppError } from "@/server/errors";
+import { WINDOW_UNIT_SECONDS } from "@/server/funnels/contract";
+import { propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
+import { experimentMetricSchema, type ExperimentMetric, type ExposureCriteria, type MetricEventsNode } from "./contract";
+import { sampleRatioMismatch } from "./planning";
+import { flagVariants } from "./present";
+import { experimentStatistics, statsMethod } from "./statistics";
+import * as store from "./store";
+import { MULTIPLE_VARIANT_KEY, tallyExperiment, type TallyMetric } from "./tally";
+
+export const DEFAULT_EXPOSURE_EVENT = "$feature_flag_called";
+
+const experimentQuerySchema = z.looseObject({
+  kind: z.literal("ExperimentQuery"),
+  metric: experimentMetricSchema,
+  experiment_id: z.number({ error: "experiment_id is required." }).int().positive().max(2147483647),
+  name: z.string().max(400).nullish(),
+});
+
+export interface ExperimentSpec {
+  experimentId: number;
+  metric: ExperimentMetric;
+}
+
+const groupOf = (properties: unknown[]): PropertyGroup[] => {
+  const group = propertiesParamSchema.parse(properties);
+  return group.values.length > 0 ? [group] : [];
+};
+const matcherOf = (node: MetricEventsNode): EventMatcher => ({ event: node.event, filters: groupOf(node.properties) });
+
+function windowMs(metric: ExperimentMetric): number | null {
+  if (!metric.conversion_window) return null;
+  return metric.conversion_window * WINDOW_UNIT_SECONDS[metric.conversion_window_unit ?? "day"] * 1000;
+}
+
+/** The exposure matcher and the property holding the variant (PostHog: `$feature_flag_response`, or `$feature/<key>` for a custom event). */
+function exposureOf(criteria: ExposureCriteria, flagKey: string): { matcher: EventMatcher; variantKey: string } {
+  const custom = criteria.exposure_config;
+  if (custom) return { matcher: { event: custom.event, filters: groupOf(custom.properties) }, variantKey: `$feature/${flagKey}` };
+  return { matcher: { event: DEFAULT_EXPOSURE_EVENT, filters: groupOf([{ key: "$feature_flag", value: flagKey, operator: "exact", type: "event" }]) }, variantKey: "$feature_flag_response" };
+}
+
+const record = (value: unknown) => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+export const experimentQueryKind: QueryKind<ExperimentSpec> = {
+  kind: "ExperimentQuery",
+  spec(node) {
+    const parsed = parseNode(experimentQuerySchema, node);
+    return { experimentId: parsed.experiment_id, metric: parsed.metric };
+  },
+  async check() {},
+  async compute(env: QueryEnv, spec: ExperimentSpec) {
+    const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
+    if (!row || row.deleted) throw new QueryNodeError(`Experiment ${spec.experimentId} does not exist.`, ["experiment_id"], true);
+    const variants = flagVariants(row);
+    if (variants.length === 0 || variants[0]!.key !== "control") throw new AppError("invalid_input", "The experiment's flag has no control variant.", "query");
+    const criteria = record(row.exposureCriteria) as ExposureCriteria;
+    const exposure = exposureOf(criteria, row.featureFlag.key);
+    const metric = spec.metric;
+    const from = row.startDate ?? row.createdAt;
+    const to = row.endDate ?? env.now;
+    let tallyMetric: TallyMetric;
+    const values: ActorEventsQuery["values"] = [{ type: "event", key: exposure.variantKey }];
+    const matchers: EventMatcher[] = [exposure.matcher];
+    if (metric.metric_type === "funnel") {
+      matchers.push(...metric.series.map(matcherOf));
+      tallyMetric = { type: "funnel", steps: metric.series.length, ordered: metric.funnel_order_type !== "unordered", windowMs: windowMs(metric) };
+    } else {
+      matchers.push(matcherOf(metric.source));
+      const math = metric.source.math === "sum" ? "sum" : "total";
+      if (math === "sum") values.push({ type: "event", key: metric.source.math_property! });
+      tallyMetric = { type: "mean", math, windowMs: windowMs(metric) };
+    }
+    const actors = to < from ? [] : await env.db.events.actorEvents(env.projectId, { from, to, now: env.now, filters: [], matchers, everyEvent: false, values });
+    const tally = tallyExperiment(actors, { variants: variants.map((variant) => variant.key), handling: criteria.multiple_variant_handling === "first_seen" ? "first_seen" : "exclude", metric: tallyMetric });
+    const stats = record(row.statsConfig);
+    const [baseline, ...others] = tally.variants;
+    const result = experimentStatistics(metric.metric_type, baseline!, others, {
+      method: statsMethod(stats.method),
+      ciLevel: typeof stats.ci_level === "number" ? stats.ci_level : undefined,
+      alpha: typeof stats.alpha === "number" ? stats.alpha : undefined,
+      inverse: metric.goal === "decrease",
+    });
+    // step_counts ride along on the funnel's rows, as PostHog's do
+    const withSteps = <T extends { key: string }>(entry: T) => ({ ...entry, ...(tally.variants.find((v) => v.key === entry.key)?.step_counts ? { step_counts: tally.variants.find((v) => v.key === entry.key)!.step_counts } : {}) });
+    const exposures = Object.fromEntries(tally.variants.map((variant) => [variant.key, variant.number_of_samples]));
+    const srm = sampleRatioMismatch(exposures, Object.fromEntries(variants.map((variant) => [variant.key, variant.rollout_percentage])));
+    return {
+      results: null,
+      range: { from, to },
+      extra: {
+        kind: "ExperimentQuery",
+        metric,
+        baseline: withSteps(result.baseline),
+        variant_results: result.variant_results.map(withSteps),
+        stats_version: 2,
+        exposures: { ...exposures, [MULTIPLE_VARIANT_KEY]: tally.multiple },
+        srm,
+      },
+      weight: tally.variants.length + 1,
+    };
+  },
+};

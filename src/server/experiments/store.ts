@@ -1,0 +1,106 @@
+/** Every database read and write of experiments and their holdouts (Prisma). */
+import type { Prisma } from "@/generated/prisma/client";
+import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
+import type { DbClient, Tx } from "@/server/db/transaction";
+import type { ExperimentListQuery } from "./contract";
+
+const HOLDOUT_INCLUDE = { createdBy: { select: USER_BASIC_COLUMNS } } as const;
+const EXPERIMENT_INCLUDE = {
+  createdBy: { select: USER_BASIC_COLUMNS },
+  featureFlag: { select: { id: true, projectId: true, key: true, name: true, active: true, deleted: true, filters: true, ensureExperienceContinuity: true } },
+  holdout: { select: { id: true, name: true, description: true, filters: true } },
+} as const;
+
+export type ExperimentRow = Prisma.ExperimentGetPayload<{ include: typeof EXPERIMENT_INCLUDE }>;
+export type HoldoutRow = Prisma.ExperimentHoldoutGetPayload<{ include: typeof HOLDOUT_INCLUDE }>;
+
+export interface ExperimentWrite {
+  name: string;
+  description: string;
+  featureFlagId: number;
+  holdoutId: number | null;
+  startDate: Date | null;
+  endDate: Date | null;
+  parameters: unknown;
+  filters: unknown;
+  metrics: unknown[];
+  metricsSecondary: unknown[];
+  secondaryMetrics: unknown[];
+  exposureCriteria: unknown;
+  statsConfig: unknown;
+  type: string;
+  conclusion: string | null;
+  conclusionComment: string | null;
+  archived: boolean;
+  deleted: boolean;
+}
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+function jsonColumns(write: Partial<ExperimentWrite>) {
+  const { parameters, filters, metrics, metricsSecondary, secondaryMetrics, exposureCriteria, statsConfig, ...rest } = write;
+  return {
+    ...rest,
+    ...(parameters === undefined ? {} : { parameters: json(parameters) }),
+    ...(filters === undefined ? {} : { filters: json(filters) }),
+    ...(metrics === undefined ? {} : { metrics: json(metrics) }),
+    ...(metricsSecondary === undefined ? {} : { metricsSecondary: json(metricsSecondary) }),
+    ...(secondaryMetrics === undefined ? {} : { secondaryMetrics: json(secondaryMetrics) }),
+    ...(exposureCriteria === undefined ? {} : { exposureCriteria: json(exposureCriteria) }),
+    ...(statsConfig === undefined ? {} : { statsConfig: json(statsConfig) }),
+  };
+}
+
+export function findExperiment(client: DbClient, projectId: number, id: number): Promise<ExperimentRow | null> {
+  return client.experiment.findFirst({ where: { id, projectId }, include: EXPERIMENT_INCLUDE });
+}
+
+/** Live experiments, newest first (PostHog's `-created_at`). */
+export function listExperimentRows(client: DbClient, projectId: number, query: ExperimentListQuery): Promise<ExperimentRow[]> {
+  return client.experiment.findMany({
+    where: {
+      projectId,
+      deleted: false,
+      ...(query.archived === undefined ? {} : { archived: query.archived }),
+      ...(query.search ? { name: { contains: query.search, mode: "insensitive" } } : {}),
+    },
+    include: EXPERIMENT_INCLUDE,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+}
+
+export async function insertExperiment(tx: Tx, projectId: number, createdById: number, write: ExperimentWrite): Promise<number> {
+  const row = await tx.experiment.create({ data: { projectId, createdById, ...jsonColumns(write) } as Prisma.ExperimentUncheckedCreateInput, select: { id: true } });
+  return row.id;
+}
+
+export async function updateExperimentRow(tx: Tx, id: number, write: Partial<ExperimentWrite>): Promise<void> {
+  await tx.experiment.update({ where: { id }, data: jsonColumns(write) as Prisma.ExperimentUncheckedUpdateInput });
+}
+
+/** The live experiments of a holdout: their flags follow the holdout. */
+export function experimentsOfHoldout(client: DbClient, projectId: number, holdoutId: number): Promise<{ id: number; featureFlagId: number }[]> {
+  return client.experiment.findMany({ where: { projectId, holdoutId, deleted: false }, select: { id: true, featureFlagId: true } });
+}
+
+export function findHoldout(client: DbClient, projectId: number, id: number): Promise<HoldoutRow | null> {
+  return client.experimentHoldout.findFirst({ where: { id, projectId }, include: HOLDOUT_INCLUDE });
+}
+
+export function listHoldoutRows(client: DbClient, projectId: number): Promise<HoldoutRow[]> {
+  return client.experimentHoldout.findMany({ where: { projectId }, include: HOLDOUT_INCLUDE, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+}
+
+export async function insertHoldout(tx: Tx, projectId: number, createdById: number, write: { name: string; description: string; filters: unknown[] }): Promise<number> {
+  const row = await tx.experimentHoldout.create({ data: { projectId, createdById, name: write.name, description: write.description, filters: json(write.filters) }, select: { id: true } });
+  return row.id;
+}
+
+export async function updateHoldoutRow(tx: Tx, id: number, write: { name?: string; description?: string; filters?: unknown[] }): Promise<void> {
+  const { filters, ...rest } = write;
+  await tx.experimentHoldout.update({ where: { id }, data: { ...rest, ...(filters === undefined ? {} : { filters: json(filters) }) } });
+}
+
+export async function deleteHoldoutRow(tx: Tx, id: number): Promise<void> {
+  await tx.experimentHoldout.delete({ where: { id } });
+}
