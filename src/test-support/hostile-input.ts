@@ -31,6 +31,7 @@ export const w = {
   carolUuid: "",
   cohortId: 0,
   actionId: 0,
+  hogFunctionId: "0190f1c2-0000-7000-8000-0000000000f1",
   staticCohortId: 0,
   personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
   user: { id: 0, uuid: "", email: "" },
@@ -53,6 +54,20 @@ export const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", descrip
 export const dashboard = () => ({ id: String(w.dashboardId) });
 export const cohort = () => ({ id: String(w.cohortId) });
 export const action = () => ({ id: String(w.actionId) });
+export const hogFunction = () => ({ id: w.hogFunctionId });
+export const HOG_FUNCTION_BODY = () => ({
+  type: "destination",
+  name: "Hostile hook",
+  description: "Sends signups",
+  template_id: "template-webhook",
+  inputs: {
+    url: { value: "https://hooks.example.com/in" },
+    method: { value: "POST" },
+    headers: { value: { "X-Api-Key": "k-123", "Content-Type": "application/json" } },
+    body: { value: { event: "{event.event}", email: "{person.properties.email}" } },
+  },
+  filters: { events: [{ id: "signed_up", type: "events" }], properties: [{ key: "plan", value: ["pro"], operator: "exact", type: "event" }] },
+});
 export const ACTION_BODY = () => ({
   name: "Hostile action",
   description: "Clicks",
@@ -151,6 +166,7 @@ export async function setUpHostileWorld(): Promise<void> {
   await db.prisma.person.create({ data: { projectId: w.projectId, uuid: w.personUuid, properties: { plan: "free" }, distinctIds: { create: { projectId: w.projectId, distinctId: "d1" } } } });
   w.staticCohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Static", isStatic: true } })).id;
   w.actionId = (await db.prisma.action.create({ data: { projectId: w.projectId, name: "Existing", steps: [{ event: "$pageview" }] } })).id;
+  await db.prisma.hogFunction.create({ data: { id: w.hogFunctionId, projectId: w.projectId, name: "Existing hook", inputs: { url: { value: "https://hooks.example.com/x" } } } });
   w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
 }
 

@@ -8,6 +8,8 @@ export const SCOPE_OBJECTS = [
   "early_access_feature",
   "event_definition",
   "feature_flag",
+  /** Destinations: `/hog_functions/` (PostHog's scope object). */
+  "hog_function",
   "insight",
   "person",
   "plugin",

@@ -141,6 +141,6 @@ let cached: { text: string | undefined; list: OutboundAllowlist } | null = null;
 /** The allowlist of the environment, read again when the variable changes (tests set it). */
 export function currentAllowlist(env: NodeJS.ProcessEnv = process.env): OutboundAllowlist {
   const text = env.BURROW_OUTBOUND_ALLOWLIST;
-  if (cached?.text !== text) cached = { text, list: parseAllowlist(text) };
+  if (!cached || cached.text !== text) cached = { text, list: parseAllowlist(text) };
   return cached.list;
 }

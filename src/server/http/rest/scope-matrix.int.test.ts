@@ -5,6 +5,7 @@
  * with PostHog's error body. A route added to the route table (src/server/http/rest/routes.ts) or
  * under src/app/api must be added to ROUTES.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
 import type { Scope } from "@/server/auth/contract";
@@ -314,6 +315,42 @@ function actionRoutes(prefix: "projects" | "environments"): RouteCase[] {
   ];
 }
 
+/** A destination in each project (and `@current`): project id → hog function id, set in beforeAll. */
+const HOG_FUNCTION_IDS = new Map<string, string>();
+
+/** The destination (hog function) routes under one prefix. */
+function hogFunctionRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/hog_functions`;
+  const withId = (project: string) => ({ project_id: project, id: HOG_FUNCTION_IDS.get(project) ?? "0190c000-0000-7000-8000-000000000000" });
+  const read = (route: string, path: string): RouteCase => ({ route: `${prefix}/:project_id/${route}`, path: `${at}/${path}`, params: withId, methods: { GET: { scope: "hog_function:read", ok: 200 } } });
+  return [
+    {
+      route: `${prefix}/:project_id/hog_functions`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "hog_function:read", ok: 200 },
+        POST: { scope: "hog_function:write", body: { type: "destination", name: "matrix", inputs: { url: { value: "https://hooks.example.com/matrix" } } }, ok: 201 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/hog_functions/:id`,
+      path: `${at}/{hog_function}/`,
+      params: withId,
+      methods: {
+        GET: { scope: "hog_function:read", ok: 200 },
+        PATCH: { scope: "hog_function:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "hog_function:write", body: { description: "put" }, ok: 200 },
+        DELETE: { scope: "hog_function:write", ok: 405 },
+      },
+    },
+    read("hog_functions/:id/logs", "{hog_function}/logs/"),
+    read("hog_functions/:id/deliveries", "{hog_function}/deliveries/"),
+    read("hog_functions/:id/metrics", "{hog_function}/metrics/"),
+    read("hog_functions/:id/metrics/totals", "{hog_function}/metrics/totals/"),
+  ];
+}
+
 /** The session recording routes under one prefix: with the scope, a recording that does not exist is a 404 (recordings.int.test.ts reads real ones). */
 function recordingRoutes(prefix: "projects" | "environments"): RouteCase[] {
   const at = `/api/${prefix}/{project}/session_recordings`;
@@ -397,6 +434,8 @@ process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "1000000";
 const ROUTES: RouteCase[] = [
   ...actionRoutes("projects"),
   ...actionRoutes("environments"),
+  ...hogFunctionRoutes("projects"),
+  ...hogFunctionRoutes("environments"),
   ...recordingRoutes("projects"),
   ...recordingRoutes("environments"),
   ...cohortRoutes("projects"),
@@ -640,6 +679,12 @@ describe(`management routes: authentication, scopes and project access (${testDb
       ACTION_IDS.set(String(id), (await db.prisma.action.create({ data: { projectId: id, name: "matrix", steps: [{ event: "$pageview" }] } })).id);
     }
     ACTION_IDS.set("@current", ACTION_IDS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) {
+      const hogFunctionId = randomUUID();
+      await db.prisma.hogFunction.create({ data: { id: hogFunctionId, projectId: id, name: "matrix", inputs: { url: { value: "https://hooks.example.com/m" } } } });
+      HOG_FUNCTION_IDS.set(String(id), hogFunctionId);
+    }
+    HOG_FUNCTION_IDS.set("@current", HOG_FUNCTION_IDS.get(String(projectId))!);
     COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });
   afterAll(async () => {
