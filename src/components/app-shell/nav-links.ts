@@ -14,6 +14,7 @@ export const NAV_LINKS = [
   { href: "/actions", label: "Actions", match: (path: string) => path.startsWith("/actions"), more: true },
   { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts"), more: true },
   { href: "/feature-flags", label: "Feature flags", match: (path: string) => path.startsWith("/feature-flags"), more: false },
+  { href: "/destinations", label: "Destinations", match: (path: string) => path.startsWith("/destinations"), more: true },
   { href: "/pipeline", label: "Pipeline", match: (path: string) => path.startsWith("/pipeline"), more: true },
   { href: "/settings/project", label: "Settings", match: (path: string) => path.startsWith("/settings"), more: true },
 ] as const;

@@ -148,7 +148,7 @@ export const hogFunctionMetricsQuery = z.object({
 });
 export type HogFunctionMetricsQuery = z.output<typeof hogFunctionMetricsQuery>;
 
-const inputOut = z.object({ value: z.unknown(), templating: z.string().optional(), secret: z.boolean().optional() });
+const inputOut = z.object({ value: z.unknown().optional(), templating: z.string().optional(), secret: z.boolean().optional() });
 
 export const hogFunctionSchema = z
   .object({

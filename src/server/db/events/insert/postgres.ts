@@ -63,11 +63,12 @@ function insertOutbox(param: string): string {
 }
 
 /** The outbox rows of `events` as one JSON document (null when no event matched a destination). */
-export function outboxRowsJson(events: readonly StoredEventInput[]): string | null {
+export function outboxRowsJson(events: readonly StoredEventInput[], rowTexts?: readonly string[]): string | null {
   const rows: string[] = [];
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     if (!event.destinations || event.destinations.length === 0) continue;
-    const payload = eventRowJson(event);
+    // The event's row as the insert already wrote it out (when given).
+    const payload = rowTexts?.[index] ?? eventRowJson(event);
     for (const id of event.destinations) rows.push(`{"hog_function_id":${JSON.stringify(id)},"project_id":${event.projectId},"event_uuid":${JSON.stringify(event.uuid)},"payload":${payload}}`);
   }
   return rows.length === 0 ? null : `[${rows.join(",")}]`;
@@ -84,9 +85,10 @@ const UNIQUE_VIOLATION = "23505";
 /** Where the store writes: a connection pool that can also run a transaction. */
 export type InsertDriver = Pick<SqlDriver, "query" | "transaction">;
 
-async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rows: string): Promise<number> {
+async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rowTexts: readonly string[]): Promise<number> {
+  const rows = `[${rowTexts.join(",")}]`;
   try {
-    const outbox = outboxRowsJson(events);
+    const outbox = outboxRowsJson(events, rowTexts);
     const [result] =
       outbox === null
         ? await sql.query<{ n: number }>(INSERT_NEW, [rows, JSON.stringify(sessionDeltasOf(events))], { prepare: "burrow_insert_events" })
@@ -124,7 +126,7 @@ export async function insertEvents(sql: InsertDriver, events: readonly StoredEve
   let rows: string[] = [];
   let text = 0;
   const send = async () => {
-    inserted += await insertChunk(sql, chunk, `[${rows.join(",")}]`);
+    inserted += await insertChunk(sql, chunk, rows);
     chunk = [];
     rows = [];
     text = 0;
