@@ -10,6 +10,7 @@ import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
 import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
+import { startDestinationWorker, stopDestinationWorker } from "@/server/destinations/service";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
 import { warmUp } from "@/server/health/service";
@@ -88,9 +89,12 @@ async function main(): Promise<void> {
   // cohorts' members (and cohorts a crash left calculating).
   startPersonDeletions(db);
   startCohortWorker(db);
+  // Events waiting in the destinations' outbox (those a crash left undelivered too).
+  startDestinationWorker(db);
 
   installShutdown(server, async () => {
     await drainIngestion();
+    await stopDestinationWorker();
     await stopCohortWorker();
     await stopPersonDeletions();
     await app.close();

@@ -16,7 +16,11 @@
  *   - the first /batch/ requests of a freshly started server (paced): p99;
  *   - acknowledged events against stored ones (nothing acknowledged may be missing).
  *
- *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts]
+ *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0]
+ *
+ * `--destinations N` first creates N active webhook destinations of every event, delivering
+ * to a receiver on loopback (bench/lib/destinations.ts): compare /capture/ and /batch/ with
+ * `--destinations 0`; the sink's rate is the destinations' delivery throughput.
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build; built first when missing).
  */
@@ -36,6 +40,7 @@ import { paced, type PacedResult } from "./lib/paced";
 import { posthogJsPageview, posthogJsPageviewProperties } from "./lib/posthog-js-event";
 import { cpuMeter } from "./lib/cpu";
 import { pgliteCopyRate, postgresCopyRate } from "./lib/raw-copy";
+import { createDestinations, startBenchSink, type BenchSink } from "./lib/destinations";
 import { startServer, stop } from "./lib/server-process";
 import { luaString, wrk, type WrkResult } from "./lib/wrk";
 
@@ -45,11 +50,13 @@ const { values } = parseArgs({
     duration: { type: "string", default: "10" },
     rounds: { type: "string", default: "1" },
     parts: { type: "string", default: "capture,batch,decide,cold,beside,cohorts" },
+    destinations: { type: "string", default: "0" },
   },
 });
 const DURATION_S = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const PARTS = new Set(values.parts.split(","));
+const DESTINATIONS = Number(values.destinations);
 const ROOT = path.resolve(import.meta.dirname, "..");
 const VISITORS = 300;
 const CONNECTIONS = 16;
@@ -177,9 +184,16 @@ async function run(setup: Setup): Promise<Row[]> {
   const decideRow = (what: string, result: PacedResult, goal: number) =>
     rows.push({ what, figure: `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}`, goal: `p99 ≤ ${goal} ms`, met: result.failed === 0 && result.p99 <= goal });
 
-  let server = await startServer(setup.env);
+  // The destinations' receiver is on loopback: allowlisted for this run only.
+  const env = DESTINATIONS > 0 ? { ...setup.env, BURROW_OUTBOUND_ALLOWLIST: "127.0.0.1" } : setup.env;
+  let sink: BenchSink | null = null;
+  let server = await startServer(env);
   try {
     await waitReady(server.url);
+    if (DESTINATIONS > 0) {
+      sink = await startBenchSink();
+      await createDestinations(server.url, projectId, personalKey, DESTINATIONS, sink.url);
+    }
     if (PARTS.has("cold")) {
       decideRow("/decide?v=3 1,000/s, first 10 s after ready", await paced(`${server.url}/decide/?v=3`, 1000, 10, decideBody(token)), 20);
     }
@@ -242,7 +256,7 @@ async function run(setup: Setup): Promise<Row[]> {
   }
 
   if (PARTS.has("cold")) {
-    server = await startServer(setup.env);
+    server = await startServer(env);
     try {
       await waitReady(server.url);
       const first = await paced(`${server.url}/batch/`, 50, 10, (index) => batches[index % batches.length]!);
@@ -253,6 +267,10 @@ async function run(setup: Setup): Promise<Row[]> {
     }
   }
 
+  if (sink) {
+    rows.push({ what: `${DESTINATIONS} destinations: requests delivered to the sink`, figure: `${sink.received()} at ${Math.round(sink.rate())}/s`, goal: "", met: null });
+    await sink.close();
+  }
   const check = await setup.open();
   const [{ n: stored } = { n: 0 }] = await check.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND (distinct_id LIKE 'bench-user-%' OR distinct_id LIKE 'large-%')`, [projectId]);
   await check.close();

@@ -144,6 +144,9 @@ const TABLE_OWNERS: Record<string, string> = {
   actions: "actions",
   experiments: "experiments",
   experiment_holdouts: "experiments",
+  hog_functions: "destinations",
+  hog_function_outbox: "destinations",
+  hog_function_deliveries: "destinations",
   recording_settings: "recordings",
   recordings: "recordings",
   recording_chunks: "recordings",
@@ -171,6 +174,7 @@ const TABLE_OWNERS: Record<string, string> = {
  */
 const READ_MODELS: Record<string, Record<string, string>> = {
   persons: {
+    "destinations/store.ts": "a delivery's template and person filters read the event's person as it is now",
     "db/events/filters/postgres.ts": "the PostgreSQL event store joins each event's person for person-property filters",
     "db/events/filters/clickhouse.ts": "person filters and person breakdowns resolved in PostgreSQL for the ClickHouse event store",
     "db/events/filters/cohorts.ts": "cohort membership of an event's person, in the event store's filters",
@@ -204,6 +208,7 @@ const READ_MODELS: Record<string, Record<string, string>> = {
     "persons/store.ts": "a merge moves the source's overrides in the merge's transaction",
   },
   groups: { "flags/store.ts": "flag evaluation reads group properties" },
+  hog_function_outbox: { "db/events/insert/postgres.ts": "an event's outbox rows are written in the events' own statement (delivered at least once across a crash)" },
   group_type_mappings: { "flags/store.ts": "flag evaluation maps group types to indexes" },
   activity_logs: {
     "flags/store.ts": "a flag's history (PostHog's activity endpoint for flags)",
@@ -219,6 +224,7 @@ const READ_MODELS: Record<string, Record<string, string>> = {
   tagged_items: { "dashboards/store.ts": "dashboards' tags", "flags/store.ts": "flags' tags" },
   users: { "dashboards/store.ts": "a dashboard's creator and collaborators" },
   projects: {
+    "destinations/store.ts": "a delivery's template reads the project's name",
     "db/events/move-to-clickhouse.ts": "the move to ClickHouse walks every project",
     "definitions/store.ts": "the definitions backfill walks every project",
     "flags/store.ts": "flag evaluation reads the project by its key",

@@ -35,6 +35,7 @@ export const w = {
   holdoutId: 0,
   /** A holdout of its own for DELETE (the others keep theirs). */
   spareHoldoutId: 0,
+  hogFunctionId: "0190f1c2-0000-7000-8000-0000000000f1",
   staticCohortId: 0,
   personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
   user: { id: 0, uuid: "", email: "" },
@@ -68,6 +69,20 @@ export const EXPERIMENT_BODY = () => ({
   stats_config: { method: "frequentist" },
 });
 export const HOLDOUT_BODY = () => ({ name: "Hostile holdout", description: "Ten percent", filters: [{ properties: [], rollout_percentage: 10 }] });
+export const hogFunction = () => ({ id: w.hogFunctionId });
+export const HOG_FUNCTION_BODY = () => ({
+  type: "destination",
+  name: "Hostile hook",
+  description: "Sends signups",
+  template_id: "template-webhook",
+  inputs: {
+    url: { value: "https://hooks.example.com/in" },
+    method: { value: "POST" },
+    headers: { value: { "X-Api-Key": "k-123", "Content-Type": "application/json" } },
+    body: { value: { event: "{event.event}", email: "{person.properties.email}" } },
+  },
+  filters: { events: [{ id: "signed_up", type: "events" }], properties: [{ key: "plan", value: ["pro"], operator: "exact", type: "event" }] },
+});
 export const ACTION_BODY = () => ({
   name: "Hostile action",
   description: "Clicks",
@@ -172,6 +187,7 @@ export async function setUpHostileWorld(): Promise<void> {
   w.experimentId = (await db.prisma.experiment.create({ data: { projectId: w.projectId, name: "Existing", featureFlagId: experimentFlag.id } })).id;
   w.holdoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Existing", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
   w.spareHoldoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Spare", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
+  await db.prisma.hogFunction.create({ data: { id: w.hogFunctionId, projectId: w.projectId, name: "Existing hook", inputs: { url: { value: "https://hooks.example.com/x" } } } });
   w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
 }
 

@@ -15,6 +15,7 @@ export const NAV_LINKS = [
   { href: "/cohorts", label: "Cohorts", match: (path: string) => path.startsWith("/cohorts"), more: true },
   { href: "/feature-flags", label: "Feature flags", match: (path: string) => path.startsWith("/feature-flags"), more: false },
   { href: "/experiments", label: "Experiments", match: (path: string) => path.startsWith("/experiments"), more: true },
+  { href: "/destinations", label: "Destinations", match: (path: string) => path.startsWith("/destinations"), more: true },
   { href: "/pipeline", label: "Pipeline", match: (path: string) => path.startsWith("/pipeline"), more: true },
   { href: "/settings/project", label: "Settings", match: (path: string) => path.startsWith("/settings"), more: true },
 ] as const;

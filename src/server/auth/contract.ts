@@ -10,6 +10,8 @@ export const SCOPE_OBJECTS = [
   /** Experiments, their holdouts and results (PostHog's `experiment` scope object). */
   "experiment",
   "feature_flag",
+  /** Destinations: `/hog_functions/` (PostHog's scope object). */
+  "hog_function",
   "insight",
   "person",
   "plugin",

@@ -149,6 +149,22 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       },
     });
     await roundTrip("Action", action, () => p.action.findUnique({ where: { id: action.id } }));
+    const hogFunction = await p.hogFunction.create({
+      data: {
+        id: "0190c000-0000-7000-8000-0000000000f1", projectId: project.id, name: "Hook", description: "d", enabled: true, templateId: "template-webhook", hog: "fetch()",
+        iconUrl: "/i.svg", inputsSchema: [{ key: "url" }], inputs: { url: { value: "https://x.test" } }, filters: { events: [] }, masking: { ttl: 60 },
+        consecutiveFailures: 2, circuitOpenUntil: at, createdById: user.id,
+      },
+    });
+    await roundTrip("HogFunction", hogFunction, () => p.hogFunction.findUnique({ where: { id: hogFunction.id } }));
+    const outbox = await p.hogFunctionOutbox.create({
+      data: { hogFunctionId: hogFunction.id, projectId: project.id, eventUuid: "0190c000-0000-7000-8000-0000000000e1", payload: { event: "x" }, attempts: 1, nextAttemptAt: at },
+    });
+    await roundTrip("HogFunctionOutbox", outbox, () => p.hogFunctionOutbox.findUnique({ where: { id: outbox.id } }));
+    const delivery = await p.hogFunctionDelivery.create({
+      data: { hogFunctionId: hogFunction.id, projectId: project.id, eventUuid: "0190c000-0000-7000-8000-0000000000e1", attempt: 1, status: "failed", responseCode: 500, durationMs: 12, error: "x" },
+    });
+    await roundTrip("HogFunctionDelivery", delivery, () => p.hogFunctionDelivery.findUnique({ where: { id: delivery.id } }));
     const sharing = await p.sharingConfiguration.create({
       data: { projectId: project.id, dashboardId: dashboard.id, enabled: true, accessToken: "tok", settings: { whitelabel: true }, createdById: user.id, expiresAt: at },
     });

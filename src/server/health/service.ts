@@ -1,4 +1,5 @@
 import type { Database } from "@/server/db";
+import { warmDestinations } from "@/server/destinations/service";
 import { warmFlags } from "@/server/flags/service";
 import { warmGeoIp } from "@/server/geoip/lookup";
 import { warmProjectKeys } from "@/server/ingestion/service";
@@ -40,6 +41,7 @@ export async function warmUp(db: Database): Promise<void> {
     await warmProjectKeys(db);
     await warmPersonPropertiesForFlags(db);
     await warmFlags(db);
+    await warmDestinations(db);
   } catch (error) {
     console.error("burrow: warming up failed (the caches will load on first use)", error);
   } finally {

@@ -28,6 +28,7 @@ import {
 import { isProblem, normaliseEvent } from "./normalise";
 import { Enricher } from "./enrich";
 import { ProjectKeyCache, type IngestProject } from "./store";
+import { destinationsFor, kickDestinationWorker } from "@/server/destinations/service";
 import { EventWriter } from "./writer";
 import { isObject } from "@/server/input/json-object";
 
@@ -298,7 +299,11 @@ export async function ingestDecoded(
   // A merge later in this batch (or in a concurrent request) may have removed a person that
   // earlier rows were resolved to: write them with the surviving person.
   for (const row of rows) if (row.personId) row.personId = services.persons.currentUuid(row.personId);
+  // Destinations that want an event get its outbox row in the events' own write.
+  const routed = await destinationsFor(services.db, project.id, rows);
+  if (routed) for (const [i, row] of rows.entries()) row.destinations = routed[i];
   await services.writer.write(rows);
+  if (routed?.some(Boolean)) kickDestinationWorker();
   services.definitions.observeEvents(rows);
   return { stored: rows.length, dropped };
 }

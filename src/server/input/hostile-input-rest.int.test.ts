@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -61,6 +61,14 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/experiment_holdouts/:id", method: "GET", params: () => ({ id: String(w.holdoutId) }), ids: ["id"] },
   { route: "projects/:project_id/experiment_holdouts/:id", method: "PATCH", params: () => ({ id: String(w.holdoutId) }), ids: ["id"], body: HOLDOUT_BODY },
   { route: "projects/:project_id/experiment_holdouts/:id", method: "DELETE", params: () => ({ id: String(w.spareHoldoutId) }), ids: ["id"] },
+  { route: "projects/:project_id/hog_functions", method: "GET", query: () => ({ search: "hook", type: "destination", enabled: "true" }) },
+  { route: "projects/:project_id/hog_functions", method: "POST", body: HOG_FUNCTION_BODY },
+  { route: "projects/:project_id/hog_functions/:id", method: "GET", params: hogFunction, ids: ["id"] },
+  { route: "projects/:project_id/hog_functions/:id", method: "PATCH", params: hogFunction, ids: ["id"], body: HOG_FUNCTION_BODY },
+  { route: "projects/:project_id/hog_functions/:id/logs", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ level: "ERROR", search: "x", after: "2026-01-01T00:00:00Z" }) },
+  { route: "projects/:project_id/hog_functions/:id/deliveries", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ level: "failed", search: "x" }) },
+  { route: "projects/:project_id/hog_functions/:id/metrics", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d", interval: "day" }) },
+  { route: "projects/:project_id/hog_functions/:id/metrics/totals", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d" }) },
   { route: "projects/:project_id/cohorts", method: "GET", query: () => ({ search: "cohort", type: "static", created_by_id: String(w.user.id) }) },
   { route: "projects/:project_id/cohorts", method: "POST", body: COHORT_BODY, bodyIds: [["filters", "properties", "values", 0, "values", 1, "value"]] },
   { route: "projects/:project_id/cohorts/:id", method: "GET", params: cohort, ids: ["id"] },

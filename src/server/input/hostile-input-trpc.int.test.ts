@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, type Path } from "@/test-support/hostile-input";
+import { COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -80,6 +80,13 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "dashboards.sharing.get", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
   { procedure: "dashboards.sharing.update", input: () => ({ dashboardId: w.dashboardId, enabled: true, settings: { whitelabel: "yes" } }), ids: [["dashboardId"]] },
   { procedure: "dashboards.sharing.refresh", input: () => ({ dashboardId: w.dashboardId }), ids: [["dashboardId"]] },
+  { procedure: "destinations.list", input: () => ({ search: "hook", type: "destination" }) },
+  { procedure: "destinations.get", input: () => ({ id: w.hogFunctionId }) },
+  { procedure: "destinations.create", input: () => ({ destination: HOG_FUNCTION_BODY() }) },
+  { procedure: "destinations.update", input: () => ({ id: w.hogFunctionId, patch: HOG_FUNCTION_BODY() }) },
+  { procedure: "destinations.deliveries", input: () => ({ id: w.hogFunctionId, query: { level: "failed", search: "x" } }) },
+  { procedure: "destinations.totals", input: () => ({ id: w.hogFunctionId }) },
+  { procedure: "destinations.delete", input: () => ({ id: w.hogFunctionId }) },
   { procedure: "cohorts.list", input: () => ({ search: "cohort", type: "dynamic" }) },
   { procedure: "cohorts.get", input: () => ({ id: w.cohortId }), ids: [["id"]] },
   { procedure: "cohorts.create", input: () => ({ cohort: COHORT_BODY() }), ids: [["cohort", "filters", "properties", "values", 0, "values", 1, "value"]] },

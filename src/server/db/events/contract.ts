@@ -35,6 +35,12 @@ export interface StoredEventInput {
   personId?: string | null;
   elementsChain?: string;
   historicalMigration?: boolean;
+  /**
+   * Destinations (hog function ids) whose filters the event matched at ingestion: an outbox
+   * row each, written with the event (in its statement on PostgreSQL), so that an
+   * acknowledged event is delivered even after a crash.
+   */
+  destinations?: readonly string[];
 }
 
 export type EventStoreKind = "postgres" | "clickhouse";

@@ -6,6 +6,7 @@ import { dashboardRoutes } from "./resources/dashboards";
 import { definitionRoutes } from "./resources/definitions";
 import { eventRoutes } from "./resources/events";
 import { flagRoutes } from "./resources/flags";
+import { hogFunctionRoutes } from "./resources/hog-functions";
 import { insightRoutes } from "./resources/insights";
 import { personRoutes } from "./resources/persons";
 import { sharingRoutes } from "./resources/sharing";
@@ -34,6 +35,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...cohortRoutes,
   ...actionRoutes,
   ...experimentRoutes,
+  ...hogFunctionRoutes,
   ...personRoutes,
   ...queryRoutes,
   ...recordingRoutes,

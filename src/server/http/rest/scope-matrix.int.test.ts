@@ -5,6 +5,7 @@
  * with PostHog's error body. A route added to the route table (src/server/http/rest/routes.ts) or
  * under src/app/api must be added to ROUTES.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey, createUser } from "@/server/accounts/service";
 import type { Scope } from "@/server/auth/contract";
@@ -385,6 +386,39 @@ function experimentRoutes(prefix: "projects" | "environments"): RouteCase[] {
         DELETE: { scope: "experiment:write", ok: 204 },
       },
     },
+/** A destination in each project (and `@current`): project id → hog function id, set in beforeAll. */
+const HOG_FUNCTION_IDS = new Map<string, string>();
+
+/** The destination (hog function) routes under one prefix. */
+function hogFunctionRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/hog_functions`;
+  const withId = (project: string) => ({ project_id: project, id: HOG_FUNCTION_IDS.get(project) ?? "0190c000-0000-7000-8000-000000000000" });
+  const read = (route: string, path: string): RouteCase => ({ route: `${prefix}/:project_id/${route}`, path: `${at}/${path}`, params: withId, methods: { GET: { scope: "hog_function:read", ok: 200 } } });
+  return [
+    {
+      route: `${prefix}/:project_id/hog_functions`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "hog_function:read", ok: 200 },
+        POST: { scope: "hog_function:write", body: { type: "destination", name: "matrix", inputs: { url: { value: "https://hooks.example.com/matrix" } } }, ok: 201 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/hog_functions/:id`,
+      path: `${at}/{hog_function}/`,
+      params: withId,
+      methods: {
+        GET: { scope: "hog_function:read", ok: 200 },
+        PATCH: { scope: "hog_function:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "hog_function:write", body: { description: "put" }, ok: 200 },
+        DELETE: { scope: "hog_function:write", ok: 405 },
+      },
+    },
+    read("hog_functions/:id/logs", "{hog_function}/logs/"),
+    read("hog_functions/:id/deliveries", "{hog_function}/deliveries/"),
+    read("hog_functions/:id/metrics", "{hog_function}/metrics/"),
+    read("hog_functions/:id/metrics/totals", "{hog_function}/metrics/totals/"),
   ];
 }
 
@@ -473,6 +507,8 @@ const ROUTES: RouteCase[] = [
   ...actionRoutes("environments"),
   ...experimentRoutes("projects"),
   ...experimentRoutes("environments"),
+  ...hogFunctionRoutes("projects"),
+  ...hogFunctionRoutes("environments"),
   ...recordingRoutes("projects"),
   ...recordingRoutes("environments"),
   ...cohortRoutes("projects"),
@@ -726,6 +762,11 @@ describe(`management routes: authentication, scopes and project access (${testDb
     EXPERIMENT_IDS.set("@current", EXPERIMENT_IDS.get(String(projectId))!);
     HOLDOUT_IDS.set("@current", HOLDOUT_IDS.get(String(projectId))!);
     HOLDOUT_PROJECT.set("@current", projectId);
+      const hogFunctionId = randomUUID();
+      await db.prisma.hogFunction.create({ data: { id: hogFunctionId, projectId: id, name: "matrix", inputs: { url: { value: "https://hooks.example.com/m" } } } });
+      HOG_FUNCTION_IDS.set(String(id), hogFunctionId);
+    }
+    HOG_FUNCTION_IDS.set("@current", HOG_FUNCTION_IDS.get(String(projectId))!);
     COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });
   afterAll(async () => {

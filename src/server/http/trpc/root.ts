@@ -1,5 +1,6 @@
 import { accountRouter } from "./routers/account";
 import { actionsRouter } from "./routers/actions";
+import { destinationsRouter } from "./routers/destinations";
 import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
@@ -23,6 +24,7 @@ export const appRouter = createTRPCRouter({
   account: accountRouter,
   actions: actionsRouter,
   experiments: experimentsRouter,
+  destinations: destinationsRouter,
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,

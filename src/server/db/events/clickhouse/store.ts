@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { PropertyNode } from "@/server/properties/contract";
+import { insertOutboxRows } from "../insert/postgres";
 import type { EventStore, StoredEventInput } from "../contract";
 import { translated } from "../errors";
 import { clickHouseActorBuckets } from "../actor-buckets/clickhouse";
@@ -46,7 +47,11 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /** The store's insert; `options.beforeWrite` serves the move to ClickHouse (insert/clickhouse.ts). */
-  insert(events: readonly StoredEventInput[], options?: ChInsertOptions): Promise<number> {
+  async insert(events: readonly StoredEventInput[], options?: ChInsertOptions): Promise<number> {
+    // The outbox is in PostgreSQL, the events here: no shared transaction. Written first, so an
+    // acknowledged event is never without its rows (an insert that then fails leaves rows for
+    // events never acknowledged: delivered once anyway, at least once still holds).
+    await insertOutboxRows(this.ch.sql, events);
     return clickHouseInsert(this.ch, events, options);
   }
 

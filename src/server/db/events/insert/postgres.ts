@@ -3,7 +3,7 @@
  * sessions (sessions/deltas.ts, appended to session_deltas and merged into the sessions table
  * later, sessions/fold.ts), so that an acknowledged event is never missing from its session.
  */
-import type { SqlDriver } from "@/server/db/driver";
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "../contract";
 import { sessionDeltasOf } from "../sessions/deltas";
@@ -46,18 +46,53 @@ const INSERT_NEW = `WITH inserted AS (
 ), deltas AS (${insertSessionDeltas("$2")})
 SELECT count(*)::int AS n FROM inserted`;
 
+/** The same, with the outbox rows of the events some destination matched (only batches that have any pay for it). */
+const INSERT_NEW_WITH_OUTBOX = `WITH inserted AS (
+  INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${EVENT_RECORD} RETURNING 1
+), deltas AS (${insertSessionDeltas("$2")}), outbox AS (${insertOutbox("$3")})
+SELECT count(*)::int AS n FROM inserted`;
+
 /** The careful way, in a transaction with the deltas of the rows it stored: a uuid the project already has is skipped. */
 const INSERT_SKIPPING_STORED = `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${EVENT_RECORD}
   ON CONFLICT (project_id, uuid) DO NOTHING RETURNING uuid::text AS uuid`;
+
+/** An outbox row per (event, destination) pair: the event as stored, for the delivery worker (src/server/destinations). */
+function insertOutbox(param: string): string {
+  return `INSERT INTO hog_function_outbox (hog_function_id, project_id, event_uuid, payload)
+  SELECT o.hog_function_id, o.project_id, o.event_uuid, o.payload FROM jsonb_to_recordset(${param}::jsonb) AS o(hog_function_id uuid, project_id int, event_uuid uuid, payload jsonb)`;
+}
+
+/** The outbox rows of `events` as one JSON document (null when no event matched a destination). */
+export function outboxRowsJson(events: readonly StoredEventInput[], rowTexts?: readonly string[]): string | null {
+  const rows: string[] = [];
+  for (const [index, event] of events.entries()) {
+    if (!event.destinations || event.destinations.length === 0) continue;
+    // The event's row as the insert already wrote it out (when given).
+    const payload = rowTexts?.[index] ?? eventRowJson(event);
+    for (const id of event.destinations) rows.push(`{"hog_function_id":${JSON.stringify(id)},"project_id":${event.projectId},"event_uuid":${JSON.stringify(event.uuid)},"payload":${payload}}`);
+  }
+  return rows.length === 0 ? null : `[${rows.join(",")}]`;
+}
+
+/** Writes outbox rows on their own (the ClickHouse store, whose events are not in this database: before their insert). */
+export async function insertOutboxRows(sql: Pick<SqlExecutor, "query">, events: readonly StoredEventInput[]): Promise<void> {
+  const rows = outboxRowsJson(events);
+  if (rows !== null) await sql.query(insertOutbox("$1"), [rows]);
+}
 
 const UNIQUE_VIOLATION = "23505";
 
 /** Where the store writes: a connection pool that can also run a transaction. */
 export type InsertDriver = Pick<SqlDriver, "query" | "transaction">;
 
-async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rows: string): Promise<number> {
+async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rowTexts: readonly string[]): Promise<number> {
+  const rows = `[${rowTexts.join(",")}]`;
   try {
-    const [result] = await sql.query<{ n: number }>(INSERT_NEW, [rows, JSON.stringify(sessionDeltasOf(events))], { prepare: "burrow_insert_events" });
+    const outbox = outboxRowsJson(events, rowTexts);
+    const [result] =
+      outbox === null
+        ? await sql.query<{ n: number }>(INSERT_NEW, [rows, JSON.stringify(sessionDeltasOf(events))], { prepare: "burrow_insert_events" })
+        : await sql.query<{ n: number }>(INSERT_NEW_WITH_OUTBOX, [rows, JSON.stringify(sessionDeltasOf(events)), outbox], { prepare: "burrow_insert_events_outbox" });
     return result!.n;
   } catch (error) {
     if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
@@ -68,6 +103,9 @@ async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[
     const kept = events.filter((event) => stored.delete(event.uuid.toLowerCase()));
     const deltas = sessionDeltasOf(kept);
     if (deltas.length > 0) await tx.query(insertSessionDeltas("$1"), [JSON.stringify(deltas)]);
+    // Only the events stored now: a retried batch does not deliver its events twice.
+    const outbox = outboxRowsJson(kept);
+    if (outbox !== null) await tx.query(insertOutbox("$1"), [outbox]);
     return kept.length;
   });
 }
@@ -88,7 +126,7 @@ export async function insertEvents(sql: InsertDriver, events: readonly StoredEve
   let rows: string[] = [];
   let text = 0;
   const send = async () => {
-    inserted += await insertChunk(sql, chunk, `[${rows.join(",")}]`);
+    inserted += await insertChunk(sql, chunk, rows);
     chunk = [];
     rows = [];
     text = 0;

@@ -1,0 +1,262 @@
+/**
+ * Destinations end to end on a real database: the REST API (PostHog's hog-function fields,
+ * the outbound check, sealed and masked secrets, 405 on DELETE), capture through the real
+ * /batch/ handler writing outbox rows only for matching events, and the worker delivering
+ * to a real HTTP sink on loopback: 500, 500, then 200 delivers exactly once; a dead receiver
+ * ends failed and opens the circuit; a hanging one does not slow capture.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap } from "@/server/accounts/service";
+import { closeDb, registerDb } from "@/server/db";
+import type { Database } from "@/server/db/client";
+import { createTestDatabase } from "@/test-support/db";
+import { sendBatch } from "@/test-support/ingestion";
+import { restRoute } from "@/test-support/rest-routes";
+import { reloadRoutes } from "./routing";
+import { startDestinationWorker, stopDestinationWorker } from "./worker";
+
+let db: Database;
+let projectId: number;
+let apiKey: string;
+let token: string;
+let sink: http.Server;
+let port = 0;
+const list = restRoute("projects", "hog_functions");
+const one = restRoute("projects", "hog_functions/:id");
+const logs = restRoute("projects", "hog_functions/:id/logs");
+const deliveries = restRoute("projects", "hog_functions/:id/deliveries");
+const totals = restRoute("projects", "hog_functions/:id/metrics/totals");
+
+interface Received {
+  path: string;
+  method: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+const received: Received[] = [];
+/** Answers per path, in order; then 200. */
+const script = new Map<string, number[]>();
+
+async function call(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, method: string, path: string, params: Record<string, string>, body?: unknown) {
+  const response = await handler(
+    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
+  );
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+const create = (body: unknown) => call(list.POST, "POST", "hog_functions/", {}, body);
+const webhook = (name: string, url: string, extra: Record<string, unknown> = {}) => ({
+  type: "destination",
+  name,
+  enabled: true,
+  template_id: "template-webhook",
+  inputs: { url: { value: url }, method: { value: "POST" }, ...((extra.inputs as object) ?? {}) },
+  filters: extra.filters ?? {},
+});
+
+async function until<T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const outboxOf = async (id: string) => (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM hog_function_outbox WHERE hog_function_id = $1::uuid`, [id]))[0]!.n;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  registerDb(db);
+  const owner = await bootstrap(db.prisma, { email: "destinations@example.com", password: "pw12345678" });
+  projectId = owner.project_id;
+  apiKey = owner.personal_api_key;
+  token = owner.project_api_key;
+  sink = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      received.push({ path, method: req.method ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      if (path.startsWith("/hang")) return; // never answers
+      const next = script.get(path)?.shift() ?? 200;
+      res.writeHead(next, { "content-type": "text/plain" }).end(next >= 300 ? "receiver broke" : "ok");
+    });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  port = (sink.address() as AddressInfo).port;
+  process.env.BURROW_OUTBOUND_ALLOWLIST = "127.0.0.1";
+  startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
+});
+
+afterAll(async () => {
+  await stopDestinationWorker();
+  sink.closeAllConnections();
+  await new Promise<void>((resolve) => sink.close(() => resolve()));
+  delete process.env.BURROW_OUTBOUND_ALLOWLIST;
+  await closeDb();
+});
+
+describe("destinations API", () => {
+  it("refuses URLs reaching loopback or private addresses unless allowlisted", async () => {
+    delete process.env.BURROW_OUTBOUND_ALLOWLIST;
+    for (const url of [`http://127.0.0.1:${port}/`, "http://2130706433/", "http://[::ffff:127.0.0.1]/", "http://169.254.169.254/latest", "http://localhost:9/", "file:///etc/passwd"]) {
+      const response = await create(webhook("blocked", url));
+      expect(response.status, url).toBe(400);
+      expect(response.body.attr).toBe("inputs__url");
+    }
+    process.env.BURROW_OUTBOUND_ALLOWLIST = "127.0.0.1";
+    expect((await create(webhook("allowed", `http://127.0.0.1:${port}/ok`, { filters: { events: [{ id: "nothing-sends-this" }] } }))).status).toBe(201);
+  });
+
+  it("stores credentials sealed and never returns them in full; a masked value sent back keeps the secret", async () => {
+    const created = await create(
+      webhook("secret", `http://127.0.0.1:${port}/secret`, {
+        inputs: { headers: { value: { Authorization: "Bearer sk_live_0123456789abcdef", "X-Plain": "visible" } } },
+        filters: { events: [{ id: "never" }] },
+      }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.inputs.headers.value).toEqual({ Authorization: "••••cdef", "X-Plain": "visible" });
+    expect(JSON.stringify(created.body)).not.toContain("sk_live");
+    const [stored] = await db.sql.query<{ inputs: string }>(`SELECT inputs::text FROM hog_functions WHERE id = $1::uuid`, [created.body.id]);
+    expect(stored!.inputs).not.toContain("sk_live");
+    expect(stored!.inputs).toContain("enc:v1:");
+    const patched = await call(one.PATCH, "PATCH", `hog_functions/${created.body.id}/`, { id: created.body.id }, {
+      inputs: { url: { value: `http://127.0.0.1:${port}/secret` }, headers: { value: { Authorization: "••••cdef" } } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.inputs.headers.value.Authorization).toBe("••••cdef");
+  });
+
+  it("follows PostHog's rules: 405 on DELETE, soft delete, type fixed, 404 for unknown ids, only the webhook template", async () => {
+    const created = await create(webhook("rules", `http://127.0.0.1:${port}/rules`));
+    const id = created.body.id as string;
+    expect((await call(one.DELETE, "DELETE", `hog_functions/${id}/`, { id })).status).toBe(405);
+    expect((await call(one.GET, "GET", "hog_functions/nope/", { id: "nope" })).status).toBe(404);
+    expect((await call(one.GET, "GET", "hog_functions/0190c000-0000-7000-8000-000000000000/", { id: "0190c000-0000-7000-8000-000000000000" })).status).toBe(404);
+    expect((await call(one.PATCH, "PATCH", `hog_functions/${id}/`, { id }, { type: "transformation" })).status).toBe(400);
+    expect((await create({ ...webhook("x", `http://127.0.0.1:${port}/`), template_id: "template-slack" })).status).toBe(400);
+    expect((await create({ ...webhook("x", `http://127.0.0.1:${port}/`), hog: "fetch('http://169.254.169.254')" })).status).toBe(400);
+    expect((await create(webhook("x", `http://127.0.0.1:${port}/`, { filters: { actions: [{ id: 999999 }] } }))).body.attr).toBe("filters__actions");
+    expect((await call(one.PATCH, "PATCH", `hog_functions/${id}/`, { id }, { deleted: true })).status).toBe(200);
+    const listed = await call(list.GET, "GET", "hog_functions/", {});
+    expect(listed.body.results.map((f: { id: string }) => f.id)).not.toContain(id);
+    expect(listed.body.results.every((f: { type: string }) => f.type === "destination")).toBe(true);
+  });
+});
+
+describe("delivery", () => {
+  it("writes outbox rows only for matching events, and delivers after 500, 500 exactly once", async () => {
+    const created = await create(
+      webhook("flaky", `http://127.0.0.1:${port}/flaky?e={event.event}`, {
+        inputs: {
+          headers: { value: { Authorization: "Bearer hook-secret-123456", "Content-Type": "application/json" } },
+          body: { value: { name: "{event.event}", plan: "{event.properties.plan}", email: "{person.properties.email}", project: "{project.name} #{project.id}", whole: "{event.properties}" } },
+        },
+        filters: { events: [{ id: "signed_up", properties: [{ key: "plan", value: ["pro"], operator: "exact", type: "event" }] }] },
+      }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    script.set("/flaky?e=signed_up", [500, 500]);
+    await sendBatch(token, [
+      { event: "$identify", distinct_id: "ada", properties: { $set: { email: "ada@example.com" } } },
+      { event: "signed_up", distinct_id: "ada", properties: { plan: "pro" } },
+      { event: "signed_up", distinct_id: "bob", properties: { plan: "free" } },
+      { event: "$pageview", distinct_id: "ada", properties: {} },
+    ]);
+    const delivered = await until("the delivery", async () => {
+      const rows = (await call(deliveries.GET, "GET", `hog_functions/${id}/deliveries/`, { id })).body.results as { status: string }[];
+      return rows.some((r) => r.status === "delivered") && rows;
+    });
+    expect(delivered.map((r) => r.status)).toEqual(["delivered", "retrying", "retrying"]);
+    // Nothing more arrives: one event, three attempts, one success.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const hits = received.filter((r) => r.path.startsWith("/flaky"));
+    expect(hits).toHaveLength(3);
+    expect(await outboxOf(id)).toBe(0);
+    const last = hits.at(-1)!;
+    expect(last.method).toBe("POST");
+    expect(last.headers.authorization).toBe("Bearer hook-secret-123456");
+    expect(JSON.parse(last.body)).toEqual({ name: "signed_up", plan: "pro", email: "ada@example.com", project: expect.stringMatching(/ #\d+$/), whole: expect.objectContaining({ plan: "pro" }) });
+    const entries = (await call(logs.GET, "GET", `hog_functions/${id}/logs/?level=WARN`, { id })).body.results as { level: string; message: string }[];
+    expect(entries).toHaveLength(2);
+    expect(entries[0]!.message).toContain("HTTP 500");
+    const metrics = (await call(totals.GET, "GET", `hog_functions/${id}/metrics/totals/`, { id })).body;
+    expect(metrics.totals).toMatchObject({ delivered: 1, retrying: 2, failed: 0, pending: 0 });
+  });
+
+  it("matches actions and person properties, and skips what no longer matches", async () => {
+    const action = await db.prisma.action.create({ data: { projectId, name: "Checkout", steps: [{ event: "checkout", url: "/cart", url_matching: "contains" }] } });
+    const byAction = await create(webhook("by action", `http://127.0.0.1:${port}/action`, { filters: { actions: [{ id: action.id, type: "actions" }] } }));
+    const byPerson = await create(webhook("by person", `http://127.0.0.1:${port}/person`, { filters: { events: [{ id: "checkout" }], properties: [{ key: "email", value: "ada", operator: "icontains", type: "person" }] } }));
+    expect(byPerson.status, JSON.stringify(byPerson.body)).toBe(201);
+    await sendBatch(token, [
+      { event: "checkout", distinct_id: "ada", properties: { $current_url: "https://shop.test/cart" } },
+      { event: "checkout", distinct_id: "bob", properties: { $current_url: "https://shop.test/home" } },
+    ]);
+    await until("both", async () => received.filter((r) => r.path === "/action").length >= 1 && received.filter((r) => r.path === "/person").length >= 1);
+    await until("the skip", async () => (await call(deliveries.GET, "GET", `hog_functions/${byPerson.body.id}/deliveries/`, { id: byPerson.body.id })).body.results.length >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received.filter((r) => r.path === "/action")).toHaveLength(1);
+    expect(received.filter((r) => r.path === "/person")).toHaveLength(1);
+    const personRows = (await call(deliveries.GET, "GET", `hog_functions/${byPerson.body.id}/deliveries/`, { id: byPerson.body.id })).body.results as { status: string }[];
+    expect(personRows.map((r) => r.status).sort()).toEqual(["delivered", "skipped"]);
+  });
+
+  it("gives up on a dead receiver after its attempts, and opens the circuit", async () => {
+    const dead = http.createServer();
+    await new Promise<void>((resolve) => dead.listen(0, "127.0.0.1", resolve));
+    const deadPort = (dead.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+    const created = await create(webhook("dead", `http://127.0.0.1:${deadPort}/`, { filters: { events: [{ id: "to_dead" }] } }));
+    const id = created.body.id as string;
+    await sendBatch(token, [{ event: "to_dead", distinct_id: "ada" }]);
+    const rows = await until("failures", async () => {
+      const found = (await call(deliveries.GET, "GET", `hog_functions/${id}/deliveries/?level=failed`, { id })).body.results as { status: string; error: string; response_code: null }[];
+      return found.length >= 1 && found;
+    });
+    expect(rows[0]!.error).toMatch(/ECONNREFUSED/);
+    expect(rows[0]!.response_code).toBeNull();
+    // 4 attempts failed; 2 more in a row (6) open the circuit: the rest wait rather than hammer the receiver.
+    await sendBatch(token, [{ event: "to_dead", distinct_id: "bob" }]);
+    const status = await until("the open circuit", async () => {
+      const body = (await call(one.GET, "GET", `hog_functions/${id}/`, { id })).body;
+      return body.status.state === 3 && body.status;
+    });
+    expect(status.tokens).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const attempts = (await call(deliveries.GET, "GET", `hog_functions/${id}/deliveries/`, { id })).body.results as unknown[];
+    expect(attempts).toHaveLength(6);
+    expect(await outboxOf(id)).toBe(1);
+  });
+
+  it("does not slow capture when the receiver hangs", async () => {
+    await create(webhook("hang", `http://127.0.0.1:${port}/hang`, { filters: { events: [{ id: "to_hang" }] } }));
+    await sendBatch(token, [{ event: "to_hang", distinct_id: "ada" }]);
+    await until("the hanging request", async () => received.some((r) => r.path === "/hang"));
+    const started = performance.now();
+    for (let i = 0; i < 5; i++) await sendBatch(token, [{ event: "to_hang", distinct_id: `p${i}` }]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("costs nothing for events no destination wants, and a disabled destination gets no rows", async () => {
+    const created = await create({ ...webhook("off", `http://127.0.0.1:${port}/off`, { filters: { events: [{ id: "quiet" }] } }), enabled: false });
+    await reloadRoutes(db);
+    const before = (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM hog_function_outbox`))[0]!.n;
+    await sendBatch(token, [{ event: "quiet", distinct_id: "ada" }, { event: "unrelated", distinct_id: "ada" }]);
+    expect(await outboxOf(created.body.id)).toBe(0);
+    const after = (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM hog_function_outbox`))[0]!.n;
+    expect(after).toBeLessThanOrEqual(before);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A destination's filters as predicates (PostHog's `filters`: events, actions, properties).
+ * An event passes when it is one of the listed events or actions (any; none listed: every
+ * event) and every top-level property filter holds.
+ *
+ * Ingestion checks what the event alone can answer, so that the outbox gets only events a
+ * destination wants; a filter reading person properties is checked once more at delivery,
+ * against the person as it is then (the worker), and ingestion lets through what it cannot
+ * decide (by event name where the filters list names).
+ */
+import { isPropertyGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
+import { propertyMatcher, type PropertySources } from "@/server/properties/match";
+import type { DestinationFilters } from "./contract";
+
+/** An event as matching reads it. */
+export interface MatchableEvent {
+  event: string;
+  distinctId: string;
+  properties: Readonly<Record<string, unknown>>;
+  elementsChain?: string;
+}
+
+export interface CompiledFilters {
+  /** At ingestion: false only when the event can never pass. */
+  mayMatch(event: MatchableEvent): boolean;
+  /** Whether the person must be read to decide (the worker checks `matches` then). */
+  readsPerson: boolean;
+  matches(event: MatchableEvent, person: Readonly<Record<string, unknown>> | null): boolean;
+}
+
+function quoteRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+const eventIs = (name: string): PropertyFilter => ({ type: "event_metadata", key: "event", operator: "regex", value: `^${quoteRegex(name)}$`, negation: false });
+
+/** Every event has a name: a leaf that never holds (an action deleted since). */
+const NOTHING: PropertyFilter = { type: "event_metadata", key: "event", operator: "is_not_set", value: null, negation: false };
+
+function readsPerson(node: PropertyNode): boolean {
+  if (isPropertyGroup(node)) return node.values.some(readsPerson);
+  return node.type === "person" || node.type === "cohort";
+}
+
+/** The filters as one tree; `actionTrees` are the listed actions' steps (a missing action matches nothing). */
+export function filtersTree(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>): PropertyGroup {
+  const wanted: PropertyNode[] = [
+    ...filters.events.map((entry): PropertyNode => {
+      const parts: PropertyNode[] = entry.id === null ? [] : [eventIs(entry.id)];
+      if (entry.properties) parts.push(entry.properties);
+      return { type: "AND", values: parts };
+    }),
+    ...filters.actions.map((entry): PropertyNode => actionTrees.get(entry.id) ?? NOTHING),
+  ];
+  const values: PropertyNode[] = [];
+  if (wanted.length > 0) values.push({ type: "OR", values: wanted });
+  if (filters.properties) values.push(filters.properties);
+  return { type: "AND", values };
+}
+
+function sourcesOf(event: MatchableEvent, person: Readonly<Record<string, unknown>> | null): PropertySources {
+  const chain = event.elementsChain || (typeof event.properties.$elements_chain === "string" ? event.properties.$elements_chain : "");
+  return { event: event.properties, person: person ?? {}, metadata: { event: event.event, distinct_id: event.distinctId, elements_chain: chain } };
+}
+
+/** Compiles once; throws AppError (400) for a tree it cannot read (cohort leaves). */
+export function compileFilters(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>): CompiledFilters {
+  const tree = filtersTree(filters, actionTrees);
+  const matcher = propertyMatcher(tree);
+  const person = readsPerson(tree);
+  // With person leaves, ingestion can still rule out events by name when only named events are listed.
+  const names = filters.actions.length === 0 && filters.events.length > 0 && filters.events.every((e) => e.id !== null) ? new Set(filters.events.map((e) => e.id!)) : null;
+  return {
+    readsPerson: person,
+    mayMatch: person ? (event) => names === null || names.has(event.event) : (event) => matcher(sourcesOf(event, null)),
+    matches: (event, personProperties) => matcher(sourcesOf(event, personProperties)),
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * Every database read and write of destinations: hog functions (Prisma), and the outbox and
+ * delivery log the worker reads and writes in plain SQL on the workers' handle. The outbox
+ * rows themselves are written with the events (db/events/insert/postgres.ts).
+ */
+import type { Prisma } from "@/generated/prisma/client";
+import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
+import type { SqlExecutor } from "@/server/db/driver";
+import type { DbClient, Tx } from "@/server/db/transaction";
+import type { DeliveryStatus } from "./contract";
+
+const INCLUDE = { createdBy: { select: USER_BASIC_COLUMNS } } as const;
+export type HogFunctionRow = Prisma.HogFunctionGetPayload<{ include: typeof INCLUDE }>;
+
+export interface HogFunctionWrite {
+  type: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  deleted: boolean;
+  templateId: string | null;
+  hog: string;
+  iconUrl: string | null;
+  inputsSchema: unknown[];
+  inputs: Record<string, unknown>;
+  filters: Record<string, unknown>;
+}
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+export function findHogFunction(client: DbClient, projectId: number, id: string): Promise<HogFunctionRow | null> {
+  return client.hogFunction.findFirst({ where: { id, projectId }, include: INCLUDE });
+}
+
+export function listHogFunctionRows(client: DbClient, projectId: number, where: { types: string[]; enabled?: boolean; search?: string }): Promise<HogFunctionRow[]> {
+  return client.hogFunction.findMany({
+    where: {
+      projectId,
+      deleted: false,
+      type: { in: where.types },
+      ...(where.enabled === undefined ? {} : { enabled: where.enabled }),
+      ...(where.search ? { name: { contains: where.search, mode: "insensitive" } } : {}),
+    },
+    include: INCLUDE,
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+}
+
+export async function insertHogFunction(tx: Tx, id: string, projectId: number, createdById: number, write: HogFunctionWrite): Promise<void> {
+  await tx.hogFunction.create({
+    data: { id, projectId, createdById, ...write, inputsSchema: json(write.inputsSchema), inputs: json(write.inputs), filters: json(write.filters) },
+  });
+}
+
+export async function updateHogFunctionRow(tx: Tx, id: string, write: HogFunctionWrite): Promise<void> {
+  await tx.hogFunction.update({
+    where: { id },
+    data: { ...write, inputsSchema: json(write.inputsSchema), inputs: json(write.inputs), filters: json(write.filters) },
+  });
+}
+
+/** A fresh start for the circuit breaker (an edit or re-enable may have fixed the receiver). */
+export async function resetBreaker(tx: Tx, id: string): Promise<void> {
+  await tx.hogFunction.update({ where: { id }, data: { consecutiveFailures: 0, circuitOpenUntil: null } });
+}
+
+/** What ingestion's cache holds: every live, enabled destination of every project. */
+export function activeDestinations(client: DbClient): Promise<{ id: string; projectId: number; filters: Prisma.JsonValue }[]> {
+  return client.hogFunction.findMany({ where: { enabled: true, deleted: false, type: "destination" }, select: { id: true, projectId: true, filters: true } });
+}
+
+// ---------------------------------------------------------------------------
+// Delivery log and metrics
+// ---------------------------------------------------------------------------
+
+export interface DeliveryLogRow {
+  id: bigint;
+  eventUuid: string;
+  attempt: number;
+  status: string;
+  responseCode: number | null;
+  durationMs: number;
+  error: string | null;
+  createdAt: Date;
+}
+
+export function deliveryRows(
+  client: DbClient,
+  hogFunctionId: string,
+  where: { after?: Date; before?: Date; statuses?: string[]; search?: string; eventUuid?: string },
+  limit: number,
+): Promise<DeliveryLogRow[]> {
+  return client.hogFunctionDelivery.findMany({
+    where: {
+      hogFunctionId,
+      ...(where.after || where.before ? { createdAt: { ...(where.after ? { gt: where.after } : {}), ...(where.before ? { lt: where.before } : {}) } } : {}),
+      ...(where.statuses ? { status: { in: where.statuses } } : {}),
+      ...(where.search ? { error: { contains: where.search, mode: "insensitive" } } : {}),
+      ...(where.eventUuid ? { eventUuid: where.eventUuid } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+  });
+}
+
+/** Attempts by status per bucket (`date_trunc` unit) since `after`. */
+export async function deliveryCounts(client: DbClient, hogFunctionId: string, unit: "hour" | "day" | "week", after: Date, before: Date): Promise<{ bucket: Date; status: string; n: number }[]> {
+  const rows = await client.$queryRawUnsafe<{ bucket: Date; status: string; n: number }[]>(
+    `SELECT date_trunc('${unit}', created_at) AS bucket, status, count(*)::int AS n FROM hog_function_deliveries
+     WHERE hog_function_id = $1::uuid AND created_at >= $2 AND created_at < $3 GROUP BY 1, 2 ORDER BY 1`,
+    hogFunctionId,
+    after,
+    before,
+  );
+  return rows;
+}
+
+/** Events waiting in the outbox (PostHog's status shows a destination's backlog). */
+export function pendingCount(client: DbClient, hogFunctionId: string): Promise<number> {
+  return client.hogFunctionOutbox.count({ where: { hogFunctionId } });
+}
+
+// ---------------------------------------------------------------------------
+// The worker (plain SQL on the workers' handle)
+// ---------------------------------------------------------------------------
+
+export interface OutboxRow {
+  id: string;
+  hog_function_id: string;
+  project_id: number;
+  event_uuid: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+}
+
+/**
+ * Claims due rows: their next attempt moves `leaseMs` ahead, so that a process that dies
+ * holding them leaves them due again (at least once), and a second process does not take them.
+ */
+export function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, skip: readonly string[]): Promise<OutboxRow[]> {
+  return sql.query<OutboxRow>(
+    `UPDATE hog_function_outbox SET next_attempt_at = now() + ($2::int * interval '1 millisecond')
+     WHERE id IN (SELECT id FROM hog_function_outbox WHERE next_attempt_at <= now() AND NOT (hog_function_id = ANY($3::uuid[]))
+                  ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+     RETURNING id::text, hog_function_id::text, project_id, event_uuid::text, payload, attempts`,
+    [limit, leaseMs, skip],
+  );
+}
+
+/** When the next row falls due (null: the outbox is empty). */
+export async function nextDue(sql: SqlExecutor): Promise<Date | null> {
+  const [row] = await sql.query<{ at: Date | null }>(`SELECT min(next_attempt_at) AS at FROM hog_function_outbox`);
+  return row?.at ?? null;
+}
+
+export interface HogFunctionForDelivery {
+  id: string;
+  project_id: number;
+  project_name: string;
+  enabled: boolean;
+  deleted: boolean;
+  inputs: Record<string, unknown>;
+  filters: Record<string, unknown>;
+  name: string;
+  consecutive_failures: number;
+  circuit_open_until: Date | null;
+}
+
+export function functionsForDelivery(sql: SqlExecutor, ids: string[]): Promise<HogFunctionForDelivery[]> {
+  return sql.query<HogFunctionForDelivery>(
+    `SELECT f.id::text, f.project_id, p.name AS project_name, f.enabled, f.deleted, f.inputs, f.filters, f.name, f.consecutive_failures, f.circuit_open_until
+     FROM hog_functions f JOIN projects p ON p.id = f.project_id WHERE f.id = ANY($1::uuid[])`,
+    [ids],
+  );
+}
+
+/** The persons' properties, by uuid. */
+export async function personProperties(sql: SqlExecutor, uuids: string[]): Promise<Map<string, Record<string, unknown>>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await sql.query<{ uuid: string; properties: Record<string, unknown> }>(`SELECT uuid::text, properties FROM persons WHERE uuid = ANY($1::uuid[])`, [uuids]);
+  return new Map(rows.map((row) => [row.uuid, row.properties]));
+}
+
+export interface AttemptOutcome {
+  outboxId: string;
+  hogFunctionId: string;
+  projectId: number;
+  eventUuid: string;
+  attempt: number;
+  status: DeliveryStatus;
+  responseCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** For `retrying`: when to try again. */
+  retryAt?: Date;
+}
+
+/** An attempt's log line and what it does to the outbox (done: the row goes; retrying: it waits), in one transaction. */
+export async function recordAttempts(sql: SqlExecutor, outcomes: AttemptOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const log = JSON.stringify(
+    outcomes.map((o) => ({ hog_function_id: o.hogFunctionId, project_id: o.projectId, event_uuid: o.eventUuid, attempt: o.attempt, status: o.status, response_code: o.responseCode, duration_ms: o.durationMs, error: o.error })),
+  );
+  const done = outcomes.filter((o) => o.status !== "retrying").map((o) => o.outboxId);
+  const retry = JSON.stringify(outcomes.filter((o) => o.status === "retrying").map((o) => ({ id: o.outboxId, attempts: o.attempt, at: o.retryAt!.toISOString() })));
+  await sql.query(
+    `WITH logged AS (
+       INSERT INTO hog_function_deliveries (hog_function_id, project_id, event_uuid, attempt, status, response_code, duration_ms, error)
+       SELECT l.hog_function_id, l.project_id, l.event_uuid, l.attempt, l.status, l.response_code, l.duration_ms, l.error
+       FROM jsonb_to_recordset($1::jsonb) AS l(hog_function_id uuid, project_id int, event_uuid uuid, attempt int, status text, response_code int, duration_ms int, error text)
+       WHERE EXISTS (SELECT 1 FROM hog_functions f WHERE f.id = l.hog_function_id)
+     ), removed AS (
+       DELETE FROM hog_function_outbox WHERE id = ANY($2::bigint[])
+     )
+     UPDATE hog_function_outbox o SET attempts = r.attempts, next_attempt_at = r.at
+     FROM jsonb_to_recordset($3::jsonb) AS r(id bigint, attempts int, at timestamptz) WHERE o.id = r.id`,
+    [log, done, retry],
+  );
+}
+
+/** Rows put back without an attempt (rate limit, open circuit): due again at `at`. */
+export async function postpone(sql: SqlExecutor, ids: string[], at: Date): Promise<void> {
+  if (ids.length > 0) await sql.query(`UPDATE hog_function_outbox SET next_attempt_at = $2 WHERE id = ANY($1::bigint[])`, [ids, at]);
+}
+
+/** Rows of destinations gone (deleted for good, or a project deleted). */
+export async function dropOutbox(sql: SqlExecutor, ids: string[]): Promise<void> {
+  if (ids.length > 0) await sql.query(`DELETE FROM hog_function_outbox WHERE id = ANY($1::bigint[])`, [ids]);
+}
+
+export async function saveBreaker(sql: SqlExecutor, id: string, failures: number, openUntil: Date | null): Promise<void> {
+  await sql.query(`UPDATE hog_functions SET consecutive_failures = $2, circuit_open_until = $3 WHERE id = $1::uuid`, [id, failures, openUntil]);
+}
+
+/** The log keeps `days` days. */
+export async function pruneDeliveries(sql: SqlExecutor, before: Date): Promise<void> {
+  await sql.query(`DELETE FROM hog_function_deliveries WHERE id IN (SELECT id FROM hog_function_deliveries WHERE created_at < $1 LIMIT 5000)`, [before]);
+}

@@ -1,0 +1,275 @@
+/**
+ * Delivering the outbox: claims due rows (with a lease, so a crash leaves them due again),
+ * sends each with the outbound client (bounded concurrency and a deadline, so a slow or dead
+ * receiver holds only the worker's own slots, never ingestion), and records each attempt in
+ * the log, with the outbox row removed (delivered, or failed for good) or rescheduled
+ * (exponential backoff with jitter). Per destination: a token-bucket rate limit and a circuit
+ * breaker that stops attempts for a while after consecutive failures.
+ */
+import type { Database } from "@/server/db";
+import type { WorkerSql } from "@/server/db/driver";
+import { outboundRequest, OutboundRefusedError, type Resolver } from "@/server/outbound/service";
+import { personCheck, prepareRequest } from "./delivery";
+import * as store from "./store";
+
+export interface DeliveryOptions {
+  /** Rows in flight at once, across destinations. */
+  concurrency: number;
+  /** Requests per second per destination (burst: the same). */
+  ratePerSecond: number;
+  /** Attempts before an event fails for good. */
+  maxAttempts: number;
+  /** The first retry's delay; each next one doubles (up to maxBackoffMs). */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Consecutive failures that open the circuit, and for how long. */
+  breakerFailures: number;
+  breakerOpenMs: number;
+  timeoutMs: number;
+  /** How often to look for due rows when not kicked. */
+  pollMs: number;
+  /** A claimed row is due again after this if the process died holding it. */
+  leaseMs: number;
+  resolver?: Resolver;
+}
+
+const int = (text: string | undefined, fallback: number) => (text && /^\d+$/.test(text) ? Number(text) : fallback);
+
+export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryOptions {
+  return {
+    concurrency: int(env.BURROW_DESTINATION_CONCURRENCY, 16),
+    ratePerSecond: int(env.BURROW_DESTINATION_RATE_LIMIT, 50),
+    maxAttempts: int(env.BURROW_DESTINATION_MAX_ATTEMPTS, 8),
+    backoffMs: int(env.BURROW_DESTINATION_BACKOFF_MS, 2_000),
+    maxBackoffMs: 10 * 60_000,
+    breakerFailures: 10,
+    breakerOpenMs: int(env.BURROW_DESTINATION_BREAKER_MS, 60_000),
+    timeoutMs: int(env.BURROW_DESTINATION_TIMEOUT_MS, 10_000),
+    pollMs: 1_000,
+    leaseMs: 2 * 60_000,
+  };
+}
+
+class TokenBucket {
+  private tokens: number;
+  private at = Date.now();
+  constructor(private readonly rate: number) {
+    this.tokens = rate;
+  }
+  /** 0 when a request may go now, else the ms until one may. */
+  take(): number {
+    const now = Date.now();
+    this.tokens = Math.min(this.rate, this.tokens + ((now - this.at) / 1000) * this.rate);
+    this.at = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - this.tokens) / this.rate) * 1000);
+  }
+}
+
+/** Whether a failure may pass with time (the receiver down, overloaded, slow), so is worth retrying. */
+function retryable(status: number | null, error: unknown): boolean {
+  if (error instanceof OutboundRefusedError) return false;
+  if (status === null) return true;
+  return status >= 500 || status === 429 || status === 408;
+}
+
+export function backoffDelay(attempt: number, options: Pick<DeliveryOptions, "backoffMs" | "maxBackoffMs">, random = Math.random): number {
+  const base = Math.min(options.maxBackoffMs, options.backoffMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+export class DeliveryWorker {
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly breakers = new Map<string, { failures: number; openUntil: number }>();
+  private stopped = false;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly sql: WorkerSql;
+
+  constructor(
+    db: Database,
+    private readonly options: DeliveryOptions,
+  ) {
+    this.sql = db.worker.as("destinations");
+  }
+
+  start(): void {
+    this.kick();
+  }
+
+  /** New rows (or a change): look now rather than at the next poll. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.run().finally(() => {
+      this.running = null;
+      if (this.stopped) return;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.kick(), Math.max(10, ms));
+    this.timer.unref();
+  }
+
+  /** Rounds until nothing is due, then sleeps until the next due row (or the poll). */
+  private async run(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
+        const rows = await store.claimOutbox(this.sql, this.options.concurrency * 4, this.options.leaseMs, open);
+        if (rows.length === 0) break;
+        await this.deliverAll(rows);
+      }
+      const next = await store.nextDue(this.sql);
+      this.schedule(next ? Math.min(this.options.pollMs, next.getTime() - Date.now()) : this.options.pollMs);
+    } catch (error) {
+      if (!this.stopped) console.error("burrow: delivering to destinations failed", error);
+      this.schedule(this.options.pollMs);
+    }
+  }
+
+  private async deliverAll(rows: store.OutboxRow[]): Promise<void> {
+    const functions = new Map((await store.functionsForDelivery(this.sql, [...new Set(rows.map((r) => r.hog_function_id))])).map((f) => [f.id, f]));
+    const personIds = [...new Set(rows.map((r) => r.payload.person_id).filter((id): id is string => typeof id === "string"))];
+    const persons = await store.personProperties(this.sql, personIds);
+    const gone: string[] = [];
+    const postponed = new Map<number, string[]>();
+    const work: { row: store.OutboxRow; fn: store.HogFunctionForDelivery }[] = [];
+    for (const row of rows) {
+      const fn = functions.get(row.hog_function_id);
+      // Deleted for good, or its project: nothing to deliver to. Disabled or soft-deleted: the events wait for it.
+      if (!fn) gone.push(row.id);
+      else if (!fn.enabled || fn.deleted) (postponed.get(60_000) ?? postponed.set(60_000, []).get(60_000)!).push(row.id);
+      else {
+        const breaker = this.breakerOf(fn);
+        const wait = breaker.openUntil > Date.now() ? breaker.openUntil - Date.now() : this.bucketOf(fn.id).take();
+        if (wait > 0) (postponed.get(wait) ?? postponed.set(wait, []).get(wait)!).push(row.id);
+        else work.push({ row, fn });
+      }
+    }
+    await store.dropOutbox(this.sql, gone);
+    for (const [wait, ids] of postponed) await store.postpone(this.sql, ids, new Date(Date.now() + wait));
+    const outcomes: store.AttemptOutcome[] = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < work.length) {
+        const item = work[next++]!;
+        outcomes.push(await this.attempt(item.row, item.fn, item.row.payload.person_id ? (persons.get(String(item.row.payload.person_id)) ?? null) : null));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, work.length) }, lane));
+    await store.recordAttempts(this.sql, outcomes);
+    for (const fn of functions.values()) await this.saveBreaker(fn);
+  }
+
+  private async attempt(row: store.OutboxRow, fn: store.HogFunctionForDelivery, person: Record<string, unknown> | null): Promise<store.AttemptOutcome> {
+    const attempt = row.attempts + 1;
+    const base = { outboxId: row.id, hogFunctionId: fn.id, projectId: row.project_id, eventUuid: row.event_uuid, attempt };
+    const check = personCheck(fn.filters);
+    if (check && !check(row.payload, person)) return { ...base, status: "skipped", responseCode: null, durationMs: 0, error: "The person no longer matches the filters." };
+    const started = performance.now();
+    let status: number | null = null;
+    let error: unknown = null;
+    try {
+      const prepared = prepareRequest(fn, row.payload, person);
+      const answer = await outboundRequest({ ...prepared.request, timeoutMs: this.options.timeoutMs, maxRedirects: 0 }, undefined, this.options.resolver);
+      status = answer.status;
+      if (status >= 300) error = new Error(`Webhook failed with status ${status}: ${answer.body.slice(0, 500)}`);
+    } catch (thrown) {
+      error = thrown;
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const breaker = this.breakerOf(fn);
+    if (error === null) {
+      breaker.failures = 0;
+      breaker.openUntil = 0;
+      return { ...base, status: "delivered", responseCode: status, durationMs, error: null };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const again = retryable(status, error);
+    if (again) {
+      breaker.failures++;
+      if (breaker.failures >= this.options.breakerFailures) breaker.openUntil = Date.now() + this.options.breakerOpenMs;
+    }
+    if (again && attempt < this.options.maxAttempts) {
+      return { ...base, status: "retrying", responseCode: status, durationMs, error: message, retryAt: new Date(Date.now() + backoffDelay(attempt, this.options)) };
+    }
+    return { ...base, status: "failed", responseCode: status, durationMs, error: message };
+  }
+
+  private breakerOf(fn: store.HogFunctionForDelivery) {
+    let breaker = this.breakers.get(fn.id);
+    if (!breaker) {
+      breaker = { failures: fn.consecutive_failures, openUntil: fn.circuit_open_until?.getTime() ?? 0 };
+      this.breakers.set(fn.id, breaker);
+    }
+    return breaker;
+  }
+
+  private bucketOf(id: string): TokenBucket {
+    let bucket = this.buckets.get(id);
+    if (!bucket) this.buckets.set(id, (bucket = new TokenBucket(this.options.ratePerSecond)));
+    return bucket;
+  }
+
+  /** The breaker's state where the API reads it, when it changed. */
+  private async saveBreaker(fn: store.HogFunctionForDelivery): Promise<void> {
+    const breaker = this.breakers.get(fn.id);
+    if (!breaker) return;
+    const openUntil = breaker.openUntil > Date.now() ? new Date(breaker.openUntil) : null;
+    if (breaker.failures === fn.consecutive_failures && (openUntil?.getTime() ?? null) === (fn.circuit_open_until?.getTime() ?? null)) return;
+    await store.saveBreaker(this.sql, fn.id, breaker.failures, openUntil);
+  }
+
+  /** A destination changed through the API: its breaker starts afresh. */
+  forget(id: string): void {
+    this.breakers.delete(id);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+const WORKER_KEY = Symbol.for("burrow.destinationWorker");
+const holder = globalThis as { [WORKER_KEY]?: DeliveryWorker };
+
+export function startDestinationWorker(db: Database, options: Partial<DeliveryOptions> = {}): DeliveryWorker {
+  const existing = holder[WORKER_KEY];
+  if (existing) return existing;
+  const worker = new DeliveryWorker(db, { ...deliveryOptionsFromEnv(), ...options });
+  holder[WORKER_KEY] = worker;
+  worker.start();
+  return worker;
+}
+
+export async function stopDestinationWorker(): Promise<void> {
+  const worker = holder[WORKER_KEY];
+  delete holder[WORKER_KEY];
+  await worker?.stop();
+}
+
+/** Wakes the running worker, if any (events just went to the outbox, or a destination changed). */
+export function kickDestinationWorker(changed?: string): void {
+  const worker = holder[WORKER_KEY];
+  if (changed) worker?.forget(changed);
+  worker?.kick();
+}

@@ -1,0 +1,72 @@
+/**
+ * The guarded client against real sockets: a sink on loopback, reached by a name that
+ * resolves to 127.0.0.1 (a resolver of the test's own, as a DNS record pointing inside would),
+ * refused at connect time unless allowlisted, and redirects checked at each hop.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAllowlist } from "./addresses";
+import { OutboundRefusedError, outboundRequest, type Resolver } from "./client";
+
+let server: http.Server;
+let port = 0;
+const hits: string[] = [];
+
+/** sink.test and rebind.test resolve to 127.0.0.1, as an attacker's DNS record would. */
+const toLoopback: Resolver = (hostname, _options, callback) => {
+  if (hostname === "sink.test" || hostname === "rebind.test") callback(null, [{ address: "127.0.0.1", family: 4 }]);
+  else callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), []);
+};
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    if (req.url === "/to-loopback") res.writeHead(302, { location: `http://127.0.0.1:${port}/inside` }).end();
+    else if (req.url === "/to-name") res.writeHead(307, { location: `http://rebind.test:${port}/inside` }).end();
+    else if (req.url === "/slow") setTimeout(() => res.end("late"), 2_000);
+    else res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe("outbound client", () => {
+  it("refuses a name resolving to 127.0.0.1 without the allowlist, before anything is sent", async () => {
+    const before = hits.length;
+    await expect(outboundRequest({ url: `http://sink.test:${port}/hook`, method: "POST", body: "{}" }, parseAllowlist(""), toLoopback)).rejects.toThrow(OutboundRefusedError);
+    await expect(outboundRequest({ url: `http://sink.test:${port}/hook`, method: "POST" }, parseAllowlist(""), toLoopback)).rejects.toThrow(/resolves to 127\.0\.0\.1/);
+    expect(hits.length).toBe(before);
+  });
+
+  it("reaches it once 127.0.0.1 (or the name) is allowlisted", async () => {
+    const byAddress = await outboundRequest({ url: `http://sink.test:${port}/hook`, method: "POST", body: "{}" }, parseAllowlist("127.0.0.1"), toLoopback);
+    expect(byAddress.status).toBe(200);
+    const byName = await outboundRequest({ url: `http://sink.test:${port}/hook`, method: "GET" }, parseAllowlist("sink.test"), toLoopback);
+    expect(byName.body).toBe("ok");
+  });
+
+  it("refuses a literal loopback URL without connecting", async () => {
+    const before = hits.length;
+    await expect(outboundRequest({ url: `http://2130706433:${port}/`, method: "GET" }, parseAllowlist(""))).rejects.toThrow(OutboundRefusedError);
+    expect(hits.length).toBe(before);
+  });
+
+  it("checks every redirect hop", async () => {
+    // sink.test is allowed by name; the hop to 127.0.0.1 itself is not.
+    const list = parseAllowlist("sink.test");
+    await expect(outboundRequest({ url: `http://sink.test:${port}/to-loopback`, method: "GET", maxRedirects: 3 }, list, toLoopback)).rejects.toThrow(/127\.0\.0\.1/);
+    await expect(outboundRequest({ url: `http://sink.test:${port}/to-name`, method: "GET", maxRedirects: 3 }, list, toLoopback)).rejects.toThrow(/rebind\.test resolves to 127\.0\.0\.1/);
+    expect(hits).not.toContain("GET /inside");
+    // Not following: the 3xx is the answer.
+    const answer = await outboundRequest({ url: `http://sink.test:${port}/to-loopback`, method: "GET" }, list, toLoopback);
+    expect(answer.status).toBe(302);
+  });
+
+  it("gives up at its deadline", async () => {
+    const started = Date.now();
+    await expect(outboundRequest({ url: `http://127.0.0.1:${port}/slow`, method: "GET", timeoutMs: 200 }, parseAllowlist("127.0.0.1"))).rejects.toThrow(/timed out/);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Outbound HTTP for destinations (and later alerts, subscriptions, exports): node's http
+ * client with a `lookup` that refuses non-public addresses once a name is resolved, so a name
+ * that resolves (or is re-pointed, DNS rebinding) to 127.0.0.1 is refused at connect time.
+ * Redirects are followed by hand, each hop checked like the first. Every request has a
+ * deadline and a bounded response body.
+ */
+import dns from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { addressAllowed, currentAllowlist, type OutboundAllowlist } from "./addresses";
+import { bareHost, checkOutboundUrl } from "./url";
+
+export class OutboundRefusedError extends Error {
+  override name = "OutboundRefusedError";
+}
+
+export interface OutboundRequest {
+  url: string;
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** The whole exchange, connect to last byte. */
+  timeoutMs?: number;
+  /** Redirects to follow (each hop checked); 0 answers the 3xx itself. */
+  maxRedirects?: number;
+}
+
+export interface OutboundResponse {
+  status: number;
+  /** At most MAX_BODY bytes of the body, as text. */
+  body: string;
+  /** The URL that answered (after redirects). */
+  url: string;
+}
+
+/** dns.lookup's shape with `all: true`; tests give a resolver of their own (a name that resolves to 127.0.0.1). */
+export type Resolver = (hostname: string, options: dns.LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
+const MAX_BODY = 64 * 1024;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** A lookup that resolves as usual, then refuses when any resolved address is not allowed (unless the name is listed). */
+export function guardedLookup(allowlist: OutboundAllowlist, resolve: Resolver = dns.lookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return (callback as (e: Error) => void)(error);
+      const list = addresses as dns.LookupAddress[];
+      const name = hostname.replace(/\.$/, "").toLowerCase();
+      const refused = allowlist.hosts.has(name) ? undefined : list.find((a) => !addressAllowed(a.address, allowlist));
+      if (refused) {
+        const err = new OutboundRefusedError(`${hostname} resolves to ${refused.address}, a private, loopback or link-local address; list it in BURROW_OUTBOUND_ALLOWLIST to allow it`);
+        return (callback as (e: Error) => void)(err);
+      }
+      if (list.length === 0) return (callback as (e: Error) => void)(new Error(`${hostname} has no address`));
+      if ((options as dns.LookupOptions).all) return (callback as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      (callback as (e: null, a: string, f: number) => void)(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+function once(request: Required<Pick<OutboundRequest, "method">> & OutboundRequest, url: URL, allowlist: OutboundAllowlist, deadline: number, resolver?: Resolver): Promise<{ status: number; body: string; location?: string }> {
+  return new Promise((resolve, reject) => {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return reject(new Error("timed out"));
+    const client = url.protocol === "https:" ? https : http;
+    const headers: Record<string, string> = { "user-agent": "Burrow", ...request.headers };
+    if (request.body !== undefined) headers["content-length"] = String(Buffer.byteLength(request.body));
+    const req = client.request(
+      url,
+      { method: request.method, headers, lookup: guardedLookup(allowlist, resolver), agent: false, servername: servernameOf(url) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          if (size < MAX_BODY) chunks.push(chunk.subarray(0, MAX_BODY - size));
+          size += chunk.length;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), location: res.headers.location }));
+        res.on("error", reject);
+      },
+    );
+    req.setTimeout(remaining, () => req.destroy(new Error(`timed out after ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)));
+    req.on("error", reject);
+    req.end(request.body);
+  });
+}
+
+/** SNI for a name; none for an IP literal (TLS forbids it). */
+function servernameOf(url: URL): string | undefined {
+  const host = bareHost(url);
+  return /^[\d.]+$/.test(host) || host.includes(":") ? undefined : host;
+}
+
+/** Sends one request to a checked URL; refuses (OutboundRefusedError) what the allowlist does not allow, at any hop. */
+export async function outboundRequest(request: OutboundRequest, allowlist: OutboundAllowlist = currentAllowlist(), resolver?: Resolver): Promise<OutboundResponse> {
+  const deadline = Date.now() + (request.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  let target = request.url;
+  let method = request.method.toUpperCase();
+  let body = request.body;
+  for (let hop = 0; ; hop++) {
+    const verdict = checkOutboundUrl(target, allowlist);
+    if (!verdict.ok) throw new OutboundRefusedError(`The URL ${verdict.reason}.`);
+    const answer = await once({ ...request, method, body }, verdict.url, allowlist, deadline, resolver);
+    const redirect = answer.status >= 300 && answer.status < 400 && answer.location;
+    if (!redirect || hop >= (request.maxRedirects ?? 0)) return { status: answer.status, body: answer.body, url: verdict.url.href };
+    target = new URL(answer.location!, verdict.url).href;
+    // 303 (and 301/302 after a POST, as browsers do) turn into a GET without a body.
+    if (answer.status === 303 || ((answer.status === 301 || answer.status === 302) && method === "POST")) {
+      method = "GET";
+      body = undefined;
+    }
+  }
+}
