@@ -142,6 +142,8 @@ const TABLE_OWNERS: Record<string, string> = {
   definition_backfills: "definitions",
   events: "db",
   actions: "actions",
+  early_access_features: "early-access",
+  surveys: "surveys",
   recording_settings: "recordings",
   recordings: "recordings",
   recording_chunks: "recordings",

@@ -108,6 +108,9 @@ const rawFiltersSchema = z.object(
       .nullish(),
     payloads: z.record(z.string(), payloadValue, { error: "Payloads must be passed as a dictionary" }).nullish(),
     aggregation_group_type_index: groupTypeIndex.nullish(),
+    // Early-access enrolment (PostHog's super condition, set by the early-access domain).
+    super_groups: z.array(flagConditionSchema, { error: "super_groups must be a list of condition sets." }).max(1, "A flag has at most one super condition set.").nullish(),
+    feature_enrollment: z.boolean({ error: "feature_enrollment must be a boolean." }).nullish(),
   },
   { error: "filters must be an object." },
 );
@@ -118,6 +121,9 @@ export interface FlagFilters {
   multivariate: { variants: FlagVariant[] } | null;
   aggregation_group_type_index: number | null;
   payloads: Record<string, string>;
+  /** Early access: the enrolment condition that decides before the groups (flags/evaluation.ts). */
+  super_groups?: FlagCondition[] | null;
+  feature_enrollment?: boolean;
 }
 
 type Issue = { message: string; path: (string | number)[] };
@@ -293,6 +299,8 @@ export const flagFiltersSchema = rawFiltersSchema.transform((raw, ctx): FlagFilt
     multivariate: variants.length > 0 ? { variants: variants.map(({ key, name, rollout_percentage }) => ({ key, name: name ?? "", rollout_percentage })) } : null,
     aggregation_group_type_index: groupIndex,
     payloads,
+    ...(raw.super_groups !== undefined ? { super_groups: raw.super_groups } : {}),
+    ...(raw.feature_enrollment ? { feature_enrollment: true } : {}),
   };
 });
 

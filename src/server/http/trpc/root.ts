@@ -4,6 +4,7 @@ import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
 import { definitionsRouter } from "./routers/definitions";
+import { earlyAccessRouter } from "./routers/early-access";
 import { eventsRouter } from "./routers/events";
 import { flagsRouter } from "./routers/flags";
 import { insightsRouter } from "./routers/insights";
@@ -12,6 +13,7 @@ import { organizationRouter } from "./routers/organization";
 import { personsRouter } from "./routers/persons";
 import { recordingsRouter } from "./routers/recordings";
 import { queryRouter } from "./routers/query";
+import { surveysRouter } from "./routers/surveys";
 import { systemRouter } from "./routers/system";
 import { transformationsRouter } from "./routers/transformations";
 import { webRouter } from "./routers/web";
@@ -25,6 +27,7 @@ export const appRouter = createTRPCRouter({
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,
   definitions: definitionsRouter,
+  earlyAccess: earlyAccessRouter,
   events: eventsRouter,
   flags: flagsRouter,
   insights: insightsRouter,
@@ -33,6 +36,7 @@ export const appRouter = createTRPCRouter({
   persons: personsRouter,
   recordings: recordingsRouter,
   query: queryRouter,
+  surveys: surveysRouter,
   system: systemRouter,
   transformations: transformationsRouter,
   web: webRouter,
