@@ -31,6 +31,7 @@ export default defineConfig({
           "src/server/live-visitors/**/*.int.test.ts",
           "src/server/actions/**/*.int.test.ts",
           "src/server/experiments/results.int.test.ts",
+          "src/server/surveys/results.int.test.ts",
           "src/server/install/**/*.int.test.ts",
         ]
       : onPostgres

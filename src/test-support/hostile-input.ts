@@ -36,6 +36,8 @@ export const w = {
   /** A holdout of its own for DELETE (the others keep theirs). */
   spareHoldoutId: 0,
   hogFunctionId: "0190f1c2-0000-7000-8000-0000000000f1",
+  eafId: "",
+  surveyId: "",
   staticCohortId: 0,
   personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
   user: { id: 0, uuid: "", email: "" },
@@ -83,6 +85,22 @@ export const HOG_FUNCTION_BODY = () => ({
   },
   filters: { events: [{ id: "signed_up", type: "events" }], properties: [{ key: "plan", value: ["pro"], operator: "exact", type: "event" }] },
 });
+export const eaf = () => ({ id: w.eafId });
+export const survey = () => ({ id: w.surveyId });
+export const SURVEY_BODY = () => ({
+  name: "Hostile survey",
+  description: "Quarterly",
+  type: "popover",
+  questions: [
+    { type: "rating", question: "How likely?", display: "number", scale: 10, lowerBoundLabel: "No", upperBoundLabel: "Yes" },
+    { type: "single_choice", question: "Which plan?", choices: ["Free", "Pro"] },
+    { type: "link", question: "Book", link: "https://cal.example/me" },
+  ],
+  conditions: { url: "/pricing", urlMatchType: "icontains", events: { values: [{ name: "clicked" }] } },
+  appearance: { backgroundColor: "#fff", submitButtonText: "Send", position: "right" },
+  targeting_flag_filters: { groups: [{ properties: [{ key: "plan", value: ["pro"], operator: "exact", type: "person" }], rollout_percentage: 50 }] },
+});
+export const EAF_BODY = () => ({ name: "Hostile feature", description: "Night", stage: "beta", documentation_url: "https://docs.example/a", payload: { colour: "dark" } });
 export const ACTION_BODY = () => ({
   name: "Hostile action",
   description: "Clicks",
@@ -188,6 +206,9 @@ export async function setUpHostileWorld(): Promise<void> {
   w.holdoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Existing", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
   w.spareHoldoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Spare", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
   await db.prisma.hogFunction.create({ data: { id: w.hogFunctionId, projectId: w.projectId, name: "Existing hook", inputs: { url: { value: "https://hooks.example.com/x" } } } });
+  const eafFlag = await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing-eaf", filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
+  w.surveyId = (await db.prisma.survey.create({ data: { id: "0190f1c2-0000-4000-8000-00000005e001", projectId: w.projectId, name: "Existing", type: "popover", questions: [] } })).id;
+  w.eafId = (await db.prisma.earlyAccessFeature.create({ data: { id: "0190f1c2-0000-4000-8000-0000000eaf01", projectId: w.projectId, featureFlagId: eafFlag.id, name: "Existing", stage: "beta" } })).id;
   w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
 }
 

@@ -115,6 +115,9 @@ const rawFiltersSchema = z.object(
         exclusion_percentage: z.number({ error: "holdout.exclusion_percentage must be a number." }).min(0).max(100),
       })
       .nullish(),
+    // Early-access enrolment (PostHog's super condition, set by the early-access domain).
+    super_groups: z.array(flagConditionSchema, { error: "super_groups must be a list of condition sets." }).max(1, "A flag has at most one super condition set.").nullish(),
+    feature_enrollment: z.boolean({ error: "feature_enrollment must be a boolean." }).nullish(),
   },
   { error: "filters must be an object." },
 );
@@ -127,6 +130,9 @@ export interface FlagFilters {
   payloads: Record<string, string>;
   /** Present only when the flag belongs to an experiment with a holdout. */
   holdout?: { id: number; exclusion_percentage: number };
+  /** Early access: the enrolment condition that decides before the groups (flags/evaluation.ts). */
+  super_groups?: FlagCondition[] | null;
+  feature_enrollment?: boolean;
 }
 
 type Issue = { message: string; path: (string | number)[] };
@@ -303,6 +309,8 @@ export const flagFiltersSchema = rawFiltersSchema.transform((raw, ctx): FlagFilt
     aggregation_group_type_index: groupIndex,
     payloads,
     ...(raw.holdout ? { holdout: { id: raw.holdout.id, exclusion_percentage: raw.holdout.exclusion_percentage } } : {}),
+    ...(raw.super_groups !== undefined ? { super_groups: raw.super_groups } : {}),
+    ...(raw.feature_enrollment ? { feature_enrollment: true } : {}),
   };
 });
 

@@ -182,6 +182,11 @@ export async function updateFlag(ctx: Context, id: number, input: UpdateFlag): P
     if (!current) throw notFound();
     const currentFilters = storedFilters(current.filters);
     const filters = input.filters === undefined ? currentFilters : parseFilters("groups" in input.filters ? input.filters : { ...currentFilters, ...input.filters });
+    // An early-access feature's enrolment condition survives edits that do not name it.
+    if (input.filters !== undefined && !("super_groups" in input.filters) && currentFilters.super_groups) {
+      filters.super_groups = currentFilters.super_groups;
+      if (currentFilters.feature_enrollment) filters.feature_enrollment = true;
+    }
     const next = {
       key: input.key ?? current.key,
       name: input.name ?? current.name,

@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -69,6 +69,22 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/hog_functions/:id/deliveries", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ level: "failed", search: "x" }) },
   { route: "projects/:project_id/hog_functions/:id/metrics", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d", interval: "day" }) },
   { route: "projects/:project_id/hog_functions/:id/metrics/totals", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d" }) },
+  { route: "projects/:project_id/early_access_features", method: "GET", query: () => ({ stage: "beta", limit: "10" }) },
+  { route: "projects/:project_id/early_access_features", method: "POST", body: EAF_BODY },
+  { route: "projects/:project_id/early_access_features/:id", method: "GET", params: eaf, ids: ["id"] },
+  { route: "projects/:project_id/early_access_features/:id", method: "PATCH", params: eaf, ids: ["id"], body: () => ({ ...EAF_BODY(), name: "Hostile renamed" }) },
+  { route: "projects/:project_id/early_access_features/:id/enrolled", method: "GET", params: eaf, ids: ["id"] },
+  { route: "projects/:project_id/surveys", method: "GET", query: () => ({ search: "survey", archived: "false" }) },
+  { route: "projects/:project_id/surveys", method: "POST", body: SURVEY_BODY },
+  { route: "projects/:project_id/surveys/:id", method: "GET", params: survey, ids: ["id"] },
+  {
+    route: "projects/:project_id/surveys/:id/stats",
+    method: "GET",
+    params: survey,
+    ids: ["id"],
+    query: () => ({ date_from: "2026-11-01", date_to: "2026-11-30", properties: JSON.stringify([{ key: "plan", value: ["pro"], operator: "exact", type: "person" }]) }),
+  },
+  { route: "projects/:project_id/surveys/:id", method: "PATCH", params: survey, ids: ["id"], body: () => ({ ...SURVEY_BODY(), name: "Hostile renamed" }) },
   { route: "projects/:project_id/cohorts", method: "GET", query: () => ({ search: "cohort", type: "static", created_by_id: String(w.user.id) }) },
   { route: "projects/:project_id/cohorts", method: "POST", body: COHORT_BODY, bodyIds: [["filters", "properties", "values", 0, "values", 1, "value"]] },
   { route: "projects/:project_id/cohorts/:id", method: "GET", params: cohort, ids: ["id"] },

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, type Path } from "@/test-support/hostile-input";
+import { COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -45,6 +45,17 @@ function proceduresTakingInput(): string[] {
 }
 
 const TRPC_CASES: TrpcCase[] = [
+  { procedure: "surveys.list", input: () => ({ search: "survey", archived: "false", limit: 10 }) },
+  { procedure: "surveys.get", input: () => ({ id: w.surveyId }) },
+  { procedure: "surveys.create", input: () => ({ survey: SURVEY_BODY() }) },
+  { procedure: "surveys.update", input: () => ({ id: w.surveyId, patch: { ...SURVEY_BODY(), name: "Hostile renamed" } }) },
+  { procedure: "surveys.delete", input: () => ({ id: "0190f1c2-0000-4000-8000-00000005e0ff" }) },
+  { procedure: "surveys.results", input: () => ({ id: w.surveyId, query: { date_from: "2026-11-01", properties: JSON.stringify([{ key: "plan", value: ["pro"], operator: "exact", type: "person" }]) } }) },
+  { procedure: "earlyAccess.list", input: () => ({ stage: "beta", limit: 10 }) },
+  { procedure: "earlyAccess.create", input: () => ({ feature: EAF_BODY() }) },
+  { procedure: "earlyAccess.update", input: () => ({ id: w.eafId, patch: { ...EAF_BODY(), name: "Hostile renamed" } }) },
+  { procedure: "earlyAccess.delete", input: () => ({ id: "0190f1c2-0000-4000-8000-0000000eafff" }) },
+  { procedure: "earlyAccess.enrolled", input: () => ({ id: w.eafId }) },
   { procedure: "account.switchProject", input: () => ({ projectId: w.projectId }), ids: [["projectId"]], noProject: true },
   { procedure: "account.createProject", input: () => ({ name: "Second", organizationId: w.organizationId }), noProject: true },
   { procedure: "account.createPersonalApiKey", input: () => ({ label: "ci", scopes: ["dashboard:read"], projectId: w.projectId }), ids: [["projectId"]], noProject: true },

@@ -92,6 +92,12 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/experiments/{id}/`]: () => [`${P}/experiments/${ids.experiment}/`],
   [`${P}/experiment_holdouts/`]: () => [`${P}/experiment_holdouts/`],
   [`${P}/experiment_holdouts/{id}/`]: () => [`${P}/experiment_holdouts/${ids.holdout}/`],
+  [`${P}/early_access_features/`]: () => [`${P}/early_access_features/`, `${P}/early_access_features/?stage=beta`],
+  [`${P}/early_access_features/{id}/`]: () => [`${P}/early_access_features/${ids.feature}/`],
+  [`${P}/surveys/`]: () => [`${P}/surveys/`, `${P}/surveys/?archived=false`],
+  [`${P}/surveys/{id}/`]: () => [`${P}/surveys/${ids.survey}/`],
+  [`${P}/surveys/{id}/stats/`]: () => [`${P}/surveys/${ids.survey}/stats/`, `${P}/surveys/${ids.survey}/stats/?date_from=2026-11-01`],
+  [`${P}/early_access_features/{id}/enrolled/`]: () => [`${P}/early_access_features/${ids.feature}/enrolled/`],
   [`${P}/session_recordings/`]: () => [`${P}/session_recordings/`, `${P}/session_recordings/?date_from=2020-01-01`],
   [`${P}/session_recordings/{id}/`]: () => [`${P}/session_recordings/doc-session/`],
   [`${P}/session_recordings/{id}/snapshots/`]: () => [`${P}/session_recordings/doc-session/snapshots/`],
@@ -204,6 +210,8 @@ beforeAll(async () => {
   const snapshots = snapshotEvent({ token: ids.token, sessionId: "doc-session", windowId: "doc-window", distinctId: "doc-visitor", items: pageItems() });
   const sent = await handleSnapshotsRoute(new Request("http://burrow.test/s/", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify([snapshots]) }));
   expect(sent.status).toBe(200);
+  ids.survey = String((await json("POST", `${project}/surveys/`, { name: "NPS", type: "popover", questions: [{ type: "rating", question: "How likely?", scale: 10 }], start_date: "2026-11-01T00:00:00Z" })).id);
+  ids.feature = String((await json("POST", `${project}/early_access_features/`, { name: "Dark mode", description: "Night", stage: "beta" })).id);
   ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
 
   ids.holdout = String((await json("POST", `${project}/experiment_holdouts/`, { name: "Ten", filters: [{ properties: [], rollout_percentage: 10 }] })).id);

@@ -5,6 +5,7 @@
  * integration tests hold both to the real answers.
  */
 import { z } from "zod";
+import { EAF_STAGES } from "@/server/early-access/contract";
 import type { RouteOperation } from "@/server/http/rest/route";
 
 /** A non-table route: its OpenAPI path, method, reference section and operation. */
@@ -66,7 +67,7 @@ const projectSettings = {
   autocaptureExceptions: z.boolean(),
   analytics: z.object({ endpoint: z.string() }),
   elementsChainAsString: z.boolean(),
-  surveys: z.boolean(),
+  surveys: z.boolean().describe("Whether a survey runs: posthog-js then loads its surveys from `/api/surveys/`."),
   heatmaps: z.boolean(),
   defaultIdentifiedOnly: z.boolean(),
   siteApps: z.array(z.unknown()),
@@ -130,6 +131,7 @@ export const remoteConfigSchema = z
     token: z.string(),
     hasFeatureFlags: z.boolean(),
     ...projectSettings,
+    surveys: z.union([z.literal(false), z.array(z.looseObject({ id: z.string(), name: z.string(), type: z.string() }))]).describe("false, or every survey not archived while one runs (posthog-js reads it as on or off)."),
     errorTracking: z.object({ autocaptureExceptions: z.boolean(), suppressionRules: z.array(z.unknown()) }),
     productTours: z.boolean(),
   })
@@ -248,18 +250,47 @@ export const SDK_OPERATIONS: readonly PathOperation[] = [
     path: "/api/surveys/",
     method: "get",
     tag: "Surveys and early access (SDK)",
-    operation: none("Surveys for posthog-js", "Empty until Burrow has surveys. 401 without or with an unknown `token`.", {
+    operation: none("Surveys for posthog-js", "Every survey of the project that is not archived, drafts and stopped ones too (posthog-js checks `start_date` and `end_date`), in PostHog's public shape (no `description`). 401 without or with an unknown `token`.", {
       query: tokenQuery,
-      response: z.object({ surveys: z.array(z.unknown()), survey_config: z.null() }).meta({ id: "SurveysResponse" }),
+      response: z
+        .object({
+          surveys: z.array(
+            z.looseObject({
+              id: z.string(),
+              name: z.string(),
+              type: z.string(),
+              linked_flag_key: z.string().nullable(),
+              targeting_flag_key: z.string().nullable(),
+              internal_targeting_flag_key: z.string().nullable(),
+              questions: z.array(z.record(z.string(), z.unknown())),
+              conditions: z.record(z.string(), z.unknown()).nullable(),
+              appearance: z.record(z.string(), z.unknown()).nullable(),
+              start_date: z.string().nullable(),
+              end_date: z.string().nullable(),
+              current_iteration: z.number().int().nullable(),
+              current_iteration_start_date: z.string().nullable(),
+              schedule: z.string(),
+              enable_partial_responses: z.boolean(),
+            }),
+          ),
+          survey_config: z.null(),
+        })
+        .meta({ id: "SurveysResponse" }),
     }),
   },
   {
     path: "/api/early_access_features/",
     method: "get",
     tag: "Surveys and early access (SDK)",
-    operation: none("Early access features for posthog-js", "Empty until Burrow has early access features (posthog-js's `getEarlyAccessFeatures` never calls back on a 404). 401 without or with an unknown `token`.", {
-      query: tokenQuery,
-      response: z.object({ earlyAccessFeatures: z.array(z.unknown()) }).meta({ id: "EarlyAccessFeaturesResponse" }),
+    operation: none("Early access features for posthog-js", "The project's features of the stages asked for (`stage`, repeated; `beta` when none is), as `getEarlyAccessFeatures` reads them. 400 for an unknown stage; 401 without or with an unknown `token`.", {
+      query: tokenQuery.extend({ stage: z.enum(EAF_STAGES).optional() }),
+      response: z
+        .object({
+          earlyAccessFeatures: z.array(
+            z.object({ id: z.string(), name: z.string(), description: z.string(), stage: z.enum(EAF_STAGES), documentationUrl: z.string(), flagKey: z.string(), payload: z.record(z.string(), z.unknown()) }),
+          ),
+        })
+        .meta({ id: "EarlyAccessFeaturesResponse" }),
     }),
   },
   {

@@ -14,6 +14,8 @@ import { transformationRoutes } from "./resources/transformations";
 import { cohortRoutes } from "./resources/cohorts";
 import { queryRoutes } from "./resources/query";
 import { recordingRoutes } from "./resources/recordings";
+import { earlyAccessRoutes } from "./resources/early-access";
+import { surveyRoutes } from "./resources/surveys";
 import { methodNotAllowed, REST_METHODS, type RestMethod, type RestPrefix, type RestResource, type RouteHandler } from "./route";
 
 /**
@@ -39,6 +41,8 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...personRoutes,
   ...queryRoutes,
   ...recordingRoutes,
+  ...earlyAccessRoutes,
+  ...surveyRoutes,
 ];
 
 const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "");

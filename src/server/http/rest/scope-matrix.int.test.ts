@@ -337,6 +337,35 @@ function experimentRoutes(prefix: "projects" | "environments"): RouteCase[] {
           scope: "experiment:write",
           get body() {
             return { name: `matrix ${++experimentKeys}`, feature_flag_key: `matrix-exp-${experimentKeys}` };
+/** The early-access feature each call of the `:id` routes names: made fresh by `prepare` (DELETE removes it). */
+const EAF_IDS = new Map<string, string>();
+let eafNames = 0;
+/** The project `@current` resolves to, set in beforeAll. */
+let currentProjectId = 0;
+
+async function freshFeature(project: string, db: Database): Promise<void> {
+  const id = project === "@current" ? currentProjectId : Number(project);
+  if (!Number.isSafeInteger(id) || !(await db.prisma.project.findUnique({ where: { id } }))) return;
+  const flag = await db.prisma.featureFlag.create({ data: { projectId: id, key: `matrix-eaf-${++eafNames}`, filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
+  const feature = await db.prisma.earlyAccessFeature.create({ data: { id: crypto.randomUUID(), projectId: id, featureFlagId: flag.id, name: `matrix ${eafNames}`, stage: "beta" } });
+  EAF_IDS.set(project, feature.id);
+}
+
+/** The early-access feature routes under one prefix. */
+function earlyAccessRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/early_access_features`;
+  const withId = (project: string) => ({ project_id: project, id: EAF_IDS.get(project) ?? "00000000-0000-4000-8000-000000000000" });
+  return [
+    {
+      route: `${prefix}/:project_id/early_access_features`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "early_access_feature:read", ok: 200 },
+        POST: {
+          scope: "early_access_feature:write",
+          get body() {
+            return { name: `matrix feature ${++eafNames}`, stage: "beta" };
           },
           ok: 201,
         },
@@ -419,6 +448,78 @@ function hogFunctionRoutes(prefix: "projects" | "environments"): RouteCase[] {
     read("hog_functions/:id/deliveries", "{hog_function}/deliveries/"),
     read("hog_functions/:id/metrics", "{hog_function}/metrics/"),
     read("hog_functions/:id/metrics/totals", "{hog_function}/metrics/totals/"),
+      route: `${prefix}/:project_id/early_access_features/:id`,
+      path: `${at}/{feature}/`,
+      params: withId,
+      prepare: freshFeature,
+      methods: {
+        GET: { scope: "early_access_feature:read", ok: 200 },
+        PATCH: { scope: "early_access_feature:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "early_access_feature:write", body: { stage: "alpha" }, ok: 200 },
+        DELETE: { scope: "early_access_feature:write", ok: 204 },
+      },
+    },
+    // The enrolled persons need person:read besides (early-access.int.test.ts reads them).
+    {
+      route: `${prefix}/:project_id/early_access_features/:id/enrolled`,
+      path: `${at}/{feature}/enrolled/`,
+      params: withId,
+      prepare: freshFeature,
+      methods: { GET: { scope: "early_access_feature:read", ok: 200 } },
+    },
+  ];
+}
+
+/** The survey each call of the `:id` route names: made fresh by `prepare` (DELETE removes it). */
+const SURVEY_IDS = new Map<string, string>();
+let surveyNames = 0;
+
+async function freshSurvey(project: string, db: Database): Promise<void> {
+  const id = project === "@current" ? currentProjectId : Number(project);
+  if (!Number.isSafeInteger(id) || !(await db.prisma.project.findUnique({ where: { id } }))) return;
+  const survey = await db.prisma.survey.create({ data: { id: crypto.randomUUID(), projectId: id, name: `matrix survey ${++surveyNames}`, type: "popover", questions: [{ type: "open", question: "Why?", id: "q1" }] } });
+  SURVEY_IDS.set(project, survey.id);
+}
+
+/** The survey routes under one prefix. */
+function surveyRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/surveys`;
+  const withId = (project: string) => ({ project_id: project, id: SURVEY_IDS.get(project) ?? "00000000-0000-4000-8000-000000000000" });
+  return [
+    {
+      route: `${prefix}/:project_id/surveys`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "survey:read", ok: 200 },
+        POST: {
+          scope: "survey:write",
+          get body() {
+            return { name: `matrix new survey ${++surveyNames}`, type: "popover", questions: [{ type: "open", question: "Why?" }] };
+          },
+          ok: 201,
+        },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/surveys/:id`,
+      path: `${at}/{survey}/`,
+      params: withId,
+      prepare: freshSurvey,
+      methods: {
+        GET: { scope: "survey:read", ok: 200 },
+        PATCH: { scope: "survey:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "survey:write", body: { start_date: "2026-11-01T00:00:00Z" }, ok: 200 },
+        DELETE: { scope: "survey:write", ok: 204 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/surveys/:id/stats`,
+      path: `${at}/{survey}/stats/`,
+      params: withId,
+      prepare: freshSurvey,
+      methods: { GET: { scope: "survey:read", ok: 200 } },
+    },
   ];
 }
 
@@ -511,6 +612,10 @@ const ROUTES: RouteCase[] = [
   ...hogFunctionRoutes("environments"),
   ...recordingRoutes("projects"),
   ...recordingRoutes("environments"),
+  ...earlyAccessRoutes("projects"),
+  ...earlyAccessRoutes("environments"),
+  ...surveyRoutes("projects"),
+  ...surveyRoutes("environments"),
   ...cohortRoutes("projects"),
   ...cohortRoutes("environments"),
   ...transformationRoutes("projects"),
@@ -767,6 +872,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
       HOG_FUNCTION_IDS.set(String(id), hogFunctionId);
     }
     HOG_FUNCTION_IDS.set("@current", HOG_FUNCTION_IDS.get(String(projectId))!);
+    currentProjectId = projectId;
     COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });
   afterAll(async () => {

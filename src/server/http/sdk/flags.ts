@@ -16,6 +16,8 @@ import type { FlagDefinition, FlagResult } from "@/server/flags/evaluation";
 import { hasActiveFlags, surveyFlagKeys } from "@/server/flags/service";
 import { sessionRecordingConfig } from "@/server/recordings/present";
 import { recordingSettingsFor } from "@/server/recordings/service";
+import type { PublicSurvey } from "@/server/surveys/contract";
+import { publicSurveys, surveysRunning } from "@/server/surveys/service";
 import { decodeRequest } from "../body/decode";
 import { IngestionError } from "@/server/ingestion/contract";
 import { projectByKey } from "@/server/ingestion/service";
@@ -23,7 +25,7 @@ import { clientIp } from "../client-ip";
 import { corsError, corsHeaders, corsJson } from "../cors";
 import { asRouteHandler, type RawRequest, type RawResponse } from "../raw";
 
-/** The settings of a project with nothing special enabled (no surveys, heatmaps, site apps); recordings per project. */
+/** The settings of a project with nothing special enabled (no heatmaps, site apps); recordings and surveys per project. */
 const PROJECT_SETTINGS = {
   // lz64 too: older posthog-js sends it when offered (decoding is bounded, see http/body/lz64.ts).
   supportedCompression: ["gzip", "gzip-js", "lz64"],
@@ -44,8 +46,25 @@ const PROJECT_SETTINGS = {
 type SessionRecording = false | Record<string, unknown>;
 
 /** What PostHog's `get_base_config` answers for such a project. */
-function baseConfig(sessionRecording: SessionRecording): Record<string, unknown> {
-  return { config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, ...PROJECT_SETTINGS, sessionRecording, flagsPersistenceDefault: false };
+function baseConfig(settings: ProjectExtras): Record<string, unknown> {
+  return { config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, ...PROJECT_SETTINGS, sessionRecording: settings.sessionRecording, surveys: settings.surveys, flagsPersistenceDefault: false };
+}
+
+/** What differs per project in the config: the recorder's settings, and whether a survey runs. */
+interface ProjectExtras {
+  sessionRecording: SessionRecording;
+  surveys: boolean;
+}
+const NO_EXTRAS: ProjectExtras = { sessionRecording: false, surveys: false };
+
+/** Whether posthog-js should load surveys: a survey runs. False when that cannot be read. */
+async function surveysOf(db: Database, projectId: number): Promise<boolean> {
+  try {
+    return await surveysRunning(db, projectId);
+  } catch (error) {
+    console.error("burrow: surveys could not be read", error);
+    return false;
+  }
 }
 
 /** A project's `sessionRecording` value; false when its settings cannot be read. */
@@ -108,16 +127,16 @@ function versionOf(url: URL): number {
   return Number.isFinite(version) ? version : 2;
 }
 
-function shape(endpoint: Endpoint, version: number, withConfig: boolean, evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null, sessionRecording: SessionRecording = false) {
+function shape(endpoint: Endpoint, version: number, withConfig: boolean, evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null, extras: ProjectExtras = NO_EXTRAS) {
   const requestId = randomUUID();
   if (endpoint === "flags") {
-    const config = withConfig ? baseConfig(sessionRecording) : {};
+    const config = withConfig ? baseConfig(extras) : {};
     if (version >= 2) {
       return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId, evaluatedAt: Date.now() };
     }
     return { ...config, ...legacyMaps(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
   }
-  const config = baseConfig(sessionRecording);
+  const config = baseConfig(extras);
   if (version >= 4) {
     return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
   }
@@ -196,8 +215,8 @@ function flagsEndpoint(endpoint: Endpoint) {
       return corsJson(request, 200, shape(endpoint, version, withConfig, { flags: {}, errorsWhileComputingFlags: true }, null));
     }
 
-    const sessionRecording = withConfig || endpoint === "decide" ? await sessionRecordingOf(db, projectId) : false;
-    if (body.disableFlags) return corsJson(request, 200, shape(endpoint, version, withConfig, NOTHING, null, sessionRecording));
+    const extras = withConfig || endpoint === "decide" ? { sessionRecording: await sessionRecordingOf(db, projectId), surveys: await surveysOf(db, projectId) } : NO_EXTRAS;
+    if (body.disableFlags) return corsJson(request, 200, shape(endpoint, version, withConfig, NOTHING, null, extras));
     let evaluation: FlagsEvaluation;
     let definitions: ProjectFlagDefinitions | null = null;
     try {
@@ -207,7 +226,7 @@ function flagsEndpoint(endpoint: Endpoint) {
       console.error("burrow: flags could not be computed", error);
       evaluation = { flags: {}, errorsWhileComputingFlags: true };
     }
-    return corsJson(request, 200, shape(endpoint, version, withConfig, evaluation, definitions, sessionRecording));
+    return corsJson(request, 200, shape(endpoint, version, withConfig, evaluation, definitions, extras));
   };
 }
 
@@ -216,7 +235,8 @@ export const rawFlags = flagsEndpoint("flags");
 
 /**
  * posthog-js's remote configuration (`/array/<project key>/config` JSON and `config.js`),
- * PostHog's RemoteConfig for a project with no surveys, heatmaps or site apps (recordings as set).
+ * PostHog's RemoteConfig for a project with no heatmaps or site apps (recordings as set;
+ * `surveys` the list of surveys while one runs, which posthog-js reads as "load surveys").
  */
 export async function rawRemoteConfig(request: RawRequest): Promise<RawResponse> {
   if (request.method === "OPTIONS") return { status: 204, headers: corsHeaders(request), body: null };
@@ -229,17 +249,19 @@ export async function rawRemoteConfig(request: RawRequest): Promise<RawResponse>
   const token = decodeURIComponent(match[1]!);
   let hasFeatureFlags = true;
   let sessionRecording: SessionRecording = false;
+  let surveys: false | PublicSurvey[] = false;
   try {
     const db = await getDb();
     const project = await projectByKey(db, token);
     if (!project) return corsError(request, 404, "invalid_request", "not_found", "Not found.");
     hasFeatureFlags = await hasActiveFlags(db, project.id);
     sessionRecording = await sessionRecordingOf(db, project.id);
+    if (await surveysOf(db, project.id)) surveys = await publicSurveys(db, project.id);
   } catch (error) {
     // Without the database, let the SDK ask /flags itself.
     console.error("burrow: remote config could not be computed", error);
   }
-  const config = { token, hasFeatureFlags, ...PROJECT_SETTINGS, sessionRecording, errorTracking: { autocaptureExceptions: false, suppressionRules: [] }, productTours: false };
+  const config = { token, hasFeatureFlags, ...PROJECT_SETTINGS, sessionRecording, surveys, errorTracking: { autocaptureExceptions: false, suppressionRules: [] }, productTours: false };
   const headers = { ...corsHeaders(request), "cache-control": "public, max-age=60" };
   if (match[2] === "config") return { status: 200, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(config) };
   // The script form assigns the config where posthog-js's remote-config loader reads it.

@@ -5,6 +5,7 @@ import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
 import { definitionsRouter } from "./routers/definitions";
+import { earlyAccessRouter } from "./routers/early-access";
 import { eventsRouter } from "./routers/events";
 import { experimentsRouter } from "./routers/experiments";
 import { flagsRouter } from "./routers/flags";
@@ -14,6 +15,7 @@ import { organizationRouter } from "./routers/organization";
 import { personsRouter } from "./routers/persons";
 import { recordingsRouter } from "./routers/recordings";
 import { queryRouter } from "./routers/query";
+import { surveysRouter } from "./routers/surveys";
 import { systemRouter } from "./routers/system";
 import { transformationsRouter } from "./routers/transformations";
 import { webRouter } from "./routers/web";
@@ -29,6 +31,7 @@ export const appRouter = createTRPCRouter({
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,
   definitions: definitionsRouter,
+  earlyAccess: earlyAccessRouter,
   events: eventsRouter,
   flags: flagsRouter,
   insights: insightsRouter,
@@ -37,6 +40,7 @@ export const appRouter = createTRPCRouter({
   persons: personsRouter,
   recordings: recordingsRouter,
   query: queryRouter,
+  surveys: surveysRouter,
   system: systemRouter,
   transformations: transformationsRouter,
   web: webRouter,
