@@ -337,35 +337,6 @@ function experimentRoutes(prefix: "projects" | "environments"): RouteCase[] {
           scope: "experiment:write",
           get body() {
             return { name: `matrix ${++experimentKeys}`, feature_flag_key: `matrix-exp-${experimentKeys}` };
-/** The early-access feature each call of the `:id` routes names: made fresh by `prepare` (DELETE removes it). */
-const EAF_IDS = new Map<string, string>();
-let eafNames = 0;
-/** The project `@current` resolves to, set in beforeAll. */
-let currentProjectId = 0;
-
-async function freshFeature(project: string, db: Database): Promise<void> {
-  const id = project === "@current" ? currentProjectId : Number(project);
-  if (!Number.isSafeInteger(id) || !(await db.prisma.project.findUnique({ where: { id } }))) return;
-  const flag = await db.prisma.featureFlag.create({ data: { projectId: id, key: `matrix-eaf-${++eafNames}`, filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
-  const feature = await db.prisma.earlyAccessFeature.create({ data: { id: crypto.randomUUID(), projectId: id, featureFlagId: flag.id, name: `matrix ${eafNames}`, stage: "beta" } });
-  EAF_IDS.set(project, feature.id);
-}
-
-/** The early-access feature routes under one prefix. */
-function earlyAccessRoutes(prefix: "projects" | "environments"): RouteCase[] {
-  const at = `/api/${prefix}/{project}/early_access_features`;
-  const withId = (project: string) => ({ project_id: project, id: EAF_IDS.get(project) ?? "00000000-0000-4000-8000-000000000000" });
-  return [
-    {
-      route: `${prefix}/:project_id/early_access_features`,
-      path: `${at}/`,
-      params: (project) => ({ project_id: project }),
-      methods: {
-        GET: { scope: "early_access_feature:read", ok: 200 },
-        POST: {
-          scope: "early_access_feature:write",
-          get body() {
-            return { name: `matrix feature ${++eafNames}`, stage: "beta" };
           },
           ok: 201,
         },
@@ -415,6 +386,9 @@ function earlyAccessRoutes(prefix: "projects" | "environments"): RouteCase[] {
         DELETE: { scope: "experiment:write", ok: 204 },
       },
     },
+  ];
+}
+
 /** A destination in each project (and `@current`): project id → hog function id, set in beforeAll. */
 const HOG_FUNCTION_IDS = new Map<string, string>();
 
@@ -448,6 +422,44 @@ function hogFunctionRoutes(prefix: "projects" | "environments"): RouteCase[] {
     read("hog_functions/:id/deliveries", "{hog_function}/deliveries/"),
     read("hog_functions/:id/metrics", "{hog_function}/metrics/"),
     read("hog_functions/:id/metrics/totals", "{hog_function}/metrics/totals/"),
+  ];
+}
+
+/** The early-access feature each call of the `:id` routes names: made fresh by `prepare` (DELETE removes it). */
+const EAF_IDS = new Map<string, string>();
+let eafNames = 0;
+/** The project `@current` resolves to, set in beforeAll. */
+let currentProjectId = 0;
+
+async function freshFeature(project: string, db: Database): Promise<void> {
+  const id = project === "@current" ? currentProjectId : Number(project);
+  if (!Number.isSafeInteger(id) || !(await db.prisma.project.findUnique({ where: { id } }))) return;
+  const flag = await db.prisma.featureFlag.create({ data: { projectId: id, key: `matrix-eaf-${++eafNames}`, filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
+  const feature = await db.prisma.earlyAccessFeature.create({ data: { id: crypto.randomUUID(), projectId: id, featureFlagId: flag.id, name: `matrix ${eafNames}`, stage: "beta" } });
+  EAF_IDS.set(project, feature.id);
+}
+
+/** The early-access feature routes under one prefix. */
+function earlyAccessRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/early_access_features`;
+  const withId = (project: string) => ({ project_id: project, id: EAF_IDS.get(project) ?? "00000000-0000-4000-8000-000000000000" });
+  return [
+    {
+      route: `${prefix}/:project_id/early_access_features`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "early_access_feature:read", ok: 200 },
+        POST: {
+          scope: "early_access_feature:write",
+          get body() {
+            return { name: `matrix feature ${++eafNames}`, stage: "beta" };
+          },
+          ok: 201,
+        },
+      },
+    },
+    {
       route: `${prefix}/:project_id/early_access_features/:id`,
       path: `${at}/{feature}/`,
       params: withId,
@@ -867,6 +879,7 @@ describe(`management routes: authentication, scopes and project access (${testDb
     EXPERIMENT_IDS.set("@current", EXPERIMENT_IDS.get(String(projectId))!);
     HOLDOUT_IDS.set("@current", HOLDOUT_IDS.get(String(projectId))!);
     HOLDOUT_PROJECT.set("@current", projectId);
+    for (const id of [projectId, otherProjectId]) {
       const hogFunctionId = randomUUID();
       await db.prisma.hogFunction.create({ data: { id: hogFunctionId, projectId: id, name: "matrix", inputs: { url: { value: "https://hooks.example.com/m" } } } });
       HOG_FUNCTION_IDS.set(String(id), hogFunctionId);
