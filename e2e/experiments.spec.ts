@@ -1,0 +1,83 @@
+/**
+ * Experiments (issue 37): an experiment created in the form, launched; exposures made by real
+ * posthog-node getFeatureFlag calls (each sends `$feature_flag_called` with the variant
+ * /flags gave), purchases that favour `test`; the results page's verdict, table and interval
+ * chart read; then "ship test" rolls the flag to it and ends the experiment.
+ */
+import { expect, test } from "@playwright/test";
+import { PostHog } from "posthog-node";
+import { signIn } from "./support/accounts";
+import { screenshot, useBootstrappedSite } from "./support/site";
+
+const USER = { email: "experiments@example.com", password: "experiments-password-123" };
+
+test.describe("experiments", () => {
+  const site = useBootstrappedSite(USER);
+
+  test("create and launch an experiment, send exposures and conversions, read the verdict, ship the winner", async ({ page }) => {
+    test.setTimeout(180_000);
+    await signIn(page, USER, site.url);
+    await page.goto(`${site.url}/experiments`);
+    await expect(page.getByTestId("experiments-list")).toHaveAttribute("data-state", "empty");
+
+    await page.getByTestId("new-experiment").click();
+    await page.getByTestId("experiment-name").fill("Checkout button");
+    await page.getByTestId("experiment-hypothesis").fill("A green button sells more.");
+    await expect(page.getByTestId("experiment-flag-key")).toHaveValue("checkout-button");
+    await page.getByTestId("metric-event").fill("purchase");
+    await page.getByTestId("baseline-rate").fill("10");
+    await page.getByTestId("mde").fill("5");
+    await expect(page.getByTestId("sample-size-estimate")).toContainText("About 576 persons per variant, 1,152 in all");
+    await screenshot(page, "experiment-form");
+    await page.getByTestId("save-experiment").click();
+    await expect(page).toHaveURL(/\/experiments\/\d+$/);
+    await expect(page.getByTestId("experiment-status")).toHaveText("draft");
+    await page.getByTestId("launch-experiment").click();
+    await expect(page.getByTestId("experiment-status")).toHaveText("running");
+
+    // 200 users read the flag through /flags (20 at a time); half of test's buy, one in ten of control's
+    const client = new PostHog(site.projectKey, { host: site.url, flushAt: 100, flushInterval: 0 });
+    const counts: Record<string, { n: number; bought: number }> = {};
+    for (let from = 0; from < 200; from += 20) {
+      const ids = Array.from({ length: 20 }, (_, k) => from + k);
+      const variants = await Promise.all(ids.map((i) => client.getFeatureFlag("checkout-button", `shopper-${i}`)));
+      ids.forEach((i, k) => {
+        const variant = String(variants[k]);
+        const row = (counts[variant] ??= { n: 0, bought: 0 });
+        row.n++;
+        if (variant === "test" ? i % 2 === 0 : i % 10 === 0) {
+          // after the exposure the SDK has queued
+          client.capture({ distinctId: `shopper-${i}`, event: "purchase", properties: { amount: 20 }, timestamp: new Date(Date.now() + 1000) });
+          row.bought++;
+        }
+      });
+    }
+    await client.shutdown();
+    expect(Object.keys(counts).sort()).toEqual(["control", "test"]);
+    expect(counts.control!.n).toBeGreaterThan(50);
+    expect(counts.test!.n).toBeGreaterThan(50);
+
+    await expect(async () => {
+      await page.reload();
+      await expect(page.getByTestId("result-row").filter({ hasText: "control" }).locator("td").nth(1)).toHaveText(String(counts.control!.n), { timeout: 2_000 });
+    }).toPass({ timeout: 60_000 });
+    await expect(page.getByTestId("verdict-headline")).toHaveText("test wins: it does better than control with statistical significance.");
+    const testRow = page.getByTestId("result-row").filter({ hasText: "test" });
+    await expect(testRow.locator("td").nth(1)).toHaveText(String(counts.test!.n));
+    await expect(testRow.locator("td").nth(2)).toHaveText(String(counts.test!.bought));
+    await expect(page.getByTestId("verdict-line").first()).toContainText("Better than control");
+    await expect(page.getByTestId("interval").filter({ has: page.locator("line") })).toHaveCount(1);
+    await screenshot(page, "experiment-results");
+
+    await page.getByTestId("ship-test").click();
+    await page.getByTestId("ship-dialog-confirm").click();
+    await expect(page.getByTestId("experiment-status")).toHaveText("complete");
+    await expect(testRow.getByText("shipped")).toBeVisible();
+    await screenshot(page, "experiment-shipped");
+
+    // The flag now serves test to everyone
+    const after = new PostHog(site.projectKey, { host: site.url });
+    expect(await after.getFeatureFlag("checkout-button", "someone-new")).toBe("test");
+    await after.shutdown();
+  });
+});
