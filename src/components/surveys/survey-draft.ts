@@ -75,8 +75,10 @@ const lines = (text: string) =>
     .filter(Boolean);
 
 /** The API's question from the draft's (only the fields its type has). */
-export function questionOf(question: DraftQuestion): Record<string, unknown> {
-  const common = { ...(question.id ? { id: question.id } : {}), question: question.question, description: question.description || undefined, optional: question.optional || undefined, buttonText: question.buttonText || undefined };
+export function questionOf(question: DraftQuestion, defaultButtonText = ""): Record<string, unknown> {
+  // posthog-js labels each question's button with its buttonText (appearance.submitButtonText is no longer read).
+  const buttonText = question.buttonText || defaultButtonText || undefined;
+  const common = { ...(question.id ? { id: question.id } : {}), question: question.question, description: question.description || undefined, optional: question.optional || undefined, buttonText };
   switch (question.type) {
     case "rating":
       return { type: "rating", ...common, display: question.display, scale: question.scale, lowerBoundLabel: question.lowerBoundLabel, upperBoundLabel: question.upperBoundLabel };
@@ -98,7 +100,7 @@ export function bodyOf(draft: SurveyDraft): SurveyBody {
     name: draft.name,
     description: draft.description,
     type: draft.type,
-    questions: draft.questions.map(questionOf) as SurveyBody["questions"],
+    questions: draft.questions.map((question) => questionOf(question, question.type === "link" ? "" : draft.submitButtonText)) as SurveyBody["questions"],
     conditions: draft.url || draft.waitDays ? { ...(draft.url ? { url: draft.url, urlMatchType: draft.urlMatchType } : {}), ...(draft.waitDays ? { seenSurveyWaitPeriodInDays: Number(draft.waitDays) } : {}) } : null,
     appearance: {
       backgroundColor: draft.backgroundColor,
@@ -143,7 +145,8 @@ export function draftOf(survey: SurveyResource): SurveyDraft {
     urlMatchType: conditions.urlMatchType === "exact" || conditions.urlMatchType === "regex" ? conditions.urlMatchType : "icontains",
     waitDays: typeof conditions.seenSurveyWaitPeriodInDays === "number" ? String(conditions.seenSurveyWaitPeriodInDays) : "",
     backgroundColor: text(appearance.backgroundColor, empty.backgroundColor),
-    submitButtonColor: text(appearance.submitButtonColor, empty.submitButtonColor),
+    // posthog-js's default button colour when none is set.
+    submitButtonColor: text(appearance.submitButtonColor, "#000000"),
     submitButtonText: text(appearance.submitButtonText, empty.submitButtonText),
     position: appearance.position === "left" || appearance.position === "center" ? appearance.position : "right",
     thankYou: text(appearance.thankYouMessageHeader),

@@ -57,6 +57,7 @@ export function SurveyPreview({ draft }: { draft: SurveyDraft }) {
 
 function PreviewQuestion({ question, draft, onNext }: { question: DraftQuestion; draft: SurveyDraft; onNext: () => void }) {
   const choices = question.choices.split("\n").map((line) => line.trim()).filter(Boolean);
+  // As posthog-js labels it: the question's own text, else the builder's default for new questions.
   const button = question.buttonText || (question.type === "link" ? "Open" : draft.submitButtonText || "Submit");
   return (
     <div className="flex flex-col gap-3">
