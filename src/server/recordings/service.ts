@@ -8,6 +8,7 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { parseTimeParam } from "@/server/input/time";
+import { RefreshedInBackground } from "@/server/refreshed-in-background";
 import { alsoDeleteWithPersonEvents, personsByDistinctIds, personsByUuids } from "@/server/persons/service";
 import type { PersonRow } from "@/server/persons/present";
 import {
@@ -40,13 +41,13 @@ export function recordingStore(db: Pick<Database, "sql">): RecordingStore {
 /** How long the hot paths (remote config, /s/) may use settings they read: changes apply within this. */
 const SETTINGS_TTL_MS = 10_000;
 const CACHE_KEY = Symbol.for("burrow.recordingSettings");
-type Cache = WeakMap<object, Map<number, { settings: RecordingSettings; at: number }>>;
+type Cache = WeakMap<object, RefreshedInBackground<number, RecordingSettings>>;
 /** Per database, per project; on globalThis, so that Next's copy of this module and the server's share it. */
-function settingsCache(db: Pick<Database, "sql">): Map<number, { settings: RecordingSettings; at: number }> {
+function settingsCache(db: Pick<Database, "sql">): RefreshedInBackground<number, RecordingSettings> {
   const holder = globalThis as { [CACHE_KEY]?: Cache };
   const caches = (holder[CACHE_KEY] ??= new WeakMap());
   let cache = caches.get(db.sql);
-  if (!cache) caches.set(db.sql, (cache = new Map()));
+  if (!cache) caches.set(db.sql, (cache = new RefreshedInBackground(SETTINGS_TTL_MS)));
   return cache;
 }
 
@@ -56,13 +57,9 @@ function settingsOf(stored: unknown): RecordingSettings {
   return parsed.success ? parsed.data : DEFAULT_RECORDING_SETTINGS;
 }
 
-/** A project's recording settings, read at most every 10 s per process. */
-export async function recordingSettingsFor(db: Pick<Database, "sql">, projectId: number): Promise<RecordingSettings> {
-  const cached = settingsCache(db).get(projectId);
-  if (cached && Date.now() - cached.at < SETTINGS_TTL_MS) return cached.settings;
-  const settings = settingsOf(await recordingStore(db).readSettings(projectId));
-  settingsCache(db).set(projectId, { settings, at: Date.now() });
-  return settings;
+/** A project's recording settings, from memory, refreshed in the background every 10 s. */
+export function recordingSettingsFor(db: Pick<Database, "sql">, projectId: number): Promise<RecordingSettings> {
+  return settingsCache(db).get(projectId, async () => settingsOf(await recordingStore(db).readSettings(projectId)));
 }
 
 /** Applies a PATCH of the recording fields (the caller checked who may change project settings). */
@@ -76,7 +73,7 @@ export async function updateRecordingSettings(db: Pick<Database, "sql">, project
   }
   const settings = recordingSettingsSchema.parse(next);
   await recordingStore(db).writeSettings(projectId, settings);
-  settingsCache(db).set(projectId, { settings, at: Date.now() });
+  settingsCache(db).set(projectId, settings);
   return settings;
 }
 

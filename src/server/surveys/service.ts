@@ -29,6 +29,7 @@ import { dismissedProperty, respondedProperty, type PublicSurvey, type SurveyCon
 import { computeResults, SURVEY_EVENTS, type SurveyEvent } from "./results";
 import { presentPublicSurvey, presentSurvey, type SurveyResource } from "./present";
 import * as store from "./store";
+import { RefreshedInBackground } from "@/server/refreshed-in-background";
 
 const ACTIVITY_SCOPE = "Survey";
 const notFound = () => new AppError("not_found", "Not found.");
@@ -40,19 +41,16 @@ const flagSuffix = () => randomBytes(5).toString("hex");
 // The hot path: whether /decide and remote config turn surveys on
 // ---------------------------------------------------------------------------
 
-/** Per project, whether a survey runs: read at most once a second, dropped on every write here. */
-const runningCache = new Map<number, { at: number; value: Promise<boolean> }>();
-const RUNNING_TTL_MS = 1000;
+/**
+ * Per project, whether a survey runs: refreshed once a second in the background, forgotten on
+ * every write here. On globalThis, so that the writes (Next's copy of this module) reach the
+ * server's copy, which /decide reads.
+ */
+const RUNNING_KEY = Symbol.for("burrow.surveysRunning");
+const runningCache = ((globalThis as { [RUNNING_KEY]?: RefreshedInBackground<number, boolean> })[RUNNING_KEY] ??= new RefreshedInBackground(1000));
 
 export function surveysRunning(db: Database, projectId: number): Promise<boolean> {
-  const cached = runningCache.get(projectId);
-  if (cached && Date.now() - cached.at < RUNNING_TTL_MS) return cached.value;
-  const value = store.hasRunningSurvey(db.prisma, projectId).catch((error: unknown) => {
-    runningCache.delete(projectId);
-    throw error;
-  });
-  runningCache.set(projectId, { at: Date.now(), value });
-  return value;
+  return runningCache.get(projectId, () => store.hasRunningSurvey(db.prisma, projectId));
 }
 
 /** The public list posthog-js reads (`GET /api/surveys/?token=`) and remote config carries: every survey not archived. */
@@ -217,7 +215,7 @@ export async function createSurvey(ctx: Context, body: SurveyCreateBody): Promis
     });
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
   });
-  runningCache.delete(ctx.project.id);
+  runningCache.forget(ctx.project.id);
   return surveyOf(ctx, id);
 }
 
@@ -284,7 +282,7 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
     const activity = body.archived && !current.archived ? "archived" : launching ? "launched" : body.end_date && !current.endDate ? "stopped" : "updated";
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: current.id, activity, name });
   });
-  runningCache.delete(ctx.project.id);
+  runningCache.forget(ctx.project.id);
   return surveyOf(ctx, current.id);
 }
 
@@ -298,7 +296,7 @@ export async function deleteSurvey(ctx: Context, id: string): Promise<void> {
     await store.deleteSurveyRow(tx, current.id);
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: current.id, activity: "deleted", name: current.name });
   });
-  runningCache.delete(ctx.project.id);
+  runningCache.forget(ctx.project.id);
 }
 
 // ---------------------------------------------------------------------------
