@@ -46,7 +46,8 @@ export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): De
     breakerOpenMs: int(env.BURROW_DESTINATION_BREAKER_MS, 60_000),
     timeoutMs: int(env.BURROW_DESTINATION_TIMEOUT_MS, 10_000),
     pollMs: 1_000,
-    leaseMs: 2 * 60_000,
+    // Covers one round: each lane sends at most 4 requests, each within the timeout.
+    leaseMs: 5 * int(env.BURROW_DESTINATION_TIMEOUT_MS, 10_000) + 10_000,
   };
 }
 
@@ -97,7 +98,12 @@ export class DeliveryWorker {
     this.sql = db.worker.as("destinations");
   }
 
-  start(): void {
+  /**
+   * On the embedded database this process is the only one: rows a killed process had claimed
+   * (and those waiting for a retry) are due at once rather than when their lease ends.
+   */
+  async start(): Promise<void> {
+    if (this.sql.embedded) await store.releaseClaims(this.sql).catch((error: unknown) => console.error("burrow: releasing the outbox's claims failed", error));
     this.kick();
   }
 
@@ -257,7 +263,7 @@ export function startDestinationWorker(db: Database, options: Partial<DeliveryOp
   if (existing) return existing;
   const worker = new DeliveryWorker(db, { ...deliveryOptionsFromEnv(), ...options });
   holder[WORKER_KEY] = worker;
-  worker.start();
+  void worker.start();
   return worker;
 }
 
