@@ -30,6 +30,7 @@ export default defineConfig({
           "src/server/web-analytics/**/*.int.test.ts",
           "src/server/live-visitors/**/*.int.test.ts",
           "src/server/actions/**/*.int.test.ts",
+          "src/server/destinations/**/*.int.test.ts",
           "src/server/install/**/*.int.test.ts",
         ]
       : onPostgres
