@@ -88,6 +88,12 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/feature_flags/{id}/remote_config/`]: () => [`${P}/feature_flags/${ids.flagWithPayload}/remote_config/`, `${P}/feature_flags/${ids.flagWithoutPayload}/remote_config/`],
   [`${P}/actions/`]: () => [`${P}/actions/`],
   [`${P}/actions/{id}/`]: () => [`${P}/actions/${ids.action}/`],
+  [`${P}/hog_functions/`]: () => [`${P}/hog_functions/`, `${P}/hog_functions/?type=destination&enabled=true`],
+  [`${P}/hog_functions/{id}/`]: () => [`${P}/hog_functions/${ids.hogFunction}/`],
+  [`${P}/hog_functions/{id}/logs/`]: () => [`${P}/hog_functions/${ids.hogFunction}/logs/`, `${P}/hog_functions/${ids.hogFunction}/logs/?level=ERROR`],
+  [`${P}/hog_functions/{id}/deliveries/`]: () => [`${P}/hog_functions/${ids.hogFunction}/deliveries/`],
+  [`${P}/hog_functions/{id}/metrics/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/`, `${P}/hog_functions/${ids.hogFunction}/metrics/?interval=hour&after=-1d`],
+  [`${P}/hog_functions/{id}/metrics/totals/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/totals/`],
   [`${P}/session_recordings/`]: () => [`${P}/session_recordings/`, `${P}/session_recordings/?date_from=2020-01-01`],
   [`${P}/session_recordings/{id}/`]: () => [`${P}/session_recordings/doc-session/`],
   [`${P}/session_recordings/{id}/snapshots/`]: () => [`${P}/session_recordings/doc-session/snapshots/`],
@@ -200,6 +206,20 @@ beforeAll(async () => {
   const snapshots = snapshotEvent({ token: ids.token, sessionId: "doc-session", windowId: "doc-window", distinctId: "doc-visitor", items: pageItems() });
   const sent = await handleSnapshotsRoute(new Request("http://burrow.test/s/", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify([snapshots]) }));
   expect(sent.status).toBe(200);
+  const hook = await json("POST", `${project}/hog_functions/`, {
+    type: "destination",
+    name: "CRM",
+    template_id: "template-webhook",
+    inputs: { url: { value: "https://hooks.example.com/crm" }, headers: { value: { Authorization: "Bearer doc-secret-value-1234" } } },
+    filters: { events: [{ id: "signed_up", type: "events" }] },
+  });
+  ids.hogFunction = String(hook.id);
+  // Two attempts in its log, as the worker records them.
+  await db.sql.query(
+    `INSERT INTO hog_function_deliveries (hog_function_id, project_id, event_uuid, attempt, status, response_code, duration_ms, error)
+     VALUES ($1::uuid, $2, '0190c000-0000-7000-8000-0000000000e1', 1, 'retrying', 500, 12, 'Webhook failed with status 500'), ($1::uuid, $2, '0190c000-0000-7000-8000-0000000000e1', 2, 'delivered', 200, 9, NULL)`,
+    [ids.hogFunction, alice.project_id],
+  );
   ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
 
   const plugins = (await json("GET", "/api/plugins/")).results as Json[];
