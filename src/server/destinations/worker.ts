@@ -33,6 +33,8 @@ export interface DeliveryOptions {
   resolver?: Resolver;
 }
 
+const LOG_DAYS = 30;
+
 const int = (text: string | undefined, fallback: number) => (text && /^\d+$/.test(text) ? Number(text) : fallback);
 
 export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryOptions {
@@ -133,9 +135,16 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
+  private prunedAt = 0;
+
   /** Rounds until nothing is due, then sleeps until the next due row (or the poll). */
   private async run(): Promise<void> {
     try {
+      // The log keeps LOG_DAYS days (PostHog keeps its logs a few weeks too); pruned hourly, in small deletes.
+      if (Date.now() - this.prunedAt > 3_600_000) {
+        this.prunedAt = Date.now();
+        await store.pruneDeliveries(this.sql, new Date(Date.now() - LOG_DAYS * 86_400_000));
+      }
       while (!this.stopped) {
         const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
         const rows = await store.claimOutbox(this.sql, this.options.concurrency * 4, this.options.leaseMs, open);
