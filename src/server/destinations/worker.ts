@@ -109,9 +109,19 @@ export class DeliveryWorker {
     this.kick();
   }
 
+  /** Ingestion's kicks in the current half second: many mean capture is busy (see `yieldToIngestion`). */
+  private kicks = 0;
+  private kicksSince = 0;
+
   /** New rows (or a change): look now rather than at the next poll. */
   kick(): void {
     if (this.stopped) return;
+    const now = Date.now();
+    if (now - this.kicksSince > 500) {
+      this.kicksSince = now;
+      this.kicks = 0;
+    }
+    this.kicks++;
     if (this.running) {
       this.again = true;
       return;
@@ -149,7 +159,9 @@ export class DeliveryWorker {
         const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
         const rows = await store.claimOutbox(this.sql, this.options.concurrency * 4, this.options.leaseMs, open);
         if (rows.length === 0) break;
+        const started = performance.now();
         await this.deliverAll(rows);
+        await this.yieldToIngestion(performance.now() - started);
       }
       const next = await store.nextDue(this.sql);
       this.schedule(next ? Math.min(this.options.pollMs, next.getTime() - Date.now()) : this.options.pollMs);
@@ -157,6 +169,17 @@ export class DeliveryWorker {
       if (!this.stopped) console.error("burrow: delivering to destinations failed", error);
       this.schedule(this.options.pollMs);
     }
+  }
+
+  /**
+   * Deliveries share the thread (and, embedded, the connection) with capture: while capture
+   * is busy (dozens of batches with matching events in half a second), the worker rests four
+   * times as long as its last round took, so it takes at most a fifth of the time and the
+   * outbox drains once the burst is over. It never rests longer than a second.
+   */
+  private async yieldToIngestion(roundMs: number): Promise<void> {
+    const busy = Date.now() - this.kicksSince < 1_000 && this.kicks >= 20;
+    if (busy && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 4 * roundMs)).unref());
   }
 
   private async deliverAll(rows: store.OutboxRow[]): Promise<void> {
