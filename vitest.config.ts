@@ -32,6 +32,7 @@ export default defineConfig({
           "src/server/actions/**/*.int.test.ts",
           "src/server/experiments/results.int.test.ts",
           "src/server/surveys/results.int.test.ts",
+          "src/server/destinations/**/*.int.test.ts",
           "src/server/install/**/*.int.test.ts",
         ]
       : onPostgres

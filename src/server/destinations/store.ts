@@ -147,6 +147,11 @@ export function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, sk
   );
 }
 
+/** Every row due now (the embedded database's one process starting: no other holds a claim). */
+export async function releaseClaims(sql: SqlExecutor): Promise<void> {
+  await sql.query(`UPDATE hog_function_outbox SET next_attempt_at = now() WHERE next_attempt_at > now()`);
+}
+
 /** When the next row falls due (null: the outbox is empty). */
 export async function nextDue(sql: SqlExecutor): Promise<Date | null> {
   const [row] = await sql.query<{ at: Date | null }>(`SELECT min(next_attempt_at) AS at FROM hog_function_outbox`);

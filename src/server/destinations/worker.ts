@@ -33,6 +33,8 @@ export interface DeliveryOptions {
   resolver?: Resolver;
 }
 
+const LOG_DAYS = 30;
+
 const int = (text: string | undefined, fallback: number) => (text && /^\d+$/.test(text) ? Number(text) : fallback);
 
 export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryOptions {
@@ -46,7 +48,8 @@ export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): De
     breakerOpenMs: int(env.BURROW_DESTINATION_BREAKER_MS, 60_000),
     timeoutMs: int(env.BURROW_DESTINATION_TIMEOUT_MS, 10_000),
     pollMs: 1_000,
-    leaseMs: 2 * 60_000,
+    // Covers one round: each lane sends at most 4 requests, each within the timeout.
+    leaseMs: 5 * int(env.BURROW_DESTINATION_TIMEOUT_MS, 10_000) + 10_000,
   };
 }
 
@@ -97,13 +100,28 @@ export class DeliveryWorker {
     this.sql = db.worker.as("destinations");
   }
 
-  start(): void {
+  /**
+   * On the embedded database this process is the only one: rows a killed process had claimed
+   * (and those waiting for a retry) are due at once rather than when their lease ends.
+   */
+  async start(): Promise<void> {
+    if (this.sql.embedded) await store.releaseClaims(this.sql).catch((error: unknown) => console.error("burrow: releasing the outbox's claims failed", error));
     this.kick();
   }
+
+  /** Ingestion's kicks in the current half second: many mean capture is busy (see `yieldToIngestion`). */
+  private kicks = 0;
+  private kicksSince = 0;
 
   /** New rows (or a change): look now rather than at the next poll. */
   kick(): void {
     if (this.stopped) return;
+    const now = Date.now();
+    if (now - this.kicksSince > 500) {
+      this.kicksSince = now;
+      this.kicks = 0;
+    }
+    this.kicks++;
     if (this.running) {
       this.again = true;
       return;
@@ -127,14 +145,23 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
+  private prunedAt = 0;
+
   /** Rounds until nothing is due, then sleeps until the next due row (or the poll). */
   private async run(): Promise<void> {
     try {
+      // The log keeps LOG_DAYS days (PostHog keeps its logs a few weeks too); pruned hourly, in small deletes.
+      if (Date.now() - this.prunedAt > 3_600_000) {
+        this.prunedAt = Date.now();
+        await store.pruneDeliveries(this.sql, new Date(Date.now() - LOG_DAYS * 86_400_000));
+      }
       while (!this.stopped) {
         const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
         const rows = await store.claimOutbox(this.sql, this.options.concurrency * 4, this.options.leaseMs, open);
         if (rows.length === 0) break;
+        const started = performance.now();
         await this.deliverAll(rows);
+        await this.yieldToIngestion(performance.now() - started);
       }
       const next = await store.nextDue(this.sql);
       this.schedule(next ? Math.min(this.options.pollMs, next.getTime() - Date.now()) : this.options.pollMs);
@@ -142,6 +169,17 @@ export class DeliveryWorker {
       if (!this.stopped) console.error("burrow: delivering to destinations failed", error);
       this.schedule(this.options.pollMs);
     }
+  }
+
+  /**
+   * Deliveries share the thread (and, embedded, the connection) with capture: while capture
+   * is busy (dozens of batches with matching events in half a second), the worker rests four
+   * times as long as its last round took, so it takes at most a fifth of the time and the
+   * outbox drains once the burst is over. It never rests longer than a second.
+   */
+  private async yieldToIngestion(roundMs: number): Promise<void> {
+    const busy = Date.now() - this.kicksSince < 1_000 && this.kicks >= 20;
+    if (busy && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 4 * roundMs)).unref());
   }
 
   private async deliverAll(rows: store.OutboxRow[]): Promise<void> {
@@ -257,7 +295,7 @@ export function startDestinationWorker(db: Database, options: Partial<DeliveryOp
   if (existing) return existing;
   const worker = new DeliveryWorker(db, { ...deliveryOptionsFromEnv(), ...options });
   holder[WORKER_KEY] = worker;
-  worker.start();
+  void worker.start();
   return worker;
 }
 

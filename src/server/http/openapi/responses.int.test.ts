@@ -98,6 +98,12 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/surveys/{id}/`]: () => [`${P}/surveys/${ids.survey}/`],
   [`${P}/surveys/{id}/stats/`]: () => [`${P}/surveys/${ids.survey}/stats/`, `${P}/surveys/${ids.survey}/stats/?date_from=2026-11-01`],
   [`${P}/early_access_features/{id}/enrolled/`]: () => [`${P}/early_access_features/${ids.feature}/enrolled/`],
+  [`${P}/hog_functions/`]: () => [`${P}/hog_functions/`, `${P}/hog_functions/?type=destination&enabled=true`],
+  [`${P}/hog_functions/{id}/`]: () => [`${P}/hog_functions/${ids.hogFunction}/`],
+  [`${P}/hog_functions/{id}/logs/`]: () => [`${P}/hog_functions/${ids.hogFunction}/logs/`, `${P}/hog_functions/${ids.hogFunction}/logs/?level=ERROR`],
+  [`${P}/hog_functions/{id}/deliveries/`]: () => [`${P}/hog_functions/${ids.hogFunction}/deliveries/`],
+  [`${P}/hog_functions/{id}/metrics/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/`, `${P}/hog_functions/${ids.hogFunction}/metrics/?interval=hour&after=-1d`],
+  [`${P}/hog_functions/{id}/metrics/totals/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/totals/`],
   [`${P}/session_recordings/`]: () => [`${P}/session_recordings/`, `${P}/session_recordings/?date_from=2020-01-01`],
   [`${P}/session_recordings/{id}/`]: () => [`${P}/session_recordings/doc-session/`],
   [`${P}/session_recordings/{id}/snapshots/`]: () => [`${P}/session_recordings/doc-session/snapshots/`],
@@ -212,6 +218,20 @@ beforeAll(async () => {
   expect(sent.status).toBe(200);
   ids.survey = String((await json("POST", `${project}/surveys/`, { name: "NPS", type: "popover", questions: [{ type: "rating", question: "How likely?", scale: 10 }], start_date: "2026-11-01T00:00:00Z" })).id);
   ids.feature = String((await json("POST", `${project}/early_access_features/`, { name: "Dark mode", description: "Night", stage: "beta" })).id);
+  const hook = await json("POST", `${project}/hog_functions/`, {
+    type: "destination",
+    name: "CRM",
+    template_id: "template-webhook",
+    inputs: { url: { value: "https://hooks.example.com/crm" }, headers: { value: { Authorization: "Bearer doc-secret-value-1234" } } },
+    filters: { events: [{ id: "signed_up", type: "events" }] },
+  });
+  ids.hogFunction = String(hook.id);
+  // Two attempts in its log, as the worker records them.
+  await db.sql.query(
+    `INSERT INTO hog_function_deliveries (hog_function_id, project_id, event_uuid, attempt, status, response_code, duration_ms, error)
+     VALUES ($1::uuid, $2, '0190c000-0000-7000-8000-0000000000e1', 1, 'retrying', 500, 12, 'Webhook failed with status 500'), ($1::uuid, $2, '0190c000-0000-7000-8000-0000000000e1', 2, 'delivered', 200, 9, NULL)`,
+    [ids.hogFunction, alice.project_id],
+  );
   ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
 
   ids.holdout = String((await json("POST", `${project}/experiment_holdouts/`, { name: "Ten", filters: [{ properties: [], rollout_percentage: 10 }] })).id);
