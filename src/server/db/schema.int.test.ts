@@ -235,6 +235,18 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
     await roundTrip("FeatureFlag", flag, () => p.featureFlag.findUnique({ where: { id: flag.id } }));
     const override = await p.featureFlagHashKeyOverride.create({ data: { projectId: project.id, personId: person.id, featureFlagKey: "beta", hashKey: "anon-1" } });
     await roundTrip("FeatureFlagHashKeyOverride", override, () => p.featureFlagHashKeyOverride.findUnique({ where: { id: override.id } }));
+    const holdout = await p.experimentHoldout.create({ data: { projectId: project.id, name: "Ten", filters: [{ properties: [], rollout_percentage: 10 }], createdById: user.id, createdAt: at } });
+    await roundTrip("ExperimentHoldout", holdout, () => p.experimentHoldout.findUnique({ where: { id: holdout.id } }));
+    const experiment = await p.experiment.create({
+      data: { projectId: project.id, name: "Checkout", featureFlagId: flag.id, holdoutId: holdout.id, startDate: at, parameters: { feature_flag_variants: [{ key: "control", rollout_percentage: 50 }] }, metrics: [{ kind: "ExperimentMetric" }], createdById: user.id, createdAt: at },
+    });
+    await roundTrip("Experiment", experiment, () => p.experiment.findUnique({ where: { id: experiment.id } }));
+    const feature = await p.earlyAccessFeature.create({ data: { id: "0190c000-0000-7000-8000-0000000000ea", projectId: project.id, featureFlagId: flag.id, name: "Dark mode", stage: "beta", payload: { on: true }, createdById: user.id, createdAt: at } });
+    await roundTrip("EarlyAccessFeature", feature, () => p.earlyAccessFeature.findUnique({ where: { id: feature.id } }));
+    const survey = await p.survey.create({
+      data: { id: "0190c000-0000-7000-8000-0000000000eb", projectId: project.id, name: "NPS", type: "popover", internalTargetingFlagId: flag.id, questions: [{ type: "rating", question: "How likely?", scale: 10 }], startDate: at, iterationStartDates: [], createdById: user.id, createdAt: at },
+    });
+    await roundTrip("Survey", survey, () => p.survey.findUnique({ where: { id: survey.id } }));
     const tagged = await p.taggedItem.create({ data: { tagId: tag.id, dashboardId: dashboard.id } });
     await roundTrip("TaggedItem", tagged, () => p.taggedItem.findUnique({ where: { id: tagged.id } }));
     const activity = await p.activityLog.create({
