@@ -41,7 +41,7 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
                 data-testid={`nav-${link.label.toLowerCase()}`}
                 className={cn(
                   "whitespace-nowrap rounded-control px-2 py-1.5 text-sm font-medium 2xl:px-2.5",
-                  link.more && "hidden xl:block",
+                  link.more === "always" ? "hidden" : link.more && "hidden xl:block",
                   active ? "bg-gray-100 text-gray-900" : "text-gray-600 hover:bg-gray-50 hover:text-gray-900",
                 )}
               >
@@ -113,12 +113,14 @@ export function TopBar({ user }: { user: { email: string; firstName: string } })
 
 const MORE_LINKS = NAV_LINKS.filter((link) => link.more);
 
-/** The links a narrower desktop bar has no room for (1024–1279 px); marked when the page is one of them. */
+/**
+ * The links a narrower desktop bar has no room for (1024–1279 px), and on every desktop width
+ * those marked "always"; the button names the current page when it is one of the hidden links.
+ */
 function MoreLinks({ pathname }: { pathname: string }) {
   const current = MORE_LINKS.find((link) => link.match(pathname));
   return (
     <Popover
-      className="xl:hidden"
       buttonTestId="nav-more"
       panelTestId="nav-more-menu"
       buttonLabel={current ? `More: ${current.label}` : "More"}
@@ -128,7 +130,12 @@ function MoreLinks({ pathname }: { pathname: string }) {
       )}
       button={
         <>
-          {current?.label ?? "More"}
+          {!current ? "More" : current.more === "always" ? current.label : (
+            <>
+              <span className="xl:hidden">{current.label}</span>
+              <span className="hidden xl:inline">More</span>
+            </>
+          )}
           <svg aria-hidden="true" viewBox="0 0 20 20" fill="currentColor" className="size-4 text-gray-400">
             <path fillRule="evenodd" d="M5.2 7.2a.75.75 0 0 1 1.06 0L10 10.94l3.74-3.74a.75.75 0 1 1 1.06 1.06l-4.27 4.27a.75.75 0 0 1-1.06 0L5.2 8.26a.75.75 0 0 1 0-1.06Z" clipRule="evenodd" />
           </svg>
@@ -144,7 +151,7 @@ function MoreLinks({ pathname }: { pathname: string }) {
               key={link.href}
               href={link.href}
               aria-current={active ? "page" : undefined}
-              className={cn(popoverItemClasses, active && "font-medium text-gray-900")}
+              className={cn(popoverItemClasses, link.more !== "always" && "xl:hidden", active && "font-medium text-gray-900")}
               onClick={close}
             >
               {link.label}
