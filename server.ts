@@ -19,6 +19,7 @@ import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
 import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/deletion-worker";
+import { startSurveyIterations, stopSurveyIterations } from "@/server/surveys/iteration-worker";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";
@@ -91,10 +92,13 @@ async function main(): Promise<void> {
   startCohortWorker(db);
   // Events waiting in the destinations' outbox (those a crash left undelivered too).
   startDestinationWorker(db);
+  // Recurring surveys move to their next iteration (and stop after the last).
+  startSurveyIterations(db);
 
   installShutdown(server, async () => {
     await drainIngestion();
     await stopDestinationWorker();
+    await stopSurveyIterations();
     await stopCohortWorker();
     await stopPersonDeletions();
     await app.close();

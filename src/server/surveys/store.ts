@@ -52,6 +52,11 @@ export async function hasRunningSurvey(client: DbClient, projectId: number): Pro
   return (await client.survey.findFirst({ where: { projectId, archived: false, startDate: { not: null }, endDate: null }, select: { id: true } })) !== null;
 }
 
+/** Launched, not stopped surveys with an iteration schedule (PostHog's task does not skip archived ones either). */
+export function recurringSurveyRows(client: DbClient): Promise<SurveyRow[]> {
+  return client.survey.findMany({ where: { startDate: { not: null }, endDate: null, iterationCount: { not: null } }, include: SURVEY_INCLUDE, orderBy: { id: "asc" } });
+}
+
 export async function nameTaken(client: DbClient, projectId: number, name: string, exceptId: string | null): Promise<boolean> {
   return (await client.survey.findFirst({ where: { projectId, name, ...(exceptId ? { NOT: { id: exceptId } } : {}) }, select: { id: true } })) !== null;
 }
