@@ -29,7 +29,7 @@ export function findSurvey(client: DbClient, projectId: number, id: string): Pro
   return client.survey.findFirst({ where: { id, projectId }, include: SURVEY_INCLUDE });
 }
 
-/** Newest first; archived ones only when asked for. */
+/** Newest first: every survey, or only the archived (or the unarchived) ones when `archived` says. */
 export function listSurveyRows(client: DbClient, projectId: number, query: Pick<SurveyListQuery, "search" | "archived">): Promise<SurveyRow[]> {
   return client.survey.findMany({
     where: {
