@@ -161,6 +161,18 @@ describe(`actions API (${testStoresName})`, () => {
 });
 
 describe(`ActionsNode in queries (${testStoresName})`, () => {
+  it("the events list's action_id gives the events each action matches, narrowed by the list's other filters; an unknown action is a 400", async () => {
+    const events = restRoute("projects", "events");
+    const listed = async (query: Record<string, string>) => (await call(events.GET, "GET", `events/?${new URLSearchParams(query)}`, {})).body;
+    for (const [name, count] of Object.entries(COUNTS)) {
+      expect((await listed({ action_id: String(ids.get(name)), after: "2024-02-01", before: "2024-04-01" })).results, name).toHaveLength(count);
+    }
+    const pro = await listed({ action_id: String(ids.get("Clicked buy")), after: "2024-02-01", properties: JSON.stringify([{ key: "plan", value: "pro", type: "event" }]) });
+    expect(pro.results.map((event: { event: string }) => event.event)).toEqual(["signed_up"]);
+    expect(await listed({ action_id: "999999" })).toMatchObject({ type: "validation_error", attr: "action_id", detail: "Action 999999 does not exist." });
+    expect(await listed({ action_id: "x" })).toMatchObject({ type: "validation_error", attr: "action_id" });
+  });
+
   it("trends: each action counts the events its steps match, labelled by its name", async () => {
     const names = Object.keys(STEPS);
     const results = await run({ kind: "TrendsQuery", series: names.map(node), dateRange: week, interval: "day" });

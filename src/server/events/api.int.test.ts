@@ -227,14 +227,14 @@ describe(`GET /api/projects/:id/events/ (${testStoresName})`, () => {
     expect(twice.body).toMatchObject({ type: "validation_error", attr: "event" });
   });
 
-  it("answers 400 for a bad select or where, action_id and orderBy other than newest first", async () => {
+  it("answers 400 for a bad select or where, an unknown action_id and orderBy other than newest first", async () => {
     // select/where themselves: hogql/*.test.ts
     expect(await list({ where: '["event"]' })).toMatchObject({
       status: 400,
       body: { type: "validation_error", code: "invalid_input", attr: "where", detail: "where[0]: expected a condition, found text at position 0." },
     });
     expect((await list({ select: "event" })).body).toMatchObject({ attr: "select" });
-    expect((await list({ action_id: "1" })).body).toMatchObject({ attr: "action_id" });
+    expect((await list({ action_id: "1" })).body).toMatchObject({ attr: "action_id", detail: "Action 1 does not exist." });
     expect((await list({ orderBy: '["timestamp"]' })).body).toMatchObject({ attr: "orderBy" });
     expect((await list({ orderBy: '["-timestamp"]' })).status).toBe(200);
     expect((await list({ format: "xml" })).body).toMatchObject({ attr: "format" });

@@ -65,6 +65,9 @@ export const eventListParams = z.object({
   event: text("event").optional(),
   distinct_id: text("distinct_id").optional(),
   person_id: text("person_id").optional(),
+  action_id: text("action_id")
+    .refine((value) => /^[0-9]{1,10}$/.test(value) && Number(value) >= 1 && Number(value) <= 2_147_483_647, "action_id must be an action's integer id.")
+    .optional(),
   properties: z
     .string({ error: "properties must be given once." })
     .max(EVENT_LIMITS.maxPropertiesJson, `properties must be at most ${EVENT_LIMITS.maxPropertiesJson} characters.`)
@@ -141,7 +144,12 @@ export const EVENT_LIST_PARAMS = Object.keys(eventListParams.shape);
  * The list's parameters, by their REST names, checked and brought into one shape: the REST
  * query string and the explorer's typed filters (`filterParams` below) both end here.
  */
-export function listQueryOf(params: EventListParams, accept: string | null, now: Date): EventListQuery {
+/** The list's query as the API reads it: the store's, and an action whose steps narrow it (the service resolves it into property filters). */
+export interface EventListRequest extends EventListQuery {
+  actionId: number | null;
+}
+
+export function listQueryOf(params: EventListParams, accept: string | null, now: Date): EventListRequest {
   const parsed = eventListParams.parse(params);
   const format = formatOf(parsed.format, accept);
   const [defaultLimit, maxLimit] = format === "csv" ? [EVENT_LIMITS.csvDefaultLimit, EVENT_LIMITS.csvMaxLimit] : [EVENT_LIMITS.defaultLimit, EVENT_LIMITS.maxLimit];
@@ -166,6 +174,7 @@ export function listQueryOf(params: EventListParams, accept: string | null, now:
     distinctId: parsed.distinct_id ?? null,
     personId: parsed.person_id === undefined ? null : parsePersonId(parsed.person_id),
     properties: parsed.properties === undefined ? null : parsePropertiesParam(parsed.properties),
+    actionId: parsed.action_id === undefined ? null : Number(parsed.action_id),
     ...parseHogqlParams(parsed.select, parsed.where),
   };
 }

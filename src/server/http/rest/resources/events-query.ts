@@ -1,15 +1,10 @@
 /**
  * The events API's query string read into the contract's typed queries: PostHog's
  * parameter rules (a repeated parameter is a list the contract refuses, an empty one counts
- * as not given), the parameters Burrow refuses outright, and the list's `orderBy`.
+ * as not given), and the list's `orderBy`.
  */
 import { AppError } from "@/server/errors";
-import { EVENT_LIST_PARAMS, EVENT_VALUES_PARAMS, listQueryOf, valuesQueryOf, type EventListParams, type EventListQuery, type EventValuesQuery } from "@/server/events/contract";
-
-/** Parameters of PostHog's that Burrow does not serve yet: a 400 rather than silently ignoring them. */
-const NOT_SUPPORTED: Record<string, string> = {
-  action_id: "action_id is not supported yet: Burrow has no actions.",
-};
+import { EVENT_LIST_PARAMS, EVENT_VALUES_PARAMS, listQueryOf, valuesQueryOf, type EventListParams, type EventListRequest, type EventValuesQuery } from "@/server/events/contract";
 
 /**
  * The named parameters: one value as a string, a repeated one as a list (which the schemas
@@ -25,10 +20,7 @@ function paramsOf(url: URL, names: string[]): EventListParams {
   return out;
 }
 
-export function parseListQuery(url: URL, accept: string | null, now: Date): EventListQuery {
-  for (const [name, detail] of Object.entries(NOT_SUPPORTED)) {
-    if (url.searchParams.has(name)) throw new AppError("invalid_input", detail, name);
-  }
+export function parseListQuery(url: URL, accept: string | null, now: Date): EventListRequest {
   const orderBy = url.searchParams.get("orderBy");
   if (orderBy !== null && !/^\[\s*"-timestamp"\s*\]$/.test(orderBy)) {
     throw new AppError("invalid_input", 'orderBy supports only ["-timestamp"] (newest first) for now.', "orderBy");

@@ -65,7 +65,7 @@ export const eventRoutes: RestResource[] = [
               "Newest first. Filters: `event`, `distinct_id`, `person_id` (uuid or integer id), `after`/`before` (ISO 8601, a relative time such as `-7d`, or `now`), `properties` (a JSON list of PostHog property filters).",
               "Pages: `limit` (default 100, at most 1000) and `next`, a cursor link (`before` and `before_uuid`); `offset` also works.",
               "`select` (a JSON list of HogQL expressions, aggregates allowed) and `where` (a JSON list of HogQL conditions) answer rows of values instead of events.",
-              "`format=csv` (or `Accept: text/csv`) streams the events as CSV (default 3,500 rows, at most 100,000). `action_id` is refused (no actions yet); `orderBy` takes only `[\"-timestamp\"]`.",
+              "`format=csv` (or `Accept: text/csv`) streams the events as CSV (default 3,500 rows, at most 100,000). `action_id` narrows to the events an action matches; `orderBy` takes only `[\"-timestamp\"]`.",
             ].join("\n\n"),
             query: eventListParams,
             response: z.union([eventPageSchema, eventSelectPageSchema]).meta({ id: "EventList" }),
