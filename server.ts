@@ -10,7 +10,7 @@ import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
 import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
-import { startDestinationWorker, stopDestinationWorker } from "@/server/destinations/service";
+import { deliveryOptionsFromEnv, startDestinationWorker, stopDestinationWorker } from "@/server/destinations/service";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
 import { warmUp } from "@/server/health/service";
@@ -33,6 +33,8 @@ async function main(): Promise<void> {
   const env = serverEnvFrom();
   const dbConfig = dbConfigFromEnv();
   const eventStoreConfig = eventStoreConfigFromEnv();
+  // Destinations' settings and the outbound allowlist: a typo stops start-up here, not each delivery later.
+  deliveryOptionsFromEnv();
   const db = await openDatabase(dbConfig, eventStoreConfig);
   try {
     const applied = await migrate(db.sql);

@@ -8,7 +8,8 @@
  */
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
-import { outboundRequest, OutboundRefusedError, type Resolver } from "@/server/outbound/service";
+import { ConfigError } from "@/server/db/config";
+import { AllowlistError, currentAllowlist, outboundRequest, OutboundRefusedError, type Resolver } from "@/server/outbound/service";
 import { personCheck, prepareRequest } from "./delivery";
 import * as store from "./store";
 
@@ -35,21 +36,34 @@ export interface DeliveryOptions {
 
 const LOG_DAYS = 30;
 
-const int = (text: string | undefined, fallback: number) => (text && /^\d+$/.test(text) ? Number(text) : fallback);
+/** A whole number of at least 1 from the environment, or the default when unset; anything else stops start-up (a typo must not silently mean the default, or 0). */
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a whole number of at least 1 (got "${text}").`);
+  return Number(text);
+}
 
+/** The delivery settings of the environment; a malformed one (or a malformed BURROW_OUTBOUND_ALLOWLIST) is a ConfigError, which stops start-up. */
 export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryOptions {
+  try {
+    currentAllowlist(env);
+  } catch (error) {
+    throw error instanceof AllowlistError ? new ConfigError(error.message) : error;
+  }
+  const timeoutMs = positive(env, "BURROW_DESTINATION_TIMEOUT_MS", 10_000);
   return {
-    concurrency: int(env.BURROW_DESTINATION_CONCURRENCY, 16),
-    ratePerSecond: int(env.BURROW_DESTINATION_RATE_LIMIT, 50),
-    maxAttempts: int(env.BURROW_DESTINATION_MAX_ATTEMPTS, 8),
-    backoffMs: int(env.BURROW_DESTINATION_BACKOFF_MS, 2_000),
+    concurrency: positive(env, "BURROW_DESTINATION_CONCURRENCY", 16),
+    ratePerSecond: positive(env, "BURROW_DESTINATION_RATE_LIMIT", 50),
+    maxAttempts: positive(env, "BURROW_DESTINATION_MAX_ATTEMPTS", 8),
+    backoffMs: positive(env, "BURROW_DESTINATION_BACKOFF_MS", 2_000),
     maxBackoffMs: 10 * 60_000,
     breakerFailures: 10,
-    breakerOpenMs: int(env.BURROW_DESTINATION_BREAKER_MS, 60_000),
-    timeoutMs: int(env.BURROW_DESTINATION_TIMEOUT_MS, 10_000),
+    breakerOpenMs: positive(env, "BURROW_DESTINATION_BREAKER_MS", 60_000),
+    timeoutMs,
     pollMs: 1_000,
     // Covers one round: each lane sends at most 4 requests, each within the timeout.
-    leaseMs: 5 * int(env.BURROW_DESTINATION_TIMEOUT_MS, 10_000) + 10_000,
+    leaseMs: 5 * timeoutMs + 10_000,
   };
 }
 
