@@ -1,7 +1,9 @@
 /**
  * What a stored insight query asks to be drawn: the node that runs (a wrapper's `source`)
  * and its kind, with the funnel's visualisation. Read only to pick a renderer, never trusted
- * beyond that: each renderer checks the result's shape itself.
+ * beyond that: each renderer checks the result's shape itself. On the server so that the
+ * share page sends only the results its renderers draw (src/server/sharing/service.ts); the
+ * UI reads it through src/components/insights/query-source.ts.
  */
 import { isObject } from "@/server/input/json-object";
 
