@@ -16,8 +16,24 @@ export const APP_ERRORS = {
 } as const;
 export type AppErrorCode = keyof typeof APP_ERRORS;
 
+/**
+ * AppError's brand: one symbol for the whole process (Symbol.for), whichever copy of this
+ * module made the error. The custom server (dist/server.mjs) and Next's route handlers are
+ * separate bundles, each with its own AppError class, so a plain `instanceof` failed for an
+ * error made in the other bundle (an unknown cohort in a web analytics query answered 500,
+ * issue 32). `instanceof AppError` reads the brand instead of the prototype chain.
+ */
+const APP_ERROR_BRAND = Symbol.for("burrow.AppError");
+
 export class AppError extends Error {
   override name = "AppError";
+  readonly [APP_ERROR_BRAND] = true;
+
+  /** Subclasses (QueryNodeError) keep the ordinary prototype check; they are thrown and caught within one bundle. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== AppError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as { [APP_ERROR_BRAND]?: unknown })[APP_ERROR_BRAND] === true;
+  }
   constructor(
     readonly code: AppErrorCode,
     message: string,

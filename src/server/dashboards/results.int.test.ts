@@ -235,6 +235,52 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     expect(sharedCharts[0]!.effective).toMatchObject({ date_from: "-1d" });
   });
 
+  it("sends the shared page only the results it draws: no persons or events behind a tile it cannot draw (issue 32)", async () => {
+    const { apiToken } = await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+    await sendBatch(apiToken, [{ uuid: randomUUID(), event: "$pageview", distinct_id: "dee", timestamp: new Date(Date.now() - DAY).toISOString(), properties: { $pathname: "/", $set: { email: "dee@private.example" } } }]);
+    const api = as(world.member);
+    const board = await api.dashboards.create({ projectId, name: `Shared kinds ${randomUUID().slice(0, 6)}` });
+    const range = { date_from: "-30d" };
+    // Every kind the page draws, and kinds it says it cannot draw (persons, web analytics); the
+    // kinds a dashboard takes are these (EventsQuery is refused when the tile is added).
+    const tiles: Record<string, { query: unknown; drawn: boolean }> = {
+      trends: { query: pageviews("-30d"), drawn: true },
+      funnel: { query: { kind: "InsightVizNode", source: { kind: "FunnelsQuery", series: [{ kind: "EventsNode", event: "$pageview" }, { kind: "EventsNode", event: "$pageview" }], dateRange: range } }, drawn: true },
+      retention: { query: { kind: "InsightVizNode", source: { kind: "RetentionQuery", retentionFilter: { period: "Day", totalIntervals: 3 }, dateRange: range } }, drawn: true },
+      lifecycle: { query: { kind: "InsightVizNode", source: { kind: "LifecycleQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: range } }, drawn: true },
+      stickiness: { query: { kind: "InsightVizNode", source: { kind: "StickinessQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: range } }, drawn: true },
+      paths: { query: { kind: "InsightVizNode", source: { kind: "PathsQuery", dateRange: range } }, drawn: true },
+      hogql: { query: { kind: "DataVisualizationNode", source: { kind: "HogQLQuery", query: "SELECT event, count() FROM events GROUP BY event" } }, drawn: true },
+      actors: {
+        query: { kind: "DataTableNode", source: { kind: "ActorsQuery", source: { kind: "InsightActorsQuery", source: pageviews("-30d").source, day: new Date(Date.now() - DAY).toISOString().slice(0, 10), series: 0 }, select: ["person"] } },
+        drawn: false,
+      },
+      overview: { query: { kind: "DataTableNode", source: { kind: "WebOverviewQuery", properties: [], dateRange: range } }, drawn: false },
+      web: { query: { kind: "DataTableNode", source: { kind: "WebStatsTableQuery", breakdownBy: "Page", properties: [], dateRange: range } }, drawn: false },
+    };
+    for (const [name, tile] of Object.entries(tiles)) await api.dashboards.tiles.addInsight({ projectId, dashboardId: board.id, insight: { name, query: tile.query } });
+    const sharing = await callRoute(sharingRoute, "PATCH", `/api/environments/${projectId}/dashboards/${board.id}/sharing/`, params(board.id), world.member.key, { enabled: true });
+    expect(sharing.status, sharing.text).toBe(200);
+    const shared = (await findSharedDashboardWithCharts(db, sharing.body.access_token))!;
+    // What the page hands the browser: the dashboard and every chart, as one payload.
+    const payload = JSON.stringify(shared);
+    expect(payload).not.toContain("dee@private.example");
+    expect(payload).not.toContain('"distinct_id"');
+    const byName = new Map(shared.tiles.filter((tile) => tile.insight).map((tile) => [tile.insight!.name, tile.insight!.computation!]));
+    for (const [name, tile] of Object.entries(tiles)) {
+      const chart = byName.get(name)!;
+      expect([name, chart.state]).toEqual([name, "ready"]);
+      if (chart.state !== "ready") continue;
+      // Drawn kinds keep their rows (paths has none here: these events carry no $current_url).
+      if (!tile.drawn) expect([name, chart.result]).toEqual([name, []]);
+      else if (name !== "paths") expect([name, chart.result.length > 0]).toEqual([name, true]);
+      if (name !== "hogql") expect([name, chart.columns]).toEqual([name, null]);
+    }
+    // The signed-in dashboard still gets every tile's rows: only the share page leaves them out.
+    const own = await gathered(api.dashboards.results({ projectId, dashboardId: board.id }));
+    expect(JSON.stringify(own.results)).toContain("dee@private.example");
+  });
+
   it("refuses filters the insights cannot read, on PATCH and in the results call", async () => {
     const board = await dashboardWithTiles(world.member);
     const bad = await patch(world.member, board.id, { filters: { date_from: "the day before" } });

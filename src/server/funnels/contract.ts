@@ -71,7 +71,7 @@ const exclusionSchema = z.looseObject({
 const stepIndex = (name: string) => z.number({ error: `${name} must be a step index.` }).int(`${name} must be an integer.`).nullish();
 
 export const funnelsFilterSchema = z.looseObject({
-  funnelWindowInterval: z.number({ error: "funnelWindowInterval must be a number." }).int().min(1).max(100_000).nullish(),
+  funnelWindowInterval: z.number({ error: "funnelWindowInterval must be a number." }).int("funnelWindowInterval must be an integer.").min(1, "funnelWindowInterval must be at least 1.").max(100_000, "funnelWindowInterval must be at most 100,000.").nullish(),
   funnelWindowIntervalUnit: z
     .enum(WINDOW_UNITS, { error: (issue) => `funnelWindowIntervalUnit ${shown(issue.input)} is not supported; use one of ${WINDOW_UNITS.join(", ")}.` })
     .nullish(),

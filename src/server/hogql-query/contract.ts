@@ -22,7 +22,11 @@ import { storableText } from "@/server/properties/coerce";
 import { SqlParams } from "@/server/properties/sql";
 
 /** PostHog's HogQL row limits: 100 rows unless LIMIT says otherwise, and LIMIT lowered to the most (MAX_SELECT_RETURNED_ROWS). */
-export const HOGQL_QUERY_LIMITS = { defaultLimit: 100, maxLimit: 10_000, maxQueryLength: 100_000 } as const;
+/**
+ * `maxSelectItems`: PostgreSQL refuses a statement of more than 1,664 columns, which a SELECT of
+ * 1,665 items was (a 500, issue 32); 1,000 leaves room for the columns the compiled statement adds.
+ */
+export const HOGQL_QUERY_LIMITS = { defaultLimit: 100, maxLimit: 10_000, maxQueryLength: 100_000, maxSelectItems: 1_000 } as const;
 
 const emptyOrNull = (what: string) =>
   z
@@ -184,6 +188,9 @@ export function hogqlQuerySpec(node: unknown): HogqlQuerySpec {
   if (fromClause.to - fromClause.from > 1) refuse("only FROM events is supported: no table aliases, joins or subqueries", tokens[fromClause.from + 1]!.pos);
 
   const selectParts = commaList(source, tokens, selectClause.from, selectClause.to, end);
+  if (selectParts.length > HOGQL_QUERY_LIMITS.maxSelectItems) {
+    refuse(`SELECT may name at most ${HOGQL_QUERY_LIMITS.maxSelectItems} columns, not ${selectParts.length}`, selectParts[HOGQL_QUERY_LIMITS.maxSelectItems]!.start);
+  }
   const select = selectParts.map((part) => {
     if (part.text.trim() === "*") refuse("SELECT * is not supported; name the columns (event, timestamp, distinct_id, properties.<name>, …)", part.start);
     return inClause(part.start, () => parseSelectItem(part.text.trim()));

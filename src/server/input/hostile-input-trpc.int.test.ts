@@ -213,6 +213,22 @@ describe(`hostile input at the tRPC edge (${testDbKind})`, () => {
     });
   }
 
+  it("counts hostile calls against the session's API rate limit: past it, TOO_MANY_REQUESTS before any input is read, and nothing is stored", async () => {
+    const before = await snapshot();
+    const lifted = process.env.BURROW_API_RATE_LIMIT_PER_MINUTE;
+    process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "2";
+    try {
+      const create = TRPC_CASES.find((c) => c.procedure === "flags.create")!;
+      const hostile = { projectId: w.projectId, flag: { ...FLAG_BODY(), key: withNul("k") } };
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await callTrpc(create, hostile));
+      expect(answers.map((answer) => (typeof answer === "string" ? answer : answer.code))).toEqual(["BAD_REQUEST", "BAD_REQUEST", "TOO_MANY_REQUESTS", "TOO_MANY_REQUESTS"]);
+    } finally {
+      process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = lifted;
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
   it("refuses rearranging a config id beyond the id column", async () => {
     const rearrange = TRPC_CASES.find((c) => c.procedure === "transformations.rearrange")!;
     for (const id of ["2147483648", "9007199254740992"]) {

@@ -12,6 +12,7 @@ import { requireCohorts, cohortIdsOf } from "@/server/db/events/filters/cohorts"
 import { parseNode, type ActorKey, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { resolveDateRange, type ResolvedDateRange } from "@/server/analytics/date-range";
 import { compareCodePoints } from "@/server/properties/coerce";
+import { TimeSlice } from "@/server/event-loop";
 import { pathsActorsSelectorSchema, pathsQuerySchema, pathsSpec, type PathsActorKeys, type PathsSpec } from "./contract";
 import { EdgeTally, ELLIPSIS, forEachSession, pathItemCleaner, selectedSteps, trimmedPath, type PathsEdge, type TimedPath } from "./paths";
 
@@ -87,8 +88,12 @@ class PathItemIds {
   }
 }
 
-/** Hands each counted path of the actors (one per session that counts) to `visit`, items as ids of `ids`. */
-function forEachCountedPath(actors: readonly ActorEvents[], spec: PathsSpec, ids: PathItemIds, visit: (actor: ActorKey, path: TimedPath<number>) => void): void {
+/**
+ * Hands each counted path of the actors (one per session that counts) to `visit`, items as ids
+ * of `ids`. An actor per step, yielding when its slice of the thread is up: a long range's
+ * millions of page views were one synchronous turn (issue 32).
+ */
+async function forEachCountedPath(actors: readonly ActorEvents[], spec: PathsSpec, ids: PathItemIds, visit: (actor: ActorKey, path: TimedPath<number>) => void): Promise<void> {
   const included = includedBy(spec);
   const points = {
     start: spec.startPoint === null ? null : ids.ofName(spec.startPoint),
@@ -98,7 +103,9 @@ function forEachCountedPath(actors: readonly ActorEvents[], spec: PathsSpec, ids
   const ellipsis = ids.ofName(ELLIPSIS);
   const items: number[] = [];
   const times: number[] = [];
+  const slice = new TimeSlice();
   for (const actor of actors) {
+    await slice.pace();
     items.length = 0;
     times.length = 0;
     const raws = actor.values[0]!;
@@ -130,17 +137,17 @@ async function readActorEvents(env: QueryEnv, spec: PathsSpec): Promise<{ range:
 }
 
 /** The spec's edges over the actors' events. */
-export function pathsEdges(actors: readonly ActorEvents[], spec: PathsSpec): PathsEdge[] {
+export async function pathsEdges(actors: readonly ActorEvents[], spec: PathsSpec): Promise<PathsEdge[]> {
   const ids = new PathItemIds(spec);
   const tally = new EdgeTally(ids.names);
-  forEachCountedPath(actors, spec, ids, (_, path) => tally.add(path));
+  await forEachCountedPath(actors, spec, ids, (_, path) => tally.add(path));
   return tally.results(spec);
 }
 
 /** The spec's edges over the project's events. */
 export async function computePaths(env: QueryEnv, spec: PathsSpec): Promise<{ results: PathsEdge[]; range: ResolvedDateRange }> {
   const { range, actors } = await readActorEvents(env, spec);
-  return { results: pathsEdges(actors, spec), range };
+  return { results: await pathsEdges(actors, spec), range };
 }
 
 /**
@@ -152,7 +159,7 @@ export async function pathsActors(env: QueryEnv, spec: PathsSpec, keys: PathsAct
   const { actors } = await readActorEvents(env, spec);
   const ids = new PathItemIds(spec);
   const steps = new Map<ActorKey, number>();
-  forEachCountedPath(actors, spec, ids, (actor, path) => {
+  await forEachCountedPath(actors, spec, ids, (actor, path) => {
     const selected = selectedSteps({ items: path.items.map((id) => ids.names[id]!), times: path.times }, keys);
     if (selected > 0) steps.set(actor, (steps.get(actor) ?? 0) + selected);
   });

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AppError } from "@/server/errors";
 import { canonicalUuid, parsePropertiesParam } from "@/server/events/contract";
 import { drfBoolean } from "@/server/input/drf";
+import { hasNul, NUL_MESSAGE } from "@/server/input/nul";
 import { queryCount, queryText } from "@/server/input/query-param";
 import { INT4_MAX } from "@/server/input/record-id";
 import { storableText } from "@/server/properties/coerce";
@@ -45,6 +46,27 @@ export function parsePersonKey(value: string): PersonKey {
   throw new AppError("invalid_input", NOT_A_PERSON_ID);
 }
 
+/**
+ * The list's `properties` filter: the events API's JSON list, except that a NUL escaped inside
+ * it (`"p\u0000ro"`) is the 400 every management parameter answers (docs/configuration.md),
+ * not read as U+FFFD as the events API reads it: it answered 200 (issue 32).
+ */
+function personPropertiesParam(value: string): PropertyGroup | null {
+  // Only an escape can put U+0000 in the parsed JSON (a raw one is refused with every parameter).
+  if (value.includes("\\u0000")) {
+    const refuse = (key: string, item: unknown) => {
+      if (hasNul(key) || (typeof item === "string" && hasNul(item))) throw new AppError("invalid_input", NUL_MESSAGE, "properties");
+      return item;
+    };
+    try {
+      JSON.parse(value, refuse);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+    }
+  }
+  return parsePropertiesParam(value);
+}
+
 const text = (name: string) => queryText(name, PERSON_LIMITS.maxText);
 const count = queryCount;
 
@@ -65,7 +87,7 @@ export const personListQuery = z
     distinctId: raw.distinct_id ?? null,
     email: raw.email ?? null,
     search: raw.search?.trim() || null,
-    properties: raw.properties === undefined ? null : parsePropertiesParam(raw.properties),
+    properties: raw.properties === undefined ? null : personPropertiesParam(raw.properties),
     // 0 reads as the default, as DRF does.
     limit: raw.limit || PERSON_LIMITS.defaultLimit,
     offset: raw.offset ?? 0,
@@ -96,7 +118,7 @@ export function listInputOf(input: z.infer<typeof personListInput>): PersonListI
     distinctId: input.distinctId || null,
     email: input.email || null,
     search: input.search?.trim() || null,
-    properties: input.properties ? parsePropertiesParam(input.properties) : null,
+    properties: input.properties ? personPropertiesParam(input.properties) : null,
     limit: input.limit ?? PERSON_LIMITS.defaultLimit,
     offset: input.offset ?? 0,
   };

@@ -14,6 +14,7 @@
 import { z } from "zod";
 import { ANONYMOUS_ACTOR, parseNode, QueryNodeError, type KindAnswer, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { canonicalJson } from "@/server/analytics/cache";
+import { TimeSlice } from "@/server/event-loop";
 import { andGroups, propertiesField, shown, type FiltersOverride } from "@/server/analytics/nodes";
 import { AppError } from "@/server/errors";
 import { INT4_MAX } from "@/server/input/record-id";
@@ -184,8 +185,8 @@ const pagingFields = {
   select: z.array(z.string().max(1_000), { error: "select must be a list of column names." }).max(ACTORS_LIMITS.maxSelect).nullish(),
   search: z.string({ error: "search must be a string." }).max(ACTORS_LIMITS.maxSearch).nullish(),
   orderBy: z.array(z.string().max(1_000), { error: "orderBy must be a list of columns." }).max(ACTORS_LIMITS.maxOrderBy).nullish(),
-  limit: z.number({ error: "limit must be an integer." }).int("limit must be an integer.").min(1, "limit must be at least 1.").max(INT4_MAX).nullish(),
-  offset: z.number({ error: "offset must be an integer." }).int("offset must be an integer.").min(0, "offset must not be negative.").max(INT4_MAX).nullish(),
+  limit: z.number({ error: "limit must be an integer." }).int("limit must be an integer.").min(1, "limit must be at least 1.").max(INT4_MAX, `limit must be at most ${INT4_MAX}.`).nullish(),
+  offset: z.number({ error: "offset must be an integer." }).int("offset must be an integer.").min(0, "offset must not be negative.").max(INT4_MAX, `offset must be at most ${INT4_MAX}.`).nullish(),
   properties: propertiesField,
   fixedProperties: propertiesField,
 };
@@ -272,11 +273,17 @@ export function actorsKinds(lookup: (kind: string) => AnyKind | undefined): AnyK
       page = pageKeys.map((key) => ({ key, person: persons.get(key) ?? null }));
     } else {
       const persons = await personsByUuids(env.db, env.projectId, keys);
-      let actors: Actor[] = keys.map((key) => ({ key, person: persons.get(key) ?? null }));
-      if (spec.search !== null) actors = actors.filter((actor) => matchesSearch(actor, spec.search!));
-      if (spec.properties !== null) {
-        const matches = propertyMatcher(spec.properties);
-        actors = actors.filter((actor) => matches({ person: personProperties(actor) }, env.now));
+      // Every actor is matched here, an actor per step, yielding when the slice is up: an
+      // insight's 100,000 actors searched were one long turn (issue 32).
+      const matches = spec.properties === null ? null : propertyMatcher(spec.properties);
+      const actors: Actor[] = [];
+      const slice = new TimeSlice();
+      for (const key of keys) {
+        await slice.pace();
+        const actor = { key, person: persons.get(key) ?? null };
+        if (spec.search !== null && !matchesSearch(actor, spec.search)) continue;
+        if (matches !== null && !matches({ person: personProperties(actor) }, env.now)) continue;
+        actors.push(actor);
       }
       if (spec.orderBy !== null) actors.sort(compareActors(spec.orderBy.map((text) => orderItemOf(text)!)));
       total = actors.length;

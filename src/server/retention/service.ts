@@ -11,6 +11,7 @@
  */
 import { checkEventFilters } from "@/server/events/service";
 import { AppError } from "@/server/errors";
+import { TimeSlice } from "@/server/event-loop";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
 import type { ActorBuckets, EventMatcher } from "@/server/db/events";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -64,7 +65,8 @@ const entityMatcher = (entity: RetentionEntitySpec): EventMatcher => ({ event: e
 interface ActorCohorts {
   actor: string;
   cohorts: number[];
-  returned: Set<number>;
+  /** Ascending, each once. */
+  returned: number[];
 }
 
 const TARGET = 1;
@@ -94,30 +96,49 @@ async function actorCohorts(env: QueryEnv, spec: RetentionSpec, window: Retentio
   });
   const index = new Map(window.cohorts.map((wall, i) => [wall.getTime(), i]));
   const out: ActorCohorts[] = [];
+  // An actor per step, yielding when its slice is up: a year of daily buckets for 100,000
+  // actors was one long turn, and 4 such queries held /_health for 3.2 s (issue 32).
+  const slice = new TimeSlice();
   for (const row of rows) {
+    await slice.pace();
     const cohorts: number[] = [];
-    const returned = new Set<number>();
+    const returnedSet = new Set<number>();
     row.buckets.forEach((bucket, b) => {
       const i = index.get(bucket);
       if (i === undefined) return;
       if (row.masks[b]! & TARGET && spec.retentionType === "retention_recurring") cohorts.push(i);
-      if (row.masks[b]! & RETURNING) returned.add(i);
+      if (row.masks[b]! & RETURNING) returnedSet.add(i);
     });
     if (spec.retentionType !== "retention_recurring" && row.firstEver !== null) {
       const i = index.get(row.firstEver);
       if (i !== undefined) cohorts.push(i);
     }
-    if (cohorts.length > 0) out.push({ actor: row.actor, cohorts, returned });
+    if (cohorts.length > 0) out.push({ actor: row.actor, cohorts, returned: [...returnedSet].sort((a, b) => a - b) });
   }
   return out;
 }
 
 /** The offsets (1 … totalIntervals − 1) an actor of cohort `c` counts at; cumulative: every offset up to their last return. */
-function offsetsOf(c: number, returned: Set<number>, spec: RetentionSpec): number[] {
-  const offsets: number[] = [];
-  for (let n = 1; n < spec.totalIntervals; n++) if (returned.has(c + n)) offsets.push(n);
+function offsetsOf(c: number, returned: readonly number[], spec: RetentionSpec): number[] {
+  const offsets = returnsAfter(c, returned, spec);
   if (!spec.cumulative || offsets.length === 0) return offsets;
   return Array.from({ length: offsets.at(-1)! }, (_, i) => i + 1);
+}
+
+/** The offsets (1 … totalIntervals − 1) at which an actor of cohort `c` returned. */
+function returnsAfter(c: number, returned: readonly number[], spec: RetentionSpec): number[] {
+  // The returns after c within the window, found by bisection: looking up every offset of a
+  // year-long daily window for each of an actor's cohorts was most of the query's time.
+  let low = 0;
+  let high = returned.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (returned[middle]! <= c) low = middle + 1;
+    else high = middle;
+  }
+  const offsets: number[] = [];
+  for (let i = low; i < returned.length && returned[i]! - c < spec.totalIntervals; i++) offsets.push(returned[i]! - c);
+  return offsets;
 }
 
 /** An instant as PostHog's JSON writes a datetime of the project's zone: ISO with the offset, `Z` for UTC. */
@@ -128,12 +149,23 @@ function isoDate(wall: Date, zone: string): string {
 export async function computeRetention(env: QueryEnv, spec: RetentionSpec): Promise<{ results: RetentionRow[]; window: RetentionWindow }> {
   const window = await retentionWindow(env, spec);
   const counts = window.cohorts.map(() => new Array<number>(spec.totalIntervals).fill(0));
+  const slice = new TimeSlice();
+  // Cumulative: how many of a cohort's actors last returned at each offset, summed from the end.
+  const lastAt = spec.cumulative ? window.cohorts.map(() => new Array<number>(spec.totalIntervals).fill(0)) : null;
   for (const { cohorts, returned } of await actorCohorts(env, spec, window)) {
+    await slice.pace();
     for (const c of cohorts) {
       counts[c]![0]! += 1;
-      for (const n of offsetsOf(c, returned, spec)) counts[c]![n]! += 1;
+      const offsets = returnsAfter(c, returned, spec);
+      if (lastAt) {
+        if (offsets.length > 0) lastAt[c]![offsets.at(-1)!]! += 1;
+      } else for (const n of offsets) counts[c]![n]! += 1;
     }
   }
+  lastAt?.forEach((last, c) => {
+    let stayed = 0;
+    for (let n = spec.totalIntervals - 1; n >= 1; n--) counts[c]![n]! += stayed += last[n]!;
+  });
   const results = window.cohorts.map((wall, c) => ({
     values: counts[c]!.map((count, n) => ({ count, label: `${spec.period} ${n}` })),
     label: `${spec.period} ${c}`,
@@ -182,9 +214,12 @@ export const retentionKind: QueryKind<RetentionSpec> = {
     await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
     const window = await retentionWindow(env, spec);
     const cohort = selectedIndex(selector, "interval", window.cohorts.length, true)!;
-    const members = (await actorCohorts(env, spec, window))
-      .filter((actor) => actor.cohorts.includes(cohort))
-      .map((actor) => ({ actor: actor.actor, appearances: offsetsOf(cohort, actor.returned, spec).length }));
+    const members: { actor: string; appearances: number }[] = [];
+    const slice = new TimeSlice();
+    for (const actor of await actorCohorts(env, spec, window)) {
+      await slice.pace();
+      if (actor.cohorts.includes(cohort)) members.push({ actor: actor.actor, appearances: offsetsOf(cohort, actor.returned, spec).length });
+    }
     members.sort((a, b) => b.appearances - a.appearances || compareCodePoints(a.actor, b.actor));
     return members.map((member) => member.actor);
   },

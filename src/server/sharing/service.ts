@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { assertCanEdit } from "@/server/access/service";
 import { logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
+import { resultKindOf } from "@/server/analytics/drawn-kind";
 import { sharedDashboard, sharedTileOrder, type SharedDashboard, type TileComputation, type TileResult } from "@/server/dashboards/present";
 import { findPublicDashboard, requireDashboard } from "@/server/dashboards/service";
 import type { Database } from "@/server/db/client";
@@ -105,11 +106,26 @@ export async function findSharedDashboard(db: Database, token: string): Promise<
   return row && sharedDashboard(row);
 }
 
-/** A tile's result as the public page shows it: no insight id, its chart or its error. */
-function publicComputation(tile: TileResult): TileComputation {
-  return tile.state === "ready"
-    ? { state: "ready", result: tile.result, hasMore: tile.hasMore, columns: tile.columns, computed_at: tile.last_refresh, timezone: tile.timezone, effective: tile.effective }
-    : { state: "error", message: tile.message, effective: tile.effective };
+/**
+ * A tile's result as the public page shows it: no insight id, its chart or its error — and
+ * only a result the page draws. A kind it has no chart for (ActorsQuery, EventsQuery, the web
+ * analytics kinds …) shows "cannot draw" and is sent without its rows: a shared ActorsQuery
+ * tile carried 100 persons with every property (e-mails) to anyone with the link (issue 32).
+ * The kinds drawn (trends, funnels, retention, lifecycle, stickiness, paths) carry aggregates
+ * only; a HogQL tile is the table its owner chose to share.
+ */
+function publicComputation(tile: TileResult, query: unknown): TileComputation {
+  if (tile.state !== "ready") return { state: "error", message: tile.message, effective: tile.effective };
+  const drawn = resultKindOf(query) !== "unknown";
+  return {
+    state: "ready",
+    result: drawn ? tile.result : [],
+    hasMore: drawn ? tile.hasMore : false,
+    columns: resultKindOf(query) === "hogql" ? tile.columns : null,
+    computed_at: tile.last_refresh,
+    timezone: tile.timezone,
+    effective: tile.effective,
+  };
 }
 
 /** The shared dashboard, and each insight tile's chart as a promise by the tile's id on the page. */
@@ -129,14 +145,17 @@ export async function findSharedDashboardCharting(db: Database, token: string): 
   const row = await findSharedRow(db, token);
   if (!row) return null;
   const settle = new Map<number, (computation: TileComputation) => void>();
+  const queries = new Map<number, unknown>();
   const charts: Record<number, Promise<TileComputation>> = {};
   sharedTileOrder(row).forEach((tile, position) => {
-    if (tile.insight) charts[position] = new Promise((resolve) => settle.set(tile.id, resolve));
+    if (!tile.insight) return;
+    charts[position] = new Promise((resolve) => settle.set(tile.id, resolve));
+    queries.set(tile.id, tile.insight.query);
   });
   void (async () => {
     try {
       for await (const tile of computeTilesAsCompleted(db, row, { override: null })) {
-        settle.get(tile.tile_id)?.(publicComputation(tile));
+        settle.get(tile.tile_id)?.(publicComputation(tile, queries.get(tile.tile_id)));
         settle.delete(tile.tile_id);
       }
     } catch (error) {

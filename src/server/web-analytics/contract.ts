@@ -44,6 +44,8 @@ export type WebStatsBreakdown = (typeof WEB_STATS_BREAKDOWNS)[number];
 /** PostHog's DEFAULT_RETURNED_ROWS, and the most rows one page may ask for. */
 export const DEFAULT_WEB_STATS_LIMIT = 100;
 export const MAX_WEB_STATS_LIMIT = 1000;
+/** How far a table may be paged (PostHog pages by `limit` rows; 2³¹−1 answered "must be a number", issue 32). */
+export const MAX_WEB_STATS_OFFSET = 1_000_000;
 
 /** The overview's items, in PostHog's order (web_overview.py). */
 export const WEB_OVERVIEW_KEYS = ["visitors", "views", "sessions", "session duration", "bounce rate"] as const;
@@ -159,7 +161,7 @@ export const webStatsTableQuerySchema = z.looseObject({
     .min(1, "limit must be at least 1.")
     .max(MAX_WEB_STATS_LIMIT, `limit must be at most ${MAX_WEB_STATS_LIMIT}.`)
     .nullish(),
-  offset: z.number({ error: "offset must be a number." }).int("offset must be an integer.").min(0, "offset must not be negative.").max(1_000_000).nullish(),
+  offset: z.number({ error: "offset must be a number." }).int("offset must be an integer.").min(0, "offset must not be negative.").max(MAX_WEB_STATS_OFFSET, `offset must be at most ${MAX_WEB_STATS_OFFSET.toLocaleString("en-US")}.`).nullish(),
   includeBounceRate: z.boolean({ error: "includeBounceRate must be a boolean." }).nullish(),
   includeScrollDepth: z.boolean().nullish(),
   includeAvgTimeOnPage: notSupported("includeAvgTimeOnPage"),

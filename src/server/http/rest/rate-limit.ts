@@ -18,8 +18,13 @@ function buckets(): TokenBuckets {
   return holder[KEY].buckets;
 }
 
-/** Throws a 429 (`throttled`, with the seconds to wait) when the caller is over its limit. */
-export function checkApiRateLimit(principal: Principal): void {
+/**
+ * Throws a 429 (`throttled`, with the seconds to wait) when the caller is over its limit.
+ * One limit for the REST API and tRPC: both count against `principal.rateKey` (a key, or a
+ * browser session's user) in the same buckets, and tRPC counts each procedure of a batched
+ * call (src/server/http/trpc/trpc.ts), so a batch of 40 costs what 40 requests do.
+ */
+export function checkApiRateLimit(principal: Pick<Principal, "rateKey">): void {
   const wait = buckets().take(principal.rateKey);
   if (wait > 0) throw new AppError("throttled", `Request was throttled. Expected available in ${wait} seconds.`, null, { retryAfter: wait });
 }

@@ -14,6 +14,7 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { insertEvents } from "@/server/db/events";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
+import { createCaller } from "@/server/http/trpc/root";
 
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -819,12 +820,13 @@ describe(`management routes: authentication, scopes and project access (${testDb
   let db: Database;
   let projectId: number;
   let otherProjectId: number;
+  let alice: Awaited<ReturnType<typeof bootstrap>>;
   const keys = {} as Record<"all" | "none" | "noneOfFlags" | "limitedElsewhere" | "otherOrg", string>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     registerDb(db);
-    const alice = await bootstrap(db.prisma, { email: "alice@example.com", password: "pw12345678" });
+    alice = await bootstrap(db.prisma, { email: "alice@example.com", password: "pw12345678" });
     projectId = alice.project_id;
     matrixProjectId = String(projectId);
     keys.all = alice.personal_api_key;
@@ -992,5 +994,22 @@ describe(`management routes: authentication, scopes and project access (${testDb
     expect(limited.organizations.flatMap((organization) => organization.projects.map((project) => project.id))).toEqual([otherProjectId]);
     const all = (await call(route, "GET", keys.all)).body as typeof limited;
     expect(all.organizations.flatMap((organization) => organization.projects.map((project) => project.id)).sort()).toEqual([projectId, otherProjectId].sort());
+  });
+  it("counts each principal under the one API rate limit apart: every key (with the scope or not) and the user's tRPC session", async () => {
+    const query = ROUTES.find((r) => r.route === "projects/:project_id/query")!;
+    const trpc = createCaller({ db, headers: new Headers(), user: { id: alice.user.id, uuid: alice.user.uuid, email: alice.user.email, firstName: "", currentProjectId: projectId } });
+    const trpcCode = () => trpc.account.project({ projectId }).then(() => 200, (error: { code?: string }) => error.code);
+    const lifted = process.env.BURROW_API_RATE_LIMIT_PER_MINUTE;
+    process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = "2";
+    try {
+      const statuses = async (send: () => Promise<number | string | undefined>) => [await send(), await send(), await send()];
+      // A refused scope still costs a token: 429 comes before the scope check, as PostHog's throttles do.
+      expect(await statuses(async () => (await call(query, "POST", keys.none)).status)).toEqual([403, 403, 429]);
+      expect(await statuses(async () => (await call(query, "POST", keys.all)).status)).toEqual([200, 200, 429]);
+      expect(await statuses(trpcCode)).toEqual([200, 200, "TOO_MANY_REQUESTS"]);
+      expect((await call(query, "POST", keys.noneOfFlags)).status).toBe(200);
+    } finally {
+      process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = lifted;
+    }
   });
 });

@@ -14,6 +14,7 @@ import { refuseHostileInput } from "@/server/input/check";
 import { recordId } from "@/server/input/record-id";
 import type { SessionUser } from "@/server/auth/contract";
 import { sessionPrincipal, sessionUserFromHeaders } from "@/server/http/rest/principal";
+import { checkApiRateLimit } from "@/server/http/rest/rate-limit";
 import { resolveProject } from "@/server/http/rest/project";
 
 /** What every procedure sees as `ctx`. */
@@ -84,8 +85,19 @@ export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const middleware = t.middleware;
 
-/** Anyone may call it; no session is looked at. */
-export const publicProcedure = t.procedure.use(appErrors).use(nulFreeInput);
+/**
+ * A signed-in caller's every call counts against the user's API rate limit — the one the
+ * REST API's calls by that session count against — before its input is read; a batched call
+ * counts once per procedure in it. tRPC had none: 60 forced recomputations all ran where
+ * REST answered 429 (issue 32). Calls without a session (sign-up, invites) have their own throttles.
+ */
+const rateLimited = t.middleware(({ ctx, next }) => {
+  if (ctx.user) checkApiRateLimit(sessionPrincipal(ctx.user));
+  return next();
+});
+
+/** Anyone may call it; no session is required. */
+export const publicProcedure = t.procedure.use(appErrors).use(rateLimited).use(nulFreeInput);
 
 /**
  * A signed-in user; narrows `ctx.user` and makes `ctx` a service `UserContext` (`actor`,
