@@ -12,7 +12,7 @@ describe("destinations' settings", () => {
   });
 
   it("refuse a malformed number or allowlist with one line naming the variable, instead of a silent default", () => {
-    for (const [name, value] of [["BURROW_DESTINATION_CONCURRENCY", "0"], ["BURROW_DESTINATION_RATE_LIMIT", "fifty"], ["BURROW_DESTINATION_MAX_ATTEMPTS", "-1"], ["BURROW_DESTINATION_TIMEOUT_MS", "1e4"]]) {
+    for (const [name, value] of <[string, string][]>[["BURROW_DESTINATION_CONCURRENCY", "0"], ["BURROW_DESTINATION_RATE_LIMIT", "fifty"], ["BURROW_DESTINATION_MAX_ATTEMPTS", "-1"], ["BURROW_DESTINATION_TIMEOUT_MS", "1e4"]]) {
       expect(() => deliveryOptionsFromEnv({ [name]: value }), name).toThrow(new ConfigError(`${name} must be a whole number of at least 1 (got "${value}").`));
     }
     expect(() => deliveryOptionsFromEnv({ BURROW_OUTBOUND_ALLOWLIST: "10.0.0.0/99" })).toThrow(ConfigError);
