@@ -81,6 +81,27 @@ export interface PreparedRequest {
   request: OutboundRequest;
 }
 
+/** A request that cannot be made from this destination's settings (a header a template broke, a secret sealed under another AUTH_SECRET): retrying cannot help. */
+export class UndeliverableError extends Error {
+  override name = "UndeliverableError";
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// RFC 9110 field values: visible characters, spaces and tabs (no CR, LF or NUL).
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
+
+function headerValue(name: string, value: unknown, globals: TemplateGlobals): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? (isSealed(value) ? openSecret(value) : value) : String(value);
+  } catch {
+    throw new UndeliverableError(`The header ${name} holds a secret that cannot be opened (sealed under another AUTH_SECRET?): enter it again.`);
+  }
+  const rendered = renderText(text, globals);
+  if (!HEADER_VALUE.test(rendered)) throw new UndeliverableError(`The header ${name} has a line break or control character once rendered.`);
+  return rendered;
+}
+
 export function prepareRequest(fn: HogFunctionForDelivery, payload: Record<string, unknown>, person: Record<string, unknown> | null): PreparedRequest {
   const globals = globalsFor(fn, payload, person);
   const inputs = fn.inputs as Inputs;
@@ -89,8 +110,8 @@ export function prepareRequest(fn: HogFunctionForDelivery, payload: Record<strin
   const stored = inputs.headers?.value;
   if (stored && typeof stored === "object") {
     for (const [name, value] of Object.entries(stored as Record<string, unknown>)) {
-      const text = typeof value === "string" ? (isSealed(value) ? openSecret(value) : value) : String(value);
-      headers[name] = renderText(text, globals);
+      if (!HEADER_NAME.test(name)) throw new UndeliverableError(`"${name.slice(0, 100)}" is not a valid header name.`);
+      headers[name] = headerValue(name, value, globals);
     }
   }
   const hasBody = method !== "GET" && method !== "DELETE";

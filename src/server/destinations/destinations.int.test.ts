@@ -15,6 +15,7 @@ import { createTestDatabase } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { reloadRoutes } from "./routing";
+import { pruneDeliveries } from "./store";
 import { startDestinationWorker, stopDestinationWorker } from "./worker";
 
 let db: Database;
@@ -239,6 +240,35 @@ describe("delivery", () => {
     const attempts = (await call(deliveries.GET, "GET", `hog_functions/${id}/deliveries/`, { id })).body.results as unknown[];
     expect(attempts).toHaveLength(6);
     expect(await outboxOf(id)).toBe(1);
+  });
+
+  it("fails at once, saying why, a request its own settings cannot make (a header a template broke), without retries or touching the circuit", async () => {
+    const created = await create(webhook("broken header", `http://127.0.0.1:${port}/broken`, { filters: { events: [{ id: "to_broken" }] }, inputs: { headers: { value: { "X-Name": "{event.properties.name}" } } } }));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await sendBatch(token, [{ event: "to_broken", distinct_id: "cy", properties: { name: "a\r\nX-Injected: yes" } }]);
+    const rows = await until("the failure", async () => {
+      const found = (await call(deliveries.GET, "GET", `hog_functions/${id}/deliveries/?level=failed`, { id })).body.results as { error: string; attempt: number }[];
+      return found.length >= 1 && found;
+    });
+    expect(rows[0]!.error).toBe("The header X-Name has a line break or control character once rendered.");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await call(deliveries.GET, "GET", `hog_functions/${id}/deliveries/`, { id })).body.results).toHaveLength(1);
+    expect(received.filter((request) => request.path === "/broken")).toHaveLength(0);
+    expect(await outboxOf(id)).toBe(0);
+    expect((await call(one.GET, "GET", `hog_functions/${id}/`, { id })).body.status.state).not.toBe(3);
+  });
+
+  it("prunes the delivery log past its age in chunks until none is left, keeping newer lines", async () => {
+    const created = await create(webhook("pruned", `http://127.0.0.1:${port}/pruned`, { filters: { events: [{ id: "never_sent" }] } }));
+    const id = created.body.id as string;
+    const insert = (n: number, at: string) =>
+      db.sql.query(`INSERT INTO hog_function_deliveries (hog_function_id, project_id, event_uuid, attempt, status, created_at) SELECT $1::uuid, $2::int, gen_random_uuid(), 1, 'delivered', $3::timestamptz FROM generate_series(1, $4::int)`, [id, projectId, at, n]);
+    await insert(7, "2020-01-01T00:00:00Z");
+    await insert(3, new Date().toISOString());
+    const before = new Date(Date.now() - 86_400_000);
+    expect([await pruneDeliveries(db.sql, before, 5), await pruneDeliveries(db.sql, before, 5), await pruneDeliveries(db.sql, before, 5)]).toEqual([5, 2, 0]);
+    expect((await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM hog_function_deliveries WHERE hog_function_id = $1::uuid`, [id]))[0]!.n).toBe(3);
   });
 
   it("does not slow capture when the receiver hangs", async () => {

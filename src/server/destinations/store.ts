@@ -238,6 +238,11 @@ export async function saveBreaker(sql: SqlExecutor, id: string, failures: number
 }
 
 /** The log keeps `days` days. */
-export async function pruneDeliveries(sql: SqlExecutor, before: Date): Promise<void> {
-  await sql.query(`DELETE FROM hog_function_deliveries WHERE id IN (SELECT id FROM hog_function_deliveries WHERE created_at < $1 LIMIT 5000)`, [before]);
+/** Deletes up to `limit` log lines older than `before`; answers how many went. */
+export async function pruneDeliveries(sql: SqlExecutor, before: Date, limit: number): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM hog_function_deliveries WHERE id IN (SELECT id FROM hog_function_deliveries WHERE created_at < $1 LIMIT $2) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+    [before, limit],
+  );
+  return row?.n ?? 0;
 }

@@ -10,7 +10,7 @@ import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
 import { ConfigError } from "@/server/db/config";
 import { AllowlistError, currentAllowlist, outboundRequest, OutboundRefusedError, type Resolver } from "@/server/outbound/service";
-import { personCheck, prepareRequest } from "./delivery";
+import { personCheck, prepareRequest, UndeliverableError } from "./delivery";
 import * as store from "./store";
 
 export interface DeliveryOptions {
@@ -35,6 +35,7 @@ export interface DeliveryOptions {
 }
 
 const LOG_DAYS = 30;
+const PRUNE_CHUNK = 5000;
 
 /** A whole number of at least 1 from the environment, or the default when unset; anything else stops start-up (a typo must not silently mean the default, or 0). */
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -164,10 +165,16 @@ export class DeliveryWorker {
   /** Rounds until nothing is due, then sleeps until the next due row (or the poll). */
   private async run(): Promise<void> {
     try {
-      // The log keeps LOG_DAYS days (PostHog keeps its logs a few weeks too); pruned hourly, in small deletes.
+      // The log keeps LOG_DAYS days (PostHog keeps its logs a few weeks too): pruned hourly, in small deletes until
+      // none is left (up to a million lines an hour), letting waiting requests go first between them.
       if (Date.now() - this.prunedAt > 3_600_000) {
         this.prunedAt = Date.now();
-        await store.pruneDeliveries(this.sql, new Date(Date.now() - LOG_DAYS * 86_400_000));
+        const before = new Date(Date.now() - LOG_DAYS * 86_400_000);
+        for (let round = 0; round < 200 && !this.stopped; round++) {
+          const started = performance.now();
+          if ((await store.pruneDeliveries(this.sql, before, PRUNE_CHUNK)) < PRUNE_CHUNK) break;
+          await this.yieldToIngestion(performance.now() - started);
+        }
       }
       while (!this.stopped) {
         const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
@@ -244,6 +251,8 @@ export class DeliveryWorker {
       status = answer.status;
       if (status >= 300) error = new Error(`Webhook failed with status ${status}: ${answer.body.slice(0, 500)}`);
     } catch (thrown) {
+      // The destination's own settings cannot make this request: it fails at once, and says why, rather than 8 times.
+      if (thrown instanceof UndeliverableError) return { ...base, status: "failed", responseCode: null, durationMs: 0, error: thrown.message };
       error = thrown;
     }
     const durationMs = Math.round(performance.now() - started);
