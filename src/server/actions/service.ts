@@ -124,3 +124,16 @@ export async function actionDefinitions(client: DbClient, projectId: number, ids
   if (missing !== undefined) throw new AppError("invalid_input", `Action ${missing} does not exist.`, "query");
   return found;
 }
+
+/**
+ * PostHog's events list `action_id`: the list's property filters with the action's steps ANDed
+ * to them. An unknown or deleted action is a 400 naming `action_id`.
+ */
+export async function narrowToAction<Query extends { properties: PropertyGroup | null }>(ctx: Context, actionId: number | null, query: Query): Promise<Query> {
+  if (actionId === null) return query;
+  const definitions = await actionDefinitions(ctx.db.prisma, ctx.project.id, [actionId]).catch((error: unknown) => {
+    throw error instanceof AppError ? new AppError("invalid_input", `Action ${actionId} does not exist.`, "action_id") : error;
+  });
+  const tree = definitions.get(actionId)!.tree;
+  return { ...query, properties: query.properties ? { type: "AND", values: [query.properties, tree] } : tree };
+}

@@ -5,7 +5,6 @@
  * (http/rest/resources/events.ts) parses the query string and builds PostHog's `next`
  * links and CSV responses.
  */
-import { actionDefinitions } from "@/server/actions/service";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
 import { cohortIdsOf, requireCohorts } from "@/server/db/events/filters/cohorts";
@@ -20,7 +19,6 @@ import {
   type EventFilters,
   type EventListParams,
   type EventListQuery,
-  type EventListRequest,
   type EventPageCursor,
   type EventValuesQuery,
 } from "./contract";
@@ -28,7 +26,7 @@ import { CSV_HEADER, csvRecord, eventCsvRecord, eventResource, selectCsvRecord, 
 import { findCohortChoices, personsByUuid } from "./store";
 
 /** What the events API reads: events from the event store, their persons from PostgreSQL. */
-export type EventsDb = Pick<Database, "sql" | "events" | "prisma">;
+export type EventsDb = Pick<Database, "sql" | "events">;
 
 /**
  * What the events service needs of the request context: the database and the project. A
@@ -65,25 +63,14 @@ export async function checkEventFilters(db: Database, projectId: number, groups:
   await requireCohorts(db.sql, projectId, cohortIdsOf(groups));
 }
 
-/** PostHog's `action_id`: the action's steps ANDed to the list's property filters (an unknown action is a 400 naming it). */
-async function withActionSteps(db: EventsDb, projectId: number, { actionId, ...query }: EventListRequest): Promise<EventListQuery> {
-  if (actionId === null) return query;
-  const definitions = await actionDefinitions(db.prisma, projectId, [actionId]).catch((error: unknown) => {
-    throw error instanceof AppError ? new AppError("invalid_input", `Action ${actionId} does not exist.`, "action_id") : error;
-  });
-  const tree = definitions.get(actionId)!.tree;
-  return { ...query, properties: query.properties ? { type: "AND", values: [query.properties, tree] } : tree };
-}
-
 /** Where the page after `last` starts: `following` (the row after it) says whether a uuid is needed. */
 function cursorAfter(last: EventCursor, following: EventCursor): EventListNext {
   return { before: last.timestamp, beforeUuid: following.timestamp.getTime() === last.timestamp.getTime() ? last.uuid : null };
 }
 
 /** The list; `now` is the instant the query's relative dates were read at (filters count back from it too). */
-export async function listEvents({ db, project }: EventsContext, request: EventListRequest, now: Date): Promise<EventListAnswer> {
+export async function listEvents({ db, project }: EventsContext, query: EventListQuery, now: Date): Promise<EventListAnswer> {
   const projectId = project.id;
-  const query = await withActionSteps(db, projectId, request);
   await db.events.checkFilters(query.properties);
   if (query.select) {
     if (query.format === "csv") return { kind: "csv", body: await selectCsvBody(db, projectId, query, now) };

@@ -11,6 +11,7 @@ import { canonicalUuid, eventListParams, eventPageSchema, eventSchema, eventSele
 import { eventCsv, eventValues, getEvent, listEvents, type EventListNext } from "@/server/events/service";
 import { projectRoute, type RestResource } from "@/server/http/rest/route";
 import { parseListQuery, parseValuesQuery } from "./events-query";
+import { narrowToAction } from "@/server/actions/service";
 
 const CSV_TYPE = "text/csv; charset=utf-8";
 
@@ -45,7 +46,8 @@ export const eventRoutes: RestResource[] = [
         "query",
         async ({ request, ctx }) => {
           const now = new Date();
-          const answer = await listEvents(ctx, parseListQuery(new URL(request.url), request.headers.get("accept"), now), now);
+          const { actionId, ...query } = parseListQuery(new URL(request.url), request.headers.get("accept"), now);
+          const answer = await listEvents(ctx, await narrowToAction(ctx, actionId, query), now);
           switch (answer.kind) {
             case "csv":
               return new Response(answer.body, {
