@@ -96,8 +96,9 @@ function PersonlessNote({ count }: { count: number }) {
   const visitors = `${numberFormat.format(count)} visitor${count === 1 ? "" : "s"}`;
   return (
     <p className="mt-2 text-xs text-gray-600" data-testid="lifecycle-personless-note">
-      Lifecycle follows persons: {visitors} without a person profile in this range {count === 1 ? "is" : "are"} left out (posthog-js&apos;s default{" "}
-      <code className="text-[11px]">person_profiles: &apos;identified_only&apos;</code> creates one only on identify). Trends, stickiness and retention count them.
+      Lifecycle follows person profiles: {visitors} whose events in this range came without one {count === 1 ? "is" : "are"} left out (posthog-js&apos;s default{" "}
+      <code className="text-[11px]">person_profiles: &apos;identified_only&apos;</code> sends anonymous visitors&apos; events so). Trends, stickiness, retention and Persons count
+      them.
     </p>
   );
 }
