@@ -90,7 +90,7 @@ export function LifecycleView({ query, results, onSelect, personless = 0 }: { qu
 /**
  * Why lifecycle may count fewer than stickiness, retention or the persons list: it follows
  * persons, and under posthog-js's default `person_profiles: 'identified_only'` an anonymous
- * visitor's events come without a person profile (docs/insights.md).
+ * visitor's events come without a person profile (docs/query-api.md).
  */
 function PersonlessNote({ count }: { count: number }) {
   const visitors = `${numberFormat.format(count)} visitor${count === 1 ? "" : "s"}`;
