@@ -7,6 +7,7 @@
  * is followed. A kind whose server is not in this build (the query API answers "is not
  * supported") is skipped with that reason; nothing else is.
  */
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
 import { screenshot, useBootstrappedSite } from "./support/site";
@@ -236,6 +237,8 @@ test.describe("insight kinds on dashboards", () => {
     await expect(note).toContainText("3 visitors whose events in this range came without one are left out", { timeout: 30_000 });
     await expect(note).toContainText("identified_only");
     await screenshot(page, "06-lifecycle-note");
+    const axe = await new AxeBuilder({ page }).include("main").analyze();
+    expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
     // A day's range reads by the hour (by the day it would be two points).
     await page.getByTestId("date-from").selectOption("-24h");
     await expect(page.getByTestId("interval")).toHaveValue("hour");
@@ -252,6 +255,8 @@ test.describe("insight kinds on dashboards", () => {
     await expect(page.getByTestId("retention-curve")).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId("retention-curve").locator(".recharts-line-curve")).toHaveCount(1);
     await screenshot(page, "08-retention-curve");
+    const curveAxe = await new AxeBuilder({ page }).include('[data-testid="retention-curve"]').analyze();
+    expect(curveAxe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
 
     // Paths leave query strings out by default: /home?utm_source=news is /home.
     await page.getByTestId("kind-tab-paths").click();

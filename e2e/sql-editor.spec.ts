@@ -87,6 +87,8 @@ test.describe("the SQL editor", () => {
     await expect(page.getByTestId("sql-chart-y")).toHaveValue("1");
     await expect(page.getByTestId("sql-chart").locator(".recharts-bar-rectangle")).toHaveCount(2);
     await screenshot(page, "04-sql-chart-bar");
+    const chartAxe = await new AxeBuilder({ page }).include('[data-testid="sql-results"]').analyze();
+    expect(chartAxe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
     await page.getByTestId("sql-view-line").click();
     await expect(page.getByTestId("sql-chart")).toHaveAttribute("data-kind", "line");
     await expect(page.getByTestId("sql-chart").locator(".recharts-line-curve")).toHaveCount(1);
