@@ -59,7 +59,7 @@ const TARGET_MS = { postgres: 500, clickhouse: 150 } as const;
 
 const RANGE = DATE_RANGES.find((range) => range.value === values.range)?.value;
 if (!RANGE) throw new Error(`--range must be one of ${DATE_RANGES.map((range) => range.value).join(", ")} (/web's date ranges).`);
-const filters: WebFilters = { host: values.host || null, path: null, dateFrom: RANGE, order: null };
+const filters: WebFilters = { host: values.host || null, path: null, dateFrom: RANGE, order: null, goal: null };
 if (filters.host !== null && !HOSTS.includes(filters.host)) throw new Error(`--host must be one of ${HOSTS.join(", ")} (the seeded hosts).`);
 const MEASURES: { label: string; query: Record<string, unknown> }[] = [
   { label: "WebOverviewQuery, compared", query: overviewQuery(filters) },

@@ -80,6 +80,18 @@ test.describe("the SQL editor", () => {
     await page.keyboard.type("SELECT properties.plan, count() FROM events GROUP BY properties.plan ORDER BY count() DESC");
     await page.getByTestId("sql-run").click();
     await expect(page.getByTestId("sql-row")).toHaveCount(2, { timeout: 30_000 });
+    // Its chart: count() over the plan, as bars, then as a line.
+    await expect(page.getByTestId("sql-chart")).toHaveCount(0);
+    await page.getByTestId("sql-view-bar").click();
+    await expect(page.getByTestId("sql-chart")).toHaveAttribute("data-kind", "bar");
+    await expect(page.getByTestId("sql-chart-y")).toHaveValue("1");
+    await expect(page.getByTestId("sql-chart").locator(".recharts-bar-rectangle")).toHaveCount(2);
+    await screenshot(page, "04-sql-chart-bar");
+    const chartAxe = await new AxeBuilder({ page }).include('[data-testid="sql-results"]').analyze();
+    expect(chartAxe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+    await page.getByTestId("sql-view-line").click();
+    await expect(page.getByTestId("sql-chart")).toHaveAttribute("data-kind", "line");
+    await expect(page.getByTestId("sql-chart").locator(".recharts-line-curve")).toHaveCount(1);
     await page.getByTestId("sql-save").click();
     await page.getByTestId("sql-insight-name").fill("Events by plan");
     await page.getByTestId("sql-save-confirm").click();
@@ -104,6 +116,11 @@ test.describe("the SQL editor", () => {
     await page.getByTestId("sql-run").click();
     await expect(page.getByTestId("sql-results")).toHaveAttribute("data-state", "ready", { timeout: 30_000 });
     await screenshot(page, "03-sql-narrow");
+    // The chart fits a phone too: count() by event as a line.
+    await page.getByTestId("sql-view-line").click();
+    await expect(page.getByTestId("sql-chart")).toHaveAttribute("data-kind", "line");
+    await page.getByTestId("sql-chart").scrollIntoViewIfNeeded();
+    await screenshot(page, "05-sql-chart-390");
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
   });
 });

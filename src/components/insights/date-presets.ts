@@ -10,3 +10,18 @@ export const DATE_PRESETS = [
   { value: "yStart", label: "Year to date" },
   { value: "all", label: "All time" },
 ] as const;
+
+type PresetInterval = "hour" | "day" | "week" | "month";
+
+/**
+ * The interval to show after the date range becomes `dateFrom`, as PostHog's date filter
+ * adjusts it: a range of a day or less ("-24h", "-1d", "dStart", …) reads by the hour (by
+ * the day it would be one or two points); a longer one leaves hours for days; else the
+ * interval stays as chosen.
+ */
+export function intervalForRange(dateFrom: string, interval: PresetInterval): PresetInterval {
+  const match = /^-(\d+)([hd])$/.exec(dateFrom);
+  const hours = match ? Number(match[1]) * (match[2] === "d" ? 24 : 1) : dateFrom === "dStart" || dateFrom === "-0d" ? 24 : null;
+  if (hours !== null && hours <= 24) return "hour";
+  return interval === "hour" ? "day" : interval;
+}

@@ -16,6 +16,8 @@ import { TrendsView } from "./trends-view";
 export interface InsightResponse {
   results: unknown;
   columns?: unknown;
+  /** A lifecycle's visitors left out for want of a person profile (Burrow's field beside PostHog's results). */
+  personlessVisitors?: unknown;
 }
 
 /**
@@ -40,7 +42,7 @@ export function InsightResultView({ query, response, onSelect }: { query: unknow
     case "retention":
       return <RetentionView {...props} />;
     case "lifecycle":
-      return <LifecycleView {...props} />;
+      return <LifecycleView {...props} personless={typeof response.personlessVisitors === "number" ? response.personlessVisitors : 0} />;
     case "stickiness":
       return <StickinessView {...props} />;
     case "paths":

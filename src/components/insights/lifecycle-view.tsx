@@ -12,7 +12,7 @@ import { LIFECYCLE_STATUSES, lifecycleBuckets, seriesResults, type LifecycleStat
  * A LifecycleQuery result: per period, new, returning and resurrecting persons stacked above
  * the axis and dormant ones below it, with a legend. A bar segment lists its persons.
  */
-export function LifecycleView({ query, results, onSelect }: { query: unknown; results: unknown; onSelect?: SelectHandler }) {
+export function LifecycleView({ query, results, onSelect, personless = 0 }: { query: unknown; results: unknown; onSelect?: SelectHandler; personless?: number }) {
   const kind = "lifecycle";
   const series = seriesResults(results);
   if (!series) return <ResultMismatch kind={kind} message="Expected lifecycle rows (new, returning, resurrecting, dormant)." />;
@@ -78,6 +78,7 @@ export function LifecycleView({ query, results, onSelect }: { query: unknown; re
               </ResponsiveContainer>
             </div>
             <ChartLegend entries={legend} />
+            {personless > 0 && <PersonlessNote count={personless} />}
           </figure>
         )}
       </PointPicker>
@@ -85,3 +86,19 @@ export function LifecycleView({ query, results, onSelect }: { query: unknown; re
   );
 }
 
+
+/**
+ * Why lifecycle may count fewer than stickiness, retention or the persons list: it follows
+ * persons, and under posthog-js's default `person_profiles: 'identified_only'` an anonymous
+ * visitor's events come without a person profile (docs/query-api.md).
+ */
+function PersonlessNote({ count }: { count: number }) {
+  const visitors = `${numberFormat.format(count)} visitor${count === 1 ? "" : "s"}`;
+  return (
+    <p className="mt-2 text-xs text-gray-600" data-testid="lifecycle-personless-note">
+      Lifecycle follows person profiles: {visitors} whose events in this range came without one {count === 1 ? "is" : "are"} left out (posthog-js&apos;s default{" "}
+      <code className="text-[11px]">person_profiles: &apos;identified_only&apos;</code> sends anonymous visitors&apos; events so). Trends, stickiness, retention and Persons count
+      them.
+    </p>
+  );
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retentionMatrix, retentionShade } from "./retention-matrix";
+import { retentionCurve, retentionMatrix, retentionShade } from "./retention-matrix";
 
 /** The notes' worked example (PostHog test_day_interval): 11 daily cohorts from 2020-06-10, 11 periods. */
 const counts = [
@@ -67,5 +67,14 @@ describe("retention shading", () => {
   it("clamps shares outside 0..1", () => {
     expect(retentionShade(2)).toEqual(retentionShade(1));
     expect(retentionShade(-1)).toEqual(retentionShade(0));
+  });
+});
+
+describe("retention curve", () => {
+  it("is every cohort together: per period, those back over the sizes of the cohorts it has reached", () => {
+    // Sizes 1, 2, 2, 1, 0, 1, 2 (then empty); cohort i reaches periods below 11 − i.
+    expect(retentionCurve(retentionMatrix(dayInterval)!).map((point) => point.share)).toEqual([1, 5 / 9, 2 / 9, 2 / 9, 3 / 9, 3 / 7, 1 / 6, 0, 0, 0, 0]);
+    const empty = retentionMatrix([{ values: [{ count: 0 }, { count: 0 }], label: "Day 0", date: "2020-06-10T00:00:00Z" }])!;
+    expect(retentionCurve(empty).map((point) => point.share)).toEqual([null, null]);
   });
 });

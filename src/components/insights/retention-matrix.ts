@@ -95,3 +95,28 @@ export function retentionShade(share: number): { background: string; color: stri
   const alpha = Math.round((0.06 + 0.94 * clamped) * 100) / 100;
   return { background: `rgba(79, 70, 229, ${alpha})`, color: alpha >= 0.5 ? "#ffffff" : "#1f2937" };
 }
+
+export interface RetentionCurvePoint {
+  period: string;
+  /** The share of all cohorts' members back in this period, 0..1, over the cohorts the period has reached; null when none has. */
+  share: number | null;
+}
+
+/**
+ * PostHog's retention graph, one line for every cohort together: per period, the members of
+ * the cohorts that period has reached (not `future`, not empty) who came back, over those
+ * cohorts' sizes — so a late period, reached by few cohorts, is their share alone.
+ */
+export function retentionCurve(matrix: RetentionMatrix): RetentionCurvePoint[] {
+  return matrix.periods.map((period, index) => {
+    let back = 0;
+    let size = 0;
+    for (const cohort of matrix.cohorts) {
+      const cell = cohort.cells[index];
+      if (!cell || cell.future || cohort.size === 0) continue;
+      back += cell.count;
+      size += cohort.size;
+    }
+    return { period, share: size === 0 ? null : back / size };
+  });
+}

@@ -1,10 +1,12 @@
 "use client";
 
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { insightActors } from "./actors-query";
 import { bucketTick, bucketTitle, parseWall, spansYears, type BucketInterval } from "./bucket-dates";
-import { numberFormat, ResultEmpty, ResultFrame, ResultMismatch, type SelectHandler } from "./chart-parts";
+import { axisTick, numberFormat, ResultEmpty, ResultFrame, ResultMismatch, type SelectHandler } from "./chart-parts";
+import { TooltipBox, tooltipFrame } from "./chart-tooltip";
 import { formatPercent } from "./funnel-steps";
-import { retentionMatrix, retentionShade, type RetentionCohort } from "./retention-matrix";
+import { retentionCurve, retentionMatrix, retentionShade, type RetentionCohort, type RetentionMatrix } from "./retention-matrix";
 
 /**
  * A RetentionQuery result as PostHog's cohort table: one row per cohort (its date and
@@ -21,7 +23,9 @@ export function RetentionView({ query, results, onSelect }: { query: unknown; re
   const cohortName = cohortNamer(query, matrix.cohorts);
 
   return (
-    <ResultFrame kind={kind} state="ready" className="overflow-auto">
+    <ResultFrame kind={kind} state="ready" className="flex flex-col gap-2">
+      <RetentionCurve matrix={matrix} />
+      <div className="min-h-0 flex-1 overflow-auto">
       <table className="w-max min-w-full border-separate border-spacing-0.5 text-xs tabular-nums" data-testid="retention-table">
         <caption className="sr-only">Retention by cohort: the share of each cohort that came back in each period.</caption>
         <thead className="sticky top-0 z-10 bg-white">
@@ -85,6 +89,7 @@ export function RetentionView({ query, results, onSelect }: { query: unknown; re
           ))}
         </tbody>
       </table>
+      </div>
     </ResultFrame>
   );
 }
@@ -107,4 +112,30 @@ function cohortNamer(query: unknown, cohorts: readonly RetentionCohort[]): (coho
     if (!parseWall(cohort.date)) return cohort.label;
     return period === "hour" ? bucketTitle(cohort.date, "hour") : bucketTick(cohort.date, period, { withYear });
   };
+}
+
+/** PostHog's retention graph above its table: every cohort together, the share back in each period. */
+function RetentionCurve({ matrix }: { matrix: RetentionMatrix }) {
+  const points = retentionCurve(matrix).map((point) => ({ ...point, percent: point.share === null ? null : Math.round(point.share * 1000) / 10 }));
+  const summary = points.map((point) => `${point.period}: ${point.share === null ? "no cohort yet" : formatPercent(point.share)}`).join("; ");
+  return (
+    <figure className="h-32 shrink-0 sm:h-40" aria-label={`Retention of all cohorts together. ${summary}`} data-testid="retention-curve">
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={points} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+          <CartesianGrid vertical={false} stroke="#e5e7eb" />
+          <XAxis dataKey="period" tick={axisTick} minTickGap={16} tickMargin={6} interval="preserveStartEnd" />
+          <YAxis tick={axisTick} domain={[0, 100]} ticks={[0, 50, 100]} tickFormatter={(value: number) => `${value}%`} width={40} axisLine={false} tickLine={false} />
+          <Tooltip
+            {...tooltipFrame}
+            content={({ active, payload, label }) => {
+              const point = payload?.[0]?.payload as (typeof points)[number] | undefined;
+              if (!active || !point || point.share === null) return null;
+              return <TooltipBox title={String(label)} rows={[{ key: "all", name: "All cohorts", color: "#4f46e5", value: point.share }]} format={formatPercent} />;
+            }}
+          />
+          <Line dataKey="percent" name="All cohorts" stroke="#4f46e5" strokeWidth={2} dot={{ r: 3 }} connectNulls={false} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+    </figure>
+  );
 }

@@ -11,6 +11,8 @@ import { csvFileName, resultCsv } from "@/components/insights/result-csv";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { CodeEditor } from "./code-editor";
+import { ChartControls, ResultChart, type SqlChartKind } from "./result-chart";
+import { numericColumns } from "./result-chart-data";
 
 const PAGE_SIZE = 25;
 const EXAMPLE = "SELECT event, count()\nFROM events\nGROUP BY event\nORDER BY count() DESC\nLIMIT 100";
@@ -77,6 +79,12 @@ function SqlEditor({ projectId, insight }: { projectId: number; insight: SavedSq
   };
   const columns = (result.data?.columns as string[] | undefined) ?? [];
   const rows = (result.data?.results as unknown[][] | undefined) ?? [];
+  // The chart of the result: a numeric column over the first (the first numeric one unless another is picked).
+  const [chartKind, setChartKind] = useState<SqlChartKind>("table");
+  const [chartY, setChartY] = useState<number | null>(null);
+  const numeric = useMemo(() => numericColumns(columns, rows), [columns, rows]);
+  const y = chartY !== null && numeric.includes(chartY) ? chartY : (numeric[0] ?? null);
+  const drawn = chartKind !== "table" && y !== null ? chartKind : null;
   const shown = rows.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
   const dirty = insight !== null && text !== insight.query;
 
@@ -151,6 +159,8 @@ function SqlEditor({ projectId, insight }: { projectId: number; insight: SavedSq
               </p>
             ) : (
               <>
+                <ChartControls kind={drawn ?? "table"} onKind={setChartKind} columns={columns} numeric={numeric} y={y} onY={setChartY} />
+                {drawn !== null && y !== null && <ResultChart kind={drawn} columns={columns} rows={rows} y={y} />}
                 <div className="overflow-x-auto">
                   <table className="w-full text-left text-sm" data-testid="sql-table">
                     <thead className="border-b border-gray-200 bg-gray-50 text-xs font-medium text-gray-600">

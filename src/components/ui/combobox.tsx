@@ -27,6 +27,8 @@ export interface ComboboxProps {
   highlight?: string;
   /** Called when the input gets focus: suggestions may be fetched from then on. */
   onFocus?: () => void;
+  /** Open the list as soon as the input gets focus (PostHog's pickers do, filled or not). */
+  openOnFocus?: boolean;
   invalid?: boolean;
   disabled?: boolean;
   testId?: string;
@@ -72,6 +74,7 @@ export function Combobox({
   placeholder,
   highlight,
   onFocus,
+  openOnFocus = false,
   invalid,
   disabled,
   testId,
@@ -168,7 +171,10 @@ export function Combobox({
             setOpen(true);
             setActive(-1);
           }}
-          onFocus={() => onFocus?.()}
+          onFocus={() => {
+            onFocus?.();
+            if (openOnFocus) setOpen(true);
+          }}
           onClick={() => setOpen(true)}
           onBlur={() => {
             setOpen(false);

@@ -9,6 +9,8 @@ const TONE_CLASSES = { good: "text-emerald-700", bad: "text-red-700", neutral: "
 const TONE_WORDS = { good: "better", bad: "worse", neutral: "" } as const;
 
 const GRID = "grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5";
+/** A goal's four cards: two rows of two on phones, one row of four from tablets. */
+const GOAL_GRID = "grid grid-cols-2 gap-3 sm:grid-cols-4";
 
 export interface OverviewCardsProps {
   items: OverviewItem[] | null | undefined;
@@ -43,7 +45,7 @@ export function OverviewCards({ items, series, error, loading, onRetry, period }
     );
   }
   return (
-    <div className={cn(GRID, loading && "opacity-70 transition-opacity")} data-testid="web-overview" data-state="ready" aria-busy={loading || undefined}>
+    <div className={cn(items.length === 4 ? GOAL_GRID : GRID, loading && "opacity-70 transition-opacity")} data-testid="web-overview" data-state="ready" aria-busy={loading || undefined}>
       {items.map((item, index) => {
         const tone = changeTone(item);
         const change = changeText(item.changeFromPreviousPct);

@@ -90,23 +90,39 @@ export function StatsTables({
 }
 
 /** How a column's header reads, and which end its descending order starts from (counts: most; rates: highest). */
-const FIELD_HEADERS: Record<TableOrderField, { label: string; short?: string; most: string; fewest: string }> = {
+const FIELD_HEADERS: Record<TableOrderField, { label: string; short?: string; shortAlways?: boolean; most: string; fewest: string }> = {
   Visitors: { label: "Visitors", most: "most", fewest: "fewest" },
   Views: { label: "Views", most: "most", fewest: "fewest" },
   BounceRate: { label: "Bounce rate", short: "Bounce", most: "highest", fewest: "lowest" },
+  TotalConversions: { label: "Conversions", most: "most", fewest: "fewest" },
+  // Four figures share a half-width card: their short names at every width.
+  UniqueConversions: { label: "Unique conversions", short: "Converted", shortAlways: true, most: "most", fewest: "fewest" },
+  ConversionRate: { label: "Conversion rate", short: "Rate", shortAlways: true, most: "highest", fewest: "lowest" },
 };
 
 /** A figure's column header: a button that orders the table by it (descending first, then flipping), its state in aria-sort. */
-function SortHeader({ field, order, onOrder, className }: { field: TableOrderField; order: TableOrder | null; onOrder: (order: TableOrder | null) => void; className: string }) {
-  const shown = shownOrder(order);
+function SortHeader({
+  field,
+  order,
+  onOrder,
+  className,
+  goal = false,
+}: {
+  field: TableOrderField;
+  order: TableOrder | null;
+  onOrder: (order: TableOrder | null) => void;
+  className: string;
+  goal?: boolean;
+}) {
+  const shown = shownOrder(order, goal);
   const active = shown.field === field;
-  const next = shownOrder(nextOrder(order, field));
+  const next = shownOrder(nextOrder(order, field, goal), goal);
   const header = FIELD_HEADERS[field];
   return (
     <th scope="col" className={cn("py-1.5 text-right font-medium", className)} aria-sort={active ? (shown.direction === "DESC" ? "descending" : "ascending") : "none"}>
       <button
         type="button"
-        onClick={() => onOrder(nextOrder(order, field))}
+        onClick={() => onOrder(nextOrder(order, field, goal))}
         className={cn(
           "-mr-1 inline-flex items-center gap-1 rounded px-1 py-0.5 font-medium whitespace-nowrap hover:text-gray-800 focus-visible:outline-2 focus-visible:outline-brand-600",
           active && "text-gray-800",
@@ -120,10 +136,10 @@ function SortHeader({ field, order, onOrder, className }: { field: TableOrderFie
         {header.short ? (
           <>
             {/* Phones read the short name; the header's name stays the whole one. */}
-            <span aria-hidden="true" className="sm:hidden">
+            <span aria-hidden="true" className={header.shortAlways ? undefined : "sm:hidden"}>
               {header.short}
             </span>
-            <span className="max-sm:sr-only">{header.label}</span>
+            <span className={header.shortAlways ? "sr-only" : "max-sm:sr-only"}>{header.label}</span>
           </>
         ) : (
           header.label
@@ -167,12 +183,13 @@ function StatsTable({
   if (!table) {
     return <TableLoading testId="web-table-loading" />;
   }
-  if (table.rows.length === 0) return <EmptyState title="Nothing here yet" description="No page views in this range have a value for it." className="py-10" />;
+  if (table.rows.length === 0) return <EmptyState title="Nothing here yet" description={`No page views${filters.goal ? " or conversions" : ""} in this range have a value for it.`} className="py-10" />;
 
   const linkable = PATH_BREAKDOWNS.has(breakdown);
-  const bounceRate = showsBounceRate(breakdown);
+  const goal = filters.goal !== null;
+  const bounceRate = !goal && showsBounceRate(breakdown);
   // The page's order, unless it is by a column this table does not show.
-  const order = tableOrder(filters.order, bounceRate);
+  const order = tableOrder(filters.order, bounceRate, goal);
   return (
     <div className="flex flex-col" data-testid="web-table" data-breakdown={breakdown} data-state={result.isFetching ? "loading" : "ready"}>
       <table className="w-full table-fixed text-sm">
@@ -181,8 +198,17 @@ function StatsTable({
             <th scope="col" className="px-4 py-2 font-medium sm:px-5">
               {column}
             </th>
-            <SortHeader field="Visitors" order={order} onOrder={onOrder} className={figureColumn(false)} />
-            <SortHeader field="Views" order={order} onOrder={onOrder} className={figureColumn(!bounceRate)} />
+            <SortHeader field="Visitors" order={order} onOrder={onOrder} className={figureColumn(false)} goal={goal} />
+            {goal ? (
+              <>
+                {/* Phones show who converted and the rate; the total waits for a wider screen. */}
+                <SortHeader field="TotalConversions" order={order} onOrder={onOrder} className={cn(figureColumn(false), "max-sm:hidden")} goal />
+                <SortHeader field="UniqueConversions" order={order} onOrder={onOrder} className={figureColumn(false)} goal />
+                <SortHeader field="ConversionRate" order={order} onOrder={onOrder} className={figureColumn(true)} goal />
+              </>
+            ) : (
+              <SortHeader field="Views" order={order} onOrder={onOrder} className={figureColumn(!bounceRate)} />
+            )}
             {bounceRate && <SortHeader field="BounceRate" order={order} onOrder={onOrder} className={figureColumn(true)} />}
           </tr>
         </thead>
@@ -204,7 +230,21 @@ function StatsTable({
                 <td className="py-1.5 text-right text-gray-900 tabular-nums" data-testid="web-table-visitors">
                   {formatCount(row.visitors)}
                 </td>
-                <td className={cn("py-1.5 text-right text-gray-700 tabular-nums", !bounceRate && "pr-4 sm:pr-5")}>{formatCount(row.views)}</td>
+                {row.goal ? (
+                  <>
+                    <td className="py-1.5 text-right text-gray-700 tabular-nums max-sm:hidden" data-testid="web-table-conversions">
+                      {formatCount(row.goal.conversions)}
+                    </td>
+                    <td className="py-1.5 text-right text-gray-700 tabular-nums" data-testid="web-table-converters">
+                      {formatCount(row.goal.converters)}
+                    </td>
+                    <td className="py-1.5 pr-4 text-right text-gray-900 tabular-nums sm:pr-5" data-testid="web-table-conversion-rate">
+                      {formatRate(row.goal.rate)}
+                    </td>
+                  </>
+                ) : (
+                  <td className={cn("py-1.5 text-right text-gray-700 tabular-nums", !bounceRate && "pr-4 sm:pr-5")}>{formatCount(row.views)}</td>
+                )}
                 {bounceRate && (
                   <td
                     className="py-1.5 pr-4 text-right text-gray-700 tabular-nums sm:pr-5"

@@ -4,9 +4,67 @@ import { useQuery } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { Button, inputClasses, SelectField } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
-import { DATE_RANGES, type DateRangeValue, type WebFilters } from "./web-filters";
+import { DATE_RANGES, goalFromParam, goalParam, type DateRangeValue, type WebFilters } from "./web-filters";
 
-/** Host, path and range. Each change is a new URL, so Back undoes it. */
+/** Events that are not goals: the views every goal is measured against, and the test event. */
+const NOT_GOALS = new Set(["$pageview", "$screen", "$test_event"]);
+
+/**
+ * The conversion goal: an action, an event, or a page (a `$pageview` of that path); the
+ * overview and every table then count conversions and their rate.
+ */
+function GoalPicker({ projectId, filters, paths, onChange }: { projectId: number; filters: WebFilters; paths: string[]; onChange: (next: WebFilters) => void }) {
+  const trpc = useTRPC();
+  const actions = useQuery(trpc.actions.list.queryOptions({ projectId, limit: 100 }));
+  const events = useQuery(trpc.definitions.events.queryOptions({ projectId, limit: 50 }));
+  const eventNames = (events.data ?? []).map((definition) => definition.name).filter((name) => !NOT_GOALS.has(name));
+  const actionList = (actions.data?.results ?? []).map((action) => ({ id: action.id, name: action.name }));
+  const goal = filters.goal;
+  // A goal from a shared link that the lists do not hold still shows as chosen.
+  if (goal?.kind === "event" && !eventNames.includes(goal.event)) eventNames.unshift(goal.event);
+  if (goal?.kind === "action" && !actionList.some((action) => action.id === goal.id)) actionList.unshift({ id: goal.id, name: `Action ${goal.id}` });
+  const pages = goal?.kind === "page" && !paths.includes(goal.path) ? [goal.path, ...paths] : paths;
+  return (
+    <SelectField
+      label="Conversion goal"
+      value={goal ? goalParam(goal) : ""}
+      onChange={(event) => onChange({ ...filters, goal: goalFromParam(event.target.value), order: null })}
+      hint={actions.isError || events.isError ? "Could not load every goal." : undefined}
+      testId="web-filter-goal"
+    >
+      <option value="">No goal</option>
+      {actionList.length > 0 && (
+        <optgroup label="Actions">
+          {actionList.map((action) => (
+            <option key={action.id} value={goalParam({ kind: "action", id: action.id })}>
+              {action.name}
+            </option>
+          ))}
+        </optgroup>
+      )}
+      {eventNames.length > 0 && (
+        <optgroup label="Events">
+          {eventNames.map((name) => (
+            <option key={name} value={goalParam({ kind: "event", event: name })}>
+              {name}
+            </option>
+          ))}
+        </optgroup>
+      )}
+      {pages.length > 0 && (
+        <optgroup label="Page visited">
+          {pages.map((path) => (
+            <option key={path} value={goalParam({ kind: "page", path })}>
+              {path}
+            </option>
+          ))}
+        </optgroup>
+      )}
+    </SelectField>
+  );
+}
+
+/** Host, path, range and goal. Each change is a new URL, so Back undoes it. */
 export function WebFiltersBar({ projectId, filters, onChange }: { projectId: number; filters: WebFilters; onChange: (next: WebFilters) => void }) {
   const trpc = useTRPC();
   const hosts = useQuery(trpc.events.values.queryOptions({ projectId, key: "$host", eventName: "$pageview" }));
@@ -14,9 +72,10 @@ export function WebFiltersBar({ projectId, filters, onChange }: { projectId: num
   const hostNames = (hosts.data ?? []).map((row) => String(row.name));
   // A host from a shared link that this project has not seen lately still shows as chosen.
   if (filters.host && !hostNames.includes(filters.host)) hostNames.unshift(filters.host);
+  const pathNames = (paths.data ?? []).map((row) => String(row.name));
 
   return (
-    <div className="grid grid-cols-1 gap-3 sm:grid-cols-3" data-testid="web-filters">
+    <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="web-filters">
       <SelectField
         label="Date range"
         value={filters.dateFrom}
@@ -44,7 +103,8 @@ export function WebFiltersBar({ projectId, filters, onChange }: { projectId: num
         ))}
       </SelectField>
       {/* Keyed on the URL's path, so Back and Forward reset what is typed. */}
-      <PathFilter key={filters.path ?? ""} value={filters.path} suggestions={(paths.data ?? []).map((row) => String(row.name))} onChange={(path) => onChange({ ...filters, path })} />
+      <PathFilter key={filters.path ?? ""} value={filters.path} suggestions={pathNames} onChange={(path) => onChange({ ...filters, path })} />
+      <GoalPicker projectId={projectId} filters={filters} paths={pathNames} onChange={onChange} />
     </div>
   );
 }

@@ -21,19 +21,52 @@ export interface WebFilters {
   /** One `$pathname`, exactly, or every path. */
   path: string | null;
   dateFrom: DateRangeValue;
-  /** The tables' order (WebStatsTableQuery's orderBy); null for the default, visitors descending. */
+  /** The tables' order (WebStatsTableQuery's orderBy); null for the default (visitors, or with a goal unique conversions, descending). */
   order: TableOrder | null;
+  /** The conversion goal (PostHog's conversionGoal), or none. */
+  goal: WebGoal | null;
 }
 
-/** A column the tables sort by, as PostHog's WebAnalyticsOrderByFields names it. */
-export type TableOrderField = "Visitors" | "Views" | "BounceRate";
+/** A conversion goal as the page offers it: an event, an action, or a page (`$pageview` of a path). */
+export type WebGoal = { kind: "event"; event: string } | { kind: "action"; id: number } | { kind: "page"; path: string };
+
+/** The goal in the URL's `goal=` (`event:signup`, `action:12`, `page:/thanks`). */
+export function goalParam(goal: WebGoal): string {
+  return goal.kind === "event" ? `event:${goal.event}` : goal.kind === "action" ? `action:${goal.id}` : `page:${goal.path}`;
+}
+
+export function goalFromParam(value: string | null): WebGoal | null {
+  const match = /^(event|action|page):(.+)$/s.exec(value ?? "");
+  if (!match || match[2]!.length > MAX_TEXT) return null;
+  const [, kind, rest] = match as unknown as [string, string, string];
+  if (kind === "event") return { kind, event: rest };
+  if (kind === "page") return rest.startsWith("/") ? { kind, path: rest } : null;
+  const id = Number(rest);
+  return Number.isSafeInteger(id) && id > 0 ? { kind: "action", id } : null;
+}
+
+/** The goal as the query API's conversionGoal. */
+export function conversionGoalOf(goal: WebGoal) {
+  return goal.kind === "event" ? { customEventName: goal.event } : goal.kind === "action" ? { actionId: goal.id } : { pathname: goal.path };
+}
+
+/** A column the tables sort by, as PostHog's WebAnalyticsOrderByFields names it (the last three with a goal). */
+export type TableOrderField = "Visitors" | "Views" | "BounceRate" | "TotalConversions" | "UniqueConversions" | "ConversionRate";
+const GOAL_FIELDS = new Set<TableOrderField>(["Visitors", "TotalConversions", "UniqueConversions", "ConversionRate"]);
 export interface TableOrder {
   field: TableOrderField;
   direction: "ASC" | "DESC";
 }
 
 /** Each orderable column's name in the URL's `order=` (`bounce-rate-desc`). */
-const FIELD_PARAMS: Record<TableOrderField, string> = { Visitors: "visitors", Views: "views", BounceRate: "bounce-rate" };
+const FIELD_PARAMS: Record<TableOrderField, string> = {
+  Visitors: "visitors",
+  Views: "views",
+  BounceRate: "bounce-rate",
+  TotalConversions: "conversions",
+  UniqueConversions: "unique-conversions",
+  ConversionRate: "conversion-rate",
+};
 
 const orderParam = (order: TableOrder) => `${FIELD_PARAMS[order.field]}-${order.direction.toLowerCase()}`;
 
@@ -45,19 +78,20 @@ const ORDER_PARAMS = new Map<string, TableOrder>(
     .map((order) => [orderParam(order), order]),
 );
 
-/** The order a table is shown in: the default is visitors descending. */
-export function shownOrder(order: TableOrder | null): TableOrder {
-  return order ?? { field: "Visitors", direction: "DESC" };
+/** The order a table is shown in: the default is visitors descending, with a goal unique conversions (as PostHog's). */
+export function shownOrder(order: TableOrder | null, goal = false): TableOrder {
+  return order ?? { field: goal ? "UniqueConversions" : "Visitors", direction: "DESC" };
 }
 
 /**
  * The order after a click on `field`'s header: a new column starts descending (the biggest
  * first), the current one flips; back at the default it is null again, out of the URL.
  */
-export function nextOrder(order: TableOrder | null, field: TableOrderField): TableOrder | null {
-  const current = shownOrder(order);
+export function nextOrder(order: TableOrder | null, field: TableOrderField, goal = false): TableOrder | null {
+  const current = shownOrder(order, goal);
   const next: TableOrder = current.field === field ? { field, direction: current.direction === "DESC" ? "ASC" : "DESC" } : { field, direction: "DESC" };
-  return next.field === "Visitors" && next.direction === "DESC" ? null : next;
+  const fallback = shownOrder(null, goal);
+  return next.field === fallback.field && next.direction === "DESC" ? null : next;
 }
 
 /**
@@ -65,8 +99,11 @@ export function nextOrder(order: TableOrder | null, field: TableOrderField): Tab
  * the table does not show (the query API refuses BounceRate without includeBounceRate) leaves
  * it in its default order.
  */
-export function tableOrder(order: TableOrder | null, showsBounceRate: boolean): TableOrder | null {
-  return order?.field === "BounceRate" && !showsBounceRate ? null : order;
+export function tableOrder(order: TableOrder | null, showsBounceRate: boolean, goal = false): TableOrder | null {
+  if (order === null) return null;
+  if (goal) return GOAL_FIELDS.has(order.field) ? order : null;
+  if (order.field !== "Visitors" && GOAL_FIELDS.has(order.field)) return null;
+  return order.field === "BounceRate" && !showsBounceRate ? null : order;
 }
 
 /** Longest host or path read from the URL; anything longer is ignored rather than sent. */
@@ -85,7 +122,13 @@ function isDateRange(value: string | null): value is DateRangeValue {
 export function filtersFromParams(params: Pick<URLSearchParams, "get">): WebFilters {
   const dateFrom = params.get("date_from");
   const order = ORDER_PARAMS.get(params.get("order") ?? "") ?? null;
-  return { host: text(params.get("host")), path: text(params.get("path")), dateFrom: isDateRange(dateFrom) ? dateFrom : DEFAULT_DATE_FROM, order };
+  return {
+    host: text(params.get("host")),
+    path: text(params.get("path")),
+    dateFrom: isDateRange(dateFrom) ? dateFrom : DEFAULT_DATE_FROM,
+    order,
+    goal: goalFromParam(params.get("goal")),
+  };
 }
 
 /** The query string of `filters` (defaults left out), without the leading `?`. */
@@ -95,6 +138,7 @@ export function paramsOf(filters: WebFilters): string {
   if (filters.path) params.set("path", filters.path);
   if (filters.dateFrom !== DEFAULT_DATE_FROM) params.set("date_from", filters.dateFrom);
   if (filters.order !== null && ORDER_PARAMS.has(orderParam(filters.order))) params.set("order", orderParam(filters.order));
+  if (filters.goal !== null) params.set("goal", goalParam(filters.goal));
   return params.toString();
 }
 

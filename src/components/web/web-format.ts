@@ -61,6 +61,10 @@ export const OVERVIEW_TITLES: Record<string, string> = {
   sessions: "Sessions",
   "session duration": "Session duration",
   "bounce rate": "Bounce rate",
+  // A goal's cards, named as the tables' columns (and short enough for a phone's card).
+  "total conversions": "Conversions",
+  "unique conversions": "Converted",
+  "conversion rate": "Conversion rate",
 };
 
 export function overviewTitle(key: string): string {

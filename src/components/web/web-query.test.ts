@@ -6,7 +6,7 @@ import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, st
 
 describe("the page's filters in the URL", () => {
   it("read back what they wrote, defaults left out", () => {
-    const filters: WebFilters = { host: "shop.example", path: "/pricing", dateFrom: "-30d", order: { field: "Views", direction: "ASC" } };
+    const filters: WebFilters = { host: "shop.example", path: "/pricing", dateFrom: "-30d", order: { field: "Views", direction: "ASC" }, goal: null };
     expect(paramsOf(filters)).toBe("host=shop.example&path=%2Fpricing&date_from=-30d&order=views-asc");
     expect(filtersFromParams(new URLSearchParams(paramsOf(filters)))).toEqual(filters);
     for (const order of [
@@ -17,14 +17,14 @@ describe("the page's filters in the URL", () => {
     ] as const) {
       expect(filtersFromParams(new URLSearchParams(paramsOf({ ...filters, order })))).toEqual({ ...filters, order });
     }
-    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "BounceRate", direction: "DESC" } })).toBe("order=bounce-rate-desc");
-    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: null })).toBe("");
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "BounceRate", direction: "DESC" }, goal: null })).toBe("order=bounce-rate-desc");
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: null, goal: null })).toBe("");
     // The default order is no order: the URL leaves it out.
-    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "Visitors", direction: "DESC" } })).toBe("");
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "Visitors", direction: "DESC" }, goal: null })).toBe("");
   });
 
   it("fall back to the defaults for values they do not know", () => {
-    expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d", order: null });
+    expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d", order: null, goal: null });
     for (const order of ["visitors-desc", "Views-ASC", "views", "bounce-asc", "bouncerate-desc", "BounceRate-DESC", "constructor", "__proto__", ""]) {
       expect(filtersFromParams(new URLSearchParams({ order })).order).toBeNull();
     }
@@ -52,7 +52,7 @@ describe("the page's filters in the URL", () => {
 });
 
 describe("the queries", () => {
-  const filters: WebFilters = { host: "shop.example", path: "/", dateFrom: "-24h", order: null };
+  const filters: WebFilters = { host: "shop.example", path: "/", dateFrom: "-24h", order: null, goal: null };
   const properties = [
     { type: "event", key: "$host", operator: "exact", value: ["shop.example"] },
     { type: "event", key: "$pathname", operator: "exact", value: ["/"] },
@@ -80,6 +80,23 @@ describe("the queries", () => {
       expect(statsTableQuery(byBounce, breakdown, 10)).not.toHaveProperty("orderBy");
     }
     expect(statsTableQuery({ ...filters, order: { field: "Views", direction: "ASC" } }, "ExitPage", 10)).toMatchObject({ orderBy: ["Views", "ASC"] });
+  });
+
+  it("with a goal, carry PostHog's conversionGoal, drop bounce rate and views, and order by the goal's figures", () => {
+    const signup = { ...filters, goal: { kind: "event", event: "signup" } } as const;
+    expect(overviewQuery(signup)).toMatchObject({ conversionGoal: { customEventName: "signup" } });
+    expect(overviewQuery({ ...filters, goal: { kind: "action", id: 7 } })).toMatchObject({ conversionGoal: { actionId: 7 } });
+    expect(overviewQuery({ ...filters, goal: { kind: "page", path: "/thanks" } })).toMatchObject({ conversionGoal: { pathname: "/thanks" } });
+    expect(statsTableQuery(signup, "InitialPage", 10)).not.toHaveProperty("includeBounceRate");
+    expect(statsTableQuery({ ...signup, order: { field: "Views", direction: "ASC" } }, "Page", 10)).not.toHaveProperty("orderBy");
+    expect(statsTableQuery({ ...signup, order: { field: "ConversionRate", direction: "DESC" } }, "Page", 10)).toMatchObject({ orderBy: ["ConversionRate", "DESC"] });
+    expect(statsTableQuery({ ...filters, order: { field: "ConversionRate", direction: "DESC" } }, "Page", 10)).not.toHaveProperty("orderBy");
+    // The goal travels in the URL; a broken one is none.
+    expect(paramsOf({ ...signup, host: null, path: null })).toBe("date_from=-24h&goal=event%3Asignup");
+    for (const goal of [{ kind: "event", event: "signup" }, { kind: "action", id: 7 }, { kind: "page", path: "/thanks" }] as const) {
+      expect(filtersFromParams(new URLSearchParams(paramsOf({ ...filters, goal }))).goal).toEqual(goal);
+    }
+    for (const broken of ["action:x", "action:-1", "page:thanks", "url:/a", ""]) expect(filtersFromParams(new URLSearchParams({ goal: broken })).goal).toBeNull();
   });
 
   it("ask the session duration and bounce rate as session-property maths over the same buckets, apart from the graph's", () => {
@@ -129,11 +146,17 @@ describe("reading results", () => {
     });
     expect(table).toEqual({
       rows: [
-        { value: "/", visitors: 2, views: 3, bounceRate: null, fillFraction: 2 / 3 },
-        { value: "/login", visitors: 1, views: 1, bounceRate: null, fillFraction: 1 / 3 },
+        { value: "/", visitors: 2, views: 3, bounceRate: null, fillFraction: 2 / 3, goal: null },
+        { value: "/login", visitors: 1, views: 1, bounceRate: null, fillFraction: 1 / 3, goal: null },
       ],
       hasMore: true,
     });
+    // With a goal: the conversion columns, by name.
+    const goal = statsTable({
+      columns: ["context.columns.breakdown_value", "context.columns.visitors", "context.columns.total_conversions", "context.columns.unique_conversions", "context.columns.conversion_rate", "context.columns.ui_fill_fraction", "context.columns.cross_sell"],
+      results: [["/pricing", [4, null], [3, null], [2, null], [0.5, null], 1, ""]],
+    });
+    expect(goal?.rows[0]).toEqual({ value: "/pricing", visitors: 4, views: 0, bounceRate: null, fillFraction: 1, goal: { conversions: 3, converters: 2, rate: 0.5 } });
     expect(statsTable({ columns: ["context.columns.something_else"], results: [] })).toBeNull();
     expect(statsTable({ results: [["/", ["x"], 1, 0]] })).toBeNull();
   });

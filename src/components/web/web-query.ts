@@ -4,7 +4,7 @@
  * their results. Results are checked here, never trusted: a shape this page does not know
  * reads as null and the page says so.
  */
-import { tableOrder, type WebFilters } from "./web-filters";
+import { conversionGoalOf, tableOrder, type WebFilters } from "./web-filters";
 import { isObject } from "@/server/input/json-object";
 
 export type WebBreakdown =
@@ -109,19 +109,23 @@ export function propertiesOf(filters: WebFilters) {
 
 const dateRangeOf = (filters: WebFilters) => ({ date_from: filters.dateFrom, date_to: null });
 
+const goalOf = (filters: WebFilters) => (filters.goal === null ? {} : { conversionGoal: conversionGoalOf(filters.goal) });
+
 export function overviewQuery(filters: WebFilters) {
-  return { kind: "WebOverviewQuery", properties: propertiesOf(filters), dateRange: dateRangeOf(filters), compareFilter: { compare: true } };
+  return { kind: "WebOverviewQuery", properties: propertiesOf(filters), dateRange: dateRangeOf(filters), compareFilter: { compare: true }, ...goalOf(filters) };
 }
 
 export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, limit: number) {
-  const bounceRate = showsBounceRate(breakdown);
-  const order = tableOrder(filters.order, bounceRate);
+  // With a goal the table's figures are visitors and the goal's (PostHog's conversion columns): no views or bounce rate.
+  const bounceRate = filters.goal === null && showsBounceRate(breakdown);
+  const order = tableOrder(filters.order, bounceRate, filters.goal !== null);
   return {
     kind: "WebStatsTableQuery",
     breakdownBy: breakdown,
     properties: propertiesOf(filters),
     dateRange: dateRangeOf(filters),
     limit,
+    ...goalOf(filters),
     ...(bounceRate ? { includeBounceRate: true } : {}),
     ...(order === null ? {} : { orderBy: [order.field, order.direction] }),
   };
@@ -240,6 +244,8 @@ export interface StatsRow {
   bounceRate: number | null;
   /** Share of the column total, 0–1, for the row's bar. */
   fillFraction: number;
+  /** With a conversion goal: total conversions, unique conversions and their rate (0–1, null without visitors); else null. */
+  goal: { conversions: number; converters: number; rate: number | null } | null;
 }
 
 export interface StatsTable {
@@ -266,6 +272,7 @@ export function statsTable(response: unknown): StatsTable | null {
   const fillAt = at("ui_fill_fraction", 3);
   // Only there when asked for (includeBounceRate): never guessed by position.
   const bounceAt = columns.indexOf("context.columns.bounce_rate");
+  const [conversionsAt, convertersAt, rateAt] = ["total_conversions", "unique_conversions", "conversion_rate"].map((name) => columns.indexOf(`context.columns.${name}`));
   if (valueAt === -1 || visitorsAt === -1) return null;
   const rows: StatsRow[] = [];
   for (const row of response.results) {
@@ -279,6 +286,7 @@ export function statsTable(response: unknown): StatsTable | null {
       views: viewsAt === -1 ? 0 : (current(row[viewsAt]) ?? 0),
       bounceRate: bounceAt === -1 ? null : current(row[bounceAt]),
       fillFraction: Math.min(1, Math.max(0, fill ?? 0)),
+      goal: conversionsAt === undefined || conversionsAt === -1 ? null : { conversions: current(row[conversionsAt]) ?? 0, converters: current(row[convertersAt ?? -1]) ?? 0, rate: current(row[rateAt ?? -1]) },
     });
   }
   return { rows, hasMore: response.hasMore === true };

@@ -26,6 +26,7 @@ const r = "0190d000-0000-7000-8000-00000000000b";
 const x = "0190d000-0000-7000-8000-00000000000c";
 const old = "0190d000-0000-7000-8000-00000000000d";
 const p = "0190d000-0000-7000-8000-00000000000a";
+const q = "0190d000-0000-7000-8000-00000000000f";
 
 type Sent = [person: string | null, event: string, timestamp: string, properties?: Record<string, unknown>];
 
@@ -59,6 +60,8 @@ beforeAll(async () => {
     ...["01", "02", "03", "04", "05", "06", "07"].map((day): Sent => [p, "$pageview", `2024-03-${day}T11:00:00`, { $process_person_profile: true }]),
     // No person: not followed.
     [null, "$pageview", "2024-03-04T11:00:00"],
+    // A person whose events in the range all come without a profile (identified_only's anonymous events): not followed either.
+    [q, "$pageview", "2024-03-04T12:00:00", { $process_person_profile: false }],
   ];
   await db.events.insert(
     events.map(([personId, event, timestamp, properties]) => ({
@@ -101,6 +104,14 @@ describe(`LifecycleQuery (${testStoresName})`, () => {
     });
     expect(results[0]!.action).not.toHaveProperty("custom_name");
     expect(results[3]!.label).toBe("$pageview - dormant");
+  });
+
+  it("counts the visitors it leaves out, whose events in the range carry no person profile, for the chart's note", async () => {
+    // The event without a person ("anon") and q's unprocessed one; x's unprocessed event does not count, x has processed ones.
+    expect((await lifecycleKind.compute(env(), specOf({}))).extra).toEqual({ personlessVisitors: 2 });
+    // On the 5th and 6th: x alone, whose only event there carries no profile.
+    expect((await lifecycleKind.compute(env(), specOf({ dateRange: { date_from: "2024-03-05", date_to: "2024-03-06" } }))).extra).toEqual({ personlessVisitors: 1 });
+    expect((await lifecycleKind.compute(env(), specOf({ dateRange: { date_from: "2024-03-06", date_to: "2024-03-07" } }))).extra).toEqual({ personlessVisitors: 0 });
   });
 
   it("lists the persons of a point: a day and a status, either alone", async () => {
@@ -153,7 +164,8 @@ describe(`LifecycleQuery (${testStoresName})`, () => {
       );
     const response = await post({ kind: "LifecycleQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: days });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { results: LifecycleResult[] };
+    const body = (await response.json()) as { results: LifecycleResult[]; personlessVisitors: number };
+    expect(body.personlessVisitors).toBe(2);
     expect(body.results.map((row) => row.data)).toEqual([
       [0, 1, 0, 0, 0],
       [2, 1, 2, 1, 1],

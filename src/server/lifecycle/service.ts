@@ -67,11 +67,17 @@ function groupsOf(spec: LifecycleSpec): PropertyGroup[] {
 /** Hands each person's status in each interval of the range (its index among the range's intervals, and its start) to `visit`. */
 type Visit = (actor: string, interval: number, status: LifecycleStatus, wall: Date) => void;
 
-async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promise<{ range: ResolvedDateRange; walls: Date[] }> {
+/**
+ * Classifies the persons, and counts the visitors left out: those active in the range whose
+ * events there all come without a person profile (stored without a person, or sent with
+ * `$process_person_profile = false`, as posthog-js's default `person_profiles:
+ * identified_only` sends an anonymous visitor's). Stickiness, retention and trends count them.
+ */
+async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promise<{ range: ResolvedDateRange; walls: Date[]; personless: number }> {
   const earliest = spec.dateRange.date_from === "all" ? await env.db.events.earliestTimestamp(env.projectId) : null;
   const range = resolveDateRange(spec.dateRange, spec.interval, env.zone, env.now, earliest);
   const walls = bucketStarts(range);
-  if (walls.length === 0) return { range, walls };
+  if (walls.length === 0) return { range, walls, personless: 0 };
   // The window: one interval either side of the range, so the first and last intervals know their neighbours.
   const window = [addIntervals(walls[0]!, spec.interval, -1), ...walls, addIntervals(walls.at(-1)!, spec.interval, 1)];
   const from = instantOf(window[0]!, env.zone);
@@ -86,8 +92,12 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
         zone: env.zone,
         interval: spec.interval,
         now: env.now,
-        filters: [...(spec.properties ? [spec.properties] : []), PROCESSED_PERSONS],
-        matchers: [{ event: spec.series.event, filters: spec.series.properties ? [spec.series.properties] : [] }],
+        filters: spec.properties ? [spec.properties] : [],
+        // Matcher 0: the events lifecycle reads; matcher 1: every matching event, to count the visitors left out.
+        matchers: [
+          { event: spec.series.event, filters: [...(spec.series.properties ? [spec.series.properties] : []), PROCESSED_PERSONS] },
+          { event: spec.series.event, filters: spec.series.properties ? [spec.series.properties] : [] },
+        ],
         counts: false,
         firstEver: null,
       });
@@ -99,8 +109,18 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
   const keep = (actor: string, i: number, status: LifecycleStatus) => {
     if (i >= 1 && i <= walls.length) visit(actor, i - 1, status, walls[i - 1]!);
   };
-  for (const row of rows) {
-    if (row.actor.startsWith(ANONYMOUS_ACTOR)) continue;
+  const inRange = (bucket: number) => {
+    const i = index.get(bucket);
+    return i !== undefined && i >= 1 && i <= walls.length;
+  };
+  let personless = 0;
+  for (const all of rows) {
+    // Only the buckets of events with a person profile (matcher 0).
+    const processed = all.buckets.flatMap((bucket, b) => ((all.masks[b]! & 1) === 1 ? [bucket] : []));
+    const anonymous = all.actor.startsWith(ANONYMOUS_ACTOR);
+    if (all.buckets.some(inRange) && (anonymous || !processed.some(inRange))) personless++;
+    if (anonymous) continue;
+    const row = { actor: all.actor, buckets: processed };
     const createdAt = created.get(row.actor);
     // Buckets come in ascending order; `previous` is the last active one (first: the creation interval).
     let previous = createdAt === undefined ? undefined : index.get(createdAt);
@@ -115,12 +135,12 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
       first = false;
     }
   }
-  return { range, walls };
+  return { range, walls, personless };
 }
 
-export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Promise<{ results: LifecycleResult[]; range: ResolvedDateRange }> {
+export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Promise<{ results: LifecycleResult[]; range: ResolvedDateRange; personless: number }> {
   const counts = new Map<LifecycleStatus, number[]>();
-  const { range, walls } = await classify(env, spec, (_, interval, status) => {
+  const { range, walls, personless } = await classify(env, spec, (_, interval, status) => {
     let data = counts.get(status);
     if (!data) counts.set(status, (data = []));
     data[interval] = (data[interval] ?? 0) + 1;
@@ -135,7 +155,7 @@ export async function computeLifecycle(env: QueryEnv, spec: LifecycleSpec): Prom
     const data = walls.map((_, i) => counts.get(status)?.[i] ?? 0).map((n) => (status === "dormant" && n !== 0 ? -n : n));
     return { action, data, count: data.reduce((sum, n) => sum + n, 0), labels, days, label: `${name} - ${status}`, status };
   });
-  return { results, range };
+  return { results, range, personless };
 }
 
 /** PostHog's `day` of a lifecycle point: a date (or date and time) of the project's wall clock, read as its interval. */
@@ -155,8 +175,9 @@ export const lifecycleKind: QueryKind<LifecycleSpec> = {
   check: ({ db, projectId }, spec) => checkEventFilters(db, projectId, groupsOf(spec)),
   async compute(env, spec) {
     await requireCohorts(env.db.sql, env.projectId, cohortIdsOf(groupsOf(spec)));
-    const { results, range } = await computeLifecycle(env, spec);
-    return { results, range: { from: range.dateFrom, to: range.dateTo }, weight: 1 + results.reduce((sum, item) => sum + 3 * item.data.length, 0) };
+    const { results, range, personless } = await computeLifecycle(env, spec);
+    // Burrow's own field beside PostHog's results: the chart's note on the visitors left out.
+    return { results, range: { from: range.dateFrom, to: range.dateTo }, extra: { personlessVisitors: personless }, weight: 1 + results.reduce((sum, item) => sum + 3 * item.data.length, 0) };
   },
   /** PostHog's InsightActorsQuery for a lifecycle: `day` (an interval of the range) and `status`, either optional. By key. */
   async actors(env, spec, selector): Promise<ActorKey[]> {

@@ -17,6 +17,13 @@ describe("path items", () => {
     expect(clean("/a/12/b/3")).toBe("/a/<12>\\/b/<3>\\");
   });
 
+  it("with the editor's query-string rule, /page?utm=… and /page/#top are one step with /page (issue 34)", () => {
+    const clean = pathItemCleaner({ pathCleaning: [{ regex: "/?[?#].*$", alias: "" }], pathGroupings: [] });
+    for (const url of ["https://x.test/page?utm_source=news", "https://x.test/page/?a=1&b=2", "https://x.test/page#top", "https://x.test/page"]) {
+      expect(clean(url)).toBe("https://x.test/page");
+    }
+  });
+
   it("applies the first matching grouping after the cleaning rules", () => {
     const clean = pathItemCleaner({ pathCleaning: [{ regex: "^/shop", alias: "/store" }], pathGroupings: ["/store/*", "/s*"] });
     expect(clean("/shop/1")).toBe("/store/*");

@@ -47,8 +47,8 @@ export const MAX_WEB_STATS_LIMIT = 1000;
 /** How far a table may be paged (PostHog pages by `limit` rows; 2³¹−1 answered "must be a number", issue 32). */
 export const MAX_WEB_STATS_OFFSET = 1_000_000;
 
-/** The overview's items, in PostHog's order (web_overview.py). */
-export const WEB_OVERVIEW_KEYS = ["visitors", "views", "sessions", "session duration", "bounce rate"] as const;
+/** The overview's items, in PostHog's order (web_overview.py); with a conversion goal, visitors and the goal's three. */
+export const WEB_OVERVIEW_KEYS = ["visitors", "views", "sessions", "session duration", "bounce rate", "total conversions", "unique conversions", "conversion rate"] as const;
 export type WebOverviewKey = (typeof WEB_OVERVIEW_KEYS)[number];
 
 /** PostHog's WebOverviewItem. `percentage` values are 0–100, `duration_s` seconds. */
@@ -71,6 +71,9 @@ export const WEB_STATS_COLUMNS = {
   bounceRate: "context.columns.bounce_rate",
   fillFraction: "context.columns.ui_fill_fraction",
   crossSell: "context.columns.cross_sell",
+  totalConversions: "context.columns.total_conversions",
+  uniqueConversions: "context.columns.unique_conversions",
+  conversionRate: "context.columns.conversion_rate",
 } as const;
 
 /**
@@ -98,6 +101,9 @@ export const WEB_ORDER_BY_FIELDS = [
   "Errors",
 ] as const;
 export const WEB_ORDERABLE_FIELDS = ["Visitors", "Views", "BounceRate"] as const;
+/** With a conversion goal the table's figures are visitors and the goal's (PostHog's conversion columns). */
+export const WEB_GOAL_ORDERABLE_FIELDS = ["Visitors", "TotalConversions", "UniqueConversions", "ConversionRate"] as const;
+export type WebGoalOrderField = (typeof WEB_GOAL_ORDERABLE_FIELDS)[number];
 export type WebOrderField = (typeof WEB_ORDERABLE_FIELDS)[number];
 export const WEB_ORDER_DIRECTIONS = ["ASC", "DESC"] as const;
 export type WebOrderDirection = (typeof WEB_ORDER_DIRECTIONS)[number];
@@ -121,12 +127,36 @@ const compareFilterSchema = z
   })
   .nullish();
 
+/**
+ * PostHog's WebAnalyticsConversionGoal: an event (CustomEventConversionGoal) or an action
+ * (ActionConversionGoal), and Burrow's URL goal (Plausible's pageview goal): a `$pageview`
+ * whose `$pathname` is `pathname`, where `*` stands for any characters.
+ */
+export type WebConversionGoal = { customEventName: string } | { actionId: number } | { pathname: string };
+const GOAL_MESSAGE = 'conversionGoal must be {"customEventName": "<event>"}, {"actionId": <id>} or {"pathname": "/path"}.';
+const conversionGoalSchema = z.union(
+  [
+    z.looseObject({ customEventName: z.string({ error: "customEventName must be text." }).min(1, "customEventName must not be empty.").max(400, "customEventName must be at most 400 characters.") }),
+    z.looseObject({ actionId: z.number({ error: "actionId must be a number." }).int("actionId must be an integer.").positive("actionId must be positive.").max(2 ** 31 - 1) }),
+    z.looseObject({ pathname: z.string({ error: "pathname must be text." }).min(1).max(1000, "pathname must be at most 1000 characters.").startsWith("/", "pathname must start with /.") }),
+  ],
+  { error: GOAL_MESSAGE },
+);
+
+function goalOf(goal: z.output<typeof conversionGoalSchema> | null | undefined): WebConversionGoal | null {
+  if (!goal) return null;
+  const fields = goal as Record<string, unknown>;
+  if (typeof fields.customEventName === "string") return { customEventName: fields.customEventName };
+  if (typeof fields.actionId === "number") return { actionId: fields.actionId };
+  return { pathname: String(fields.pathname) };
+}
+
 /** WebAnalyticsQueryBase's fields: those that would change the answer and are not supported are a 400. */
 const webBaseShape = {
   properties: propertiesField,
   dateRange: dateRangeSchema.nullish(),
   compareFilter: compareFilterSchema,
-  conversionGoal: notSupported("conversionGoal"),
+  conversionGoal: conversionGoalSchema.nullish(),
   // Burrow has no test-account filters, path-cleaning rules or revenue: nothing to apply.
   filterTestAccounts: z.boolean().nullish(),
   doPathCleaning: z.boolean().nullish(),
@@ -149,6 +179,8 @@ export type WebOverviewQuery = z.input<typeof webOverviewQuerySchema>;
 export const webTopClicksQuerySchema = z.looseObject({
   kind: z.literal(WEB_TOP_CLICKS_KIND, { error: (issue) => `Query kind ${shown(issue.input)} is not supported; use ${WEB_TOP_CLICKS_KIND}.` }),
   ...webBaseShape,
+  // PostHog's top clicks read no goal: refused rather than ignored.
+  conversionGoal: notSupported("conversionGoal"),
 });
 
 export const webStatsTableQuerySchema = z.looseObject({
@@ -171,7 +203,9 @@ export const webStatsTableQuerySchema = z.looseObject({
   const field = query.orderBy?.[0];
   if (field === undefined) return;
   const issue = (message: string) => ctx.addIssue({ code: "custom", message, path: ["orderBy", 0] });
-  if (!(WEB_ORDERABLE_FIELDS as readonly string[]).includes(field)) {
+  if (query.conversionGoal) {
+    if (!(WEB_GOAL_ORDERABLE_FIELDS as readonly string[]).includes(field)) issue(`orderBy field ${field} is not supported with a conversionGoal; use ${WEB_GOAL_ORDERABLE_FIELDS.join(", ")}.`);
+  } else if (!(WEB_ORDERABLE_FIELDS as readonly string[]).includes(field)) {
     issue(`orderBy field ${field} is not supported: the table has no such column; use Visitors, Views or (with includeBounceRate) BounceRate.`);
   } else if (field === "BounceRate" && query.includeBounceRate !== true) {
     issue("orderBy field BounceRate needs includeBounceRate: true.");
@@ -184,6 +218,8 @@ export interface WebSpec {
   /** false; true for the period just before; or compare_to ("-1w"): the period moved back by that much. */
   compare: boolean | string;
   properties: PropertyGroup | null;
+  /** The conversion goal, or null. */
+  goal: WebConversionGoal | null;
 }
 
 export interface WebStatsSpec extends WebSpec {
@@ -194,7 +230,7 @@ export interface WebStatsSpec extends WebSpec {
   /** PostHog's includeHost: Page, InitialPage and ExitPage values are host and path ("shop.example/pricing"); other breakdowns ignore it. */
   includeHost: boolean;
   /** Null: visitors, then views (both descending), then the value. */
-  orderBy: { field: WebOrderField; direction: WebOrderDirection } | null;
+  orderBy: { field: WebOrderField | WebGoalOrderField; direction: WebOrderDirection } | null;
 }
 
 function webSpec(query: z.output<typeof webOverviewQuerySchema>, override: FiltersOverride | null): WebSpec {
@@ -202,6 +238,7 @@ function webSpec(query: z.output<typeof webOverviewQuerySchema>, override: Filte
     dateRange: overriddenDateRange(query.dateRange, override),
     compare: query.compareFilter?.compare === true ? (query.compareFilter.compare_to ?? true) : false,
     properties: andGroups(query.properties ?? null, override?.properties ?? null),
+    goal: goalOf(query.conversionGoal),
   };
 }
 
@@ -210,7 +247,7 @@ export function webOverviewSpec(query: z.output<typeof webOverviewQuerySchema>, 
 }
 
 export function webTopClicksSpec(query: z.output<typeof webTopClicksQuerySchema>, override: FiltersOverride | null = null): WebSpec {
-  return { ...webSpec({ ...query, kind: WEB_OVERVIEW_KIND }, override), compare: false };
+  return { ...webSpec({ ...query, kind: WEB_OVERVIEW_KIND, conversionGoal: null }, override), compare: false };
 }
 
 export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, override: FiltersOverride | null = null): WebStatsSpec {
@@ -222,6 +259,6 @@ export function webStatsSpec(query: z.output<typeof webStatsTableQuerySchema>, o
     includeBounceRate: query.includeBounceRate === true,
     includeHost: query.includeHost === true,
     // The refinement has left only the fields a table can order by.
-    orderBy: query.orderBy ? { field: query.orderBy[0] as WebOrderField, direction: query.orderBy[1] } : null,
+    orderBy: query.orderBy ? { field: query.orderBy[0] as WebOrderField | WebGoalOrderField, direction: query.orderBy[1] } : null,
   };
 }

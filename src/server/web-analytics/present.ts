@@ -2,7 +2,7 @@
  * PostHog's web analytics answers from the store's: the overview's items (web_overview.py
  * `to_data`) and the stats table's columns and rows (stats_table.py).
  */
-import type { WebOverviewAnswer, WebStatsAnswer } from "@/server/db/events";
+import type { WebGoalOverviewAnswer, WebGoalStatsAnswer, WebOverviewAnswer, WebStatsAnswer } from "@/server/db/events";
 import { WEB_STATS_COLUMNS, type WebOverviewItem, type WebOverviewKey, type WebStatsRow } from "./contract";
 
 /** PostHog's change: round(100 · (value − previous) / previous), null when either is missing or previous is 0. */
@@ -36,4 +36,25 @@ export function webStatsColumns(includeBounceRate: boolean): string[] {
 
 export function webStatsRows(answer: WebStatsAnswer): WebStatsRow[] {
   return answer.rows.map((row) => [row.value, row.visitors, row.views, ...(row.bounceRate === null ? [] : [row.bounceRate]), row.fillFraction, ""]);
+}
+
+/** PostHog's overview with a conversion goal: visitors, total and unique conversions, conversion rate. */
+export function webGoalOverviewItems(answer: WebGoalOverviewAnswer): WebOverviewItem[] {
+  const { current, previous } = answer;
+  return [
+    item("visitors", "unit", current.visitors, previous?.visitors ?? null),
+    item("total conversions", "unit", current.conversions, previous?.conversions ?? null),
+    item("unique conversions", "unit", current.converters, previous?.converters ?? null),
+    item("conversion rate", "percentage", current.rate, previous?.rate ?? null),
+  ];
+}
+
+export function webGoalStatsColumns(): string[] {
+  const { breakdownValue, visitors, totalConversions, uniqueConversions, conversionRate, fillFraction, crossSell } = WEB_STATS_COLUMNS;
+  return [breakdownValue, visitors, totalConversions, uniqueConversions, conversionRate, fillFraction, crossSell];
+}
+
+/** One row with a goal: `[value, [visitors, previous], [total conversions, previous], [unique conversions, previous], [rate 0–1, previous], ui_fill_fraction, ""]`. */
+export function webGoalStatsRows(answer: WebGoalStatsAnswer): WebStatsRow[] {
+  return answer.rows.map((row) => [row.value, row.visitors, row.conversions, row.converters, row.rate, row.fillFraction, ""]);
 }

@@ -5,7 +5,9 @@
  * webStats, webTopClicks: db/events/web/), over the sessions table its insert keeps.
  */
 import { checkEventFilters } from "@/server/events/service";
-import type { WebPeriod, WebQueryBase } from "@/server/db/events";
+import { actionDefinitions } from "@/server/actions/service";
+import type { PropertyGroup } from "@/server/properties/contract";
+import type { WebGoalOrderField, WebPeriod, WebQueryBase } from "@/server/db/events";
 import { parseNode, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { shiftedBack } from "@/server/analytics/compare-to";
 import { resolveDateRange, wallOf, wallText } from "@/server/analytics/date-range";
@@ -21,10 +23,11 @@ import {
   webOverviewSpec,
   webStatsSpec,
   webStatsTableQuerySchema,
+  type WebConversionGoal,
   type WebSpec,
   type WebStatsSpec,
 } from "./contract";
-import { webOverviewItems, webStatsColumns, webStatsRows } from "./present";
+import { webGoalOverviewItems, webGoalStatsColumns, webGoalStatsRows, webOverviewItems, webStatsColumns, webStatsRows } from "./present";
 
 /**
  * The current period (a day range: from the start of date_from's day to the end of
@@ -48,6 +51,27 @@ async function baseQuery(env: QueryEnv, spec: WebSpec): Promise<WebQueryBase> {
   return { ...(await periods(env, spec)), filters: spec.properties ? [spec.properties] : [], now: env.now };
 }
 
+/**
+ * The goal as a filter tree on the event: the event's name; the action's steps (a missing or
+ * deleted action is a 400 naming it); or a `$pageview` whose `$pathname` matches the path,
+ * `*` standing for any characters.
+ */
+/** `text` as a regular expression matching only itself, in the subset every store reads alike. */
+const literal = (text: string) => text.replace(/[\\^$.|?*+()[\]{}\-/#&~<>=!:,"'%@`;]/g, "\\$&");
+
+async function goalTree(env: QueryEnv, goal: WebConversionGoal): Promise<PropertyGroup> {
+  const leaf = (type: "event" | "event_metadata", key: string, operator: "exact" | "regex", value: string | string[]) => ({ type, key, operator, value, negation: false });
+  if ("customEventName" in goal) return { type: "AND", values: [leaf("event_metadata", "event", "exact", [goal.customEventName])] };
+  if ("actionId" in goal) return (await actionDefinitions(env.db.prisma, env.projectId, [goal.actionId])).get(goal.actionId)!.tree;
+  const pattern = `^${goal.pathname.split("*").map(literal).join(".*")}$`;
+  return { type: "AND", values: [leaf("event_metadata", "event", "exact", ["$pageview"]), leaf("event", "$pathname", "regex", pattern)] };
+}
+
+async function checkWeb(env: QueryEnv, spec: WebSpec): Promise<void> {
+  await checkEventFilters(env.db, env.projectId, [spec.properties]);
+  if (spec.goal !== null) await goalTree(env, spec.goal);
+}
+
 /** PostHog's dateFrom / dateTo of the answer: wall-clock text in the project's zone. */
 function dateTexts(env: QueryEnv, query: WebQueryBase) {
   return { dateFrom: wallText(wallOf(query.current.from, env.zone)), dateTo: wallText(wallOf(query.current.to, env.zone)) };
@@ -56,12 +80,15 @@ function dateTexts(env: QueryEnv, query: WebQueryBase) {
 export const webOverviewKind: QueryKind<WebSpec> = {
   kind: WEB_OVERVIEW_KIND,
   spec: (node, override) => webOverviewSpec(parseNode(webOverviewQuerySchema, node), override),
-  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
+  check: checkWeb,
   async compute(env, spec) {
     const query = await baseQuery(env, spec);
-    const answer = await env.db.events.webOverview(env.projectId, query);
+    const results =
+      spec.goal === null
+        ? webOverviewItems(await env.db.events.webOverview(env.projectId, query))
+        : webGoalOverviewItems(await env.db.events.webGoalOverview(env.projectId, { ...query, goal: await goalTree(env, spec.goal) }));
     return {
-      results: webOverviewItems(answer),
+      results,
       range: query.current,
       extra: { ...dateTexts(env, query), samplingRate: { numerator: 1, denominator: null }, usedPreAggregatedTables: false },
       weight: 10,
@@ -72,11 +99,12 @@ export const webOverviewKind: QueryKind<WebSpec> = {
 export const webStatsTableKind: QueryKind<WebStatsSpec> = {
   kind: WEB_STATS_TABLE_KIND,
   spec: (node, override) => webStatsSpec(parseNode(webStatsTableQuerySchema, node), override),
-  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
+  check: checkWeb,
   async compute(env, spec) {
     const base = await baseQuery(env, spec);
+    if (spec.goal !== null) return goalStats(env, spec, base, await goalTree(env, spec.goal));
     const query = { ...base, breakdown: spec.breakdownBy, includeBounceRate: spec.includeBounceRate, includeHost: spec.includeHost, limit: spec.limit, offset: spec.offset, orderBy: spec.orderBy };
-    const answer = await env.db.events.webStats(env.projectId, query);
+    const answer = await env.db.events.webStats(env.projectId, { ...query, orderBy: query.orderBy as WebStatsSpec["orderBy"] & { field: "Visitors" | "Views" | "BounceRate" } });
     const results = webStatsRows(answer);
     return {
       results,
@@ -94,10 +122,24 @@ export const webStatsTableKind: QueryKind<WebStatsSpec> = {
   },
 };
 
+/** The stats table with a conversion goal: PostHog's conversion columns instead of views and bounce rate. */
+async function goalStats(env: QueryEnv, spec: WebStatsSpec, base: WebQueryBase, goal: PropertyGroup) {
+  const orderBy = spec.orderBy === null ? null : { field: spec.orderBy.field as WebGoalOrderField, direction: spec.orderBy.direction };
+  const query = { ...base, goal, breakdown: spec.breakdownBy, includeHost: spec.includeHost, limit: spec.limit, offset: spec.offset, orderBy };
+  const answer = await env.db.events.webGoalStats(env.projectId, query);
+  const results = webGoalStatsRows(answer);
+  return {
+    results,
+    range: base.current,
+    extra: { columns: webGoalStatsColumns(), hasMore: answer.hasMore, limit: spec.limit, offset: spec.offset, samplingRate: { numerator: 1, denominator: null }, usedPreAggregatedTables: false },
+    weight: results.length * 5 + 1,
+  };
+}
+
 export const webTopClicksKind: QueryKind<WebSpec> = {
   kind: WEB_TOP_CLICKS_KIND,
   spec: (node, override) => webTopClicksSpec(parseNode(webTopClicksQuerySchema, node), override),
-  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.properties]),
+  check: checkWeb,
   async compute(env, spec) {
     const query = { ...(await baseQuery(env, spec)), limit: WEB_TOP_CLICKS_LIMIT };
     const clicks = await env.db.events.webTopClicks(env.projectId, query);

@@ -473,7 +473,7 @@ describe(`web analytics on ${testStoresName}`, () => {
       const bad = await post(tableProject, { kind: "WebStatsTableQuery", properties: [], breakdownBy: "Planet" });
       expect(bad.status).toBe(400);
       expect(bad.body.detail).toContain("breakdownBy");
-      const goal = await post(tableProject, { kind: "WebOverviewQuery", properties: [], conversionGoal: { customEventName: "signup" } });
+      const goal = await post(tableProject, { kind: "WebOverviewQuery", properties: [], conversionGoal: { customEvent: "signup" } });
       expect(goal.status).toBe(400);
       expect(goal.body.detail).toContain("conversionGoal");
       for (const compareTo of ["last week", "-1", "+1w", "-99999d", 7]) {

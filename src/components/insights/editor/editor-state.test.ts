@@ -89,7 +89,7 @@ const STATES: Record<EditorKind, EditorState> = {
   paths: {
     ...defaultState("paths"),
     dateFrom: "all",
-    paths: { includeEventTypes: ["$pageview", "custom_event"], startPoint: "/home", endPoint: "/buy", stepLimit: 8 },
+    paths: { includeEventTypes: ["$pageview", "custom_event"], startPoint: "/home", endPoint: "/buy", stepLimit: 8, ignoreQuery: true },
   },
   stickiness: {
     ...defaultState("stickiness"),

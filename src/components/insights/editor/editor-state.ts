@@ -91,7 +91,7 @@ export type Display = keyof typeof DISPLAY_LABELS;
 
 export const INTERVAL_LABELS: Record<Interval, string> = { hour: "Hour", day: "Day", week: "Week", month: "Month" };
 
-export { DATE_PRESETS } from "../date-presets";
+export { DATE_PRESETS, intervalForRange } from "../date-presets";
 
 export const FUNNEL_ORDER_LABELS = { ordered: "Sequential", strict: "Strict order", unordered: "Any order" } as const;
 export const FUNNEL_VIZ_LABELS = { steps: "Conversion steps", time_to_convert: "Time to convert", trends: "Conversion trends" } as const;
@@ -141,9 +141,13 @@ export interface EditorState {
     totalIntervals: number;
     retentionType: keyof typeof RETENTION_TYPE_LABELS;
   };
-  paths: { includeEventTypes: (keyof typeof PATH_TYPE_LABELS)[]; startPoint: string; endPoint: string; stepLimit: number };
+  /** ignoreQuery: one step for `/page?utm=…` and `/page` (a cleaning rule, PATH_QUERY_RULE); on for new insights. */
+  paths: { includeEventTypes: (keyof typeof PATH_TYPE_LABELS)[]; startPoint: string; endPoint: string; stepLimit: number; ignoreQuery: boolean };
   stickiness: { computedAs: keyof typeof STICKINESS_LABELS };
 }
+
+/** PostHog's localPathCleaningFilters rule that drops a URL's query string and fragment (and a slash before them). */
+export const PATH_QUERY_RULE = { regex: "/?[?#].*$", alias: "" } as const;
 
 export const newSeries = (event: string | null = "$pageview"): SeriesDraft => ({ event, math: "total", math_property: "", custom_name: "", properties: [] });
 
@@ -160,7 +164,7 @@ export function defaultState(kind: EditorKind = "trends"): EditorState {
     formula: "",
     funnel: { orderType: "ordered", vizType: "steps", windowInterval: 14, windowUnit: "day", exclusions: [] },
     retention: { target: "$pageview", returning: "$pageview", period: "Day", totalIntervals: 7, retentionType: "retention_recurring" },
-    paths: { includeEventTypes: ["$pageview"], startPoint: "", endPoint: "", stepLimit: 5 },
+    paths: { includeEventTypes: ["$pageview"], startPoint: "", endPoint: "", stepLimit: 5, ignoreQuery: true },
     stickiness: { computedAs: "non_cumulative" },
   };
 }
@@ -245,6 +249,7 @@ export function sourceFromState(state: EditorState): Json {
       stepLimit: paths.stepLimit,
       ...(paths.startPoint ? { startPoint: paths.startPoint } : {}),
       ...(paths.endPoint ? { endPoint: paths.endPoint } : {}),
+      ...(paths.ignoreQuery ? { localPathCleaningFilters: [PATH_QUERY_RULE] } : {}),
     };
   } else if (kind === "stickiness") {
     node.stickinessFilter = { computedAs: state.stickiness.computedAs };
@@ -346,6 +351,7 @@ export function stateFromNode(query: unknown): EditorState | null {
       startPoint: text(filter.startPoint),
       endPoint: text(filter.endPoint),
       stepLimit: typeof filter.stepLimit === "number" ? filter.stepLimit : 5,
+      ignoreQuery: Array.isArray(filter.localPathCleaningFilters) && filter.localPathCleaningFilters.some((rule) => isObject(rule) && rule.regex === PATH_QUERY_RULE.regex),
     };
   } else if (kind === "stickiness") {
     const filter = isObject(node.stickinessFilter) ? node.stickinessFilter : {};

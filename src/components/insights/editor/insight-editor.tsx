@@ -158,9 +158,9 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
     staleTime: 30_000,
   });
   // The node each shown result answers (a placeholder answers the previous one).
-  const [shown, setShown] = useState<{ node: unknown; results: unknown; columns?: unknown } | null>(null);
+  const [shown, setShown] = useState<{ node: unknown; results: unknown; columns?: unknown; personlessVisitors?: unknown } | null>(null);
   useEffect(() => {
-    if (run.data && !run.isPlaceholderData) setShown({ node: runNode, results: run.data.results, columns: run.data.columns });
+    if (run.data && !run.isPlaceholderData) setShown({ node: runNode, results: run.data.results, columns: run.data.columns, personlessVisitors: run.data.personlessVisitors });
   }, [run.data, run.isPlaceholderData, runNode]);
 
   const pending = state !== debounced || run.isFetching;
@@ -313,7 +313,7 @@ function ChartArea({
   onSelect: (selection: ActorsSelection) => void;
   problems: string[];
   error: string | null;
-  shown: { node: unknown; results: unknown; columns?: unknown } | null;
+  shown: { node: unknown; results: unknown; columns?: unknown; personlessVisitors?: unknown } | null;
   pending: boolean;
   loading: boolean;
 }) {
@@ -347,7 +347,7 @@ function ChartArea({
     <div
       className={cn("min-w-0 transition-opacity", fillsHeight(shown.node) && "h-80 sm:h-[26rem]", pending && "opacity-60")}
       data-testid="chart-area" data-state={pending ? "stale" : "ready"} aria-busy={pending || undefined}>
-      <InsightResultView query={shown.node} response={{ results: shown.results, columns: shown.columns }} onSelect={pending ? undefined : onSelect} />
+      <InsightResultView query={shown.node} response={{ results: shown.results, columns: shown.columns, personlessVisitors: shown.personlessVisitors }} onSelect={pending ? undefined : onSelect} />
     </div>
   );
 }

@@ -10,6 +10,7 @@ import {
   FUNNEL_ORDER_LABELS,
   FUNNEL_VIZ_LABELS,
   INTERVAL_KINDS,
+  intervalForRange,
   INTERVAL_LABELS,
   isPropertyMath,
   MATH_LABELS,
@@ -211,7 +212,13 @@ export function DateSection({ state, update }: { state: EditorState; update: Upd
   return (
     <Section title="Date range" testId="date-section">
       <div className="grid grid-cols-1 gap-2 sm:grid-cols-2">
-        <Select label="Date range" value={state.dateFrom} options={presets} onChange={(dateFrom) => update((current) => ({ ...current, dateFrom, dateTo: "" }))} testId="date-from" />
+        <Select
+          label="Date range"
+          value={state.dateFrom}
+          options={presets}
+          onChange={(dateFrom) => update((current) => ({ ...current, dateFrom, dateTo: "", interval: intervalForRange(dateFrom, current.interval) }))}
+          testId="date-from"
+        />
         {INTERVAL_KINDS.has(state.kind) && state.kind !== "trends" ? (
           <Select label="Interval" value={state.interval} options={INTERVAL_LABELS} onChange={(interval) => update((current) => ({ ...current, interval }))} testId="interval" />
         ) : state.kind === "trends" ? (
@@ -347,6 +354,16 @@ export function PathsSection({ projectId, state, update }: { projectId: number; 
         </label>
         <NumberInput label="Steps" value={paths.stepLimit} min={2} max={20} onChange={(stepLimit) => set({ stepLimit })} testId="path-steps" />
       </div>
+      <label className="flex items-center gap-2 text-sm text-gray-800">
+        <input
+          type="checkbox"
+          className="size-4 rounded border-gray-300 accent-brand-600"
+          checked={paths.ignoreQuery}
+          onChange={(event) => set({ ignoreQuery: event.target.checked })}
+          data-testid="path-ignore-query"
+        />
+        Ignore query strings (one step for /page and /page?utm_source=…)
+      </label>
     </Section>
   );
 }

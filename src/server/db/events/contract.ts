@@ -14,6 +14,7 @@ import type { EventCountQuery, PersonEvents } from "./person-events/query";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
 import type { EventNameDay, EventPropertySample } from "./definitions/query";
+import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalStatsQuery } from "./web/goal";
 import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web/query";
 
 export type * from "./list/query";
@@ -122,6 +123,10 @@ export interface EventStore {
   webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer>;
   /** Web analytics' stats table: visitors and views per breakdown value, ordered and paged (web/). */
   webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer>;
+  /** Web analytics' overview with a conversion goal: visitors, conversions and converters of each period (web/goal.ts). */
+  webGoalOverview(projectId: number, query: WebGoalQuery): Promise<WebGoalOverviewAnswer>;
+  /** Web analytics' stats table with a conversion goal: visitors, conversions, converters and rate per breakdown value (web/goal.ts). */
+  webGoalStats(projectId: number, query: WebGoalStatsQuery): Promise<WebGoalStatsAnswer>;
   /** Web analytics' top clicks: autocaptured clicks per element text, most first (web/). */
   webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]>;
   /** Web analytics' trends: per bucket of session start, the sessions with the event in the range and their figures (web/). */

@@ -13,5 +13,6 @@ export * from "./actor-events/query";
 export * from "./actor-buckets/query";
 export * from "./definitions/query";
 export * from "./web/query";
+export * from "./web/goal";
 export * from "./sessions/session";
 export { TEST_EVENT } from "./test-event";

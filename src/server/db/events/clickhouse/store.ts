@@ -4,6 +4,8 @@
  * assembly of the primitives' ClickHouse halves (each folder's clickhouse.ts); persons and
  * cohorts are read from PostgreSQL (filters/clickhouse.ts).
  */
+import { clickHouseWebGoalOverview, clickHouseWebGoalStats } from "../web/goal-clickhouse";
+import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalStatsQuery } from "../web/goal";
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { PropertyNode } from "@/server/properties/contract";
@@ -126,6 +128,14 @@ export class ClickHouseEventStore implements EventStore {
 
   webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
     return translated(() => clickHouseWebStats(this.ch, projectId, query));
+  }
+
+  webGoalOverview(projectId: number, query: WebGoalQuery): Promise<WebGoalOverviewAnswer> {
+    return translated(() => clickHouseWebGoalOverview(this.ch, projectId, query));
+  }
+
+  webGoalStats(projectId: number, query: WebGoalStatsQuery): Promise<WebGoalStatsAnswer> {
+    return translated(() => clickHouseWebGoalStats(this.ch, projectId, query));
   }
 
   webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {

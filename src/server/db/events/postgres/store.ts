@@ -3,6 +3,8 @@
  * Prisma schema. An assembly of the primitives' PostgreSQL halves (each folder's
  * postgres.ts), on the one connection they share.
  */
+import { postgresWebGoalOverview, postgresWebGoalStats } from "../web/goal-postgres";
+import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalStatsQuery } from "../web/goal";
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { Statistics } from "@/server/db/statistics";
 import type { PropertyNode } from "@/server/properties/contract";
@@ -131,6 +133,15 @@ export class PostgresEventStore implements EventStore {
   async webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
     await this.sessions.now();
     return translated(() => postgresWebStats(this.sql, projectId, query));
+  }
+
+  async webGoalOverview(projectId: number, query: WebGoalQuery): Promise<WebGoalOverviewAnswer> {
+    return translated(() => postgresWebGoalOverview(this.sql, projectId, query));
+  }
+
+  async webGoalStats(projectId: number, query: WebGoalStatsQuery): Promise<WebGoalStatsAnswer> {
+    await this.sessions.now();
+    return translated(() => postgresWebGoalStats(this.sql, projectId, query));
   }
 
   async webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {

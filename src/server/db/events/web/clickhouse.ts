@@ -49,9 +49,9 @@ import {
 } from "./query";
 
 /** The tables, cohorts and person sets a web analytics statement reads. */
-interface ChWebContext extends ChTables, ResolvedFilters {}
+export interface ChWebContext extends ChTables, ResolvedFilters {}
 
-async function webContext(ch: ChStore, projectId: number, query: WebQueryBase): Promise<ChWebContext> {
+export async function webContext(ch: ChStore, projectId: number, query: WebQueryBase): Promise<ChWebContext> {
   const { cohorts, persons } = await resolveFilters(ch.sql, projectId, query.filters, query.now);
   return { ...ch.tables, persons, cohorts };
 }
@@ -89,13 +89,13 @@ export async function clickHouseWebTrendActors(ch: ChStore, projectId: number, q
   return (await chRows<WebTrendActorRow>(ch, statement.text, statement.params)).map((row) => row.actor);
 }
 
-const ACTOR = `if(e.person_id IS NULL, concat('d:', e.distinct_id), toString(e.person_id))`;
+export const ACTOR = `if(e.person_id IS NULL, concat('d:', e.distinct_id), toString(e.person_id))`;
 /** A grouped row's bounce rate, for ordering by it. */
 const BOUNCE_RATE = `if(c_sessions = 0, NULL, c_bounced / c_sessions)`;
-const SETTINGS = `SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`;
+export const SETTINGS = `SETTINGS join_use_nulls = 1, output_format_json_quote_64bit_integers = 0`;
 
 /** FROM … WHERE of the view events of both periods, joined with their sessions when `join` says how. */
-function viewEvents(
+export function viewEvents(
   context: ChWebContext,
   params: ChParams,
   projectId: number,
@@ -180,11 +180,11 @@ function hostedSql(host: WebHostSource | null, path: string, params: ChParams): 
 }
 
 /** The session fields a breakdown reads: its own, and with includeHost the URL its host comes from. */
-function sessionFields(column: WebSessionColumn | null, host: WebHostSource | null): SessionField[] {
+export function sessionFields(column: WebSessionColumn | null, host: WebHostSource | null): SessionField[] {
   return [...(column === null ? [] : [column]), ...(host?.from === "session" ? [host.column] : [])];
 }
 
-function valueSql(source: WebBreakdownSource, params: ChParams, host: WebHostSource | null): string[] {
+export function valueSql(source: WebBreakdownSource, params: ChParams, host: WebHostSource | null): string[] {
   if (source.from === "session") return [hostedSql(host, `s.f_${source.column}`, params)];
   if (source.from === "timezone") {
     return [`if(JSONType(e.properties, '$timezone_offset') IN ('Int64', 'UInt64', 'Double'), -JSONExtractFloat(e.properties, '$timezone_offset') / 60, NULL)`];

@@ -84,7 +84,7 @@ export async function postgresWebTrendActors(sql: SqlExecutor, projectId: number
 }
 
 /** A visitor: the person, or for an event without one its distinct id (as a uuid too, so that grouping hashes 16 bytes). */
-const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
+export const ACTOR = `COALESCE(e.person_id, md5('d:' || e.distinct_id)::uuid)`;
 /** A URL's host (query.ts URL_HOST_PATTERN), null for none. */
 const hostOf = (url: string) => `substring(${url} from '${URL_HOST_PATTERN}')`;
 /** A grouped row's bounce rate, for ordering by it. */
@@ -96,13 +96,15 @@ interface Statement {
 }
 
 /** FROM … WHERE of the view events of the whole read (both periods), joined with their sessions when `join` says how. */
-function viewEvents(
+export function viewEvents(
   params: SqlParams,
   projectId: number,
   query: WebQueryBase,
   join: "" | "JOIN" | "LEFT JOIN",
   byStart: boolean,
   events = `e.event IN ${VIEW_EVENTS_SQL}`,
+  /** Join the event's person even when no filter reads it (a goal that does). */
+  withPerson = false,
 ): string {
   const from = query.previous?.from ?? query.current.from;
   const to = query.current.to;
@@ -115,7 +117,7 @@ function viewEvents(
     `e.timestamp <= ${toParam}`,
   ];
   if (byStart) where.push(`s.start_timestamp >= ${fromParam}`, `s.start_timestamp <= ${toParam}`);
-  const person = query.filters.some(readsPersonProperties);
+  const person = withPerson || query.filters.some(readsPersonProperties);
   for (const filter of query.filters) {
     where.push(
       propertiesSql(filter, {
@@ -202,7 +204,7 @@ function hostedSql(host: WebHostSource | null, path: string): string {
 }
 
 /** The value columns of a breakdown (v0, v1, …), with includeHost's host before a path's (webHostSource). */
-function valueSql(source: WebBreakdownSource, host: WebHostSource | null): string[] {
+export function valueSql(source: WebBreakdownSource, host: WebHostSource | null): string[] {
   if (source.from === "session") return [hostedSql(host, `s.${source.column}`)];
   if (source.from === "timezone") {
     return [`CASE WHEN jsonb_typeof(e.properties->'$timezone_offset') = 'number' THEN -(e.properties->>'$timezone_offset')::float8 / 60 END`];

@@ -115,7 +115,7 @@ const WEB_BREAKDOWN_HOSTS: Partial<Record<WebBreakdown, WebHostSource>> = {
 };
 
 /** The host source of the query's breakdown with includeHost, else null (other breakdowns ignore it). */
-export function webHostSource(query: WebStatsQuery): WebHostSource | null {
+export function webHostSource(query: Pick<WebStatsQuery, "breakdown" | "includeHost">): WebHostSource | null {
   return query.includeHost ? (WEB_BREAKDOWN_HOSTS[query.breakdown] ?? null) : null;
 }
 
