@@ -19,6 +19,7 @@ import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
 import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/deletion-worker";
+import { startRecordingUpkeep, stopRecordingUpkeep } from "@/server/recordings/budget";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";
@@ -91,12 +92,15 @@ async function main(): Promise<void> {
   startCohortWorker(db);
   // Events waiting in the destinations' outbox (those a crash left undelivered too).
   startDestinationWorker(db);
+  // Recordings past retention or the byte budget, hourly (a project that stopped recording gets no upkeep from ingestion).
+  startRecordingUpkeep(db);
 
   installShutdown(server, async () => {
     await drainIngestion();
     await stopDestinationWorker();
     await stopCohortWorker();
     await stopPersonDeletions();
+    await stopRecordingUpkeep();
     await app.close();
     await closeDb();
   });

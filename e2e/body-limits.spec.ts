@@ -94,7 +94,7 @@ function serverMemoryMb(resetPeak = false): { rss: number; peak: number } {
   return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
 }
 
-for (const target of ["/batch/?compression=lz64", "/decide/?v=3&compression=lz64"]) {
+for (const target of ["/batch/?compression=lz64", "/decide/?v=3&compression=lz64", "/s/?compression=lz64"]) {
   test(`an lz64 bomb to ${target} (55 KB that would expand to 289 MB) gets 413, grows RSS by under 300 MB, and /_health answers within 1 s`, async () => {
     const bomb = lz64Bomb(24_000);
     const before = serverMemoryMb(true);
