@@ -153,6 +153,8 @@ test.describe("session replay", () => {
       // ── /web: "Watch recordings" from the page row of /shop/checkout finds the session that viewed it.
       await page.goto(`${url}/web`);
       const pageRow = page.getByTestId("web-table-row").filter({ has: page.getByTestId("web-table-value").filter({ hasText: /^\/shop\/checkout$/ }) });
+      await expect(pageRow.first().getByTestId("web-table-recordings")).toBeVisible();
+      await screenshot(page, "web-watch-recordings-desktop");
       await pageRow.first().getByTestId("web-table-recordings").click();
       await expect(page).toHaveURL(/\/replay\?.*event=%24pageview.*path=%2Fshop%2Fcheckout/);
       await expect(page.getByTestId("recordings-path")).toHaveText("Viewed /shop/checkout");
