@@ -1,7 +1,8 @@
 /**
  * Body limits on the real server: routes Next serves refuse bodies over 1 MB before reading
  * them (a declared 300 MB) or while reading them (chunked), with a 413 the client can read,
- * and the server keeps answering; an lz64 bomb on the fast path stops at 20 MB; sign-in
+ * and the server keeps answering; 50 MB to /s/ stops at 1 MiB; an lz64 bomb on the fast path
+ * (capture, /decide, /s/) stops at its decoded limit; sign-in
  * still works under the limit.
  */
 import fs from "node:fs";
@@ -71,6 +72,18 @@ test("a 300 MB Content-Length to the management API is refused at once, and the 
   const result = await refused;
   expect413(result, 1024 * 1024);
   expect(result.ms).toBeLessThan(1_000);
+  expect(await healthMs()).toBeLessThan(1_000);
+});
+
+test("a chunked 50 MB body to /s/ gets a 413 once past 1 MiB, and /_health answers within 1 s meanwhile", async () => {
+  const head = "POST /s/?compression=gzip-js HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const pieces = Array.from({ length: 800 }, () => chunked(Buffer.alloc(64 * 1024, 0x20)));
+  const refused = rawExchange(head, pieces);
+  expect(await healthMs()).toBeLessThan(1_000);
+  const result = await refused;
+  expect(result.error).toBeNull();
+  expect(result.received).toMatch(/^HTTP\/1\.1 413 /);
+  expect(result.received).toContain("request_too_large");
   expect(await healthMs()).toBeLessThan(1_000);
 });
 
