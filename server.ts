@@ -20,6 +20,7 @@ import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
 import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/deletion-worker";
 import { startRecordingUpkeep, stopRecordingUpkeep } from "@/server/recordings/budget";
+import { startSurveyIterations, stopSurveyIterations } from "@/server/surveys/iteration-worker";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";
@@ -94,10 +95,13 @@ async function main(): Promise<void> {
   startDestinationWorker(db);
   // Recordings past retention or the byte budget, hourly (a project that stopped recording gets no upkeep from ingestion).
   startRecordingUpkeep(db);
+  // Recurring surveys move to their next iteration (and stop after the last).
+  startSurveyIterations(db);
 
   installShutdown(server, async () => {
     await drainIngestion();
     await stopDestinationWorker();
+    await stopSurveyIterations();
     await stopCohortWorker();
     await stopPersonDeletions();
     await stopRecordingUpkeep();

@@ -16,11 +16,15 @@
  *   - the first /batch/ requests of a freshly started server (paced): p99;
  *   - acknowledged events against stored ones (nothing acknowledged may be missing).
  *
- *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0]
+ *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0 --platform]
  *
  * `--destinations N` first creates N active webhook destinations of every event, delivering
  * to a receiver on loopback (bench/lib/destinations.ts): compare /capture/ and /batch/ with
  * `--destinations 0`; the sink's rate is the destinations' delivery throughput.
+ *
+ * `--platform` first creates 20 running surveys, 10 early-access features and 20 launched
+ * experiments, half behind a holdout (bench/lib/platform.ts): compare /decide and /flags
+ * with a run without it.
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build; built first when missing).
  */
@@ -41,6 +45,7 @@ import { posthogJsPageview, posthogJsPageviewProperties } from "./lib/posthog-js
 import { cpuMeter } from "./lib/cpu";
 import { pgliteCopyRate, postgresCopyRate } from "./lib/raw-copy";
 import { createDestinations, startBenchSink, type BenchSink } from "./lib/destinations";
+import { createPlatformObjects, PLATFORM } from "./lib/platform";
 import { startServer, stop } from "./lib/server-process";
 import { luaString, wrk, type WrkResult } from "./lib/wrk";
 
@@ -51,12 +56,14 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "1" },
     parts: { type: "string", default: "capture,batch,decide,cold,beside,cohorts" },
     destinations: { type: "string", default: "0" },
+    platform: { type: "boolean", default: false },
   },
 });
 const DURATION_S = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const PARTS = new Set(values.parts.split(","));
 const DESTINATIONS = Number(values.destinations);
+const PLATFORM_OBJECTS = values.platform;
 const ROOT = path.resolve(import.meta.dirname, "..");
 const VISITORS = 300;
 const CONNECTIONS = 16;
@@ -194,6 +201,7 @@ async function run(setup: Setup): Promise<Row[]> {
       sink = await startBenchSink();
       await createDestinations(server.url, projectId, personalKey, DESTINATIONS, sink.url);
     }
+    if (PLATFORM_OBJECTS) await createPlatformObjects(server.url, projectId, personalKey);
     if (PARTS.has("cold")) {
       decideRow("/decide?v=3 1,000/s, first 10 s after ready", await paced(`${server.url}/decide/?v=3`, 1000, 10, decideBody(token)), 20);
     }
@@ -267,6 +275,7 @@ async function run(setup: Setup): Promise<Row[]> {
     }
   }
 
+  if (PLATFORM_OBJECTS) rows.push({ what: "platform objects in /decide and /flags", figure: `${PLATFORM.surveys} running surveys, ${PLATFORM.earlyAccess} early-access features, ${PLATFORM.experiments} experiments (half behind a holdout)`, goal: "", met: null });
   if (sink) {
     rows.push({ what: `${DESTINATIONS} destinations: requests delivered to the sink`, figure: `${sink.received()} at ${Math.round(sink.rate())}/s`, goal: "", met: null });
     await sink.close();

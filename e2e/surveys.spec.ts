@@ -105,12 +105,66 @@ test.describe("surveys and early access with posthog-js", () => {
     await expect(page.getByTestId("results-answer")).toHaveText(ANSWER);
     await expect(page.getByTestId("results-figure").filter({ hasText: "Responses" })).toContainText("1");
     await screenshot(page, "survey-results");
+    // Narrowed by a person property nobody has, the answer goes; cleared, it is back.
+    const filter = page.getByTestId("results-person-filter");
+    await filter.getByTestId("property-key").fill("plan");
+    await filter.getByTestId("property-value").fill("enterprise");
+    await expect(page.getByTestId("results-answer")).toHaveCount(0);
+    await expect(page.getByTestId("results-figure").filter({ hasText: "Responses" })).toContainText("0");
+    await filter.getByRole("button", { name: "Clear the person filter" }).click();
+    await expect(page.getByTestId("results-answer")).toHaveText(ANSWER);
     await page.goto(`${site.url}/surveys/${surveyId}`);
     await expect(page.getByTestId("preview-text")).toHaveText("What would make you upgrade?");
     await screenshot(page, "survey-builder");
     await page.goto(`${site.url}/surveys`);
     await expect(page.getByTestId("survey-row")).toHaveCount(1);
     await expect(page.getByTestId("survey-status")).toHaveText("Running");
+  });
+
+  test("the builder sets who is asked and when: element, devices, events, persons' properties, and a recurring schedule, kept on save", async ({ page }) => {
+    test.setTimeout(120_000);
+    await signIn(page, USER, site.url);
+    await page.goto(`${site.url}/surveys/new`);
+    await page.getByTestId("survey-name").fill("Checkout pulse");
+    const audience = page.getByTestId("survey-audience");
+    await audience.getByTestId("survey-selector").fill("#checkout");
+    await audience.getByTestId("survey-device-mobile").check();
+    await audience.getByTestId("survey-events").fill("checkout completed");
+    await audience.getByTestId("survey-repeated").check();
+    await audience.getByTestId("survey-schedule").selectOption("recurring");
+    await audience.getByTestId("survey-every").fill("30");
+    await audience.getByTestId("survey-times").fill("3");
+    await audience.getByTestId("survey-add-targeting").click();
+    await audience.getByTestId("add-property").click();
+    await audience.getByTestId("property-key").fill("plan");
+    await audience.getByTestId("property-value").fill("pro");
+    await screenshot(page, "survey-builder-audience");
+    await page.getByTestId("survey-save").click();
+    await expect(page.getByTestId("survey-status")).toHaveText("Draft");
+    const id = page.url().split("/").pop()!;
+
+    const saved = (await api("GET", `surveys/${id}/`)).json;
+    expect(saved.conditions).toEqual({ selector: "#checkout", deviceTypes: ["Mobile"], events: { repeatedActivation: true, values: [{ name: "checkout completed" }] } });
+    expect(saved).toMatchObject({ schedule: "recurring", iteration_count: 3, iteration_frequency_days: 30 });
+    expect(saved.targeting_flag.filters.groups).toEqual([{ properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 100, variant: null }]);
+
+    // Read back into the form, changed and saved: what was not touched stays.
+    await page.reload();
+    await expect(audience.getByTestId("survey-events")).toHaveValue("checkout completed");
+    await expect(audience.getByTestId("survey-device-mobile")).toBeChecked();
+    await audience.getByTestId("survey-device-tablet").check();
+    await page.getByTestId("survey-save").click();
+    await expect(page.getByTestId("survey-saved")).toBeVisible();
+    const resaved = (await api("GET", `surveys/${id}/`)).json;
+    expect(resaved.conditions).toMatchObject({ selector: "#checkout", deviceTypes: ["Mobile", "Tablet"], events: { repeatedActivation: true } });
+    expect(resaved.targeting_flag.id).toBe(saved.targeting_flag.id);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await audience.scrollIntoViewIfNeeded();
+    await expect(audience.getByTestId("survey-targeting")).toBeVisible();
+    await screenshot(page, "survey-builder-audience-narrow");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
   });
 
   test("an early-access feature listed by getEarlyAccessFeatures and opted into turns its flag on", async ({ page, browser }) => {

@@ -126,8 +126,8 @@ function Results({ projectId, experiment }: { projectId: number; experiment: Exp
       </Card>
     );
   }
-  const answer = results.data as unknown as { baseline: ResultRow; variant_results: ResultRow[]; srm: { mismatch: boolean; p_value: number } | null; metric: { metric_type: string; name?: string | null } };
-  const verdict = verdictOf(answer.baseline, answer.variant_results);
+  const answer = results.data as unknown as { baseline: ResultRow; variant_results: ResultRow[]; srm: { mismatch: boolean; p_value: number } | null; metric: { metric_type: string; name?: string | null; goal?: "increase" | "decrease" | null } };
+  const verdict = verdictOf(answer.baseline, answer.variant_results, answer.metric.goal ?? "increase");
   const funnel = answer.metric.metric_type === "funnel";
   const rows = [answer.baseline, ...answer.variant_results];
   const shippedTo = shippedVariant(experiment);

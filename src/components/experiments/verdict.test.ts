@@ -18,4 +18,11 @@ describe("the verdict in words", () => {
     expect(lost.headline).toBe("Control wins: every variant does worse.");
     expect(lost.lines[0]!.outcome).toBe("lost");
   });
+  it("calls a significant decrease a win when the metric's goal is to decrease (the Bayesian chance already counts the goal)", () => {
+    const row: ResultRow = { key: "test", number_of_samples: 1000, sum: 50, validation_failures: [], method: "frequentist", significant: true, p_value: 0.0001, confidence_interval: [-0.7, -0.3] };
+    const verdict = verdictOf(control, [row], "decrease");
+    expect(verdict.winner).toBe("test");
+    expect(verdict.lines[0]!.text).toBe("Better than control (p = 0.000) (-70.0% to -30.0%).");
+    expect(verdictOf(control, [{ ...row, confidence_interval: [0.3, 0.7] }], "decrease").lines[0]!.outcome).toBe("lost");
+  });
 });

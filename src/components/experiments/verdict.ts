@@ -31,7 +31,8 @@ export function intervalOf(row: ResultRow): [number, number] | null {
   return row.credible_interval ?? row.confidence_interval ?? null;
 }
 
-export function verdictOf(baseline: ResultRow, variants: readonly ResultRow[]): Verdict {
+/** `goal: "decrease"` (a metric where lower is better, e.g. time to checkout): a negative effect wins. */
+export function verdictOf(baseline: ResultRow, variants: readonly ResultRow[], goal: "increase" | "decrease" = "increase"): Verdict {
   const lines = variants.map((row): Verdict["lines"][number] => {
     const failures = [...new Set([...baseline.validation_failures, ...row.validation_failures])];
     if (failures.includes("not-enough-exposures")) {
@@ -46,7 +47,8 @@ export function verdictOf(baseline: ResultRow, variants: readonly ResultRow[]): 
     if (row.method === "frequentist") {
       const p = row.p_value ?? 1;
       if (!row.significant) return { key: row.key, outcome: "undecided", text: `No significant difference from control (p = ${p.toFixed(3)})${range}.` };
-      const better = interval ? interval[0] + interval[1] > 0 : true;
+      const midpoint = interval ? interval[0] + interval[1] : 0;
+      const better = interval ? (goal === "decrease" ? midpoint < 0 : midpoint > 0) : true;
       return { key: row.key, outcome: better ? "won" : "lost", text: `${better ? "Better" : "Worse"} than control (p = ${p.toFixed(3)})${range}.` };
     }
     const chance = row.chance_to_win ?? 0;

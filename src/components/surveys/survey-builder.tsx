@@ -10,6 +10,7 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { SurveyResource } from "@/server/surveys/present";
 import { bodyOf, draftOf, emptySurveyDraft, surveyStatus, type SurveyDraft } from "./survey-draft";
+import { SurveyAudience } from "./survey-audience";
 import { SurveyPreview } from "./survey-preview";
 import { QuestionsEditor } from "./survey-questions";
 
@@ -213,6 +214,7 @@ function SurveyForm({ projectId, initial, existing, onSaved }: { projectId: numb
           </div>
           <p className="text-xs text-gray-500">A person who answered or dismissed it is not asked again.</p>
         </Card>
+        <SurveyAudience projectId={projectId} draft={draft} set={set} />
         <Card className="grid gap-4 p-4 sm:grid-cols-2">
           <h3 className="text-sm font-semibold text-gray-900 sm:col-span-2">How it looks</h3>
           <label className={label}>

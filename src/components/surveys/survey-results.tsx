@@ -4,7 +4,9 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Card, ErrorState, formatDateTime, inputClasses, LoadingState, PageHeader } from "@/components/ui";
+import { Card, ErrorState, formatDateTime, inputClasses, LoadingState, PageHeader, PropertyFilterRow } from "@/components/ui";
+import { LISTED, OPERATOR_LABELS, OPERATORS, VALUELESS } from "@/components/feature-flags/flag-draft";
+import type { FlagPropertyOperator } from "@/server/properties/flag-filters";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { SurveyResultsAnswer } from "@/server/surveys/contract";
@@ -23,8 +25,11 @@ export function SurveyResultsPage({ id }: { id: string }) {
 function Results({ projectId, id }: { projectId: number; id: string }) {
   const trpc = useTRPC();
   const [window, setWindow] = useState({ from: "", to: "" });
+  const [person, setPerson] = useState<PersonFilter>({ key: "", operator: "exact", value: "" });
   const survey = useQuery(trpc.surveys.get.queryOptions({ projectId, id }));
-  const results = useQuery(trpc.surveys.results.queryOptions({ projectId, id, query: { date_from: window.from || undefined, date_to: window.to || undefined } }));
+  const results = useQuery(
+    trpc.surveys.results.queryOptions({ projectId, id, query: { date_from: window.from || undefined, date_to: window.to || undefined, properties: propertiesOf(person) } }, { placeholderData: (previous) => previous }),
+  );
   const back = (
     <Link href={`/surveys/${id}`} className="hover:underline">
       {survey.data?.name ?? "Survey"}
@@ -48,6 +53,24 @@ function Results({ projectId, id }: { projectId: number; id: string }) {
           </div>
         }
       />
+      <Card className="p-3" data-testid="results-person-filter">
+        <ul>
+          <PropertyFilterRow
+            label="Only answers from persons whose"
+            propertyKey={person.key}
+            operator={person.operator}
+            value={person.value}
+            operators={OPERATORS}
+            operatorLabels={OPERATOR_LABELS}
+            valueless={VALUELESS}
+            listed={LISTED}
+            keyPlaceholder="Person property (e.g. plan) to narrow the answers"
+            onChange={(patch) => setPerson({ ...person, ...patch })}
+            onRemove={person.key || person.value ? () => setPerson({ key: "", operator: "exact", value: "" }) : undefined}
+            removeLabel="Clear the person filter"
+          />
+        </ul>
+      </Card>
       {results.isPending ? (
         <Card data-state="loading">
           <LoadingState label="Loading results…" />
@@ -61,6 +84,21 @@ function Results({ projectId, id }: { projectId: number; id: string }) {
       )}
     </>
   );
+}
+
+interface PersonFilter {
+  key: string;
+  operator: FlagPropertyOperator;
+  value: string;
+}
+
+/** The results' `properties` parameter for a complete person filter; nothing while it is being typed. */
+function propertiesOf({ key, operator, value }: PersonFilter): string | undefined {
+  if (!key.trim()) return undefined;
+  if (VALUELESS.has(operator)) return JSON.stringify([{ key: key.trim(), operator, type: "person" }]);
+  if (!value.trim()) return undefined;
+  const values = LISTED.has(operator) ? value.split(",").map((part) => part.trim()).filter(Boolean) : value;
+  return JSON.stringify([{ key: key.trim(), operator, value: values, type: "person" }]);
 }
 
 function Answer({ results }: { results: SurveyResultsAnswer }) {

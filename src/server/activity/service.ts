@@ -13,7 +13,8 @@ export interface ActivityChange {
 
 export interface ActivityEntry {
   projectId: number;
-  userId: number;
+  /** null: Burrow itself (a schedule), as PostHog logs system changes. */
+  userId: number | null;
   /** The kind of object: "Dashboard", "FeatureFlag", "PluginConfig", … */
   scope: string;
   itemId: string | number;

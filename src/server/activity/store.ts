@@ -4,7 +4,7 @@ import type { DbClient } from "@/server/db/transaction";
 
 export interface ActivityRow {
   projectId: number;
-  userId: number;
+  userId: number | null;
   scope: string;
   itemId: string;
   activity: string;

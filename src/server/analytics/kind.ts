@@ -48,6 +48,11 @@ export interface QueryKind<Spec> {
   check(env: QueryEnv, spec: Spec): Promise<void>;
   compute(env: QueryEnv, spec: Spec): Promise<KindAnswer>;
   /**
+   * What else the answer depends on besides the node, for the cache key: e.g. an experiment's
+   * last change (its dates, variants and exposure settings are not in the node).
+   */
+  cacheVersion?(env: QueryEnv, spec: Spec): Promise<string>;
+  /**
    * The actors behind one point of the answer: `selector` is the rest of PostHog's
    * InsightActorsQuery / FunnelsActorsQuery (`day`, `status`, `interval`, `series`,
    * `breakdown`, `funnelStep`, …), checked by the kind. In the order to show them.

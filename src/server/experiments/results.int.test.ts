@@ -188,4 +188,22 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
     expect(answer.variant_results[0].validation_failures).toContain("not-enough-exposures");
     await expect(run(FUNNEL, 999999)).rejects.toThrow(/does not exist/);
   });
+
+  it("is not answered from the cache once the experiment changed (its settings are not in the query)", async () => {
+    const query = { kind: "ExperimentQuery", experiment_id: experimentId, metric: MEAN };
+    clearQueryCache();
+    const before = await computeQuery(db, projectId, query, { now });
+    expect((await computeQuery(db, projectId, query, { now })).cached).toBe(true);
+    const method = (before.answer!.extra as Record<string, any>).variant_results[0].method;
+    const other = method === "frequentist" ? "bayesian" : "frequentist";
+    const patch = restRoute("projects", "experiments/:id").PATCH;
+    const response = await patch(
+      new Request(`http://localhost/api/projects/${projectId}/experiments/${experimentId}/`, { method: "PATCH", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ stats_config: { method: other } }) }),
+      { params: Promise.resolve({ project_id: String(projectId), id: String(experimentId) }) },
+    );
+    expect(response.status).toBe(200);
+    const after = await computeQuery(db, projectId, query, { now });
+    expect(after.cached).toBe(false);
+    expect((after.answer!.extra as Record<string, any>).variant_results[0].method).toBe(other);
+  });
 });

@@ -59,6 +59,11 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
     return { experimentId: parsed.experiment_id, metric: parsed.metric };
   },
   async check() {},
+  // Dates, variants, exposure and statistics settings live on the experiment and its flag, not in the node.
+  async cacheVersion(env: QueryEnv, spec: ExperimentSpec) {
+    const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
+    return row ? `${row.updatedAt.getTime()}.${row.featureFlag.version}` : "missing";
+  },
   async compute(env: QueryEnv, spec: ExperimentSpec) {
     const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
     if (!row || row.deleted) throw new QueryNodeError(`Experiment ${spec.experimentId} does not exist.`, ["experiment_id"], true);

@@ -7,7 +7,7 @@ import type { ExperimentListQuery } from "./contract";
 const HOLDOUT_INCLUDE = { createdBy: { select: USER_BASIC_COLUMNS } } as const;
 const EXPERIMENT_INCLUDE = {
   createdBy: { select: USER_BASIC_COLUMNS },
-  featureFlag: { select: { id: true, projectId: true, key: true, name: true, active: true, deleted: true, filters: true, ensureExperienceContinuity: true } },
+  featureFlag: { select: { id: true, projectId: true, key: true, name: true, active: true, deleted: true, filters: true, ensureExperienceContinuity: true, version: true } },
   holdout: { select: { id: true, name: true, description: true, filters: true } },
 } as const;
 

@@ -319,11 +319,16 @@ function evaluateWith(flag: FlagDefinition, ctx: EvaluationContext, dependencies
 
 /** One flag's value for one person (or group), with the reason and the payload. */
 export function evaluateFlag(flag: FlagDefinition, ctx: EvaluationContext): FlagResult {
-  return evaluateWith(flag, ctx, new DependencyResolver(ctx));
+  const fixed = withNow(ctx);
+  return evaluateWith(flag, fixed, new DependencyResolver(fixed));
 }
 
+/** One clock reading per request: every date filter compares with it (and a Date is not free under Next's patched global). */
+const withNow = (ctx: EvaluationContext): EvaluationContext => (ctx.now ? ctx : { ...ctx, now: new Date() });
+
 /** Every flag of a list, sharing one dependency cache (a flag others depend on is evaluated once). */
-export function evaluateFlags(flags: readonly FlagDefinition[], ctx: EvaluationContext): Record<string, FlagResult> {
+export function evaluateFlags(flags: readonly FlagDefinition[], context: EvaluationContext): Record<string, FlagResult> {
+  const ctx = withNow(context);
   const dependencies = new DependencyResolver(ctx);
   const results: Record<string, FlagResult> = {};
   for (const flag of flags) results[flag.key] = evaluateWith(flag, ctx, dependencies);

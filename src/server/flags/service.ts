@@ -139,14 +139,32 @@ async function writeTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Pr
   }
 }
 
-export async function createFlag(ctx: Context, input: CreateFlag): Promise<FlagResource> {
-  const { db, actor } = ctx;
-  const projectId = ctx.project.id;
+/** Who writes a flag: a person (their request's context), or Burrow itself on a schedule (no user, as PostHog's system writes). */
+interface FlagWriter {
+  db: Database;
+  projectId: number;
+  /** The activity log's user; null for Burrow itself. */
+  userId: number | null;
+  /** The new flag's `created_by`. */
+  createdById: number | null;
+}
+const writerOf = (ctx: Context): FlagWriter => ({ db: ctx.db, projectId: ctx.project.id, userId: ctx.actor.id, createdById: ctx.actor.id });
+
+export function createFlag(ctx: Context, input: CreateFlag): Promise<FlagResource> {
+  return createFlagBy(writerOf(ctx), input);
+}
+
+/** A write Burrow makes itself (a survey's iteration schedule): the activity log names no user. */
+export function createFlagAsSystem(db: Database, projectId: number, createdById: number | null, input: CreateFlag): Promise<FlagResource> {
+  return createFlagBy({ db, projectId, userId: null, createdById }, input);
+}
+
+async function createFlagBy({ db, projectId, userId, createdById }: FlagWriter, input: CreateFlag): Promise<FlagResource> {
   const filters = input.filters ?? DEFAULT_FILTERS;
   const id = await writeTransaction(db, async (tx) => {
     if (!input.deleted) await assertKeyFree(tx, projectId, input.key, null);
     await checkReferences(tx, projectId, { id: null, key: input.key }, filters);
-    const flag = await store.insertFlag(tx, projectId, actor.id, {
+    const flag = await store.insertFlag(tx, projectId, createdById, {
       key: input.key,
       name: input.name,
       filters,
@@ -157,7 +175,7 @@ export async function createFlag(ctx: Context, input: CreateFlag): Promise<FlagR
     if (input.tags.length > 0) await setTags(tx, projectId, { featureFlagId: flag.id }, input.tags);
     await logActivity(tx, {
       projectId,
-      userId: actor.id,
+      userId,
       scope: ACTIVITY_SCOPE,
       itemId: flag.id,
       activity: "created",
@@ -174,9 +192,16 @@ export async function createFlag(ctx: Context, input: CreateFlag): Promise<FlagR
  * `deleted: false` restores (if the key is still free). `filters` without `groups` is
  * merged into the current filters. Nothing changed: nothing is written, `version` stays.
  */
-export async function updateFlag(ctx: Context, id: number, input: UpdateFlag): Promise<FlagResource> {
-  const { db, actor } = ctx;
-  const projectId = ctx.project.id;
+export function updateFlag(ctx: Context, id: number, input: UpdateFlag): Promise<FlagResource> {
+  return updateFlagBy(writerOf(ctx), id, input);
+}
+
+/** A change Burrow makes itself (a survey's next iteration, a survey ended by its schedule): the activity log names no user. */
+export function updateFlagAsSystem(db: Database, projectId: number, id: number, input: UpdateFlag): Promise<FlagResource> {
+  return updateFlagBy({ db, projectId, userId: null, createdById: null }, id, input);
+}
+
+async function updateFlagBy({ db, projectId, userId }: FlagWriter, id: number, input: UpdateFlag): Promise<FlagResource> {
   const changed = await writeTransaction(db, async (tx) => {
     const current = await store.findFlag(tx, projectId, id);
     if (!current) throw notFound();
@@ -211,7 +236,7 @@ export async function updateFlag(ctx: Context, id: number, input: UpdateFlag): P
     if (input.tags) await setTags(tx, projectId, { featureFlagId: id }, input.tags);
     await logActivity(tx, {
       projectId,
-      userId: actor.id,
+      userId,
       scope: ACTIVITY_SCOPE,
       itemId: id,
       activity: deleting ? "deleted" : current.deleted && !next.deleted ? "restored" : "updated",

@@ -112,7 +112,7 @@ export async function listFlagRows(db: Database, projectId: number, query: FlagL
 /** The stored columns a write sets. */
 export type FlagWrite = Pick<FlagRow, "key" | "name" | "filters" | "active" | "deleted" | "ensureExperienceContinuity">;
 
-export async function insertFlag(tx: Tx, projectId: number, createdById: number, flag: FlagWrite): Promise<{ id: number; key: string }> {
+export async function insertFlag(tx: Tx, projectId: number, createdById: number | null, flag: FlagWrite): Promise<{ id: number; key: string }> {
   return tx.featureFlag.create({
     data: { projectId, ...flag, filters: flag.filters as Prisma.InputJsonValue, createdById, version: 1 },
     select: { id: true, key: true },

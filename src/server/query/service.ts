@@ -118,7 +118,8 @@ export async function computeQuery(db: Database, projectId: number, query: unkno
   const { kind, spec } = resolveQuery(await withActions(db, projectId, query), options.filtersOverride ?? null);
   const zone = await projectZone(db.prisma, projectId);
   const env: QueryEnv = { db, projectId, zone, now: options.now ?? new Date() };
-  const key = `${projectId}|${zone}|${kind.kind}|${canonicalJson(spec)}`;
+  const version = kind.cacheVersion ? await kind.cacheVersion(env, spec) : "";
+  const key = `${projectId}|${zone}|${kind.kind}|${canonicalJson(spec)}${version ? `|${version}` : ""}`;
   const cacheKey = `cache_${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
   const cached = await resultCache.get(key, options.refresh ?? "blocking", async () => {
     // On the analytical connections, within the kind's budget (a 429 naming it past that).

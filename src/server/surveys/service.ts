@@ -21,11 +21,12 @@ import type { Database } from "@/server/db";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { flagFiltersSchema, type FlagFilters } from "@/server/flags/contract";
-import { createFlag, deleteFlag, getFlag, updateFlag } from "@/server/flags/service";
+import { createFlag, createFlagAsSystem, deleteFlag, getFlag, updateFlag, updateFlagAsSystem } from "@/server/flags/service";
 import { pageWindow } from "@/server/input/page";
 import { parsePropertiesParam } from "@/server/events/contract";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { dismissedProperty, respondedProperty, type PublicSurvey, type SurveyConditions, type SurveyCreateBody, type SurveyListQuery, type SurveyQuestion, type SurveyResultsAnswer, type SurveyResultsQuery, type SurveyUpdateBody } from "./contract";
+import { iterationOn, iterationStartDates } from "./iterations";
 import { computeResults, SURVEY_EVENTS, type SurveyEvent } from "./results";
 import { presentPublicSurvey, presentSurvey, type SurveyResource } from "./present";
 import * as store from "./store";
@@ -156,8 +157,8 @@ async function setFlagActive(ctx: Context, id: number | null, active: boolean): 
 
 /** Iterations of a recurring survey, from its launch: PostHog's start dates, the first one current. */
 function iterationsOf(start: Date | null, count: number | null | undefined, everyDays: number | null | undefined) {
-  if (!start || !count || !everyDays) return { iterationStartDates: [], currentIteration: null, currentIterationStartDate: null };
-  const dates = Array.from({ length: count }, (_, index) => new Date(start.getTime() + index * everyDays * 86_400_000).toISOString());
+  const dates = iterationStartDates(start, count, everyDays);
+  if (dates.length === 0) return { iterationStartDates: [], currentIteration: null, currentIterationStartDate: null };
   return { iterationStartDates: dates, currentIteration: 1, currentIterationStartDate: start };
 }
 
@@ -329,4 +330,44 @@ export async function surveyResults(ctx: Context, id: string, query: SurveyResul
   }
   const results = computeResults(survey.questions as unknown as SurveyQuestion[], events);
   return { survey_id: survey.id, start_date: survey.start_date, end_date: survey.end_date, ...results };
+}
+
+// ---------------------------------------------------------------------------
+// The iteration schedule (PostHog's update_survey_iteration task)
+// ---------------------------------------------------------------------------
+
+/**
+ * Moves each running recurring survey to the iteration that holds `now`: its internal flag then
+ * asks for the new iteration's `$survey_dismissed/<id>/<n>` and `$survey_responded/<id>/<n>`, so
+ * everyone is asked again. After the last iteration the survey stops. Burrow makes these
+ * changes itself: the activity log names no user. Answers how many surveys changed.
+ */
+export async function advanceSurveyIterations(db: Database, now = new Date()): Promise<number> {
+  let changed = 0;
+  for (const survey of await store.recurringSurveyRows(db.prisma)) {
+    const startDates = Array.isArray(survey.iterationStartDates) ? (survey.iterationStartDates as string[]) : [];
+    const { current, ended } = iterationOn(startDates, survey.iterationFrequencyDays, now);
+    if (ended) {
+      await inTransaction(db, async (tx) => {
+        await store.updateSurveyRow(tx, survey.id, { endDate: now });
+        await logActivity(tx, { projectId: survey.projectId, userId: null, scope: ACTIVITY_SCOPE, itemId: survey.id, activity: "updated", name: survey.name, changes: [{ field: "end_date", before: null, after: now.toISOString() }] });
+      });
+      for (const flag of [survey.internalTargetingFlag, survey.targetingFlag]) {
+        if (flag && !flag.deleted && flag.active) await updateFlagAsSystem(db, survey.projectId, flag.id, { active: false });
+      }
+    } else if (current > 0 && current !== survey.currentIteration) {
+      const filters = internalFilters(survey.id, current);
+      const internal = survey.internalTargetingFlag;
+      const internalId =
+        internal && !internal.deleted
+          ? (await updateFlagAsSystem(db, survey.projectId, internal.id, { filters: filters as unknown as Record<string, unknown> })).id
+          : (await createFlagAsSystem(db, survey.projectId, survey.createdById, newFlag(`survey-targeting-${flagSuffix()}-custom`, `Targeting flag for survey ${survey.name}`, filters, true))).id;
+      await inTransaction(db, (tx) => store.updateSurveyRow(tx, survey.id, { currentIteration: current, currentIterationStartDate: new Date(startDates[current - 1]!), internalTargetingFlagId: internalId }));
+    } else {
+      continue;
+    }
+    runningCache.forget(survey.projectId);
+    changed += 1;
+  }
+  return changed;
 }

@@ -29,7 +29,7 @@ export function findSurvey(client: DbClient, projectId: number, id: string): Pro
   return client.survey.findFirst({ where: { id, projectId }, include: SURVEY_INCLUDE });
 }
 
-/** Newest first; archived ones only when asked for. */
+/** Newest first: every survey, or only the archived (or the unarchived) ones when `archived` says. */
 export function listSurveyRows(client: DbClient, projectId: number, query: Pick<SurveyListQuery, "search" | "archived">): Promise<SurveyRow[]> {
   return client.survey.findMany({
     where: {
@@ -50,6 +50,11 @@ export function liveSurveyRows(client: DbClient, projectId: number): Promise<Sur
 /** Whether the project has a running survey (launched, not stopped, not archived). */
 export async function hasRunningSurvey(client: DbClient, projectId: number): Promise<boolean> {
   return (await client.survey.findFirst({ where: { projectId, archived: false, startDate: { not: null }, endDate: null }, select: { id: true } })) !== null;
+}
+
+/** Launched, not stopped surveys with an iteration schedule (PostHog's task does not skip archived ones either). */
+export function recurringSurveyRows(client: DbClient): Promise<SurveyRow[]> {
+  return client.survey.findMany({ where: { startDate: { not: null }, endDate: null, iterationCount: { not: null } }, include: SURVEY_INCLUDE, orderBy: { id: "asc" } });
 }
 
 export async function nameTaken(client: DbClient, projectId: number, name: string, exceptId: string | null): Promise<boolean> {

@@ -12,6 +12,9 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { handleDecide, handleFlags, handleRemoteConfig } from "@/server/http/sdk/flags";
 import { handleSurveys } from "@/server/http/sdk/product-lists";
+import { flagActivity } from "@/server/flags/service";
+import { testContext } from "@/test-support/context";
+import { advanceSurveyIterations } from "./service";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
@@ -20,6 +23,7 @@ let db: Database;
 let projectId: number;
 let apiKey: string;
 let token: string;
+let ownerId: number;
 const list = restRoute("projects", "surveys");
 const one = restRoute("projects", "surveys/:id");
 const flagOne = restRoute("projects", "feature_flags/:id");
@@ -72,6 +76,7 @@ beforeAll(async () => {
   projectId = owner.project_id;
   apiKey = owner.personal_api_key;
   token = owner.project_api_key;
+  ownerId = owner.user.id;
 });
 
 afterAll(() => closeDb());
@@ -205,3 +210,61 @@ describe(`surveys (${testDbKind})`, () => {
     expect((await call(one.GET, "GET", `surveys/${survey.id}/`, { id: survey.id })).status).toBe(404);
   });
 });
+
+describe(`recurring surveys (${testDbKind}): PostHog's update_survey_iteration`, () => {
+  const DAY = 86_400_000;
+  const recurring = async (name: string, daysAgo: number) => {
+    const created = await create({ name, type: "popover", questions: [{ type: "open", question: "Anything?" }], iteration_count: 3, iteration_frequency_days: 60 });
+    expect(created.status).toBe(201);
+    const launched = await patch(created.body!.id, { start_date: new Date(Date.now() - daysAgo * DAY).toISOString() });
+    expect(launched.body).toMatchObject({ current_iteration: 1, iteration_start_dates: expect.any(Array) });
+    expect(launched.body!.iteration_start_dates).toHaveLength(3);
+    return launched.body!;
+  };
+  const get = async (id: string) => (await call(one.GET, "GET", `surveys/${id}/`, { id })).body!;
+
+  it("moves a survey 180 days into three 60-day iterations to the third; its internal flag asks for the third's answers, so a person who answered the first is asked again", async () => {
+    const survey = await recurring("Quarterly NPS", 180);
+    const key = survey.internal_targeting_flag.key;
+    await sendBatch(token, [{ uuid: randomUUID(), event: "survey sent", distinct_id: "dee", properties: { $survey_id: survey.id, $set: { [`$survey_responded/${survey.id}/1`]: true } } }]);
+    expect((await flagsFor("dee"))[key]).toBe(false);
+
+    expect(await advanceSurveyIterations(db)).toBeGreaterThanOrEqual(1);
+    const advanced = await get(survey.id);
+    expect(advanced.current_iteration).toBe(3);
+    expect(advanced.current_iteration_start_date).toBe(advanced.iteration_start_dates[2]);
+    expect(advanced.end_date).toBeNull();
+    expect(advanced.internal_targeting_flag.id).toBe(survey.internal_targeting_flag.id);
+    expect(advanced.internal_targeting_flag.filters.groups[0].properties.map((property: Json) => property.key)).toEqual([`$survey_dismissed/${survey.id}/3`, `$survey_responded/${survey.id}/3`]);
+    expect((await flagsFor("dee"))[key]).toBe(true);
+    await sendBatch(token, [{ uuid: randomUUID(), event: "survey sent", distinct_id: "dee", properties: { $survey_id: survey.id, $set: { [`$survey_responded/${survey.id}/3`]: true } } }]);
+    expect((await flagsFor("dee"))[key]).toBe(false);
+
+    // The flag's change is Burrow's own: its activity names no user.
+    const [latest] = await flagActivity(await testContext(db, ownerId, projectId), survey.internal_targeting_flag.id);
+    expect(latest).toMatchObject({ activity: "updated", user: null });
+    // A second pass the same day changes nothing.
+    const again = await get(survey.id);
+    await advanceSurveyIterations(db);
+    expect((await get(survey.id)).internal_targeting_flag).toEqual(again.internal_targeting_flag);
+  });
+
+  it("stops a survey the day after its last iteration ends, and turns its internal flag off", async () => {
+    const survey = await recurring("Ended schedule", 181);
+    await advanceSurveyIterations(db);
+    const ended = await get(survey.id);
+    expect(ended.end_date).not.toBeNull();
+    expect(ended.current_iteration).toBe(1);
+    expect(ended.internal_targeting_flag.active).toBe(false);
+    expect((await flagsFor("eve"))[survey.internal_targeting_flag.key]).toBe(false);
+  });
+
+  it("leaves a survey in its first window, and one without a schedule, as they are", async () => {
+    const fresh = await recurring("Fresh schedule", 10);
+    const plain = (await create({ name: "No schedule", type: "popover", questions: [{ type: "open", question: "Hm?" }], start_date: new Date().toISOString() })).body!;
+    await advanceSurveyIterations(db);
+    expect(await get(fresh.id)).toMatchObject({ current_iteration: 1, end_date: null });
+    expect(await get(plain.id)).toMatchObject({ current_iteration: null, end_date: null, iteration_start_dates: [] });
+  });
+});
+

@@ -1,0 +1,36 @@
+/**
+ * `bench:hot --platform`: what this wave added to every `/decide` and `/flags` answer, made
+ * through the REST API as a user would: 20 running popover surveys (each with its internal
+ * flag and a user targeting flag on a person property), 10 early-access features in beta
+ * (each flag with its enrolment super condition), and 20 launched experiments, half of them
+ * behind a 10 % holdout. Compare `/decide` and `/flags` with and without.
+ */
+export const PLATFORM = { surveys: 20, earlyAccess: 10, experiments: 20 } as const;
+
+export async function createPlatformObjects(base: string, projectId: number, personalKey: string): Promise<void> {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}/api/projects/${projectId}/${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${personalKey}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
+    return (await response.json()) as { id: number | string };
+  };
+  const now = new Date().toISOString();
+  for (let i = 1; i <= PLATFORM.surveys; i++) {
+    await post("surveys/", {
+      name: `bench survey ${i}`,
+      type: "popover",
+      questions: [{ type: "rating", question: "How likely are you to recommend us?", scale: 10 }],
+      conditions: { url: `/page-${i}`, urlMatchType: "icontains" },
+      targeting_flag_filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: ["pro"] }], rollout_percentage: 100 }] },
+      start_date: now,
+    });
+  }
+  for (let i = 1; i <= PLATFORM.earlyAccess; i++) await post("early_access_features/", { name: `bench feature ${i}`, description: "", stage: "beta" });
+  const holdout = await post("experiment_holdouts/", { name: "bench holdout", filters: [{ properties: [], rollout_percentage: 10 }] });
+  for (let i = 1; i <= PLATFORM.experiments; i++) {
+    await post("experiments/", { name: `bench experiment ${i}`, feature_flag_key: `bench-experiment-${i}`, ...(i % 2 === 0 ? { holdout_id: holdout.id } : {}), start_date: now });
+  }
+}
