@@ -19,6 +19,7 @@ import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
 import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/deletion-worker";
+import { startRecordingUpkeep, stopRecordingUpkeep } from "@/server/recordings/budget";
 import { startSurveyIterations, stopSurveyIterations } from "@/server/surveys/iteration-worker";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
   startCohortWorker(db);
   // Events waiting in the destinations' outbox (those a crash left undelivered too).
   startDestinationWorker(db);
+  // Recordings past retention or the byte budget, hourly (a project that stopped recording gets no upkeep from ingestion).
+  startRecordingUpkeep(db);
   // Recurring surveys move to their next iteration (and stop after the last).
   startSurveyIterations(db);
 
@@ -103,6 +106,7 @@ async function main(): Promise<void> {
     await stopSurveyIterations();
     await stopCohortWorker();
     await stopPersonDeletions();
+    await stopRecordingUpkeep();
     await app.close();
     await closeDb();
   });

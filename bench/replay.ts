@@ -23,6 +23,7 @@ import { handleSnapshotsRoute } from "@/server/http/sdk/recordings";
 import { testContext } from "@/test-support/context";
 import { listRecordings, recordingSnapshots, recordingStore, updateRecordingSettings } from "@/server/recordings/service";
 import { mergeChunk, parseSnapshotRequest } from "@/server/recordings/ingest";
+import { recordingListInput } from "@/server/recordings/contract";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, concurrency: { type: "string", default: "4" }, recordings: { type: "string", default: "10000" } } });
 const SECONDS = Number(values.seconds);
@@ -130,6 +131,20 @@ try {
   };
   const listed = await time(() => listRecordings(ctx, { date_from: "-30d", operand: "AND", order: "start_time", order_direction: "DESC", limit: 50, offset: 0 }));
   const filtered = await time(() => listRecordings(ctx, { date_from: "-30d", operand: "AND", order: "start_time", order_direction: "DESC", limit: 50, offset: 0, having_predicates: [{ key: "duration", operator: "gt", value: 30 }] }));
+  // "Events performed": one $pageview per listed session, on one of 20 pages; the sessions that viewed one page (500) asked of the event store.
+  for (let i = 0; i < RECORDINGS; i += 2_000) {
+    const batch = Array.from({ length: Math.min(2_000, RECORDINGS - i) }, (_, j) => ({
+      uuid: randomUUID(),
+      projectId: owner.project_id,
+      event: "$pageview",
+      distinctId: `v-${(i + j) % 997}`,
+      properties: { $session_id: `many-${i + j}`, $pathname: `/page-${(i + j) % 20}` },
+      timestamp: new Date(small.firstTimestamp - (i + j) * 1000 + 5_000),
+    }));
+    await db.events.insert(batch);
+  }
+  const page7 = recordingListInput.parse({ date_from: "-30d", limit: 50, events: [{ id: "$pageview", type: "events", properties: [{ key: "$pathname", value: "/page-7", operator: "exact", type: "event" }] }] });
+  const performed = await time(() => listRecordings(ctx, page7));
   const snapshots = await time(async () => {
     const sources = await recordingSnapshots(ctx, long, {});
     const n = sources.kind === "sources" ? sources.sources.length : 0;
@@ -141,7 +156,7 @@ try {
     return bytes;
   });
   console.log(
-    `${testStoresName}: list of ${RECORDINGS + 9} recordings, first page of 50: ${listed.ms.toFixed(0)} ms (with a duration filter ${filtered.ms.toFixed(0)} ms); the 10-minute recording's snapshots (${(snapshots.result / 1e6).toFixed(1)} MB JSONL): ${snapshots.ms.toFixed(0)} ms (medians of 5)`,
+    `${testStoresName}: list of ${RECORDINGS + 9} recordings, first page of 50: ${listed.ms.toFixed(0)} ms (with a duration filter ${filtered.ms.toFixed(0)} ms; with "events performed", $pageview of one of 20 pages, ${performed.result.results.length} shown: ${performed.ms.toFixed(0)} ms); the 10-minute recording's snapshots (${(snapshots.result / 1e6).toFixed(1)} MB JSONL): ${snapshots.ms.toFixed(0)} ms (medians of 5)`,
   );
 } finally {
   await closeDb();

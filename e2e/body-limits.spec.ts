@@ -1,7 +1,8 @@
 /**
  * Body limits on the real server: routes Next serves refuse bodies over 1 MB before reading
  * them (a declared 300 MB) or while reading them (chunked), with a 413 the client can read,
- * and the server keeps answering; an lz64 bomb on the fast path stops at 20 MB; sign-in
+ * and the server keeps answering; 50 MB to /s/ stops at 1 MiB; an lz64 bomb on the fast path
+ * (capture, /decide, /s/) stops at its decoded limit; sign-in
  * still works under the limit.
  */
 import fs from "node:fs";
@@ -74,6 +75,18 @@ test("a 300 MB Content-Length to the management API is refused at once, and the 
   expect(await healthMs()).toBeLessThan(1_000);
 });
 
+test("a chunked 50 MB body to /s/ gets a 413 once past 1 MiB, and /_health answers within 1 s meanwhile", async () => {
+  const head = "POST /s/?compression=gzip-js HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const pieces = Array.from({ length: 800 }, () => chunked(Buffer.alloc(64 * 1024, 0x20)));
+  const refused = rawExchange(head, pieces);
+  expect(await healthMs()).toBeLessThan(1_000);
+  const result = await refused;
+  expect(result.error).toBeNull();
+  expect(result.received).toMatch(/^HTTP\/1\.1 413 /);
+  expect(result.received).toContain("request_too_large");
+  expect(await healthMs()).toBeLessThan(1_000);
+});
+
 test("a chunked 2 MB body to tRPC gets a 413 the client can read", async () => {
   // A public mutation, which reads its input (a protected one answers 401 before reading).
   const head = "POST /api/trpc/auth.signUp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
@@ -94,7 +107,7 @@ function serverMemoryMb(resetPeak = false): { rss: number; peak: number } {
   return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
 }
 
-for (const target of ["/batch/?compression=lz64", "/decide/?v=3&compression=lz64"]) {
+for (const target of ["/batch/?compression=lz64", "/decide/?v=3&compression=lz64", "/s/?compression=lz64"]) {
   test(`an lz64 bomb to ${target} (55 KB that would expand to 289 MB) gets 413, grows RSS by under 300 MB, and /_health answers within 1 s`, async () => {
     const bomb = lz64Bomb(24_000);
     const before = serverMemoryMb(true);

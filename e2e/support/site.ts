@@ -84,8 +84,11 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
   await page.screenshot({ path: test.info().outputPath(`${name}.png`), fullPage });
 }
 
-/** PostHog's loader snippet (posthog-js README / "Install the snippet" docs), unchanged but for the key and the options. */
-export function snippetPage(projectKey: string, apiHost: string, body = "<h1>Snippet only</h1>"): string {
+/**
+ * PostHog's loader snippet (posthog-js README / "Install the snippet" docs), unchanged but for
+ * the key and the options (`options`: more of posthog-js's init options, as JSON).
+ */
+export function snippetPage(projectKey: string, apiHost: string, body = "<h1>Snippet only</h1>", options: Record<string, unknown> = {}): string {
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Snippet only</title>
 <script>
@@ -95,6 +98,7 @@ export function snippetPage(projectKey: string, apiHost: string, body = "<h1>Sni
         person_profiles: 'identified_only',
         // Headless Chromium is flagged as a bot; posthog-js would drop its events.
         opt_out_useragent_filter: true,
+        ...${JSON.stringify(options)},
     })
 </script>
 </head><body>${body}</body></html>`;

@@ -11,10 +11,13 @@ import { bootstrap, createUser } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase } from "@/test-support/db";
+import { pageItems, snapshotEvent } from "@/test-support/recordings";
+import { mergeChunk, parseSnapshotRequest } from "@/server/recordings/ingest";
+import { recordingStore } from "@/server/recordings/service";
 
 export type Path = (string | number)[];
 
-export const HUGE_IDS = [2 ** 31, 2 ** 53, 1e308, -1];
+export const HUGE_IDS = [2 ** 31, 2 ** 40, 2 ** 53, 1e308, -1];
 
 /** What the tests created: ids and keys the cases' inputs name. */
 export const w = {
@@ -40,6 +43,10 @@ export const w = {
   surveyId: "",
   staticCohortId: 0,
   personUuid: "0190f1c2-0000-7000-8000-00000000c0c0",
+  /** A session recording of the project (its id is the session id). */
+  recordingId: "hostile-recording",
+  /** A project of another organization, which the cases' user and key cannot reach. */
+  otherProjectId: 0,
   user: { id: 0, uuid: "", email: "" },
 };
 
@@ -60,6 +67,7 @@ export const CONFIG_BODY = () => ({ plugin: w.pluginId, name: "Flatten", descrip
 export const dashboard = () => ({ id: String(w.dashboardId) });
 export const cohort = () => ({ id: String(w.cohortId) });
 export const action = () => ({ id: String(w.actionId) });
+export const recording = () => ({ id: w.recordingId });
 export const experiment = () => ({ id: String(w.experimentId) });
 export const EXPERIMENT_BODY = () => ({
   name: "Hostile experiment",
@@ -169,13 +177,14 @@ export async function snapshot(): Promise<string> {
     db.prisma.user.findMany({ ...byId, omit: { lastLoginAt: true, updatedAt: true } }),
     db.prisma.organization.findMany(),
     db.prisma.organizationInvite.findMany(),
-    db.prisma.personalApiKey.findMany({ omit: { lastUsedAt: true } }),
+    db.prisma.personalApiKey.findMany({ orderBy: { id: "asc" }, omit: { lastUsedAt: true } }),
     db.prisma.project.findMany(byId),
     db.prisma.cohort.findMany(byId),
     db.prisma.action.findMany(byId),
     db.prisma.cohortPerson.findMany({ orderBy: [{ cohortId: "asc" }, { personId: "asc" }] }),
     db.prisma.person.findMany({ ...byId, include: { distinctIds: true } }),
     db.prisma.personDeletion.findMany(byId),
+    db.prisma.recording.findMany({ orderBy: [{ projectId: "asc" }, { sessionId: "asc" }], omit: { updatedAt: true } }),
   ]);
   return JSON.stringify(rows, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 }
@@ -210,6 +219,12 @@ export async function setUpHostileWorld(): Promise<void> {
   w.surveyId = (await db.prisma.survey.create({ data: { id: "0190f1c2-0000-4000-8000-00000005e001", projectId: w.projectId, name: "Existing", type: "popover", questions: [] } })).id;
   w.eafId = (await db.prisma.earlyAccessFeature.create({ data: { id: "0190f1c2-0000-4000-8000-0000000eaf01", projectId: w.projectId, featureFlagId: eafFlag.id, name: "Existing", stage: "beta" } })).id;
   w.cohortId = (await db.prisma.cohort.create({ data: { projectId: w.projectId, name: "Dynamic", filters: { properties: { type: "AND", values: [] } } } })).id;
+  // A recording, stored as /s/ stores one.
+  const items = pageItems(Date.parse("2026-11-20T10:00:00Z"));
+  const { chunks } = parseSnapshotRequest([snapshotEvent({ token: w.projectApiKey, sessionId: w.recordingId, distinctId: "d1", items })], null);
+  await recordingStore(db).writeChunks(w.projectId, chunks, mergeChunk);
+  const other = await bootstrap(db.prisma, { email: "mallory@example.com", password: "pw12345678", organization: "Elsewhere" });
+  w.otherProjectId = other.project_id;
 }
 
 export const tearDownHostileWorld = () => closeDb();

@@ -43,13 +43,20 @@ const QUIET_TAGS = new Set(["$posthog_config", "$remote_config_received", "$reco
 function timelineOf(events: PlaybackEvent[]): TimelineItem[] {
   const start = events[0]?.timestamp ?? 0;
   const items: TimelineItem[] = [];
+  let lastPage: string | null = null;
+  const page = (offset: number, href: string) => {
+    // The page load's Meta event and posthog-js's `$pageview` marker name the same page: one entry.
+    if (href !== lastPage) items.push({ offset, kind: "page", label: href });
+    lastPage = href;
+  };
   for (const event of events) {
     const data = isRecord(event.data) ? event.data : {};
     const offset = event.timestamp - start;
-    if (event.type === 4 && typeof data.href === "string") items.push({ offset, kind: "page", label: data.href });
+    if (event.type === 4 && typeof data.href === "string") page(offset, data.href);
     else if (event.type === 5 && typeof data.tag === "string") {
       const payload = isRecord(data.payload) ? data.payload : {};
-      if (data.tag === "$url_changed" && typeof payload.href === "string") items.push({ offset, kind: "page", label: payload.href });
+      // posthog-js marks a client-side navigation with `$pageview` (capture_pageview: 'history_change') or `$url_changed`.
+      if ((data.tag === "$url_changed" || data.tag === "$pageview") && typeof payload.href === "string") page(offset, payload.href);
       else if (!QUIET_TAGS.has(data.tag) && !data.tag.startsWith("$session")) items.push({ offset, kind: "event", label: data.tag });
     } else if (event.type === 6 && data.plugin === "rrweb/console@1" && isRecord(data.payload)) {
       const level = data.payload.level === "error" ? "error" : data.payload.level === "warn" ? "warn" : "log";

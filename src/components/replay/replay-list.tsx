@@ -87,9 +87,14 @@ function RecordingList({ projectId }: { projectId: number }) {
   const person = params.get("person") ?? "";
   const distinctId = params.get("distinct_id") ?? "";
   const errors = params.get("errors") === "1";
+  // "Events performed": sessions with this event (and, from /web's page rows, on this path).
+  const performed = params.get("event") ?? "";
+  const path = params.get("path") ?? "";
   const page = Math.max(0, Math.min(10_000, Number.parseInt(params.get("page") ?? "0", 10) || 0));
   const [draft, setDraft] = useState(distinctId);
   useEffect(() => setDraft(distinctId), [distinctId]);
+  const [eventDraft, setEventDraft] = useState(performed);
+  useEffect(() => setEventDraft(performed), [performed]);
 
   const list = useQuery({
     ...trpc.recordings.list.queryOptions({
@@ -99,6 +104,7 @@ function RecordingList({ projectId }: { projectId: number }) {
       distinct_ids: distinctId ? [distinctId] : undefined,
       having_predicates: minDuration !== "0" ? [{ key: "duration", operator: "gt", value: Number(minDuration) }] : undefined,
       console_log_filters: errors ? [{ key: "level", value: ["error"] }] : undefined,
+      events: performed ? [{ id: performed, type: "events", properties: path ? [{ key: "$pathname", value: path, operator: "exact", type: "event" }] : undefined }] : undefined,
       limit: PAGE_SIZE,
       offset: page * PAGE_SIZE,
     }),
@@ -108,7 +114,7 @@ function RecordingList({ projectId }: { projectId: number }) {
   const recordings = list.data?.results ?? [];
 
   function go(next: Record<string, string | number | boolean | undefined>) {
-    const current: Record<string, string> = { range, min: minDuration, person, distinct_id: distinctId, errors: errors ? "1" : "" };
+    const current: Record<string, string> = { range, min: minDuration, person, distinct_id: distinctId, errors: errors ? "1" : "", event: performed, path };
     const merged = { ...current, page: "0", ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, v === true ? "1" : v === false || v === undefined ? "" : String(v)])) };
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(merged)) {
@@ -120,10 +126,11 @@ function RecordingList({ projectId }: { projectId: number }) {
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    go({ distinct_id: draft.trim(), person: "" });
+    const nextEvent = eventDraft.trim();
+    go({ distinct_id: draft.trim(), person: "", event: nextEvent, path: nextEvent === performed ? path : "" });
   }
 
-  const filtered = Boolean(person || distinctId || errors || minDuration !== "0");
+  const filtered = Boolean(person || distinctId || errors || performed || minDuration !== "0");
   return (
     <ListPage
       noun={["recording", "recordings"]}
@@ -146,7 +153,7 @@ function RecordingList({ projectId }: { projectId: number }) {
               </option>
             ))}
           </SelectField>
-          <form role="search" onSubmit={submit} className="flex min-w-0 flex-1 items-end gap-2" aria-label="Filter by distinct ID">
+          <form role="search" onSubmit={submit} className="flex min-w-0 basis-full flex-wrap items-end gap-2 lg:basis-0 lg:flex-1" aria-label="Filter by distinct ID and event performed">
             <div className="min-w-40 flex-1">
               <label htmlFor="recordings-distinct-id" className="text-sm font-medium text-gray-800">
                 Distinct ID
@@ -162,6 +169,21 @@ function RecordingList({ projectId }: { projectId: number }) {
                 data-testid="recordings-distinct-id"
               />
             </div>
+            <div className="min-w-40 flex-1">
+              <label htmlFor="recordings-event" className="text-sm font-medium text-gray-800">
+                Event performed
+              </label>
+              <input
+                id="recordings-event"
+                type="search"
+                className={inputClasses({ className: "mt-1.5" })}
+                placeholder="e.g. $pageview, purchase"
+                value={eventDraft}
+                maxLength={400}
+                onChange={(event) => setEventDraft(event.target.value)}
+                data-testid="recordings-event"
+              />
+            </div>
             <Button type="submit" variant="secondary">
               Filter
             </Button>
@@ -170,6 +192,11 @@ function RecordingList({ projectId }: { projectId: number }) {
             <input type="checkbox" className="size-4 rounded border-gray-300" checked={errors} onChange={(event) => go({ errors: event.target.checked })} data-testid="recordings-errors" />
             With console errors
           </label>
+          {performed && path ? (
+            <Badge tone="brand" className="mb-2" data-testid="recordings-path">
+              Viewed {path}
+            </Badge>
+          ) : null}
           {person ? (
             <Badge tone="brand" className="mb-2">
               One person&apos;s recordings
@@ -180,7 +207,7 @@ function RecordingList({ projectId }: { projectId: number }) {
       empty={recordings.length === 0}
       filtered={filtered}
       nothingMatches={{ description: "No recording in this period matches these filters." }}
-      onClearFilters={() => go({ person: "", distinct_id: "", errors: false, min: "0" })}
+      onClearFilters={() => go({ person: "", distinct_id: "", errors: false, min: "0", event: "", path: "" })}
       nothingYet={
         page > 0
           ? { title: "No more recordings", action: <Button onClick={() => go({ page: 0 })}>Back to the first page</Button> }

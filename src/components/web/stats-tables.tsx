@@ -5,7 +5,7 @@ import { useRef, useState, type KeyboardEvent } from "react";
 import { Button, Card, cn, EmptyState, ErrorState } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { BarCell, figureColumn, TableLoading } from "./table-parts";
-import { nextOrder, paramsOf, shownOrder, tableOrder, type TableOrder, type TableOrderField, type WebFilters } from "./web-filters";
+import { nextOrder, paramsOf, replayHref, shownOrder, tableOrder, type TableOrder, type TableOrderField, type WebFilters } from "./web-filters";
 import { breakdownLabel, formatCount, formatRate } from "./web-format";
 import { showsBounceRate, statsTable, statsTableQuery, TABLE_PAGE, type WebBreakdown, type WebTableGroup } from "./web-query";
 import { useWebQuery } from "./use-web-query";
@@ -220,9 +220,20 @@ function StatsTable({
                 {/* The row's share of the visitors, drawn behind its value. */}
                 <BarCell fraction={row.fillFraction} title={label}>
                   {linkable && typeof row.value === "string" ? (
-                    <Link href={`/web?${paramsOf({ ...filters, path: row.value })}`} className="hover:text-brand-700 hover:underline" data-testid="web-table-value">
-                      {label}
-                    </Link>
+                    <span className="flex min-w-0 items-center gap-1.5">
+                      <Link href={`/web?${paramsOf({ ...filters, path: row.value })}`} className="min-w-0 truncate hover:text-brand-700 hover:underline" data-testid="web-table-value">
+                        {label}
+                      </Link>
+                      <Link
+                        href={replayHref(filters, row.value)}
+                        className="shrink-0 rounded px-1 text-xs text-gray-500 hover:bg-brand-50 hover:text-brand-700 focus-visible:outline-2 focus-visible:outline-brand-600"
+                        title={`Watch recordings of sessions that viewed ${label}`}
+                        aria-label={`Watch recordings of sessions that viewed ${label}`}
+                        data-testid="web-table-recordings"
+                      >
+                        ▶
+                      </Link>
+                    </span>
                   ) : (
                     <span data-testid="web-table-value">{label}</span>
                   )}

@@ -13,7 +13,7 @@ import { OverviewCards } from "./overview-cards";
 import { StatsTables } from "./stats-tables";
 import { TopClicks } from "./top-clicks";
 import { VisitorsChart } from "./visitors-chart";
-import { dateRangeLabel, filtersFromParams, paramsOf, type TableOrder, type WebFilters } from "./web-filters";
+import { dateRangeLabel, filtersFromParams, paramsOf, replayHref, type TableOrder, type WebFilters } from "./web-filters";
 import { WebFiltersBar } from "./web-filters-bar";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, trendQuery, trendSeries, WEB_TABLE_GROUPS, type WebTableGroup } from "./web-query";
 import { useWebQuery } from "./use-web-query";
@@ -63,7 +63,14 @@ function WebAnalytics({ projectId }: { projectId: number }) {
       <PageHeader
         title="Web analytics"
         description="Visitors, page views and where they come from, from posthog-js's pageviews."
-        actions={<LiveVisitors projectId={projectId} host={filters.host} />}
+        actions={
+          <span className="flex flex-wrap items-center gap-2">
+            <LiveVisitors projectId={projectId} host={filters.host} />
+            <Link href={replayHref(filters)} className={buttonClasses({ variant: "secondary", size: "sm" })} data-testid="web-watch-recordings">
+              Watch recordings
+            </Link>
+          </span>
+        }
       />
       {anyPageview.isError ? (
         <ErrorState title="Could not load web analytics" message={errorMessage(anyPageview.error)} onRetry={() => void anyPageview.refetch()} />

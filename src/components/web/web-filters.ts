@@ -145,3 +145,19 @@ export function paramsOf(filters: WebFilters): string {
 export function dateRangeLabel(value: DateRangeValue): string {
   return DATE_RANGES.find((range) => range.value === value)!.label;
 }
+
+/** The Replay page's range nearest this page's (Replay offers 24 h, 3 d, 7 d, 30 d, 1 y): never narrower. */
+const REPLAY_RANGE: Record<DateRangeValue, string> = { "-24h": "-24h", "-7d": "-7d", "-14d": "-30d", "-30d": "-30d", "-90d": "-1y" };
+
+/**
+ * "Watch recordings" from here: the recordings of the range, or, for a page, of the sessions
+ * that viewed it (the Replay page's "events performed" filter: `$pageview` on that `$pathname`).
+ */
+export function replayHref(filters: Pick<WebFilters, "dateFrom">, path?: string): string {
+  const params = new URLSearchParams({ range: REPLAY_RANGE[filters.dateFrom] });
+  if (path !== undefined) {
+    params.set("event", "$pageview");
+    params.set("path", path);
+  }
+  return `/replay?${params}`;
+}

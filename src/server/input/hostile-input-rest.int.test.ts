@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -17,15 +17,13 @@ const NOT_MANAGEMENT = ["auth/", "trpc/", "early_access_features", "surveys", "s
  * Not covered yet, so the guard names it: remote_config answers NUL in `token` with a 500
  * (found when adding it here; a fix changes behaviour, so it is left to its own change).
  */
-// Session recordings (issue 35) landed with their own hostile-body tests (recordings.int.test.ts:
-// malformed gzip, oversized and NUL bodies at /s/) but without cases here yet.
-const NOT_COVERED: string[] = ["<prefix>/:project_id/session_recordings", "<prefix>/:project_id/session_recordings/:id", "<prefix>/:project_id/session_recordings/:id/snapshots"];
+const NOT_COVERED: string[] = [];
 /** A route with its project prefix folded: the table serves each resource under both. */
 const resourceOf = (route: string) => route.replace(/^(projects|environments)\/:project_id/, "<prefix>/:project_id");
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
 /** As they arrive in a path: JavaScript's spelling of 2⁵³ and 1e308, and digits beyond any int4. */
-const HUGE_PATH_IDS = ["2147483648", "9007199254740992", "1e+308", "-1", "99999999999999999999"];
+const HUGE_PATH_IDS = ["2147483648", "1099511627776", "9007199254740992", "1e+308", "-1", "99999999999999999999"];
 
 interface RestCase {
   /** The route whose handler is called, as `apiRoutePatterns` names it (`projects/:project_id/dashboards/:id`). */
@@ -46,7 +44,34 @@ interface RestCase {
 }
 
 
+/** The recordings list's filters, each JSON-encoded as PostHog's clients send them. */
+const RECORDING_LIST_QUERY = () => ({
+  date_from: "-7d",
+  date_to: "2026-12-31",
+  person_uuid: w.personUuid,
+  distinct_ids: JSON.stringify(["d1"]),
+  session_ids: JSON.stringify([w.recordingId]),
+  having_predicates: JSON.stringify([{ key: "duration", operator: "gt", value: 1, type: "recording" }]),
+  console_log_filters: JSON.stringify([{ key: "level", value: ["error"], operator: "exact", type: "log_entry" }]),
+  events: JSON.stringify([{ id: "$pageview", type: "events", properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }] }]),
+  operand: "AND",
+  order: "start_time",
+  order_direction: "DESC",
+  limit: "10",
+  offset: "0",
+});
+
 const REST_CASES: RestCase[] = [
+  { route: "projects/:project_id/session_recordings", method: "GET", query: RECORDING_LIST_QUERY },
+  { route: "projects/:project_id/session_recordings/:id", method: "GET", params: recording, ids: ["id"] },
+  { route: "projects/:project_id/session_recordings/:id", method: "DELETE", params: () => ({ id: "hostile-spare" }), ids: ["id"] },
+  {
+    route: "projects/:project_id/session_recordings/:id/snapshots",
+    method: "GET",
+    params: recording,
+    ids: ["id"],
+    query: () => ({ source: "blob_v2", start_blob_key: "0", end_blob_key: "0" }),
+  },
   { route: "projects/:project_id/actions", method: "GET", query: () => ({ search: "action" }) },
   { route: "projects/:project_id/actions", method: "POST", body: ACTION_BODY },
   { route: "projects/:project_id/actions/:id", method: "GET", params: action, ids: ["id"] },
@@ -326,6 +351,49 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
       }
     });
   }
+
+  it("answers another project's id in the path with a 403 or 404, on every project route, and stores nothing", async () => {
+    const before = await snapshot();
+    const reached: string[] = [];
+    for (const testCase of REST_CASES.filter((c) => c.route.includes(":project_id"))) {
+      // A project token in the query names its project first (a 400 on `token`): here only the path names one.
+      const query = Object.fromEntries(Object.entries(testCase.query?.() ?? {}).filter(([name]) => name !== "token"));
+      const answer = await callRest(testCase, { params: { project_id: String(w.otherProjectId) }, query });
+      if (answer.status !== 403 && answer.status !== 404) reached.push(`${testCase.method} ${testCase.route}: ${answer.status}`);
+    }
+    expect(reached).toEqual([]);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("answers bad recordings filters and snapshot ranges with a 400, never a 500, and stores nothing", async () => {
+    const listCase = REST_CASES.find((c) => c.route === "projects/:project_id/session_recordings")!;
+    const snapshots = REST_CASES.find((c) => c.route.endsWith("session_recordings/:id/snapshots"))!;
+    const before = await snapshot();
+    const bad: [RestCase, Record<string, string>][] = [
+      [listCase, { events: '{"id":"$pageview"}' }],
+      [listCase, { events: '[{"id":"$pageview","properties":{"deep":' + "[".repeat(5_000) + "]".repeat(5_000) + "}}]" }],
+      [listCase, { events: JSON.stringify(Array.from({ length: 11 }, () => ({ id: "$pageview" }))) }],
+      [listCase, { events: JSON.stringify([{ id: "x".repeat(401) }]) }],
+      [listCase, { events: JSON.stringify([{ id: "$pageview", properties: [{ key: "p", operator: "regex", value: "((" }] }]) }],
+      [listCase, { having_predicates: JSON.stringify([{ key: "duration; DROP TABLE recordings", operator: "gt", value: 1 }]) }],
+      [listCase, { having_predicates: JSON.stringify([{ key: "duration", operator: "gt", value: "1e400" }]) }],
+      [listCase, { distinct_ids: JSON.stringify(Array.from({ length: 101 }, (_, i) => `d${i}`)) }],
+      [listCase, { session_ids: '"not a list"' }],
+      [listCase, { limit: "1099511627776" }],
+      [listCase, { offset: "-1" }],
+      [listCase, { date_from: "the day before yesterday" }],
+      [listCase, { person_uuid: "not-a-uuid" }],
+      [snapshots, { source: "blob_v2", start_blob_key: "1099511627776", end_blob_key: "0" }],
+      [snapshots, { source: "blob_v2", start_blob_key: "0", end_blob_key: "1099511627776" }],
+      [snapshots, { source: "blob_v2", start_blob_key: "-1" }],
+      [snapshots, { source: "realtime" }],
+    ];
+    for (const [testCase, query] of bad) {
+      const answer = await callRest(testCase, { query });
+      expect([query, answer.status], answer.text.slice(0, 300)).toEqual([query, 400]);
+    }
+    expect(await snapshot()).toBe(before);
+  });
 
   it("walks a megabyte of [{},{},…] once, without stalling the others, and refuses unknown keys in a cohort it creates", async () => {
     const cohorts = REST_CASES.find((c) => c.route === "projects/:project_id/cohorts" && c.method === "POST")!;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -28,12 +28,8 @@ interface TrpcCase {
  * its input cannot carry a string or an id) — not because its row is missing.
  */
 const TRPC_EXEMPT: { procedure: string; reason: string }[] = [];
-/**
- * Not covered yet, so the guard names them (as the REST table's NOT_COVERED): actions and
- * session recordings landed with their own hostile tests (actions.int.test.ts,
- * recordings.int.test.ts) but without rows here.
- */
-const TRPC_NOT_COVERED = ["actions.create", "actions.delete", "actions.get", "actions.list", "actions.update", "recordings.delete", "recordings.get", "recordings.list", "recordings.playback", "recordings.settings", "recordings.usage"];
+/** Not covered yet, so the guard names them (as the REST table's NOT_COVERED). Empty. */
+const TRPC_NOT_COVERED: string[] = [];
 
 /** Every procedure of the app router that declares an input (`.input(...)`, projectProcedure's projectId included). */
 function proceduresTakingInput(): string[] {
@@ -45,6 +41,34 @@ function proceduresTakingInput(): string[] {
 }
 
 const TRPC_CASES: TrpcCase[] = [
+  { procedure: "actions.list", input: () => ({ search: "action", limit: 10 }) },
+  { procedure: "actions.get", input: () => ({ id: w.actionId }), ids: [["id"]] },
+  { procedure: "actions.create", input: () => ({ action: ACTION_BODY() }) },
+  { procedure: "actions.update", input: () => ({ id: w.actionId, patch: { ...ACTION_BODY(), name: "Hostile renamed" } }), ids: [["id"]] },
+  { procedure: "actions.delete", input: () => ({ id: w.actionId }), ids: [["id"]] },
+  {
+    procedure: "recordings.list",
+    input: () => ({
+      date_from: "-7d",
+      date_to: "2026-12-31",
+      person_uuid: w.personUuid,
+      distinct_ids: ["d1"],
+      session_ids: [w.recordingId],
+      having_predicates: [{ key: "duration", operator: "gt", value: 1, type: "recording" }],
+      console_log_filters: [{ key: "level", value: ["error"], operator: "exact", type: "log_entry" }],
+      events: [{ id: "$pageview", type: "events", properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }] }],
+      operand: "AND",
+      order: "start_time",
+      order_direction: "DESC",
+      limit: 10,
+      offset: 0,
+    }),
+  },
+  { procedure: "recordings.get", input: () => ({ id: w.recordingId }) },
+  { procedure: "recordings.playback", input: () => ({ id: w.recordingId }) },
+  { procedure: "recordings.delete", input: () => ({ id: "hostile-spare" }) },
+  { procedure: "recordings.settings", input: () => ({}) },
+  { procedure: "recordings.usage", input: () => ({}) },
   { procedure: "surveys.list", input: () => ({ search: "survey", archived: "false", limit: 10 }) },
   { procedure: "surveys.get", input: () => ({ id: w.surveyId }) },
   { procedure: "surveys.create", input: () => ({ survey: SURVEY_BODY() }) },
@@ -227,6 +251,39 @@ describe(`hostile input at the tRPC edge (${testDbKind})`, () => {
       process.env.BURROW_API_RATE_LIMIT_PER_MINUTE = lifted;
     }
     expect(await snapshot()).toBe(before);
+  });
+
+  it("answers another project's id with FORBIDDEN or NOT_FOUND, on every project procedure, and stores nothing", async () => {
+    const before = await snapshot();
+    const reached: string[] = [];
+    for (const testCase of TRPC_CASES.filter((c) => !c.noProject)) {
+      const answer = await callTrpc(testCase, { ...testCase.input(), projectId: w.otherProjectId });
+      if (answer === "ok" || (answer.code !== "FORBIDDEN" && answer.code !== "NOT_FOUND")) reached.push(`${testCase.procedure}: ${answer === "ok" ? "ok" : answer.code}`);
+    }
+    expect(reached).toEqual([]);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("refuses bad recordings filters and huge recording ids with BAD_REQUEST or NOT_FOUND, never a 500", async () => {
+    const list = TRPC_CASES.find((c) => c.procedure === "recordings.list")!;
+    for (const bad of [
+      { events: [{ id: "" }] },
+      { events: [{ id: "$pageview", type: "actions" }] },
+      { events: [{ id: "$pageview", properties: [{ key: "p", operator: "regex", value: "((" }] }] },
+      { events: Array.from({ length: 11 }, () => ({ id: "$pageview" })) },
+      { having_predicates: [{ key: "nonsense", operator: "gt", value: 1 }] },
+      { limit: 2 ** 40 },
+      { offset: -1 },
+    ]) {
+      expect([bad, await callTrpc(list, { projectId: w.projectId, ...list.input(), ...bad })]).toEqual([bad, expect.objectContaining({ code: "BAD_REQUEST" })]);
+    }
+    for (const procedure of ["recordings.get", "recordings.playback", "recordings.delete"]) {
+      const testCase = TRPC_CASES.find((c) => c.procedure === procedure)!;
+      for (const id of [String(2 ** 40), "x".repeat(201), "../etc/passwd", ""]) {
+        const answer = await callTrpc(testCase, { projectId: w.projectId, id });
+        expect([procedure, id.slice(0, 20), answer]).toEqual([procedure, id.slice(0, 20), expect.objectContaining({ code: expect.stringMatching(/^(BAD_REQUEST|NOT_FOUND)$/) })]);
+      }
+    }
   });
 
   it("refuses rearranging a config id beyond the id column", async () => {

@@ -1,33 +1,62 @@
 /**
  * Bounded storage: each project keeps at most its byte budget of recordings (the oldest go
- * first) and none past its retention period. Ingestion runs this after acknowledging, at most
- * once per project every few seconds, so a project can pass its budget by a few seconds of
- * snapshots and no more.
+ * first) and none past its retention period. Two callers: ingestion, after acknowledging, at
+ * most once per project every few seconds (so a project can pass its budget by a few seconds
+ * of snapshots and no more); and a timer on the server (startRecordingUpkeep), hourly over
+ * every project with recordings, so that recordings expire in a project that no longer
+ * records and a lowered budget applies without a new snapshot. Deletes run on the workers'
+ * handle in chunks (db/chunks.ts), a few recordings and their snapshots at a time.
  */
 import type { Database } from "@/server/db";
+import { ChunkSizer, yieldToRequests } from "@/server/db/chunks";
 import { RETENTION_DAYS } from "./contract";
-import { recordingSettingsFor, recordingStore } from "./service";
+import { recordingSettingsFor } from "./service";
+import { PostgresRecordingStore } from "./store";
 
 const DAY_MS = 86_400_000;
 /** Recordings looked at per eviction round. */
 const EVICTION_BATCH = 200;
 /** How often ingestion may run the upkeep for one project. */
 export const UPKEEP_INTERVAL_MS = 5_000;
+/** How often the timer goes over every project (retention is in days: an hour late is nothing). */
+export const UPKEEP_TIMER_MS = 3_600_000;
 
 export interface UpkeepResult {
   expired: number;
   evicted: number;
 }
 
+type UpkeepDb = Pick<Database, "sql">;
+
+/**
+ * Recordings per delete. A recording is a few to a few hundred chunks: on the embedded
+ * database a chunk starts at 10 recordings and follows what the last ones held the connection
+ * (ChunkSizer); a PostgreSQL server's workers have connections of their own.
+ */
+function sizerFor(db: UpkeepDb): ChunkSizer {
+  return db.sql.worker.embedded ? new ChunkSizer(10, 1, 200) : new ChunkSizer(EVICTION_BATCH, EVICTION_BATCH, EVICTION_BATCH);
+}
+
 /** Deletes what is past retention, then the oldest recordings until the project is within its budget. */
-export async function enforceRecordingBudget(db: Pick<Database, "sql">, projectId: number, now = new Date()): Promise<UpkeepResult> {
-  const store = recordingStore(db);
+export async function enforceRecordingBudget(db: UpkeepDb, projectId: number, now = new Date(), shouldStop: () => boolean = () => false): Promise<UpkeepResult> {
+  const sql = db.sql.worker.as("recording-upkeep");
+  const store = new PostgresRecordingStore(sql);
+  const sizer = sizerFor(db);
   const settings = await recordingSettingsFor(db, projectId);
-  const expired = await store.deleteOlderThan(projectId, new Date(now.getTime() - RETENTION_DAYS[settings.session_recording_retention_period] * DAY_MS));
+  const before = new Date(now.getTime() - RETENTION_DAYS[settings.session_recording_retention_period] * DAY_MS);
+  let expired = 0;
+  while (!shouldStop()) {
+    const size = sizer.size;
+    const deleted = await store.deleteOlderThan(projectId, before, size);
+    expired += deleted;
+    if (deleted < size) break;
+    sizer.took(sql.lastHoldMs, deleted);
+    await yieldToRequests();
+  }
   const budget = settings.session_recording_storage_budget_bytes;
   let evicted = 0;
   let { bytes } = await store.usage(projectId);
-  while (bytes > budget) {
+  while (bytes > budget && !shouldStop()) {
     const oldest = await store.oldest(projectId, EVICTION_BATCH);
     if (oldest.length === 0) break;
     const victims: string[] = [];
@@ -36,7 +65,13 @@ export async function enforceRecordingBudget(db: Pick<Database, "sql">, projectI
       victims.push(recording.sessionId);
       bytes -= recording.sizeBytes;
     }
-    evicted += await store.delete(projectId, victims);
+    for (let at = 0; at < victims.length && !shouldStop(); ) {
+      const slice = victims.slice(at, at + sizer.size);
+      evicted += await store.delete(projectId, slice);
+      sizer.took(sql.lastHoldMs, slice.length);
+      at += slice.length;
+      await yieldToRequests();
+    }
   }
   return { expired, evicted };
 }
@@ -45,7 +80,7 @@ const LAST_RUN = new Map<string, number>();
 const RUNNING = new Set<string>();
 
 /** After a write: the upkeep for the project, unless it ran within the interval (errors are logged, never thrown). */
-export function scheduleRecordingUpkeep(db: Pick<Database, "sql">, projectId: number): void {
+export function scheduleRecordingUpkeep(db: UpkeepDb, projectId: number): void {
   const key = String(projectId);
   const last = LAST_RUN.get(key) ?? 0;
   if (RUNNING.has(key) || Date.now() - last < UPKEEP_INTERVAL_MS) return;
@@ -54,4 +89,63 @@ export function scheduleRecordingUpkeep(db: Pick<Database, "sql">, projectId: nu
   enforceRecordingBudget(db, projectId)
     .catch((error: unknown) => console.error(`burrow: recording upkeep of project ${projectId} failed`, error))
     .finally(() => RUNNING.delete(key));
+}
+
+/** One pass of the timer: every project with recordings, one after the other. A project's failure is logged and the pass goes on. */
+export async function runRecordingUpkeep(db: UpkeepDb, options: { now?: Date; shouldStop?: () => boolean } = {}): Promise<UpkeepResult> {
+  const shouldStop = options.shouldStop ?? (() => false);
+  const total: UpkeepResult = { expired: 0, evicted: 0 };
+  const projects = await new PostgresRecordingStore(db.sql.worker.as("recording-upkeep")).projectsWithRecordings();
+  for (const projectId of projects) {
+    if (shouldStop()) break;
+    const key = String(projectId);
+    if (RUNNING.has(key)) continue;
+    RUNNING.add(key);
+    try {
+      const result = await enforceRecordingBudget(db, projectId, options.now ?? new Date(), shouldStop);
+      total.expired += result.expired;
+      total.evicted += result.evicted;
+    } catch (error) {
+      console.error(`burrow: recording upkeep of project ${projectId} failed`, error);
+    } finally {
+      RUNNING.delete(key);
+    }
+  }
+  return total;
+}
+
+interface UpkeepTimer {
+  timer: NodeJS.Timeout;
+  running: Promise<unknown> | null;
+  stopped: boolean;
+}
+// One per process, on globalThis (as the other workers).
+const TIMER_KEY = Symbol.for("burrow.recordingUpkeep");
+type TimerHolder = { [TIMER_KEY]?: UpkeepTimer };
+
+/** Starts the hourly upkeep (a first pass now: what expired while the server was down goes at start). */
+export function startRecordingUpkeep(db: UpkeepDb, options: { intervalMs?: number } = {}): void {
+  const holder = globalThis as TimerHolder;
+  if (holder[TIMER_KEY] && !holder[TIMER_KEY].stopped) return;
+  const state: UpkeepTimer = { running: null, stopped: false, timer: setInterval(() => pass(), options.intervalMs ?? UPKEEP_TIMER_MS) };
+  const pass = () => {
+    if (state.running || state.stopped) return;
+    state.running = runRecordingUpkeep(db, { shouldStop: () => state.stopped })
+      .catch((error: unknown) => console.error("burrow: a recording upkeep pass failed", error))
+      .finally(() => (state.running = null));
+  };
+  state.timer.unref();
+  holder[TIMER_KEY] = state;
+  pass();
+}
+
+/** Stops the timer, waiting for the delete under way (graceful shutdown). */
+export async function stopRecordingUpkeep(): Promise<void> {
+  const holder = globalThis as TimerHolder;
+  const state = holder[TIMER_KEY];
+  if (!state) return;
+  state.stopped = true;
+  clearInterval(state.timer);
+  await state.running;
+  if (holder[TIMER_KEY] === state) delete holder[TIMER_KEY];
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { regexSyntaxError } from "@/server/properties/regex";
 import { hasNul, NUL_MESSAGE } from "@/server/input/nul";
+import { propertiesParamSchema } from "@/server/properties/contract";
 
 // ── Settings ────────────────────────────────────────────────────────────────────────────
 
@@ -211,6 +212,21 @@ const consoleFilter = z.object({
   type: z.string().optional(),
 });
 
+/**
+ * "Events performed" (PostHog's `events` of RecordingsQuery): recordings whose session has an
+ * event of this name (`id`) matching `properties`. Several combine by `operand`.
+ */
+const eventFilter = z.object({
+  id: text("events[].id", 400).min(1, "events[].id is the event's name."),
+  type: z.literal("events", { error: "events[].type must be \"events\"." }).default("events"),
+  name: z.string().max(400).optional(),
+  order: z.number().optional(),
+  properties: propertiesParamSchema.optional(),
+});
+export type RecordingEventFilter = z.infer<typeof eventFilter>;
+/** Sessions one "events performed" filter may match; past it the answer would be partial, so the request is refused. */
+export const MAX_EVENT_FILTER_SESSIONS = 10_000;
+
 export const RECORDING_ORDERS = ["start_time", "duration", "recording_duration", "active_seconds", "inactive_seconds", "console_error_count", "click_count", "keypress_count", "mouse_activity_count"] as const;
 
 const listFields = {
@@ -225,6 +241,7 @@ const distinctIdList = z.array(z.string().max(400)).max(100);
 const sessionIdList = z.array(z.string().max(200)).max(1000);
 const havingList = z.array(havingPredicate).max(20);
 const consoleList = z.array(consoleFilter).max(10);
+const eventList = z.array(eventFilter).max(10, "events takes at most 10 filters.");
 
 /** `GET …/session_recordings/`: PostHog's RecordingsQuery fields Burrow reads; lists and objects JSON-encoded. */
 export const recordingListQuery = z.object({
@@ -233,6 +250,7 @@ export const recordingListQuery = z.object({
   session_ids: jsonParam("session_ids", sessionIdList).optional(),
   having_predicates: jsonParam("having_predicates", havingList).optional(),
   console_log_filters: jsonParam("console_log_filters", consoleList).optional(),
+  events: jsonParam("events", eventList).optional(),
   limit: z.coerce.number({ error: "limit must be a number." }).int().min(1).max(1000).default(50),
   offset: z.coerce.number({ error: "offset must be a number." }).int().min(0).max(1_000_000).default(0),
 });
@@ -244,6 +262,7 @@ export const recordingListInput = z.object({
   session_ids: sessionIdList.optional(),
   having_predicates: havingList.optional(),
   console_log_filters: consoleList.optional(),
+  events: eventList.optional(),
   limit: z.number().int().min(1).max(1000).default(50),
   offset: z.number().int().min(0).max(1_000_000).default(0),
 });

@@ -16,8 +16,10 @@ import { handleFlags, handleRemoteConfig } from "@/server/http/sdk/flags";
 import { handleSnapshotsRoute } from "@/server/http/sdk/recordings";
 import { sendBatch } from "@/test-support/ingestion";
 import { runPersonDeletions } from "@/server/persons/deletion-worker";
-import { enforceRecordingBudget } from "./budget";
-import { recordingStore, updateRecordingSettings } from "./service";
+import { enforceRecordingBudget, runRecordingUpkeep } from "./budget";
+import { listRecordings, recordingStore, updateRecordingSettings } from "./service";
+import { recordingListInput } from "./contract";
+import { testContext } from "@/test-support/context";
 import { pageItems, RECORDING_T0, snapshotEvent } from "@/test-support/recordings";
 
 type Json = Record<string, any>;
@@ -240,6 +242,22 @@ describe(`the recordings API (${testStoresName})`, () => {
       { event: "$pageview", distinct_id: "carol-anon", uuid: "01890000-0000-7000-8000-000000000001" },
       { event: "$identify", distinct_id: "carol", uuid: "01890000-0000-7000-8000-000000000002", properties: { $anon_distinct_id: "carol-anon", $set: { email: "carol@example.com" } } },
     ]);
+    // What the sessions did, as posthog-js reports it beside the snapshots (for "events performed").
+    const seen = (n: number, event: string, distinctId: string, sessionId: string, at: string, properties: Json = {}) => ({
+      event,
+      distinct_id: distinctId,
+      uuid: `01890000-0000-7000-8000-0000000001${String(n).padStart(2, "0")}`,
+      timestamp: at,
+      properties: { $session_id: sessionId, ...properties },
+    });
+    await sendBatch(token, [
+      seen(1, "$pageview", "carol", "list-long", "2026-11-10T10:00:01Z", { $pathname: "/pricing" }),
+      seen(2, "purchase", "carol", "list-long", "2026-11-10T10:00:09Z", { plan: "pro" }),
+      seen(3, "$pageview", "carol-anon", "list-short", "2026-11-11T10:00:01Z", { $pathname: "/home" }),
+      seen(4, "$pageview", "dave", "list-dave", "2026-11-12T10:00:01Z", { $pathname: "/pricing" }),
+      seen(5, "purchase", "dave", "list-dave", "2026-11-12T10:00:05Z", { plan: "free" }),
+      seen(6, "purchase", "dave", "not-recorded", "2026-11-12T11:00:00Z", { plan: "pro" }),
+    ]);
   });
 
   it("filters by distinct id, person, date range, duration and console errors", async () => {
@@ -261,6 +279,32 @@ describe(`the recordings API (${testStoresName})`, () => {
     expect(page.json.results.map((row: Json) => row.id)).toEqual(["list-dave", "list-short"]);
     expect((await list({ having_predicates: "not json" })).status).toBe(400);
     expect((await list({ order: "nonsense" })).status).toBe(400);
+  });
+
+  it("filters by events performed, with their properties, on the event store's data", async () => {
+    const performed = (events: Json[], query: Record<string, string> = {}) => list({ events: JSON.stringify(events), ...query });
+    expect(ids(await performed([{ id: "purchase", type: "events" }]))).toEqual(["list-dave", "list-long"]);
+    const pro = [{ key: "plan", value: "pro", operator: "exact", type: "event" }];
+    expect(ids(await performed([{ id: "purchase", type: "events", properties: pro }]))).toEqual(["list-long"]);
+    const pricing = { id: "$pageview", type: "events", properties: [{ key: "$pathname", value: "/pricing", operator: "exact", type: "event" }] };
+    expect(ids(await performed([pricing]))).toEqual(["list-dave", "list-long"]);
+    // Several: all of them (AND, the default) or any (OR); with the other filters by the same operand.
+    const home = { id: "$pageview", type: "events", properties: [{ key: "$pathname", value: "/home", operator: "exact", type: "event" }] };
+    expect(ids(await performed([pricing, { id: "purchase", properties: pro }]))).toEqual(["list-long"]);
+    expect(ids(await performed([home, { id: "purchase", properties: pro }], { operand: "OR" }))).toEqual(["list-long", "list-short"]);
+    expect(ids(await performed([pricing], { distinct_ids: JSON.stringify(["dave"]) }))).toEqual(["list-dave"]);
+    // The date range applies to the events too.
+    expect(ids(await performed([pricing], { date_from: "2026-11-12T00:00:00Z" }))).toEqual(["list-dave"]);
+    expect(ids(await performed([{ id: "never-sent" }]))).toEqual([]);
+    // Bad filters are a 400 on `events`.
+    for (const bad of ["[{}]", '[{"id":""}]', '[{"id":"x","type":"actions"}]', '[{"id":"x","properties":[{"key":"p","operator":"regex","value":"(("}]}]', '[{"id":"x","properties":[{"type":"cohort","key":"id","value":999999}]}]', "{"]) {
+      const answer = await list({ events: bad });
+      expect(answer.status, bad).toBe(400);
+    }
+    // The Replay page's list (tRPC input, lists as they are) takes the same filter.
+    const owner = await db.prisma.user.findFirstOrThrow({ where: { email: "replay@example.com" } });
+    const page = await listRecordings(await testContext(db, owner.id, projectId), recordingListInput.parse({ date_from: "2020-01-01", events: [{ id: "purchase", type: "events" }] }));
+    expect(page.results.map((row) => row.id).sort()).toEqual(["list-dave", "list-long"]);
   });
 
   it("answers 404 for an unknown recording and 400 for an unknown snapshot source", async () => {
@@ -328,5 +372,28 @@ describe(`the byte budget (${testStoresName})`, () => {
     expect((await recordingStore(db).usage(budgetProject)).bytes).toBe(budget);
     // Other projects keep theirs.
     expect(await recordingStore(db).get(projectId, "sess-gzip")).not.toBeNull();
+  });
+
+  it("the hourly timer expires recordings of a project that no longer records, with no new snapshot", async () => {
+    const owner = await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+    const idleToken = "phc_replay_idle_project";
+    const idleProject = (await db.prisma.project.create({ data: { organizationId: owner.organizationId, name: "Idle", apiToken: idleToken } })).id;
+    await updateRecordingSettings(db, idleProject, { session_recording_opt_in: true });
+    const send = (sessionId: string, start: number) =>
+      sendSnapshots(JSON.stringify([snapshotEvent({ token: idleToken, sessionId, distinctId: "idle", items: pageItems(start, { href: `https://i.example/${sessionId}` }) })]));
+    // Twenty days old (within the 30-day retention when sent), and two days old; then the project stops recording.
+    for (let n = 0; n < 25; n++) expect((await send(`idle-old-${n}`, Date.now() - 20 * 86_400_000 + n * 60_000)).status).toBe(200);
+    expect((await send("idle-recent", Date.now() - 2 * 86_400_000)).status).toBe(200);
+    await updateRecordingSettings(db, idleProject, { session_recording_opt_in: false });
+    expect((await recordingStore(db).usage(idleProject)).recordings).toBe(26);
+    // Fifteen days on, no snapshot has come: the timer's pass deletes the 25 now 35 days old, in chunks.
+    const pass = await runRecordingUpkeep(db, { now: new Date(Date.now() + 15 * 86_400_000) });
+    expect(pass.expired).toBeGreaterThanOrEqual(25);
+    expect((await recordingStore(db).usage(idleProject)).recordings).toBe(1);
+    expect(await recordingStore(db).get(idleProject, "idle-recent")).not.toBeNull();
+    expect(await storedChunks("idle-old-0", idleProject)).toEqual([]);
+    // A pass that is told to stop deletes nothing more.
+    expect(await runRecordingUpkeep(db, { now: new Date(Date.now() + 400 * 86_400_000), shouldStop: () => true })).toEqual({ expired: 0, evicted: 0 });
+    expect(await recordingStore(db).get(idleProject, "idle-recent")).not.toBeNull();
   });
 });

@@ -8,13 +8,18 @@ import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { parseTimeParam } from "@/server/input/time";
+import type { EventListQuery } from "@/server/db/events";
+import { checkEventFilters } from "@/server/events/service";
+import { parseSelectItem } from "@/server/hogql/parse";
 import { RefreshedInBackground } from "@/server/refreshed-in-background";
 import { alsoDeleteWithPersonEvents, personsByDistinctIds, personsByUuids } from "@/server/persons/service";
 import type { PersonRow } from "@/server/persons/present";
 import {
   DEFAULT_RECORDING_SETTINGS,
+  MAX_EVENT_FILTER_SESSIONS,
   recordingSettingsSchema,
   SESSION_ID_PATTERN,
+  type RecordingEventFilter,
   type RecordingListQuery,
   type RecordingResource,
   type RecordingSettings,
@@ -103,6 +108,7 @@ export async function listRecordings(ctx: Context, query: RecordingListQuery): P
     const ids = person?.distinctIds ?? [];
     distinctIds = distinctIds ? distinctIds.filter((id) => ids.includes(id)) : ids;
   }
+  const eventSessionIds = await sessionsPerforming(ctx, query.events ?? [], query.operand, from, to, now);
   const consoleLevels = (query.console_log_filters ?? []).flatMap((filter) => (Array.isArray(filter.value) ? filter.value : [filter.value]));
   const store = recordingStore(ctx.db);
   const rows = await store.list(ctx.project.id, {
@@ -110,6 +116,7 @@ export async function listRecordings(ctx: Context, query: RecordingListQuery): P
     to,
     distinctIds,
     sessionIds: query.session_ids ?? null,
+    eventSessionIds,
     having: query.having_predicates ?? [],
     consoleLevels,
     operand: query.operand,
@@ -121,6 +128,44 @@ export async function listRecordings(ctx: Context, query: RecordingListQuery): P
   const page = rows.slice(0, query.limit);
   const [persons, settings] = await Promise.all([personsFor(ctx.db, ctx.project.id, page.map((row) => row.distinctId)), recordingSettingsFor(ctx.db, ctx.project.id)]);
   return { results: page.map((row) => presentRecording(row, persons.get(row.distinctId), settings, now)), has_next: rows.length > query.limit, version: 4 };
+}
+
+/** The session of an event, as the select reads it: `properties.$session_id`, grouped. */
+const SESSION_SELECT = [parseSelectItem("properties.$session_id"), parseSelectItem("count()")];
+
+/**
+ * "Events performed": the sessions with an event of each filter's name and properties in the
+ * range, asked of the event store (PostgreSQL or ClickHouse alike, through its `select`);
+ * several filters intersect (AND) or add up (OR). Null without filters.
+ */
+async function sessionsPerforming(ctx: Context, filters: RecordingEventFilter[], operand: "AND" | "OR", from: Date, to: Date | null, now: Date): Promise<string[] | null> {
+  if (filters.length === 0) return null;
+  await checkEventFilters(ctx.db, ctx.project.id, filters.map((filter) => filter.properties ?? null));
+  let sessions = null as Set<string> | null;
+  for (const [index, filter] of filters.entries()) {
+    const query: EventListQuery = {
+      format: "json",
+      limit: MAX_EVENT_FILTER_SESSIONS + 1,
+      offset: 0,
+      after: from,
+      before: to,
+      beforeUuid: null,
+      event: filter.id,
+      distinctId: null,
+      personId: null,
+      properties: filter.properties && filter.properties.values.length > 0 ? filter.properties : null,
+      select: SESSION_SELECT,
+    };
+    const page = await ctx.db.events.select(ctx.project.id, query, { limit: MAX_EVENT_FILTER_SESSIONS + 1, offset: 0, cursor: null, now });
+    const ids = new Set(page.rows.map((row) => row.values[0]).filter((id): id is string => typeof id === "string" && SESSION_ID_PATTERN.test(id)));
+    if (page.rows.length > MAX_EVENT_FILTER_SESSIONS) {
+      throw new AppError("invalid_input", `events[${index}] matches over ${MAX_EVENT_FILTER_SESSIONS} sessions in this range; narrow the dates or add property filters.`, "events");
+    }
+    if (sessions === null) sessions = ids;
+    else if (operand === "AND") sessions = new Set([...sessions].filter((id: string) => ids.has(id)));
+    else for (const id of ids) sessions.add(id);
+  }
+  return [...(sessions ?? [])];
 }
 
 export async function getRecording(ctx: Context, id: string): Promise<RecordingResource> {

@@ -12,6 +12,8 @@ export interface RecordingFilter {
   to: Date | null;
   distinctIds: string[] | null;
   sessionIds: string[] | null;
+  /** Sessions the "events performed" filters matched (null: no such filter); combined by `operand` with `having` and the console levels. */
+  eventSessionIds: string[] | null;
   having: HavingPredicate[];
   consoleLevels: ("error" | "warn" | "info" | "log")[];
   operand: "AND" | "OR";
@@ -34,7 +36,8 @@ export interface RecordingStore {
   usage(projectId: number): Promise<{ recordings: number; bytes: number; recordedMs: number }>;
   /** The oldest recordings' ids and sizes, oldest first, until `bytes` are covered. */
   oldest(projectId: number, limit: number): Promise<{ sessionId: string; sizeBytes: number }[]>;
-  deleteOlderThan(projectId: number, before: Date): Promise<number>;
+  /** Deletes up to `limit` recordings that ended before `before` (oldest first, along the start-time index); returns how many went. */
+  deleteOlderThan(projectId: number, before: Date, limit: number): Promise<number>;
   projectsWithRecordings(): Promise<number[]>;
 }
 
@@ -117,8 +120,11 @@ async function upsert(tx: SqlExecutor, projectId: number, row: RecordingRow): Pr
   );
 }
 
+/** What the store runs on: the main connection (requests, ingestion) or the workers' handle (upkeep). */
+export type RecordingSql = SqlExecutor & Pick<SqlDriver, "transaction">;
+
 export class PostgresRecordingStore implements RecordingStore {
-  constructor(private readonly sql: SqlDriver) {}
+  constructor(private readonly sql: RecordingSql) {}
 
   async readSettings(projectId: number): Promise<unknown | null> {
     const rows = await this.sql.query<{ settings: unknown }>("SELECT settings FROM recording_settings WHERE project_id = $1", [projectId]);
@@ -170,6 +176,7 @@ export class PostgresRecordingStore implements RecordingStore {
     for (const predicate of filter.having) conditions.push(`${EXPRESSIONS[predicate.key]} ${OPERATORS[predicate.operator]} ${param(predicate.value)}`);
     const levels = { error: "console_error_count", warn: "console_warn_count", info: "console_log_count", log: "console_log_count" };
     for (const level of new Set(filter.consoleLevels.map((l) => levels[l]))) conditions.push(`${level} > 0`);
+    if (filter.eventSessionIds) conditions.push(`session_id = ANY(${param(filter.eventSessionIds)}::text[])`);
     if (conditions.length > 0) where.push(`(${conditions.join(filter.operand === "OR" ? " OR " : " AND ")})`);
     const order = EXPRESSIONS[filter.order] ?? "start_time";
     const rows = await this.sql.query<Row>(
@@ -231,8 +238,13 @@ export class PostgresRecordingStore implements RecordingStore {
     return rows.map((row) => ({ sessionId: row.session_id as string, sizeBytes: num(row.size_bytes) }));
   }
 
-  async deleteOlderThan(projectId: number, before: Date): Promise<number> {
-    const rows = await this.sql.query("DELETE FROM recordings WHERE project_id = $1 AND end_time < $2 RETURNING session_id", [projectId, before]);
+  async deleteOlderThan(projectId: number, before: Date, limit: number): Promise<number> {
+    const rows = await this.sql.query(
+      `DELETE FROM recordings WHERE project_id = $1 AND session_id IN (
+         SELECT session_id FROM recordings WHERE project_id = $1 AND end_time < $2 ORDER BY start_time LIMIT $3)
+       RETURNING session_id`,
+      [projectId, before, limit],
+    );
     return rows.length;
   }
 

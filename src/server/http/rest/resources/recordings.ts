@@ -13,7 +13,7 @@ export const recordingRoutes: RestResource[] = [
         doc: {
           summary: "List session recordings",
           description:
-            "PostHog's RecordingsQuery fields: `date_from` (default `-3d`), `date_to`, `person_uuid`, `distinct_ids`, `session_ids`, `having_predicates` (JSON: `[{key: duration|active_seconds|…, operator: gt|lt|gte|lte|exact, value}]`), `console_log_filters` (JSON: `[{key: level, value: [error]}]`), `operand`, `order`, `order_direction`, `limit` (50), `offset`. Answers `{results, has_next, version: 4}`.",
+            "PostHog's RecordingsQuery fields: `date_from` (default `-3d`), `date_to`, `person_uuid`, `distinct_ids`, `session_ids`, `having_predicates` (JSON: `[{key: duration|active_seconds|…, operator: gt|lt|gte|lte|exact, value}]`), `console_log_filters` (JSON: `[{key: level, value: [error]}]`), `events` (\"events performed\", JSON: `[{id: event name, type: events, properties?: [property filters]}]`, recordings whose session has such an event), `operand`, `order`, `order_direction`, `limit` (50), `offset`. Answers `{results, has_next, version: 4}`.",
           query: recordingListQuery,
           response: recordingListSchema,
         },
