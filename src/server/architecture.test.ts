@@ -25,7 +25,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const SERVER = path.join(ROOT, "src/server");
 
 /** Shared building blocks, not domains: any file may import them, and they import no domain. */
-const KERNEL = new Set(["context.ts", "errors.ts", "env.ts", "event-loop.ts", "refreshed-in-background.ts", "db", "input", "properties", "geoip", "hogql", "sql", "analytics"]);
+const KERNEL = new Set(["context.ts", "errors.ts", "env.ts", "event-loop.ts", "periodic-pass.ts", "refreshed-in-background.ts", "db", "input", "properties", "geoip", "hogql", "sql", "analytics"]);
 /** The edge: HTTP in and out. It imports domains; no domain imports it. */
 const EDGE = "http";
 /** What a domain shows other domains. */

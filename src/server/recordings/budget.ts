@@ -9,6 +9,7 @@
  */
 import type { Database } from "@/server/db";
 import { ChunkSizer, yieldToRequests } from "@/server/db/chunks";
+import { startPeriodicPass, stopPeriodicPass } from "@/server/periodic-pass";
 import { RETENTION_DAYS } from "./contract";
 import { recordingSettingsFor } from "./service";
 import { PostgresRecordingStore } from "./store";
@@ -114,38 +115,14 @@ export async function runRecordingUpkeep(db: UpkeepDb, options: { now?: Date; sh
   return total;
 }
 
-interface UpkeepTimer {
-  timer: NodeJS.Timeout;
-  running: Promise<unknown> | null;
-  stopped: boolean;
-}
-// One per process, on globalThis (as the other workers).
 const TIMER_KEY = Symbol.for("burrow.recordingUpkeep");
-type TimerHolder = { [TIMER_KEY]?: UpkeepTimer };
 
 /** Starts the hourly upkeep (a first pass now: what expired while the server was down goes at start). */
 export function startRecordingUpkeep(db: UpkeepDb, options: { intervalMs?: number } = {}): void {
-  const holder = globalThis as TimerHolder;
-  if (holder[TIMER_KEY] && !holder[TIMER_KEY].stopped) return;
-  const state: UpkeepTimer = { running: null, stopped: false, timer: setInterval(() => pass(), options.intervalMs ?? UPKEEP_TIMER_MS) };
-  const pass = () => {
-    if (state.running || state.stopped) return;
-    state.running = runRecordingUpkeep(db, { shouldStop: () => state.stopped })
-      .catch((error: unknown) => console.error("burrow: a recording upkeep pass failed", error))
-      .finally(() => (state.running = null));
-  };
-  state.timer.unref();
-  holder[TIMER_KEY] = state;
-  pass();
+  startPeriodicPass(TIMER_KEY, options.intervalMs ?? UPKEEP_TIMER_MS, "a recording upkeep pass", (stopping) => runRecordingUpkeep(db, { shouldStop: stopping }));
 }
 
 /** Stops the timer, waiting for the delete under way (graceful shutdown). */
-export async function stopRecordingUpkeep(): Promise<void> {
-  const holder = globalThis as TimerHolder;
-  const state = holder[TIMER_KEY];
-  if (!state) return;
-  state.stopped = true;
-  clearInterval(state.timer);
-  await state.running;
-  if (holder[TIMER_KEY] === state) delete holder[TIMER_KEY];
+export function stopRecordingUpkeep(): Promise<void> {
+  return stopPeriodicPass(TIMER_KEY);
 }

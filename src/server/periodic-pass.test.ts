@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { startPeriodicPass, stopPeriodicPass } from "./periodic-pass";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("a periodic pass", () => {
+  it("runs at once and then on its timer, never two at a time, and stopping waits for the pass under way", async () => {
+    const key = Symbol("test pass");
+    let running = 0;
+    let most = 0;
+    let passes = 0;
+    let finished = 0;
+    startPeriodicPass(key, 10, "test pass", async () => {
+      passes++;
+      running++;
+      most = Math.max(most, running);
+      await sleep(35);
+      running--;
+      finished++;
+    });
+    startPeriodicPass(key, 10, "test pass", async () => expect.fail("a second start while running does nothing"));
+    expect(passes).toBe(1);
+    await sleep(120);
+    await stopPeriodicPass(key);
+    expect(passes).toBeGreaterThanOrEqual(2);
+    expect(most).toBe(1);
+    expect(finished).toBe(passes);
+    const after = passes;
+    await sleep(40);
+    expect(passes).toBe(after);
+  });
+
+  it("tells a long pass that a stop was asked, and keeps running after a failed pass", async () => {
+    const key = Symbol("stopping pass");
+    const seen: boolean[] = [];
+    let calls = 0;
+    startPeriodicPass(key, 5, "stopping pass", async (stopping) => {
+      if (++calls === 1) throw new Error("first pass fails");
+      await sleep(20);
+      seen.push(stopping());
+    });
+    await sleep(15);
+    await stopPeriodicPass(key);
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(seen.at(-1)).toBe(true);
+  });
+});

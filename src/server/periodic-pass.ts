@@ -1,0 +1,37 @@
+/**
+ * A background pass on a timer (survey iterations, recording upkeep): one at start, then one
+ * every `intervalMs`, never two at once, and a graceful stop that waits for the pass under
+ * way. Kept on globalThis under `key`: the custom server's and Next's copies of a module must
+ * find the same timer.
+ */
+type PassState = { timer: NodeJS.Timeout; running: Promise<unknown> | null; stopped: boolean };
+type Holder = Record<symbol, PassState | undefined>;
+
+/** Starts the passes (a second start while running does nothing). `pass` gets whether a stop was asked, to end early between chunks. */
+export function startPeriodicPass(key: symbol, intervalMs: number, label: string, pass: (stopping: () => boolean) => Promise<unknown>): void {
+  const holder = globalThis as unknown as Holder;
+  if (holder[key] && !holder[key].stopped) return;
+  const run = () => {
+    if (state.running || state.stopped) return;
+    state.running = pass(() => state.stopped)
+      .catch((error: unknown) => {
+        if (!state.stopped) console.error(`burrow: ${label} failed`, error);
+      })
+      .finally(() => (state.running = null));
+  };
+  const state: PassState = { timer: setInterval(run, intervalMs), running: null, stopped: false };
+  state.timer.unref();
+  holder[key] = state;
+  run();
+}
+
+/** Stops the passes, waiting for the one under way. */
+export async function stopPeriodicPass(key: symbol): Promise<void> {
+  const holder = globalThis as unknown as Holder;
+  const state = holder[key];
+  if (!state) return;
+  state.stopped = true;
+  clearInterval(state.timer);
+  await state.running;
+  if (holder[key] === state) delete holder[key];
+}
