@@ -46,7 +46,13 @@ describe("parseListQuery", () => {
       distinctId: null,
       personId: null,
       properties: null,
+      actionId: null,
     });
+  });
+
+  it("reads action_id as an action's integer id", () => {
+    expect(query("action_id=12").actionId).toBe(12);
+    for (const bad of ["0", "x", "1.5", "2147483648", "-3"]) expect(failure(() => query(`action_id=${bad}`)), bad).toEqual({ zod: ["action_id"] });
   });
 
   it("CSV by format or Accept, with its own default and maximum", () => {
