@@ -102,18 +102,19 @@ async function actorCohorts(env: QueryEnv, spec: RetentionSpec, window: Retentio
   for (const row of rows) {
     await slice.pace();
     const cohorts: number[] = [];
-    const returnedSet = new Set<number>();
+    // Buckets come ascending and once each, so the returns do too.
+    const returned: number[] = [];
     row.buckets.forEach((bucket, b) => {
       const i = index.get(bucket);
       if (i === undefined) return;
       if (row.masks[b]! & TARGET && spec.retentionType === "retention_recurring") cohorts.push(i);
-      if (row.masks[b]! & RETURNING) returnedSet.add(i);
+      if (row.masks[b]! & RETURNING) returned.push(i);
     });
     if (spec.retentionType !== "retention_recurring" && row.firstEver !== null) {
       const i = index.get(row.firstEver);
       if (i !== undefined) cohorts.push(i);
     }
-    if (cohorts.length > 0) out.push({ actor: row.actor, cohorts, returned: [...returnedSet].sort((a, b) => a - b) });
+    if (cohorts.length > 0) out.push({ actor: row.actor, cohorts, returned });
   }
   return out;
 }
