@@ -101,14 +101,16 @@ async function classify(env: QueryEnv, spec: LifecycleSpec, visit: Visit): Promi
       firstEver: null,
     });
   // The events (whichever store) and the persons' creation (PostgreSQL) are read at once; the
-  // events without a person profile in a statement of their own, which only counts them (one
-  // statement reading both kinds with a mask each took twice as long).
-  const checked = (async () => {
+  // events without a person profile after them, in a statement of their own that only counts
+  // them (one statement reading both kinds with a mask each took twice as long). One after the
+  // other: on PostgreSQL both go through the query's one connection.
+  const events = async () => {
     for (const group of groupsOf(spec)) await env.db.events.checkFilters(group);
-  })();
-  const [rows, personlessRows, created] = await Promise.all([
-    checked.then(() => buckets(PROCESSED_PERSONS)),
-    checked.then(() => buckets(UNPROCESSED_PERSONS)),
+    const profiled = await buckets(PROCESSED_PERSONS);
+    return [profiled, await buckets(UNPROCESSED_PERSONS)] as const;
+  };
+  const [[rows, personlessRows], created] = await Promise.all([
+    events(),
     findPersonCreationBuckets(env.db.sql, env.projectId, { from, to, zone: env.zone, interval: spec.interval }),
   ]);
   const index = new Map(window.map((wall, i) => [wall.getTime(), i]));
