@@ -69,4 +69,30 @@ test("create a webhook destination, see a failure and the delivery in its log", 
   await page.goto(`${server.url}/destinations`);
   await expect(page.getByTestId("destination-row")).toHaveCount(1);
   await page.screenshot({ path: "test-results/destinations-list.png", fullPage: true });
+
+  // Edit: the masked secret comes back masked and keeps the stored one; the new event list applies.
+  await page.getByTestId("destination-row").first().getByRole("link").first().click();
+  await page.getByTestId("destination-edit").click();
+  await expect(page.getByTestId("destination-headers")).toHaveValue(/Authorization: ••••1234/);
+  await expect(page.getByTestId("destination-events")).toHaveValue("signed_up");
+  await page.getByTestId("destination-name").fill("Signups and upgrades to CRM");
+  await page.getByTestId("destination-events").fill("signed_up, upgraded");
+  await page.screenshot({ path: "test-results/destinations-edit.png", fullPage: true });
+  await page.getByTestId("destination-save").click();
+  await expect(page.getByRole("heading", { name: "Signups and upgrades to CRM" })).toBeVisible();
+  const before = sink.requests.length;
+  const upgraded = await fetch(`${server.url}/batch/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ api_key: deployment.projectKey, batch: [{ event: "upgraded", distinct_id: "ada" }] }),
+  });
+  expect(upgraded.status).toBe(200);
+  await expect(page.getByTestId("total-delivered")).toHaveText("2", { timeout: 30_000 });
+  expect(sink.requests.slice(before).map((r) => r.headers.authorization)).toEqual(["Bearer crm-secret-token-1234"]);
+
+  // Delete: confirmed, it leaves the list.
+  await page.getByTestId("destination-delete").click();
+  await page.getByTestId("destination-delete-dialog").getByRole("button", { name: "Delete destination" }).click();
+  await expect(page).toHaveURL(/\/destinations$/);
+  await expect(page.getByTestId("destination-row")).toHaveCount(0);
 });

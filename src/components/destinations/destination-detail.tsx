@@ -2,8 +2,10 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Card, ErrorState, FormAlert, formatDateTime, LoadingState, PageHeader, Switch } from "@/components/ui";
+import { Badge, Button, buttonClasses, Card, ConfirmDialog, ErrorState, FormAlert, formatDateTime, LoadingState, PageHeader, Switch } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { HogFunctionResource } from "@/server/destinations/present";
@@ -28,7 +30,17 @@ function DestinationDetail({ projectId, id }: { projectId: number; id: string })
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const destination = useQuery({ ...trpc.destinations.get.queryOptions({ projectId, id }), refetchInterval: 3_000 });
+  const router = useRouter();
+  const [deleting, setDeleting] = useState(false);
   const update = useMutation(trpc.destinations.update.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.destinations.pathKey() }) }));
+  const remove = useMutation(
+    trpc.destinations.delete.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries({ queryKey: trpc.destinations.pathKey() });
+        router.push("/destinations");
+      },
+    }),
+  );
   if (destination.isPending) {
     return (
       <Card data-state="loading">
@@ -67,8 +79,25 @@ function DestinationDetail({ projectId, id }: { projectId: number; id: string })
               text={["Sends events", "Paused"]}
               testId="destination-toggle"
             />
+            <Link href={`/destinations/${id}/edit`} className={buttonClasses({ variant: "secondary", size: "sm" })} data-testid="destination-edit">
+              Edit
+            </Link>
+            <Button variant="ghost" size="sm" onClick={() => setDeleting(true)} data-testid="destination-delete">
+              Delete
+            </Button>
           </div>
         }
+      />
+      <ConfirmDialog
+        open={deleting}
+        onCancel={() => setDeleting(false)}
+        onConfirm={() => remove.mutate({ projectId, id })}
+        title="Delete this destination?"
+        description="It stops receiving events at once and leaves the list. Deleting is soft, as in PostHog: the API can restore it (PATCH deleted: false), queued events included."
+        confirmLabel="Delete destination"
+        pending={remove.isPending}
+        error={remove.isError ? errorMessage(remove.error) : null}
+        testId="destination-delete-dialog"
       />
       {update.error && <FormAlert>{errorMessage(update.error)}</FormAlert>}
       <Totals projectId={projectId} id={id} />

@@ -1,14 +1,15 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Button, Card, FormAlert, inputClasses, PageHeader, SelectField, Switch, TextField } from "@/components/ui";
+import { Button, Card, ErrorState, FormAlert, inputClasses, LoadingState, PageHeader, SelectField, Switch, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { WEBHOOK_METHODS, type HogFunctionCreateInput } from "@/server/destinations/contract";
+import type { HogFunctionResource } from "@/server/destinations/present";
 
 const DEFAULT_BODY = JSON.stringify({ event: "{event.event}", distinct_id: "{event.distinct_id}", properties: "{event.properties}", email: "{person.properties.email}", project: "{project.name}" }, null, 2);
 
@@ -33,6 +34,25 @@ function headersOf(text: string): Record<string, string> {
   return headers;
 }
 
+const NEW_DRAFT: Draft = { name: "", url: "", method: "POST", headers: "Content-Type: application/json", body: DEFAULT_BODY, events: "", enabled: true };
+
+/** A saved destination as the form edits it: secret headers arrive masked, and a masked value sent back keeps the stored one. */
+export function draftOf(destination: HogFunctionResource): Draft {
+  const value = (name: string) => destination.inputs[name]?.value;
+  const headers = value("headers");
+  const method = String(value("method") ?? "POST");
+  const events = (destination.filters.events as { id?: string | null }[] | undefined) ?? [];
+  return {
+    name: destination.name,
+    url: String(value("url") ?? ""),
+    method: (WEBHOOK_METHODS as readonly string[]).includes(method) ? (method as Draft["method"]) : "POST",
+    headers: headers && typeof headers === "object" ? Object.entries(headers).map(([name, v]) => `${name}: ${String(v)}`).join("\n") : "",
+    body: JSON.stringify(value("body") ?? {}, null, 2),
+    events: events.map((entry) => entry.id).filter((id): id is string => typeof id === "string").join(", "),
+    enabled: destination.enabled,
+  };
+}
+
 function bodyOf(draft: Draft): HogFunctionCreateInput {
   let body: unknown;
   try {
@@ -49,6 +69,58 @@ function bodyOf(draft: Draft): HogFunctionCreateInput {
     inputs: { url: { value: draft.url }, method: { value: draft.method }, headers: { value: headersOf(draft.headers) }, body: { value: body } },
     filters: { events: events.map((id) => ({ id, type: "events" as const })), actions: [] },
   };
+}
+
+/** `/destinations/:id/edit`: the same form over the saved destination. */
+export function EditDestinationPage({ id }: { id: string }) {
+  const router = useRouter();
+  return (
+    <div className="flex flex-col gap-6" data-testid="edit-destination-page">
+      <ProjectGate testId="destination-project">{(project) => <EditDestination projectId={project.id} id={id} onSaved={() => router.push(`/destinations/${id}`)} />}</ProjectGate>
+    </div>
+  );
+}
+
+function EditDestination({ projectId, id, onSaved }: { projectId: number; id: string; onSaved: () => void }) {
+  const trpc = useTRPC();
+  const destination = useQuery(trpc.destinations.get.queryOptions({ projectId, id }));
+  const header = (title: string) => (
+    <PageHeader
+      eyebrow={
+        <Link href={`/destinations/${id}`} className="hover:underline">
+          Destination
+        </Link>
+      }
+      title={title}
+      description="Changes apply to events ingested from now on; queued deliveries keep the request they were given."
+    />
+  );
+  if (destination.isPending) {
+    return (
+      <>
+        {header("Edit destination")}
+        <Card data-state="loading">
+          <LoadingState label="Loading destination…" />
+        </Card>
+      </>
+    );
+  }
+  if (destination.isError) {
+    return (
+      <>
+        {header("Edit destination")}
+        <Card className="p-4" data-state="error">
+          <ErrorState title="Could not load this destination" message={errorMessage(destination.error)} onRetry={() => void destination.refetch()} retrying={destination.isRefetching} />
+        </Card>
+      </>
+    );
+  }
+  return (
+    <>
+      {header(`Edit ${destination.data.name}`)}
+      <DestinationForm projectId={projectId} existing={destination.data} onSaved={onSaved} />
+    </>
+  );
 }
 
 export function NewDestinationPage() {
@@ -69,11 +141,16 @@ export function NewDestinationPage() {
   );
 }
 
-function DestinationForm({ projectId, onSaved }: { projectId: number; onSaved: (id: string) => void }) {
+/** Creates a destination, or with `existing` edits it (filters the form does not show, such as actions and properties, are kept). */
+function DestinationForm({ projectId, existing, onSaved }: { projectId: number; existing?: HogFunctionResource; onSaved: (id: string) => void }) {
   const trpc = useTRPC();
-  const [draft, setDraft] = useState<Draft>({ name: "", url: "", method: "POST", headers: "Content-Type: application/json", body: DEFAULT_BODY, events: "", enabled: true });
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Draft>(() => (existing ? draftOf(existing) : NEW_DRAFT));
   const [local, setLocal] = useState<string | null>(null);
-  const create = useMutation(trpc.destinations.create.mutationOptions());
+  const invalidate = { onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.destinations.pathKey() }) };
+  const create = useMutation(trpc.destinations.create.mutationOptions(invalidate));
+  const update = useMutation(trpc.destinations.update.mutationOptions(invalidate));
+  const saving = existing ? update : create;
   const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
   const submit = async () => {
     setLocal(null);
@@ -84,13 +161,18 @@ function DestinationForm({ projectId, onSaved }: { projectId: number; onSaved: (
       return setLocal((error as Error).message);
     }
     try {
-      const saved = await create.mutateAsync({ projectId, destination: body });
-      onSaved(saved.id);
+      if (existing) {
+        const { type: _type, template_id: _template, ...patch } = body;
+        await update.mutateAsync({ projectId, id: existing.id, patch: { ...patch, filters: { ...existing.filters, events: body.filters?.events ?? [] } } });
+        onSaved(existing.id);
+      } else {
+        onSaved((await create.mutateAsync({ projectId, destination: body })).id);
+      }
     } catch {
       // Shown below from the mutation's error.
     }
   };
-  const error = local ?? (create.error ? errorMessage(create.error) : null);
+  const error = local ?? (saving.error ? errorMessage(saving.error) : null);
   return (
     <form
       className="flex max-w-3xl flex-col gap-4"
@@ -143,10 +225,10 @@ function DestinationForm({ projectId, onSaved }: { projectId: number; onSaved: (
       </Card>
       {error && <FormAlert testId="destination-error">{error}</FormAlert>}
       <div className="flex gap-2">
-        <Button type="submit" loading={create.isPending} data-testid="destination-save">
-          Create destination
+        <Button type="submit" loading={saving.isPending} data-testid="destination-save">
+          {existing ? "Save changes" : "Create destination"}
         </Button>
-        <Link href="/destinations" className="inline-flex items-center px-3 text-sm text-gray-700 hover:underline">
+        <Link href={existing ? `/destinations/${existing.id}` : "/destinations"} className="inline-flex items-center px-3 text-sm text-gray-700 hover:underline">
           Cancel
         </Link>
       </div>
