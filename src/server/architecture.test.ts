@@ -234,6 +234,8 @@ const READ_MODELS: Record<string, Record<string, string>> = {
     "ingestion/store.ts": "capture reads the project by its key",
     "query/store.ts": "queries read the project's time zone",
   },
+  surveys: { "flags/store.ts": "the flags list leaves out the flags surveys target, as PostHog's does" },
+  experiments: { "flags/store.ts": "the flags list's `type=experiment` is the flags experiments run on" },
   events: { "hogql-query/contract.ts": "not SQL: the HogQL text PostHog's clients send names its `events` table in a message" },
 };
 

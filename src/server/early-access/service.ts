@@ -160,3 +160,13 @@ export async function publicFeatures(db: Database, projectId: number, stages: re
   const rows = await store.listFeatureRows(db.prisma, projectId, stages);
   return rows.filter((row) => !row.featureFlag.deleted).map(presentPublicFeature);
 }
+
+/** Each flag's early-access features as the public endpoint shows them (PostHog's `features` of a flag). */
+export async function featuresByFlag(ctx: Context, flagIds: readonly number[]): Promise<Map<number, PublicEarlyAccessFeature[]>> {
+  const byFlag = new Map<number, PublicEarlyAccessFeature[]>();
+  if (flagIds.length === 0) return byFlag;
+  for (const row of await store.featuresOfFlags(ctx.db.prisma, ctx.project.id, flagIds)) {
+    byFlag.set(row.featureFlagId, [...(byFlag.get(row.featureFlagId) ?? []), presentPublicFeature(row)]);
+  }
+  return byFlag;
+}

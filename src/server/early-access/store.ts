@@ -50,3 +50,8 @@ export async function updateFeatureRow(tx: Tx, id: string, feature: Partial<EafW
 export async function deleteFeatureRow(tx: Tx, id: string): Promise<void> {
   await tx.earlyAccessFeature.delete({ where: { id } });
 }
+
+/** The early-access features these flags gate: a flag's `features`. */
+export function featuresOfFlags(client: DbClient, projectId: number, flagIds: readonly number[]): Promise<EafRow[]> {
+  return client.earlyAccessFeature.findMany({ where: { projectId, featureFlagId: { in: [...flagIds] } }, include: EAF_INCLUDE, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+}

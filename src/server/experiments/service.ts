@@ -208,3 +208,11 @@ export async function shipVariant(ctx: Context, id: number, body: ShipVariantBod
     ...(body.conclusion_comment !== undefined ? { conclusion_comment: body.conclusion_comment } : {}),
   });
 }
+
+/** Each flag's experiments' ids (PostHog's `experiment_set` of a flag). */
+export async function experimentIdsByFlag(ctx: Context, flagIds: readonly number[]): Promise<Map<number, number[]>> {
+  const byFlag = new Map<number, number[]>();
+  if (flagIds.length === 0) return byFlag;
+  for (const { id, featureFlagId } of await store.experimentsOfFlags(ctx.db.prisma, ctx.project.id, flagIds)) byFlag.set(featureFlagId, [...(byFlag.get(featureFlagId) ?? []), id]);
+  return byFlag;
+}

@@ -104,3 +104,8 @@ export async function updateHoldoutRow(tx: Tx, id: number, write: { name?: strin
 export async function deleteHoldoutRow(tx: Tx, id: number): Promise<void> {
   await tx.experimentHoldout.delete({ where: { id } });
 }
+
+/** The ids of the experiments on each of these flags (PostHog's `experiment_set` of a flag), deleted ones left out. */
+export function experimentsOfFlags(client: DbClient, projectId: number, flagIds: readonly number[]): Promise<{ id: number; featureFlagId: number }[]> {
+  return client.experiment.findMany({ where: { projectId, deleted: false, featureFlagId: { in: [...flagIds] } }, select: { id: true, featureFlagId: true }, orderBy: { id: "asc" } });
+}

@@ -12,6 +12,9 @@ import { loadFlagDefinitions } from "./definitions";
 import { restRoute } from "@/test-support/rest-routes";
 
 const itemRoute = restRoute("projects", "feature_flags/:id");
+const experimentsRoute = restRoute("projects", "experiments");
+const surveysRoute = restRoute("projects", "surveys");
+const featuresRoute = restRoute("projects", "early_access_features");
 const listRoute = restRoute("projects", "feature_flags");
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -384,6 +387,46 @@ describe(`feature flags REST (${testDbKind})`, () => {
       expect(await keys()).toEqual(["cached:false:2"]);
       await item("PATCH", flag.id, { deleted: true }, project);
       expect(await keys()).toEqual([]);
+    });
+  });
+
+  describe("what uses a flag", () => {
+    const post = async (route: Record<string, unknown>, path: string, body: unknown) => {
+      const answer = await call(route.POST as Handler, "POST", `/api/projects/${projectId}/${path}/`, { project_id: String(projectId) }, body);
+      expect(answer.status, answer.text).toBe(201);
+      return answer.body;
+    };
+
+    it("names its experiments, linked surveys and early-access features, and the list leaves out surveys' targeting flags", async () => {
+      const experiment = await post(experimentsRoute, "experiments", { name: "Uses: checkout", feature_flag_key: "uses-checkout" });
+      const feature = await post(featuresRoute, "early_access_features", { name: "Uses: dark mode", stage: "beta" });
+      const linked = await create({ key: "uses-linked", filters: ROLLOUT_50 });
+      const survey = await post(surveysRoute, "surveys", {
+        name: "Uses: NPS",
+        type: "popover",
+        questions: [{ type: "open", question: "Why?" }],
+        linked_flag_id: linked.id,
+        conditions: { url: "/pricing" },
+      });
+
+      const experimentFlag = (await item("GET", experiment.feature_flag.id)).body;
+      expect(experimentFlag.experiment_set).toEqual([experiment.id]);
+      const featureFlag = (await item("GET", feature.feature_flag.id)).body;
+      expect(featureFlag.features).toEqual([expect.objectContaining({ id: feature.id, name: "Uses: dark mode", stage: "beta", flagKey: feature.feature_flag.key })]);
+      const linkedFlag = (await item("GET", linked.id)).body;
+      expect(linkedFlag.surveys).toEqual([expect.objectContaining({ id: survey.id, name: "Uses: NPS", type: "popover", linked_flag_key: "uses-linked" })]);
+      expect(linkedFlag.experiment_set).toEqual([]);
+
+      const listed = (await collection("GET", "?search=uses-&limit=100")).body.results as { key: string; experiment_set: number[] }[];
+      expect(listed.map((flag) => flag.key).sort()).toEqual(["uses-checkout", "uses-dark-mode", "uses-linked"]);
+      expect(listed.find((flag) => flag.key === "uses-checkout")!.experiment_set).toEqual([experiment.id]);
+      expect(survey.targeting_flag ?? survey.internal_targeting_flag).toBeTruthy();
+      const all = (await collection("GET", "?limit=1000")).body.results as { id: number }[];
+      const surveyFlagIds = [survey.targeting_flag?.id, survey.internal_targeting_flag?.id].filter((id) => id !== undefined);
+      expect(all.filter((flag) => surveyFlagIds.includes(flag.id))).toEqual([]);
+
+      const experiments = (await collection("GET", "?type=experiment&limit=1000")).body.results as { key: string }[];
+      expect(experiments.map((flag) => flag.key)).toEqual(["uses-checkout"]);
     });
   });
 });

@@ -49,7 +49,7 @@ export const flagResourceSchema = z
     /** The rollout of a simple flag (null: everyone); null for other flags. */
     rollout_percentage: z.number().nullable(),
     tags: z.array(z.string()),
-    /** Relations Burrow does not have yet (experiments, surveys, early-access features): always empty. */
+    /** What uses the flag: its experiments' ids, its linked surveys (as SDKs see them) and its early-access features (as the public endpoint shows them). */
     experiment_set: z.array(z.number().int()),
     surveys: z.array(z.unknown()),
     features: z.array(z.unknown()),

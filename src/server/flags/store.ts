@@ -78,7 +78,8 @@ export async function listFlagRows(db: Database, projectId: number, query: FlagL
     params.push(value);
     return `$${params.length}`;
   };
-  const where = ["f.project_id = $1", "NOT f.deleted"];
+  // Surveys' own targeting flags are the surveys' business: PostHog leaves them out of the list.
+  const where = ["f.project_id = $1", "NOT f.deleted", "NOT EXISTS (SELECT 1 FROM surveys s WHERE s.targeting_flag_id = f.id OR s.internal_targeting_flag_id = f.id)"];
   if (query.search) {
     const pattern = bind(containsPattern(query.search));
     where.push(`(f.key ILIKE ${pattern} ESCAPE '\\' OR f.name ILIKE ${pattern} ESCAPE '\\')`);
@@ -88,7 +89,8 @@ export async function listFlagRows(db: Database, projectId: number, query: FlagL
   const variantCount = `COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(f.filters->'multivariate'->'variants') = 'array' THEN f.filters->'multivariate'->'variants' END), 0)`;
   if (query.type === "boolean") where.push(`${variantCount} = 0`);
   if (query.type === "multivariant") where.push(`${variantCount} > 0`);
-  if (query.type === "experiment" || query.type === "remote_config") where.push("false");
+  if (query.type === "experiment") where.push("EXISTS (SELECT 1 FROM experiments x WHERE x.feature_flag_id = f.id AND NOT x.deleted)");
+  if (query.type === "remote_config") where.push("false");
   if (query.tags && query.tags.length > 0) {
     where.push(
       `EXISTS (SELECT 1 FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id WHERE ti.feature_flag_id = f.id AND t.name IN (SELECT jsonb_array_elements_text(${bind(JSON.stringify(query.tags))}::jsonb)))`,

@@ -371,3 +371,13 @@ export async function advanceSurveyIterations(db: Database, now = new Date()): P
   }
   return changed;
 }
+
+/** Each flag's linked surveys as SDKs see them (PostHog's `surveys` of a flag: SurveyAPISerializer over `linked_flag`). */
+export async function surveysByLinkedFlag(ctx: Context, flagIds: readonly number[]): Promise<Map<number, PublicSurvey[]>> {
+  const byFlag = new Map<number, PublicSurvey[]>();
+  if (flagIds.length === 0) return byFlag;
+  for (const row of await store.surveysLinkedToFlags(ctx.db.prisma, ctx.project.id, flagIds)) {
+    byFlag.set(row.linkedFlagId!, [...(byFlag.get(row.linkedFlagId!) ?? []), presentPublicSurvey(row)]);
+  }
+  return byFlag;
+}

@@ -97,3 +97,8 @@ export async function surveyEvents(db: Database, projectId: number, event: strin
     cursor = { timestamp: last.timestamp, uuid: last.uuid };
   }
 }
+
+/** The surveys shown only to users for whom each of these flags is on (`linked_flag`): a flag's `surveys`. */
+export function surveysLinkedToFlags(client: DbClient, projectId: number, flagIds: readonly number[]): Promise<SurveyRow[]> {
+  return client.survey.findMany({ where: { projectId, linkedFlagId: { in: [...flagIds] } }, include: SURVEY_INCLUDE, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+}

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { createFlagInput, flagListQuery, updateFlagInput } from "@/server/flags/contract";
 import { flagResourceSchema } from "@/server/flags/resource";
+import type { Context } from "@/server/context";
+import { featuresByFlag } from "@/server/early-access/service";
+import { experimentIdsByFlag } from "@/server/experiments/service";
+import type { FlagResource } from "@/server/flags/present";
 import { createFlag, getFlag, listFlags, updateFlag } from "@/server/flags/service";
+import { surveysByLinkedFlag } from "@/server/surveys/service";
 import { handleRemoteConfigPayload, remoteConfigQuery } from "@/server/http/sdk/remote-config-payload";
 import { pageOf } from "@/server/http/openapi/shapes";
 import { paginate } from "@/server/http/rest/pagination";
@@ -9,9 +14,21 @@ import { documented, pathId, projectRoute, type RestResource } from "@/server/ht
 
 type Params = { project_id: string; id: string };
 
+/**
+ * PostHog's flag answers name what uses the flag: `experiment_set`, the linked `surveys` and
+ * the early-access `features`. Those domains build on flags, so they are asked here, at the
+ * edge, rather than by the flags service (which they import).
+ */
+async function withUses(ctx: Context, flags: FlagResource[]): Promise<FlagResource[]> {
+  const ids = flags.map((flag) => flag.id);
+  const [experiments, surveys, features] = await Promise.all([experimentIdsByFlag(ctx, ids), surveysByLinkedFlag(ctx, ids), featuresByFlag(ctx, ids)]);
+  return flags.map((flag) => ({ ...flag, experiment_set: experiments.get(flag.id) ?? [], surveys: surveys.get(flag.id) ?? [], features: features.get(flag.id) ?? [] }));
+}
+const withUsesOne = async (ctx: Context, flag: FlagResource) => (await withUses(ctx, [flag]))[0]!;
+
 /** `feature_flags/:id/`: change fields; `{"deleted": true}` is the soft delete. PUT takes the same body. */
 const updateFlagRoute = (method: "PATCH" | "PUT") =>
-  projectRoute<Params>("feature_flag", async ({ ctx, params, body }) => updateFlag(ctx, pathId(params.id), await body(updateFlagInput)), {
+  projectRoute<Params>("feature_flag", async ({ ctx, params, body }) => withUsesOne(ctx, await updateFlag(ctx, pathId(params.id), await body(updateFlagInput))), {
     doc: {
       summary: method === "PATCH" ? "Update a feature flag" : "Update a feature flag (PUT: same partial update)",
       description: "Any writable field; `{\"deleted\": true}` soft-deletes (PostHog's way: hard deletes are refused). `/decide`, `/flags` and the definitions endpoints serve the change within a second.",
@@ -30,18 +47,18 @@ export const flagRoutes: RestResource[] = [
         async ({ request, ctx, query }) => {
           const parsed = query(flagListQuery);
           const page = await listFlags(ctx, parsed);
-          return paginate(request, parsed, page.count, page.results);
+          return paginate(request, parsed, page.count, await withUses(ctx, page.results));
         },
         {
           doc: {
             summary: "List feature flags",
-            description: "The project's live flags. `search` (key or name), `active`, `type` (boolean, multivariant, experiment, remote_config), `created_by_id`, `tags` and `excluded_properties` (JSON lists), `order`.",
+            description: "The project's live flags, but for the flags surveys target (as PostHog lists them). `search` (key or name), `active`, `type` (boolean, multivariant, experiment, remote_config), `created_by_id`, `tags` and `excluded_properties` (JSON lists), `order`.",
             query: flagListQuery,
             response: pageOf(flagResourceSchema, "FeatureFlag"),
           },
         },
       ),
-      POST: projectRoute("feature_flag", async ({ ctx, body }) => createFlag(ctx, await body(createFlagInput)), {
+      POST: projectRoute("feature_flag", async ({ ctx, body }) => withUsesOne(ctx, await createFlag(ctx, await body(createFlagInput))), {
         status: 201,
         doc: {
           summary: "Create a feature flag",
@@ -56,7 +73,7 @@ export const flagRoutes: RestResource[] = [
     path: "feature_flags/:id",
     prefixes: ["projects"],
     methods: {
-      GET: projectRoute<Params>("feature_flag", async ({ ctx, params }) => getFlag(ctx, pathId(params.id)), {
+      GET: projectRoute<Params>("feature_flag", async ({ ctx, params }) => withUsesOne(ctx, await getFlag(ctx, pathId(params.id))), {
         doc: { summary: "Retrieve a feature flag", description: "Deleted flags too, with `deleted: true`.", response: flagResourceSchema },
       }),
       PATCH: updateFlagRoute("PATCH"),
