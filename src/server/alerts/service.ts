@@ -204,6 +204,8 @@ export function nextCheckTime(from: Date, interval: CalculationInterval, skipWee
   if (interval === "monthly") {
     next = new Date(from);
     next.setUTCMonth(next.getUTCMonth() + 1);
+    // Jan 31 + a month is the last of February, not March 3.
+    if (next.getUTCDate() !== from.getUTCDate()) next.setUTCDate(0);
   } else next = new Date(from.getTime() + { hourly: 1, daily: 24, weekly: 24 * 7 }[interval] * HOUR_MS);
   // At most two days to skip; the bound keeps a bad zone from looping.
   for (let i = 0; skipWeekend && i < 3 && isWeekend(next, zone); i++) next = new Date(next.getTime() + 24 * HOUR_MS);
