@@ -15,6 +15,7 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
+import { startSmtpSink } from "@/test-support/smtp-sink";
 import { checkDueAlerts } from "./service";
 
 let db: Database;
@@ -173,6 +174,35 @@ describe(`insight alerts (${testStoresName})`, () => {
     expect(history.body.checks).toHaveLength(3);
   });
 
+  it("e-mails the subscribed users on firing and on resolving, and records when e-mail is not set up", async () => {
+    const smtp = await startSmtpSink();
+    process.env.SMTP_URL = smtp.url;
+    process.env.EMAIL_FROM = "Burrow <burrow@example.com>";
+    try {
+      const mailed = await createAlert({ insight: signups, name: "Mailed", threshold: bounds({ upper: 4 }), subscribed_users: [userId] });
+      expect((await checked(mailed.id)).checks[0]).toMatchObject({ state: "Firing", targets_notified: { users: ["alerts@example.com"] } });
+      const [firing] = await smtp.waitFor(1);
+      expect(firing!.subject).toBe('Alert "Mailed" is firing');
+      expect([firing!.to].flat().flatMap((to) => to!.value.map((v) => v.address))).toEqual(["alerts@example.com"]);
+      expect(firing!.text).toContain("signup (5) is more than upper threshold (4)");
+      expect(firing!.html).toContain("/insights/");
+      await patch(mailed.id, { threshold: bounds({ upper: 5 }) });
+      expect((await checked(mailed.id)).state).toBe("Not firing");
+      const [, resolved] = await smtp.waitFor(2);
+      expect(resolved!.subject).toBe('Alert "Mailed" resolved');
+
+      delete process.env.SMTP_URL;
+      delete process.env.EMAIL_FROM;
+      await patch(mailed.id, { threshold: bounds({ upper: 4 }) });
+      expect((await checked(mailed.id)).checks[0]).toMatchObject({ state: "Firing", targets_notified: { email_error: expect.stringContaining("SMTP_URL") } });
+      expect(smtp.messages).toHaveLength(2);
+    } finally {
+      delete process.env.SMTP_URL;
+      delete process.env.EMAIL_FROM;
+      await smtp.close();
+    }
+  });
+
   it("fires on a lower bound, and on the ongoing interval with check_ongoing_interval", async () => {
     const lower = await createAlert({ insight: signups, name: "Too few", threshold: bounds({ lower: 6 }) });
     expect(await checked(lower.id)).toMatchObject({ state: "Firing", checks: [{ calculated_value: 5 }] });
@@ -301,7 +331,7 @@ describe(`insight alerts (${testStoresName})`, () => {
       [{ insight: signups, name: "x", threshold: bounds({ lower: 1 }), config: { check_ongoing_interval: true } }, "config"],
       [{ insight: signups, name: "x", threshold: bounds({ upper: 1 }), calculation_interval: "yearly" }, "calculation_interval"],
       [{ insight: signups, name: "x", threshold: bounds({ upper: 1 }), condition: { type: "sideways" } }, "condition__type"],
-      [{ insight: signups, name: "x", threshold: bounds({ upper: "many" }) }, "threshold__configuration__bounds__upper"],
+      [{ insight: signups, name: "x", threshold: bounds({ upper: "many" as unknown as number }) }, "threshold__configuration__bounds__upper"],
       [{ insight: 99999999, name: "x", threshold: bounds({ upper: 1 }) }, "insight"],
       [{ insight: signups, name: "x", threshold: bounds({ upper: 1 }), subscribed_users: [999999] }, "subscribed_users"],
       [{ insight: signups, name: "x", threshold: bounds({ upper: 1 }), webhook_url: "not a url" }, "webhook_url"],

@@ -113,7 +113,10 @@ export const alertRetrieveQuery = z.object({
 });
 
 export const targetsNotifiedSchema = z.object({
+  /** The subscribed users' addresses the e-mail went to. */
   users: z.array(z.string()).optional(),
+  /** Why the e-mail did not go (not set up, or the mail server refused). */
+  email_error: z.string().optional(),
   webhooks: z.array(z.object({ url: z.string(), status: z.number().int().nullable(), error: z.string().nullable() })).optional(),
 });
 export type TargetsNotified = z.infer<typeof targetsNotifiedSchema>;

@@ -2,9 +2,11 @@
  * An alert's notifications on a change of state (into firing, and resolving back): a JSON
  * POST to its webhook through the guarded outbound client (the address rules and
  * BURROW_OUTBOUND_ALLOWLIST apply at connect time and at each redirect), and an e-mail to
- * its subscribed users. Each target's outcome goes into the check's `targets_notified`; a
+ * its subscribed users (through the one e-mail sender, when SMTP_URL and EMAIL_FROM are set).
+ * Each target's outcome goes into the check's `targets_notified`; a
  * receiver that fails does not fail the check.
  */
+import { emailConfigured, sendEmail } from "@/server/email/service";
 import { serverEnvFrom } from "@/server/env";
 import { outboundRequest } from "@/server/outbound/service";
 import type { TargetsNotified } from "./contract";
@@ -73,9 +75,32 @@ async function sendWebhook(url: string, notice: Notice): Promise<{ url: string; 
   }
 }
 
-/** Sends the notice to every target; answers what reached whom. */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+export function htmlOf(notice: Notice): string {
+  const links = linksOf(notice);
+  const head =
+    notice.transition === "firing"
+      ? `<p>The alert <b>${escapeHtml(notice.alert.name)}</b> on the insight <b>${escapeHtml(notice.insight.name)}</b> is firing:</p><ul>${notice.check.breaches.map((b) => `<li>${escapeHtml(b)}</li>`).join("")}</ul>`
+      : `<p>The alert <b>${escapeHtml(notice.alert.name)}</b> on the insight <b>${escapeHtml(notice.insight.name)}</b> is back within its thresholds.</p>`;
+  return `${head}<p><a href="${escapeHtml(links.insight)}">Open the insight</a> · <a href="${escapeHtml(links.alerts)}">All alerts</a></p>`;
+}
+
+async function sendMail(notice: Notice): Promise<Pick<TargetsNotified, "users" | "email_error">> {
+  try {
+    if (!emailConfigured()) return { email_error: "E-mail is not set up on this server: set SMTP_URL and EMAIL_FROM." };
+    await sendEmail({ to: notice.recipients, subject: subjectOf(notice), text: textOf(notice), html: htmlOf(notice) });
+    return { users: notice.recipients };
+  } catch (error) {
+    return { email_error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Sends the notice to every target (webhook and e-mail at once); answers what reached whom. */
 export async function notify(notice: Notice): Promise<TargetsNotified> {
-  const targets: TargetsNotified = {};
-  if (notice.webhookUrl) targets.webhooks = [await sendWebhook(notice.webhookUrl, notice)];
-  return targets;
+  const [webhook, mail] = await Promise.all([
+    notice.webhookUrl ? sendWebhook(notice.webhookUrl, notice) : null,
+    notice.recipients.length > 0 ? sendMail(notice) : null,
+  ]);
+  return { ...(webhook ? { webhooks: [webhook] } : {}), ...(mail ?? {}) };
 }
