@@ -19,6 +19,30 @@ export const THRESHOLD_TYPES = ["absolute", "percentage"] as const;
 export const ALERT_STATES = ["Firing", "Not firing", "Errored", "Snoozed"] as const;
 export type AlertState = (typeof ALERT_STATES)[number];
 
+/** Trends displays of one value for the whole range (trends/contract.ts's TOTAL_VALUE_DISPLAYS, kept browser-safe here; a test keeps them equal). */
+export const SINGLE_VALUE_DISPLAYS = ["BoldNumber", "ActionsPie", "ActionsBarValue", "ActionsTable", "WorldMap"] as const;
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The trends query an insight holds (its InsightVizNode's source, or the query itself); null when it is not a trends insight. */
+export function trendsSourceOf(query: unknown): Json | null {
+  const source = isObject(query) && query.kind === "InsightVizNode" ? query.source : query;
+  return isObject(source) && source.kind === "TrendsQuery" ? source : null;
+}
+
+/** What an alert form needs of an insight: its series' names and whether it charts intervals (null: alerts cannot watch it). */
+export function alertableInsight(query: unknown): { seriesNames: string[]; timeSeries: boolean } | null {
+  const source = trendsSourceOf(query);
+  if (!source) return null;
+  const display = isObject(source.trendsFilter) ? source.trendsFilter.display : undefined;
+  const series = Array.isArray(source.series) ? (source.series as Json[]) : [];
+  return {
+    seriesNames: series.map((s) => String(s.custom_name || s.name || s.event || (s.kind === "ActionsNode" ? `Action ${String(s.id)}` : "All events"))),
+    timeSeries: !(SINGLE_VALUE_DISPLAYS as readonly unknown[]).includes(display),
+  };
+}
+
 const bound = (name: string) => z.number({ error: `${name} must be a number.` }).finite().nullish();
 
 export const thresholdConfigurationSchema = z.object({

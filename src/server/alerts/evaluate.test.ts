@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { alertCreateBody } from "./contract";
+import { TOTAL_VALUE_DISPLAYS } from "@/server/trends/contract";
+import { alertableInsight, alertCreateBody, SINGLE_VALUE_DISPLAYS } from "./contract";
 import { AlertCheckError, alertQuery, evaluate } from "./evaluate";
 import { nextCheckTime } from "./service";
 
@@ -67,5 +68,17 @@ describe("alertCreateBody", () => {
       webhook_url: null,
     });
     expect(alertCreateBody.safeParse({ insight: 1, name: "a", threshold: { configuration: { type: "percentage", bounds: { upper: 1 } } } }).success).toBe(false);
+  });
+});
+
+describe("alertableInsight", () => {
+  it("names the series and knows single-value displays as trends does", () => {
+    expect([...SINGLE_VALUE_DISPLAYS]).toEqual([...TOTAL_VALUE_DISPLAYS]);
+    expect(alertableInsight({ kind: "InsightVizNode", source: { kind: "TrendsQuery", series: [{ event: "a" }, { event: null, custom_name: "All" }, { kind: "ActionsNode", id: 3 }] } })).toEqual({
+      seriesNames: ["a", "All", "Action 3"],
+      timeSeries: true,
+    });
+    expect(alertableInsight(trends("ActionsPie"))?.timeSeries).toBe(false);
+    expect(alertableInsight({ kind: "FunnelsQuery" })).toBeNull();
   });
 });

@@ -8,8 +8,7 @@
  * own date range, absolute only. With a breakdown, each breakdown value of the series is checked.
  */
 import type { FiltersOverride } from "@/server/analytics/nodes";
-import { TOTAL_VALUE_DISPLAYS } from "@/server/trends/contract";
-import type { AlertConfig, ConditionType, ThresholdConfiguration } from "./contract";
+import { alertableInsight, trendsSourceOf, type AlertConfig, type ConditionType, type ThresholdConfiguration } from "./contract";
 
 /** A check that cannot be made from the alert's settings or its insight (the check is Errored, with this message). */
 export class AlertCheckError extends Error {
@@ -27,22 +26,11 @@ export interface AlertQuery {
   timeSeries: boolean;
 }
 
-/** The trends query an insight holds (its InsightVizNode's source, or the query itself). */
-export function trendsSourceOf(query: unknown): Json | null {
-  const source = isObject(query) && query.kind === "InsightVizNode" ? query.source : query;
-  return isObject(source) && source.kind === "TrendsQuery" ? source : null;
-}
-
-export function isTimeSeries(source: Json): boolean {
-  const display = isObject(source.trendsFilter) ? source.trendsFilter.display : undefined;
-  return !(TOTAL_VALUE_DISPLAYS as readonly unknown[]).includes(display);
-}
-
 /** The query a check computes: the insight's, over its last three intervals when it is a time series. */
 export function alertQuery(insightQuery: unknown, condition: ConditionType): AlertQuery {
   const source = trendsSourceOf(insightQuery);
   if (!source) throw new AlertCheckError("Alerts are checked on trends insights only; this insight is not a trends insight.");
-  const timeSeries = isTimeSeries(source);
+  const timeSeries = alertableInsight(source)!.timeSeries;
   if (!timeSeries) {
     if (condition !== "absolute_value") throw new AlertCheckError("Relative conditions need a time-series trends insight (a line or bar chart), not a single value.");
     return { query: source, filtersOverride: null, timeSeries };
