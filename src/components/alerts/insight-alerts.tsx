@@ -27,7 +27,7 @@ export function InsightAlerts({ projectId, insight }: { projectId: number; insig
         {firing > 0 && <span className="ml-1 inline-block size-2 rounded-full bg-red-600" aria-label={`${firing} firing`} />}
       </Button>
       <Dialog
-        open={open && editing === null}
+        open={open}
         onClose={() => setOpen(false)}
         title="Alerts on this insight"
         description="Get told by e-mail or webhook when a series crosses a threshold."
