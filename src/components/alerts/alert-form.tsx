@@ -108,7 +108,7 @@ export function AlertForm({ projectId, insightId, seriesNames, timeSeries, alert
       title={alert ? `Edit alert "${alert.name}"` : "New alert"}
       description="Checked on a schedule over the insight's latest intervals; you are told when it starts firing and when it resolves."
       testId="alert-form"
-      className="max-w-lg"
+      className="sm:max-w-lg"
       footer={
         <>
           <Button variant="secondary" onClick={onClose} disabled={pending}>
@@ -146,12 +146,21 @@ export function AlertForm({ projectId, insightId, seriesNames, timeSeries, alert
             ))}
           </SelectField>
         </div>
-        {relative && (
-          <SelectField label="Measured as" value={values.percentage ? "percentage" : "absolute"} onChange={(e) => set({ percentage: e.target.value === "percentage" })} testId="alert-threshold-type">
-            <option value="absolute">a number</option>
-            <option value="percentage">a percentage</option>
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+          <SelectField label="Check" value={values.interval} onChange={(e) => set({ interval: e.target.value as Values["interval"] })} error={errors.fields.calculation_interval} testId="alert-interval">
+            {CALCULATION_INTERVALS.map((interval) => (
+              <option key={interval} value={interval}>
+                {INTERVAL_LABELS[interval]}
+              </option>
+            ))}
           </SelectField>
-        )}
+          {relative && (
+            <SelectField label="Measured as" value={values.percentage ? "percentage" : "absolute"} onChange={(e) => set({ percentage: e.target.value === "percentage" })} testId="alert-threshold-type">
+              <option value="absolute">a number</option>
+              <option value="percentage">a percentage</option>
+            </SelectField>
+          )}
+        </div>
         <div className="grid grid-cols-2 gap-4">
           <TextField label={`Is below${unit ? " (%)" : ""}`} inputMode="decimal" value={values.lower} onChange={(e) => set({ lower: e.target.value })} placeholder="no lower bound" testId="alert-lower" />
           <TextField label={`Or above${unit ? " (%)" : ""}`} inputMode="decimal" value={values.upper} onChange={(e) => set({ upper: e.target.value })} placeholder="no upper bound" testId="alert-upper" />
@@ -170,13 +179,6 @@ export function AlertForm({ projectId, insightId, seriesNames, timeSeries, alert
             </span>
           </label>
         )}
-        <SelectField label="Check" value={values.interval} onChange={(e) => set({ interval: e.target.value as Values["interval"] })} error={errors.fields.calculation_interval} testId="alert-interval">
-          {CALCULATION_INTERVALS.map((interval) => (
-            <option key={interval} value={interval}>
-              {INTERVAL_LABELS[interval]}
-            </option>
-          ))}
-        </SelectField>
         <TextField
           label="Webhook URL (optional)"
           type="url"

@@ -32,7 +32,7 @@ export function InsightAlerts({ projectId, insight }: { projectId: number; insig
         title="Alerts on this insight"
         description="Get told by e-mail or webhook when a series crosses a threshold."
         testId="insight-alerts-dialog"
-        className="max-w-3xl"
+        className="sm:max-w-3xl"
         footer={
           <>
             <Link href="/alerts" className="mr-auto self-center text-sm font-medium text-brand-700 hover:underline">
