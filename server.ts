@@ -9,6 +9,7 @@ import { ConfigError, dbConfigFromEnv, describeDb } from "@/server/db/config";
 import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
+import { startAlertChecks, stopAlertChecks } from "@/server/alerts/worker";
 import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
 import { deliveryOptionsFromEnv, startDestinationWorker, stopDestinationWorker } from "@/server/destinations/service";
 import { emailSettingsFromEnv } from "@/server/email/service";
@@ -101,11 +102,14 @@ async function main(): Promise<void> {
   startRecordingUpkeep(db);
   // Recurring surveys move to their next iteration (and stop after the last).
   startSurveyIterations(db);
+  // Insight alerts whose check is due (each on its calculation_interval).
+  startAlertChecks(db);
 
   installShutdown(server, async () => {
     await drainIngestion();
     await stopDestinationWorker();
     await stopSurveyIterations();
+    await stopAlertChecks();
     await stopCohortWorker();
     await stopPersonDeletions();
     await stopRecordingUpkeep();

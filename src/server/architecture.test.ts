@@ -130,6 +130,8 @@ const TABLE_OWNERS: Record<string, string> = {
   projects: "accounts",
   personal_api_keys: "accounts",
   activity_logs: "activity",
+  alerts: "alerts",
+  alert_checks: "alerts",
   cohorts: "cohorts",
   cohort_people: "cohorts",
   dashboards: "dashboards",

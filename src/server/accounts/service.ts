@@ -440,3 +440,11 @@ export async function getProjectResource(ctx: Context) {
   if (!project) throw new AppError("not_found", "Not found.");
   return toProjectResource(project, await recordingSettingsFor(ctx.db, ctx.project.id));
 }
+
+/** A project's name and time zone, and its organization's members as UserBasic (alerts' subscribers are chosen among them). */
+export async function projectMembersBasic(client: DbClient, projectId: number): Promise<{ name: string; timezone: string; members: ReturnType<typeof toUserBasic>[] } | null> {
+  const project = await store.findProjectWithOrganization(client, projectId);
+  if (!project) return null;
+  const memberships = await store.listMemberships(client, project.organizationId);
+  return { name: project.name, timezone: project.timezone, members: memberships.filter((m) => m.user.isActive).map((m) => toUserBasic(m.user)) };
+}

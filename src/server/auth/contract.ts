@@ -3,6 +3,8 @@ import { z } from "zod";
 /** Objects a personal API key can be scoped to, as `<object>:read` / `<object>:write`. */
 export const SCOPE_OBJECTS = [
   "action",
+  /** Insight alerts: `/alerts/` (PostHog's scope object). */
+  "alert",
   "cohort",
   "dashboard",
   "early_access_feature",

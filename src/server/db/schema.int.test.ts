@@ -45,6 +45,7 @@ const POSTGRES_TYPES: Record<string, string[]> = {
   DateTime: ["timestamp with time zone", "date"],
   Json: ["jsonb"],
   Bytes: ["bytea"],
+  Float: ["double precision"],
 };
 
 const at = new Date("2026-01-02T03:04:05.678Z");
@@ -167,6 +168,19 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       data: { hogFunctionId: hogFunction.id, projectId: project.id, eventUuid: "0190c000-0000-7000-8000-0000000000e1", attempt: 1, status: "failed", responseCode: 500, durationMs: 12, error: "x" },
     });
     await roundTrip("HogFunctionDelivery", delivery, () => p.hogFunctionDelivery.findUnique({ where: { id: delivery.id } }));
+    const alert = await p.alert.create({
+      data: {
+        id: "0190c000-0000-7000-8000-0000000000a1", projectId: project.id, insightId: insight.id, name: "Spike", enabled: false,
+        threshold: { configuration: { type: "absolute", bounds: { upper: 3 } } }, condition: { type: "absolute_value" }, config: { type: "TrendsAlertConfig", series_index: 1 },
+        calculationInterval: "hourly", state: "Firing", subscribedUserIds: [user.id], webhookUrl: "https://hooks.test/a", skipWeekend: true,
+        snoozedUntil: at, lastNotifiedAt: at, lastCheckedAt: at, nextCheckAt: at, createdById: user.id, createdAt: at,
+      },
+    });
+    await roundTrip("Alert", alert, () => p.alert.findUnique({ where: { id: alert.id } }));
+    const check = await p.alertCheck.create({
+      data: { id: "0190c000-0000-7000-8000-0000000000a2", alertId: alert.id, projectId: project.id, createdAt: at, calculatedValue: 2.5, state: "Errored", error: { message: "x" }, targetsNotified: { users: ["a@b.test"] } },
+    });
+    await roundTrip("AlertCheck", check, () => p.alertCheck.findUnique({ where: { id: check.id } }));
     const sharing = await p.sharingConfiguration.create({
       data: { projectId: project.id, dashboardId: dashboard.id, enabled: true, accessToken: "tok", settings: { whitelabel: true }, createdById: user.id, expiresAt: at },
     });

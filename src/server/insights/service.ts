@@ -312,3 +312,9 @@ export async function updateInsight(ctx: Context, id: number, body: InsightUpdat
   const row = await requireInsight(db.prisma, projectId, id, "any");
   return insightResource(row, row.deleted ? notComputed(await projectZone(db.prisma, projectId)) : await computeInsight(db, projectId, row));
 }
+
+/** What an alert reads of its insight: its name, short id and query (null: no such insight, or deleted). */
+export async function insightForAlert(client: DbClient, projectId: number, id: number): Promise<{ id: number; shortId: string; name: string; query: unknown } | null> {
+  const row = await findInsight(client, projectId, id, "live");
+  return row ? { id: row.id, shortId: row.shortId, name: row.name || row.derivedName || `Insight ${row.shortId}`, query: row.query } : null;
+}

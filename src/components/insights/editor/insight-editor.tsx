@@ -11,6 +11,7 @@ import { InsightResultView } from "@/components/insights/insight-result-view";
 import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { resultKindOf, sourceOf } from "@/components/insights/query-source";
 import { InsightActions, insightTitle, type SavedInsight as Insight } from "@/components/insights/insight-actions";
+import { InsightAlerts } from "@/components/alerts/insight-alerts";
 import { runnableNode } from "@/server/query/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -215,6 +216,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         }
         actions={
           <>
+            {insight && !dirty && <InsightAlerts projectId={projectId} insight={insight} />}
             {insight && (
               <InsightActions
                 projectId={projectId}

@@ -390,6 +390,53 @@ function experimentRoutes(prefix: "projects" | "environments"): RouteCase[] {
   ];
 }
 
+/** An alert in each project (and `@current`): project → {id, project id, insight id}, set in beforeAll. */
+const ALERTS = new Map<string, { id: string; projectId: number; insightId: number }>();
+/** The project of the call being made (set by `prepare`), for the body naming its insight. */
+let alertProject = "";
+
+/** The alert routes under one prefix. DELETE deletes for good: the alert is put back before every call. */
+function alertRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/alerts`;
+  const withId = (project: string) => ({ project_id: project, id: ALERTS.get(project)?.id ?? "0190c000-0000-7000-8000-000000000000" });
+  const prepare = async (project: string, db: Database) => {
+    alertProject = project;
+    const alert = ALERTS.get(project);
+    if (!alert) return;
+    const row = { projectId: alert.projectId, insightId: alert.insightId, name: "matrix", threshold: { configuration: { type: "absolute", bounds: { upper: 1 } } }, condition: { type: "absolute_value" }, config: { type: "TrendsAlertConfig", series_index: 0 } };
+    await db.prisma.alert.upsert({ where: { id: alert.id }, create: { id: alert.id, ...row }, update: {} });
+  };
+  const createBody = {
+    get insight() {
+      return ALERTS.get(alertProject)?.insightId ?? 0;
+    },
+    name: "matrix",
+    threshold: { configuration: { type: "absolute", bounds: { upper: 10 } } },
+  };
+  return [
+    {
+      route: `${prefix}/:project_id/alerts`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      prepare,
+      methods: { GET: { scope: "alert:read", ok: 200 }, POST: { scope: "alert:write", body: createBody, ok: 201 } },
+    },
+    {
+      route: `${prefix}/:project_id/alerts/:id`,
+      path: `${at}/{alert}/`,
+      params: withId,
+      prepare,
+      methods: {
+        GET: { scope: "alert:read", ok: 200 },
+        PATCH: { scope: "alert:write", body: { name: "renamed" }, ok: 200 },
+        PUT: { scope: "alert:write", body: { name: "put" }, ok: 200 },
+        DELETE: { scope: "alert:write", ok: 204 },
+      },
+    },
+    { route: `${prefix}/:project_id/alerts/:id/check_now`, path: `${at}/{alert}/check_now/`, params: withId, prepare, methods: { POST: { scope: "alert:write", ok: 200 } } },
+  ];
+}
+
 /** A destination in each project (and `@current`): project id → hog function id, set in beforeAll. */
 const HOG_FUNCTION_IDS = new Map<string, string>();
 
@@ -623,6 +670,8 @@ const ROUTES: RouteCase[] = [
   ...experimentRoutes("environments"),
   ...hogFunctionRoutes("projects"),
   ...hogFunctionRoutes("environments"),
+  ...alertRoutes("projects"),
+  ...alertRoutes("environments"),
   ...recordingRoutes("projects"),
   ...recordingRoutes("environments"),
   ...earlyAccessRoutes("projects"),
@@ -887,6 +936,8 @@ describe(`management routes: authentication, scopes and project access (${testDb
       HOG_FUNCTION_IDS.set(String(id), hogFunctionId);
     }
     HOG_FUNCTION_IDS.set("@current", HOG_FUNCTION_IDS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) ALERTS.set(String(id), { id: randomUUID(), projectId: id, insightId: INSIGHT_IDS.get(String(id))! });
+    ALERTS.set("@current", ALERTS.get(String(projectId))!);
     currentProjectId = projectId;
     COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });
