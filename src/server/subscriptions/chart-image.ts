@@ -53,7 +53,10 @@ function niceStep(max: number, target = 5): number {
 
 /** An x label as short as it reads: a day of "2026-11-02 …" or "2-Nov-2026" kept whole when short. */
 function xLabel(label: string): string {
-  return clip(label.replace(/^(\d{4})-(\d{2})-(\d{2})(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$/, (_all, _y, m, d) => `${d}/${m}`), 14);
+  const short = label
+    .replace(/^(\d{4})-(\d{2})-(\d{2})(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$/, (_all, _y, m, d) => `${d}/${m}`)
+    .replace(/^(\d{1,2})-([A-Za-z]{3})-\d{4}$/, "$1 $2");
+  return clip(short, 14);
 }
 
 function frame(title: string, body: string): string {
