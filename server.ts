@@ -11,6 +11,7 @@ import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/
 import { closeDb, registerDb } from "@/server/db";
 import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
 import { deliveryOptionsFromEnv, startDestinationWorker, stopDestinationWorker } from "@/server/destinations/service";
+import { emailSettingsFromEnv } from "@/server/email/service";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
 import { warmUp } from "@/server/health/service";
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   const eventStoreConfig = eventStoreConfigFromEnv();
   // Destinations' settings and the outbound allowlist: a typo stops start-up here, not each delivery later.
   deliveryOptionsFromEnv();
+  emailSettingsFromEnv();
   const db = await openDatabase(dbConfig, eventStoreConfig);
   try {
     const applied = await migrate(db.sql);

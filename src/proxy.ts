@@ -14,5 +14,5 @@ export function proxy(request: NextRequest) {
 
 export const config = {
   // Pages only: not the APIs, the SDK endpoints, Next's assets or the public pages.
-  matcher: ["/((?!api/|_next/|%5F|_health|_ready|capture|batch|e/|i/|decide|flags|track|engage|array|static|s/|shared/|login|signup|invite|icon|favicon).*)"],
+  matcher: ["/((?!api/|_next/|%5F|_health|_ready|capture|batch|e/|i/|decide|flags|track|engage|array|static|s/|shared/|login|signup|invite|reset-password|icon|favicon).*)"],
 };

@@ -29,7 +29,10 @@ export interface BootstrappedSite {
  * bootstrapped with `owner` (and `members` added to the owner's organization), and the built
  * server on a free port, whose SITE_URL (sign-in redirects, share links) names that port.
  */
-export function useBootstrappedSite(owner: Account, { members = [] }: { members?: readonly Account[] } = {}): BootstrappedSite {
+export function useBootstrappedSite(
+  owner: Account,
+  { members = [], env: serverEnv }: { members?: readonly Account[]; /** More of the server's environment, read when it starts (after earlier beforeAll hooks). */ env?: () => Record<string, string> } = {},
+): BootstrappedSite {
   let server: RunningServer | undefined;
   let dataDir: string | undefined;
   let projectKey: string | undefined;
@@ -51,7 +54,7 @@ export function useBootstrappedSite(owner: Account, { members = [] }: { members?
       expect(created.code, created.stderr).toBe(0);
     }
     const port = await freePort();
-    server = await startServer({ ...env, PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
+    server = await startServer({ ...env, ...serverEnv?.(), PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` });
   });
 
   test.afterAll(async () => {

@@ -126,6 +126,7 @@ const TABLE_OWNERS: Record<string, string> = {
   organizations: "accounts",
   organization_memberships: "accounts",
   organization_invites: "accounts",
+  password_resets: "accounts",
   projects: "accounts",
   personal_api_keys: "accounts",
   activity_logs: "activity",

@@ -20,7 +20,7 @@ export function signInErrorMessage(error: string | null | undefined, status?: nu
 }
 
 /** `returnPath`: where to go once signed in (the page that sent the visitor here), checked again here. */
-export function LoginForm({ initialError, returnPath = "/" }: { initialError: string | null; returnPath?: string }) {
+export function LoginForm({ initialError, returnPath = "/", notice }: { initialError: string | null; returnPath?: string; notice?: string }) {
   const router = useRouter();
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(signInErrorMessage(initialError));
@@ -58,6 +58,11 @@ export function LoginForm({ initialError, returnPath = "/" }: { initialError: st
   return (
     <form noValidate onSubmit={(event) => void submit(event)} className="flex flex-col gap-5" data-testid="login-form">
       {error && <FormAlert testId="login-error">{error}</FormAlert>}
+      {notice && !error && (
+        <div role="status" data-testid="login-notice" className="rounded-control bg-green-50 px-3.5 py-3 text-sm text-green-800 ring-1 ring-green-200 ring-inset">
+          {notice}
+        </div>
+      )}
       <TextField label="E-mail" name="email" type="email" autoComplete="username" required error={fieldErrors.email} testId="login-email" />
       <TextField
         label="Password"

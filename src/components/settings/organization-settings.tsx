@@ -40,6 +40,7 @@ export function OrganizationSettings() {
               Only admins and owners of {project.organization.name} can invite people.
             </p>
           )}
+          <EmailCard />
         </div>
       )}
     </ProjectGate>
@@ -120,8 +121,9 @@ function InviteCard({ projectId, canInviteAdmins }: { projectId: number; canInvi
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [errors, setErrors] = useState<FormErrors<InviteField>>(NO_ERRORS);
-  const [created, setCreated] = useState<{ email: string; url: string } | null>(null);
+  const [created, setCreated] = useState<{ email: string; url: string; emailed: boolean } | null>(null);
   const invite = useMutation(trpc.organization.invite.mutationOptions());
+  const email = useQuery(trpc.account.emailStatus.queryOptions());
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -133,7 +135,7 @@ function InviteCard({ projectId, canInviteAdmins }: { projectId: number; canInvi
     setErrors(NO_ERRORS);
     try {
       const result = await invite.mutateAsync({ projectId, ...values });
-      setCreated({ email: result.email, url: result.url });
+      setCreated({ email: result.email, url: result.url, emailed: result.emailed });
       formElement.reset();
       await queryClient.invalidateQueries({ queryKey: trpc.organization.invites.queryKey() });
     } catch (error) {
@@ -143,7 +145,15 @@ function InviteCard({ projectId, canInviteAdmins }: { projectId: number; canInvi
 
   return (
     <Card aria-labelledby="invite-title" data-testid="invite-card">
-      <CardHeader titleId="invite-title" title="Invite a teammate" description="Burrow sends no e-mail: share the invite link with them yourself." />
+      <CardHeader
+        titleId="invite-title"
+        title="Invite a teammate"
+        description={
+          email.data?.configured
+            ? "Burrow e-mails them the invite link; you can share it yourself too."
+            : "This server sends no e-mail (SMTP_URL is not set): share the invite link with them yourself."
+        }
+      />
       <CardBody className="flex flex-col gap-5">
         <form noValidate onSubmit={(event) => void submit(event)} className="flex flex-col gap-4" data-testid="invite-form">
           {errors.form && <FormAlert testId="invite-form-error">{errors.form}</FormAlert>}
@@ -161,8 +171,9 @@ function InviteCard({ projectId, canInviteAdmins }: { projectId: number; canInvi
         {created && (
           <div className="flex flex-col gap-3 rounded-control bg-brand-50 p-4 ring-1 ring-brand-200 ring-inset" data-testid="invite-created">
             <p className="text-sm text-gray-900">
-              Invite created for <strong className="font-semibold">{created.email}</strong>. Send them this link; it works once and
-              expires in 7 days. It won&apos;t be shown again.
+              Invite created for <strong className="font-semibold">{created.email}</strong>.{" "}
+              {created.emailed ? "We e-mailed them this link" : "Send them this link"}; it works once and expires in 7 days. It
+              won&apos;t be shown again.
             </p>
             <CopyField label="Invite link" value={created.url} testId="invite-link" />
             <div>
@@ -171,6 +182,48 @@ function InviteCard({ projectId, canInviteAdmins }: { projectId: number; canInvi
               </Button>
             </div>
           </div>
+        )}
+      </CardBody>
+    </Card>
+  );
+}
+
+/** Whether this server sends e-mail, and a test message to oneself to prove it. */
+function EmailCard() {
+  const trpc = useTRPC();
+  const status = useQuery(trpc.account.emailStatus.queryOptions());
+  const send = useMutation(trpc.account.sendTestEmail.mutationOptions());
+  return (
+    <Card aria-labelledby="email-title" data-testid="email-card">
+      <CardHeader
+        titleId="email-title"
+        title="E-mail"
+        description="Alerts, subscriptions, invites and password resets are sent through the SMTP server set by SMTP_URL and EMAIL_FROM."
+      />
+      <CardBody className="flex flex-col gap-3">
+        {status.isPending ? (
+          <Loading label="Checking e-mail…" />
+        ) : status.isError ? (
+          <ErrorState title="Could not check e-mail" message={errorMessage(status.error)} onRetry={() => void status.refetch()} retrying={status.isFetching} />
+        ) : status.data.configured ? (
+          <>
+            <div className="flex flex-wrap items-center gap-3">
+              <Badge tone="success">Set up</Badge>
+              <Button variant="secondary" size="sm" loading={send.isPending} onClick={() => send.mutate()} data-testid="email-test-send">
+                Send a test e-mail to me
+              </Button>
+            </div>
+            {send.isSuccess && (
+              <p role="status" className="text-sm text-gray-700" data-testid="email-test-sent">
+                Sent to {send.data.to}. Check your inbox.
+              </p>
+            )}
+            {send.isError && <FormAlert testId="email-test-error">{errorMessage(send.error)}</FormAlert>}
+          </>
+        ) : (
+          <p className="text-sm text-gray-600" data-testid="email-not-configured">
+            <Badge tone="neutral">Off</Badge> Set <code>SMTP_URL</code> and <code>EMAIL_FROM</code> and restart Burrow to send e-mail.
+          </p>
         )}
       </CardBody>
     </Card>

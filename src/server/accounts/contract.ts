@@ -72,6 +72,15 @@ export const acceptInviteInput = z.object({
 });
 export type AcceptInviteInput = z.input<typeof acceptInviteInput>;
 
+export const requestPasswordResetInput = z.object({ email: emailSchema });
+export type RequestPasswordResetInput = z.input<typeof requestPasswordResetInput>;
+
+export const resetPasswordInput = z.object({
+  token: z.string().min(1).max(200),
+  password: passwordSchema,
+});
+export type ResetPasswordInput = z.input<typeof resetPasswordInput>;
+
 export const createProjectInput = z.object({ name: nameSchema });
 
 /** The IANA time zones this runtime knows (Intl), and UTC: what a project's `timezone` may be. */

@@ -45,7 +45,7 @@ describe(`every way to set a password applies the rule (${testDbKind})`, () => {
   });
 
   it("accepting an invite", async () => {
-    const { token } = await createInvite(await testContext(db, owner.id), { email: "invitee@example.com" });
+    const { token } = await createInvite(await testContext(db, owner.id), { email: "invitee@example.com" }, "http://localhost:3000");
     await expect(acceptInvite(db.prisma, { token, firstName: "Ivy", password: "a b c d e f g" })).rejects.toThrow(NOT_SPACES);
     expect((await acceptInvite(db.prisma, { token, firstName: "Ivy", password: "invitee password" })).email).toBe("invitee@example.com");
   });

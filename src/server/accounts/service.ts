@@ -27,9 +27,14 @@ import {
   type CreatePersonalApiKeyInput,
   type CreateUserInput,
   type ProjectSettingsInput,
+  requestPasswordResetInput,
+  resetPasswordInput,
+  type RequestPasswordResetInput,
+  type ResetPasswordInput,
   type SignUpInput,
 } from "./contract";
 import { recordingSettingsFor, updateRecordingSettings } from "@/server/recordings/service";
+import { emailConfigured, sendEmail } from "@/server/email/service";
 import { toMember, toPersonalApiKeySummary, toProjectResource, toUserBasic } from "./present";
 import * as store from "./store";
 
@@ -42,6 +47,9 @@ export interface UserSummary {
 const summary = ({ id, uuid, email }: UserSummary): UserSummary => ({ id, uuid, email });
 
 const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
+/** Links per user an hour: the form is public and every link is an e-mail sent. */
+const PASSWORD_RESETS_PER_HOUR = 3;
 
 // First run and the admin CLI: no actor yet.
 
@@ -177,6 +185,61 @@ export async function acceptInvite(prisma: PrismaClient, input: AcceptInviteInpu
   return user;
 }
 
+// Password resets, before sign-in.
+
+/**
+ * "Forgot password": e-mails a one-time link (an hour) when the address is an active user's.
+ * The answer and its timing are the same either way (the e-mail goes out after the answer),
+ * so the form does not tell who has an account.
+ */
+export async function requestPasswordReset(prisma: PrismaClient, input: RequestPasswordResetInput, siteUrl: string): Promise<void> {
+  const { email } = requestPasswordResetInput.parse(input);
+  if (!emailConfigured()) {
+    throw new AppError("invalid_input", "This server cannot send e-mail, so it cannot send reset links. Ask an admin of your organization.");
+  }
+  const user = await store.findUserByEmail(prisma, email);
+  if (!user?.isActive) return;
+  if ((await store.countRecentPasswordResets(prisma, user.id, new Date(Date.now() - 60 * 60 * 1000))) >= PASSWORD_RESETS_PER_HOUR) return;
+  const token = randomBytes(24).toString("base64url");
+  await store.createPasswordReset(prisma, { userId: user.id, tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + PASSWORD_RESET_TTL_MS) });
+  const link = `${siteUrl}/reset-password/${token}`;
+  void sendEmail({
+    to: [user.email],
+    subject: "Reset your Burrow password",
+    text: `Someone asked to reset the password of your Burrow account (${user.email}).\n\nSet a new password here within the hour:\n${link}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
+    html: emailHtml(
+      `<p>Someone asked to reset the password of your Burrow account (${escapeHtml(user.email)}).</p>`,
+      link,
+      "Set a new password",
+      "The link works once, within the hour. If it was not you, ignore this e-mail: your password stays as it is.",
+    ),
+  }).catch((error: unknown) => console.error(`burrow: password reset e-mail to user ${user.id} failed: ${error instanceof Error ? error.message : String(error)}`));
+}
+
+/** What the reset page shows before the new password is set: whose account, or 404. */
+export async function describePasswordReset(prisma: PrismaClient, token: string) {
+  const reset = await openPasswordReset(prisma, token);
+  return { email: reset.user.email };
+}
+
+async function openPasswordReset(prisma: PrismaClient, token: string) {
+  const reset = await store.findPasswordResetByTokenHash(prisma, hashSecret(token));
+  if (!reset || reset.usedAt || reset.expiresAt <= new Date() || !reset.user.isActive) {
+    throw new AppError("not_found", "This reset link is invalid or has expired. Ask for a new one.");
+  }
+  return reset;
+}
+
+/** Sets the new password from a reset link; the link and every session end. */
+export async function resetPassword(prisma: PrismaClient, input: ResetPasswordInput) {
+  const { token, password } = resetPasswordInput.parse(input);
+  const reset = await openPasswordReset(prisma, token);
+  if (!(await store.usePasswordReset(prisma, reset.id, reset.userId, await hashPassword(password)))) {
+    throw new AppError("not_found", "This reset link is invalid or has expired. Ask for a new one.");
+  }
+  return { email: reset.user.email };
+}
+
 // The edge's project check (REST's projectRoute, tRPC's projectProcedure), before a context exists.
 
 /** The user's current project: the one set, else their first; null if they have none. */
@@ -297,10 +360,11 @@ export async function listMembers(ctx: Context) {
 }
 
 /**
- * An admin invites someone by e-mail. Returns the one-time token for the invite link; only
- * its hash is stored. An admin may not invite above their own level.
+ * An admin invites someone by e-mail. Returns the one-time token and link (only its hash is
+ * stored), and whether the link was e-mailed (when SMTP is set up). An admin may not invite
+ * above their own level.
  */
-export async function createInvite(ctx: Context, input: CreateInviteInput) {
+export async function createInvite(ctx: Context, input: CreateInviteInput, siteUrl: string) {
   const { email, level } = createInviteInput.parse(input);
   const { organizationId } = ctx.project;
   requireAdmin(ctx);
@@ -317,7 +381,35 @@ export async function createInvite(ctx: Context, input: CreateInviteInput) {
     createdById: ctx.actor.id,
     expiresAt: new Date(Date.now() + INVITE_TTL_MS),
   });
-  return { token, invite };
+  const url = `${siteUrl}/invite/${token}`;
+  let emailed = false;
+  if (emailConfigured()) {
+    const organization = (await store.findOrganization(ctx.db.prisma, organizationId))?.name ?? "an organization";
+    // The invite stands even if the mail server fails: the admin still has the link to share.
+    emailed = await sendEmail({
+      to: [email],
+      subject: `You're invited to ${organization} on Burrow`,
+      text: `${ctx.actor.email} invited you to join ${organization} on Burrow.\n\nAccept within 7 days:\n${url}`,
+      html: emailHtml(`<p>${escapeHtml(ctx.actor.email)} invited you to join <strong>${escapeHtml(organization)}</strong> on Burrow.</p>`, url, "Accept the invite", "The link works once, within 7 days."),
+    }).then(
+      () => true,
+      (error: unknown) => {
+        console.error(`burrow: invite e-mail failed: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      },
+    );
+  }
+  return { token, url, emailed, invite };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The house's one e-mail layout: a paragraph, a button to the link, a small print line. */
+function emailHtml(intro: string, link: string, action: string, smallPrint: string): string {
+  const href = escapeHtml(link);
+  return `<div style="font-family:system-ui,sans-serif;max-width:520px;color:#1f2937">${intro}<p><a href="${href}" style="display:inline-block;background:#4f46e5;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(action)}</a></p><p style="font-size:13px;color:#6b7280">${escapeHtml(smallPrint)}<br>${href}</p></div>`;
 }
 
 /** Open invites name the invitees' e-mail addresses: admins only. */

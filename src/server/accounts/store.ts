@@ -95,6 +95,10 @@ export function createOrganizationWithProject(
   });
 }
 
+export function findOrganization(db: DbClient, organizationId: string) {
+  return db.organization.findUnique({ where: { id: organizationId }, select: { name: true } });
+}
+
 export function findOrganizationWithFirstProject(db: DbClient, organizationId: string) {
   return db.organization.findUnique({
     where: { id: organizationId },
@@ -173,6 +177,35 @@ export function acceptInvite(prisma: PrismaClient, inviteId: string, user: NewUs
     const used = await tx.organizationInvite.updateMany({ where: { id: inviteId, acceptedAt: null }, data: { acceptedAt: new Date() } });
     if (used.count === 0) return null;
     return tx.user.create({ data: userData(user) });
+  });
+}
+
+// Password resets
+
+export function countRecentPasswordResets(db: DbClient, userId: number, since: Date) {
+  return db.passwordReset.count({ where: { userId, createdAt: { gte: since } } });
+}
+
+export function createPasswordReset(db: DbClient, data: { userId: number; tokenHash: string; expiresAt: Date }) {
+  return db.passwordReset.create({ data });
+}
+
+export function findPasswordResetByTokenHash(db: DbClient, tokenHash: string) {
+  return db.passwordReset.findUnique({ where: { tokenHash }, select: { id: true, userId: true, expiresAt: true, usedAt: true, user: { select: { email: true, isActive: true } } } });
+}
+
+/**
+ * Uses the reset up and sets the password (which ends every session), in one transaction;
+ * false if the link was used meanwhile. The user's other open links die with it.
+ */
+export function usePasswordReset(prisma: PrismaClient, resetId: string, userId: number, passwordHash: string) {
+  return prisma.$transaction(async (tx) => {
+    const now = new Date();
+    const used = await tx.passwordReset.updateMany({ where: { id: resetId, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+    if (used.count === 0) return false;
+    await tx.passwordReset.updateMany({ where: { userId, usedAt: null }, data: { usedAt: now } });
+    await setPassword(tx, userId, passwordHash);
+    return true;
   });
 }
 

@@ -115,6 +115,8 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       data: { organizationId: organization.id, targetEmail: "bob@example.com", level: 8, tokenHash: "sha256$invite", createdById: user.id, expiresAt: at, acceptedAt: at },
     });
     await roundTrip("OrganizationInvite", invite, () => p.organizationInvite.findUnique({ where: { id: invite.id } }));
+    const reset = await p.passwordReset.create({ data: { userId: user.id, tokenHash: "sha256$reset", expiresAt: at, usedAt: at } });
+    await roundTrip("PasswordReset", reset, () => p.passwordReset.findUnique({ where: { id: reset.id } }));
     const key = await p.personalApiKey.create({
       data: { userId: user.id, label: "ci", secureValue: "sha256$key", maskValue: "phx_...abcd", scopes: ["dashboard:read", "*"], scopedProjects: [project.id], scopedOrganizations: [organization.id], lastUsedAt: at },
     });

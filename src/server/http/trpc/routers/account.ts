@@ -15,6 +15,7 @@ import {
   updateProjectResource,
 } from "@/server/accounts/service";
 import { signInThrottle } from "@/server/auth/service";
+import { emailConfigured, sendTestEmail } from "@/server/email/service";
 import { createTRPCRouter, projectProcedure, protectedProcedure } from "../trpc";
 
 /** The signed-in user: who they are, their projects, their personal API keys. */
@@ -50,6 +51,12 @@ export const accountRouter = createTRPCRouter({
   changePassword: protectedProcedure
     .input(changePasswordInput)
     .mutation(({ ctx, input }) => changePassword(ctx, signInThrottle(), input)),
+
+  /** Whether the server sends e-mail (SMTP_URL and EMAIL_FROM set). */
+  emailStatus: protectedProcedure.query(() => ({ configured: emailConfigured() })),
+
+  /** Settings' test button: a test e-mail to the signed-in user's own address. */
+  sendTestEmail: protectedProcedure.mutation(({ ctx }) => sendTestEmail(ctx)),
 
   personalApiKeys: protectedProcedure.query(({ ctx }) => listPersonalApiKeys(ctx)),
 

@@ -1,9 +1,19 @@
 import { z } from "zod";
-import { acceptInviteInput, signUpInput } from "@/server/accounts/contract";
-import { acceptInvite, describeInvite, hasAnyUser, signUpFirstUser } from "@/server/accounts/service";
+import { acceptInviteInput, requestPasswordResetInput, resetPasswordInput, signUpInput } from "@/server/accounts/contract";
+import {
+  acceptInvite,
+  describeInvite,
+  describePasswordReset,
+  hasAnyUser,
+  requestPasswordReset,
+  resetPassword,
+  signUpFirstUser,
+} from "@/server/accounts/service";
+import { emailConfigured } from "@/server/email/service";
+import { serverEnvFrom } from "@/server/env";
 import { createTRPCRouter, publicProcedure } from "../trpc";
 
-/** Before sign-in: first-run sign-up and accepting invites. */
+/** Before sign-in: first-run sign-up, accepting invites and resetting a forgotten password. */
 export const authRouter = createTRPCRouter({
   setupStatus: publicProcedure.query(async ({ ctx }) => ({ needsSetup: !(await hasAnyUser(ctx.db.prisma)) })),
 
@@ -20,4 +30,17 @@ export const authRouter = createTRPCRouter({
     const user = await acceptInvite(ctx.db.prisma, input);
     return { email: user.email };
   }),
+
+  /** Whether "Forgot password?" can work here (the server sends e-mail). */
+  passwordResetAvailable: publicProcedure.query(() => ({ available: emailConfigured() })),
+
+  requestPasswordReset: publicProcedure
+    .input(requestPasswordResetInput)
+    .mutation(({ ctx, input }) => requestPasswordReset(ctx.db.prisma, input, serverEnvFrom().siteUrl)),
+
+  passwordReset: publicProcedure
+    .input(z.object({ token: z.string().min(1).max(200) }))
+    .query(({ ctx, input }) => describePasswordReset(ctx.db.prisma, input.token)),
+
+  resetPassword: publicProcedure.input(resetPasswordInput).mutation(({ ctx, input }) => resetPassword(ctx.db.prisma, input)),
 });

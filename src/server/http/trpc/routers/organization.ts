@@ -12,8 +12,8 @@ export const organizationRouter = createTRPCRouter({
 
   /** The invite link is in this answer only; the token is stored hashed. */
   invite: projectProcedure.input(createInviteInput).mutation(async ({ ctx, input }) => {
-    const { token, invite } = await createInvite(ctx, input);
-    return { id: invite.id, email: invite.targetEmail, url: `${serverEnvFrom().siteUrl}/invite/${token}` };
+    const { url, emailed, invite } = await createInvite(ctx, input, serverEnvFrom().siteUrl);
+    return { id: invite.id, email: invite.targetEmail, url, emailed };
   }),
 
   revokeInvite: projectProcedure
