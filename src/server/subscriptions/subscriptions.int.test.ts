@@ -14,6 +14,7 @@ import type { Database } from "@/server/db/client";
 import { createTestDatabase } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
+import { startSmtpSink } from "@/test-support/smtp-sink";
 import { runDueSubscriptions } from "./service";
 
 let db: Database;
@@ -311,6 +312,54 @@ describe("delivery", () => {
     await runDueSubscriptions(db);
     expect(received.filter((r) => r.path === "/due")).toHaveLength(1);
     expect((await sendTest(id)).status).toBe(400);
+  });
+});
+
+describe("e-mail delivery", () => {
+  it("says so when e-mail is not set up", async () => {
+    delete process.env.SMTP_URL;
+    delete process.env.EMAIL_FROM;
+    const created = await create(daily({ target_type: "email", target_value: "ada@example.com" }));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const answer = await sendTest(created.body.id);
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ delivered: false, target_type: "email" });
+    expect(answer.body.error).toMatch(/SMTP_URL/);
+  });
+
+  it("e-mails each chart as an inline PNG with links back, to every address, through a real SMTP server", async () => {
+    const smtp = await startSmtpSink();
+    process.env.SMTP_URL = smtp.url;
+    process.env.EMAIL_FROM = "Burrow <burrow@example.com>";
+    try {
+      const created = await create(
+        daily({ insight: undefined, dashboard: dashboardId, dashboard_export_insights: [insightId, secondInsightId], target_type: "email", target_value: "ada@example.com, bob@example.com", invite_message: "Our weekly numbers" }),
+      );
+      expect(created.body.target_value).toBe("ada@example.com,bob@example.com");
+      const answer = await sendTest(created.body.id);
+      expect(answer.body, JSON.stringify(answer.body)).toEqual({ delivered: true, error: null, images: 2, target_type: "email" });
+      const [mail] = await smtp.waitFor(1);
+      expect(mail!.subject).toBe("Burrow Dashboard report - Weekly");
+      expect((Array.isArray(mail!.to) ? mail!.to : [mail!.to]).flatMap((to) => to!.value.map((v) => v.address))).toEqual(["ada@example.com", "bob@example.com"]);
+      const pngs = mail!.attachments.filter((a) => a.contentType === "image/png");
+      expect(pngs).toHaveLength(2);
+      for (const png of pngs) {
+        expect(png.content.subarray(0, 8).toString("hex")).toBe(PNG_SIGNATURE);
+        expect(mail!.html).toContain(`cid:${png.cid}`);
+      }
+      expect(mail!.html).toContain(`https://burrow.example.com/dashboards/${dashboardId}`);
+      expect(mail!.html).toContain("Our weekly numbers");
+      expect(mail!.text).toContain(`Open in Burrow: https://burrow.example.com/dashboards/${dashboardId}`);
+      // A refusing mail server is a failed delivery, kept on the subscription.
+      smtp.refuse(true);
+      const refused = await sendTest(created.body.id);
+      expect(refused.body.delivered).toBe(false);
+      expect(refused.body.error).toMatch(/did not take the message/);
+    } finally {
+      delete process.env.SMTP_URL;
+      delete process.env.EMAIL_FROM;
+      await smtp.close();
+    }
   });
 });
 
