@@ -5,7 +5,13 @@
  * occurrence strictly after max(from, now + 15 minutes): never in the past, and a pass that
  * runs a little early does not send the same occurrence twice.
  */
-import { RRule, type Weekday } from "rrule";
+import * as rruleModule from "rrule";
+import type { Weekday } from "rrule";
+
+// rrule is CommonJS to Node's own ESM loader (the server bundle leaves node_modules to it),
+// which finds no named exports in it: they are on `default` there, and on the module elsewhere.
+const { RRule } = ((rruleModule as { default?: typeof rruleModule }).default ?? rruleModule) as typeof rruleModule;
+type RRule = InstanceType<typeof RRule>;
 import type { SubscriptionFrequency, SubscriptionWeekday } from "./contract";
 
 export interface Schedule {
