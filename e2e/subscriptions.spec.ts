@@ -66,6 +66,7 @@ test("subscribe to an insight by webhook and send a test with the chart", async 
   await expect(dialog.getByTestId("subscription-target-value-error")).toContainText("not an e-mail address");
 
   await dialog.getByTestId("subscription-target-type").selectOption("webhook");
+  await expect(dialog.getByTestId("subscription-target-value-error")).toHaveCount(0);
   await dialog.getByTestId("subscription-target-value").fill(`${sink.url}/reports`);
   await dialog.getByTestId("subscription-frequency").selectOption("daily");
   await dialog.getByTestId("subscription-title").fill("Pageviews every morning");

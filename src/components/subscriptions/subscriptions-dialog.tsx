@@ -170,6 +170,8 @@ function SubscriptionForm({ projectId, subject, onDone }: { projectId: number; s
   const [title, setTitle] = useState("");
   const [chosen, setChosen] = useState<number[]>(subject.kind === "dashboard" ? subject.insights.slice(0, SUBSCRIPTION_LIMITS.maxDashboardInsights).map((i) => i.id) : []);
   const [errors, setErrors] = useState<FormErrors<Field>>(NO_ERRORS);
+  /** An edited field's message goes: it was about the old value. */
+  const edited = (field: Field) => setErrors((current) => ({ fields: { ...current.fields, [field]: undefined }, form: current.form }));
   const create = useMutation(
     trpc.subscriptions.create.mutationOptions({
       onSuccess: async () => {
@@ -212,7 +214,7 @@ function SubscriptionForm({ projectId, subject, onDone }: { projectId: number; s
     >
       {errors.form && <FormAlert testId="subscription-form-error">{errors.form}</FormAlert>}
       <div className="grid gap-4 sm:grid-cols-[10rem_1fr]">
-        <SelectField label="Send by" value={targetType} onChange={(e) => setTargetType(e.target.value as SubscriptionTargetType)} error={errors.fields.target_type} testId="subscription-target-type">
+        <SelectField label="Send by" value={targetType} onChange={(e) => (setTargetType(e.target.value as SubscriptionTargetType), edited("target_value"))} error={errors.fields.target_type} testId="subscription-target-type">
           <option value="email">E-mail</option>
           <option value="webhook">Webhook</option>
         </SelectField>
@@ -220,7 +222,7 @@ function SubscriptionForm({ projectId, subject, onDone }: { projectId: number; s
           label={targetType === "email" ? "Recipients" : "Webhook URL"}
           hint={targetType === "email" ? "E-mail addresses, separated by commas." : "Burrow POSTs JSON with each chart as a PNG data URL."}
           value={targetValue}
-          onChange={(e) => setTargetValue(e.target.value)}
+          onChange={(e) => (setTargetValue(e.target.value), edited("target_value"))}
           placeholder={targetType === "email" ? "ada@example.com, bob@example.com" : "https://hooks.example.com/reports"}
           error={errors.fields.target_value}
           testId="subscription-target-value"
@@ -235,7 +237,7 @@ function SubscriptionForm({ projectId, subject, onDone }: { projectId: number; s
             </option>
           ))}
         </SelectField>
-        <TextField label="Every" type="number" min={1} max={SUBSCRIPTION_LIMITS.maxInterval} value={interval} onChange={(e) => setInterval(e.target.value)} error={errors.fields.interval} testId="subscription-interval" />
+        <TextField label="Every" type="number" min={1} max={SUBSCRIPTION_LIMITS.maxInterval} value={interval} onChange={(e) => (setInterval(e.target.value), edited("interval"))} error={errors.fields.interval} testId="subscription-interval" />
         {frequency === "weekly" && (
           <SelectField label="On" value={weekday} onChange={(e) => setWeekday(e.target.value as SubscriptionWeekday | "")} error={errors.fields.byweekday} testId="subscription-weekday">
             <option value="">The start's weekday</option>
@@ -248,8 +250,8 @@ function SubscriptionForm({ projectId, subject, onDone }: { projectId: number; s
         )}
       </div>
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField label="Starting" type="datetime-local" value={start} onChange={(e) => setStart(e.target.value)} hint="Deliveries go out at this time of day." error={errors.fields.start_date} testId="subscription-start" />
-        <TextField label="Title (optional)" value={title} maxLength={SUBSCRIPTION_LIMITS.maxTitle} onChange={(e) => setTitle(e.target.value)} error={errors.fields.title} testId="subscription-title" />
+        <TextField label="Starting" type="datetime-local" value={start} onChange={(e) => (setStart(e.target.value), edited("start_date"))} hint="Deliveries go out at this time of day." error={errors.fields.start_date} testId="subscription-start" />
+        <TextField label="Title (optional)" value={title} maxLength={SUBSCRIPTION_LIMITS.maxTitle} onChange={(e) => (setTitle(e.target.value), edited("title"))} error={errors.fields.title} testId="subscription-title" />
       </div>
       {subject.kind === "dashboard" && (
         <fieldset className="flex flex-col gap-2" data-testid="subscription-insights">
