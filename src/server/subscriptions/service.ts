@@ -232,6 +232,8 @@ export async function runDueSubscriptions(db: Database, options: DuePassOptions 
       if (!(await store.claimDelivery(db.prisma, row.id, row.nextDeliveryDate!, next))) continue;
       await deliver(db, row, false);
       sent++;
+      // Others get the embedded database's one connection between deliveries.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     if (due.length < batch) return sent;
   }

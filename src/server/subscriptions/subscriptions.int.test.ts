@@ -16,6 +16,7 @@ import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { startSmtpSink } from "@/test-support/smtp-sink";
 import { runDueSubscriptions } from "./service";
+import { startSubscriptionDeliveries, stopSubscriptionDeliveries } from "./worker";
 
 let db: Database;
 let projectId: number;
@@ -312,6 +313,23 @@ describe("delivery", () => {
     await runDueSubscriptions(db);
     expect(received.filter((r) => r.path === "/due")).toHaveLength(1);
     expect((await sendTest(id)).status).toBe(400);
+  });
+});
+
+describe("the background pass", () => {
+  it("runs on the periodic-pass kernel and sends what falls due", async () => {
+    const created = await create(daily({ target_value: hook("/kernel") }));
+    startSubscriptionDeliveries(db, { intervalMs: 50 });
+    try {
+      await db.prisma.subscription.update({ where: { id: created.body.id }, data: { nextDeliveryDate: new Date(Date.now() - 1000) } });
+      const deadline = Date.now() + 15_000;
+      while (!received.some((r) => r.path === "/kernel") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await stopSubscriptionDeliveries();
+    }
+    expect(received.filter((r) => r.path === "/kernel")).toHaveLength(1);
+    const after = (await call(one.GET, "GET", `subscriptions/${created.body.id}/`, { id: String(created.body.id) })).body;
+    expect(new Date(after.next_delivery_date).getTime()).toBeGreaterThan(Date.now());
   });
 });
 
