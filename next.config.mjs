@@ -1,7 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // PGlite loads its wasm and data files from beside its JS, chdb its native library: keep them out of the bundle.
-  serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2", "pg", "@clickhouse/client", "chdb"],
+  // PGlite loads its wasm and data files from beside its JS, chdb and resvg their native libraries: keep them out of the bundle.
+  serverExternalPackages: ["@electric-sql/pglite", "@node-rs/argon2", "pg", "@clickhouse/client", "chdb", "@resvg/resvg-js"],
   poweredByHeader: false,
   reactStrictMode: true,
   // Management paths answer with and without the trailing slash, with no redirect.

@@ -22,6 +22,7 @@ import { isUnknownRestPath } from "@/server/http/rest/routes";
 import { drainIngestion } from "@/server/ingestion/service";
 import { startPersonDeletions, stopPersonDeletions } from "@/server/persons/deletion-worker";
 import { startRecordingUpkeep, stopRecordingUpkeep } from "@/server/recordings/budget";
+import { startSubscriptionDeliveries, stopSubscriptionDeliveries } from "@/server/subscriptions/worker";
 import { startSurveyIterations, stopSurveyIterations } from "@/server/surveys/iteration-worker";
 import { serveRaw } from "@/server/http/node-adapter";
 import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
@@ -104,12 +105,15 @@ async function main(): Promise<void> {
   startSurveyIterations(db);
   // Insight alerts whose check is due (each on its calculation_interval).
   startAlertChecks(db);
+  // Subscriptions that are due: their charts rendered and sent, each moved to its next date.
+  startSubscriptionDeliveries(db);
 
   installShutdown(server, async () => {
     await drainIngestion();
     await stopDestinationWorker();
     await stopSurveyIterations();
     await stopAlertChecks();
+    await stopSubscriptionDeliveries();
     await stopCohortWorker();
     await stopPersonDeletions();
     await stopRecordingUpkeep();

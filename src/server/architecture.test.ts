@@ -150,6 +150,7 @@ const TABLE_OWNERS: Record<string, string> = {
   hog_functions: "destinations",
   hog_function_outbox: "destinations",
   hog_function_deliveries: "destinations",
+  subscriptions: "subscriptions",
   early_access_features: "early-access",
   surveys: "surveys",
   recording_settings: "recordings",

@@ -39,6 +39,7 @@ export const w = {
   /** A holdout of its own for DELETE (the others keep theirs). */
   spareHoldoutId: 0,
   hogFunctionId: "0190f1c2-0000-7000-8000-0000000000f1",
+  subscriptionId: 0,
   eafId: "",
   surveyId: "",
   staticCohortId: 0,
@@ -92,6 +93,18 @@ export const HOG_FUNCTION_BODY = () => ({
     body: { value: { event: "{event.event}", email: "{person.properties.email}" } },
   },
   filters: { events: [{ id: "signed_up", type: "events" }], properties: [{ key: "plan", value: ["pro"], operator: "exact", type: "event" }] },
+});
+export const subscription = () => ({ id: String(w.subscriptionId) });
+export const SUBSCRIPTION_BODY = () => ({
+  insight: w.insightId,
+  target_type: "email",
+  target_value: "a@example.com,b@example.com",
+  frequency: "weekly",
+  interval: 2,
+  byweekday: ["monday"],
+  start_date: "2026-01-05T09:00:00Z",
+  title: "Weekly views",
+  invite_message: "Hello",
 });
 export const eaf = () => ({ id: w.eafId });
 export const survey = () => ({ id: w.surveyId });
@@ -215,6 +228,11 @@ export async function setUpHostileWorld(): Promise<void> {
   w.holdoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Existing", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
   w.spareHoldoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Spare", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
   await db.prisma.hogFunction.create({ data: { id: w.hogFunctionId, projectId: w.projectId, name: "Existing hook", inputs: { url: { value: "https://hooks.example.com/x" } } } });
+  w.subscriptionId = (
+    await db.prisma.subscription.create({
+      data: { projectId: w.projectId, contentType: "insight", insightId: insight.id, targetType: "email", targetValue: "a@example.com", frequency: "daily", startDate: new Date("2026-01-01T09:00:00Z"), nextDeliveryDate: new Date("2099-01-01T09:00:00Z") },
+    })
+  ).id;
   const eafFlag = await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing-eaf", filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
   w.surveyId = (await db.prisma.survey.create({ data: { id: "0190f1c2-0000-4000-8000-00000005e001", projectId: w.projectId, name: "Existing", type: "popover", questions: [] } })).id;
   w.eafId = (await db.prisma.earlyAccessFeature.create({ data: { id: "0190f1c2-0000-4000-8000-0000000eaf01", projectId: w.projectId, featureFlagId: eafFlag.id, name: "Existing", stage: "beta" } })).id;

@@ -19,6 +19,7 @@ import { DeleteDashboardDialog } from "./delete-dashboard-dialog";
 import { EditableTiles } from "./editable-tiles";
 import { PermissionsDialog } from "./permissions-dialog";
 import { ShareDialog } from "./share-dialog";
+import { SubscriptionsDialog } from "@/components/subscriptions/subscriptions-dialog";
 import type { DashboardData } from "./types";
 
 export function DashboardView({ dashboardId }: { dashboardId: number }) {
@@ -69,7 +70,7 @@ function Dashboard({ projectId, membershipLevel, dashboardId }: { projectId: num
   return <DashboardLoaded projectId={projectId} dashboard={dashboard.data} canRestrict={canRestrict} />;
 }
 
-type Open = null | "edit" | "permissions" | "share" | "delete" | "duplicate";
+type Open = null | "edit" | "permissions" | "share" | "subscribe" | "delete" | "duplicate";
 
 function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: number; dashboard: DashboardData; canRestrict: boolean }) {
   const trpc = useTRPC();
@@ -112,6 +113,9 @@ function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: num
         description={dashboard.description || undefined}
         actions={
           <>
+            <Button variant="secondary" onClick={() => setOpen("subscribe")} data-testid="open-subscriptions">
+              Subscribe
+            </Button>
             <Button variant="secondary" onClick={() => setOpen("share")} data-testid="open-share">
               Share
             </Button>
@@ -177,6 +181,17 @@ function DashboardLoaded({ projectId, dashboard, canRestrict }: { projectId: num
       />
       <PermissionsDialog projectId={projectId} dashboard={dashboard} canRestrict={canRestrict} open={open === "permissions"} onClose={() => setOpen(null)} />
       <ShareDialog projectId={projectId} dashboardId={dashboard.id} canEdit={canEdit} open={open === "share"} onClose={() => setOpen(null)} />
+      <SubscriptionsDialog
+        projectId={projectId}
+        subject={{
+          kind: "dashboard",
+          dashboardId: dashboard.id,
+          name: title,
+          insights: dashboard.tiles.flatMap((tile) => (tile.insight ? [{ id: tile.insight.id, name: tile.insight.name || tile.insight.derived_name || "Untitled insight" }] : [])),
+        }}
+        open={open === "subscribe"}
+        onClose={() => setOpen(null)}
+      />
       <DeleteDashboardDialog projectId={projectId} dashboard={dashboard} open={open === "delete"} onClose={() => setOpen(null)} onDeleted={() => router.push("/dashboards")} />
     </div>
   );

@@ -23,6 +23,8 @@ export const SCOPE_OBJECTS = [
   /** Session replay: `/session_recordings/` (PostHog's scope object). */
   "session_recording",
   "sharing_configuration",
+  /** Subscriptions: `/subscriptions/` (PostHog's scope object). */
+  "subscription",
   "survey",
   /** PostHog's `user` scope object: `/api/users/@me/`. */
   "user",

@@ -160,6 +160,14 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       },
     });
     await roundTrip("HogFunction", hogFunction, () => p.hogFunction.findUnique({ where: { id: hogFunction.id } }));
+    const subscription = await p.subscription.create({
+      data: {
+        projectId: project.id, contentType: "dashboard", insightId: insight.id, dashboardId: dashboard.id, dashboardExportInsights: [insight.id, 7], title: "Weekly",
+        targetType: "email", targetValue: "a@x.test,b@x.test", frequency: "monthly", interval: 2, count: 5, byweekday: ["monday", "friday"], bysetpos: -1,
+        startDate: at, untilDate: at, nextDeliveryDate: at, inviteMessage: "Hi", enabled: false, deleted: true, lastDeliveredAt: at, lastDeliveryError: "x", createdById: user.id,
+      },
+    });
+    await roundTrip("Subscription", subscription, () => p.subscription.findUnique({ where: { id: subscription.id } }));
     const outbox = await p.hogFunctionOutbox.create({
       data: { hogFunctionId: hogFunction.id, projectId: project.id, eventUuid: "0190c000-0000-7000-8000-0000000000e1", payload: { event: "x" }, attempts: 1, nextAttemptAt: at },
     });

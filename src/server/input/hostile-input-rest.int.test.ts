@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, SUBSCRIPTION_BODY, subscription, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -94,6 +94,11 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/hog_functions/:id/deliveries", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ level: "failed", search: "x" }) },
   { route: "projects/:project_id/hog_functions/:id/metrics", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d", interval: "day" }) },
   { route: "projects/:project_id/hog_functions/:id/metrics/totals", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d" }) },
+  { route: "projects/:project_id/subscriptions", method: "GET", query: () => ({ insight: String(w.insightId), target_type: "email", deleted: "false" }) },
+  { route: "projects/:project_id/subscriptions", method: "POST", body: SUBSCRIPTION_BODY, bodyIds: [["insight"]] },
+  { route: "projects/:project_id/subscriptions/:id", method: "GET", params: subscription, ids: ["id"] },
+  { route: "projects/:project_id/subscriptions/:id", method: "PATCH", params: subscription, ids: ["id"], body: SUBSCRIPTION_BODY, bodyIds: [["insight"]] },
+  { route: "projects/:project_id/subscriptions/:id/test-delivery", method: "POST", params: subscription, ids: ["id"] },
   { route: "projects/:project_id/early_access_features", method: "GET", query: () => ({ stage: "beta", limit: "10" }) },
   { route: "projects/:project_id/early_access_features", method: "POST", body: EAF_BODY },
   { route: "projects/:project_id/early_access_features/:id", method: "GET", params: eaf, ids: ["id"] },

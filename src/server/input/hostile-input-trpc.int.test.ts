@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, SUBSCRIPTION_BODY, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -122,6 +122,12 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "destinations.deliveries", input: () => ({ id: w.hogFunctionId, query: { level: "failed", search: "x" } }) },
   { procedure: "destinations.totals", input: () => ({ id: w.hogFunctionId }) },
   { procedure: "destinations.delete", input: () => ({ id: w.hogFunctionId }) },
+  { procedure: "subscriptions.list", input: () => ({ insight: w.insightId, target_type: "email" }), ids: [["insight"]] },
+  { procedure: "subscriptions.get", input: () => ({ id: w.subscriptionId }), ids: [["id"]] },
+  { procedure: "subscriptions.create", input: () => ({ subscription: SUBSCRIPTION_BODY() }), ids: [["subscription", "insight"]] },
+  { procedure: "subscriptions.update", input: () => ({ id: w.subscriptionId, patch: SUBSCRIPTION_BODY() }), ids: [["id"], ["patch", "insight"]] },
+  { procedure: "subscriptions.testDelivery", input: () => ({ id: w.subscriptionId }), ids: [["id"]] },
+  { procedure: "subscriptions.delete", input: () => ({ id: w.subscriptionId }) },
   { procedure: "cohorts.list", input: () => ({ search: "cohort", type: "dynamic" }) },
   { procedure: "cohorts.get", input: () => ({ id: w.cohortId }), ids: [["id"]] },
   { procedure: "cohorts.create", input: () => ({ cohort: COHORT_BODY() }), ids: [["cohort", "filters", "properties", "values", 0, "values", 1, "value"]] },

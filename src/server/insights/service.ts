@@ -177,6 +177,12 @@ export async function computeSavedInsight(db: Database, projectId: number, id: n
   return computeRow(db, projectId, await requireInsight(db.prisma, projectId, id), options);
 }
 
+/** A live insight of the project as callers with no user see it (subscriptions' deliveries); null when gone or deleted. */
+export async function findLiveInsight(db: Database, projectId: number, id: number): Promise<{ id: number; shortId: string; name: string; query: unknown } | null> {
+  const row = await findInsight(db.prisma, projectId, id, "live");
+  return row ? { id: row.id, shortId: row.shortId, name: row.name || row.derivedName || "Untitled insight", query: row.query } : null;
+}
+
 /** One live insight with its result (cached or computed, see `computeInsight`). */
 export async function getInsight(ctx: Context, id: number, options: RetrieveOptions = {}): Promise<InsightResource> {
   const row = await requireInsight(ctx.db.prisma, ctx.project.id, id);

@@ -12,6 +12,7 @@ import { PersonsDialog } from "@/components/insights/persons-dialog";
 import { resultKindOf, sourceOf } from "@/components/insights/query-source";
 import { InsightActions, insightTitle, type SavedInsight as Insight } from "@/components/insights/insight-actions";
 import { InsightAlerts } from "@/components/alerts/insight-alerts";
+import { SubscriptionsDialog } from "@/components/subscriptions/subscriptions-dialog";
 import { runnableNode } from "@/server/query/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -170,6 +171,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
   const guard = useLeaveGuard(dirty);
   const router = useRouter();
   const [saving, setSaving] = useState(false);
+  const [subscribing, setSubscribing] = useState(false);
   /** The point (funnel step, retention cell, …) whose persons the dialog lists. */
   const [persons, setPersons] = useState<ActorsSelection | null>(null);
   const title = insight ? insightTitle(insight) : "New insight";
@@ -217,6 +219,11 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         actions={
           <>
             {insight && !dirty && <InsightAlerts projectId={projectId} insight={insight} />}
+            {insight && (
+              <Button variant="secondary" onClick={() => setSubscribing(true)} data-testid="open-subscriptions">
+                Subscribe
+              </Button>
+            )}
             {insight && (
               <InsightActions
                 projectId={projectId}
@@ -299,6 +306,9 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
         returnTo={returnTo}
         onSaving={guard.release}
       />
+      {insight && (
+        <SubscriptionsDialog projectId={projectId} subject={{ kind: "insight", insightId: insight.id, name: insightTitle(insight) }} open={subscribing} onClose={() => setSubscribing(false)} />
+      )}
     </div>
   );
 }

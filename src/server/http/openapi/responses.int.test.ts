@@ -100,6 +100,8 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/early_access_features/{id}/enrolled/`]: () => [`${P}/early_access_features/${ids.feature}/enrolled/`],
   [`${P}/hog_functions/`]: () => [`${P}/hog_functions/`, `${P}/hog_functions/?type=destination&enabled=true`],
   [`${P}/hog_functions/{id}/`]: () => [`${P}/hog_functions/${ids.hogFunction}/`],
+  [`${P}/subscriptions/`]: () => [`${P}/subscriptions/`, `${P}/subscriptions/?insight=${ids.insight}&target_type=webhook`],
+  [`${P}/subscriptions/{id}/`]: () => [`${P}/subscriptions/${ids.subscription}/`],
   [`${P}/hog_functions/{id}/logs/`]: () => [`${P}/hog_functions/${ids.hogFunction}/logs/`, `${P}/hog_functions/${ids.hogFunction}/logs/?level=ERROR`],
   [`${P}/hog_functions/{id}/deliveries/`]: () => [`${P}/hog_functions/${ids.hogFunction}/deliveries/`],
   [`${P}/hog_functions/{id}/metrics/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/`, `${P}/hog_functions/${ids.hogFunction}/metrics/?interval=hour&after=-1d`],
@@ -232,6 +234,16 @@ beforeAll(async () => {
      VALUES ($1::uuid, $2, '0190c000-0000-7000-8000-0000000000e1', 1, 'retrying', 500, 12, 'Webhook failed with status 500'), ($1::uuid, $2, '0190c000-0000-7000-8000-0000000000e1', 2, 'delivered', 200, 9, NULL)`,
     [ids.hogFunction, alice.project_id],
   );
+  const subscription = await json("POST", `${project}/subscriptions/`, {
+    insight: Number(ids.insight),
+    target_type: "webhook",
+    target_value: "https://hooks.example.com/report",
+    frequency: "weekly",
+    byweekday: ["monday"],
+    start_date: "2026-11-02T09:00:00Z",
+    title: "Weekly views",
+  });
+  ids.subscription = String(subscription.id);
   ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
 
   ids.holdout = String((await json("POST", `${project}/experiment_holdouts/`, { name: "Ten", filters: [{ properties: [], rollout_percentage: 10 }] })).id);

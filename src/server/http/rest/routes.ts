@@ -8,6 +8,7 @@ import { definitionRoutes } from "./resources/definitions";
 import { eventRoutes } from "./resources/events";
 import { flagRoutes } from "./resources/flags";
 import { hogFunctionRoutes } from "./resources/hog-functions";
+import { subscriptionRoutes } from "./resources/subscriptions";
 import { insightRoutes } from "./resources/insights";
 import { personRoutes } from "./resources/persons";
 import { sharingRoutes } from "./resources/sharing";
@@ -40,6 +41,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...experimentRoutes,
   ...hogFunctionRoutes,
   ...alertRoutes,
+  ...subscriptionRoutes,
   ...personRoutes,
   ...queryRoutes,
   ...recordingRoutes,

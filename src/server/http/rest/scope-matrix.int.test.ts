@@ -473,6 +473,55 @@ function hogFunctionRoutes(prefix: "projects" | "environments"): RouteCase[] {
   ];
 }
 
+/** A subscription in each project (and `@current`), and an insight of the caller's project to subscribe to: set in beforeAll. */
+const SUBSCRIPTION_IDS = new Map<string, number>();
+let subscriptionInsightId = 0;
+const SUBSCRIPTION_INSIGHT_IDS = new Map<string, number>();
+
+/** The subscription routes under one prefix (e-mail targets: a test delivery sends nothing out of the machine). */
+function subscriptionRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/subscriptions`;
+  const withId = (project: string) => ({ project_id: project, id: String(SUBSCRIPTION_IDS.get(project) ?? 2_000_000_000) });
+  const body = {
+    get insight() {
+      return subscriptionInsightId;
+    },
+    target_type: "email",
+    target_value: "matrix@example.com",
+    frequency: "daily",
+    start_date: "2026-01-01T09:00:00Z",
+  };
+  return [
+    {
+      route: `${prefix}/:project_id/subscriptions`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      // The body names an insight of the project called.
+      prepare: async (project) => {
+        subscriptionInsightId = SUBSCRIPTION_INSIGHT_IDS.get(project) ?? 0;
+      },
+      methods: { GET: { scope: "subscription:read", ok: 200 }, POST: { scope: "subscription:write", body, ok: 201 } },
+    },
+    {
+      route: `${prefix}/:project_id/subscriptions/:id`,
+      path: `${at}/{subscription}/`,
+      params: withId,
+      methods: {
+        GET: { scope: "subscription:read", ok: 200 },
+        PATCH: { scope: "subscription:write", body: { title: "renamed" }, ok: 200 },
+        PUT: { scope: "subscription:write", body: { title: "put" }, ok: 200 },
+        DELETE: { scope: "subscription:write", ok: 405 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/subscriptions/:id/test-delivery`,
+      path: `${at}/{subscription}/test-delivery/`,
+      params: withId,
+      methods: { POST: { scope: "subscription:write", ok: 202 } },
+    },
+  ];
+}
+
 /** The early-access feature each call of the `:id` routes names: made fresh by `prepare` (DELETE removes it). */
 const EAF_IDS = new Map<string, string>();
 let eafNames = 0;
@@ -672,6 +721,8 @@ const ROUTES: RouteCase[] = [
   ...hogFunctionRoutes("environments"),
   ...alertRoutes("projects"),
   ...alertRoutes("environments"),
+  ...subscriptionRoutes("projects"),
+  ...subscriptionRoutes("environments"),
   ...recordingRoutes("projects"),
   ...recordingRoutes("environments"),
   ...earlyAccessRoutes("projects"),
@@ -938,6 +989,16 @@ describe(`management routes: authentication, scopes and project access (${testDb
     HOG_FUNCTION_IDS.set("@current", HOG_FUNCTION_IDS.get(String(projectId))!);
     for (const id of [projectId, otherProjectId]) ALERTS.set(String(id), { id: randomUUID(), projectId: id, insightId: INSIGHT_IDS.get(String(id))! });
     ALERTS.set("@current", ALERTS.get(String(projectId))!);
+    for (const id of [projectId, otherProjectId]) {
+      const insight = await db.prisma.insight.create({ data: { projectId: id, shortId: `matrixsub${id}`, name: "matrix", query: { kind: "InsightVizNode", source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }] } } } });
+      SUBSCRIPTION_INSIGHT_IDS.set(String(id), insight.id);
+      const subscription = await db.prisma.subscription.create({
+        data: { projectId: id, contentType: "insight", insightId: insight.id, targetType: "email", targetValue: "matrix@example.com", frequency: "daily", startDate: new Date("2026-01-01T09:00:00Z"), nextDeliveryDate: new Date("2099-01-01T09:00:00Z") },
+      });
+      SUBSCRIPTION_IDS.set(String(id), subscription.id);
+    }
+    SUBSCRIPTION_IDS.set("@current", SUBSCRIPTION_IDS.get(String(projectId))!);
+    SUBSCRIPTION_INSIGHT_IDS.set("@current", SUBSCRIPTION_INSIGHT_IDS.get(String(projectId))!);
     currentProjectId = projectId;
     COHORT_PERSON_UUIDS.set("@current", COHORT_PERSON_UUIDS.get(String(projectId))!);
   });

@@ -2,6 +2,7 @@ import { accountRouter } from "./routers/account";
 import { actionsRouter } from "./routers/actions";
 import { destinationsRouter } from "./routers/destinations";
 import { alertsRouter } from "./routers/alerts";
+import { subscriptionsRouter } from "./routers/subscriptions";
 import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
@@ -29,6 +30,7 @@ export const appRouter = createTRPCRouter({
   experiments: experimentsRouter,
   destinations: destinationsRouter,
   alerts: alertsRouter,
+  subscriptions: subscriptionsRouter,
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,
