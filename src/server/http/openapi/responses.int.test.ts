@@ -102,6 +102,8 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/hog_functions/{id}/`]: () => [`${P}/hog_functions/${ids.hogFunction}/`],
   [`${P}/subscriptions/`]: () => [`${P}/subscriptions/`, `${P}/subscriptions/?insight=${ids.insight}&target_type=webhook`],
   [`${P}/subscriptions/{id}/`]: () => [`${P}/subscriptions/${ids.subscription}/`],
+  [`${P}/alerts/`]: () => [`${P}/alerts/`, `${P}/alerts/?insight=${ids.insight}`],
+  [`${P}/alerts/{id}/`]: () => [`${P}/alerts/${ids.alert}/`, `${P}/alerts/${ids.alert}/?checks_limit=10`],
   [`${P}/hog_functions/{id}/logs/`]: () => [`${P}/hog_functions/${ids.hogFunction}/logs/`, `${P}/hog_functions/${ids.hogFunction}/logs/?level=ERROR`],
   [`${P}/hog_functions/{id}/deliveries/`]: () => [`${P}/hog_functions/${ids.hogFunction}/deliveries/`],
   [`${P}/hog_functions/{id}/metrics/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/`, `${P}/hog_functions/${ids.hogFunction}/metrics/?interval=hour&after=-1d`],
@@ -228,6 +230,9 @@ beforeAll(async () => {
     filters: { events: [{ id: "signed_up", type: "events" }] },
   });
   ids.hogFunction = String(hook.id);
+  // An alert with a check in its history.
+  ids.alert = (await json("POST", `${project}/alerts/`, { insight: Number(ids.insight), name: "Spike", threshold: { configuration: { bounds: { upper: 1 } } }, subscribed_users: [alice.user.id] })).id;
+  await json("POST", `${project}/alerts/${ids.alert}/check_now/`, {});
   // Two attempts in its log, as the worker records them.
   await db.sql.query(
     `INSERT INTO hog_function_deliveries (hog_function_id, project_id, event_uuid, attempt, status, response_code, duration_ms, error)
