@@ -40,6 +40,7 @@ export const w = {
   spareHoldoutId: 0,
   hogFunctionId: "0190f1c2-0000-7000-8000-0000000000f1",
   subscriptionId: 0,
+  alertId: "0190f1c2-0000-4000-8000-0000000a1e47",
   eafId: "",
   surveyId: "",
   staticCohortId: 0,
@@ -95,6 +96,13 @@ export const HOG_FUNCTION_BODY = () => ({
   filters: { events: [{ id: "signed_up", type: "events" }], properties: [{ key: "plan", value: ["pro"], operator: "exact", type: "event" }] },
 });
 export const subscription = () => ({ id: String(w.subscriptionId) });
+export const alert = () => ({ id: w.alertId });
+export const ALERT_BODY = () => ({
+  insight: w.insightId,
+  name: "Spike",
+  threshold: { name: "Spike", configuration: { type: "absolute", bounds: { upper: 100 } } },
+  webhook_url: "https://hooks.example.com/alerts",
+});
 export const SUBSCRIPTION_BODY = () => ({
   insight: w.insightId,
   target_type: "email",
@@ -233,6 +241,9 @@ export async function setUpHostileWorld(): Promise<void> {
       data: { projectId: w.projectId, contentType: "insight", insightId: insight.id, targetType: "email", targetValue: "a@example.com", frequency: "daily", startDate: new Date("2026-01-01T09:00:00Z"), nextDeliveryDate: new Date("2099-01-01T09:00:00Z") },
     })
   ).id;
+  await db.prisma.alert.create({
+    data: { id: w.alertId, projectId: w.projectId, insightId: insight.id, name: "Existing", threshold: { configuration: { type: "absolute", bounds: { upper: 1 } } }, condition: { type: "absolute_value" }, config: { type: "TrendsAlertConfig", series_index: 0 } },
+  });
   const eafFlag = await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing-eaf", filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
   w.surveyId = (await db.prisma.survey.create({ data: { id: "0190f1c2-0000-4000-8000-00000005e001", projectId: w.projectId, name: "Existing", type: "popover", questions: [] } })).id;
   w.eafId = (await db.prisma.earlyAccessFeature.create({ data: { id: "0190f1c2-0000-4000-8000-0000000eaf01", projectId: w.projectId, featureFlagId: eafFlag.id, name: "Existing", stage: "beta" } })).id;

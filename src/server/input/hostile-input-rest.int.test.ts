@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, SUBSCRIPTION_BODY, subscription, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, SUBSCRIPTION_BODY, subscription, ALERT_BODY, alert, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -94,6 +94,11 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/hog_functions/:id/deliveries", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ level: "failed", search: "x" }) },
   { route: "projects/:project_id/hog_functions/:id/metrics", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d", interval: "day" }) },
   { route: "projects/:project_id/hog_functions/:id/metrics/totals", method: "GET", params: hogFunction, ids: ["id"], query: () => ({ after: "-7d" }) },
+  { route: "projects/:project_id/alerts", method: "GET", query: () => ({ insight: String(w.insightId) }) },
+  { route: "projects/:project_id/alerts", method: "POST", body: ALERT_BODY, bodyIds: [["insight"]] },
+  { route: "projects/:project_id/alerts/:id", method: "GET", params: alert, ids: ["id"], query: () => ({ checks_limit: "5" }) },
+  { route: "projects/:project_id/alerts/:id", method: "PATCH", params: alert, ids: ["id"], body: ALERT_BODY, bodyIds: [["insight"]] },
+  { route: "projects/:project_id/alerts/:id/check_now", method: "POST", params: alert, ids: ["id"] },
   { route: "projects/:project_id/subscriptions", method: "GET", query: () => ({ insight: String(w.insightId), target_type: "email", deleted: "false" }) },
   { route: "projects/:project_id/subscriptions", method: "POST", body: SUBSCRIPTION_BODY, bodyIds: [["insight"]] },
   { route: "projects/:project_id/subscriptions/:id", method: "GET", params: subscription, ids: ["id"] },

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, SUBSCRIPTION_BODY, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, SUBSCRIPTION_BODY, ALERT_BODY, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -86,6 +86,9 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "account.deletePersonalApiKey", input: () => ({ id: "0190f1c2-0000-7000-8000-00000000e5e5" }), noProject: true },
   { procedure: "auth.invite", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz" }), noProject: true },
   { procedure: "auth.signUp", input: () => ({ email: "new@example.com", password: "pw12345678", firstName: "New", organization: "Org", project: "Proj" }), noProject: true },
+  { procedure: "auth.requestPasswordReset", input: () => ({ email: "nobody@example.com" }), noProject: true },
+  { procedure: "auth.passwordReset", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz" }), noProject: true },
+  { procedure: "auth.resetPassword", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz", password: "pw12345678" }), noProject: true },
   { procedure: "auth.acceptInvite", input: () => ({ token: "abcdefghijklmnopqrstuvwxyz", password: "pw12345678", firstName: "New" }), noProject: true },
   { procedure: "account.project", input: () => ({}) },
   { procedure: "organization.invite", input: () => ({ email: "invitee@example.com", level: "member" }) },
@@ -122,6 +125,12 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "destinations.deliveries", input: () => ({ id: w.hogFunctionId, query: { level: "failed", search: "x" } }) },
   { procedure: "destinations.totals", input: () => ({ id: w.hogFunctionId }) },
   { procedure: "destinations.delete", input: () => ({ id: w.hogFunctionId }) },
+  { procedure: "alerts.list", input: () => ({ insight: w.insightId }), ids: [["insight"]] },
+  { procedure: "alerts.get", input: () => ({ id: w.alertId, checksLimit: 5 }) },
+  { procedure: "alerts.create", input: () => ({ alert: ALERT_BODY() }), ids: [["alert", "insight"]] },
+  { procedure: "alerts.update", input: () => ({ id: w.alertId, patch: ALERT_BODY() }), ids: [["patch", "insight"]] },
+  { procedure: "alerts.delete", input: () => ({ id: w.alertId }) },
+  { procedure: "alerts.checkNow", input: () => ({ id: w.alertId }) },
   { procedure: "subscriptions.list", input: () => ({ insight: w.insightId, target_type: "email" }), ids: [["insight"]] },
   { procedure: "subscriptions.get", input: () => ({ id: w.subscriptionId }), ids: [["id"]] },
   { procedure: "subscriptions.create", input: () => ({ subscription: SUBSCRIPTION_BODY() }), ids: [["subscription", "insight"]] },
