@@ -115,6 +115,16 @@ test.describe("saved insights", () => {
     const csv = fs.readFileSync((await download.path())!, "utf8");
     expect(csv.split("\r\n")).toEqual(["step,event,breakdown,count,conversion from first step", "1,sign up,,2,100.0%", "2,buy,,1,50.0%", ""]);
 
+    // Its chart as a PNG, drawn on the server.
+    await page.getByTestId("insight-actions").click();
+    const downloadingPng = page.waitForEvent("download");
+    await page.getByTestId("insight-export-png").click();
+    const pngDownload = await downloadingPng;
+    expect(pngDownload.suggestedFilename()).toBe("signup-funnel.png");
+    const png = fs.readFileSync((await pngDownload.path())!);
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 675]);
+
     // Onto a dashboard.
     await page.getByTestId("insight-actions").click();
     await page.getByTestId("insight-add-to-dashboard").click();

@@ -16,7 +16,11 @@ export const insightTitle = (insight: Pick<SavedInsight, "name" | "derived_name"
 
 /** Saves `text` as a file through a temporary link. */
 function download(text: string, fileName: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  downloadBlob(new Blob([text], { type }), fileName);
+}
+
+function downloadBlob(blob: Blob, fileName: string) {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;
   link.download = fileName;
@@ -65,7 +69,8 @@ export interface InsightActionsProps {
 
 /**
  * "More" on a saved insight (its page and its row in the list): duplicate, add to a dashboard,
- * copy its link, export its result as CSV, delete (soft: the caller offers Undo).
+ * copy its link, export its result as CSV or its chart as PNG (drawn on the server), delete
+ * (soft: the caller offers Undo).
  */
 export function InsightActions({ projectId, insight, onDeleted, onDuplicated, shown, testId = "insight-actions" }: InsightActionsProps) {
   const trpc = useTRPC();
@@ -86,6 +91,14 @@ export function InsightActions({ projectId, insight, onDeleted, onDuplicated, sh
     } catch (error) {
       setNote(errorMessage(error));
     }
+  };
+
+  const chartPng = useMutation(trpc.insights.chartPng.mutationOptions());
+  const exportPng = async () => {
+    const { fileName, base64 } = await chartPng.mutateAsync({ projectId, insightId: insight.id });
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    downloadBlob(new Blob([bytes], { type: "image/png" }), fileName);
+    return "PNG downloaded.";
   };
 
   const exportCsv = async () => {
@@ -161,6 +174,17 @@ export function InsightActions({ projectId, insight, onDeleted, onDuplicated, sh
               }}
             >
               Export CSV
+            </button>
+            <button
+              type="button"
+              className={popoverItemClasses}
+              data-testid="insight-export-png"
+              onClick={() => {
+                close();
+                void run(exportPng);
+              }}
+            >
+              Export PNG
             </button>
             <button
               type="button"

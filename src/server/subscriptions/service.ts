@@ -15,7 +15,7 @@ import type { Database } from "@/server/db/client";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
-import { findLiveInsight } from "@/server/insights/service";
+import { computeSavedInsight, findLiveInsight } from "@/server/insights/service";
 import { checkOutboundUrl } from "@/server/outbound/service";
 import {
   targetProblem,
@@ -27,6 +27,8 @@ import {
   type SubscriptionWeekday,
   type TestDeliveryResource,
 } from "./contract";
+import { chartOf } from "./chart-data";
+import { renderChartPng } from "./chart-image";
 import { buildReport, DeliveryError, sendWebhook, webhookPayload } from "./delivery";
 import { sendReportEmail } from "./email";
 import { presentSubscription, type SubscriptionResource } from "./present";
@@ -237,4 +239,16 @@ export async function runDueSubscriptions(db: Database, options: DuePassOptions 
     }
     if (due.length < batch) return sent;
   }
+}
+
+/**
+ * A saved insight's chart as a PNG, drawn on the server as subscriptions draw it (the
+ * insight's "Export PNG"): the same image whatever the browser, and no canvas needed.
+ */
+export async function insightChartPng(ctx: Context, insightId: number): Promise<{ fileName: string; png: Buffer }> {
+  const insight = await findLiveInsight(ctx.db, ctx.project.id, insightId);
+  if (!insight) throw new AppError("not_found", "Not found.");
+  const computed = await computeSavedInsight(ctx.db, ctx.project.id, insight.id);
+  const slug = insight.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 80) || "insight";
+  return { fileName: `${slug}.png`, png: renderChartPng(chartOf(insight.name, insight.query, computed.result)) };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
 import { filtersOverrideSchema, insightCreateBody, insightListQuery, insightUpdateBody } from "@/server/insights/contract";
 import { computeResult, createInsight, getInsight, listInsights, updateInsight } from "@/server/insights/service";
+import { insightChartPng } from "@/server/subscriptions/service";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
 const insightId = z.object({ insightId: recordId() });
@@ -13,6 +14,12 @@ const refresh = z.enum(["force", "blocking", "cache_only"]).optional();
  */
 export const insightsRouter = createTRPCRouter({
   list: projectProcedure.input(insightListQuery).query(({ ctx, input }) => listInsights(ctx, input)),
+
+  /** "Export PNG": the chart drawn on the server (as subscriptions send it), base64 in JSON. */
+  chartPng: projectProcedure.input(insightId).mutation(async ({ ctx, input }) => {
+    const { fileName, png } = await insightChartPng(ctx, input.insightId);
+    return { fileName, base64: png.toString("base64") };
+  }),
 
   /** One insight with its result; `dashboardId` lays that dashboard's filters (and its tile's) over it. */
   get: projectProcedure
