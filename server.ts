@@ -10,6 +10,7 @@ import { openDatabase } from "@/server/db/client";
 import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
 import { closeDb, registerDb } from "@/server/db";
 import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
+import { startBatchExports, stopBatchExports } from "@/server/batch-exports/service";
 import { deliveryOptionsFromEnv, startDestinationWorker, stopDestinationWorker } from "@/server/destinations/service";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
@@ -99,11 +100,14 @@ async function main(): Promise<void> {
   startRecordingUpkeep(db);
   // Recurring surveys move to their next iteration (and stop after the last).
   startSurveyIterations(db);
+  // Batch exports: a run per completed interval, and the runs a crash left (resumed or redone).
+  void startBatchExports(db).catch((error: unknown) => console.error("burrow: starting batch exports failed", error));
 
   installShutdown(server, async () => {
     await drainIngestion();
     await stopDestinationWorker();
     await stopSurveyIterations();
+    await stopBatchExports();
     await stopCohortWorker();
     await stopPersonDeletions();
     await stopRecordingUpkeep();

@@ -3,6 +3,8 @@ import { z } from "zod";
 /** Objects a personal API key can be scoped to, as `<object>:read` / `<object>:write`. */
 export const SCOPE_OBJECTS = [
   "action",
+  /** Batch exports: `/batch_exports/`, their runs and backfills (PostHog's scope object). */
+  "batch_export",
   "cohort",
   "dashboard",
   "early_access_feature",

@@ -1,5 +1,6 @@
 import { projectRoutes } from "./resources/accounts";
 import { actionRoutes } from "./resources/actions";
+import { batchExportRoutes } from "./resources/batch-exports";
 import { experimentRoutes } from "./resources/experiments";
 import { collaboratorRoutes } from "./resources/collaborators";
 import { dashboardRoutes } from "./resources/dashboards";
@@ -38,6 +39,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...actionRoutes,
   ...experimentRoutes,
   ...hogFunctionRoutes,
+  ...batchExportRoutes,
   ...personRoutes,
   ...queryRoutes,
   ...recordingRoutes,

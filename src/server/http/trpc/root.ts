@@ -1,6 +1,7 @@
 import { accountRouter } from "./routers/account";
 import { actionsRouter } from "./routers/actions";
 import { destinationsRouter } from "./routers/destinations";
+import { batchExportsRouter } from "./routers/batch-exports";
 import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
@@ -27,6 +28,7 @@ export const appRouter = createTRPCRouter({
   actions: actionsRouter,
   experiments: experimentsRouter,
   destinations: destinationsRouter,
+  batchExports: batchExportsRouter,
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,
