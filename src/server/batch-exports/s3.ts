@@ -34,7 +34,8 @@ export function signedHeaders(target: S3Target, method: string, url: URL, payloa
   const day = amzDate.slice(0, 8);
   const headers: Record<string, string> = { ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k.toLowerCase(), v])), host: url.host, "x-amz-content-sha256": payloadHash, "x-amz-date": amzDate };
   const names = Object.keys(headers).sort();
-  const canonical = [method, url.pathname, url.search.replace(/^\?/, ""), ...names.map((n) => `${n}:${headers[n]!.trim()}`), "", names.join(";"), payloadHash].join("\n");
+  const query = [...url.searchParams].map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`).sort();
+  const canonical = [method, url.pathname, query.join("&"), ...names.map((n) => `${n}:${headers[n]!.trim()}`), "", names.join(";"), payloadHash].join("\n");
   const scope = `${day}/${target.region}/s3/aws4_request`;
   const toSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256(canonical)].join("\n");
   const key = hmac(hmac(hmac(hmac(`AWS4${target.secretAccessKey}`, day), target.region), "s3"), "aws4_request");
