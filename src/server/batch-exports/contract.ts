@@ -136,7 +136,7 @@ export const batchExportRunSchema = z
     latest_error: z.string().nullable(),
     data_interval_start: z.iso.datetime(),
     data_interval_end: z.iso.datetime(),
-    cursor: z.unknown().nullable(),
+    cursor: z.object({ at: z.string(), uuid: z.string() }).nullable(),
     created_at: z.iso.datetime(),
     finished_at: z.iso.datetime().nullable(),
     last_updated_at: z.iso.datetime(),

@@ -18,7 +18,7 @@ export function presentRun(row: RunRow): BatchExportRunResource {
     latest_error: row.latestError,
     data_interval_start: row.dataIntervalStart.toISOString(),
     data_interval_end: row.dataIntervalEnd.toISOString(),
-    cursor: row.cursor ?? null,
+    cursor: (row.cursor ?? null) as BatchExportRunResource["cursor"],
     created_at: row.createdAt.toISOString(),
     finished_at: iso(row.finishedAt),
     last_updated_at: row.lastUpdatedAt.toISOString(),
