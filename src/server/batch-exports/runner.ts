@@ -103,7 +103,7 @@ async function* pagesOf(db: Database, sql: WorkerSql, run: store.ClaimedRun, cur
     }
     if (rows.length === pageRows) {
       // More in this slice: go on after the cursor; the next slice is narrower.
-      width = Math.max(1_000, Math.floor(width / 2));
+      width = Math.max(10, Math.floor(width / 2));
       from = Math.floor(new Date(after!.at).getTime());
     } else {
       from = to;

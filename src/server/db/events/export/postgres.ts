@@ -23,7 +23,7 @@ export async function postgresExportPage(sql: SqlExecutor, projectId: number, qu
   const rows = await sql.query<Row>(
     `SELECT uuid::text, event, distinct_id, person_id::text, properties, elements_chain, timestamp, created_at FROM events
      WHERE project_id = $1 AND created_at >= $2 AND created_at < $3 ${after}
-     ORDER BY created_at, uuid LIMIT $4`,
+     ORDER BY events.created_at, events.uuid LIMIT $4`,
     params,
   );
   return rows.map((row) => ({
