@@ -7,6 +7,7 @@
  * duplicates (keys, row counts and uuids compared), a stopped run resumes from its cursor,
  * and a failing receiver is retried.
  */
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
@@ -20,7 +21,7 @@ import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
 import { executeRun, runBatchExportsPass, runnerOptions, scheduleDueRuns } from "./runner";
-import { claimRun } from "./store";
+import { claimRun, scheduleRuns } from "./store";
 
 let db: Database;
 let projectId: number;
@@ -298,6 +299,9 @@ describe.skipIf(testEventStoreKind === "clickhouse")("batch exports", () => {
     const count = async () => (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM batch_export_runs WHERE batch_export_id = $1::uuid`, [created.id]))[0]!.n;
     expect(await count()).toBe(3);
     expect(await scheduleDueRuns(sql, { ...options(), now: () => later })).toBe(0);
+    expect(await count()).toBe(3);
+    // A second server that read the bookmark before the first moved it writes nothing.
+    expect(await scheduleRuns(sql, created.id, [{ id: randomUUID(), start: later, end: later }], null, later)).toBe(false);
     expect(await count()).toBe(3);
     expect((await call(pause.POST, "POST", `batch_exports/${created.id}/pause/`, { id: created.id })).body.paused).toBe(true);
     await scheduleDueRuns(sql, { ...options(), now: () => new Date(later.getTime() + 5 * 3_600_000) });

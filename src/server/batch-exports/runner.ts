@@ -71,8 +71,8 @@ export async function scheduleDueRuns(sql: WorkerSql, options: RunnerOptions): P
     const intervals = intervalsBetween(from, limit, row.interval as BatchExportInterval, options.maxIntervalsPerPass).filter((i) => !row.end_at || i.start < row.end_at);
     if (intervals.length === 0) continue;
     // The bookmark's first interval may have begun before it (the export was created mid-interval): that whole interval is its first run.
-    await store.scheduleRuns(sql, row.id, intervals.map((i) => ({ id: randomUUID(), ...i })), intervals.at(-1)!.end);
-    created += intervals.length;
+    // Another server that scheduled them first wins: no run twice.
+    if (await store.scheduleRuns(sql, row.id, intervals.map((i) => ({ id: randomUUID(), ...i })), row.scheduled_until, intervals.at(-1)!.end)) created += intervals.length;
   }
   return created;
 }

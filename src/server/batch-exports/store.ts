@@ -118,15 +118,24 @@ export function exportsToSchedule(sql: SqlExecutor): Promise<ScheduleRow[]> {
   return sql.query<ScheduleRow>(`SELECT id::text, interval, start_at, end_at, scheduled_until, created_at FROM batch_exports WHERE NOT deleted AND NOT paused ORDER BY id`);
 }
 
-/** The runs of newly completed intervals and the export's bookmark, in one transaction (a crash leaves neither or both). */
-export async function scheduleRuns(sql: WorkerSql, exportId: string, runs: { id: string; start: Date; end: Date }[], until: Date): Promise<void> {
-  await sql.transaction(async (tx) => {
+/**
+ * The runs of newly completed intervals and the export's bookmark, in one transaction (a crash
+ * leaves neither or both). The bookmark moves only from `seen`: when another server moved it
+ * first, nothing is written (false).
+ */
+export async function scheduleRuns(sql: WorkerSql, exportId: string, runs: { id: string; start: Date; end: Date }[], seen: Date | null, until: Date): Promise<boolean> {
+  return sql.transaction(async (tx) => {
+    const moved = await tx.query<{ id: string }>(
+      `UPDATE batch_exports SET scheduled_until = $2 WHERE id = $1::uuid AND scheduled_until IS NOT DISTINCT FROM $3::timestamptz RETURNING id::text`,
+      [exportId, until, seen],
+    );
+    if (moved.length === 0) return false;
     await tx.query(
       `INSERT INTO batch_export_runs (id, batch_export_id, data_interval_start, data_interval_end, last_updated_at)
        SELECT r.id, $1::uuid, r.s, r.e, now() FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, s timestamptz, e timestamptz)`,
       [exportId, JSON.stringify(runs.map((r) => ({ id: r.id, s: r.start.toISOString(), e: r.end.toISOString() })))],
     );
-    await tx.query(`UPDATE batch_exports SET scheduled_until = $2 WHERE id = $1::uuid`, [exportId, until]);
+    return true;
   });
 }
 
