@@ -11,6 +11,7 @@ import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/
 import { closeDb, registerDb } from "@/server/db";
 import { startAlertChecks, stopAlertChecks } from "@/server/alerts/worker";
 import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
+import { startBatchExports, stopBatchExports } from "@/server/batch-exports/service";
 import { deliveryOptionsFromEnv, startDestinationWorker, stopDestinationWorker } from "@/server/destinations/service";
 import { emailSettingsFromEnv } from "@/server/email/service";
 import { migrate, MigrationError } from "@/server/db/migrate";
@@ -107,6 +108,8 @@ async function main(): Promise<void> {
   startAlertChecks(db);
   // Subscriptions that are due: their charts rendered and sent, each moved to its next date.
   startSubscriptionDeliveries(db);
+  // Batch exports: a run per completed interval, and the runs a crash left (resumed or redone).
+  void startBatchExports(db).catch((error: unknown) => console.error("burrow: starting batch exports failed", error));
 
   installShutdown(server, async () => {
     await drainIngestion();
@@ -114,6 +117,7 @@ async function main(): Promise<void> {
     await stopSurveyIterations();
     await stopAlertChecks();
     await stopSubscriptionDeliveries();
+    await stopBatchExports();
     await stopCohortWorker();
     await stopPersonDeletions();
     await stopRecordingUpkeep();

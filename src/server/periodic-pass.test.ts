@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startPeriodicPass, stopPeriodicPass } from "./periodic-pass";
+import { kickPeriodicPass, startPeriodicPass, stopPeriodicPass } from "./periodic-pass";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,5 +43,25 @@ describe("a periodic pass", () => {
     await stopPeriodicPass(key);
     expect(calls).toBeGreaterThanOrEqual(2);
     expect(seen.at(-1)).toBe(true);
+  });
+
+  it("runs a kicked pass at once, or right after the one under way, and ignores a kick when not started", async () => {
+    const key = Symbol("kicked pass");
+    kickPeriodicPass(key);
+    let passes = 0;
+    startPeriodicPass(key, 60_000, "kicked pass", async () => {
+      passes++;
+      await sleep(20);
+    });
+    expect(passes).toBe(1);
+    kickPeriodicPass(key);
+    kickPeriodicPass(key);
+    await sleep(60);
+    expect(passes).toBe(2);
+    kickPeriodicPass(key);
+    expect(passes).toBe(3);
+    await stopPeriodicPass(key);
+    kickPeriodicPass(key);
+    expect(passes).toBe(3);
   });
 });

@@ -4,7 +4,7 @@
  * way. Kept on globalThis under `key`: the custom server's and Next's copies of a module must
  * find the same timer.
  */
-type PassState = { timer: NodeJS.Timeout; running: Promise<unknown> | null; stopped: boolean };
+type PassState = { timer: NodeJS.Timeout; running: Promise<unknown> | null; stopped: boolean; again: boolean; run: () => void };
 type Holder = Record<symbol, PassState | undefined>;
 
 /** Starts the passes (a second start while running does nothing). `pass` gets whether a stop was asked, to end early between chunks. */
@@ -17,12 +17,26 @@ export function startPeriodicPass(key: symbol, intervalMs: number, label: string
       .catch((error: unknown) => {
         if (!state.stopped) console.error(`burrow: ${label} failed`, error);
       })
-      .finally(() => (state.running = null));
+      .finally(() => {
+        state.running = null;
+        if (state.again && !state.stopped) {
+          state.again = false;
+          run();
+        }
+      });
   };
-  const state: PassState = { timer: setInterval(run, intervalMs), running: null, stopped: false };
+  const state: PassState = { timer: setInterval(run, intervalMs), running: null, stopped: false, again: false, run };
   state.timer.unref();
   holder[key] = state;
   run();
+}
+
+/** A pass now rather than at the next tick (work was just added); during a pass, one more right after it. Nothing when not started. */
+export function kickPeriodicPass(key: symbol): void {
+  const state = (globalThis as unknown as Holder)[key];
+  if (!state || state.stopped) return;
+  if (state.running) state.again = true;
+  else state.run();
 }
 
 /** Stops the passes, waiting for the one under way. */

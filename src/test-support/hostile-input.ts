@@ -41,6 +41,11 @@ export const w = {
   hogFunctionId: "0190f1c2-0000-7000-8000-0000000000f1",
   subscriptionId: 0,
   alertId: "0190f1c2-0000-4000-8000-0000000a1e47",
+  batchExportId: "0190f1c2-0000-7000-8000-0000000000b1",
+  /** A batch export of its own for DELETE. */
+  spareBatchExportId: "0190f1c2-0000-7000-8000-0000000000b2",
+  batchExportRunId: "0190f1c2-0000-7000-8000-0000000000b3",
+  batchExportBackfillId: "0190f1c2-0000-7000-8000-0000000000b4",
   eafId: "",
   surveyId: "",
   staticCohortId: 0,
@@ -82,6 +87,9 @@ export const EXPERIMENT_BODY = () => ({
 });
 export const HOLDOUT_BODY = () => ({ name: "Hostile holdout", description: "Ten percent", filters: [{ properties: [], rollout_percentage: 10 }] });
 export const hogFunction = () => ({ id: w.hogFunctionId });
+export const batchExport = () => ({ id: w.batchExportId });
+export const BATCH_EXPORT_BODY = () => ({ name: "Hostile export", interval: "hour", destination: { type: "HTTP", config: { url: "https://hooks.example.com/batch", token: "phc_hostile_token" } } });
+export const BACKFILL_BODY = () => ({ start_at: "2026-01-01T00:00:00Z", end_at: "2026-01-01T02:00:00Z" });
 export const HOG_FUNCTION_BODY = () => ({
   type: "destination",
   name: "Hostile hook",
@@ -243,6 +251,13 @@ export async function setUpHostileWorld(): Promise<void> {
   ).id;
   await db.prisma.alert.create({
     data: { id: w.alertId, projectId: w.projectId, insightId: insight.id, name: "Existing", threshold: { configuration: { type: "absolute", bounds: { upper: 1 } } }, condition: { type: "absolute_value" }, config: { type: "TrendsAlertConfig", series_index: 0 } },
+  });
+  for (const [id, name] of [[w.batchExportId, "Existing export"], [w.spareBatchExportId, "Spare export"]] as const) {
+    await db.prisma.batchExport.create({ data: { id, projectId: w.projectId, name, destinationType: "HTTP", destinationConfig: { url: "https://hooks.example.com/batch" }, paused: true } });
+  }
+  await db.prisma.batchExportBackfill.create({ data: { id: w.batchExportBackfillId, batchExportId: w.batchExportId, startAt: new Date("2026-01-01T00:00:00Z"), endAt: new Date("2026-01-01T01:00:00Z") } });
+  await db.prisma.batchExportRun.create({
+    data: { id: w.batchExportRunId, batchExportId: w.batchExportId, backfillId: w.batchExportBackfillId, status: "Failed", dataIntervalStart: new Date("2026-01-01T00:00:00Z"), dataIntervalEnd: new Date("2026-01-01T01:00:00Z") },
   });
   const eafFlag = await db.prisma.featureFlag.create({ data: { projectId: w.projectId, key: "existing-eaf", filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
   w.surveyId = (await db.prisma.survey.create({ data: { id: "0190f1c2-0000-4000-8000-00000005e001", projectId: w.projectId, name: "Existing", type: "popover", questions: [] } })).id;

@@ -20,6 +20,7 @@ export const NAV_LINKS = [
   { href: "/experiments", label: "Experiments", match: (path: string) => path.startsWith("/experiments"), more: "always" },
   { href: "/destinations", label: "Destinations", match: (path: string) => path.startsWith("/destinations"), more: "always" },
   { href: "/alerts", label: "Alerts", match: (path: string) => path.startsWith("/alerts"), more: "always" },
+  { href: "/batch-exports", label: "Batch exports", match: (path: string) => path.startsWith("/batch-exports"), more: "always" },
   { href: "/pipeline", label: "Pipeline", match: (path: string) => path.startsWith("/pipeline"), more: true },
   { href: "/settings/project", label: "Settings", match: (path: string) => path.startsWith("/settings"), more: true },
 ] as const satisfies readonly { href: string; label: string; match: (path: string) => boolean; more: boolean | "always" }[];

@@ -5,6 +5,8 @@ export const SCOPE_OBJECTS = [
   "action",
   /** Insight alerts: `/alerts/` (PostHog's scope object). */
   "alert",
+  /** Batch exports: `/batch_exports/`, their runs and backfills (PostHog's scope object). */
+  "batch_export",
   "cohort",
   "dashboard",
   "early_access_feature",

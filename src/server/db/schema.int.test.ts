@@ -189,6 +189,24 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       data: { id: "0190c000-0000-7000-8000-0000000000a2", alertId: alert.id, projectId: project.id, createdAt: at, calculatedValue: 2.5, state: "Errored", error: { message: "x" }, targetsNotified: { users: ["a@b.test"] } },
     });
     await roundTrip("AlertCheck", check, () => p.alertCheck.findUnique({ where: { id: check.id } }));
+    const batchExport = await p.batchExport.create({
+      data: {
+        id: "0190c000-0000-7000-8000-0000000000b1", projectId: project.id, name: "To S3", model: "events", destinationType: "S3", destinationConfig: { bucket_name: "b" },
+        interval: "day", paused: true, deleted: false, startAt: at, endAt: at, scheduledUntil: at, lastPausedAt: at,
+      },
+    });
+    await roundTrip("BatchExport", batchExport, () => p.batchExport.findUnique({ where: { id: batchExport.id } }));
+    const exportBackfill = await p.batchExportBackfill.create({
+      data: { id: "0190c000-0000-7000-8000-0000000000b2", batchExportId: batchExport.id, startAt: at, endAt: at, status: "Completed", totalExpectedRuns: 3, finishedAt: at },
+    });
+    await roundTrip("BatchExportBackfill", exportBackfill, () => p.batchExportBackfill.findUnique({ where: { id: exportBackfill.id } }));
+    const run = await p.batchExportRun.create({
+      data: {
+        id: "0190c000-0000-7000-8000-0000000000b3", batchExportId: batchExport.id, backfillId: exportBackfill.id, status: "Completed", dataIntervalStart: at, dataIntervalEnd: at,
+        recordsCompleted: 7, recordsTotalCount: 7, bytesExported: 12_345_678_901n, latestError: "x", cursor: { at: "2026-01-01T00:00:00.000Z", uuid: "u" }, attempts: 2, nextAttemptAt: at, finishedAt: at,
+      },
+    });
+    await roundTrip("BatchExportRun", run, () => p.batchExportRun.findUnique({ where: { id: run.id } }));
     const sharing = await p.sharingConfiguration.create({
       data: { projectId: project.id, dashboardId: dashboard.id, enabled: true, accessToken: "tok", settings: { whitelabel: true }, createdById: user.id, expiresAt: at },
     });

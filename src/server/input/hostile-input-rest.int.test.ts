@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, SUBSCRIPTION_BODY, subscription, ALERT_BODY, alert, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, SUBSCRIPTION_BODY, subscription, ALERT_BODY, alert, BATCH_EXPORT_BODY, BACKFILL_BODY, batchExport, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -104,6 +104,25 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/subscriptions/:id", method: "GET", params: subscription, ids: ["id"] },
   { route: "projects/:project_id/subscriptions/:id", method: "PATCH", params: subscription, ids: ["id"], body: SUBSCRIPTION_BODY, bodyIds: [["insight"]] },
   { route: "projects/:project_id/subscriptions/:id/test-delivery", method: "POST", params: subscription, ids: ["id"] },
+  { route: "projects/:project_id/batch_exports", method: "GET", query: () => ({ limit: "10", offset: "0" }) },
+  { route: "projects/:project_id/batch_exports", method: "POST", body: BATCH_EXPORT_BODY },
+  { route: "projects/:project_id/batch_exports/:id", method: "GET", params: batchExport, ids: ["id"] },
+  { route: "projects/:project_id/batch_exports/:id", method: "PATCH", params: batchExport, ids: ["id"], body: BATCH_EXPORT_BODY },
+  { route: "projects/:project_id/batch_exports/:id", method: "DELETE", params: () => ({ id: w.spareBatchExportId }), ids: ["id"] },
+  { route: "projects/:project_id/batch_exports/:id/pause", method: "POST", params: batchExport, ids: ["id"] },
+  { route: "projects/:project_id/batch_exports/:id/unpause", method: "POST", params: batchExport, ids: ["id"] },
+  { route: "projects/:project_id/batch_exports/:id/runs", method: "GET", params: batchExport, ids: ["id"], query: () => ({ limit: "10" }) },
+  { route: "projects/:project_id/batch_exports/:id/runs/:run_id", method: "GET", params: () => ({ id: w.batchExportId, run_id: w.batchExportRunId }), ids: ["id", "run_id"] },
+  { route: "projects/:project_id/batch_exports/:id/runs/:run_id/retry", method: "POST", params: () => ({ id: w.batchExportId, run_id: w.batchExportRunId }), ids: ["id", "run_id"] },
+  { route: "projects/:project_id/batch_exports/:id/backfills", method: "GET", params: batchExport, ids: ["id"], query: () => ({ limit: "10" }) },
+  { route: "projects/:project_id/batch_exports/:id/backfills", method: "POST", params: batchExport, ids: ["id"], body: BACKFILL_BODY },
+  { route: "projects/:project_id/batch_exports/:id/backfills/:backfill_id", method: "GET", params: () => ({ id: w.batchExportId, backfill_id: w.batchExportBackfillId }), ids: ["id", "backfill_id"] },
+  {
+    route: "projects/:project_id/batch_exports/:id/backfills/:backfill_id/cancel",
+    method: "POST",
+    params: () => ({ id: w.batchExportId, backfill_id: w.batchExportBackfillId }),
+    ids: ["id", "backfill_id"],
+  },
   { route: "projects/:project_id/early_access_features", method: "GET", query: () => ({ stage: "beta", limit: "10" }) },
   { route: "projects/:project_id/early_access_features", method: "POST", body: EAF_BODY },
   { route: "projects/:project_id/early_access_features/:id", method: "GET", params: eaf, ids: ["id"] },

@@ -20,7 +20,8 @@ export interface OutboundRequest {
   url: string;
   method: string;
   headers?: Record<string, string>;
-  body?: string;
+  /** Text, or bytes (a batch export's file). */
+  body?: string | Buffer;
   /** The whole exchange, connect to last byte. */
   timeoutMs?: number;
   /** Redirects to follow (each hop checked); 0 answers the 3xx itself. */
@@ -91,6 +92,18 @@ function once(request: Required<Pick<OutboundRequest, "method">> & OutboundReque
 function servernameOf(url: URL): string | undefined {
   const host = bareHost(url);
   return /^[\d.]+$/.test(host) || host.includes(":") ? undefined : host;
+}
+
+/**
+ * A host resolved and checked as a connection to it would be (for clients that are not HTTP,
+ * a PostgreSQL batch export): the first allowed address, or OutboundRefusedError.
+ */
+export function resolveOutboundHost(host: string, allowlist: OutboundAllowlist = currentAllowlist(), resolver?: Resolver): Promise<string> {
+  const verdict = checkOutboundUrl(`http://${host.includes(":") ? `[${host}]` : host}/`, allowlist);
+  if (!verdict.ok) return Promise.reject(new OutboundRefusedError(`The host ${verdict.reason}.`));
+  return new Promise((resolve, reject) => {
+    guardedLookup(allowlist, resolver)(host, { all: false }, ((error: Error | null, address: string) => (error ? reject(error) : resolve(address))) as never);
+  });
 }
 
 /** Sends one request to a checked URL; refuses (OutboundRefusedError) what the allowlist does not allow, at any hop. */

@@ -4,5 +4,5 @@
  */
 export { AllowlistError, currentAllowlist, isNonPublicAddress, parseAllowlist, type OutboundAllowlist } from "./addresses";
 export { checkOutboundUrl, type UrlVerdict } from "./url";
-export { OutboundRefusedError, outboundRequest, type OutboundRequest, type OutboundResponse, type Resolver } from "./client";
+export { OutboundRefusedError, outboundRequest, resolveOutboundHost, type OutboundRequest, type OutboundResponse, type Resolver } from "./client";
 export { isSealed, maskedSecret, openSecret, sealSecret } from "./secrets";

@@ -10,6 +10,7 @@ import type { PropertyNode } from "@/server/properties/contract";
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
 import type { TrendQuery, TrendRow } from "./trend/query";
+import type { ExportedEvent, ExportPageQuery } from "./export/query";
 import type { EventCountQuery, PersonEvents } from "./person-events/query";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
@@ -101,6 +102,12 @@ export interface EventStore {
    * `sql`: where the PostgreSQL store runs it (the workers' handle, db.worker).
    */
   deletePersonEvents(projectId: number, person: PersonEvents, limit: number, sql?: SqlExecutor): Promise<number>;
+  /**
+   * Batch exports' read (export/): one page of a project's events by ingestion time, in
+   * (ingestion time, uuid) order after `query.after`. `sql`: where the PostgreSQL store runs
+   * it (the workers' handle, db.worker).
+   */
+  exportPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedEvent[]>;
   /** Insights' aggregation (trend/): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events/). */

@@ -7,6 +7,7 @@ export type * from "./contract";
 export { insertEvents, PGLITE_CHUNK_ROWS } from "./insert/postgres";
 export { PostgresEventStore } from "./postgres/store";
 export * from "./list/query";
+export * from "./export/query";
 export * from "./trend/query";
 export * from "./person-events/query";
 export * from "./actor-events/query";

@@ -108,6 +108,12 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/hog_functions/{id}/deliveries/`]: () => [`${P}/hog_functions/${ids.hogFunction}/deliveries/`],
   [`${P}/hog_functions/{id}/metrics/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/`, `${P}/hog_functions/${ids.hogFunction}/metrics/?interval=hour&after=-1d`],
   [`${P}/hog_functions/{id}/metrics/totals/`]: () => [`${P}/hog_functions/${ids.hogFunction}/metrics/totals/`],
+  [`${P}/batch_exports/`]: () => [`${P}/batch_exports/`, `${P}/batch_exports/?limit=1`],
+  [`${P}/batch_exports/{id}/`]: () => [`${P}/batch_exports/${ids.batchExport}/`],
+  [`${P}/batch_exports/{id}/runs/`]: () => [`${P}/batch_exports/${ids.batchExport}/runs/`],
+  [`${P}/batch_exports/{id}/runs/{run_id}/`]: () => [`${P}/batch_exports/${ids.batchExport}/runs/${ids.batchExportRun}/`],
+  [`${P}/batch_exports/{id}/backfills/`]: () => [`${P}/batch_exports/${ids.batchExport}/backfills/`],
+  [`${P}/batch_exports/{id}/backfills/{backfill_id}/`]: () => [`${P}/batch_exports/${ids.batchExport}/backfills/${ids.batchExportBackfill}/`],
   [`${P}/session_recordings/`]: () => [`${P}/session_recordings/`, `${P}/session_recordings/?date_from=2020-01-01`],
   [`${P}/session_recordings/{id}/`]: () => [`${P}/session_recordings/doc-session/`],
   [`${P}/session_recordings/{id}/snapshots/`]: () => [`${P}/session_recordings/doc-session/snapshots/`],
@@ -233,6 +239,12 @@ beforeAll(async () => {
   // An alert with a check in its history.
   ids.alert = (await json("POST", `${project}/alerts/`, { insight: Number(ids.insight), name: "Spike", threshold: { configuration: { bounds: { upper: 1 } } }, subscribed_users: [alice.user.id] })).id;
   await json("POST", `${project}/alerts/${ids.alert}/check_now/`, {});
+  // A batch export with a backfill of two hours (its runs wait: no worker runs in this test).
+  ids.batchExport = String(
+    (await json("POST", `${project}/batch_exports/`, { name: "Lake", interval: "hour", destination: { type: "S3", config: { bucket_name: "lake", aws_access_key_id: "AKIA", aws_secret_access_key: "doc-secret-key-1234567" } } })).id,
+  );
+  ids.batchExportBackfill = String((await json("POST", `${project}/batch_exports/${ids.batchExport}/backfills/`, { start_at: "2026-01-01T00:00:00Z", end_at: "2026-01-01T02:00:00Z" })).id);
+  ids.batchExportRun = String((await json("GET", `${project}/batch_exports/${ids.batchExport}/runs/`)).results[0].id);
   // Two attempts in its log, as the worker records them.
   await db.sql.query(
     `INSERT INTO hog_function_deliveries (hog_function_id, project_id, event_uuid, attempt, status, response_code, duration_ms, error)

@@ -1,6 +1,7 @@
 import { projectRoutes } from "./resources/accounts";
 import { actionRoutes } from "./resources/actions";
 import { alertRoutes } from "./resources/alerts";
+import { batchExportRoutes } from "./resources/batch-exports";
 import { experimentRoutes } from "./resources/experiments";
 import { collaboratorRoutes } from "./resources/collaborators";
 import { dashboardRoutes } from "./resources/dashboards";
@@ -42,6 +43,7 @@ export const REST_ROUTES: readonly RestResource[] = [
   ...hogFunctionRoutes,
   ...alertRoutes,
   ...subscriptionRoutes,
+  ...batchExportRoutes,
   ...personRoutes,
   ...queryRoutes,
   ...recordingRoutes,

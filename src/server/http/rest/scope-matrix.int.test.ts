@@ -522,6 +522,56 @@ function subscriptionRoutes(prefix: "projects" | "environments"): RouteCase[] {
   ];
 }
 
+/** The batch export (with a backfill and its run) each call of the `:id` routes names: made fresh by `prepare` (DELETE removes it). */
+const BATCH_EXPORT_IDS = new Map<string, { id: string; run_id: string; backfill_id: string }>();
+
+async function freshBatchExport(project: string, db: Database): Promise<void> {
+  const projectId = project === "@current" ? currentProjectId : Number(project);
+  if (!Number.isSafeInteger(projectId) || !(await db.prisma.project.findUnique({ where: { id: projectId } }))) return;
+  const ids = { id: crypto.randomUUID(), run_id: crypto.randomUUID(), backfill_id: crypto.randomUUID() };
+  const hour = new Date("2026-01-01T00:00:00Z");
+  await db.prisma.batchExport.create({ data: { id: ids.id, projectId, name: "matrix", destinationType: "HTTP", destinationConfig: { url: "https://hooks.example.com/batch" }, paused: true } });
+  await db.prisma.batchExportBackfill.create({ data: { id: ids.backfill_id, batchExportId: ids.id, startAt: hour, endAt: new Date(hour.getTime() + 3_600_000) } });
+  await db.prisma.batchExportRun.create({ data: { id: ids.run_id, batchExportId: ids.id, backfillId: ids.backfill_id, status: "Failed", dataIntervalStart: hour, dataIntervalEnd: new Date(hour.getTime() + 3_600_000) } });
+  BATCH_EXPORT_IDS.set(project, ids);
+}
+
+/** The batch export routes under one prefix. */
+function batchExportRoutes(prefix: "projects" | "environments"): RouteCase[] {
+  const at = `/api/${prefix}/{project}/batch_exports`;
+  const none = { id: "00000000-0000-4000-8000-000000000000", run_id: "00000000-0000-4000-8000-000000000001", backfill_id: "00000000-0000-4000-8000-000000000002" };
+  const withIds = (project: string) => ({ project_id: project, ...(BATCH_EXPORT_IDS.get(project) ?? none) });
+  const one = (route: string, path: string, methods: RouteCase["methods"]): RouteCase => ({ route: `${prefix}/:project_id/batch_exports/${route}`, path: `${at}/${path}`, params: withIds, prepare: freshBatchExport, methods });
+  return [
+    {
+      route: `${prefix}/:project_id/batch_exports`,
+      path: `${at}/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "batch_export:read", ok: 200 },
+        POST: { scope: "batch_export:write", body: { name: "matrix", interval: "day", paused: true, destination: { type: "HTTP", config: { url: "https://hooks.example.com/batch" } } }, ok: 201 },
+      },
+    },
+    one(":id", "{export}/", {
+      GET: { scope: "batch_export:read", ok: 200 },
+      PATCH: { scope: "batch_export:write", body: { name: "renamed" }, ok: 200 },
+      PUT: { scope: "batch_export:write", body: { name: "put" }, ok: 200 },
+      DELETE: { scope: "batch_export:write", ok: 204 },
+    }),
+    one(":id/pause", "{export}/pause/", { POST: { scope: "batch_export:write", ok: 200 } }),
+    one(":id/unpause", "{export}/unpause/", { POST: { scope: "batch_export:write", ok: 200 } }),
+    one(":id/runs", "{export}/runs/", { GET: { scope: "batch_export:read", ok: 200 } }),
+    one(":id/runs/:run_id", "{export}/runs/{run}/", { GET: { scope: "batch_export:read", ok: 200 } }),
+    one(":id/runs/:run_id/retry", "{export}/runs/{run}/retry/", { POST: { scope: "batch_export:write", ok: 200 } }),
+    one(":id/backfills", "{export}/backfills/", {
+      GET: { scope: "batch_export:read", ok: 200 },
+      POST: { scope: "batch_export:write", body: { start_at: "2026-01-01T00:00:00Z", end_at: "2026-01-01T02:00:00Z" }, ok: 201 },
+    }),
+    one(":id/backfills/:backfill_id", "{export}/backfills/{backfill}/", { GET: { scope: "batch_export:read", ok: 200 } }),
+    one(":id/backfills/:backfill_id/cancel", "{export}/backfills/{backfill}/cancel/", { POST: { scope: "batch_export:write", ok: 200 } }),
+  ];
+}
+
 /** The early-access feature each call of the `:id` routes names: made fresh by `prepare` (DELETE removes it). */
 const EAF_IDS = new Map<string, string>();
 let eafNames = 0;
@@ -723,6 +773,8 @@ const ROUTES: RouteCase[] = [
   ...alertRoutes("environments"),
   ...subscriptionRoutes("projects"),
   ...subscriptionRoutes("environments"),
+  ...batchExportRoutes("projects"),
+  ...batchExportRoutes("environments"),
   ...recordingRoutes("projects"),
   ...recordingRoutes("environments"),
   ...earlyAccessRoutes("projects"),

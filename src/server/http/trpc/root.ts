@@ -3,6 +3,7 @@ import { actionsRouter } from "./routers/actions";
 import { destinationsRouter } from "./routers/destinations";
 import { alertsRouter } from "./routers/alerts";
 import { subscriptionsRouter } from "./routers/subscriptions";
+import { batchExportsRouter } from "./routers/batch-exports";
 import { authRouter } from "./routers/auth";
 import { cohortsRouter } from "./routers/cohorts";
 import { dashboardsRouter } from "./routers/dashboards";
@@ -31,6 +32,7 @@ export const appRouter = createTRPCRouter({
   destinations: destinationsRouter,
   alerts: alertsRouter,
   subscriptions: subscriptionsRouter,
+  batchExports: batchExportsRouter,
   auth: authRouter,
   cohorts: cohortsRouter,
   dashboards: dashboardsRouter,

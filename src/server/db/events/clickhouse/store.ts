@@ -4,6 +4,8 @@
  * assembly of the primitives' ClickHouse halves (each folder's clickhouse.ts); persons and
  * cohorts are read from PostgreSQL (filters/clickhouse.ts).
  */
+import { clickHouseExportPage } from "../export/clickhouse";
+import type { ExportedEvent, ExportPageQuery } from "../export/query";
 import { clickHouseWebGoalOverview, clickHouseWebGoalStats } from "../web/goal-clickhouse";
 import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalStatsQuery } from "../web/goal";
 import type { ClickHouseClient } from "@clickhouse/client";
@@ -96,6 +98,10 @@ export class ClickHouseEventStore implements EventStore {
 
   deletePersonEvents(projectId: number, person: PersonEvents): Promise<number> {
     return clickHouseDeletePersonEvents(this.ch, projectId, person);
+  }
+
+  exportPage(projectId: number, query: ExportPageQuery): Promise<ExportedEvent[]> {
+    return translated(() => clickHouseExportPage(this.ch, projectId, query));
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {

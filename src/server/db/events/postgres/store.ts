@@ -17,6 +17,8 @@ import type { ActorEvents, ActorEventsQuery } from "../actor-events/query";
 import { postgresEventNameDays, postgresPropertySamples } from "../definitions/postgres";
 import type { EventNameDay, EventPropertySample } from "../definitions/query";
 import { checkRegexes } from "../filters/postgres";
+import { postgresExportPage } from "../export/postgres";
+import type { ExportedEvent, ExportPageQuery } from "../export/query";
 import { insertEvents } from "../insert/postgres";
 import { postgresCountList, postgresEarliestTimestamp, postgresGet, postgresList, postgresSelect, postgresValues } from "../list/postgres";
 import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "../list/query";
@@ -98,6 +100,10 @@ export class PostgresEventStore implements EventStore {
 
   deletePersonEvents(projectId: number, person: PersonEvents, limit: number, sql?: SqlExecutor): Promise<number> {
     return postgresDeletePersonEvents(sql ?? this.sql, projectId, person, limit);
+  }
+
+  exportPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedEvent[]> {
+    return translated(() => postgresExportPage(sql ?? this.sql, projectId, query));
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {

@@ -1,0 +1,158 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { ProjectGate } from "@/components/settings/project-gate";
+import { Button, Card, FormAlert, PageHeader, SelectField, TextField } from "@/components/ui";
+import { errorMessage } from "@/trpc/errors";
+import { useTRPC } from "@/trpc/react";
+import { BATCH_EXPORT_INTERVALS, type BatchExportCreateInput, DESTINATION_TYPES, type DestinationType } from "@/server/batch-exports/contract";
+import { INTERVAL_LABELS } from "./batch-export-shared";
+
+type Interval = (typeof BATCH_EXPORT_INTERVALS)[number];
+
+interface Draft {
+  name: string;
+  interval: Interval;
+  type: DestinationType;
+  /** Every type's fields, by name; only the chosen type's are sent. */
+  fields: Record<string, string>;
+}
+
+interface FieldSpec {
+  name: string;
+  label: string;
+  required?: boolean;
+  placeholder?: string;
+  hint?: string;
+  type?: "text" | "password" | "url" | "number";
+}
+
+/** Each destination's fields (PostHog's config keys). */
+const FIELDS: Record<DestinationType, FieldSpec[]> = {
+  S3: [
+    { name: "bucket_name", label: "Bucket", required: true, placeholder: "my-events" },
+    { name: "region", label: "Region", placeholder: "us-east-1" },
+    { name: "prefix", label: "Key prefix", placeholder: "burrow/{table}/{year}/{month}/{day}", hint: "{year} {month} {day} {hour} {minute} {second} {table} {data_interval_start} {data_interval_end}" },
+    { name: "endpoint_url", label: "Endpoint URL", type: "url", placeholder: "https://s3.example.com", hint: "For S3-compatible storage (MinIO, R2…); empty for AWS." },
+    { name: "aws_access_key_id", label: "Access key ID", required: true },
+    { name: "aws_secret_access_key", label: "Secret access key", required: true, type: "password", hint: "Stored encrypted, shown masked." },
+  ],
+  Postgres: [
+    { name: "host", label: "Host", required: true, placeholder: "db.example.com" },
+    { name: "port", label: "Port", type: "number", placeholder: "5432" },
+    { name: "database", label: "Database", required: true },
+    { name: "user", label: "User", required: true },
+    { name: "password", label: "Password", type: "password", hint: "Stored encrypted, shown masked." },
+    { name: "schema", label: "Schema", placeholder: "public" },
+    { name: "table_name", label: "Table", placeholder: "events", hint: "Created when missing; rows are upserted by uuid." },
+  ],
+  HTTP: [
+    { name: "url", label: "URL", required: true, type: "url", placeholder: "https://eu.i.posthog.com/batch/", hint: "Each batch is POSTed as PostHog's /batch body." },
+    { name: "token", label: "Project token", type: "password", hint: "Sent as api_key; stored encrypted, shown masked." },
+  ],
+};
+
+function bodyOf(draft: Draft): BatchExportCreateInput {
+  const config: Record<string, unknown> = {};
+  for (const field of FIELDS[draft.type]) {
+    const value = (draft.fields[field.name] ?? "").trim();
+    if (value !== "") config[field.name] = field.type === "number" ? Number(value) : value;
+  }
+  if (draft.type === "S3") config.compression = "gzip";
+  return { name: draft.name, interval: draft.interval, destination: { type: draft.type, config } as BatchExportCreateInput["destination"] };
+}
+
+export function NewBatchExportPage() {
+  const router = useRouter();
+  return (
+    <div className="flex flex-col gap-6" data-testid="new-batch-export-page">
+      <PageHeader
+        eyebrow={
+          <Link href="/batch-exports" className="hover:underline">
+            Batch exports
+          </Link>
+        }
+        title="New batch export"
+        description="Each completed interval's events, by the time Burrow received them, go to the destination once the interval ends."
+      />
+      <ProjectGate testId="batch-export-project">{(project) => <BatchExportForm projectId={project.id} onSaved={(id) => router.push(`/batch-exports/${id}`)} />}</ProjectGate>
+    </div>
+  );
+}
+
+function BatchExportForm({ projectId, onSaved }: { projectId: number; onSaved: (id: string) => void }) {
+  const trpc = useTRPC();
+  const [draft, setDraft] = useState<Draft>({ name: "", interval: "hour", type: "S3", fields: {} });
+  const create = useMutation(trpc.batchExports.create.mutationOptions());
+  const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
+  const submit = async () => {
+    try {
+      const saved = await create.mutateAsync({ projectId, batchExport: bodyOf(draft) });
+      onSaved(saved.id);
+    } catch {
+      // Shown below from the mutation's error.
+    }
+  };
+  return (
+    <form
+      className="flex max-w-3xl flex-col gap-4"
+      data-testid="batch-export-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <Card className="flex flex-col gap-4 p-4">
+        <TextField label="Name" value={draft.name} required maxLength={400} onChange={(e) => set({ name: e.target.value })} testId="batch-export-name" />
+        <div className="grid gap-4 sm:grid-cols-3">
+          <SelectField label="Model" value="events" disabled hint="Persons and sessions are not exported yet." testId="batch-export-model">
+            <option value="events">Events</option>
+          </SelectField>
+          <SelectField label="Frequency" value={draft.interval} onChange={(e) => set({ interval: e.target.value as Interval })} testId="batch-export-interval">
+            {BATCH_EXPORT_INTERVALS.map((interval) => (
+              <option key={interval} value={interval}>
+                {INTERVAL_LABELS[interval]}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField label="Destination" value={draft.type} onChange={(e) => set({ type: e.target.value as DestinationType })} testId="batch-export-type">
+            {DESTINATION_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type === "S3" ? "S3 (JSON Lines, gzip)" : type === "Postgres" ? "PostgreSQL" : "HTTP"}
+              </option>
+            ))}
+          </SelectField>
+        </div>
+      </Card>
+      <Card className="grid gap-4 p-4 sm:grid-cols-2" data-testid="batch-export-config">
+        {FIELDS[draft.type].map((field) => (
+          <TextField
+            key={`${draft.type}-${field.name}`}
+            label={field.label}
+            type={field.type ?? "text"}
+            required={field.required}
+            placeholder={field.placeholder}
+            hint={field.hint}
+            autoComplete={field.type === "password" ? "new-password" : "off"}
+            value={draft.fields[field.name] ?? ""}
+            onChange={(e) => set({ fields: { ...draft.fields, [field.name]: e.target.value } })}
+            testId={`batch-export-${field.name}`}
+          />
+        ))}
+        <p className="text-xs text-gray-600 sm:col-span-2">Private and loopback addresses are refused unless BURROW_OUTBOUND_ALLOWLIST lists them.</p>
+      </Card>
+      {create.error && <FormAlert testId="batch-export-error">{errorMessage(create.error)}</FormAlert>}
+      <div className="flex gap-2">
+        <Button type="submit" loading={create.isPending} data-testid="batch-export-save">
+          Create batch export
+        </Button>
+        <Link href="/batch-exports" className="inline-flex items-center px-3 text-sm text-gray-700 hover:underline">
+          Cancel
+        </Link>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * Request and answer shapes of batch exports (`/api/projects/:id/batch_exports/`, PostHog's
+ * posthog/batch_exports/http.py), shared by REST, tRPC and the form. Browser-safe.
+ * Destinations: S3 (JSON Lines, gzip or none), Postgres and HTTP; the events model.
+ */
+import { z } from "zod";
+import { drfBoolean } from "@/server/input/drf";
+import { pageQuery } from "@/server/input/page";
+
+export const BATCH_EXPORT_MODELS = ["events", "persons", "sessions"] as const;
+/** The models that run here (persons and sessions are refused with a clear 400 until they do). */
+export const SUPPORTED_MODELS = ["events"] as const;
+export const BATCH_EXPORT_INTERVALS = ["hour", "day"] as const;
+export type BatchExportInterval = (typeof BATCH_EXPORT_INTERVALS)[number];
+export const DESTINATION_TYPES = ["S3", "Postgres", "HTTP"] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+/** PostHog's run statuses (those a run here can take). */
+export const RUN_STATUSES = ["Starting", "Running", "Completed", "FailedRetryable", "Failed", "Cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const BACKFILL_STATUSES = ["Running", "Completed", "Failed", "Cancelled"] as const;
+
+/** Config keys that are credentials: stored sealed, answered masked. */
+export const SECRET_CONFIG_KEYS: Record<DestinationType, readonly string[]> = {
+  S3: ["aws_secret_access_key"],
+  Postgres: ["password"],
+  HTTP: ["token"],
+};
+
+export const BATCH_EXPORT_LIMITS = { maxName: 400, maxText: 2048, maxEvents: 200, maxBackfillRuns: 2000 } as const;
+
+const text = (label: string) => z.string({ error: `${label} is required.` }).trim().min(1, `${label} may not be blank.`).max(BATCH_EXPORT_LIMITS.maxText);
+const optionalText = z.string().trim().max(BATCH_EXPORT_LIMITS.maxText).nullish();
+const eventNames = z.array(z.string().max(400)).max(BATCH_EXPORT_LIMITS.maxEvents).nullish();
+/** PostgreSQL identifiers as PostHog's form takes them: letters, digits, underscores. */
+const identifier = (label: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, `${label} may hold only letters, digits and underscores (at most 63, not starting with a digit).`);
+
+const common = { include_events: eventNames, exclude_events: eventNames };
+
+export const s3ConfigSchema = z.object({
+  ...common,
+  bucket_name: text("bucket_name").regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "bucket_name must be a valid bucket name (3–63 lowercase letters, digits, dots and hyphens)."),
+  region: z.string().trim().max(100).regex(/^[a-z0-9-]*$/, "region holds lowercase letters, digits and hyphens.").nullish(),
+  prefix: z.string().max(1024).nullish(),
+  aws_access_key_id: text("aws_access_key_id"),
+  aws_secret_access_key: text("aws_secret_access_key"),
+  compression: z.enum(["gzip"], { error: "compression must be gzip (or null for none)." }).nullish(),
+  /** An S3-compatible server (MinIO, R2, …); none: AWS. */
+  endpoint_url: optionalText,
+  file_format: z.enum(["JSONLines"], { error: "file_format must be JSONLines (Parquet is not supported yet)." }).nullish(),
+  use_virtual_style_addressing: drfBoolean.nullish(),
+  encryption: z.null({ error: "Server-side encryption is not supported." }).optional(),
+  kms_key_id: z.null().optional(),
+  max_file_size_mb: z.null({ error: "max_file_size_mb is not supported: an interval is one file." }).optional(),
+});
+export type S3Config = z.output<typeof s3ConfigSchema>;
+
+export const postgresConfigSchema = z.object({
+  ...common,
+  user: text("user"),
+  password: z.string().max(BATCH_EXPORT_LIMITS.maxText).default(""),
+  host: text("host"),
+  port: z.coerce.number({ error: "port must be a number." }).int().min(1).max(65535).default(5432),
+  database: text("database"),
+  schema: identifier("schema").default("public"),
+  table_name: identifier("table_name").default("events"),
+  has_self_signed_cert: drfBoolean.optional().default(false),
+});
+export type PostgresConfig = z.output<typeof postgresConfigSchema>;
+
+export const httpConfigSchema = z.object({
+  ...common,
+  url: text("url"),
+  token: z.string().max(BATCH_EXPORT_LIMITS.maxText).nullish(),
+});
+export type HttpConfig = z.output<typeof httpConfigSchema>;
+
+export const destinationSchema = z.discriminatedUnion(
+  "type",
+  [
+    z.object({ type: z.literal("S3"), config: s3ConfigSchema }),
+    z.object({ type: z.literal("Postgres"), config: postgresConfigSchema }),
+    z.object({ type: z.literal("HTTP"), config: httpConfigSchema }),
+  ],
+  { error: `destination.type must be one of ${DESTINATION_TYPES.join(", ")}.` },
+);
+export type DestinationInput = z.output<typeof destinationSchema>;
+
+const name = z.string({ error: "This field is required." }).trim().min(1, "This field may not be blank.").max(BATCH_EXPORT_LIMITS.maxName);
+const instant = (field: string) => z.iso.datetime({ offset: true, error: `${field} must be an ISO 8601 date-time.` });
+const model = z.enum(BATCH_EXPORT_MODELS, { error: `model must be one of ${BATCH_EXPORT_MODELS.join(", ")}.` });
+const interval = z.enum(BATCH_EXPORT_INTERVALS, { error: `interval must be one of ${BATCH_EXPORT_INTERVALS.join(", ")}.` });
+
+export const batchExportCreateBody = z.object({
+  name,
+  model: model.optional().default("events"),
+  destination: destinationSchema,
+  interval,
+  paused: drfBoolean.optional().default(false),
+  start_at: instant("start_at").nullish(),
+  end_at: instant("end_at").nullish(),
+});
+export type BatchExportCreateBody = z.output<typeof batchExportCreateBody>;
+export type BatchExportCreateInput = z.input<typeof batchExportCreateBody>;
+
+/** PATCH: any of these; a masked secret sent back keeps the stored one. */
+export const batchExportUpdateBody = z.object({
+  name: name.optional(),
+  destination: destinationSchema.optional(),
+  interval: interval.optional(),
+  paused: drfBoolean.optional(),
+  start_at: instant("start_at").nullish(),
+  end_at: instant("end_at").nullish(),
+});
+export type BatchExportUpdateBody = z.output<typeof batchExportUpdateBody>;
+
+export const batchExportListQuery = pageQuery;
+export const runListQuery = pageQuery;
+export type RunListQuery = z.output<typeof runListQuery>;
+
+/** `POST …/:id/backfills/`: one run per interval in [start_at, end_at) (end: now when null). */
+export const backfillCreateBody = z.object({ start_at: instant("start_at"), end_at: instant("end_at").nullish() });
+export type BackfillCreateBody = z.output<typeof backfillCreateBody>;
+
+export const batchExportRunSchema = z
+  .object({
+    id: z.uuid(),
+    batch_export: z.uuid(),
+    status: z.enum(RUN_STATUSES),
+    records_completed: z.number().int(),
+    records_total_count: z.number().int().nullable(),
+    bytes_exported: z.number().int(),
+    latest_error: z.string().nullable(),
+    data_interval_start: z.iso.datetime(),
+    data_interval_end: z.iso.datetime(),
+    cursor: z.object({ at: z.string(), uuid: z.string() }).nullable(),
+    created_at: z.iso.datetime(),
+    finished_at: z.iso.datetime().nullable(),
+    last_updated_at: z.iso.datetime(),
+    backfill: z.uuid().nullable(),
+  })
+  .meta({ id: "BatchExportRun" });
+export type BatchExportRunResource = z.infer<typeof batchExportRunSchema>;
+
+export const batchExportSchema = z
+  .object({
+    id: z.uuid(),
+    team_id: z.number().int(),
+    name: z.string(),
+    model: z.enum(BATCH_EXPORT_MODELS),
+    destination: z.object({ type: z.enum(DESTINATION_TYPES), config: z.record(z.string(), z.unknown()) }),
+    interval: z.enum(BATCH_EXPORT_INTERVALS),
+    paused: z.boolean(),
+    created_at: z.iso.datetime(),
+    last_updated_at: z.iso.datetime(),
+    last_paused_at: z.iso.datetime().nullable(),
+    start_at: z.iso.datetime().nullable(),
+    end_at: z.iso.datetime().nullable(),
+    latest_runs: z.array(batchExportRunSchema),
+  })
+  .meta({ id: "BatchExport" });
+export type BatchExportResource = z.infer<typeof batchExportSchema>;
+
+export const backfillSchema = z
+  .object({
+    id: z.uuid(),
+    batch_export: z.uuid(),
+    start_at: z.iso.datetime().nullable(),
+    end_at: z.iso.datetime().nullable(),
+    status: z.enum(BACKFILL_STATUSES),
+    created_at: z.iso.datetime(),
+    finished_at: z.iso.datetime().nullable(),
+    last_updated_at: z.iso.datetime(),
+    total_expected_runs: z.number().int(),
+  })
+  .meta({ id: "BatchExportBackfill" });
+export type BackfillResource = z.infer<typeof backfillSchema>;
