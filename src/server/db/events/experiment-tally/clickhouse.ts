@@ -24,7 +24,7 @@ export async function clickHouseExperimentTally(ch: ChStore, projectId: number, 
 }
 
 /** Rows [k: variant or `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached]. */
-function clickHouseExperimentTallyStatement(table: string, projectId: number, query: ExperimentTallyQuery, inputs: ResolvedFilters): ChStatement {
+export function clickHouseExperimentTallyStatement(table: string, projectId: number, query: ExperimentTallyQuery, inputs: ResolvedFilters): ChStatement {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
   const matchers = clickHouseMatchers(params, filter);

@@ -19,7 +19,7 @@ export async function postgresExperimentTally(sql: SqlExecutor, projectId: numbe
 }
 
 /** Rows (k: variant or `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached). */
-function postgresExperimentTallyStatement(projectId: number, query: ExperimentTallyQuery): { text: string; values: unknown[] } {
+export function postgresExperimentTallyStatement(projectId: number, query: ExperimentTallyQuery): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const { join, filter } = postgresFilters(params, tallyGroups(query), query.now);
   const matchers = postgresMatchers(params, filter);
@@ -48,29 +48,32 @@ function postgresExperimentTallyStatement(projectId: number, query: ExperimentTa
   let lateral = "";
   let stepColumns = "NULL::int[]";
   if (metric.type === "funnel") {
-    metric.steps.forEach((_, k) => {
-      columns.push(`(${tests[k + 1]}) AS m${k}`);
-      perActor.push(`array_agg(x.t) FILTER (WHERE x.m${k}) AS s${k}`);
-    });
-    const reached = metric.steps.map((_, k) => `c${k}.t IS NOT NULL`);
-    metric.steps.forEach((_, k) => {
-      const after = metric.ordered && k > 0 ? `y > c${k - 1}.t` : "y >= a.s";
-      lateral += ` CROSS JOIN LATERAL (SELECT min(y) AS t FROM unnest(a.s${k}) y WHERE ${reach("y", after)}) c${k}`;
-    });
-    // Ordered: a step is reached only when every earlier one is (the chain's NULLs carry over).
-    value = `(${reached.map((r) => `(${r})::int`).join(" + ")})`;
+    metric.steps.forEach((_, k) => columns.push(`(${tests[k + 1]}) AS m${k}`));
+    if (window === null && (metric.steps.length === 1 || !metric.ordered)) {
+      // A step is reached when its last event is from the exposure on: aggregates PostgreSQL hashes and runs in parallel, no arrays.
+      metric.steps.forEach((_, k) => perActor.push(`max(x.t) FILTER (WHERE x.m${k}) AS l${k}`));
+      value = `(${metric.steps.map((_, k) => `COALESCE(a.l${k} >= a.s, false)::int`).join(" + ")})`;
+    } else {
+      metric.steps.forEach((_, k) => perActor.push(`array_agg(x.t) FILTER (WHERE x.m${k}) AS s${k}`));
+      metric.steps.forEach((_, k) => {
+        const after = metric.ordered && k > 0 ? `y > c${k - 1}.t` : "y >= a.s";
+        lateral += ` CROSS JOIN LATERAL (SELECT min(y) AS t FROM unnest(a.s${k}) y WHERE ${reach("y", after)}) c${k}`;
+      });
+      // Ordered: a step is reached only when every earlier one is (the chain's NULLs carry over).
+      value = `(${metric.steps.map((_, k) => `(c${k}.t IS NOT NULL)::int`).join(" + ")})`;
+    }
     stepColumns = `ARRAY[${metric.steps.map((_, k) => `count(*) FILTER (WHERE r.reached >= ${k + 1})`).join(", ")}]::int[]`;
   } else {
     columns.push(`(${tests[1]}) AS m0`);
     perActor.push(`array_agg(x.t) FILTER (WHERE x.m0) AS s0`);
+    // Most exposed actors have no metric event: their value is 0 without a subquery.
     if (metric.math === "sum") {
       columns.push(`COALESCE(${POSTGRES.propertyNumber({ column: "e.properties", key: params.add(metric.property ?? "", "text") }, params)}, 0) AS amount`);
       perActor.push(`array_agg(x.amount) FILTER (WHERE x.m0) AS amounts`);
-      lateral = ` CROSS JOIN LATERAL (SELECT COALESCE(sum(y.amount), 0)::float8 AS value FROM unnest(a.s0, a.amounts) y(t, amount) WHERE ${reach("y.t")}) c`;
+      value = `CASE WHEN a.s0 IS NULL THEN 0 ELSE (SELECT COALESCE(sum(y.amount), 0) FROM unnest(a.s0, a.amounts) y(t, amount) WHERE ${reach("y.t")}) END`;
     } else {
-      lateral = ` CROSS JOIN LATERAL (SELECT count(*)::float8 AS value FROM unnest(a.s0) y WHERE ${reach("y")}) c`;
+      value = `CASE WHEN a.s0 IS NULL THEN 0 ELSE (SELECT count(*) FROM unnest(a.s0) y WHERE ${reach("y")}) END`;
     }
-    value = "c.value";
   }
   const funnel = metric.type === "funnel";
   const key =
@@ -78,12 +81,13 @@ function postgresExperimentTallyStatement(projectId: number, query: ExperimentTa
       ? `CASE WHEN a.lo <> a.hi THEN ${params.constant(MULTIPLE_VARIANT_KEY)} ELSE a.lo END`
       : "a.first";
   return {
-    text: `SELECT r.k, count(*)::int AS n, COALESCE(sum(r.value), 0)::float8 AS s, COALESCE(sum(r.value * r.value), 0)::float8 AS q, ${funnel ? stepColumns : "NULL::int[]"} AS c
+    text: `WITH x AS MATERIALIZED (
+             SELECT e.person_id AS p, CASE WHEN e.person_id IS NULL THEN e.distinct_id END AS d, ${columns.join(", ")}
+               FROM events e${join} WHERE ${where.join(" AND ")}
+           )
+           SELECT r.k, count(*)::int AS n, COALESCE(sum(r.value), 0)::float8 AS s, COALESCE(sum(r.value * r.value), 0)::float8 AS q, ${funnel ? stepColumns : "NULL::int[]"} AS c
              FROM (SELECT ${key} AS k, ${funnel ? `CASE WHEN ${value} = ${metric.steps.length} THEN 1 ELSE 0 END` : value}::float8 AS value${funnel ? `, ${value} AS reached` : ""}
-                     FROM (SELECT ${perActor.join(", ")}
-                             FROM (SELECT e.person_id AS p, CASE WHEN e.person_id IS NULL THEN e.distinct_id END AS d, ${columns.join(", ")}
-                                     FROM events e${join} WHERE ${where.join(" AND ")}) x
-                            GROUP BY x.p, x.d) a${lateral}
+                     FROM (SELECT ${perActor.join(", ")} FROM x GROUP BY x.p, x.d) a${lateral}
                     WHERE a.s IS NOT NULL) r
             GROUP BY r.k`,
     values: params.values,
