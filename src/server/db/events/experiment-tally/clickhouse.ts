@@ -24,7 +24,7 @@ export async function clickHouseExperimentTally(ch: ChStore, projectId: number, 
 }
 
 /** Rows [k: variant or `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached]. */
-export function clickHouseExperimentTallyStatement(table: string, projectId: number, query: ExperimentTallyQuery, inputs: ResolvedFilters): ChStatement {
+function clickHouseExperimentTallyStatement(table: string, projectId: number, query: ExperimentTallyQuery, inputs: ResolvedFilters): ChStatement {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
   const matchers = clickHouseMatchers(params, filter);
@@ -50,15 +50,19 @@ export function clickHouseExperimentTallyStatement(table: string, projectId: num
   let value: string;
   const derived: string[] = [];
   if (metric.type === "funnel") {
-    metric.steps.forEach((_, k) => {
-      columns.push(`(${tests[k + 1]}) AS m${k}`);
-      perActor.push(`groupArrayIf(x.t, x.m${k}) AS s${k}`);
-    });
-    metric.steps.forEach((_, k) => {
-      const after = metric.ordered && k > 0 ? `y > c${k - 1}` : "y >= a.s";
-      derived.push(`arrayMin(arrayPushBack(arrayFilter(y -> ${reach("y", after)}, a.s${k}), ${NEVER})) AS c${k}`);
-    });
-    value = `(${metric.steps.map((_, k) => `toInt32(c${k} < ${NEVER})`).join(" + ")})`;
+    metric.steps.forEach((_, k) => columns.push(`(${tests[k + 1]}) AS m${k}`));
+    if (window === null && (metric.steps.length === 1 || !metric.ordered)) {
+      // A step is reached when its last event is from the exposure on (as PostgreSQL's, no arrays).
+      metric.steps.forEach((_, k) => perActor.push(`maxIf(x.t, x.m${k}) AS l${k}`, `countIf(x.m${k}) AS n${k}`));
+      value = `(${metric.steps.map((_, k) => `toInt32(a.n${k} > 0 AND a.l${k} >= a.s)`).join(" + ")})`;
+    } else {
+      metric.steps.forEach((_, k) => {
+        perActor.push(`groupArrayIf(x.t, x.m${k}) AS s${k}`);
+        const after = metric.ordered && k > 0 ? `y > c${k - 1}` : "y >= a.s";
+        derived.push(`arrayMin(arrayPushBack(arrayFilter(y -> ${reach("y", after)}, a.s${k}), ${NEVER})) AS c${k}`);
+      });
+      value = `(${metric.steps.map((_, k) => `toInt32(c${k} < ${NEVER})`).join(" + ")})`;
+    }
   } else {
     columns.push(`(${tests[1]}) AS m0`);
     perActor.push(`groupArrayIf(x.t, x.m0) AS s0`);

@@ -19,7 +19,7 @@ export async function postgresExperimentTally(sql: SqlExecutor, projectId: numbe
 }
 
 /** Rows (k: variant or `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached). */
-export function postgresExperimentTallyStatement(projectId: number, query: ExperimentTallyQuery): { text: string; values: unknown[] } {
+function postgresExperimentTallyStatement(projectId: number, query: ExperimentTallyQuery): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const { join, filter } = postgresFilters(params, tallyGroups(query), query.now);
   const matchers = postgresMatchers(params, filter);
