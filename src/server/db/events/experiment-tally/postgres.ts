@@ -42,7 +42,7 @@ function postgresExperimentTallyStatement(projectId: number, query: ExperimentTa
 
   // Per event: its microsecond, variant (exposures only) and the metric's tests.
   const columns = [`(extract(epoch FROM e.timestamp) * 1000000)::bigint AS t`, `CASE WHEN ${exposed} THEN ${variant} END AS v`];
-  const perActor = [`min(x.t) FILTER (WHERE x.v IS NOT NULL) AS s`, `min(x.v) AS lo`, `max(x.v) AS hi`];
+  const perActor = [`x.p AS p`, `x.d AS d`, `min(x.t) FILTER (WHERE x.v IS NOT NULL) AS s`, `min(x.v) AS lo`, `max(x.v) AS hi`];
   if (query.handling === "first_seen") perActor.push(`substr(min(lpad(x.t::text, 20, '0') || x.v), 21) AS first`);
   let value: string;
   let lateral = "";
@@ -65,14 +65,25 @@ function postgresExperimentTallyStatement(projectId: number, query: ExperimentTa
     stepColumns = `ARRAY[${metric.steps.map((_, k) => `count(*) FILTER (WHERE r.reached >= ${k + 1})`).join(", ")}]::int[]`;
   } else {
     columns.push(`(${tests[1]}) AS m0`);
-    perActor.push(`array_agg(x.t) FILTER (WHERE x.m0) AS s0`);
-    // Most exposed actors have no metric event: their value is 0 without a subquery.
-    if (metric.math === "sum") {
-      columns.push(`COALESCE(${POSTGRES.propertyNumber({ column: "e.properties", key: params.add(metric.property ?? "", "text") }, params)}, 0) AS amount`);
-      perActor.push(`array_agg(x.amount) FILTER (WHERE x.m0) AS amounts`);
-      value = `CASE WHEN a.s0 IS NULL THEN 0 ELSE (SELECT COALESCE(sum(y.amount), 0) FROM unnest(a.s0, a.amounts) y(t, amount) WHERE ${reach("y.t")}) END`;
+    const amount = metric.math === "sum" ? `COALESCE(${POSTGRES.propertyNumber({ column: "e.properties", key: params.add(metric.property ?? "", "text") }, params)}, 0)` : null;
+    if (amount !== null) columns.push(`${amount} AS amount`);
+    if (window === null) {
+      // Hashable aggregates only (arrays made PostgreSQL spill a million groups to disk): an
+      // actor whose first metric event is from its exposure on counts them all; the few with
+      // one before it are counted again from the exposure on, through the actor's index.
+      perActor.push(`min(x.t) FILTER (WHERE x.m0) AS f0`, amount === null ? `count(*) FILTER (WHERE x.m0) AS all0` : `sum(x.amount) FILTER (WHERE x.m0) AS all0`);
+      const sameActor = `((a.p IS NOT NULL AND e.person_id = a.p) OR (a.p IS NULL AND e.person_id IS NULL AND e.distinct_id = a.d))`;
+      const since = [...where.slice(0, 3), ...matchers.eventNames([metric.source]), ...query.filters.map(filter), `(${tests[1]})`, sameActor, `(extract(epoch FROM e.timestamp) * 1000000)::bigint >= a.s`];
+      const recount = `(SELECT ${amount === null ? "count(*)" : `COALESCE(sum(${amount}), 0)`} FROM events e${join} WHERE ${since.join(" AND ")})`;
+      value = `CASE WHEN a.f0 IS NULL THEN 0 WHEN a.f0 >= a.s THEN a.all0 ELSE ${recount} END`;
     } else {
-      value = `CASE WHEN a.s0 IS NULL THEN 0 ELSE (SELECT count(*) FROM unnest(a.s0) y WHERE ${reach("y")}) END`;
+      perActor.push(`array_agg(x.t) FILTER (WHERE x.m0) AS s0`);
+      if (amount !== null) perActor.push(`array_agg(x.amount) FILTER (WHERE x.m0) AS amounts`);
+      // Most exposed actors have no metric event: their value is 0 without a subquery.
+      value =
+        amount === null
+          ? `CASE WHEN a.s0 IS NULL THEN 0 ELSE (SELECT count(*) FROM unnest(a.s0) y WHERE ${reach("y")}) END`
+          : `CASE WHEN a.s0 IS NULL THEN 0 ELSE (SELECT COALESCE(sum(y.amount), 0) FROM unnest(a.s0, a.amounts) y(t, amount) WHERE ${reach("y.t")}) END`;
     }
   }
   const funnel = metric.type === "funnel";
