@@ -1,8 +1,10 @@
 /**
- * `experimentTally` (query.ts) in PostgreSQL, one statement: the range's events grouped per
- * actor (person, or distinct id without one) into the first exposure's microsecond, the
- * variants seen, and the metric events' microseconds (and amounts) as arrays; then each
- * actor's value from those arrays, and the actors grouped per variant.
+ * `experimentTally` (query.ts) in PostgreSQL, one statement: the range's events as narrow
+ * rows (microsecond, exposure variant, metric tests, amount), computed in parallel workers
+ * (the materialised CTE; left inline, the JSON was read in the serial aggregate above the
+ * Gather); grouped per actor (person, or distinct id without one) with hashable aggregates
+ * where the metric allows it (a funnel or mean without a window), else with the metric
+ * events' microseconds as arrays; each actor's value; the actors grouped per variant.
  */
 import type { SqlExecutor } from "@/server/db/driver";
 import { SqlParams } from "@/server/properties/sql";
