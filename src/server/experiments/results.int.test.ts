@@ -207,3 +207,86 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
     expect((after.answer!.extra as Record<string, any>).variant_results[0].method).toBe(other);
   });
 });
+
+/**
+ * The counting rules the stores apply (db/events/experiment-tally/query.ts), on a handful of
+ * users of another flag whose every number is written out here.
+ */
+describe(`ExperimentQuery's counting rules (${testStoresName})`, () => {
+  let rulesId: number;
+  let rulesFirstSeenId: number;
+  const T = START + 24 * HOUR;
+  const exposure = (distinctId: string, variant: string, at: number, personId?: string): StoredEventInput => ({
+    ...event(distinctId, "$feature_flag_called", at, { $feature_flag: "rules", $feature_flag_response: variant }),
+    ...(personId ? { personId } : {}),
+  });
+
+  beforeAll(async () => {
+    rulesId = (await post(list.POST, "experiments/", { name: "Rules", feature_flag_key: "rules", start_date: new Date(START).toISOString() })).id;
+    rulesFirstSeenId = (await post(list.POST, "experiments/", { name: "Rules first seen", feature_flag_key: "rules", start_date: new Date(START).toISOString(), exposure_criteria: { multiple_variant_handling: "first_seen" } })).id;
+    const person = "0191c3a2-0000-7000-8000-000000000001";
+    await db.events.insert([
+      // r1 (control): a numeric string and a JSON number, one hour and thirty hours after the exposure
+      exposure("r1", "control", T),
+      event("r1", "purchase", T + HOUR, { amount: "12" }),
+      event("r1", "purchase", T + 30 * HOUR, { amount: 3 }),
+      // r2 (control): a purchase at the exposure's very instant, its amount no number
+      exposure("r2", "control", T),
+      event("r2", "purchase", T, { amount: "abc" }),
+      // r3 (test): a purchase before the exposure (never counts); browse and purchase at one instant after it
+      event("r3", "purchase", T + HOUR, { amount: 100 }),
+      exposure("r3", "test", T + 2 * HOUR),
+      event("r3", "browse", T + 3 * HOUR, {}),
+      event("r3", "purchase", T + 3 * HOUR, { amount: 4.5 }),
+      // r4 (test): purchase, then browse
+      exposure("r4", "test", T),
+      event("r4", "purchase", T + HOUR, { amount: "1e1" }),
+      event("r4", "browse", T + 2 * HOUR, {}),
+      // One person under two distinct ids, shown control on one and test on the other: $multiple (or control when first seen)
+      exposure("p-a", "control", T, person),
+      exposure("p-b", "test", T + HOUR, person),
+      { ...event("p-b", "purchase", T + 2 * HOUR, { amount: 7 }), personId: person },
+    ]);
+  });
+
+  const counts = (answer: Record<string, any>) =>
+    Object.fromEntries([answer.baseline, ...answer.variant_results].map((row) => [row.key, { n: row.number_of_samples, sum: row.sum, squares: row.sum_squares, ...(row.step_counts ? { steps: row.step_counts } : {}) }]));
+  const PURCHASE = { kind: "EventsNode", event: "purchase" };
+  const BROWSE = { kind: "EventsNode", event: "browse" };
+
+  it("groups a person's distinct ids: shown two variants, $multiple; first_seen keeps the first", async () => {
+    const excluded = await run(FUNNEL, rulesId);
+    expect(excluded.exposures).toEqual({ control: 2, test: 2, $multiple: 1 });
+    const firstSeen = await run(FUNNEL, rulesFirstSeenId);
+    expect(firstSeen.exposures).toEqual({ control: 3, test: 2, $multiple: 0 });
+    // The person's purchase came after the first exposure: converted in control
+    expect(counts(firstSeen).control).toMatchObject({ n: 3, sum: 3 });
+  });
+
+  it("counts events per person from the exposure's instant on (total), within the conversion window when one is set", async () => {
+    const total = { kind: "ExperimentMetric", metric_type: "mean", source: { ...PURCHASE, math: "total" } };
+    expect(counts(await run(total, rulesId))).toEqual({ control: { n: 2, sum: 3, squares: 5 }, test: { n: 2, sum: 2, squares: 2 } });
+    const windowed = await run({ ...total, conversion_window: 2, conversion_window_unit: "hour" }, rulesId);
+    // r1's purchase thirty hours on is past the window
+    expect(counts(windowed)).toEqual({ control: { n: 2, sum: 2, squares: 2 }, test: { n: 2, sum: 2, squares: 2 } });
+  });
+
+  it("sums JSON numbers and numeric strings; other values add nothing", async () => {
+    const answer = await run({ kind: "ExperimentMetric", metric_type: "mean", source: { ...PURCHASE, math: "sum", math_property: "amount" } }, rulesId);
+    expect(counts(answer)).toEqual({ control: { n: 2, sum: 15, squares: 225 }, test: { n: 2, sum: 14.5, squares: 4.5 ** 2 + 100 } });
+  });
+
+  it("walks ordered steps strictly later than the previous one; unordered counts the steps seen", async () => {
+    const ordered = await run({ ...FUNNEL, series: [BROWSE, PURCHASE] }, rulesId);
+    // r3's purchase is at its browse's instant, r4 bought before browsing: neither completes
+    expect(counts(ordered)).toEqual({ control: { n: 2, sum: 0, squares: 0, steps: [2, 0, 0] }, test: { n: 2, sum: 0, squares: 0, steps: [2, 2, 0] } });
+    const unordered = await run({ ...FUNNEL, series: [BROWSE, PURCHASE], funnel_order_type: "unordered" }, rulesId);
+    expect(counts(unordered)).toEqual({ control: { n: 2, sum: 0, squares: 0, steps: [2, 2, 0] }, test: { n: 2, sum: 2, squares: 2, steps: [2, 2, 2] } });
+    // Two purchase steps need two purchases: only r1 has them
+    const twice = await run({ ...FUNNEL, series: [PURCHASE, PURCHASE] }, rulesId);
+    expect(counts(twice)).toEqual({ control: { n: 2, sum: 1, squares: 1, steps: [2, 2, 1] }, test: { n: 2, sum: 0, squares: 0, steps: [2, 2, 0] } });
+    // With a window of two hours r1's second purchase is too late
+    const windowed = await run({ ...FUNNEL, series: [PURCHASE, PURCHASE], conversion_window: 2, conversion_window_unit: "hour" }, rulesId);
+    expect(counts(windowed).control).toEqual({ n: 2, sum: 0, squares: 0, steps: [2, 2, 0] });
+  });
+});

@@ -1,13 +1,13 @@
 /**
  * PostHog's `ExperimentQuery` on the query API (POST …/query/ with
  * `{kind: "ExperimentQuery", metric, experiment_id}`): each variant's exposures and
- * conversions or means (tally.ts), compared with the control (statistics.ts), in PostHog's
+ * conversions or means, aggregated in the event store (db/events/experiment-tally/), compared with the control (statistics.ts), in PostHog's
  * new result shape `{baseline, variant_results}`, plus Burrow's sample-ratio-mismatch check
  * on the exposures against the flag's split (`srm`) and the exposure counts (`exposures`).
  */
 import { z } from "zod";
 import { parseNode, QueryNodeError, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
-import type { ActorEventsQuery, EventMatcher } from "@/server/db/events";
+import { MULTIPLE_VARIANT_KEY, type EventMatcher, type ExperimentTally, type ExperimentTallyMetric } from "@/server/db/events";
 import { AppError } from "@/server/errors";
 import { WINDOW_UNIT_SECONDS } from "@/server/funnels/contract";
 import { propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
@@ -16,7 +16,6 @@ import { sampleRatioMismatch } from "./planning";
 import { flagVariants } from "./present";
 import { experimentStatistics, statsMethod } from "./statistics";
 import * as store from "./store";
-import { MULTIPLE_VARIANT_KEY, tallyExperiment, type TallyMetric } from "./tally";
 
 export const DEFAULT_EXPOSURE_EVENT = "$feature_flag_called";
 
@@ -74,20 +73,30 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
     const metric = spec.metric;
     const from = row.startDate ?? row.createdAt;
     const to = row.endDate ?? env.now;
-    let tallyMetric: TallyMetric;
-    const values: ActorEventsQuery["values"] = [{ type: "event", key: exposure.variantKey }];
-    const matchers: EventMatcher[] = [exposure.matcher];
-    if (metric.metric_type === "funnel") {
-      matchers.push(...metric.series.map(matcherOf));
-      tallyMetric = { type: "funnel", steps: metric.series.length, ordered: metric.funnel_order_type !== "unordered", windowMs: windowMs(metric) };
-    } else {
-      matchers.push(matcherOf(metric.source));
-      const math = metric.source.math === "sum" ? "sum" : "total";
-      if (math === "sum") values.push({ type: "event", key: metric.source.math_property! });
-      tallyMetric = { type: "mean", math, windowMs: windowMs(metric) };
-    }
-    const actors = to < from ? [] : await env.db.events.actorEvents(env.projectId, { from, to, now: env.now, filters: [], matchers, everyEvent: false, values });
-    const tally = tallyExperiment(actors, { variants: variants.map((variant) => variant.key), handling: criteria.multiple_variant_handling === "first_seen" ? "first_seen" : "exclude", metric: tallyMetric });
+    const tallyMetric: ExperimentTallyMetric =
+      metric.metric_type === "funnel"
+        ? { type: "funnel", steps: metric.series.map(matcherOf), ordered: metric.funnel_order_type !== "unordered", windowMs: windowMs(metric) }
+        : {
+            type: "mean",
+            source: matcherOf(metric.source),
+            math: metric.source.math === "sum" ? "sum" : "total",
+            property: metric.source.math === "sum" ? metric.source.math_property! : null,
+            windowMs: windowMs(metric),
+          };
+    const tally: ExperimentTally =
+      to < from
+        ? { variants: variants.map((variant) => ({ key: variant.key, number_of_samples: 0, sum: 0, sum_squares: 0, ...(tallyMetric.type === "funnel" ? { step_counts: new Array<number>(tallyMetric.steps.length + 1).fill(0) } : {}) })), multiple: 0 }
+        : await env.db.events.experimentTally(env.projectId, {
+            from,
+            to,
+            now: env.now,
+            filters: [],
+            exposure: exposure.matcher,
+            variantKey: exposure.variantKey,
+            variants: variants.map((variant) => variant.key),
+            handling: criteria.multiple_variant_handling === "first_seen" ? "first_seen" : "exclude",
+            metric: tallyMetric,
+          });
     const stats = record(row.statsConfig);
     const [baseline, ...others] = tally.variants;
     const result = experimentStatistics(metric.metric_type, baseline!, others, {

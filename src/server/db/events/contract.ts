@@ -14,6 +14,7 @@ import type { ExportedEvent, ExportPageQuery } from "./export/query";
 import type { EventCountQuery, PersonEvents } from "./person-events/query";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
+import type { ExperimentTally, ExperimentTallyQuery } from "./experiment-tally/query";
 import type { EventNameDay, EventPropertySample } from "./definitions/query";
 import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalStatsQuery } from "./web/goal";
 import type { WebOverviewAnswer, WebQueryBase, WebStatsAnswer, WebStatsQuery, WebTopClick, WebTopClicksQuery, WebTrendQuery, WebTrendRow, WebTrendStarts } from "./web/query";
@@ -23,6 +24,7 @@ export type * from "./trend/query";
 export type * from "./person-events/query";
 export type * from "./actor-events/query";
 export type * from "./actor-buckets/query";
+export type * from "./experiment-tally/query";
 export type * from "./definitions/query";
 export type * from "./web/query";
 
@@ -114,6 +116,8 @@ export interface EventStore {
   actorEvents(projectId: number, query: ActorEventsQuery): Promise<ActorEvents[]>;
   /** Each actor's wall-clock buckets of a range with events matching each matcher, aggregated in the store (actor-buckets/). */
   actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]>;
+  /** An experiment metric's per-variant exposures and values, aggregated in the store in one statement (experiment-tally/). */
+  experimentTally(projectId: number, query: ExperimentTallyQuery): Promise<ExperimentTally>;
   /** The project's first event's time, for `date_from: "all"`; null without events. */
   earliestTimestamp(projectId: number): Promise<Date | null>;
   /**

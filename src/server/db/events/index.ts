@@ -12,6 +12,7 @@ export * from "./trend/query";
 export * from "./person-events/query";
 export * from "./actor-events/query";
 export * from "./actor-buckets/query";
+export * from "./experiment-tally/query";
 export * from "./definitions/query";
 export * from "./web/query";
 export * from "./web/goal";

@@ -18,6 +18,8 @@ import { clickHouseActorBuckets } from "../actor-buckets/clickhouse";
 import type { ActorBuckets, ActorBucketsQuery } from "../actor-buckets/query";
 import { clickHouseActorEvents } from "../actor-events/clickhouse";
 import type { ActorEvents, ActorEventsQuery } from "../actor-events/query";
+import { clickHouseExperimentTally } from "../experiment-tally/clickhouse";
+import type { ExperimentTally, ExperimentTallyQuery } from "../experiment-tally/query";
 import { chTables, type ChStore } from "./context";
 import { clickHouseEventNameDays, clickHousePropertySamples } from "../definitions/clickhouse";
 import type { EventNameDay, EventPropertySample } from "../definitions/query";
@@ -118,6 +120,10 @@ export class ClickHouseEventStore implements EventStore {
 
   actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
     return translated(() => clickHouseActorBuckets(this.ch, projectId, query));
+  }
+
+  experimentTally(projectId: number, query: ExperimentTallyQuery): Promise<ExperimentTally> {
+    return translated(() => clickHouseExperimentTally(this.ch, projectId, query));
   }
 
   eventNameDays(projectId: number): Promise<EventNameDay[]> {

@@ -14,6 +14,8 @@ import { postgresActorBuckets } from "../actor-buckets/postgres";
 import type { ActorBuckets, ActorBucketsQuery } from "../actor-buckets/query";
 import { postgresActorEvents } from "../actor-events/postgres";
 import type { ActorEvents, ActorEventsQuery } from "../actor-events/query";
+import { postgresExperimentTally } from "../experiment-tally/postgres";
+import type { ExperimentTally, ExperimentTallyQuery } from "../experiment-tally/query";
 import { postgresEventNameDays, postgresPropertySamples } from "../definitions/postgres";
 import type { EventNameDay, EventPropertySample } from "../definitions/query";
 import { checkRegexes } from "../filters/postgres";
@@ -121,6 +123,10 @@ export class PostgresEventStore implements EventStore {
 
   actorBuckets(projectId: number, query: ActorBucketsQuery): Promise<ActorBuckets[]> {
     return translated(() => postgresActorBuckets(this.sql, projectId, query));
+  }
+
+  experimentTally(projectId: number, query: ExperimentTallyQuery): Promise<ExperimentTally> {
+    return translated(() => postgresExperimentTally(this.sql, projectId, query));
   }
 
   eventNameDays(projectId: number): Promise<EventNameDay[]> {
