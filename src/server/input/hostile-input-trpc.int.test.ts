@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, SUBSCRIPTION_BODY, ALERT_BODY, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, SUBSCRIPTION_BODY, ALERT_BODY, BATCH_EXPORT_BODY, BACKFILL_BODY, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -131,6 +131,15 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "alerts.update", input: () => ({ id: w.alertId, patch: ALERT_BODY() }), ids: [["patch", "insight"]] },
   { procedure: "alerts.delete", input: () => ({ id: w.alertId }) },
   { procedure: "alerts.checkNow", input: () => ({ id: w.alertId }) },
+  { procedure: "batchExports.list", input: () => ({}) },
+  { procedure: "batchExports.get", input: () => ({ id: w.batchExportId }) },
+  { procedure: "batchExports.create", input: () => ({ batchExport: BATCH_EXPORT_BODY() }) },
+  { procedure: "batchExports.update", input: () => ({ id: w.batchExportId, patch: BATCH_EXPORT_BODY() }) },
+  { procedure: "batchExports.delete", input: () => ({ id: w.spareBatchExportId }) },
+  { procedure: "batchExports.runs", input: () => ({ id: w.batchExportId, query: { limit: 10 } }) },
+  { procedure: "batchExports.retryRun", input: () => ({ id: w.batchExportId, runId: w.batchExportRunId }) },
+  { procedure: "batchExports.backfills", input: () => ({ id: w.batchExportId }) },
+  { procedure: "batchExports.backfill", input: () => ({ id: w.batchExportId, backfill: BACKFILL_BODY() }) },
   { procedure: "subscriptions.list", input: () => ({ insight: w.insightId, target_type: "email" }), ids: [["insight"]] },
   { procedure: "subscriptions.get", input: () => ({ id: w.subscriptionId }), ids: [["id"]] },
   { procedure: "subscriptions.create", input: () => ({ subscription: SUBSCRIPTION_BODY() }), ids: [["subscription", "insight"]] },
@@ -185,6 +194,7 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "insights.get", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
   { procedure: "insights.compute", input: () => ({ insightId: w.insightId, dashboardId: w.dashboardId }), ids: [["insightId"], ["dashboardId"]] },
   { procedure: "insights.compute", input: () => ({ query: QUERY() }) },
+  { procedure: "insights.chartPng", input: () => ({ insightId: w.insightId }), ids: [["insightId"]] },
   { procedure: "query.run", input: () => ({ request: { query: QUERY(), client_query_id: "q1" } }) },
   { procedure: "query.actors", input: () => ({ source: { kind: "InsightActorsQuery", source: QUERY(), day: "2024-01-01" }, search: "a@example.com", orderBy: ["created_at DESC"] }) },
   { procedure: "query.run", input: () => ({ request: { query: { kind: "HogQLQuery", query: "SELECT event, count() FROM events WHERE event = 'x' GROUP BY event" } } }) },
