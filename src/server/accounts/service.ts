@@ -34,6 +34,7 @@ import {
   type SignUpInput,
 } from "./contract";
 import { recordingSettingsFor, updateRecordingSettings } from "@/server/recordings/service";
+import { actionEmailHtml, escapeHtml } from "@/server/email/present";
 import { emailConfigured, sendEmail } from "@/server/email/service";
 import { toMember, toPersonalApiKeySummary, toProjectResource, toUserBasic } from "./present";
 import * as store from "./store";
@@ -207,7 +208,7 @@ export async function requestPasswordReset(prisma: PrismaClient, input: RequestP
     to: [user.email],
     subject: "Reset your Burrow password",
     text: `Someone asked to reset the password of your Burrow account (${user.email}).\n\nSet a new password here within the hour:\n${link}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
-    html: emailHtml(
+    html: actionEmailHtml(
       `<p>Someone asked to reset the password of your Burrow account (${escapeHtml(user.email)}).</p>`,
       link,
       "Set a new password",
@@ -390,7 +391,7 @@ export async function createInvite(ctx: Context, input: CreateInviteInput, siteU
       to: [email],
       subject: `You're invited to ${organization} on Burrow`,
       text: `${ctx.actor.email} invited you to join ${organization} on Burrow.\n\nAccept within 7 days:\n${url}`,
-      html: emailHtml(`<p>${escapeHtml(ctx.actor.email)} invited you to join <strong>${escapeHtml(organization)}</strong> on Burrow.</p>`, url, "Accept the invite", "The link works once, within 7 days."),
+      html: actionEmailHtml(`<p>${escapeHtml(ctx.actor.email)} invited you to join <strong>${escapeHtml(organization)}</strong> on Burrow.</p>`, url, "Accept the invite", "The link works once, within 7 days."),
     }).then(
       () => true,
       (error: unknown) => {
@@ -400,16 +401,6 @@ export async function createInvite(ctx: Context, input: CreateInviteInput, siteU
     );
   }
   return { token, url, emailed, invite };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** The house's one e-mail layout: a paragraph, a button to the link, a small print line. */
-function emailHtml(intro: string, link: string, action: string, smallPrint: string): string {
-  const href = escapeHtml(link);
-  return `<div style="font-family:system-ui,sans-serif;max-width:520px;color:#1f2937">${intro}<p><a href="${href}" style="display:inline-block;background:#4f46e5;color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(action)}</a></p><p style="font-size:13px;color:#6b7280">${escapeHtml(smallPrint)}<br>${href}</p></div>`;
 }
 
 /** Open invites name the invitees' e-mail addresses: admins only. */

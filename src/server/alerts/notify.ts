@@ -6,6 +6,7 @@
  * Each target's outcome goes into the check's `targets_notified`; a
  * receiver that fails does not fail the check.
  */
+import { escapeHtml } from "@/server/email/present";
 import { emailConfigured, sendEmail } from "@/server/email/service";
 import { serverEnvFrom } from "@/server/env";
 import { outboundRequest } from "@/server/outbound/service";
@@ -74,8 +75,6 @@ async function sendWebhook(url: string, notice: Notice): Promise<{ url: string; 
     return { url, status: null, error: error instanceof Error ? error.message : String(error) };
   }
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 export function htmlOf(notice: Notice): string {
   const links = linksOf(notice);
