@@ -7,6 +7,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { AuthShell } from "@/components/auth/auth-shell";
+import { NewPasswordField } from "@/components/auth/new-password-field";
 import { Button, buttonClasses, ErrorState, FormAlert, Spinner, TextField } from "@/components/ui";
 import { acceptInviteInput } from "@/server/accounts/contract";
 import { errorMessage, formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
@@ -140,17 +141,7 @@ function AcceptForm({ token, email, organization }: { token: string; email: stri
       {/* Lets password managers store the e-mail with the new password. */}
       <input type="email" name="email" value={email} autoComplete="username" readOnly hidden />
       <TextField label="First name" name="firstName" autoComplete="given-name" required error={errors.fields.firstName} testId="invite-first-name" />
-      <TextField
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        required
-        minLength={8}
-        hint="At least 8 characters."
-        error={errors.fields.password}
-        testId="invite-password"
-      />
+      <NewPasswordField error={errors.fields.password} testId="invite-password" />
       <Button type="submit" size="lg" loading={accept.isPending || signingIn} data-testid="invite-submit" className="mt-1 w-full">
         {signingIn ? "Signing in…" : "Create account and join"}
       </Button>

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { AuthShell } from "@/components/auth/auth-shell";
+import { NewPasswordField } from "@/components/auth/new-password-field";
 import { Button, buttonClasses, ErrorState, FormAlert, Spinner, TextField } from "@/components/ui";
 import { requestPasswordResetInput, resetPasswordInput } from "@/server/accounts/contract";
 import { errorMessage, formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
@@ -118,17 +119,7 @@ export function ResetPassword({ token }: { token: string }) {
       <form noValidate onSubmit={(event) => void submit(event)} className="flex flex-col gap-5" data-testid="reset-password-form">
         {errors.form && <FormAlert testId="reset-password-error">{errors.form}</FormAlert>}
         <input type="email" name="email" value={reset.data.email} autoComplete="username" readOnly hidden />
-        <TextField
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          hint="At least 8 characters."
-          error={errors.fields.password}
-          testId="reset-password-password"
-        />
+        <NewPasswordField label="New password" error={errors.fields.password} testId="reset-password-password" />
         <Button type="submit" size="lg" loading={save.isPending} data-testid="reset-password-submit" className="mt-1 w-full">
           Set password
         </Button>

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { NewPasswordField } from "@/components/auth/new-password-field";
 import { Button, FormAlert, TextField } from "@/components/ui";
 import { signUpInput } from "@/server/accounts/contract";
 import { formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
@@ -51,17 +52,7 @@ export function SignupForm() {
       {errors.form && <FormAlert testId="signup-error">{errors.form}</FormAlert>}
       <TextField label="First name" name="firstName" autoComplete="given-name" required error={errors.fields.firstName} testId="signup-first-name" />
       <TextField label="E-mail" name="email" type="email" autoComplete="email" required error={errors.fields.email} testId="signup-email" />
-      <TextField
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        required
-        minLength={8}
-        hint="At least 8 characters."
-        error={errors.fields.password}
-        testId="signup-password"
-      />
+      <NewPasswordField error={errors.fields.password} testId="signup-password" />
       <div className="grid gap-5 sm:grid-cols-2">
         <TextField label="Organization name" name="organization" autoComplete="organization" required error={errors.fields.organization} testId="signup-organization" />
         <TextField label="Project name" name="project" defaultValue="Default project" required error={errors.fields.project} testId="signup-project" />
