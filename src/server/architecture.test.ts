@@ -152,6 +152,7 @@ const TABLE_OWNERS: Record<string, string> = {
   experiment_holdouts: "experiments",
   hog_functions: "destinations",
   hog_function_outbox: "destinations",
+  hog_function_outbox_batches: "destinations",
   hog_function_deliveries: "destinations",
   subscriptions: "subscriptions",
   early_access_features: "early-access",
@@ -217,7 +218,7 @@ const READ_MODELS: Record<string, Record<string, string>> = {
     "persons/store.ts": "a merge moves the source's overrides in the merge's transaction",
   },
   groups: { "flags/store.ts": "flag evaluation reads group properties" },
-  hog_function_outbox: { "db/events/insert/postgres.ts": "an event's outbox rows are written in the events' own statement (delivered at least once across a crash)" },
+  hog_function_outbox_batches: { "db/events/insert/postgres.ts": "the events destinations want are written in the events' own statement (delivered at least once across a crash)" },
   group_type_mappings: { "flags/store.ts": "flag evaluation maps group types to indexes" },
   activity_logs: {
     "flags/store.ts": "a flag's history (PostHog's activity endpoint for flags)",
@@ -242,7 +243,10 @@ const READ_MODELS: Record<string, Record<string, string>> = {
   },
   surveys: { "flags/store.ts": "the flags list leaves out the flags surveys target, as PostHog's does" },
   experiments: { "flags/store.ts": "the flags list's `type=experiment` is the flags experiments run on" },
-  events: { "hogql-query/contract.ts": "not SQL: the HogQL text PostHog's clients send names its `events` table in a message" },
+  events: {
+    "hogql-query/contract.ts": "not SQL: the HogQL text PostHog's clients send names its `events` table in a message",
+    "destinations/store.ts": "fanning an outbox batch out reads each event as the PostgreSQL event store holds it (the batch carries only ids)",
+  },
 };
 
 /** The tables a file's SQL names (FROM, JOIN, INTO, UPDATE, TABLE) or reads through Prisma. */

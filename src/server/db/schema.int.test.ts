@@ -172,6 +172,10 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       data: { hogFunctionId: hogFunction.id, projectId: project.id, eventUuid: "0190c000-0000-7000-8000-0000000000e1", payload: { event: "x" }, attempts: 1, nextAttemptAt: at },
     });
     await roundTrip("HogFunctionOutbox", outbox, () => p.hogFunctionOutbox.findUnique({ where: { id: outbox.id } }));
+    const batch = await p.hogFunctionOutboxBatch.create({
+      data: { routes: [{ project_id: project.id, destinations: [hogFunction.id], events: ["0190c000-0000-7000-8000-0000000000e1"] }], createdAt: at },
+    });
+    await roundTrip("HogFunctionOutboxBatch", batch, () => p.hogFunctionOutboxBatch.findUnique({ where: { id: batch.id } }));
     const delivery = await p.hogFunctionDelivery.create({
       data: { hogFunctionId: hogFunction.id, projectId: project.id, eventUuid: "0190c000-0000-7000-8000-0000000000e1", attempt: 1, status: "failed", responseCode: 500, durationMs: 12, error: "x" },
     });

@@ -1,5 +1,5 @@
 /**
- * No background worker stalls a request (issue 31; the recording upkeep of issue 35 too): with enough data that one statement over
+ * No background worker stalls a request (issue 31; the recording upkeep of issue 35 and the destinations' fan-out of issue 38 too): with enough data that one statement over
  * it held the embedded database's one connection for seconds, each worker's longest hold of
  * the connection (holds.ts, measured by the workers' handle) stays under the bound, a plain
  * query issued all through the run answers within it, and the worker's result is what it was.
@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeCohort } from "@/server/cohorts/worker";
+import { fanOutSizer, fanOutStep } from "@/server/destinations/worker";
 import { runPersonDeletions } from "@/server/persons/deletion-worker";
 import { runRecordingUpkeep } from "@/server/recordings/budget";
 import type { Database } from "./client";
@@ -137,6 +138,34 @@ describe(`workers hold the connection briefly (${testDbKind})`, () => {
     if (testDbKind === "pglite") {
       expect(recorder.of("person-deletions").length).toBeGreaterThan(10);
       expect(recorder.max("person-deletions")).toBeLessThanOrEqual(BOUND_MS);
+    }
+  }, 300_000);
+
+  it("fanning 5,000 routed events out to 5 destinations: steps within the bound, requests in between, every row there", async () => {
+    const EVENTS = 5_000;
+    const destinations = (
+      await db.sql.query<{ id: string }>(
+        `INSERT INTO hog_functions (id, project_id, type, name, updated_at) SELECT gen_random_uuid(), $1::int, 'destination', 'hold ' || g, now() FROM generate_series(1, 5) g RETURNING id::text`,
+        [projectId],
+      )
+    ).map((row) => row.id);
+    await db.events.insert(
+      Array.from({ length: EVENTS }, (_, i) => ({ uuid: randomUUID(), projectId, event: "routed", distinctId: `r${i}`, properties: { i }, timestamp: new Date(), destinations })),
+    );
+    const sql = db.sql.worker.as("destinations");
+    const sizer = fanOutSizer(sql);
+    const { recorder, result, slowestProbeMs } = await recorded(async () => {
+      let rows = 0;
+      for (let added = 1; added > 0; rows += added) added = await fanOutStep(sql, sizer);
+      return rows;
+    });
+    expect(result).toBe(EVENTS * destinations.length);
+    const [fanned] = await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM hog_function_outbox WHERE hog_function_id = ANY($1::uuid[])`, [destinations]);
+    expect(fanned!.n).toBe(EVENTS * destinations.length);
+    expect(slowestProbeMs, longest(recorder)).toBeLessThanOrEqual(BOUND_MS);
+    if (testDbKind === "pglite") {
+      expect(recorder.of("destinations").length).toBeGreaterThan(10);
+      expect(recorder.max("destinations")).toBeLessThanOrEqual(BOUND_MS);
     }
   }, 300_000);
 

@@ -1,7 +1,7 @@
 /**
  * Destinations end to end on a real database: the REST API (PostHog's hog-function fields,
  * the outbound check, sealed and masked secrets, 405 on DELETE), capture through the real
- * /batch/ handler writing outbox rows only for matching events, and the worker delivering
+ * /batch/ handler writing an outbox batch only for matching events, and the worker fanning it out and delivering
  * to a real HTTP sink on loopback: 500, 500, then 200 delivers exactly once; a dead receiver
  * ends failed and opens the circuit; a hanging one does not slow capture.
  */
@@ -15,7 +15,7 @@ import { createTestDatabase } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { reloadRoutes } from "./routing";
-import { pruneDeliveries } from "./store";
+import { claimOutbox, fanOutBatch, pruneDeliveries } from "./store";
 import { startDestinationWorker, stopDestinationWorker } from "./worker";
 
 let db: Database;
@@ -283,10 +283,52 @@ describe("delivery", () => {
   it("costs nothing for events no destination wants, and a disabled destination gets no rows", async () => {
     const created = await create({ ...webhook("off", `http://127.0.0.1:${port}/off`, { filters: { events: [{ id: "quiet" }] } }), enabled: false });
     await reloadRoutes(db);
-    const before = (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM hog_function_outbox`))[0]!.n;
+    const waiting = async () => (await db.sql.query<{ n: number }>(`SELECT ((SELECT count(*) FROM hog_function_outbox) + (SELECT count(*) FROM hog_function_outbox_batches))::int AS n`))[0]!.n;
+    const before = await waiting();
     await sendBatch(token, [{ event: "quiet", distinct_id: "ada" }, { event: "unrelated", distinct_id: "ada" }]);
     expect(await outboxOf(created.body.id)).toBe(0);
-    const after = (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM hog_function_outbox`))[0]!.n;
-    expect(after).toBeLessThanOrEqual(before);
+    expect(await waiting()).toBeLessThanOrEqual(before);
+  });
+
+  it("acknowledges with one small batch per statement, fanned out into an event's row per destination as stored", async () => {
+    await stopDestinationWorker();
+    try {
+      // Earlier tests' batches (the hanging receiver's) out of the way.
+      while ((await fanOutBatch(db.sql.worker, 10_000)) > 0);
+      const first = await create(webhook("fan a", `http://127.0.0.1:${port}/fan-a`, { filters: { events: [{ id: "fanned" }] } }));
+      const second = await create(webhook("fan b", `http://127.0.0.1:${port}/fan-b`, { filters: { events: [{ id: "fanned" }] } }));
+      const ids = [first.body.id as string, second.body.id as string];
+      await reloadRoutes(db);
+      await sendBatch(token, [
+        { event: "fanned", distinct_id: "ada", properties: { n: 1 }, timestamp: "2026-11-20T10:00:00.123Z" },
+        { event: "fanned", distinct_id: "bob", properties: { n: 2 } },
+        { event: "unrelated", distinct_id: "ada" },
+      ]);
+      const batches = await db.sql.query<{ routes: { destinations: string[]; events: string[] }[] }>(`SELECT routes FROM hog_function_outbox_batches`);
+      expect(batches, JSON.stringify(batches)).toHaveLength(1);
+      expect(batches[0]!.routes).toHaveLength(1);
+      expect([...batches[0]!.routes[0]!.destinations].sort()).toEqual([...ids].sort());
+      expect(batches[0]!.routes[0]!.events).toHaveLength(2);
+      expect(await outboxOf(ids[0]!)).toBe(0);
+      // The backlog counts what waits in batches.
+      expect((await call(totals.GET, "GET", `hog_functions/${ids[0]}/metrics/totals/`, { id: ids[0]! })).body.totals.pending).toBe(2);
+
+      // Sliced: one event (its two rows) per step of 3 rows, the rest left in the batch.
+      expect(await fanOutBatch(db.sql.worker, 3)).toBe(2);
+      expect(await db.sql.query(`SELECT 1 FROM hog_function_outbox_batches`)).toHaveLength(1);
+      expect(await fanOutBatch(db.sql.worker, 3)).toBe(2);
+      expect(await db.sql.query(`SELECT 1 FROM hog_function_outbox_batches`)).toHaveLength(0);
+      // Claimed (with no lease, so they stay due), each row has its event as stored.
+      const claimed = (await claimOutbox(db.sql, 100, 0, [])).filter((row) => row.hog_function_id === ids[0]);
+      expect(claimed.map((row) => row.payload).sort((a, b) => String(a?.distinct_id).localeCompare(String(b?.distinct_id)))).toEqual([
+        expect.objectContaining({ event: "fanned", distinct_id: "ada", project_id: projectId, properties: expect.objectContaining({ n: 1 }), timestamp: "2026-11-20T10:00:00.123Z", elements_chain: "" }),
+        expect.objectContaining({ event: "fanned", distinct_id: "bob", properties: expect.objectContaining({ n: 2 }), timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }),
+      ]);
+      expect(await outboxOf(ids[1]!)).toBe(2);
+      expect(await fanOutBatch(db.sql.worker, 3)).toBe(0);
+    } finally {
+      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
+    }
+    await until("the fanned deliveries", async () => received.filter((r) => r.path.startsWith("/fan-")).length === 4);
   });
 });

@@ -1,11 +1,12 @@
 /**
  * Every database read and write of destinations: hog functions (Prisma), and the outbox and
  * delivery log the worker reads and writes in plain SQL on the workers' handle. The outbox
- * rows themselves are written with the events (db/events/insert/postgres.ts).
+ * batches are written with the events (db/events/insert/postgres.ts); the worker fans them out
+ * into outbox rows.
  */
 import type { Prisma } from "@/generated/prisma/client";
 import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
-import type { SqlExecutor } from "@/server/db/driver";
+import type { SqlExecutor, WorkerSql } from "@/server/db/driver";
 import type { DbClient, Tx } from "@/server/db/transaction";
 import type { DeliveryStatus } from "./contract";
 
@@ -115,9 +116,12 @@ export async function deliveryCounts(client: DbClient, hogFunctionId: string, un
   return rows;
 }
 
-/** Events waiting in the outbox (PostHog's status shows a destination's backlog). */
-export function pendingCount(client: DbClient, hogFunctionId: string): Promise<number> {
-  return client.hogFunctionOutbox.count({ where: { hogFunctionId } });
+/** Events waiting in the outbox and its batches (PostHog's status shows a destination's backlog). */
+export async function pendingCount(client: DbClient, hogFunctionId: string): Promise<number> {
+  const [row] = await client.$queryRaw<{ n: number }[]>`SELECT ((SELECT count(*) FROM hog_function_outbox WHERE hog_function_id = ${hogFunctionId}::uuid)
+    + COALESCE((SELECT sum(jsonb_array_length(r.route->'events')) FROM hog_function_outbox_batches b
+                CROSS JOIN LATERAL jsonb_array_elements(b.routes) AS r(route) WHERE r.route->'destinations' ? ${hogFunctionId}), 0))::int AS n`;
+  return row?.n ?? 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -129,7 +133,8 @@ export interface OutboxRow {
   hog_function_id: string;
   project_id: number;
   event_uuid: string;
-  payload: Record<string, unknown>;
+  /** The event as stored (null: deleted since it was routed). */
+  payload: Record<string, unknown> | null;
   attempts: number;
 }
 
@@ -138,13 +143,74 @@ export interface OutboxRow {
  * holding them leaves them due again (at least once), and a second process does not take them.
  */
 export function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, skip: readonly string[]): Promise<OutboxRow[]> {
+  // An event of the PostgreSQL event store is read here, by its key, as it is now (null: deleted since).
   return sql.query<OutboxRow>(
-    `UPDATE hog_function_outbox SET next_attempt_at = now() + ($2::int * interval '1 millisecond')
-     WHERE id IN (SELECT id FROM hog_function_outbox WHERE next_attempt_at <= now() AND NOT (hog_function_id = ANY($3::uuid[]))
-                  ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-     RETURNING id::text, hog_function_id::text, project_id, event_uuid::text, payload, attempts`,
+    `WITH claimed AS (
+       UPDATE hog_function_outbox SET next_attempt_at = now() + ($2::int * interval '1 millisecond')
+       WHERE id IN (SELECT id FROM hog_function_outbox WHERE next_attempt_at <= now() AND NOT (hog_function_id = ANY($3::uuid[]))
+                    ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, hog_function_id, project_id, event_uuid, payload, attempts
+     )
+     SELECT c.id::text, c.hog_function_id::text, c.project_id, c.event_uuid::text, c.attempts, COALESCE(c.payload, (
+       SELECT jsonb_build_object('uuid', ev.uuid, 'project_id', ev.project_id, 'event', ev.event, 'distinct_id', ev.distinct_id, 'properties', ev.properties,
+         'timestamp', to_char(ev.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'person_id', ev.person_id,
+         'elements_chain', ev.elements_chain, 'historical_migration', ev.historical_migration)
+       FROM events ev WHERE ev.project_id = c.project_id AND ev.uuid = c.event_uuid)) AS payload
+     FROM claimed c`,
     [limit, leaseMs, skip],
   );
+}
+
+/** One route of an outbox batch, as db/events/insert/postgres.ts writes it. */
+interface OutboxRoute {
+  project_id: number;
+  destinations: string[];
+  events: string[];
+  /** The events themselves (the ClickHouse store's batches only). */
+  rows?: unknown[];
+}
+
+/**
+ * Fans the oldest outbox batch (the events of one ingestion statement that destinations want)
+ * out into outbox rows, one per event and destination, at most about `maxRows` at a time: what
+ * is left stays in the batch. The rows stay small: an event of the PostgreSQL event store is
+ * read when its row is claimed (the ClickHouse store's batches carry the events, and their rows
+ * keep them). Answers the rows added (0: no batch was waiting).
+ */
+export async function fanOutBatch(sql: WorkerSql, maxRows: number): Promise<number> {
+  return sql.transaction(async (tx) => {
+    const [batch] = await tx.query<{ id: string; routes: OutboxRoute[] }>(`SELECT id::text, routes FROM hog_function_outbox_batches ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`);
+    if (!batch) return 0;
+    const rows: { hog_function_id: string; project_id: number; event_uuid: string; payload: unknown }[] = [];
+    const rest: OutboxRoute[] = [];
+    for (const route of batch.routes) {
+      const room = Math.floor((maxRows - rows.length) / Math.max(1, route.destinations.length));
+      // At least one event per step, however many destinations want it.
+      const take = rows.length === 0 ? Math.max(1, room) : room;
+      for (const [index, uuid] of route.events.slice(0, take).entries()) {
+        for (const id of route.destinations) rows.push({ hog_function_id: id, project_id: route.project_id, event_uuid: uuid, payload: route.rows?.[index] ?? null });
+      }
+      if (take < route.events.length) rest.push({ ...route, events: route.events.slice(take), rows: route.rows?.slice(take) });
+    }
+    await tx.query(
+      `INSERT INTO hog_function_outbox (hog_function_id, project_id, event_uuid, payload)
+       SELECT o.hog_function_id, o.project_id, o.event_uuid, o.payload FROM jsonb_to_recordset($1::jsonb) AS o(hog_function_id uuid, project_id int, event_uuid uuid, payload jsonb)
+       WHERE EXISTS (SELECT 1 FROM hog_functions f WHERE f.id = o.hog_function_id)`,
+      [JSON.stringify(rows)],
+    );
+    if (rest.length === 0) await tx.query(`DELETE FROM hog_function_outbox_batches WHERE id = $1::bigint`, [batch.id]);
+    else await tx.query(`UPDATE hog_function_outbox_batches SET routes = $2::jsonb WHERE id = $1::bigint`, [batch.id, JSON.stringify(rest)]);
+    return Math.max(1, rows.length);
+  });
+}
+
+/** Whether the rows due within `withinMs` (of destinations not in `skip`) are fewer than `limit`: the worker fans more batches out only then. */
+export async function fewDue(sql: SqlExecutor, withinMs: number, limit: number, skip: readonly string[]): Promise<boolean> {
+  const rows = await sql.query(
+    `SELECT 1 FROM hog_function_outbox WHERE next_attempt_at <= now() + ($1::int * interval '1 millisecond') AND NOT (hog_function_id = ANY($3::uuid[])) LIMIT 1 OFFSET $2`,
+    [withinMs, limit - 1, skip],
+  );
+  return rows.length === 0;
 }
 
 /** Every row due now (the embedded database's one process starting: no other holds a claim). */
@@ -152,9 +218,11 @@ export async function releaseClaims(sql: SqlExecutor): Promise<void> {
   await sql.query(`UPDATE hog_function_outbox SET next_attempt_at = now() WHERE next_attempt_at > now()`);
 }
 
-/** When the next row falls due (null: the outbox is empty). */
+/** When the next row falls due (null: the outbox and its batches are empty). */
 export async function nextDue(sql: SqlExecutor): Promise<Date | null> {
-  const [row] = await sql.query<{ at: Date | null }>(`SELECT min(next_attempt_at) AS at FROM hog_function_outbox`);
+  const [row] = await sql.query<{ at: Date | null }>(
+    `SELECT LEAST((SELECT min(next_attempt_at) FROM hog_function_outbox), (SELECT min(created_at) FROM hog_function_outbox_batches)) AS at`,
+  );
   return row?.at ?? null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Delivering the outbox: claims due rows (with a lease, so a crash leaves them due again),
+ * Delivering the outbox: fans ingestion's batches out into rows as they are needed, claims due rows (with a lease, so a crash leaves them due again),
  * sends each with the outbound client (bounded concurrency and a deadline, so a slow or dead
  * receiver holds only the worker's own slots, never ingestion), and records each attempt in
  * the log, with the outbox row removed (delivered, or failed for good) or rescheduled
@@ -8,6 +8,7 @@
  */
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
+import { ChunkSizer } from "@/server/db/chunks";
 import { ConfigError } from "@/server/db/config";
 import { AllowlistError, currentAllowlist, outboundRequest, OutboundRefusedError, type Resolver } from "@/server/outbound/service";
 import { personCheck, prepareRequest, UndeliverableError } from "./delivery";
@@ -35,6 +36,8 @@ export interface DeliveryOptions {
 }
 
 const LOG_DAYS = 30;
+/** Rows due within this long count as work at hand (rate-limited rows wait under a second). */
+const FAN_OUT_AHEAD_MS = 2_000;
 const PRUNE_CHUNK = 5000;
 
 /** A whole number of at least 1 from the environment, or the default when unset; anything else stops start-up (a typo must not silently mean the default, or 0). */
@@ -66,6 +69,20 @@ export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): De
     // Covers one round: each lane sends at most 4 requests, each within the timeout.
     leaseMs: 5 * timeoutMs + 10_000,
   };
+}
+
+type Deliverable = store.OutboxRow & { payload: Record<string, unknown> };
+
+/** Outbox rows per fan-out step: on the embedded database, a hold of ~10 ms (db/chunks.ts); a server's workers have their own connections. */
+export function fanOutSizer(sql: WorkerSql): ChunkSizer {
+  return sql.embedded ? new ChunkSizer(100, 10, 5_000) : new ChunkSizer(5_000, 5_000, 5_000);
+}
+
+/** Fans the oldest outbox batch out by one step of `sizer`'s size: the rows added (0: none was waiting). */
+export async function fanOutStep(sql: WorkerSql, sizer: ChunkSizer): Promise<number> {
+  const added = await store.fanOutBatch(sql, sizer.size);
+  if (added > 0) sizer.took(sql.lastHoldMs, added);
+  return added;
 }
 
 class TokenBucket {
@@ -107,12 +124,14 @@ export class DeliveryWorker {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly sql: WorkerSql;
+  private readonly fanOut: ChunkSizer;
 
   constructor(
     db: Database,
     private readonly options: DeliveryOptions,
   ) {
     this.sql = db.worker.as("destinations");
+    this.fanOut = fanOutSizer(this.sql);
   }
 
   /**
@@ -176,9 +195,18 @@ export class DeliveryWorker {
           await this.yieldToIngestion(performance.now() - started);
         }
       }
+      const limit = this.options.concurrency * 4;
       while (!this.stopped) {
+        // Ingestion writes one small batch per statement; they become outbox rows (an event's row
+        // per destination) only while few rows are due soon, so a backlog stays compact in them.
+        // (A destination whose circuit is open is not waited for.)
         const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
-        const rows = await store.claimOutbox(this.sql, this.options.concurrency * 4, this.options.leaseMs, open);
+        if (await store.fewDue(this.sql, FAN_OUT_AHEAD_MS, limit, open)) {
+          const started = performance.now();
+          await fanOutStep(this.sql, this.fanOut);
+          await this.yieldToIngestion(performance.now() - started);
+        }
+        const rows = await store.claimOutbox(this.sql, limit, this.options.leaseMs, open);
         if (rows.length === 0) break;
         const started = performance.now();
         await this.deliverAll(rows);
@@ -203,13 +231,15 @@ export class DeliveryWorker {
     if (busy && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 4 * roundMs)).unref());
   }
 
-  private async deliverAll(rows: store.OutboxRow[]): Promise<void> {
+  private async deliverAll(claimed: store.OutboxRow[]): Promise<void> {
+    // An event deleted since it was routed (its person deleted) is not sent.
+    const rows = claimed.filter((row): row is Deliverable => row.payload !== null);
+    const gone = claimed.filter((row) => row.payload === null).map((row) => row.id);
     const functions = new Map((await store.functionsForDelivery(this.sql, [...new Set(rows.map((r) => r.hog_function_id))])).map((f) => [f.id, f]));
     const personIds = [...new Set(rows.map((r) => r.payload.person_id).filter((id): id is string => typeof id === "string"))];
     const persons = await store.personProperties(this.sql, personIds);
-    const gone: string[] = [];
     const postponed = new Map<number, string[]>();
-    const work: { row: store.OutboxRow; fn: store.HogFunctionForDelivery }[] = [];
+    const work: { row: Deliverable; fn: store.HogFunctionForDelivery }[] = [];
     for (const row of rows) {
       const fn = functions.get(row.hog_function_id);
       // Deleted for good, or its project: nothing to deliver to. Disabled or soft-deleted: the events wait for it.
@@ -237,7 +267,7 @@ export class DeliveryWorker {
     for (const fn of functions.values()) await this.saveBreaker(fn);
   }
 
-  private async attempt(row: store.OutboxRow, fn: store.HogFunctionForDelivery, person: Record<string, unknown> | null): Promise<store.AttemptOutcome> {
+  private async attempt(row: Deliverable, fn: store.HogFunctionForDelivery, person: Record<string, unknown> | null): Promise<store.AttemptOutcome> {
     const attempt = row.attempts + 1;
     const base = { outboxId: row.id, hogFunctionId: fn.id, projectId: row.project_id, eventUuid: row.event_uuid, attempt };
     const check = personCheck(fn.filters);

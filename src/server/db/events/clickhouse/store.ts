@@ -11,7 +11,7 @@ import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalSt
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { SqlExecutor } from "@/server/db/driver";
 import type { PropertyNode } from "@/server/properties/contract";
-import { insertOutboxRows } from "../insert/postgres";
+import { writeOutboxBatch } from "../insert/postgres";
 import type { EventStore, StoredEventInput } from "../contract";
 import { translated } from "../errors";
 import { clickHouseActorBuckets } from "../actor-buckets/clickhouse";
@@ -57,7 +57,7 @@ export class ClickHouseEventStore implements EventStore {
     // The outbox is in PostgreSQL, the events here: no shared transaction. Written first, so an
     // acknowledged event is never without its rows (an insert that then fails leaves rows for
     // events never acknowledged: delivered once anyway, at least once still holds).
-    await insertOutboxRows(this.ch.sql, events);
+    await writeOutboxBatch(this.ch.sql, events);
     return clickHouseInsert(this.ch, events, options);
   }
 

@@ -46,38 +46,50 @@ const INSERT_NEW = `WITH inserted AS (
 ), deltas AS (${insertSessionDeltas("$2")})
 SELECT count(*)::int AS n FROM inserted`;
 
-/** The same, with the outbox rows of the events some destination matched (only batches that have any pay for it). */
+/** The same, with the outbox batch of the events some destination matched (only statements that have any pay for it). */
 const INSERT_NEW_WITH_OUTBOX = `WITH inserted AS (
   INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${EVENT_RECORD} RETURNING 1
-), deltas AS (${insertSessionDeltas("$2")}), outbox AS (${insertOutbox("$3")})
+), deltas AS (${insertSessionDeltas("$2")}), outbox AS (${insertOutboxBatch("$3")})
 SELECT count(*)::int AS n FROM inserted`;
 
 /** The careful way, in a transaction with the deltas of the rows it stored: a uuid the project already has is skipped. */
 const INSERT_SKIPPING_STORED = `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM jsonb_to_recordset($1::jsonb) AS ${EVENT_RECORD}
   ON CONFLICT (project_id, uuid) DO NOTHING RETURNING uuid::text AS uuid`;
 
-/** An outbox row per (event, destination) pair: the event as stored, for the delivery worker (src/server/destinations). */
-function insertOutbox(param: string): string {
-  return `INSERT INTO hog_function_outbox (hog_function_id, project_id, event_uuid, payload)
-  SELECT o.hog_function_id, o.project_id, o.event_uuid, o.payload FROM jsonb_to_recordset(${param}::jsonb) AS o(hog_function_id uuid, project_id int, event_uuid uuid, payload jsonb)`;
+/**
+ * The events destinations want, as one row per statement: which destinations want which events
+ * (src/server/destinations fans it out into the outbox later, off the acknowledgement path). On
+ * PostgreSQL only the ids travel (the worker reads each event as stored); the ClickHouse store,
+ * whose events are not in this database, sends the rows too.
+ */
+function insertOutboxBatch(param: string): string {
+  return `INSERT INTO hog_function_outbox_batches (routes) SELECT ${param}::jsonb`;
 }
 
-/** The outbox rows of `events` as one JSON document (null when no event matched a destination). */
-export function outboxRowsJson(events: readonly StoredEventInput[], rowTexts?: readonly string[]): string | null {
-  const rows: string[] = [];
-  for (const [index, event] of events.entries()) {
+/**
+ * The routes of `events` as one JSON document (null when no event matched a destination): one
+ * route per project and set of destinations, with its events' uuids (and their rows, when given).
+ */
+export function outboxBatchJson(events: readonly StoredEventInput[], withRows = false): string | null {
+  const routes = new Map<string, { project_id: number; destinations: readonly string[]; events: string[]; rows?: string[] }>();
+  for (const event of events) {
     if (!event.destinations || event.destinations.length === 0) continue;
-    // The event's row as the insert already wrote it out (when given).
-    const payload = rowTexts?.[index] ?? eventRowJson(event);
-    for (const id of event.destinations) rows.push(`{"hog_function_id":${JSON.stringify(id)},"project_id":${event.projectId},"event_uuid":${JSON.stringify(event.uuid)},"payload":${payload}}`);
+    const key = `${event.projectId} ${event.destinations.join(" ")}`;
+    let route = routes.get(key);
+    if (!route) routes.set(key, (route = { project_id: event.projectId, destinations: event.destinations, events: [], rows: withRows ? [] : undefined }));
+    route.events.push(event.uuid);
+    route.rows?.push(eventRowJson(event));
   }
-  return rows.length === 0 ? null : `[${rows.join(",")}]`;
+  if (routes.size === 0) return null;
+  // The rows are JSON texts already: spliced in, not quoted again.
+  const json = [...routes.values()].map(({ rows, ...route }) => (rows ? `${JSON.stringify(route).slice(0, -1)},"rows":[${rows.join(",")}]}` : JSON.stringify(route)));
+  return `[${json.join(",")}]`;
 }
 
-/** Writes outbox rows on their own (the ClickHouse store, whose events are not in this database: before their insert). */
-export async function insertOutboxRows(sql: Pick<SqlExecutor, "query">, events: readonly StoredEventInput[]): Promise<void> {
-  const rows = outboxRowsJson(events);
-  if (rows !== null) await sql.query(insertOutbox("$1"), [rows]);
+/** Writes the outbox batch on its own (the ClickHouse store, whose events are not in this database: before their insert). */
+export async function writeOutboxBatch(sql: Pick<SqlExecutor, "query">, events: readonly StoredEventInput[]): Promise<void> {
+  const batch = outboxBatchJson(events, true);
+  if (batch !== null) await sql.query(insertOutboxBatch("$1"), [batch]);
 }
 
 const UNIQUE_VIOLATION = "23505";
@@ -88,7 +100,7 @@ export type InsertDriver = Pick<SqlDriver, "query" | "transaction">;
 async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rowTexts: readonly string[]): Promise<number> {
   const rows = `[${rowTexts.join(",")}]`;
   try {
-    const outbox = outboxRowsJson(events, rowTexts);
+    const outbox = outboxBatchJson(events);
     const [result] =
       outbox === null
         ? await sql.query<{ n: number }>(INSERT_NEW, [rows, JSON.stringify(sessionDeltasOf(events))], { prepare: "burrow_insert_events" })
@@ -104,8 +116,8 @@ async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[
     const deltas = sessionDeltasOf(kept);
     if (deltas.length > 0) await tx.query(insertSessionDeltas("$1"), [JSON.stringify(deltas)]);
     // Only the events stored now: a retried batch does not deliver its events twice.
-    const outbox = outboxRowsJson(kept);
-    if (outbox !== null) await tx.query(insertOutbox("$1"), [outbox]);
+    const outbox = outboxBatchJson(kept);
+    if (outbox !== null) await tx.query(insertOutboxBatch("$1"), [outbox]);
     return kept.length;
   });
 }
