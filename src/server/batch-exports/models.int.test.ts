@@ -17,6 +17,7 @@ import { createEmptyPostgresDatabase, createTestDatabase, testEventStoreKind } f
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
+import { exportPersonPage } from "@/server/persons/service";
 import { runBatchExportsPass, runnerOptions } from "./runner";
 
 let db: Database;
@@ -228,6 +229,42 @@ describe("the persons model", () => {
     expect(await readTable<PersonRow>("burrow_persons", "distinct_id")).toEqual(changed);
     expect(await exportHours(created.id, 2, 3)).toEqual([1]);
     expect(await readTable<PersonRow>("burrow_persons", "distinct_id")).toEqual(changed);
+  });
+});
+
+describe("the persons model, as ingestion writes it", () => {
+  it("a merge marks the moved distinct id changed: both ids come out on the merged person with the id's version bumped", async () => {
+    await sendBatch(token, [{ event: "$pageview", distinct_id: "merge-anon", properties: {} }]);
+    await sendBatch(token, [{ event: "$pageview", distinct_id: "merge-known", properties: {} }]);
+    // The rows as they were before the merge, dated back, so that only the merge's writes fall in the range read below.
+    await db.sql.query(
+      `UPDATE persons SET updated_at = $2 WHERE project_id = $1 AND id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id IN ('merge-anon', 'merge-known'))`,
+      [projectId, H(0)],
+    );
+    await db.sql.query(`UPDATE person_distinct_ids SET updated_at = $2 WHERE project_id = $1 AND distinct_id IN ('merge-anon', 'merge-known')`, [projectId, H(0)]);
+    const since = new Date(Date.now() - 1_000);
+    expect(await exportPersonPage(db.sql, projectId, { from: since, to: new Date(Date.now() + 60_000), after: null, limit: 10 })).toEqual([]);
+    await sendBatch(token, [{ event: "$merge_dangerously", distinct_id: "merge-known", properties: { alias: "merge-anon" } }]);
+    const rows = await exportPersonPage(db.sql, projectId, { from: since, to: new Date(Date.now() + 60_000), after: null, limit: 10 });
+    expect(rows.map((row) => [row.distinct_id, row.person_distinct_id_version])).toEqual(
+      expect.arrayContaining([
+        ["merge-anon", 1],
+        ["merge-known", 0],
+      ]),
+    );
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((row) => row.person_id)).size).toBe(1);
+  });
+
+  it("an id attached to a person that does not otherwise change is exported by the id's own change time", async () => {
+    await sendBatch(token, [{ event: "$pageview", distinct_id: "alias-known", properties: {} }]);
+    await db.sql.query(`UPDATE persons SET updated_at = $2 WHERE project_id = $1 AND id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id = 'alias-known')`, [projectId, H(0)]);
+    await db.sql.query(`UPDATE person_distinct_ids SET updated_at = $2 WHERE project_id = $1 AND distinct_id = 'alias-known'`, [projectId, H(0)]);
+    const since = new Date(Date.now() - 1_000);
+    await sendBatch(token, [{ event: "$create_alias", distinct_id: "alias-known", properties: { alias: "alias-new" } }]);
+    const rows = await exportPersonPage(db.sql, projectId, { from: since, to: new Date(Date.now() + 60_000), after: null, limit: 10 });
+    const [known] = await db.sql.query<{ uuid: string }>(`SELECT p.uuid::text FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id WHERE d.distinct_id = 'alias-known'`);
+    expect(rows.filter((row) => row.distinct_id.startsWith("alias-")).map((row) => [row.distinct_id, row.person_id])).toEqual([["alias-new", known!.uuid]]);
   });
 });
 
