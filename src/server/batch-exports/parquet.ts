@@ -85,6 +85,7 @@ export class ParquetFile {
   private flush(records: ExportRecord[]): void {
     if (records.length === 0) return;
     const columnData = this.columns.map((column) => ({ name: column.name, data: records.map((record) => cell(column, record[column.name])) }));
+    // Synchronous: a ByteWriter has no flush to wait for.
     void this.writer.write({ columnData, rowGroupSize: records.length });
   }
 
@@ -93,6 +94,8 @@ export class ParquetFile {
     this.flush(this.pending);
     this.pending = [];
     void this.writer.finish();
-    return Buffer.from(this.bytes.getBytes());
+    const bytes = this.bytes.getBytes();
+    // A view of the writer's memory, not a second copy of the file.
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 }
