@@ -130,7 +130,7 @@ function BatchExportForm({ projectId, onSaved }: { projectId: number; onSaved: (
           <SelectField
             label="Model"
             value={draft.model}
-            hint={MODEL_TIMES[draft.model]}
+            hint={`Rows selected ${MODEL_TIMES[draft.model]}.`}
             onChange={(e) => {
               const model = e.target.value as BatchExportModel;
               set({ model, type: destinationsOf(model).includes(draft.type) ? draft.type : "S3" });
