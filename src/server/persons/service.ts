@@ -15,6 +15,7 @@ import { kickPersonDeletions } from "./deletion-worker";
 
 export { alsoDeleteWithPersonEvents, type PersonDataDeletion } from "./deletion-worker";
 import { flagPersonProperties } from "./flag-properties";
+import { personExportPage, type PersonExportQuery } from "./store/export";
 import { forgetDistinctIds } from "./identity";
 import { personDisplayName, presentPerson, presentPersonListItem, type PersonListItem, type PersonResource, type PersonRow } from "./present";
 import {
@@ -25,8 +26,6 @@ import {
   findPersonsFor,
   latestDeletion,
   personPropertySamples,
-  personExportPage,
-  type PersonExportQuery,
   personPropertyValues,
   queueDeletions,
   setPersonProperties,
