@@ -36,6 +36,8 @@ export default defineConfig({
           "src/server/install/**/*.int.test.ts",
           // Recordings stay in PostgreSQL/PGlite; their "events performed" filter and deletion with a person read the event store.
           "src/server/recordings/**/*.int.test.ts",
+          // Batch exports' models: persons (in PostgreSQL) and the sessions model's refusal on ClickHouse.
+          "src/server/batch-exports/models.int.test.ts",
         ]
       : onPostgres
         ? ["src/**/*.int.test.ts"]

@@ -1,24 +1,27 @@
 /**
  * A daily batch export of N events (default 1M) to a local S3-compatible server (s3rver on
- * loopback, checking signatures): the run's time, rows, bytes written (gzip JSON Lines) and
- * the process's peak memory, and a check that the file holds every event once. The database
+ * loopback, checking signatures): the run's time, rows, bytes written (gzip JSON Lines, or
+ * snappy Parquet with --format Parquet) and the process's peak memory, and a check that the
+ * file holds every event once. The database
  * is a throwaway one as in the tests: PGlite by default, BURROW_TEST_DB=postgres for the server.
  * The events are all ingested within the bench's few minutes, the hardest case for the
  * ingestion-time slices (every slice of the day is dense).
  *
- *   npx tsx bench/batch-exports.ts [--events 1000000]
+ *   npx tsx bench/batch-exports.ts [--events 1000000] [--format JSONLines|Parquet]
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
+import { parquetReadObjects } from "hyparquet";
 import { runBatchExportsPass, runnerOptions } from "@/server/batch-exports/service";
 import type { StoredEventInput } from "@/server/db/events";
 import { sealSecret } from "@/server/outbound/service";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { startTestS3 } from "@/test-support/s3";
 
-const { values } = parseArgs({ options: { events: { type: "string", default: "1000000" } } });
+const { values } = parseArgs({ options: { events: { type: "string", default: "1000000" }, format: { type: "string", default: "JSONLines" } } });
 const EVENTS = Number(values.events);
+const PARQUET = values.format === "Parquet";
 const CHUNK = 10_000;
 
 process.env.BURROW_OUTBOUND_ALLOWLIST = "127.0.0.1";
@@ -54,7 +57,7 @@ try {
       interval: "day",
       // Scheduled already: the bench's one run is today's interval, made below.
       scheduledUntil: new Date(day + 86_400_000),
-      destinationConfig: { bucket_name: "bench", region: "us-east-1", prefix: "bench/{year}-{month}-{day}", aws_access_key_id: s3.accessKeyId, aws_secret_access_key: sealSecret(s3.secretAccessKey), endpoint_url: s3.endpoint, compression: "gzip" },
+      destinationConfig: { bucket_name: "bench", region: "us-east-1", prefix: "bench/{year}-{month}-{day}", aws_access_key_id: s3.accessKeyId, aws_secret_access_key: sealSecret(s3.secretAccessKey), endpoint_url: s3.endpoint, ...(PARQUET ? { file_format: "Parquet", compression: "snappy" } : { compression: "gzip" }) },
     },
   });
   await db.prisma.batchExportRun.create({ data: { id: randomUUID(), batchExportId: exportId, dataIntervalStart: new Date(day), dataIntervalEnd: new Date(day + 86_400_000) } });
@@ -68,11 +71,13 @@ try {
   if (pass.ran !== 1 || run?.status !== "Completed") throw new Error(`the run did not complete: ${run?.status} ${run?.latestError}`);
   const [key, ...others] = await s3.keys("bench/");
   const file = await s3.object(key!);
-  const lines = gunzipSync(file).toString("utf8").trimEnd().split("\n");
+  const lines = PARQUET
+    ? (await parquetReadObjects({ file: file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer, columns: ["uuid"] })).map((row) => JSON.stringify({ uuid: row.uuid }))
+    : gunzipSync(file).toString("utf8").trimEnd().split("\n");
   const uuids = new Set(lines.map((line) => (JSON.parse(line) as { uuid: string }).uuid));
   console.log(
-    `${testStoresName}: inserted ${EVENTS} events in ${insertSeconds.toFixed(1)} s; daily export to S3 (${key}): ${run.recordsCompleted} rows, ${(Number(run.bytesExported) / 1e6).toFixed(1)} MB gzip JSON Lines ` +
-      `(${(Buffer.byteLength(lines.join("\n")) / 1e6).toFixed(0)} MB uncompressed) in ${seconds.toFixed(1)} s (${Math.round(run.recordsCompleted / seconds)} rows/s), peak RSS ${(peakRss / 1e6).toFixed(0)} MB`,
+    `${testStoresName}: inserted ${EVENTS} events in ${insertSeconds.toFixed(1)} s; daily export to S3 (${key}): ${run.recordsCompleted} rows, ${(Number(run.bytesExported) / 1e6).toFixed(1)} MB ${PARQUET ? "snappy Parquet" : "gzip JSON Lines"} ` +
+      `${PARQUET ? "" : `(${(Buffer.byteLength(lines.join("\n")) / 1e6).toFixed(0)} MB uncompressed) `}in ${seconds.toFixed(1)} s (${Math.round(run.recordsCompleted / seconds)} rows/s), peak RSS ${(peakRss / 1e6).toFixed(0)} MB`,
   );
   if (others.length > 0 || uuids.size !== EVENTS || lines.length !== EVENTS || run.recordsCompleted !== EVENTS) throw new Error(`expected one file of ${EVENTS} distinct events, got ${lines.length} lines, ${uuids.size} uuids, ${others.length + 1} files`);
 } finally {

@@ -3,10 +3,12 @@
  * S3-compatible server (s3rver on loopback, allowlisted), backfill yesterday from the export
  * page and see its run complete with the events' rows and bytes, and the gzip JSON Lines
  * file in the bucket. On PostgreSQL, so the test can set the events' ingestion time to
- * yesterday while the server runs (a completed interval is what a run exports).
+ * yesterday while the server runs (a completed interval is what a run exports). Then a
+ * persons export as Parquet, chosen in the form, read back with hyparquet.
  */
 import { gunzipSync } from "node:zlib";
 import { expect, test } from "@playwright/test";
+import { parquetReadObjects } from "hyparquet";
 import { signIn } from "./support/accounts";
 import { createDeployment, waitFor, type Deployment } from "./support/burrow";
 import { startLocalS3, type LocalS3 } from "./support/s3";
@@ -96,4 +98,59 @@ test("create an S3 batch export, backfill yesterday, and see the completed run a
   await page.goto(exportUrl);
   await expect(run).toBeVisible();
   await page.screenshot({ path: "test-results/batch-exports-narrow.png", fullPage: true });
+});
+
+test("create a persons export as Parquet from the form: HTTP is not offered, the file holds yesterday's changed persons", async ({ page }) => {
+  test.setTimeout(180_000);
+  const posted = await fetch(`${server.url}/batch/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ api_key: deployment.projectKey, batch: ["x", "y"].map((name) => ({ event: "$identify", distinct_id: `person-${name}`, properties: { $set: { plan: name } } })) }),
+  });
+  expect(await posted.text()).toBe('{"status":1}');
+  const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  await waitFor("the persons stored", async () => {
+    const [row] = await deployment.read((query) => query<{ n: number }>(`SELECT count(*)::int AS n FROM person_distinct_ids WHERE project_id = $1 AND distinct_id LIKE 'person-%'`, [deployment.projectId]));
+    return row!.n === 2 ? true : undefined;
+  });
+  // Their change dated yesterday, as the first test dates its events.
+  await deployment.read((query) => query(`UPDATE persons SET updated_at = $1 WHERE id IN (SELECT person_id FROM person_distinct_ids WHERE distinct_id LIKE 'person-%')`, [`${day}T10:15:00Z`]));
+  await deployment.read((query) => query(`UPDATE person_distinct_ids SET updated_at = $1 WHERE distinct_id LIKE 'person-%'`, [`${day}T10:15:00Z`]));
+
+  await signIn(page, { email: "sdk@example.com", password: "sdk-password-123" }, server.url);
+  await page.goto(`${server.url}/batch-exports/new`);
+  await page.getByTestId("batch-export-name").fill("Persons as Parquet");
+  await page.getByTestId("batch-export-model").selectOption("persons");
+  await expect(page.getByTestId("batch-export-type").locator("option")).toHaveText(["S3", "PostgreSQL"]);
+  await page.getByTestId("batch-export-interval").selectOption("day");
+  await page.getByTestId("batch-export-file-format").selectOption("Parquet");
+  await expect(page.getByTestId("batch-export-compression").locator("option")).toHaveText(["snappy", "gzip", "brotli", "none"]);
+  await page.getByTestId("batch-export-bucket_name").fill("exports");
+  await page.getByTestId("batch-export-prefix").fill("parquet/{table}");
+  await page.getByTestId("batch-export-endpoint_url").fill(s3.endpoint);
+  await page.getByTestId("batch-export-aws_access_key_id").fill("S3RVER");
+  await page.getByTestId("batch-export-aws_secret_access_key").fill("S3RVER");
+  await page.screenshot({ path: "test-results/batch-exports-form-parquet.png", fullPage: true });
+  await page.getByTestId("batch-export-save").click();
+
+  await expect(page.getByTestId("batch-export-page")).toBeVisible();
+  await expect(page.getByTestId("batch-export-summary")).toContainText("Persons, daily, by when each person or distinct id changed");
+  await expect(page.getByTestId("batch-export-summary")).toContainText("Parquet, snappy");
+  await page.getByTestId("backfill-start").fill(`${day}T00:00`);
+  await page.getByTestId("backfill-end").fill(`${day}T23:59`);
+  await page.getByTestId("backfill-submit").click();
+  const run = page.locator('[data-testid="run-row"][data-status="Completed"]');
+  await expect(run).toBeVisible({ timeout: 60_000 });
+  await expect(run.getByTestId("run-rows")).toHaveText("2");
+
+  const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const key = `parquet/persons/${day}T00:00:00+00:00-${next}T00:00:00+00:00.parquet.sz`;
+  const file = s3.objects().get(key)!;
+  expect(file).toBeDefined();
+  const rows = await parquetReadObjects({ file: file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer });
+  expect(rows.map((row) => [row.distinct_id, JSON.parse(row.properties as string).plan]).sort()).toEqual([
+    ["person-x", "x"],
+    ["person-y", "y"],
+  ]);
+  expect(rows[0]!._inserted_at).toEqual(new Date(`${day}T10:15:00Z`));
 });

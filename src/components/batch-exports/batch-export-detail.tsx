@@ -9,7 +9,7 @@ import { Badge, Button, Card, ErrorState, FormAlert, formatDateTime, LoadingStat
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { BatchExportResource } from "@/server/batch-exports/present";
-import { destinationSummary, INTERVAL_LABELS, RUN_LABELS, RUN_TONES } from "./batch-export-shared";
+import { destinationSummary, formatSummary, INTERVAL_LABELS, MODEL_LABELS, MODEL_TIMES, RUN_LABELS, RUN_TONES } from "./batch-export-shared";
 
 const RUNS_PAGE = 50;
 
@@ -77,19 +77,18 @@ function BatchExportDetail({ projectId, id }: { projectId: number; id: string })
 }
 
 function Summary({ batchExport }: { batchExport: BatchExportResource }) {
-  const config = batchExport.destination.config;
   return (
     <Card className="grid gap-4 p-4 text-sm sm:grid-cols-3" data-testid="batch-export-summary">
       <div>
         <h2 className="font-semibold text-gray-900">Exports</h2>
         <p className="mt-1 text-gray-700">
-          {batchExport.model === "events" ? "Events" : batchExport.model}, {INTERVAL_LABELS[batchExport.interval]?.toLowerCase()}, by ingestion time
+          {MODEL_LABELS[batchExport.model] ?? batchExport.model}, {INTERVAL_LABELS[batchExport.interval]?.toLowerCase()}, {MODEL_TIMES[batchExport.model]}
         </p>
       </div>
       <div>
         <h2 className="font-semibold text-gray-900">Format</h2>
         <p className="mt-1 text-gray-700">
-          {batchExport.destination.type === "S3" ? `JSON Lines${config.compression === "gzip" ? ", gzip" : ""}` : batchExport.destination.type === "Postgres" ? "Rows upserted by uuid" : "PostHog /batch requests"}
+          {formatSummary(batchExport)}
         </p>
       </div>
       <div>

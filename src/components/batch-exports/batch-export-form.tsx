@@ -8,15 +8,30 @@ import { ProjectGate } from "@/components/settings/project-gate";
 import { Button, Card, FormAlert, PageHeader, SelectField, TextField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import { BATCH_EXPORT_INTERVALS, type BatchExportCreateInput, DESTINATION_TYPES, type DestinationType } from "@/server/batch-exports/contract";
-import { INTERVAL_LABELS } from "./batch-export-shared";
+import {
+  BATCH_EXPORT_INTERVALS,
+  BATCH_EXPORT_MODELS,
+  type BatchExportCreateInput,
+  type BatchExportModel,
+  DESTINATION_TYPES,
+  type DestinationType,
+  FILE_FORMATS,
+  SUPPORTED_COMPRESSIONS,
+} from "@/server/batch-exports/contract";
+import { FORMAT_LABELS, INTERVAL_LABELS, MODEL_LABELS, MODEL_TIMES } from "./batch-export-shared";
 
 type Interval = (typeof BATCH_EXPORT_INTERVALS)[number];
+type FileFormat = (typeof FILE_FORMATS)[number];
 
 interface Draft {
   name: string;
+  model: BatchExportModel;
   interval: Interval;
   type: DestinationType;
+  /** S3 only. */
+  format: FileFormat;
+  /** S3 only; "" for none. */
+  compression: string;
   /** Every type's fields, by name; only the chosen type's are sent. */
   fields: Record<string, string>;
 }
@@ -47,7 +62,7 @@ const FIELDS: Record<DestinationType, FieldSpec[]> = {
     { name: "user", label: "User", required: true },
     { name: "password", label: "Password", type: "password", hint: "Stored encrypted, shown masked." },
     { name: "schema", label: "Schema", placeholder: "public" },
-    { name: "table_name", label: "Table", placeholder: "events", hint: "Created when missing; rows are upserted by uuid." },
+    { name: "table_name", label: "Table", placeholder: "(the model's name)", hint: "Created when missing; rows are upserted by their key (uuid, distinct id or session id)." },
   ],
   HTTP: [
     { name: "url", label: "URL", required: true, type: "url", placeholder: "https://eu.i.posthog.com/batch/", hint: "Each batch is POSTed as PostHog's /batch body." },
@@ -61,9 +76,13 @@ function bodyOf(draft: Draft): BatchExportCreateInput {
     const value = (draft.fields[field.name] ?? "").trim();
     if (value !== "") config[field.name] = field.type === "number" ? Number(value) : value;
   }
-  if (draft.type === "S3") config.compression = "gzip";
-  return { name: draft.name, interval: draft.interval, destination: { type: draft.type, config } as BatchExportCreateInput["destination"] };
+  if (draft.type === "S3") Object.assign(config, { file_format: draft.format, compression: draft.compression || null });
+  if (draft.type === "Postgres" && config.table_name === undefined) config.table_name = draft.model;
+  return { name: draft.name, model: draft.model, interval: draft.interval, destination: { type: draft.type, config } as BatchExportCreateInput["destination"] };
 }
+
+/** HTTP sends PostHog's /batch, events only. */
+const destinationsOf = (model: BatchExportModel) => DESTINATION_TYPES.filter((type) => model === "events" || type !== "HTTP");
 
 export function NewBatchExportPage() {
   const router = useRouter();
@@ -76,7 +95,7 @@ export function NewBatchExportPage() {
           </Link>
         }
         title="New batch export"
-        description="Each completed interval's events, by the time Burrow received them, go to the destination once the interval ends."
+        description="Each completed interval's rows (events by the time Burrow received them, persons and sessions by when they changed) go to the destination once the interval ends."
       />
       <ProjectGate testId="batch-export-project">{(project) => <BatchExportForm projectId={project.id} onSaved={(id) => router.push(`/batch-exports/${id}`)} />}</ProjectGate>
     </div>
@@ -85,7 +104,7 @@ export function NewBatchExportPage() {
 
 function BatchExportForm({ projectId, onSaved }: { projectId: number; onSaved: (id: string) => void }) {
   const trpc = useTRPC();
-  const [draft, setDraft] = useState<Draft>({ name: "", interval: "hour", type: "S3", fields: {} });
+  const [draft, setDraft] = useState<Draft>({ name: "", model: "events", interval: "hour", type: "S3", format: "JSONLines", compression: "gzip", fields: {} });
   const create = useMutation(trpc.batchExports.create.mutationOptions());
   const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
   const submit = async () => {
@@ -108,8 +127,21 @@ function BatchExportForm({ projectId, onSaved }: { projectId: number; onSaved: (
       <Card className="flex flex-col gap-4 p-4">
         <TextField label="Name" value={draft.name} required maxLength={400} onChange={(e) => set({ name: e.target.value })} testId="batch-export-name" />
         <div className="grid gap-4 sm:grid-cols-3">
-          <SelectField label="Model" value="events" disabled hint="Persons and sessions are not exported yet." testId="batch-export-model">
-            <option value="events">Events</option>
+          <SelectField
+            label="Model"
+            value={draft.model}
+            hint={`Rows selected ${MODEL_TIMES[draft.model]}.`}
+            onChange={(e) => {
+              const model = e.target.value as BatchExportModel;
+              set({ model, type: destinationsOf(model).includes(draft.type) ? draft.type : "S3" });
+            }}
+            testId="batch-export-model"
+          >
+            {BATCH_EXPORT_MODELS.map((model) => (
+              <option key={model} value={model}>
+                {MODEL_LABELS[model]}
+              </option>
+            ))}
           </SelectField>
           <SelectField label="Frequency" value={draft.interval} onChange={(e) => set({ interval: e.target.value as Interval })} testId="batch-export-interval">
             {BATCH_EXPORT_INTERVALS.map((interval) => (
@@ -119,13 +151,46 @@ function BatchExportForm({ projectId, onSaved }: { projectId: number; onSaved: (
             ))}
           </SelectField>
           <SelectField label="Destination" value={draft.type} onChange={(e) => set({ type: e.target.value as DestinationType })} testId="batch-export-type">
-            {DESTINATION_TYPES.map((type) => (
+            {destinationsOf(draft.model).map((type) => (
               <option key={type} value={type}>
-                {type === "S3" ? "S3 (JSON Lines, gzip)" : type === "Postgres" ? "PostgreSQL" : "HTTP"}
+                {type === "S3" ? "S3" : type === "Postgres" ? "PostgreSQL" : "HTTP (PostHog /batch)"}
               </option>
             ))}
           </SelectField>
         </div>
+        {draft.type === "S3" && (
+          <div className="grid gap-4 sm:grid-cols-3">
+            <SelectField
+              label="File format"
+              value={draft.format}
+              onChange={(e) => {
+                const format = e.target.value as FileFormat;
+                set({ format, compression: SUPPORTED_COMPRESSIONS[format][0]! });
+              }}
+              testId="batch-export-file-format"
+            >
+              {FILE_FORMATS.map((format) => (
+                <option key={format} value={format}>
+                  {FORMAT_LABELS[format]}
+                </option>
+              ))}
+            </SelectField>
+            <SelectField
+              label="Compression"
+              value={draft.compression}
+              hint={draft.format === "Parquet" ? "Of the file's pages." : "Of the whole file."}
+              onChange={(e) => set({ compression: e.target.value })}
+              testId="batch-export-compression"
+            >
+              {SUPPORTED_COMPRESSIONS[draft.format].map((compression) => (
+                <option key={compression} value={compression}>
+                  {compression}
+                </option>
+              ))}
+              <option value="">none</option>
+            </SelectField>
+          </div>
+        )}
       </Card>
       <Card className="grid gap-4 p-4 sm:grid-cols-2" data-testid="batch-export-config">
         {FIELDS[draft.type].map((field) => (

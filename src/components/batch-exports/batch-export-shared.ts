@@ -11,10 +11,28 @@ export function destinationSummary(batchExport: BatchExportResource): string {
     case "S3":
       return `s3://${config.bucket_name}/${config.prefix ?? ""}${config.endpoint_url ? ` at ${config.endpoint_url}` : ""}`;
     case "Postgres":
-      return `postgres://${config.host}:${config.port ?? 5432}/${config.database} → ${config.schema ?? "public"}.${config.table_name ?? "events"}`;
+      return `postgres://${config.host}:${config.port ?? 5432}/${config.database} → ${config.schema ?? "public"}.${config.table_name ?? batchExport.model}`;
     case "HTTP":
       return String(config.url ?? "");
   }
 }
 
 export const INTERVAL_LABELS: Record<string, string> = { hour: "Hourly", day: "Daily" };
+
+export const MODEL_LABELS: Record<string, string> = { events: "Events", persons: "Persons", sessions: "Sessions" };
+/** What selects a model's rows for an interval. */
+export const MODEL_TIMES: Record<string, string> = { events: "by ingestion time", persons: "by when each person or distinct id changed", sessions: "by when each session last changed" };
+export const FORMAT_LABELS: Record<string, string> = { JSONLines: "JSON Lines", Parquet: "Parquet" };
+
+/** How the export writes its rows, in a line. */
+export function formatSummary(batchExport: BatchExportResource): string {
+  const config = batchExport.destination.config as Record<string, string | null | undefined>;
+  switch (batchExport.destination.type) {
+    case "S3":
+      return `${FORMAT_LABELS[config.file_format ?? "JSONLines"]}${config.compression ? `, ${config.compression}` : ", uncompressed"}`;
+    case "Postgres":
+      return `Rows upserted by ${batchExport.model === "persons" ? "distinct id" : batchExport.model === "sessions" ? "session id" : "uuid"}`;
+    case "HTTP":
+      return "PostHog /batch requests";
+  }
+}

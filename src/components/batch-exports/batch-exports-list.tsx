@@ -6,14 +6,14 @@ import { ProjectGate } from "@/components/settings/project-gate";
 import { Badge, buttonClasses, formatDateTime, ListPage, PageHeader } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import type { BatchExportResource } from "@/server/batch-exports/present";
-import { destinationSummary, INTERVAL_LABELS, RUN_LABELS, RUN_TONES } from "./batch-export-shared";
+import { destinationSummary, INTERVAL_LABELS, MODEL_LABELS, RUN_LABELS, RUN_TONES } from "./batch-export-shared";
 
 export function BatchExportsPage() {
   return (
     <div className="flex flex-col gap-6" data-testid="batch-exports-page">
       <PageHeader
         title="Batch exports"
-        description="Copy every event to S3, PostgreSQL or an HTTP endpoint, hourly or daily, by the time Burrow received it: late events are not missed, re-runs never duplicate."
+        description="Copy events, persons or sessions to S3 (JSON Lines or Parquet), PostgreSQL or, for events, an HTTP endpoint, hourly or daily: late rows are not missed, re-runs never duplicate."
         actions={
           <Link href="/batch-exports/new" className={buttonClasses()} data-testid="new-batch-export">
             New batch export
@@ -39,7 +39,7 @@ function BatchExportsList({ projectId }: { projectId: number }) {
       filtered={false}
       nothingMatches={{ description: "" }}
       nothingYet={{
-        description: "Send your events to a bucket, a database or an endpoint on a schedule, and backfill the past.",
+        description: "Send your events, persons or sessions to a bucket, a database or an endpoint on a schedule, and backfill the past.",
         action: (
           <Link href="/batch-exports/new" className={buttonClasses()} data-testid="batch-exports-empty-new">
             New batch export
@@ -70,7 +70,7 @@ function BatchExportRow({ batchExport }: { batchExport: BatchExportResource }) {
           {batchExport.name}
         </Link>
         <p className="mt-0.5 truncate font-mono text-xs text-gray-600">
-          {batchExport.destination.type} · {destinationSummary(batchExport)}
+          {MODEL_LABELS[batchExport.model] ?? batchExport.model} → {batchExport.destination.type} · {destinationSummary(batchExport)}
         </p>
       </div>
       <div className="flex flex-wrap items-center gap-3 text-sm text-gray-700">

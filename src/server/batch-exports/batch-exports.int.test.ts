@@ -150,7 +150,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(testEventStoreKind === "clickhouse")("batch exports", () => {
-  it("refuses loopback endpoints unless allowlisted, models not supported and bad input, with clear 400s", async () => {
+  it("refuses loopback endpoints unless allowlisted, models a destination cannot take and bad input, with clear 400s", async () => {
     delete process.env.BURROW_OUTBOUND_ALLOWLIST;
     const refused = await call(list.POST, "POST", "batch_exports/", {}, { name: "x", interval: "hour", destination: s3Destination("") });
     expect(refused.status).toBe(400);
@@ -159,9 +159,9 @@ describe.skipIf(testEventStoreKind === "clickhouse")("batch exports", () => {
     expect(pgRefused.status).toBe(400);
     expect(pgRefused.body.attr).toBe("destination__config__host");
     process.env.BURROW_OUTBOUND_ALLOWLIST = "127.0.0.1";
-    const persons = await call(list.POST, "POST", "batch_exports/", {}, { name: "x", model: "persons", interval: "hour", destination: s3Destination("") });
+    const persons = await call(list.POST, "POST", "batch_exports/", {}, { name: "x", model: "persons", interval: "hour", destination: { type: "HTTP", config: { url: `http://127.0.0.1:${sinkPort}/` } } });
     expect(persons.status).toBe(400);
-    expect(persons.body.detail).toMatch(/persons model is not supported/);
+    expect(persons.body.detail).toMatch(/HTTP destination exports events only/);
     for (const bad of [{ interval: "minute" }, { destination: { type: "Snowflake", config: {} } }, { destination: { type: "S3", config: { bucket_name: "B!" } } }, { name: "" }]) {
       const response = await call(list.POST, "POST", "batch_exports/", {}, { name: "x", interval: "hour", destination: s3Destination(""), ...bad });
       expect(response.status, JSON.stringify(bad)).toBe(400);

@@ -1,15 +1,23 @@
 /**
  * Request and answer shapes of batch exports (`/api/projects/:id/batch_exports/`, PostHog's
  * posthog/batch_exports/http.py), shared by REST, tRPC and the form. Browser-safe.
- * Destinations: S3 (JSON Lines, gzip or none), Postgres and HTTP; the events model.
+ * Models: events, persons, sessions. Destinations: S3 (JSON Lines, gzip or none; Parquet,
+ * snappy, gzip, brotli or none), Postgres and HTTP (events only: PostHog's `/batch`).
  */
 import { z } from "zod";
 import { drfBoolean } from "@/server/input/drf";
 import { pageQuery } from "@/server/input/page";
 
 export const BATCH_EXPORT_MODELS = ["events", "persons", "sessions"] as const;
-/** The models that run here (persons and sessions are refused with a clear 400 until they do). */
-export const SUPPORTED_MODELS = ["events"] as const;
+export type BatchExportModel = (typeof BATCH_EXPORT_MODELS)[number];
+export const FILE_FORMATS = ["JSONLines", "Parquet"] as const;
+/** PostHog's S3 compressions; which run here depends on the file format. */
+export const S3_COMPRESSIONS = ["gzip", "brotli", "snappy", "zstd", "lz4"] as const;
+export const SUPPORTED_COMPRESSIONS: Record<(typeof FILE_FORMATS)[number], readonly (typeof S3_COMPRESSIONS)[number][]> = {
+  JSONLines: ["gzip"],
+  // zstd and lz4 would need native code (Node 20's zlib has neither).
+  Parquet: ["snappy", "gzip", "brotli"],
+};
 export const BATCH_EXPORT_INTERVALS = ["hour", "day"] as const;
 export type BatchExportInterval = (typeof BATCH_EXPORT_INTERVALS)[number];
 export const DESTINATION_TYPES = ["S3", "Postgres", "HTTP"] as const;
@@ -47,14 +55,20 @@ export const s3ConfigSchema = z.object({
   prefix: z.string().max(1024).nullish(),
   aws_access_key_id: text("aws_access_key_id"),
   aws_secret_access_key: text("aws_secret_access_key"),
-  compression: z.enum(["gzip"], { error: "compression must be gzip (or null for none)." }).nullish(),
+  compression: z.enum(S3_COMPRESSIONS, { error: `compression must be one of ${S3_COMPRESSIONS.join(", ")} (or null for none).` }).nullish(),
   /** An S3-compatible server (MinIO, R2, …); none: AWS. */
   endpoint_url: optionalText,
-  file_format: z.enum(["JSONLines"], { error: "file_format must be JSONLines (Parquet is not supported yet)." }).nullish(),
+  file_format: z.enum(FILE_FORMATS, { error: `file_format must be one of ${FILE_FORMATS.join(", ")}.` }).nullish(),
   use_virtual_style_addressing: drfBoolean.nullish(),
   encryption: z.null({ error: "Server-side encryption is not supported." }).optional(),
   kms_key_id: z.null().optional(),
   max_file_size_mb: z.null({ error: "max_file_size_mb is not supported: an interval is one file." }).optional(),
+}).superRefine((config, context) => {
+  const format = config.file_format ?? "JSONLines";
+  const supported = SUPPORTED_COMPRESSIONS[format];
+  if (config.compression && !supported.includes(config.compression)) {
+    context.addIssue({ code: "custom", path: ["compression"], message: `compression ${config.compression} is not supported with ${format}: use ${supported.join(", ")} (or null for none).` });
+  }
 });
 export type S3Config = z.output<typeof s3ConfigSchema>;
 

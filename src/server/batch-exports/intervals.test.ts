@@ -26,7 +26,9 @@ describe("batch export intervals", () => {
   it("names one file per interval", () => {
     const start = at("2026-03-04T23:00:00Z");
     const end = at("2026-03-05T00:00:00Z");
-    expect(s3Key("/x/{year}/", start, end, "events", true)).toBe("x/2026/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl.gz");
-    expect(s3Key("", start, end, "events", false)).toBe("2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl");
+    expect(s3Key("/x/{year}/", start, end, "events", "JSONLines", "gzip")).toBe("x/2026/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl.gz");
+    expect(s3Key("", start, end, "events", "JSONLines", null)).toBe("2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl");
+    expect(s3Key("{table}", start, end, "persons", "Parquet", "snappy")).toBe("persons/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.parquet.sz");
+    expect(s3Key("", start, end, "sessions", "Parquet", null)).toBe("2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.parquet");
   });
 });

@@ -46,8 +46,12 @@ export function templatePrefix(prefix: string, start: Date, end: Date, table: st
   return prefix.replace(/\{([^{}]*)\}/g, (_, n: string) => values[n]!);
 }
 
-export function s3Key(prefix: string, start: Date, end: Date, table: string, gzip: boolean): string {
+/** PostHog's extension of a compression in keys (a Parquet file's pages too: `.parquet.sz`). */
+const COMPRESSION_EXTENSIONS: Record<string, string> = { gzip: "gz", brotli: "br", snappy: "sz", zstd: "zst", lz4: "lz4" };
+
+export function s3Key(prefix: string, start: Date, end: Date, table: string, format: "JSONLines" | "Parquet", compression: string | null): string {
   const base = templatePrefix(prefix, start, end, table).replace(/^\/+|\/+$/g, "");
-  const file = `${stamp(start)}-${stamp(end)}.jsonl${gzip ? ".gz" : ""}`;
+  const extension = compression ? `.${COMPRESSION_EXTENSIONS[compression] ?? compression}` : "";
+  const file = `${stamp(start)}-${stamp(end)}.${format === "Parquet" ? "parquet" : "jsonl"}${extension}`;
   return base ? `${base}/${file}` : file;
 }

@@ -2,26 +2,28 @@
  * Batch exports in the background, a pass on the kernel's timer (periodic-pass.ts):
  * 1. schedule: each live, unpaused export gets a run per interval completed since its
  *    bookmark (an interval is complete `settleMs` after its end, so that a transaction that
- *    stamped its events just before the end has committed);
- * 2. run: due runs one at a time, oldest first. A run reads its interval's events by
- *    ingestion time a page at a time, in (ingestion time, uuid) order, and hands them to its
- *    writer (writers.ts), saving rows, bytes and its cursor after each page. A run that
+ *    stamped its rows just before the end has committed);
+ * 2. run: due runs one at a time, oldest first. A run reads its interval's rows of its model
+ *    (models.ts: events by ingestion time, persons and sessions by when they changed) a page
+ *    at a time, in (time, key) order, and hands them to its writer (writers.ts), saving rows,
+ *    bytes and its cursor after each page. A run that
  *    fails is retried with backoff, from its cursor when the writer keeps what it wrote, or
  *    from the start of its interval (idempotent file key); one whose process died is taken
  *    again when its lease runs out (at once, on the embedded database's restart).
  *
  * Pages are small on the embedded database (the worker holds its one connection a few ms per
- * page) and each page reads a slice of ingestion time, so the BRIN index narrows the read:
+ * page) and each page reads a slice of time, so the index on that time narrows the read:
  * a slice that fills a page halves the next one, a sparse one doubles it.
  */
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
-import type { ExportCursor, ExportedEvent } from "@/server/db/events";
+import type { ExportCursor } from "@/server/db/events";
 import { kickPeriodicPass, startPeriodicPass, stopPeriodicPass } from "@/server/periodic-pass";
 import { OutboundRefusedError } from "@/server/outbound/service";
 import { openedConfig } from "./config";
-import type { BatchExportInterval, DestinationType } from "./contract";
+import type { BatchExportInterval, BatchExportModel, DestinationType } from "./contract";
+import { type ExportedRow, pageReader, type PageReader } from "./models";
 import { intervalsBetween } from "./intervals";
 import { S3Error } from "./s3";
 import * as store from "./store";
@@ -87,18 +89,17 @@ function retryable(error: unknown): boolean {
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 2000);
 const pause = () => new Promise((resolve) => setImmediate(resolve));
 
-/** The interval's rows after `cursor`, a page at a time, each page within a slice of ingestion time. */
-async function* pagesOf(db: Database, sql: WorkerSql, run: store.ClaimedRun, cursor: ExportCursor | null, pageRows: number): AsyncGenerator<ExportedEvent[]> {
+/** The interval's rows after `cursor`, a page at a time, each page within a slice of the model's time. */
+async function* pagesOf(read: PageReader, sql: WorkerSql, run: store.ClaimedRun, cursor: ExportCursor | null, pageRows: number): AsyncGenerator<ExportedRow[]> {
   const end = run.data_interval_end.getTime();
   let width = Math.max(60_000, Math.round((end - run.data_interval_start.getTime()) / 60));
   let from = cursor ? Math.floor(new Date(cursor.at).getTime()) : run.data_interval_start.getTime();
   let after = cursor;
   while (from < end) {
     const to = Math.min(end, from + width);
-    const rows = await db.events.exportPage(run.project_id, { from: new Date(from), to: new Date(to), after, limit: pageRows }, sql);
+    const rows = await read({ from: new Date(from), to: new Date(to), after, limit: pageRows });
     if (rows.length > 0) {
-      const last = rows.at(-1)!;
-      after = { at: last.inserted_at, uuid: last.uuid };
+      after = rows.at(-1)!.cursor;
       yield rows;
     }
     if (rows.length === pageRows) {
@@ -118,13 +119,16 @@ export async function executeRun(db: Database, sql: WorkerSql, run: store.Claime
   const type = run.destination_type as DestinationType;
   const include = new Set((run.destination_config.include_events as string[] | null | undefined) ?? []);
   const exclude = new Set((run.destination_config.exclude_events as string[] | null | undefined) ?? []);
-  const wanted = (row: ExportedEvent) => (include.size === 0 || include.has(row.event)) && !exclude.has(row.event);
+  const model = run.model as BatchExportModel;
+  // include_events and exclude_events filter the events model's rows (PostHog's), and no other model's.
+  const wanted = (row: ExportedRow) => model !== "events" || ((include.size === 0 || include.has(row.record.event as string)) && !exclude.has(row.record.event as string));
   let records = run.records_completed;
   let bytes = Number(run.bytes_exported);
   let writer: Awaited<ReturnType<typeof openWriter>> | null = null;
   try {
     writer = await openWriter(type, openedConfig(type, run.destination_config), {
       projectId: run.project_id,
+      model,
       start: run.data_interval_start,
       end: run.data_interval_end,
       timeoutMs: options.timeoutMs,
@@ -132,12 +136,11 @@ export async function executeRun(db: Database, sql: WorkerSql, run: store.Claime
     // A writer that cannot resume (one S3 object per interval) starts its interval over.
     const cursor = writer.resumable ? run.cursor : null;
     if (!writer.resumable) records = bytes = 0;
-    for await (const page of pagesOf(db, sql, run, cursor, options.pageRows)) {
+    for await (const page of pagesOf(pageReader(db, sql, model, run.project_id), sql, run, cursor, options.pageRows)) {
       const rows = page.filter(wanted);
-      bytes += await writer.write(rows);
+      bytes += await writer.write(rows.map((row) => row.record));
       records += rows.length;
-      const last = page.at(-1)!;
-      if (!(await store.saveProgress(sql, run.id, { records, bytes, cursor: writer.resumable ? { at: last.inserted_at, uuid: last.uuid } : null }, options.leaseMs))) return;
+      if (!(await store.saveProgress(sql, run.id, { records, bytes, cursor: writer.resumable ? page.at(-1)!.cursor : null }, options.leaseMs))) return;
       // Stopping: the run stays claimed until its lease ends (or the embedded database restarts) and resumes then.
       if (stopping()) return;
     }

@@ -22,8 +22,8 @@ import {
   type BatchExportResource,
   type BatchExportRunResource,
   type BatchExportUpdateBody,
+  type BatchExportModel,
   type DestinationInput,
-  SUPPORTED_MODELS,
 } from "./contract";
 import { INTERVAL_MS, intervalsBetween, intervalStart } from "./intervals";
 import { presentBackfill, presentBatchExport, presentRun } from "./present";
@@ -61,8 +61,16 @@ export async function listBatchExports(ctx: Context, query: PageQuery): Promise<
   return { count: rows.length, results: page.map((row) => presentBatchExport(row, runs.get(row.id) ?? [])) };
 }
 
-function checkModel(model: string): void {
-  if (!(SUPPORTED_MODELS as readonly string[]).includes(model)) throw new AppError("invalid_input", `The ${model} model is not supported yet: only ${SUPPORTED_MODELS.join(", ")}.`, "model");
+/** What a model can be exported to here (the model is fixed at creation; the destination may change). */
+function checkModel(ctx: Context, model: BatchExportModel, destination: DestinationInput): void {
+  if (model === "events") return;
+  if (destination.type === "HTTP") throw new AppError("invalid_input", `The HTTP destination exports events only (PostHog's /batch): export ${model} to S3 or Postgres.`, "model");
+  if (model === "sessions" && !ctx.db.events.exportsSessions) {
+    throw new AppError("invalid_input", "The sessions model needs the PostgreSQL event store: the ClickHouse store keeps no sessions table to export.", "model");
+  }
+  if (destination.type === "Postgres" && destination.config.table_name === "events") {
+    throw new AppError("invalid_input", `table_name: choose a table for the ${model} model (events is the events model's default).`, "destination__config__table_name");
+  }
 }
 
 /** The destination's address as written must pass the outbound check (it is checked again, resolved, at each connection). */
@@ -89,7 +97,7 @@ function tracked(row: Pick<store.BatchExportWrite, "name" | "interval" | "paused
 }
 
 export async function createBatchExport(ctx: Context, body: BatchExportCreateBody): Promise<BatchExportResource> {
-  checkModel(body.model);
+  checkModel(ctx, body.model, body.destination);
   checkDestination(body.destination);
   const write: store.BatchExportWrite = {
     name: body.name,
@@ -114,7 +122,10 @@ export async function createBatchExport(ctx: Context, body: BatchExportCreateBod
 
 export async function updateBatchExport(ctx: Context, id: string, body: BatchExportUpdateBody): Promise<BatchExportResource> {
   const current = await rowOf(ctx, id);
-  if (body.destination) checkDestination(body.destination);
+  if (body.destination) {
+    checkModel(ctx, current.model as BatchExportModel, body.destination);
+    checkDestination(body.destination);
+  }
   const previousConfig = current.destinationType === body.destination?.type ? (current.destinationConfig as Record<string, unknown>) : null;
   const paused = body.paused ?? current.paused;
   const next: store.BatchExportWrite = {

@@ -1,20 +1,21 @@
 /**
- * Where a run's rows go, one writer per destination type:
- * - S3: the interval's rows as one JSON Lines file (gzip unless compression is null) under
- *   one key per interval, PUT when the interval is read through: a re-run overwrites it. It
- *   cannot resume halfway (an object is written whole), so a retried run reads its interval
- *   again from the start.
- * - Postgres: rows upserted by uuid page by page; a retried run resumes after its cursor,
- *   and a re-run adds nothing.
- * - HTTP: pages POSTed as PostHog's `/batch` body (`{"api_key": <token>, "batch": [...]}`,
- *   the token being the receiving project's, as PostHog's HTTP migration export sends it)
- *   through the outbound client; at least once, resuming after the cursor.
+ * Where a run's rows go, one writer per destination type, rows being the model's records (models.ts):
+ * - S3: the interval's rows as one file under one key per interval, PUT when the interval is
+ *   read through: a re-run overwrites it. JSON Lines (gzip when asked) or Parquet (parquet.ts,
+ *   a row group at a time, its pages compressed as asked). It cannot resume halfway (an object
+ *   is written whole), so a retried run reads its interval again from the start.
+ * - Postgres: rows upserted by their key (events: uuid; persons: distinct id; sessions:
+ *   session id) page by page; a retried run resumes after its cursor, and a re-run adds nothing.
+ * - HTTP (events only): pages POSTed as PostHog's `/batch` body (`{"api_key": <token>, "batch":
+ *   [...]}`, the token being the receiving project's, as PostHog's HTTP migration export sends
+ *   it) through the outbound client; at least once, resuming after the cursor.
  */
 import { createGzip, type Gzip } from "node:zlib";
-import type { ExportedEvent } from "@/server/db/events";
 import { outboundRequest, resolveOutboundHost } from "@/server/outbound/service";
-import type { DestinationType, HttpConfig, PostgresConfig, S3Config } from "./contract";
+import type { BatchExportModel, DestinationType, HttpConfig, PostgresConfig, S3Config } from "./contract";
 import { s3Key } from "./intervals";
+import { MODEL_COLUMNS, type ExportRecord } from "./models";
+import { ParquetFile, type ParquetCompression } from "./parquet";
 import { putObject } from "./s3";
 import { PostgresDestination } from "./store/postgres-destination";
 
@@ -22,7 +23,7 @@ export interface RunWriter {
   /** Whether rows already written stay written (a retry resumes after the cursor). */
   readonly resumable: boolean;
   /** Writes a page; answers the bytes it sent (0 when it only buffers). */
-  write(rows: readonly ExportedEvent[]): Promise<number>;
+  write(rows: readonly ExportRecord[]): Promise<number>;
   /** Ends the interval; answers the bytes it sent. */
   finish(): Promise<number>;
   close(): Promise<void>;
@@ -30,6 +31,7 @@ export interface RunWriter {
 
 export interface RunTarget {
   projectId: number;
+  model: BatchExportModel;
   start: Date;
   end: Date;
   timeoutMs: number;
@@ -40,47 +42,30 @@ export class ExportConfigError extends Error {
   override name = "ExportConfigError";
 }
 
-/** An event as a JSON Lines row (PostHog's exported columns; timestamps ISO, properties nested). */
-export function exportRow(projectId: number, row: ExportedEvent): Record<string, unknown> {
-  return {
-    uuid: row.uuid,
-    event: row.event,
-    distinct_id: row.distinct_id,
-    person_id: row.person_id,
-    properties: row.properties,
-    elements_chain: row.elements_chain,
-    timestamp: row.timestamp,
-    created_at: row.inserted_at,
-    _inserted_at: row.inserted_at,
-    team_id: projectId,
-  };
+/** The file's body as it grows: JSON Lines (gzipped or not) or Parquet. */
+interface FileBody {
+  add(rows: readonly ExportRecord[]): Promise<void>;
+  finish(): Promise<Buffer>;
+  close(): void;
 }
 
-class S3Writer implements RunWriter {
-  readonly resumable = false;
+class JsonLinesBody implements FileBody {
   private readonly gzip: Gzip | null;
   private readonly chunks: Buffer[] = [];
-  private readonly key: string;
 
-  constructor(
-    private readonly config: S3Config,
-    private readonly target: RunTarget,
-  ) {
-    const gzip = config.compression === "gzip";
-    this.key = s3Key(config.prefix ?? "", target.start, target.end, "events", gzip);
+  constructor(gzip: boolean) {
     this.gzip = gzip ? createGzip({ level: 6 }) : null;
     this.gzip?.on("data", (chunk: Buffer) => this.chunks.push(chunk));
   }
 
-  async write(rows: readonly ExportedEvent[]): Promise<number> {
-    if (rows.length === 0) return 0;
-    const text = Buffer.from(rows.map((row) => JSON.stringify(exportRow(this.target.projectId, row))).join("\n") + "\n");
+  async add(rows: readonly ExportRecord[]): Promise<void> {
+    if (rows.length === 0) return;
+    const text = Buffer.from(rows.map((row) => JSON.stringify(row)).join("\n") + "\n");
     if (!this.gzip) this.chunks.push(text);
     else if (!this.gzip.write(text)) await new Promise((resolve) => this.gzip!.once("drain", resolve));
-    return 0;
   }
 
-  async finish(): Promise<number> {
+  async finish(): Promise<Buffer> {
     const gzip = this.gzip;
     if (gzip) {
       await new Promise<void>((resolve, reject) => {
@@ -90,6 +75,57 @@ class S3Writer implements RunWriter {
     }
     const body = Buffer.concat(this.chunks);
     this.chunks.length = 0;
+    return body;
+  }
+
+  close(): void {
+    this.gzip?.destroy();
+  }
+}
+
+class ParquetBody implements FileBody {
+  private readonly file: ParquetFile;
+  constructor(model: BatchExportModel, compression: ParquetCompression | null) {
+    this.file = new ParquetFile(MODEL_COLUMNS[model], compression);
+  }
+  async add(rows: readonly ExportRecord[]): Promise<void> {
+    this.file.add(rows);
+  }
+  async finish(): Promise<Buffer> {
+    return this.file.finish();
+  }
+  close(): void {}
+}
+
+class S3Writer implements RunWriter {
+  readonly resumable = false;
+  private readonly body: FileBody;
+  private readonly key: string;
+  private readonly contentType: string;
+
+  constructor(
+    private readonly config: S3Config,
+    private readonly target: RunTarget,
+  ) {
+    const format = config.file_format ?? "JSONLines";
+    const compression = config.compression ?? null;
+    this.key = s3Key(config.prefix ?? "", target.start, target.end, target.model, format, compression);
+    if (format === "Parquet") {
+      this.body = new ParquetBody(target.model, compression as ParquetCompression | null);
+      this.contentType = "application/vnd.apache.parquet";
+    } else {
+      this.body = new JsonLinesBody(compression === "gzip");
+      this.contentType = compression === "gzip" ? "application/gzip" : "application/jsonl";
+    }
+  }
+
+  async write(rows: readonly ExportRecord[]): Promise<number> {
+    await this.body.add(rows);
+    return 0;
+  }
+
+  async finish(): Promise<number> {
+    const body = await this.body.finish();
     await putObject(
       {
         endpoint: this.config.endpoint_url ?? null,
@@ -101,25 +137,22 @@ class S3Writer implements RunWriter {
       },
       this.key,
       body,
-      this.gzip ? "application/gzip" : "application/jsonl",
+      this.contentType,
       Math.max(this.target.timeoutMs, 10 * 60_000),
     );
     return body.length;
   }
 
   async close(): Promise<void> {
-    this.gzip?.destroy();
+    this.body.close();
   }
 }
 
 class PostgresWriter implements RunWriter {
   readonly resumable = true;
-  constructor(
-    private readonly destination: PostgresDestination,
-    private readonly projectId: number,
-  ) {}
-  write(rows: readonly ExportedEvent[]): Promise<number> {
-    return this.destination.upsert(this.projectId, rows);
+  constructor(private readonly destination: PostgresDestination) {}
+  write(rows: readonly ExportRecord[]): Promise<number> {
+    return this.destination.upsert(rows);
   }
   async finish(): Promise<number> {
     return 0;
@@ -135,7 +168,7 @@ class HttpWriter implements RunWriter {
     private readonly config: HttpConfig,
     private readonly target: RunTarget,
   ) {}
-  async write(rows: readonly ExportedEvent[]): Promise<number> {
+  async write(rows: readonly ExportRecord[]): Promise<number> {
     if (rows.length === 0) return 0;
     const body = JSON.stringify({
       api_key: this.config.token ?? "",
@@ -160,6 +193,8 @@ export async function openWriter(type: DestinationType, config: Record<string, u
     case "S3":
       return new S3Writer(config as S3Config, target);
     case "HTTP":
+      // The service refuses other models for HTTP; an export stored before that rule fails plainly.
+      if (target.model !== "events") throw new ExportConfigError(`The HTTP destination exports events only, not ${target.model}.`);
       return new HttpWriter(config as HttpConfig, target);
     case "Postgres": {
       const pgConfig = config as PostgresConfig;
@@ -174,11 +209,12 @@ export async function openWriter(type: DestinationType, config: Record<string, u
           database: pgConfig.database,
           schema: pgConfig.schema ?? "public",
           table: pgConfig.table_name ?? "events",
+          model: target.model,
           selfSignedCert: pgConfig.has_self_signed_cert ?? false,
         },
         target.timeoutMs,
       );
-      return new PostgresWriter(destination, target.projectId);
+      return new PostgresWriter(destination);
     }
   }
 }

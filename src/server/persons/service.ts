@@ -6,6 +6,7 @@
 import { changesBetween, logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
+import type { SqlExecutor } from "@/server/db/driver";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { canonicalUuid } from "@/server/events/contract";
@@ -14,6 +15,7 @@ import { kickPersonDeletions } from "./deletion-worker";
 
 export { alsoDeleteWithPersonEvents, type PersonDataDeletion } from "./deletion-worker";
 import { flagPersonProperties } from "./flag-properties";
+import { personExportPage, type PersonExportQuery } from "./store/export";
 import { forgetDistinctIds } from "./identity";
 import { personDisplayName, presentPerson, presentPersonListItem, type PersonListItem, type PersonResource, type PersonRow } from "./present";
 import {
@@ -214,4 +216,28 @@ function presentDeletion(row: DeletionRow): PersonDeletionStatus {
     created_at: row.createdAt.toISOString(),
     finished_at: row.finishedAt?.toISOString() ?? null,
   };
+}
+
+/** A person row as batch exports write it (PostHog's persons export): one per (distinct id, person). */
+export interface ExportedPerson {
+  distinct_id: string;
+  person_id: string;
+  properties: Record<string, unknown>;
+  person_version: number;
+  person_distinct_id_version: number;
+  created_at: string;
+  /** The row's latest change (ISO 8601): PostHog's `_inserted_at`. */
+  changed_at: string;
+}
+
+/** Batch exports' read of persons: the rows that last changed in [from, to), a page after `after` (store.personExportPage). */
+export async function exportPersonPage(sql: SqlExecutor, projectId: number, query: PersonExportQuery): Promise<ExportedPerson[]> {
+  const rows = await personExportPage(sql, projectId, query);
+  return rows.map((row) => ({
+    ...row,
+    person_version: Number(row.person_version),
+    person_distinct_id_version: Number(row.person_distinct_id_version),
+    created_at: new Date(row.created_at).toISOString(),
+    changed_at: new Date(row.changed_at).toISOString(),
+  }));
 }

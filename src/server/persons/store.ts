@@ -149,7 +149,7 @@ async function mergePersonRows(tx: SqlExecutor, projectId: number, target: Perso
   // Lock both rows in id order so two merges of the same pair cannot deadlock.
   await tx.query(`SELECT id FROM persons WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE`, [[target.id, source.id]]);
   const moved = await tx.query<{ distinct_id: string }>(
-    `UPDATE person_distinct_ids SET person_id = $1, version = version + 1 WHERE person_id = $2 RETURNING distinct_id`,
+    `UPDATE person_distinct_ids SET person_id = $1, version = version + 1, updated_at = now() WHERE person_id = $2 RETURNING distinct_id`,
     [target.id, source.id],
   );
   await tx.query(

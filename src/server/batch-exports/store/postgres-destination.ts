@@ -1,10 +1,46 @@
 /**
  * A Postgres destination's statements, in the other database (PostHog's Postgres batch
- * export): the table is created when missing, and rows are upserted by uuid, so a re-run of
- * an interval adds nothing. Part of batch exports' store, on a connection of its own.
+ * export): the model's table is created when missing, and rows are upserted by their key, so a
+ * re-run of an interval adds nothing — events by uuid (a row there stays as it is), persons by
+ * (team, distinct id) and sessions by (team, session id), a row replaced only by a newer change
+ * (`_inserted_at`) of it. Part of batch exports' store, on a connection of its own.
  */
 import pg from "pg";
-import type { ExportedEvent } from "@/server/db/events";
+import type { BatchExportModel } from "../contract";
+import type { ExportRecord } from "../models";
+
+/** Per model: the table's columns (key first), its key, and the typed record columns the upsert reads. */
+const TABLES: Record<BatchExportModel, { columns: string; key: string; record: string; update: boolean }> = {
+  events: {
+    columns: `uuid uuid PRIMARY KEY, event text NOT NULL, distinct_id text NOT NULL, person_id uuid, properties jsonb,
+      elements_chain text, "timestamp" timestamptz, _inserted_at timestamptz, team_id integer`,
+    key: "uuid",
+    record: `uuid uuid, event text, distinct_id text, person_id uuid, properties jsonb, elements_chain text, "timestamp" timestamptz, _inserted_at timestamptz, team_id integer`,
+    update: false,
+  },
+  persons: {
+    columns: `team_id integer NOT NULL, distinct_id text NOT NULL, person_id uuid NOT NULL, properties jsonb, person_version bigint,
+      person_distinct_id_version bigint, created_at timestamptz, _inserted_at timestamptz, PRIMARY KEY (team_id, distinct_id)`,
+    key: "team_id, distinct_id",
+    record: `team_id integer, distinct_id text, person_id uuid, properties jsonb, person_version bigint, person_distinct_id_version bigint, created_at timestamptz, _inserted_at timestamptz`,
+    update: true,
+  },
+  sessions: {
+    columns: `team_id integer NOT NULL, session_id text NOT NULL, distinct_id text, person_id uuid, start_timestamp timestamptz, end_timestamp timestamptz,
+      duration bigint, pageview_count bigint, screen_count bigint, autocapture_count bigint, entry_url text, entry_pathname text,
+      entry_referring_domain text, entry_utm_source text, entry_utm_medium text, entry_utm_campaign text, entry_utm_term text,
+      entry_utm_content text, exit_url text, exit_pathname text, _inserted_at timestamptz, PRIMARY KEY (team_id, session_id)`,
+    key: "team_id, session_id",
+    record: `team_id integer, session_id text, distinct_id text, person_id uuid, start_timestamp timestamptz, end_timestamp timestamptz,
+      duration bigint, pageview_count bigint, screen_count bigint, autocapture_count bigint, entry_url text, entry_pathname text,
+      entry_referring_domain text, entry_utm_source text, entry_utm_medium text, entry_utm_campaign text, entry_utm_term text,
+      entry_utm_content text, exit_url text, exit_pathname text, _inserted_at timestamptz`,
+    update: true,
+  },
+};
+
+/** The column names of a record definition (`name type, …`). */
+const namesOf = (record: string) => record.split(",").map((part) => part.trim().split(/\s+/)[0]!);
 
 export interface PostgresTarget {
   /** The address already resolved and checked (outbound rules). */
@@ -17,6 +53,7 @@ export interface PostgresTarget {
   database: string;
   schema: string;
   table: string;
+  model: BatchExportModel;
   selfSignedCert: boolean;
 }
 
@@ -26,6 +63,7 @@ export class PostgresDestination {
   private constructor(
     private readonly client: pg.Client,
     private readonly table: string,
+    private readonly model: BatchExportModel,
   ) {}
 
   static async open(target: PostgresTarget, timeoutMs: number): Promise<PostgresDestination> {
@@ -42,28 +80,28 @@ export class PostgresDestination {
     await client.connect();
     const table = `${quote(target.schema)}.${quote(target.table)}`;
     try {
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${table} (
-           uuid uuid PRIMARY KEY, event text NOT NULL, distinct_id text NOT NULL, person_id uuid, properties jsonb,
-           elements_chain text, "timestamp" timestamptz, _inserted_at timestamptz, team_id integer)`,
-      );
+      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${TABLES[target.model].columns})`);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
     }
-    return new PostgresDestination(client, table);
+    return new PostgresDestination(client, table, target.model);
   }
 
-  /** Writes rows; a uuid already there is left as it is. Answers the bytes sent (the rows' JSON). */
-  async upsert(projectId: number, rows: readonly ExportedEvent[]): Promise<number> {
+  /** Writes rows (see the file's head for what a row already there does). Answers the bytes sent (the rows' JSON). */
+  async upsert(rows: readonly ExportRecord[]): Promise<number> {
     if (rows.length === 0) return 0;
+    const spec = TABLES[this.model];
+    const names = namesOf(spec.record);
     const payload = JSON.stringify(rows);
+    const conflict = spec.update
+      ? `DO UPDATE SET ${names.map((name) => `${name} = EXCLUDED.${name}`).join(", ")} WHERE EXCLUDED._inserted_at > stored._inserted_at`
+      : "DO NOTHING";
     await this.client.query(
-      `INSERT INTO ${this.table} (uuid, event, distinct_id, person_id, properties, elements_chain, "timestamp", _inserted_at, team_id)
-       SELECT r.uuid, r.event, r.distinct_id, r.person_id, r.properties, r.elements_chain, r."timestamp", r.inserted_at, $2
-       FROM jsonb_to_recordset($1::jsonb) AS r(uuid uuid, event text, distinct_id text, person_id uuid, properties jsonb, elements_chain text, "timestamp" timestamptz, inserted_at timestamptz)
-       ON CONFLICT (uuid) DO NOTHING`,
-      [payload, projectId],
+      `INSERT INTO ${this.table} AS stored (${names.join(", ")})
+       SELECT ${names.map((name) => `r.${name}`).join(", ")} FROM jsonb_to_recordset($1::jsonb) AS r(${spec.record})
+       ON CONFLICT (${spec.key}) ${conflict}`,
+      [payload],
     );
     return Buffer.byteLength(payload);
   }

@@ -10,7 +10,7 @@ import type { PropertyNode } from "@/server/properties/contract";
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "./list/query";
 import type { TrendQuery, TrendRow } from "./trend/query";
-import type { ExportedEvent, ExportPageQuery } from "./export/query";
+import type { ExportedEvent, ExportedSession, ExportPageQuery } from "./export/query";
 import type { EventCountQuery, PersonEvents } from "./person-events/query";
 import type { ActorEvents, ActorEventsQuery } from "./actor-events/query";
 import type { ActorBuckets, ActorBucketsQuery } from "./actor-buckets/query";
@@ -110,6 +110,13 @@ export interface EventStore {
    * it (the workers' handle, db.worker).
    */
   exportPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedEvent[]>;
+  /**
+   * Batch exports' read of sessions (export/sessions.ts): one page of the sessions table's rows
+   * that changed in the range, in (change time, session id) order. The PostgreSQL store only:
+   * `exportsSessions` says whether this store has it.
+   */
+  exportSessionPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedSession[]>;
+  readonly exportsSessions: boolean;
   /** Insights' aggregation (trend/): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events/). */

@@ -5,7 +5,7 @@
  * cohorts are read from PostgreSQL (filters/clickhouse.ts).
  */
 import { clickHouseExportPage } from "../export/clickhouse";
-import type { ExportedEvent, ExportPageQuery } from "../export/query";
+import type { ExportedEvent, ExportedSession, ExportPageQuery } from "../export/query";
 import { clickHouseWebGoalOverview, clickHouseWebGoalStats } from "../web/goal-clickhouse";
 import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalStatsQuery } from "../web/goal";
 import type { ClickHouseClient } from "@clickhouse/client";
@@ -104,6 +104,13 @@ export class ClickHouseEventStore implements EventStore {
 
   exportPage(projectId: number, query: ExportPageQuery): Promise<ExportedEvent[]> {
     return translated(() => clickHouseExportPage(this.ch, projectId, query));
+  }
+
+  /** Sessions here are folded from the events at query time, with no time a session last changed to select by. */
+  readonly exportsSessions = false;
+
+  exportSessionPage(): Promise<ExportedSession[]> {
+    return Promise.reject(new Error("The ClickHouse event store does not export sessions."));
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {

@@ -48,7 +48,7 @@ export async function postgresPersonsWithEventCount(sql: SqlExecutor, projectId:
 /** `tx` is the PostgreSQL transaction of the merge: the events move inside it. */
 export async function postgresReassignPerson(sql: SqlExecutor, projectId: number, sourceUuid: string, targetUuid: string): Promise<void> {
   await sql.query(`UPDATE events SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
-  await sql.query(`UPDATE sessions SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
+  await sql.query(`UPDATE sessions SET person_id = $1::uuid, updated_at = now() WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
   await sql.query(`UPDATE session_deltas SET person_id = $1::uuid WHERE project_id = $3 AND person_id = $2::uuid`, [targetUuid, sourceUuid, projectId]);
 }
 

@@ -20,7 +20,8 @@ import { postgresEventNameDays, postgresPropertySamples } from "../definitions/p
 import type { EventNameDay, EventPropertySample } from "../definitions/query";
 import { checkRegexes } from "../filters/postgres";
 import { postgresExportPage } from "../export/postgres";
-import type { ExportedEvent, ExportPageQuery } from "../export/query";
+import type { ExportedEvent, ExportedSession, ExportPageQuery } from "../export/query";
+import { postgresExportSessionPage } from "../export/sessions";
 import { insertEvents } from "../insert/postgres";
 import { postgresCountList, postgresEarliestTimestamp, postgresGet, postgresList, postgresSelect, postgresValues } from "../list/postgres";
 import type { EventListQuery, EventRow, EventValuesQuery, ListCount, ListPage, SelectPage } from "../list/query";
@@ -106,6 +107,14 @@ export class PostgresEventStore implements EventStore {
 
   exportPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedEvent[]> {
     return translated(() => postgresExportPage(sql ?? this.sql, projectId, query));
+  }
+
+  readonly exportsSessions = true;
+
+  async exportSessionPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedSession[]> {
+    // Deltas not merged yet are merged now: their rows change now, in a later interval, and are exported with it.
+    if (!query.after) await this.sessions.now();
+    return translated(() => postgresExportSessionPage(sql ?? this.sql, projectId, query));
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {

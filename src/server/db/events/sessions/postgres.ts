@@ -81,7 +81,8 @@ export function foldSessionDeltas(): string {
         ${[...entryColumns, "entry_pathname"].map((column) => pick("entry", column)).join(",\n        ")},
         entry_timestamp = LEAST(sessions.entry_timestamp, EXCLUDED.entry_timestamp),
         ${["exit_url", "exit_pathname"].map((column) => pick("exit", column)).join(",\n        ")},
-        exit_timestamp = GREATEST(sessions.exit_timestamp, EXCLUDED.exit_timestamp)
+        exit_timestamp = GREATEST(sessions.exit_timestamp, EXCLUDED.exit_timestamp),
+        updated_at = now()
       RETURNING 1
     ) SELECT (SELECT count(*) FROM claimed)::int AS n`;
 }
