@@ -16,11 +16,12 @@
  *   - the first /batch/ requests of a freshly started server (paced): p99;
  *   - acknowledged events against stored ones (nothing acknowledged may be missing).
  *
- *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0 --platform]
+ *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0 --destination-rate R --platform]
  *
  * `--destinations N` first creates N active webhook destinations of every event, delivering
  * to a receiver on loopback (bench/lib/destinations.ts): compare /capture/ and /batch/ with
- * `--destinations 0`; the sink's rate is the destinations' delivery throughput.
+ * `--destinations 0`; the sink's rate is the destinations' delivery throughput, and what it
+ * takes once the loads stop (`--destination-rate R` sets each one's rate limit).
  *
  * `--platform` first creates 20 running surveys, 10 early-access features and 20 launched
  * experiments, half behind a holdout (bench/lib/platform.ts): compare /decide and /flags
@@ -56,6 +57,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "1" },
     parts: { type: "string", default: "capture,batch,decide,cold,beside,cohorts" },
     destinations: { type: "string", default: "0" },
+    "destination-rate": { type: "string", default: "" },
     platform: { type: "boolean", default: false },
   },
 });
@@ -63,6 +65,8 @@ const DURATION_S = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const PARTS = new Set(values.parts.split(","));
 const DESTINATIONS = Number(values.destinations);
+/** Each destination's rate limit (BURROW_DESTINATION_RATE_LIMIT; the product's default when not given). */
+const DESTINATION_RATE = values["destination-rate"];
 const PLATFORM_OBJECTS = values.platform;
 const ROOT = path.resolve(import.meta.dirname, "..");
 const VISITORS = 300;
@@ -192,7 +196,7 @@ async function run(setup: Setup): Promise<Row[]> {
     rows.push({ what, figure: `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}`, goal: `p99 ≤ ${goal} ms`, met: result.failed === 0 && result.p99 <= goal });
 
   // The destinations' receiver is on loopback: allowlisted for this run only.
-  const env = DESTINATIONS > 0 ? { ...setup.env, BURROW_OUTBOUND_ALLOWLIST: "127.0.0.1" } : setup.env;
+  const env = DESTINATIONS > 0 ? { ...setup.env, BURROW_OUTBOUND_ALLOWLIST: "127.0.0.1", ...(DESTINATION_RATE ? { BURROW_DESTINATION_RATE_LIMIT: DESTINATION_RATE } : {}) } : setup.env;
   let sink: BenchSink | null = null;
   let server = await startServer(env);
   try {
@@ -258,6 +262,13 @@ async function run(setup: Setup): Promise<Row[]> {
       }
       const during = await paced(`${server.url}/decide/?v=3`, 500, DURATION_S, decideBody(token));
       decideRow(`/decide?v=3 500/s while 10 cohorts recompute (${during.inTime}/${during.sent} in 1 s)`, during, 15);
+    }
+    if (sink) {
+      // The backlog the loads left, drained with nothing else running: the destinations' throughput.
+      const before = sink.received();
+      await new Promise((resolve) => setTimeout(resolve, DURATION_S * 1000));
+      const rate = (sink.received() - before) / DURATION_S;
+      rows.push({ what: `${DESTINATIONS} destinations: delivered per second once the load stops`, figure: `${Math.round(rate)} requests/s (limit ${DESTINATION_RATE || "default"}/s each)`, goal: "", met: null });
     }
   } finally {
     await stop(server.child);
