@@ -218,10 +218,13 @@ export async function releaseClaims(sql: SqlExecutor): Promise<void> {
   await sql.query(`UPDATE hog_function_outbox SET next_attempt_at = now() WHERE next_attempt_at > now()`);
 }
 
-/** When the next row falls due (null: the outbox and its batches are empty). */
+/**
+ * When the next row falls due (null: nothing waits). A waiting batch counts only when the outbox
+ * is empty: while rows wait (a rate limit, a retry), batches are fanned out as those are sent.
+ */
 export async function nextDue(sql: SqlExecutor): Promise<Date | null> {
   const [row] = await sql.query<{ at: Date | null }>(
-    `SELECT LEAST((SELECT min(next_attempt_at) FROM hog_function_outbox), (SELECT min(created_at) FROM hog_function_outbox_batches)) AS at`,
+    `SELECT COALESCE((SELECT min(next_attempt_at) FROM hog_function_outbox), (SELECT min(created_at) FROM hog_function_outbox_batches)) AS at`,
   );
   return row?.at ?? null;
 }
