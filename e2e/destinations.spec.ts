@@ -46,8 +46,8 @@ test("create a webhook destination, see a failure and the delivery in its log", 
   await page.screenshot({ path: "test-results/destinations-form.png", fullPage: true });
   await page.getByTestId("destination-save").click();
   await expect(page.getByTestId("destination-page")).toBeVisible();
-  await expect(page.getByTestId("destination-headers")).toContainText("Authorization: ••••1234");
-  await expect(page.getByTestId("destination-headers")).not.toContainText("crm-secret-token");
+  await expect(page.getByTestId("destination-header-list")).toContainText("Authorization: ••••1234");
+  await expect(page.getByTestId("destination-header-list")).not.toContainText("crm-secret-token");
   await expect(page.getByTestId("deliveries-empty")).toBeVisible();
 
   // The receiver fails the first attempt, then takes the retry.
@@ -73,6 +73,7 @@ test("create a webhook destination, see a failure and the delivery in its log", 
   // Edit: the masked secret comes back masked and keeps the stored one; the new event list applies.
   await page.getByTestId("destination-row").first().getByRole("link").first().click();
   await page.getByTestId("destination-edit").click();
+  await expect(page).toHaveURL(/\/edit$/);
   await expect(page.getByTestId("destination-headers")).toHaveValue(/Authorization: ••••1234/);
   await expect(page.getByTestId("destination-events")).toHaveValue("signed_up");
   await page.getByTestId("destination-name").fill("Signups and upgrades to CRM");

@@ -145,7 +145,7 @@ function Filters({ destination }: { destination: HogFunctionResource }) {
       </div>
       <div>
         <h2 className="font-semibold text-gray-900">Headers</h2>
-        <ul className="mt-1 font-mono text-xs text-gray-700" data-testid="destination-headers">
+        <ul className="mt-1 font-mono text-xs text-gray-700" data-testid="destination-header-list">
           {Object.entries(headers).map(([name, value]) => (
             <li key={name}>
               {name}: {value}
