@@ -30,6 +30,13 @@ import { holdBodyTo, nextBodyLimitFor } from "@/server/http/next-body-limit";
 import { setSecurityHeaders } from "@/server/http/security-headers";
 
 const SHUTDOWN_GRACE_MS = 10_000;
+// The timed workers' first passes: from 10 s after ready, 2 s apart. All at once, right after
+// ready, they queued a fresh server's first requests (on the embedded database, its one
+// connection) behind them; what they recover (runs a crash left, alerts and deliveries that
+// came due while stopped) is taken seconds later instead.
+const FIRST_PASSES_AFTER_MS = 10_000;
+const FIRST_PASSES_APART_MS = 2_000;
+const firstPassAfter = (turn: number) => ({ firstPassAfterMs: FIRST_PASSES_AFTER_MS + turn * FIRST_PASSES_APART_MS });
 
 async function main(): Promise<void> {
   // Everything the server writes (the embedded database, the session secret, the lock) is
@@ -101,15 +108,15 @@ async function main(): Promise<void> {
   // Events waiting in the destinations' outbox (those a crash left undelivered too).
   startDestinationWorker(db);
   // Recordings past retention or the byte budget, hourly (a project that stopped recording gets no upkeep from ingestion).
-  startRecordingUpkeep(db);
+  startRecordingUpkeep(db, firstPassAfter(3));
   // Recurring surveys move to their next iteration (and stop after the last).
-  startSurveyIterations(db);
+  startSurveyIterations(db, firstPassAfter(4));
   // Insight alerts whose check is due (each on its calculation_interval).
-  startAlertChecks(db);
+  startAlertChecks(db, firstPassAfter(0));
   // Subscriptions that are due: their charts rendered and sent, each moved to its next date.
-  startSubscriptionDeliveries(db);
+  startSubscriptionDeliveries(db, firstPassAfter(1));
   // Batch exports: a run per completed interval, and the runs a crash left (resumed or redone).
-  void startBatchExports(db).catch((error: unknown) => console.error("burrow: starting batch exports failed", error));
+  startBatchExports(db, firstPassAfter(2));
 
   installShutdown(server, async () => {
     await drainIngestion();

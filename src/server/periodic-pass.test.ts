@@ -64,4 +64,31 @@ describe("a periodic pass", () => {
     kickPeriodicPass(key);
     expect(passes).toBe(3);
   });
+
+  it("with firstPassAfterMs, runs the first pass that much later (a kick before then at once), and a stop before it runs none", async () => {
+    const key = Symbol("delayed pass");
+    const at: number[] = [];
+    const started = performance.now();
+    startPeriodicPass(key, 60_000, "delayed pass", async () => void at.push(performance.now() - started), { firstPassAfterMs: 60 });
+    await sleep(30);
+    expect(at).toEqual([]);
+    await sleep(60);
+    expect(at).toHaveLength(1);
+    expect(at[0]).toBeGreaterThanOrEqual(59);
+    await stopPeriodicPass(key);
+
+    const kicked = Symbol("kicked before its first pass");
+    let kickedPasses = 0;
+    startPeriodicPass(kicked, 60_000, "kicked before its first pass", async () => void kickedPasses++, { firstPassAfterMs: 60_000 });
+    kickPeriodicPass(kicked);
+    expect(kickedPasses).toBe(1);
+    await stopPeriodicPass(kicked);
+
+    const stopped = Symbol("stopped before its first pass");
+    let stoppedPasses = 0;
+    startPeriodicPass(stopped, 60_000, "stopped before its first pass", async () => void stoppedPasses++, { firstPassAfterMs: 20 });
+    await stopPeriodicPass(stopped);
+    await sleep(50);
+    expect(stoppedPasses).toBe(0);
+  });
 });

@@ -20,7 +20,7 @@ import { createEmptyPostgresDatabase, createTestDatabase, testEventStoreKind } f
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
-import { executeRun, runBatchExportsPass, runnerOptions, scheduleDueRuns } from "./runner";
+import { executeRun, runBatchExportsPass, runnerOptions, scheduleDueRuns, startBatchExports, stopBatchExports } from "./runner";
 import { claimRun, scheduleRuns } from "./store";
 
 let db: Database;
@@ -309,5 +309,30 @@ describe.skipIf(testEventStoreKind === "clickhouse")("batch exports", () => {
     // A paused export's waiting runs are not taken.
     const due = await claimRun(sql, 60_000);
     expect(due?.batch_export_id ?? null).not.toBe(created.id);
+  });
+
+  it("takes a run a crash left Running at the first background pass, firstPassAfterMs after the start (at once on the embedded database; after its lease on a server)", async () => {
+    await drain();
+    const created = await createExport("left running", { type: "HTTP", config: { url: `http://127.0.0.1:${sinkPort}/batch/`, token: "phc_crash" } });
+    await backfill(created.id, H(3), H(4));
+    const sql = db.worker.as("batch-exports");
+    const claimed = (await claimRun(sql, 60_000))!;
+    expect(claimed.batch_export_id).toBe(created.id);
+    await executeRun(db, sql, claimed, options(), () => true);
+    expect((await runsOf(created.id))[0]!.status).toBe("Running");
+
+    startBatchExports(db, { ...options(), firstPassAfterMs: 200 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await runsOf(created.id))[0]!.status).toBe("Running");
+      let status = "Running";
+      for (const deadline = Date.now() + (db.worker.embedded ? 5_000 : 500); Date.now() < deadline && status === "Running"; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        status = (await runsOf(created.id))[0]!.status;
+      }
+      // A PostgreSQL server may have another process running it: only its lease ending frees it.
+      expect(status).toBe(db.worker.embedded ? "Completed" : "Running");
+    } finally {
+      await stopBatchExports();
+    }
   });
 });

@@ -19,7 +19,7 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
 import type { ExportCursor } from "@/server/db/events";
-import { kickPeriodicPass, startPeriodicPass, stopPeriodicPass } from "@/server/periodic-pass";
+import { kickPeriodicPass, startPeriodicPass, stopPeriodicPass, type PassStart } from "@/server/periodic-pass";
 import { OutboundRefusedError } from "@/server/outbound/service";
 import { openedConfig } from "./config";
 import type { BatchExportInterval, BatchExportModel, DestinationType } from "./contract";
@@ -171,11 +171,22 @@ export async function runBatchExportsPass(db: Database, options: RunnerOptions, 
 
 const KEY = Symbol.for("burrow.batchExports");
 
-/** The background passes: at start, every `intervalMs` (a minute), and when kicked (a backfill, a new export). */
-export async function startBatchExports(db: Database, options: { intervalMs?: number } & Partial<RunnerOptions> = {}): Promise<void> {
+/**
+ * The background passes: at start (or `firstPassAfterMs` later), every `intervalMs` (a
+ * minute), and when kicked (a backfill, a new export). On the embedded database the first
+ * pass first releases the runs a crash left running (no other process can be running them).
+ */
+export function startBatchExports(db: Database, options: PassStart & { intervalMs?: number } & Partial<RunnerOptions> = {}): void {
   const resolved = runnerOptions(db, options);
-  if (db.worker.embedded) await store.releaseRunningRuns(db.worker.as("batch-exports")).catch((error: unknown) => console.error("burrow: releasing batch export runs failed", error));
-  startPeriodicPass(KEY, options.intervalMs ?? 60_000, "a batch export pass", (stopping) => runBatchExportsPass(db, resolved, stopping));
+  let released = !db.worker.embedded;
+  const pass = async (stopping: () => boolean) => {
+    if (!released) {
+      released = true;
+      await store.releaseRunningRuns(db.worker.as("batch-exports")).catch((error: unknown) => console.error("burrow: releasing batch export runs failed", error));
+    }
+    return runBatchExportsPass(db, resolved, stopping);
+  };
+  startPeriodicPass(KEY, options.intervalMs ?? 60_000, "a batch export pass", pass, options);
 }
 
 export function stopBatchExports(): Promise<void> {

@@ -307,19 +307,34 @@ export async function surveyFlagKeys(db: Database, projectId: number, flagKeys: 
   return definitions.flags.map((flag) => flag.key).filter((key) => key.startsWith(SURVEY_FLAG_PREFIX) && (!flagKeys || flagKeys.includes(key)));
 }
 
-/** Whether any of the project's flags is active (posthog-js's remote config `hasFeatureFlags`). */
+/** Evaluations run while warming up, at most, and for at most this long in all (see warmFlags). */
+const WARM_EVALUATIONS = 2_000;
+const WARM_EVALUATIONS_MS = 250;
+const WARM_CONCURRENCY = 50;
+
 /**
  * Before the server says ready: every project's flag definitions loaded, their cohorts
- * compiled and one evaluation run through, so the first /decide requests pay for none of it.
+ * compiled and evaluations run through, so the first /decide requests pay for none of it.
+ * Evaluations of visitors never seen, a bounded number: run once, the evaluation is still
+ * V8's interpreted code, several times slower, and a fresh server at 1,000 /decide a second
+ * spent its first second behind (issue 31: event-loop stalls of 100–270 ms there, none with these).
  */
 export async function warmFlags(db: Database): Promise<void> {
-  for (const projectId of await store.projectsWithFlags(db.prisma)) {
+  const projects = await store.projectsWithFlags(db.prisma);
+  for (const projectId of projects) {
     const definitions = await loadFlagDefinitions(db, projectId);
     for (const id of definitions.cohorts.ids()) definitions.cohorts.test(id);
     await evaluateFlagsForDistinctId(db, projectId, { distinctId: "$burrow_warm_up" });
   }
+  if (projects.length === 0) return;
+  const started = performance.now();
+  for (let done = 0; done < WARM_EVALUATIONS && performance.now() - started < WARM_EVALUATIONS_MS; done += WARM_CONCURRENCY) {
+    const projectId = projects[(done / WARM_CONCURRENCY) % projects.length]!;
+    await Promise.all(Array.from({ length: WARM_CONCURRENCY }, (_, i) => evaluateFlagsForDistinctId(db, projectId, { distinctId: `$burrow_warm_up_${done + i}` })));
+  }
 }
 
+/** Whether any of the project's flags is active (posthog-js's remote config `hasFeatureFlags`). */
 export async function hasActiveFlags(db: Database, projectId: number): Promise<boolean> {
   const definitions = await loadFlagDefinitions(db, projectId);
   return definitions.flags.some((flag) => flag.active);

@@ -9,7 +9,7 @@
  */
 import type { Database } from "@/server/db";
 import { ChunkSizer, yieldToRequests } from "@/server/db/chunks";
-import { startPeriodicPass, stopPeriodicPass } from "@/server/periodic-pass";
+import { startPeriodicPass, stopPeriodicPass, type PassStart } from "@/server/periodic-pass";
 import { RETENTION_DAYS } from "./contract";
 import { recordingSettingsFor } from "./service";
 import { PostgresRecordingStore } from "./store";
@@ -118,8 +118,8 @@ export async function runRecordingUpkeep(db: UpkeepDb, options: { now?: Date; sh
 const TIMER_KEY = Symbol.for("burrow.recordingUpkeep");
 
 /** Starts the hourly upkeep (a first pass now: what expired while the server was down goes at start). */
-export function startRecordingUpkeep(db: UpkeepDb, options: { intervalMs?: number } = {}): void {
-  startPeriodicPass(TIMER_KEY, options.intervalMs ?? UPKEEP_TIMER_MS, "a recording upkeep pass", (stopping) => runRecordingUpkeep(db, { shouldStop: stopping }));
+export function startRecordingUpkeep(db: UpkeepDb, options: PassStart & { intervalMs?: number } = {}): void {
+  startPeriodicPass(TIMER_KEY, options.intervalMs ?? UPKEEP_TIMER_MS, "a recording upkeep pass", (stopping) => runRecordingUpkeep(db, { shouldStop: stopping }), options);
 }
 
 /** Stops the timer, waiting for the delete under way (graceful shutdown). */

@@ -4,13 +4,13 @@
  * late at most).
  */
 import type { Database } from "@/server/db";
-import { startPeriodicPass, stopPeriodicPass } from "@/server/periodic-pass";
+import { startPeriodicPass, stopPeriodicPass, type PassStart } from "@/server/periodic-pass";
 import { advanceSurveyIterations } from "./service";
 
 const KEY = Symbol.for("burrow.surveyIterations");
 
-export function startSurveyIterations(db: Database, options: { intervalMs?: number } = {}): void {
-  startPeriodicPass(KEY, options.intervalMs ?? 60 * 60_000, "advancing recurring surveys", () => advanceSurveyIterations(db));
+export function startSurveyIterations(db: Database, options: PassStart & { intervalMs?: number } = {}): void {
+  startPeriodicPass(KEY, options.intervalMs ?? 60 * 60_000, "advancing recurring surveys", () => advanceSurveyIterations(db), options);
 }
 
 /** Stops the schedule, waiting for a pass under way. */
