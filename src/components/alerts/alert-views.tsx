@@ -14,8 +14,10 @@ import { AlertSnooze, snoozedNow } from "./alert-snooze";
 export function StateBadge({ state, until }: { state: AlertResource["state"]; until?: string | null }) {
   return (
     <Badge tone={STATE_TONES[state]} dot data-testid="alert-state" data-state={state}>
-      {state}
-      {until ? <span data-testid="alert-snoozed-until"> until {formatDateTime(until)}</span> : null}
+      <span>
+        {state}
+        {until ? <span data-testid="alert-snoozed-until"> until {formatDateTime(until)}</span> : null}
+      </span>
     </Badge>
   );
 }
@@ -81,8 +83,8 @@ export function AlertRow({ projectId, alert, onEdit, showInsight = false }: { pr
   const historyId = `alert-history-${alert.id}`;
   return (
     <li className="flex flex-col" data-testid="alert-row" data-name={alert.name} data-enabled={alert.enabled}>
-      <div className="flex flex-col gap-2 px-4 py-3 sm:flex-row sm:items-center sm:gap-4">
-        <div className="min-w-0 flex-1">
+      <div className="flex flex-col gap-2 px-4 py-3 sm:flex-row sm:flex-wrap sm:items-center sm:gap-x-4">
+        <div className="min-w-0 flex-1 sm:min-w-72">
           <div className="flex flex-wrap items-center gap-2">
             <span className="text-sm font-semibold break-words text-gray-900">{alert.name}</span>
             <StateBadge state={snoozed ? "Snoozed" : alert.state} until={snoozed ? alert.snoozed_until : null} />
