@@ -36,8 +36,10 @@ export default defineConfig({
           "src/server/install/**/*.int.test.ts",
           // Recordings stay in PostgreSQL/PGlite; their "events performed" filter and deletion with a person read the event store.
           "src/server/recordings/**/*.int.test.ts",
-          // Batch exports' models: persons (in PostgreSQL) and the sessions model's refusal on ClickHouse.
+          // Batch exports' models: persons (in PostgreSQL) and the sessions model's refusal on ClickHouse;
+          // the events' person columns (persons read from PostgreSQL for events in ClickHouse).
           "src/server/batch-exports/models.int.test.ts",
+          "src/server/batch-exports/events.int.test.ts",
         ]
       : onPostgres
         ? ["src/**/*.int.test.ts"]

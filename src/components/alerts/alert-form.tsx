@@ -2,13 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { Button, Dialog, FormAlert, SelectField, TextField } from "@/components/ui";
+import { Button, Dialog, FormAlert, SelectField, Switch, TextField } from "@/components/ui";
 import { alertCreateBody, CALCULATION_INTERVALS, CONDITION_TYPES, type AlertResource, type ConditionType } from "@/server/alerts/contract";
 import { formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { INTERVAL_LABELS } from "./alert-shared";
 
-const FIELDS = ["name", "threshold", "condition", "config", "calculation_interval", "webhook_url", "subscribed_users", "insight"] as const;
+const FIELDS = ["name", "threshold", "condition", "config", "calculation_interval", "webhook_url", "subscribed_users", "insight", "enabled", "skip_weekend"] as const;
 type Field = (typeof FIELDS)[number];
 
 interface Values {
@@ -22,10 +22,14 @@ interface Values {
   interval: AlertResource["calculation_interval"];
   webhookUrl: string;
   subscribed: number[];
+  enabled: boolean;
+  skipWeekend: boolean;
 }
 
 function valuesOf(alert: AlertResource | null): Values {
-  if (!alert) return { name: "", condition: "absolute_value", percentage: false, lower: "", upper: "", seriesIndex: 0, ongoing: false, interval: "daily", webhookUrl: "", subscribed: [] };
+  if (!alert) {
+    return { name: "", condition: "absolute_value", percentage: false, lower: "", upper: "", seriesIndex: 0, ongoing: false, interval: "daily", webhookUrl: "", subscribed: [], enabled: true, skipWeekend: false };
+  }
   const { bounds, type } = alert.threshold.configuration;
   const percentage = type === "percentage";
   const text = (value: number | null | undefined) => (value == null ? "" : String(percentage ? Math.round(value * 10_000) / 100 : value));
@@ -40,6 +44,8 @@ function valuesOf(alert: AlertResource | null): Values {
     interval: alert.calculation_interval,
     webhookUrl: alert.webhook_url ?? "",
     subscribed: alert.subscribed_users.map((u) => u.id),
+    enabled: alert.enabled,
+    skipWeekend: alert.skip_weekend,
   };
 }
 
@@ -56,6 +62,8 @@ function bodyOf(values: Values, insightId: number) {
     calculation_interval: values.interval,
     webhook_url: values.webhookUrl.trim() || null,
     subscribed_users: values.subscribed,
+    enabled: values.enabled,
+    skip_weekend: values.skipWeekend,
   };
 }
 
@@ -129,7 +137,10 @@ export function AlertForm({ projectId, insightId, seriesNames, timeSeries, alert
         noValidate
       >
         {errors.form && <FormAlert testId="alert-form-error">{errors.form}</FormAlert>}
-        <TextField label="Name" value={values.name} onChange={(e) => set({ name: e.target.value })} error={errors.fields.name} testId="alert-name" autoFocus maxLength={400} />
+        <div className="flex flex-col gap-4 sm:flex-row sm:items-end">
+          <TextField label="Name" value={values.name} onChange={(e) => set({ name: e.target.value })} error={errors.fields.name} testId="alert-name" autoFocus maxLength={400} className="min-w-0 flex-1" />
+          <Switch checked={values.enabled} onChange={(enabled) => set({ enabled })} label="Alert enabled" testId="alert-form-enabled" className="h-10" />
+        </div>
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <SelectField label="Series" value={values.seriesIndex} onChange={(e) => set({ seriesIndex: Number(e.target.value) })} error={errors.fields.config} testId="alert-series">
             {seriesNames.map((name, index) => (
@@ -170,6 +181,13 @@ export function AlertForm({ projectId, insightId, seriesNames, timeSeries, alert
             {errors.fields.threshold}
           </p>
         )}
+        <label className="flex items-start gap-2 text-sm text-gray-700">
+          <input type="checkbox" className="mt-0.5 size-4 accent-brand-600" checked={values.skipWeekend} onChange={(e) => set({ skipWeekend: e.target.checked })} data-testid="alert-skip-weekend" />
+          <span>
+            Skip weekends
+            <span className="block text-xs text-gray-500">No scheduled check on Saturday or Sunday in the project&apos;s time zone.</span>
+          </span>
+        </label>
         {timeSeries && (
           <label className="flex items-start gap-2 text-sm text-gray-700">
             <input type="checkbox" className="mt-0.5 size-4 accent-brand-600" checked={values.ongoing} onChange={(e) => set({ ongoing: e.target.checked })} data-testid="alert-ongoing" />

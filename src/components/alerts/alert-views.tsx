@@ -3,16 +3,21 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { Badge, Button, ConfirmDialog, ErrorState, formatDateTime, LoadingState } from "@/components/ui";
+import { Badge, Button, ConfirmDialog, ErrorState, formatDateTime, LoadingState, Switch } from "@/components/ui";
 import type { AlertResource } from "@/server/alerts/contract";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { describeThreshold, formatValue, INTERVAL_LABELS, STATE_TONES } from "./alert-shared";
+import { AlertSnooze, snoozedNow } from "./alert-snooze";
 
-export function StateBadge({ state }: { state: AlertResource["state"] }) {
+/** A state; "Snoozed until …" when `until` is given. */
+export function StateBadge({ state, until }: { state: AlertResource["state"]; until?: string | null }) {
   return (
     <Badge tone={STATE_TONES[state]} dot data-testid="alert-state" data-state={state}>
-      {state}
+      <span>
+        {state}
+        {until ? <span data-testid="alert-snoozed-until"> until {formatDateTime(until)}</span> : null}
+      </span>
     </Badge>
   );
 }
@@ -63,7 +68,7 @@ export function CheckHistory({ projectId, alert }: { projectId: number; alert: A
   );
 }
 
-/** One alert as a row: its state, threshold, schedule, last check; Check now, Edit, Delete, and its history. */
+/** One alert as a row: its state, threshold, schedule, last check; on/off, Snooze, Check now, Edit, Delete, and its history. */
 export function AlertRow({ projectId, alert, onEdit, showInsight = false }: { projectId: number; alert: AlertResource; onEdit?: (alert: AlertResource) => void; showInsight?: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -72,15 +77,17 @@ export function AlertRow({ projectId, alert, onEdit, showInsight = false }: { pr
   const refresh = () => queryClient.invalidateQueries(trpc.alerts.pathFilter());
   const checkNow = useMutation(trpc.alerts.checkNow.mutationOptions({ onSuccess: async () => { await refresh(); setOpen(true); } }));
   const remove = useMutation(trpc.alerts.delete.mutationOptions({ onSuccess: refresh }));
+  const toggle = useMutation(trpc.alerts.update.mutationOptions({ onSuccess: refresh }));
+  const snoozed = snoozedNow(alert);
   const last = alert.checks[0];
   const historyId = `alert-history-${alert.id}`;
   return (
-    <li className="flex flex-col" data-testid="alert-row" data-name={alert.name}>
-      <div className="flex flex-col gap-2 px-4 py-3 sm:flex-row sm:items-center sm:gap-4">
-        <div className="min-w-0 flex-1">
+    <li className="flex flex-col" data-testid="alert-row" data-name={alert.name} data-enabled={alert.enabled}>
+      <div className="flex flex-col gap-2 px-4 py-3 sm:flex-row sm:flex-wrap sm:items-center sm:gap-x-4">
+        <div className="min-w-0 flex-1 sm:min-w-72">
           <div className="flex flex-wrap items-center gap-2">
             <span className="text-sm font-semibold break-words text-gray-900">{alert.name}</span>
-            <StateBadge state={alert.state} />
+            <StateBadge state={snoozed ? "Snoozed" : alert.state} until={snoozed ? alert.snoozed_until : null} />
             {!alert.enabled && <Badge tone="neutral">Disabled</Badge>}
           </div>
           <p className="mt-0.5 text-xs text-gray-600">
@@ -94,11 +101,20 @@ export function AlertRow({ projectId, alert, onEdit, showInsight = false }: { pr
             )}
             {describeThreshold(alert)} · {INTERVAL_LABELS[alert.calculation_interval]}
             {last ? ` · last checked ${formatDateTime(alert.last_checked_at ?? last.created_at)} (${formatValue(last.calculated_value, alert)})` : " · not checked yet"}
-            {alert.snoozed_until ? ` · snoozed until ${formatDateTime(alert.snoozed_until)}` : ""}
+            {alert.skip_weekend ? " · not on weekends" : ""}
           </p>
           {checkNow.isError && <p className="mt-1 text-xs text-red-700">{errorMessage(checkNow.error)}</p>}
+          {toggle.isError && <p className="mt-1 text-xs text-red-700">{errorMessage(toggle.error)}</p>}
         </div>
         <div className="flex flex-wrap items-center gap-2">
+          <Switch
+            checked={alert.enabled}
+            onChange={(enabled) => toggle.mutate({ projectId, id: alert.id, patch: { enabled } })}
+            label={`${alert.name} enabled`}
+            disabled={toggle.isPending}
+            testId="alert-enabled"
+          />
+          <AlertSnooze projectId={projectId} alert={alert} />
           <Button size="sm" variant="secondary" onClick={() => checkNow.mutate({ projectId, id: alert.id })} loading={checkNow.isPending} data-testid="alert-check-now">
             Check now
           </Button>

@@ -16,7 +16,7 @@ import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { startSmtpSink } from "@/test-support/smtp-sink";
-import { checkDueAlerts } from "./service";
+import { checkAlert, checkDueAlerts } from "./service";
 
 let db: Database;
 let projectId: number;
@@ -281,12 +281,55 @@ describe(`insight alerts (${testStoresName})`, () => {
     const manual = await checked(snoozy.id);
     expect(manual).toMatchObject({ state: "Snoozed", checks: [{ state: "Firing", targets_notified: {} }] });
     expect(received.filter((r) => r.path === "/snoozy")).toHaveLength(0);
-    // The snooze ends: the next check notifies.
-    await patch(snoozy.id, { snoozed_until: null });
+    // The snooze is lifted: due at the next pass, not at its scheduled time (its state is not known), and the next check notifies.
+    await db.prisma.alert.update({ where: { id: snoozy.id }, data: { nextCheckAt: new Date(Date.now() + DAY) } });
+    const lifted = await patch(snoozy.id, { snoozed_until: null });
+    expect(lifted.state).toBe("Not firing");
+    expect(new Date(lifted.next_check_at).getTime()).toBeLessThanOrEqual(Date.now());
     const ended = await checked(snoozy.id);
     expect(ended).toMatchObject({ state: "Firing", snoozed_until: null });
     expect(ended.checks[0]).toMatchObject({ state: "Firing", targets_notified: { webhooks: [{ status: 200 }] } });
     expect(received.filter((r) => r.path === "/snoozy")).toHaveLength(1);
+  });
+
+  it("skip_weekend: a scheduled check on Saturday or Sunday in the project's time zone is skipped, the schedule moved on", async () => {
+    const { timezone } = await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+    await db.prisma.project.update({ where: { id: projectId }, data: { timezone: "Asia/Tokyo" } });
+    try {
+      const weekendless = await createAlert({ insight: signups, name: "Weekdays", threshold: bounds({ upper: 100 }), skip_weekend: true });
+      const always = await createAlert({ insight: signups, name: "Every day", threshold: bounds({ upper: 100 }) });
+      const checksOf = async (id: string) => (await call(alert.GET, "GET", `alerts/${id}/`, { id })).body as { checks: unknown[]; next_check_at: string };
+      // Friday 20:00 UTC is Saturday 05:00 in Tokyo: skipped, next check past the weekend (Monday in Tokyo).
+      const saturdayInTokyo = new Date("2026-11-27T20:00:00Z");
+      await checkAlert(db, projectId, weekendless.id, { scheduled: true, now: saturdayInTokyo });
+      await checkAlert(db, projectId, always.id, { scheduled: true, now: saturdayInTokyo });
+      const skipped = await checksOf(weekendless.id);
+      expect(skipped.checks).toHaveLength(0);
+      expect(skipped.next_check_at).toBe("2026-11-29T20:00:00.000Z");
+      expect((await checksOf(always.id)).checks).toHaveLength(1);
+      // Sunday 16:00 UTC is Monday 01:00 in Tokyo: checked.
+      await checkAlert(db, projectId, weekendless.id, { scheduled: true, now: new Date("2026-11-29T16:00:00Z") });
+      expect((await checksOf(weekendless.id)).checks).toHaveLength(1);
+      // "Check now" is not a scheduled check: it checks on a weekend too.
+      await checkAlert(db, projectId, weekendless.id, { scheduled: false, now: saturdayInTokyo });
+      expect((await checksOf(weekendless.id)).checks).toHaveLength(2);
+    } finally {
+      await db.prisma.project.update({ where: { id: projectId }, data: { timezone } });
+    }
+  });
+
+  it("a disabled alert is not checked by the schedule; enabled again, it is due at once", async () => {
+    const off = await createAlert({ insight: signups, name: "Paused", threshold: bounds({ upper: 1 }), webhook_url: `http://127.0.0.1:${port}/paused` });
+    expect(await patch(off.id, { enabled: false })).toMatchObject({ enabled: false });
+    await checkDueAlerts(db);
+    const get = async () => (await call(alert.GET, "GET", `alerts/${off.id}/`, { id: off.id })).body;
+    expect((await get()).checks).toHaveLength(0);
+    expect(received.filter((r) => r.path === "/paused")).toHaveLength(0);
+    expect(await patch(off.id, { enabled: true })).toMatchObject({ enabled: true });
+    expect(new Date((await get()).next_check_at).getTime()).toBeLessThanOrEqual(Date.now());
+    await checkDueAlerts(db);
+    expect(await get()).toMatchObject({ state: "Firing", checks: [{ state: "Firing" }] });
+    expect(received.filter((r) => r.path === "/paused")).toHaveLength(1);
   });
 
   it("errors when the insight is deleted, and records a receiver's failure without failing the check", async () => {

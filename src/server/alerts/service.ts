@@ -151,8 +151,9 @@ export async function updateAlert(ctx: Context, id: string, body: AlertUpdateBod
   const webhookUrl = body.webhook_url === undefined ? current.webhookUrl : body.webhook_url;
   if (body.webhook_url !== undefined) checkWebhook(webhookUrl);
   const snoozedUntil = body.snoozed_until === undefined ? current.snoozedUntil : body.snoozed_until ? new Date(body.snoozed_until) : null;
-  // What decides the answer changed: check again at the next pass rather than at the old time.
-  const recheck = Boolean(body.threshold || body.condition || body.config || body.insight !== undefined || body.calculation_interval || (body.enabled && !current.enabled));
+  // What decides the answer changed, or a snooze was lifted (its state is no longer known): check again at the next pass rather than at the old time.
+  const unsnoozed = current.snoozedUntil !== null && current.snoozedUntil.getTime() > Date.now() && snoozedUntil === null;
+  const recheck = Boolean(body.threshold || body.condition || body.config || body.insight !== undefined || body.calculation_interval || (body.enabled && !current.enabled) || unsnoozed);
   await store.updateAlertRow(ctx.db.prisma, id, {
     insightId,
     name: body.name ?? current.name,

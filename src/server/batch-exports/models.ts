@@ -1,15 +1,16 @@
 /**
  * What each model exports (PostHog's batch export schemas): its columns, its rows as records
  * (JSON Lines' shape: timestamps ISO 8601, properties nested), and where a run reads them —
- * events from the event store by ingestion time, sessions from the event store's sessions by
- * when each row last changed, persons from the persons domain by their latest change. Each
+ * events from the event store by ingestion time (with their persons' properties, read from
+ * the persons domain a page at a time), sessions from the event store's sessions by when each
+ * row last changed, persons from the persons domain by their latest change. Each
  * read is a page after a cursor `{at, uuid}` (the row's time, then its key: uuid, distinct id
  * or session id), so every model resumes and pages the same way.
  */
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
 import type { ExportCursor, ExportedEvent, ExportedSession, ExportPageQuery } from "@/server/db/events";
-import { exportPersonPage, type ExportedPerson } from "@/server/persons/service";
+import { exportPersonPage, exportPersonProperties, type ExportedPerson } from "@/server/persons/service";
 import type { BatchExportModel } from "./contract";
 
 /** A column's type in Parquet (JSON: a JSON document as a string; TIMESTAMP: microseconds, UTC). */
@@ -28,11 +29,14 @@ export const MODEL_COLUMNS: Record<BatchExportModel, ExportColumn[]> = {
     distinct_id: "STRING",
     person_id: "STRING",
     properties: "JSON",
+    person_properties: "JSON",
     elements_chain: "STRING",
     timestamp: "TIMESTAMP",
     created_at: "TIMESTAMP",
     _inserted_at: "TIMESTAMP",
     team_id: "INT64",
+    set: "JSON",
+    set_once: "JSON",
   }),
   persons: columns({
     team_id: "INT64",
@@ -75,20 +79,43 @@ export interface ExportedRow {
   record: ExportRecord;
 }
 
-/** An event as a record (PostHog's exported columns; `created_at` and `_inserted_at`: when Burrow stored it). */
-export function eventRecord(projectId: number, row: ExportedEvent): ExportRecord {
+const objectOrNull = (value: unknown) => (typeof value === "object" && value !== null && !Array.isArray(value) ? value : null);
+
+/**
+ * An event as a record (PostHog's exported columns; `created_at` and `_inserted_at`: when
+ * Burrow stored it). `person_properties`: its person's properties as they are now (null
+ * without a person); `set` and `set_once`: the event's `$set` and `$set_once` (null when absent).
+ */
+export function eventRecord(projectId: number, row: ExportedEvent, personProperties: Record<string, unknown> | null): ExportRecord {
   return {
     uuid: row.uuid,
     event: row.event,
     distinct_id: row.distinct_id,
     person_id: row.person_id,
     properties: row.properties,
+    person_properties: personProperties,
     elements_chain: row.elements_chain,
     timestamp: row.timestamp,
     created_at: row.inserted_at,
     _inserted_at: row.inserted_at,
     team_id: projectId,
+    set: objectOrNull(row.properties.$set),
+    set_once: objectOrNull(row.properties.$set_once),
   };
+}
+
+/** A page of events with their persons' properties: the persons (in PostgreSQL, whichever store holds the events) in one read per page. */
+async function eventRows(db: Database, sql: WorkerSql, projectId: number, query: ExportPageQuery): Promise<ExportedRow[]> {
+  const events = await db.events.exportPage(projectId, query, sql);
+  const persons = await exportPersonProperties(
+    sql,
+    projectId,
+    events.flatMap((row) => (row.person_id ? [row.person_id] : [])),
+  );
+  return events.map((row) => ({
+    cursor: { at: row.inserted_at, uuid: row.uuid },
+    record: eventRecord(projectId, row, (row.person_id && persons.get(row.person_id)) || null),
+  }));
 }
 
 function personRecord(projectId: number, row: ExportedPerson): ExportRecord {
@@ -115,8 +142,7 @@ export type PageReader = (query: ExportPageQuery) => Promise<ExportedRow[]>;
 export function pageReader(db: Database, sql: WorkerSql, model: BatchExportModel, projectId: number): PageReader {
   switch (model) {
     case "events":
-      return async (query) =>
-        (await db.events.exportPage(projectId, query, sql)).map((row) => ({ cursor: { at: row.inserted_at, uuid: row.uuid }, record: eventRecord(projectId, row) }));
+      return (query) => eventRows(db, sql, projectId, query);
     case "sessions":
       return async (query) =>
         (await db.events.exportSessionPage(projectId, query, sql)).map((row) => ({ cursor: { at: row.updated_at, uuid: row.session_id }, record: sessionRecord(projectId, row) }));

@@ -15,7 +15,7 @@ import { kickPersonDeletions } from "./deletion-worker";
 
 export { alsoDeleteWithPersonEvents, type PersonDataDeletion } from "./deletion-worker";
 import { flagPersonProperties } from "./flag-properties";
-import { personExportPage, type PersonExportQuery } from "./store/export";
+import { personExportPage, personPropertiesOf, type PersonExportQuery } from "./store/export";
 import { forgetDistinctIds } from "./identity";
 import { personDisplayName, presentPerson, presentPersonListItem, type PersonListItem, type PersonResource, type PersonRow } from "./present";
 import {
@@ -240,4 +240,15 @@ export async function exportPersonPage(sql: SqlExecutor, projectId: number, quer
     created_at: new Date(row.created_at).toISOString(),
     changed_at: new Date(row.changed_at).toISOString(),
   }));
+}
+
+/**
+ * Batch exports' person properties of an events page: the properties of the persons among
+ * `uuids` as they are now (events keep no snapshot of their person), in one read; uuids of no
+ * person of the project are absent from the map.
+ */
+export async function exportPersonProperties(sql: SqlExecutor, projectId: number, uuids: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+  const wanted = [...new Set(uuids.filter((uuid) => canonicalUuid(uuid) === uuid))];
+  if (wanted.length === 0) return new Map();
+  return new Map((await personPropertiesOf(sql, projectId, wanted)).map((row) => [row.uuid, row.properties]));
 }

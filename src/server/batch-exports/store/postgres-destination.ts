@@ -9,14 +9,24 @@ import pg from "pg";
 import type { BatchExportModel } from "../contract";
 import type { ExportRecord } from "../models";
 
-/** Per model: the table's columns (key first), its key, and the typed record columns the upsert reads. */
-const TABLES: Record<BatchExportModel, { columns: string; key: string; record: string; update: boolean }> = {
+/**
+ * Per model: the table's columns (key first), its key, the typed record columns the upsert
+ * reads, and the columns added since the table was first written (`added`: [name, type]) —
+ * a table an earlier version created gets them before its first write.
+ */
+const TABLES: Record<BatchExportModel, { columns: string; key: string; record: string; update: boolean; added?: [string, string][] }> = {
   events: {
     columns: `uuid uuid PRIMARY KEY, event text NOT NULL, distinct_id text NOT NULL, person_id uuid, properties jsonb,
-      elements_chain text, "timestamp" timestamptz, _inserted_at timestamptz, team_id integer`,
+      elements_chain text, "timestamp" timestamptz, _inserted_at timestamptz, team_id integer, person_properties jsonb, "set" jsonb, set_once jsonb`,
     key: "uuid",
-    record: `uuid uuid, event text, distinct_id text, person_id uuid, properties jsonb, elements_chain text, "timestamp" timestamptz, _inserted_at timestamptz, team_id integer`,
+    record: `uuid uuid, event text, distinct_id text, person_id uuid, properties jsonb, elements_chain text, "timestamp" timestamptz, _inserted_at timestamptz,
+      team_id integer, person_properties jsonb, "set" jsonb, set_once jsonb`,
     update: false,
+    added: [
+      ["person_properties", "jsonb"],
+      ["set", "jsonb"],
+      ["set_once", "jsonb"],
+    ],
   },
   persons: {
     columns: `team_id integer NOT NULL, distinct_id text NOT NULL, person_id uuid NOT NULL, properties jsonb, person_version bigint,
@@ -59,6 +69,17 @@ export interface PostgresTarget {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** Adds the model's later columns a table lacks; only when one is missing (ALTER TABLE needs the table's owner). */
+async function addMissingColumns(client: pg.Client, target: PostgresTarget, table: string): Promise<void> {
+  const added = TABLES[target.model].added ?? [];
+  if (added.length === 0) return;
+  const present = await client.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`, [target.schema, target.table]);
+  const names = new Set(present.rows.map((row) => row.column_name));
+  const missing = added.filter(([name]) => !names.has(name));
+  if (missing.length === 0) return;
+  await client.query(`ALTER TABLE ${table} ${missing.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${quote(name)} ${type}`).join(", ")}`);
+}
+
 export class PostgresDestination {
   private constructor(
     private readonly client: pg.Client,
@@ -81,6 +102,7 @@ export class PostgresDestination {
     const table = `${quote(target.schema)}.${quote(target.table)}`;
     try {
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${TABLES[target.model].columns})`);
+      await addMissingColumns(client, target, table);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;

@@ -47,3 +47,11 @@ export interface PersonExportRow {
   created_at: Date | string;
   changed_at: Date | string;
 }
+
+/** The properties of the project's persons among `uuids` (canonical uuid text), as they are now. */
+export function personPropertiesOf(sql: SqlExecutor, projectId: number, uuids: readonly string[]): Promise<{ uuid: string; properties: Record<string, unknown> }[]> {
+  return sql.query<{ uuid: string; properties: Record<string, unknown> }>(`SELECT uuid::text AS uuid, properties FROM persons WHERE project_id = $1::int AND uuid = ANY($2::uuid[])`, [
+    projectId,
+    uuids,
+  ]);
+}
