@@ -41,18 +41,34 @@ const propertyList = z
   .nullish()
   .transform((list) => list ?? []);
 
+/** A property group object (`{type: "AND", values: […]}`), as an expanded ActionsNode holds one; kept as sent. */
+const propertyGroupObject = z.looseObject({ type: z.enum(["AND", "OR"]), values: z.array(z.unknown()) }).superRefine((group, ctx) => {
+  const parsed = propertiesParamSchema.safeParse(group);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((part) => part as string | number) });
+});
+
 const eventName = z.string({ error: "event must be a string." }).min(1, "event must not be empty.").max(200, "event is at most 200 characters.");
 
-/** An EventsNode as metrics use it: one event (null: any event), its filters, and for a mean the math. */
-export const metricEventsNodeSchema = z.object({
-  kind: z.literal("EventsNode", { error: "Only EventsNode sources are supported." }).default("EventsNode"),
-  event: eventName.nullish().transform((value) => value ?? null),
-  name: z.string().max(400).nullish(),
-  custom_name: z.string().max(400).nullish(),
-  properties: propertyList,
-  math: z.enum(MEAN_MATHS, { error: `math must be one of ${MEAN_MATHS.join(", ")}.` }).nullish(),
-  math_property: z.string().min(1).max(400).nullish(),
-});
+/**
+ * A metric's source: an EventsNode (one event, null: any), or an ActionsNode naming one of the
+ * project's actions — the query API expands it (query/actions-node.ts) into an EventsNode of any
+ * event with the action's steps as a property group, so `properties` may be a group too.
+ */
+export const metricEventsNodeSchema = z
+  .object({
+    kind: z.enum(["EventsNode", "ActionsNode"], { error: "Only EventsNode and ActionsNode sources are supported." }).default("EventsNode"),
+    /** The action an ActionsNode names. */
+    id: z.number({ error: "An ActionsNode needs the id of an action." }).int().positive().max(2147483647).nullish(),
+    event: eventName.nullish().transform((value) => value ?? null),
+    name: z.string().max(400).nullish(),
+    custom_name: z.string().max(400).nullish(),
+    properties: z.union([propertyList, propertyGroupObject]),
+    math: z.enum(MEAN_MATHS, { error: `math must be one of ${MEAN_MATHS.join(", ")}.` }).nullish(),
+    math_property: z.string().min(1).max(400).nullish(),
+    /** Set by the expansion of an ActionsNode: the action the node reads. */
+    action_id: z.number().int().positive().max(2147483647).nullish(),
+  })
+  .refine((node) => node.kind !== "ActionsNode" || typeof node.id === "number", { message: "An ActionsNode needs the id of an action.", path: ["id"] });
 export type MetricEventsNode = z.output<typeof metricEventsNodeSchema>;
 
 const metricBase = {
@@ -70,7 +86,7 @@ const metricBase = {
 export const funnelMetricSchema = z.object({
   ...metricBase,
   metric_type: z.literal("funnel"),
-  series: z.array(metricEventsNodeSchema, { error: "series must be a list of EventsNode steps." }).min(1, "A funnel metric needs at least one step.").max(EXPERIMENT_LIMITS.maxSeries),
+  series: z.array(metricEventsNodeSchema, { error: "series must be a list of EventsNode or ActionsNode steps." }).min(1, "A funnel metric needs at least one step.").max(EXPERIMENT_LIMITS.maxSeries),
   funnel_order_type: z.enum(["ordered", "unordered"], { error: "funnel_order_type must be ordered or unordered." }).nullish(),
 });
 
@@ -88,8 +104,15 @@ const metricList = z.array(experimentMetricSchema, { error: "Must be a list of E
 
 export const exposureCriteriaSchema = z.object({
   filterTestAccounts: z.boolean().nullish(),
+  /** An event (ExperimentEventExposureConfig) or an action (ActionsNode) exposes; default `$feature_flag_called`. */
   exposure_config: z
-    .object({ kind: z.literal("ExperimentEventExposureConfig").default("ExperimentEventExposureConfig"), event: eventName, properties: propertyList })
+    .union(
+      [
+        z.object({ kind: z.literal("ExperimentEventExposureConfig").default("ExperimentEventExposureConfig"), event: eventName, properties: propertyList }),
+        z.object({ kind: z.literal("ActionsNode"), id: z.number({ error: "An ActionsNode needs the id of an action." }).int().positive().max(2147483647), name: z.string().max(400).nullish(), properties: propertyList }),
+      ],
+      { error: "exposure_config must be an ExperimentEventExposureConfig or an ActionsNode." },
+    )
     .nullish(),
   multiple_variant_handling: z.enum(MULTIPLE_VARIANT_HANDLING, { error: `multiple_variant_handling must be one of ${MULTIPLE_VARIANT_HANDLING.join(", ")}.` }).nullish(),
 });
