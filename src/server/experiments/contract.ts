@@ -141,6 +141,23 @@ export const statsConfigSchema = z.looseObject({
   alpha: z.number().gt(0).lt(1).nullish(),
 });
 
+export const SAVED_METRIC_TYPES = ["primary", "secondary"] as const;
+
+/** `saved_metrics_ids`: the shared metrics an experiment reads, each primary (the default) or secondary. Replaces the links when given. */
+export const savedMetricLinksSchema = z
+  .array(
+    z.object(
+      {
+        id: z.number({ error: "Saved metric must have an id" }).int().positive().max(2147483647),
+        metadata: z.object({ type: z.enum(SAVED_METRIC_TYPES, { error: "Metadata must have a type key: primary or secondary." }) }, { error: "Metadata must be an object" }).nullish(),
+      },
+      { error: "Saved metric must be an object" },
+    ),
+    { error: "Saved metrics must be a list" },
+  )
+  .max(EXPERIMENT_LIMITS.maxMetrics * 2, `At most ${EXPERIMENT_LIMITS.maxMetrics * 2} saved metrics.`);
+export type SavedMetricLink = z.output<typeof savedMetricLinksSchema>[number];
+
 const dateField = z.iso.datetime({ offset: true, error: "Must be an ISO 8601 date." }).nullish();
 const name = z.string({ error: (issue) => (issue.input === undefined ? "This field is required." : "Not a valid string.") }).min(1, "This field may not be blank.").max(EXPERIMENT_LIMITS.maxName);
 const description = z.string({ error: "Not a valid string." }).max(EXPERIMENT_LIMITS.maxDescription).nullish();
@@ -155,6 +172,7 @@ const writable = {
   metrics_secondary: metricList.nullish(),
   secondary_metrics: z.array(z.unknown()).max(EXPERIMENT_LIMITS.maxMetrics).nullish(),
   exposure_criteria: exposureCriteriaSchema.nullish(),
+  saved_metrics_ids: savedMetricLinksSchema.nullish(),
   stats_config: statsConfigSchema.nullish(),
   filters: z.record(z.string(), z.unknown()).nullish(),
   archived: drfBoolean.optional(),
@@ -214,6 +232,17 @@ const minimalFlag = z.object({
   ensure_experience_continuity: z.boolean(),
 });
 
+/** A shared metric as an experiment shows it (PostHog's ExperimentToSavedMetricSerializer): the link, with the metric's query and name. */
+const experimentSavedMetricLinkSchema = z.object({
+  id: z.number().int(),
+  experiment: z.number().int(),
+  saved_metric: z.number().int(),
+  metadata: z.object({ type: z.enum(SAVED_METRIC_TYPES) }),
+  created_at: z.string(),
+  query: z.record(z.string(), z.unknown()),
+  name: z.string(),
+});
+
 /** An experiment as PostHog's ExperimentSerializer shows it; present.ts builds it. */
 export const experimentSchema = z
   .object({
@@ -229,8 +258,8 @@ export const experimentSchema = z
     exposure_cohort: z.null(),
     parameters: z.record(z.string(), z.unknown()),
     secondary_metrics: z.array(z.unknown()),
-    saved_metrics: z.array(z.unknown()),
-    saved_metrics_ids: z.array(z.unknown()),
+    saved_metrics: z.array(experimentSavedMetricLinkSchema),
+    saved_metrics_ids: z.array(z.object({ id: z.number().int(), metadata: z.object({ type: z.enum(SAVED_METRIC_TYPES) }) })),
     filters: z.record(z.string(), z.unknown()),
     archived: z.boolean(),
     deleted: z.boolean(),
@@ -283,3 +312,36 @@ export type HoldoutResource = z.infer<typeof holdoutSchema>;
 
 /** The variant a holdout's members get from every flag of its experiments (PostHog's value). */
 export const holdoutVariant = (id: number) => `holdout-${id}`;
+
+/** A shared metric's `query`: an ExperimentMetric (PostHog also keeps legacy trends/funnels kinds, which Burrow does not read). */
+const savedMetricQuery = z.unknown().superRefine((value, ctx) => {
+  if (value === undefined || value === null || (typeof value === "object" && Object.keys(value).length === 0)) {
+    ctx.addIssue({ code: "custom", message: "Query is required to create a saved metric" });
+    return;
+  }
+  const parsed = experimentMetricSchema.safeParse(value);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((part) => part as string | number) });
+});
+const tags = z.array(z.string({ error: "A tag is a string." }).min(1).max(255), { error: "tags must be a list of strings." }).max(50, "At most 50 tags.");
+
+/** `POST …/experiment_saved_metrics/`. The query is kept as sent once checked. */
+export const savedMetricCreateBody = z.object({ name, description, query: savedMetricQuery, tags: tags.nullish() });
+export type SavedMetricCreateBody = z.output<typeof savedMetricCreateBody>;
+export type SavedMetricCreateInput = z.input<typeof savedMetricCreateBody>;
+export const savedMetricUpdateBody = z.object({ name: name.optional(), description, query: savedMetricQuery.optional(), tags: tags.nullish() });
+export type SavedMetricUpdateBody = z.output<typeof savedMetricUpdateBody>;
+
+export const savedMetricSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    query: z.record(z.string(), z.unknown()),
+    tags: z.array(z.string()),
+    created_by: userBasicSchema.nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    user_access_level: z.literal("editor"),
+  })
+  .meta({ id: "ExperimentSavedMetric" });
+export type SavedMetricResource = z.infer<typeof savedMetricSchema>;

@@ -15,6 +15,7 @@ import { evaluateFlag, type FlagDefinition } from "@/server/flags/evaluation";
 import { clearQueryCache, computeQuery } from "@/server/query/service";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { restRoute } from "@/test-support/rest-routes";
+import { experimentMetrics } from "./present";
 import { bayesianCompare, frequentistCompare, type VariantStats } from "./statistics";
 
 let db: Database;
@@ -175,6 +176,20 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
     // That experiment has no holdout in its definition, but shares the flag: the holdout exposures stay out as unknown variants
     expect(answer.exposures.control).toBe(expected.get("control")!.n + 1);
     expect(answer.exposures.$multiple).toBe(0);
+  });
+
+  it("answers a shared metric linked to the experiment as the same metric inline", async () => {
+    const saved = await post(restRoute("projects", "experiment_saved_metrics").POST, "experiment_saved_metrics/", { name: "Revenue", query: MEAN });
+    const patch = restRoute("projects", "experiments/:id").PATCH;
+    const response = await patch(
+      new Request(`http://localhost/api/projects/${projectId}/experiments/${experimentId}/`, { method: "PATCH", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ saved_metrics_ids: [{ id: saved.id, metadata: { type: "secondary" } }] }) }),
+      { params: Promise.resolve({ project_id: String(projectId), id: String(experimentId) }) },
+    );
+    const experiment = await response.json();
+    const [shared] = experimentMetrics(experiment, true);
+    expect(shared).toMatchObject({ isSharedMetric: true, sharedMetricId: saved.id });
+    const answer = await run(shared);
+    for (const row of [answer.baseline, ...answer.variant_results]) expect([row.key, row.number_of_samples, row.sum]).toEqual([row.key, expected.get(row.key)!.n, expected.get(row.key)!.sum]);
   });
 
   it("says not enough exposures below 50, and refuses an unknown experiment", async () => {
