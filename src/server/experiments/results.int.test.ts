@@ -341,4 +341,24 @@ describe(`ExperimentQuery's counting rules (${testStoresName})`, () => {
     expect(answer.exposures).toEqual({ control: 1, test: 1, $multiple: 0 });
     expect(counts(answer)).toEqual({ control: { n: 1, sum: 0, squares: 0, steps: [1, 0] }, test: { n: 1, sum: 1, squares: 1, steps: [1, 1] } });
   });
+
+  it("filters test accounts out of exposures and metric events with the project's test_account_filters when the experiment asks", async () => {
+    // PATCH /api/projects/:id/ (PostHog's team field): here, events whose variant is test are "test accounts"
+    const project = restRoute("projects", "").PATCH;
+    const filters = [{ key: "$feature_flag_response", value: ["test"], operator: "is_not", type: "event" }];
+    const patched = await project(
+      new Request(`http://localhost/api/projects/${projectId}/`, { method: "PATCH", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ test_account_filters: filters }) }),
+      { params: Promise.resolve({ project_id: String(projectId) }) },
+    );
+    expect(patched.status).toBe(200);
+    expect((await patched.json()).test_account_filters).toEqual(filters);
+    const filtered = (await post(list.POST, "experiments/", { name: "Rules without test accounts", feature_flag_key: "rules", start_date: new Date(START).toISOString(), exposure_criteria: { filterTestAccounts: true } })).id;
+    // The test exposures are gone: r1, r2 and the person (p-a; its test exposure on p-b is filtered) are control;
+    // purchases have no variant property, so they pass: r1's, r2's at its exposure's instant, and the person's on p-b
+    const answer = await run(FUNNEL, filtered);
+    expect(answer.exposures).toEqual({ control: 3, test: 0, $multiple: 0 });
+    expect(counts(answer).control).toMatchObject({ n: 3, sum: 3 });
+    // The same experiment without the flag set reads every exposure
+    expect((await run(FUNNEL, rulesId)).exposures).toEqual({ control: 2, test: 2, $multiple: 1 });
+  });
 });

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { parseNode, QueryNodeError, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { MULTIPLE_VARIANT_KEY, type EventMatcher, type ExperimentTally, type ExperimentTallyMetric } from "@/server/db/events";
+import { projectTestAccountFilters } from "@/server/accounts/service";
 import { actionDefinitions } from "@/server/actions/service";
 import { AppError } from "@/server/errors";
 import { WINDOW_UNIT_SECONDS } from "@/server/funnels/contract";
@@ -78,10 +79,11 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
   async cacheVersion(env: QueryEnv, spec: ExperimentSpec) {
     const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
     if (!row) return "missing";
-    // An exposure action's steps are not in the node either: its matcher is part of the version
+    // An exposure action's steps and the project's test account filters are not in the node either
     const criteria = record(row.exposureCriteria) as ExposureCriteria;
     const action = criteria.exposure_config?.kind === "ActionsNode" ? `.${JSON.stringify((await exposureOf(env, criteria, row.featureFlag.key).catch(() => null))?.matcher ?? null)}` : "";
-    return `${row.updatedAt.getTime()}.${row.featureFlag.version}${action}`;
+    const testAccounts = criteria.filterTestAccounts ? `.${JSON.stringify(await projectTestAccountFilters(env.db.prisma, env.projectId))}` : "";
+    return `${row.updatedAt.getTime()}.${row.featureFlag.version}${action}${testAccounts}`;
   },
   async compute(env: QueryEnv, spec: ExperimentSpec) {
     const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
@@ -110,7 +112,8 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
             from,
             to,
             now: env.now,
-            filters: [],
+            // PostHog's filterTestAccounts: the project's test account filters hold for every event read, exposures and metric events alike
+            filters: criteria.filterTestAccounts ? groupOf(await projectTestAccountFilters(env.db.prisma, env.projectId)) : [],
             exposure: exposure.matcher,
             variantKey: exposure.variantKey,
             variants: variants.map((variant) => variant.key),

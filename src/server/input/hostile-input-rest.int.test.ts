@@ -174,6 +174,7 @@ const REST_CASES: RestCase[] = [
   { route: "projects", method: "GET", query: () => ({ limit: "10", offset: "0" }) },
   { route: "projects/:project_id", method: "GET" },
   { route: "projects/:project_id", method: "PATCH", body: () => ({ name: "hostile", enrich_events: true }) },
+  { route: "projects/:project_id", method: "PATCH", body: () => ({ test_account_filters: [{ key: "email", value: "@example.com", operator: "not_icontains", type: "person" }] }) },
   { route: "users/:user_id", method: "GET", params: () => ({ user_id: "@me" }) },
   { route: "plugins", method: "GET" },
   { route: "feature_flag/local_evaluation", method: "GET", query: () => ({ project_id: String(w.projectId) }), nulStatus: 404 },
