@@ -47,7 +47,7 @@ export function experimentMetrics(experiment: ExperimentResource, secondary: boo
   const own = (secondary ? experiment.metrics_secondary : experiment.metrics) as Record<string, unknown>[];
   const shared = experiment.saved_metrics
     .filter((link) => link.metadata.type === (secondary ? "secondary" : "primary"))
-    .map((link) => ({ ...link.query, name: link.query.name || link.name, isSharedMetric: true, sharedMetricId: link.saved_metric }));
+    .map((link) => ({ ...link.query, name: link.name, isSharedMetric: true, sharedMetricId: link.saved_metric }));
   return [...own, ...shared];
 }
 
