@@ -117,4 +117,18 @@ describe(`experiment_saved_metrics (${testStoresName})`, () => {
     expect(badType.status).toBe(400);
     expect(badType.body.attr).toMatch(/^saved_metrics_ids/);
   });
+
+  it("refuses, as PostHog does at save, a metric or exposure naming an action that does not exist or is deleted", async () => {
+    const message = "Action(s) with ID 987654 not found or deleted. Each ActionsNode must reference an existing action belonging to this project.";
+    const byAction = { kind: "ExperimentMetric", metric_type: "funnel", series: [{ kind: "ActionsNode", id: 987654 }] };
+    expect(await call(metrics.POST, "POST", "experiment_saved_metrics/", {}, { name: "By action", query: byAction })).toMatchObject({ status: 400, body: { attr: "query", detail: message } });
+    const refused = await call(experiments.POST, "POST", "experiments/", {}, { name: "By action", feature_flag_key: "by-action", metrics_secondary: [byAction] });
+    expect(refused).toMatchObject({ status: 400, body: { attr: "metrics", detail: message } });
+    const exposure = await call(experiments.POST, "POST", "experiments/", {}, { name: "By action", feature_flag_key: "by-action", exposure_criteria: { exposure_config: { kind: "ActionsNode", id: 987654 } } });
+    expect(exposure).toMatchObject({ status: 400, body: { attr: "exposure_criteria", detail: message } });
+    // A live action is accepted
+    const action = (await call(restRoute("projects", "actions").POST, "POST", "actions/", {}, { name: "Bought", steps: [{ event: "purchase" }] })).body.id as number;
+    const accepted = await call(experiments.POST, "POST", "experiments/", {}, { name: "By action", feature_flag_key: "by-action", metrics: [{ ...byAction, series: [{ kind: "ActionsNode", id: action }] }] });
+    expect(accepted.status).toBe(201);
+  });
 });

@@ -5,12 +5,13 @@
  * links as `saved_metrics` with the metric's current query, so an edited shared metric is
  * read by every experiment at once; deleting one unlinks it everywhere.
  */
+import { actionDefinitions } from "@/server/actions/service";
 import { logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
 import type { Tx } from "@/server/db/transaction";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import type { SavedMetricCreateBody, SavedMetricLink, SavedMetricUpdateBody } from "./contract";
+import type { ExperimentMetric, ExposureCriteria, SavedMetricCreateBody, SavedMetricLink, SavedMetricUpdateBody } from "./contract";
 import { presentSavedMetric, type SavedMetricResource } from "./present";
 import * as store from "./store";
 
@@ -27,8 +28,34 @@ export async function getSavedMetric(ctx: Context, id: number): Promise<SavedMet
   return presentSavedMetric(row);
 }
 
+/** The actions a metric (or an exposure) names. */
+function actionIdsOf(metric: ExperimentMetric): number[] {
+  const nodes = metric.metric_type === "funnel" ? metric.series : [metric.source];
+  return nodes.flatMap((node) => (node.kind === "ActionsNode" && typeof node.id === "number" ? [node.id] : []));
+}
+
+/**
+ * PostHog's `validate_metric_action_ids`: every ActionsNode of the metrics (and an action
+ * exposure) names a live action of the project, else a 400 on `attr` with PostHog's message.
+ */
+export async function checkMetricActions(ctx: Context, attr: string, metrics: readonly (ExperimentMetric | null | undefined)[], exposure?: ExposureCriteria | null): Promise<void> {
+  const ids = [...new Set([...metrics.flatMap((metric) => (metric ? actionIdsOf(metric) : [])), ...(exposure?.exposure_config?.kind === "ActionsNode" ? [exposure.exposure_config.id] : [])])];
+  const missing: number[] = [];
+  // One look-up per id (at most a few dozen): actionDefinitions refuses a set at its first unknown id
+  for (const id of ids) {
+    await actionDefinitions(ctx.db.prisma, ctx.project.id, [id]).catch((error: unknown) => {
+      if (!(error instanceof AppError)) throw error;
+      missing.push(id);
+    });
+  }
+  if (missing.length > 0) {
+    throw new AppError("invalid_input", `Action(s) with ID ${missing.sort((a, b) => a - b).join(", ")} not found or deleted. Each ActionsNode must reference an existing action belonging to this project.`, attr);
+  }
+}
+
 export async function createSavedMetric(ctx: Context, body: SavedMetricCreateBody): Promise<SavedMetricResource> {
   const projectId = ctx.project.id;
+  await checkMetricActions(ctx, "query", [body.query as ExperimentMetric]);
   const id = await inTransaction(ctx.db, async (tx) => {
     const id = await store.insertSavedMetric(tx, projectId, ctx.actor.id, { name: body.name, description: body.description ?? "", query: body.query, tags: body.tags ?? [] });
     await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
@@ -40,6 +67,7 @@ export async function createSavedMetric(ctx: Context, body: SavedMetricCreateBod
 export async function updateSavedMetric(ctx: Context, id: number, body: SavedMetricUpdateBody): Promise<SavedMetricResource> {
   const current = await store.findSavedMetric(ctx.db.prisma, ctx.project.id, id);
   if (!current) throw notFound();
+  if (body.query !== undefined) await checkMetricActions(ctx, "query", [body.query as ExperimentMetric]);
   await inTransaction(ctx.db, async (tx) => {
     await store.updateSavedMetricRow(tx, id, {
       ...(body.name !== undefined ? { name: body.name } : {}),

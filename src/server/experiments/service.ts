@@ -16,7 +16,7 @@ import { createFlag, getFlag, liveFlagByKey, updateFlag } from "@/server/flags/s
 import type { ExperimentCreateBody, ExperimentListQuery, ExperimentUpdateBody, ExperimentVariant, ShipVariantBody } from "./contract";
 import { experimentStatus, flagVariants, presentExperiment, type ExperimentResource } from "./present";
 import { statsMethod } from "./statistics";
-import { checkedLinks, writeLinks } from "./saved-metrics";
+import { checkedLinks, checkMetricActions, writeLinks } from "./saved-metrics";
 import * as store from "./store";
 
 /** The query API's `ExperimentQuery` (registered in query/kinds.ts). */
@@ -72,6 +72,8 @@ export async function createExperiment(ctx: Context, body: ExperimentCreateBody)
   const holdout = await flagHoldout(ctx, body.holdout_id ?? null);
   // Checked before the flag is created, which happens outside the experiment's transaction
   const links = body.saved_metrics_ids ? await checkedLinks(ctx, body.saved_metrics_ids) : undefined;
+  await checkMetricActions(ctx, "metrics", [...(body.metrics ?? []), ...(body.metrics_secondary ?? [])]);
+  await checkMetricActions(ctx, "exposure_criteria", [], body.exposure_criteria);
   const launched = !!body.start_date;
   const existing = await liveFlagByKey(ctx, body.feature_flag_key);
   let flagId: number;
@@ -140,6 +142,8 @@ export async function updateExperiment(ctx: Context, id: number, body: Experimen
   if (startDate && endDate && startDate >= endDate) throw invalid("End date must be after start date", "end_date");
 
   const links = body.saved_metrics_ids === undefined ? undefined : await checkedLinks(ctx, body.saved_metrics_ids ?? []);
+  await checkMetricActions(ctx, "metrics", [...(body.metrics ?? []), ...(body.metrics_secondary ?? [])]);
+  await checkMetricActions(ctx, "exposure_criteria", [], body.exposure_criteria);
 
   // The flag follows the draft: variants and holdout change only before launch (PostHog's newer rule).
   const variants = body.parameters?.feature_flag_variants ?? null;
