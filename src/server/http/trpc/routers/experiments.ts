@@ -21,7 +21,7 @@ export const experimentsRouter = createTRPCRouter({
   createSavedMetric: projectProcedure.input(z.object({ metric: savedMetricCreateBody })).mutation(({ ctx, input }) => createSavedMetric(ctx, input.metric)),
   /** One metric's results (`ExperimentQuery`), recomputed: the page shows what the events say now. Its own metrics come first, then its shared ones. */
   results: projectProcedure
-    .input(experimentId.extend({ secondary: z.boolean().default(false), index: z.number().int().min(0).max(20).default(0) }))
+    .input(experimentId.extend({ secondary: z.boolean().default(false), index: z.number().int().min(0).max(40).default(0) }))
     .query(async ({ ctx, input }) => {
       const experiment = await getExperiment(ctx, input.id);
       const metric = experimentMetrics(experiment, input.secondary)[input.index];
