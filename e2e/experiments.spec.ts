@@ -20,6 +20,16 @@ test.describe("experiments", () => {
     await page.goto(`${site.url}/experiments`);
     await expect(page.getByTestId("experiments-list")).toHaveAttribute("data-state", "empty");
 
+    // A shared metric, made on the experiments page and picked in the form as secondary
+    await page.getByTestId("shared-metric-name").fill("Revenue");
+    await page.getByTestId("shared-metric-type").selectOption("mean");
+    await page.getByTestId("shared-metric-event").fill("purchase");
+    await page.getByTestId("shared-metric-property").fill("amount");
+    await page.getByTestId("shared-metric-save").click();
+    await expect(page.getByTestId("shared-metric-row")).toHaveAttribute("data-name", "Revenue");
+    await expect(page.getByTestId("shared-metric-row")).toContainText("Mean: sum of amount on purchase");
+    await screenshot(page, "experiments-shared-metrics");
+
     await page.getByTestId("new-experiment").click();
     await page.getByTestId("experiment-name").fill("Checkout button");
     await page.getByTestId("experiment-hypothesis").fill("A green button sells more.");
@@ -28,6 +38,7 @@ test.describe("experiments", () => {
     await page.getByTestId("baseline-rate").fill("10");
     await page.getByTestId("mde").fill("5");
     await expect(page.getByTestId("sample-size-estimate")).toContainText("About 576 persons per variant, 1,152 in all");
+    await page.getByTestId(/^shared-metric-use-\d+$/).selectOption("secondary");
     await screenshot(page, "experiment-form");
     await page.getByTestId("save-experiment").click();
     await expect(page).toHaveURL(/\/experiments\/\d+$/);
@@ -69,6 +80,23 @@ test.describe("experiments", () => {
     await expect(page.getByTestId("verdict-line").first()).toContainText("Better than control");
     await expect(page.getByTestId("interval").filter({ has: page.locator("line") })).toHaveCount(1);
     await screenshot(page, "experiment-results");
+
+    // The shared metric's results: twenty per purchase
+    await page.getByTestId("results-metric").selectOption({ label: "Revenue (shared) — secondary" });
+    await expect(page.getByTestId("results-table").locator("caption")).toHaveText("Revenue");
+    await expect(testRow.locator("td").nth(2)).toHaveText((counts.test!.bought * 20).toLocaleString("en-US"));
+    await screenshot(page, "experiment-shared-metric-results");
+
+    // The flag's test box says why a shopper got its variant: the variant hash against the split
+    const experimentUrl = page.url();
+    await page.goto(`${site.url}/feature-flags`);
+    await page.locator('[data-testid="flag-row"][data-key="checkout-button"]').getByTestId("flag-link").click();
+    const box = page.getByTestId("flag-test");
+    await box.getByTestId("test-distinct-id").fill("shopper-0");
+    await box.getByTestId("test-run").click();
+    await expect(box.getByTestId("test-variant-hash")).toHaveText(/^Variant hash 0\.\d{4} falls in (control's range 0\.00–0\.50|test's range 0\.50–1\.00)\.$/);
+    await screenshot(page, "experiment-flag-why-variant");
+    await page.goto(experimentUrl);
 
     await page.getByTestId("ship-test").click();
     await page.getByTestId("ship-dialog-confirm").click();

@@ -150,6 +150,8 @@ const TABLE_OWNERS: Record<string, string> = {
   actions: "actions",
   experiments: "experiments",
   experiment_holdouts: "experiments",
+  experiment_saved_metrics: "experiments",
+  experiment_to_saved_metrics: "experiments",
   hog_functions: "destinations",
   hog_function_outbox: "destinations",
   hog_function_outbox_batches: "destinations",

@@ -38,6 +38,9 @@ export const w = {
   holdoutId: 0,
   /** A holdout of its own for DELETE (the others keep theirs). */
   spareHoldoutId: 0,
+  savedMetricId: 0,
+  /** A shared metric of its own for DELETE. */
+  spareSavedMetricId: 0,
   hogFunctionId: "0190f1c2-0000-7000-8000-0000000000f1",
   subscriptionId: 0,
   alertId: "0190f1c2-0000-4000-8000-0000000a1e47",
@@ -85,6 +88,13 @@ export const EXPERIMENT_BODY = () => ({
   exposure_criteria: { exposure_config: { kind: "ExperimentEventExposureConfig", event: "$pageview", properties: [] }, multiple_variant_handling: "exclude" },
   stats_config: { method: "frequentist" },
 });
+export const SAVED_METRIC_BODY = () => ({
+  name: "Hostile metric",
+  description: "Revenue",
+  query: { kind: "ExperimentMetric", metric_type: "mean", source: { kind: "EventsNode", event: "purchase", math: "sum", math_property: "amount", properties: [{ key: "plan", value: "pro", operator: "exact", type: "event" }] } },
+  tags: ["checkout"],
+});
+export const savedMetric = () => ({ id: String(w.savedMetricId) });
 export const HOLDOUT_BODY = () => ({ name: "Hostile holdout", description: "Ten percent", filters: [{ properties: [], rollout_percentage: 10 }] });
 export const hogFunction = () => ({ id: w.hogFunctionId });
 export const batchExport = () => ({ id: w.batchExportId });
@@ -243,6 +253,9 @@ export async function setUpHostileWorld(): Promise<void> {
   w.experimentId = (await db.prisma.experiment.create({ data: { projectId: w.projectId, name: "Existing", featureFlagId: experimentFlag.id } })).id;
   w.holdoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Existing", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
   w.spareHoldoutId = (await db.prisma.experimentHoldout.create({ data: { projectId: w.projectId, name: "Spare", filters: [{ properties: [], rollout_percentage: 10 }] } })).id;
+  const savedQuery = SAVED_METRIC_BODY().query;
+  w.savedMetricId = (await db.prisma.experimentSavedMetric.create({ data: { projectId: w.projectId, name: "Existing metric", query: savedQuery } })).id;
+  w.spareSavedMetricId = (await db.prisma.experimentSavedMetric.create({ data: { projectId: w.projectId, name: "Spare metric", query: savedQuery } })).id;
   await db.prisma.hogFunction.create({ data: { id: w.hogFunctionId, projectId: w.projectId, name: "Existing hook", inputs: { url: { value: "https://hooks.example.com/x" } } } });
   w.subscriptionId = (
     await db.prisma.subscription.create({

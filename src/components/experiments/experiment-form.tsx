@@ -10,6 +10,7 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { ExperimentCreateInput } from "@/server/experiments/contract";
 import { experimentPlan, funnelSampleSizePerVariant } from "@/server/experiments/planning";
+import { SharedMetricPicker, simpleMetric } from "./shared-metrics";
 
 const backLink = (
   <Link href="/experiments" className="hover:underline">
@@ -53,6 +54,7 @@ function ExperimentForm({ projectId }: { projectId: number }) {
   const [metricEvent, setMetricEvent] = useState("");
   const [meanProperty, setMeanProperty] = useState("");
   const [exposureEvent, setExposureEvent] = useState("");
+  const [shared, setShared] = useState<Record<number, "primary" | "secondary">>({});
   const [method, setMethod] = useState<"bayesian" | "frequentist">("bayesian");
   const [baselineRate, setBaselineRate] = useState(10);
   const [mde, setMde] = useState(5);
@@ -75,21 +77,14 @@ function ExperimentForm({ projectId }: { projectId: number }) {
   };
 
   const submit = () => {
-    const metric =
-      metricType === "funnel"
-        ? { kind: "ExperimentMetric" as const, metric_type: "funnel" as const, name: metricEvent, series: [{ kind: "EventsNode" as const, event: metricEvent || null }] }
-        : {
-            kind: "ExperimentMetric" as const,
-            metric_type: "mean" as const,
-            name: meanProperty ? `${metricEvent} ${meanProperty}` : metricEvent,
-            source: { kind: "EventsNode" as const, event: metricEvent || null, ...(meanProperty ? { math: "sum" as const, math_property: meanProperty } : { math: "total" as const }) },
-          };
+    const metric = simpleMetric(metricType, metricEvent, metricType === "mean" ? meanProperty : "");
     const body: ExperimentCreateInput = {
       name,
       description: hypothesis,
       feature_flag_key: key,
       parameters: { feature_flag_variants: variants, minimum_detectable_effect: mde, recommended_sample_size: plan.sample_size },
       metrics: metricEvent ? [metric] : [],
+      saved_metrics_ids: Object.entries(shared).map(([id, type]) => ({ id: Number(id), metadata: { type } })),
       exposure_criteria: exposureEvent ? { exposure_config: { kind: "ExperimentEventExposureConfig", event: exposureEvent, properties: [] } } : {},
       stats_config: { method },
     };
@@ -175,6 +170,7 @@ function ExperimentForm({ projectId }: { projectId: number }) {
             <option value="frequentist">Frequentist: p-value</option>
           </SelectField>
         </div>
+        <SharedMetricPicker projectId={projectId} value={shared} onChange={setShared} />
       </Card>
       <Card className="flex flex-col gap-4 p-4" data-testid="sample-size">
         <h2 className="text-base font-semibold text-gray-900">Sample size estimate</h2>

@@ -4,10 +4,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, Card, ConfirmDialog, ErrorState, FormAlert, LoadingState, PageHeader } from "@/components/ui";
+import { Badge, Button, Card, ConfirmDialog, ErrorState, FormAlert, LoadingState, PageHeader, SelectField } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { ExperimentResource } from "@/server/experiments/contract";
+import { experimentMetrics } from "@/server/experiments/present";
 import { IntervalChart } from "./interval-chart";
 import { statusOf, STATUS_TONE } from "./status";
 import { verdictOf, type ResultRow } from "./verdict";
@@ -86,8 +87,8 @@ function ExperimentView({ projectId, id }: { projectId: number; id: number }) {
         <span>Statistics {String(current.stats_config.method ?? "bayesian")}</span>
         {current.holdout && <span>Holdout {current.holdout.name}</span>}
       </Card>
-      {current.metrics.length === 0 ? (
-        <Card className="p-4 text-sm text-gray-600">This experiment has no metric: add one through the API to see results.</Card>
+      {experimentMetrics(current, false).length + experimentMetrics(current, true).length === 0 ? (
+        <Card className="p-4 text-sm text-gray-600">This experiment has no metric: add one through the API, or link a shared metric, to see results.</Card>
       ) : status === "draft" ? (
         <Card className="p-4 text-sm text-gray-600" data-testid="draft-note">
           Launch the experiment to start counting exposures: its flag is off until then.
@@ -99,10 +100,35 @@ function ExperimentView({ projectId, id }: { projectId: number; id: number }) {
   );
 }
 
+/** Which metric's results are shown: the experiment's own and shared ones, primary then secondary. */
+function MetricPicker({ experiment, value, onChange }: { experiment: ExperimentResource; value: string; onChange: (value: string) => void }) {
+  const options = (["primary", "secondary"] as const).flatMap((kind) =>
+    experimentMetrics(experiment, kind === "secondary").map((metric, index) => ({
+      value: `${kind}:${index}`,
+      label: `${String(metric.name || (metric.metric_type === "funnel" ? "Conversion" : "Mean"))}${metric.isSharedMetric ? " (shared)" : ""}${kind === "secondary" ? " — secondary" : ""}`,
+    })),
+  );
+  if (options.length < 2) return null;
+  return (
+    <Card className="p-4">
+      <SelectField label="Metric" value={value} onChange={(e) => onChange(e.target.value)} testId="results-metric">
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </SelectField>
+    </Card>
+  );
+}
+
 function Results({ projectId, experiment }: { projectId: number; experiment: ExperimentResource }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const results = useQuery(trpc.experiments.results.queryOptions({ projectId, id: experiment.id }));
+  const [chosen, setChosen] = useState(experimentMetrics(experiment, false).length > 0 ? "primary:0" : "secondary:0");
+  const [kind, index] = chosen.split(":");
+  const results = useQuery(trpc.experiments.results.queryOptions({ projectId, id: experiment.id, secondary: kind === "secondary", index: Number(index) }));
+  const picker = <MetricPicker experiment={experiment} value={chosen} onChange={setChosen} />;
   const [shipping, setShipping] = useState<string | null>(null);
   const ship = useMutation(
     trpc.experiments.ship.mutationOptions({
@@ -114,16 +140,22 @@ function Results({ projectId, experiment }: { projectId: number; experiment: Exp
   );
   if (results.isPending) {
     return (
-      <Card data-state="loading">
-        <LoadingState label="Computing results…" />
-      </Card>
+      <>
+        {picker}
+        <Card data-state="loading">
+          <LoadingState label="Computing results…" />
+        </Card>
+      </>
     );
   }
   if (results.isError || !results.data) {
     return (
-      <Card className="p-4" data-state="error">
-        <ErrorState title="Could not compute the results" message={results.isError ? errorMessage(results.error) : "No metric."} onRetry={() => void results.refetch()} retrying={results.isRefetching} />
-      </Card>
+      <>
+        {picker}
+        <Card className="p-4" data-state="error">
+          <ErrorState title="Could not compute the results" message={results.isError ? errorMessage(results.error) : "No metric."} onRetry={() => void results.refetch()} retrying={results.isRefetching} />
+        </Card>
+      </>
     );
   }
   const answer = results.data as unknown as { baseline: ResultRow; variant_results: ResultRow[]; srm: { mismatch: boolean; p_value: number } | null; metric: { metric_type: string; name?: string | null; goal?: "increase" | "decrease" | null } };
@@ -133,6 +165,7 @@ function Results({ projectId, experiment }: { projectId: number; experiment: Exp
   const shippedTo = shippedVariant(experiment);
   return (
     <>
+      {picker}
       <Card className="flex flex-col gap-2 p-4" data-testid="verdict">
         <p className="text-lg font-semibold text-gray-900" data-testid="verdict-headline">
           {verdict.headline}

@@ -6,6 +6,7 @@ import { ProjectGate } from "@/components/settings/project-gate";
 import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import type { ExperimentResource } from "@/server/experiments/contract";
+import { SharedMetricsSection } from "./shared-metrics";
 import { statusOf, STATUS_TONE } from "./status";
 
 const PAGE_SIZE = 50;
@@ -22,7 +23,14 @@ export function ExperimentsPage() {
           </Link>
         }
       />
-      <ProjectGate testId="experiments-project">{(project) => <ExperimentsList projectId={project.id} />}</ProjectGate>
+      <ProjectGate testId="experiments-project">
+        {(project) => (
+          <>
+            <ExperimentsList projectId={project.id} />
+            <SharedMetricsSection projectId={project.id} />
+          </>
+        )}
+      </ProjectGate>
     </div>
   );
 }

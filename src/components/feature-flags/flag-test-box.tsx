@@ -8,6 +8,8 @@ import { useTRPC } from "@/trpc/react";
 import { testFlagInput } from "@/server/flags/contract";
 import { bucketText, conditionName } from "./flag-draft";
 
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 /** Parses the properties box: empty is `{}`; anything but a JSON object is an error message. */
 function propertiesOf(text: string): Record<string, unknown> | string {
   if (text.trim() === "") return {};
@@ -97,6 +99,28 @@ export function FlagTestBox({ projectId, flagId }: { projectId: number; flagId: 
                   </p>
                 )}
               </dd>
+              {(test.data.holdout || test.data.variant) && (
+                <>
+                  <dt className="text-gray-500">Variant</dt>
+                  <dd className="min-w-0 text-gray-700" data-testid="test-variant-why">
+                    {test.data.holdout && <p data-testid="test-holdout">{capitalised(test.data.holdout.text)}.</p>}
+                    {test.data.variant && (
+                      <>
+                        <p data-testid="test-variant-hash">{capitalised(test.data.variant.text)}.</p>
+                        <ul className="mt-1 flex flex-wrap gap-1.5" aria-label="Variant ranges">
+                          {test.data.variant.ranges.map((range) => (
+                            <li key={range.key}>
+                              <Badge tone={range.key === (test.data.variant!.override ?? test.data.variant!.variant) ? "success" : "neutral"}>
+                                {range.key} {range.from.toFixed(2)}–{range.to.toFixed(2)}
+                              </Badge>
+                            </li>
+                          ))}
+                        </ul>
+                      </>
+                    )}
+                  </dd>
+                </>
+              )}
               <dt className="text-gray-500">Payload</dt>
               <dd className="min-w-0">
                 <code className="font-mono text-xs break-all text-gray-800" data-testid="test-payload">

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { recordingSettingsInput, recordingSettingsSchema } from "@/server/recordings/contract";
 import { recordId } from "@/server/input/record-id";
 import { scopesSchema } from "@/server/auth/contract";
+import { propertiesParamSchema } from "@/server/properties/contract";
 
 /** PostHog's organization membership levels. */
 export const MembershipLevel = { member: 1, admin: 8, owner: 15 } as const;
@@ -102,6 +103,15 @@ export const projectSettingsInput = z.strictObject({
   anonymize_ips: z.boolean({ error: "anonymize_ips must be a boolean." }).optional(),
   /** GeoIP and user-agent properties added at ingestion (on by default, as PostHog). */
   enrich_events: z.boolean({ error: "enrich_events must be a boolean." }).optional(),
+  /** PostHog's team `test_account_filters`: what `filterTestAccounts: true` filters by (experiments read it). Kept as sent once checked. */
+  test_account_filters: z
+    .array(z.unknown(), { error: "test_account_filters must be a list of property filters." })
+    .max(50, "At most 50 test account filters.")
+    .superRefine((list, ctx) => {
+      const parsed = propertiesParamSchema.safeParse(list);
+      if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((part) => part as string | number) });
+    })
+    .optional(),
   ...recordingSettingsInput.shape,
 });
 export type ProjectSettingsInput = z.infer<typeof projectSettingsInput>;
@@ -153,6 +163,7 @@ export const projectSchema = z
     timezone: z.string(),
     anonymize_ips: z.boolean(),
     enrich_events: z.boolean().describe("GeoIP and user-agent properties added at ingestion (off: events are stored as sent)."),
+    test_account_filters: z.array(z.unknown()).describe("Property filters every event must pass where a query sets `filterTestAccounts` (experiments' exposure criteria)."),
     ...recordingSettingsSchema.shape,
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),

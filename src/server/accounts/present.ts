@@ -48,6 +48,7 @@ export function toProjectResource(project: {
   timezone: string;
   anonymizeIps: boolean;
   enrichEvents: boolean;
+  testAccountFilters: unknown;
   createdAt: Date;
   updatedAt: Date;
   organization: { id: string };
@@ -62,6 +63,7 @@ export function toProjectResource(project: {
     anonymize_ips: project.anonymizeIps,
     // GeoIP and user-agent properties at ingestion (off: events are stored as sent).
     enrich_events: project.enrichEvents,
+    test_account_filters: Array.isArray(project.testAccountFilters) ? project.testAccountFilters : [],
     ...recording,
     created_at: project.createdAt.toISOString(),
     updated_at: project.updatedAt.toISOString(),

@@ -415,11 +415,14 @@ export async function revokeInvite(ctx: Context, inviteId: string) {
 }
 
 /** The project a request acts on, as the management API shows it. */
+/** What `filterTestAccounts: true` filters by (experiments' results read it). */
+export { projectTestAccountFilters } from "./store";
+
 /** Changes a project's settings: an organization admin's (or owner's) to change, as PostHog's project settings. */
 export async function updateProjectResource(ctx: Context, input: ProjectSettingsInput) {
   if (ctx.project.membershipLevel < MembershipLevel.admin) throw new AppError("permission_denied", "Only organization admins can change project settings.");
-  const { name, timezone, anonymize_ips, enrich_events, ...recording } = input;
-  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, { name, timezone, anonymizeIps: anonymize_ips, enrichEvents: enrich_events });
+  const { name, timezone, anonymize_ips, enrich_events, test_account_filters, ...recording } = input;
+  const project = await store.updateProjectSettings(ctx.db.prisma, ctx.project.id, { name, timezone, anonymizeIps: anonymize_ips, enrichEvents: enrich_events, testAccountFilters: test_account_filters });
   const recordingSettings = Object.values(recording).some((value) => value !== undefined)
     ? await updateRecordingSettings(ctx.db, ctx.project.id, recording)
     : await recordingSettingsFor(ctx.db, ctx.project.id);

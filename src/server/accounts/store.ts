@@ -1,5 +1,6 @@
 /** All of accounts' database access: users, organizations and memberships, invites, projects, personal API keys. */
 import type { PrismaClient } from "@/server/db/client";
+import type { Prisma } from "@/generated/prisma/client";
 import type { DbClient } from "@/server/db/transaction";
 import { MembershipLevel } from "./contract";
 
@@ -215,8 +216,19 @@ export function createProject(db: DbClient, data: { organizationId: string; name
   return db.project.create({ data });
 }
 
-export function updateProjectSettings(db: DbClient, projectId: number, data: { name?: string; timezone?: string; anonymizeIps?: boolean; enrichEvents?: boolean }) {
-  return db.project.update({ where: { id: projectId }, data, include: { organization: { select: { id: true, name: true } } } });
+export function updateProjectSettings(db: DbClient, projectId: number, data: { name?: string; timezone?: string; anonymizeIps?: boolean; enrichEvents?: boolean; testAccountFilters?: unknown[] }) {
+  const { testAccountFilters, ...rest } = data;
+  return db.project.update({
+    where: { id: projectId },
+    data: { ...rest, ...(testAccountFilters === undefined ? {} : { testAccountFilters: testAccountFilters as Prisma.InputJsonValue }) },
+    include: { organization: { select: { id: true, name: true } } },
+  });
+}
+
+/** The project's test account filters as stored (a list of property filters). */
+export async function projectTestAccountFilters(db: DbClient, projectId: number): Promise<unknown[]> {
+  const row = await db.project.findUnique({ where: { id: projectId }, select: { testAccountFilters: true } });
+  return Array.isArray(row?.testAccountFilters) ? row.testAccountFilters : [];
 }
 
 export function findProjectWithOrganization(db: DbClient, projectId: number) {

@@ -287,6 +287,10 @@ describe(`schema and migrations agree (${testDbKind})`, () => {
       data: { projectId: project.id, name: "Checkout", featureFlagId: flag.id, holdoutId: holdout.id, startDate: at, parameters: { feature_flag_variants: [{ key: "control", rollout_percentage: 50 }] }, metrics: [{ kind: "ExperimentMetric" }], createdById: user.id, createdAt: at },
     });
     await roundTrip("Experiment", experiment, () => p.experiment.findUnique({ where: { id: experiment.id } }));
+    const savedMetric = await p.experimentSavedMetric.create({ data: { projectId: project.id, name: "Revenue", description: "Per person", query: { kind: "ExperimentMetric", metric_type: "mean" }, tags: ["checkout"], createdById: user.id, createdAt: at } });
+    await roundTrip("ExperimentSavedMetric", savedMetric, () => p.experimentSavedMetric.findUnique({ where: { id: savedMetric.id } }));
+    const link = await p.experimentToSavedMetric.create({ data: { experimentId: experiment.id, savedMetricId: savedMetric.id, metadata: { type: "secondary" }, createdAt: at } });
+    await roundTrip("ExperimentToSavedMetric", link, () => p.experimentToSavedMetric.findUnique({ where: { id: link.id } }));
     const feature = await p.earlyAccessFeature.create({ data: { id: "0190c000-0000-7000-8000-0000000000ea", projectId: project.id, featureFlagId: flag.id, name: "Dark mode", stage: "beta", payload: { on: true }, createdById: user.id, createdAt: at } });
     await roundTrip("EarlyAccessFeature", feature, () => p.earlyAccessFeature.findUnique({ where: { id: feature.id } }));
     const survey = await p.survey.create({

@@ -41,18 +41,34 @@ const propertyList = z
   .nullish()
   .transform((list) => list ?? []);
 
+/** A property group object (`{type: "AND", values: […]}`), as an expanded ActionsNode holds one; kept as sent. */
+const propertyGroupObject = z.looseObject({ type: z.enum(["AND", "OR"]), values: z.array(z.unknown()) }).superRefine((group, ctx) => {
+  const parsed = propertiesParamSchema.safeParse(group);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((part) => part as string | number) });
+});
+
 const eventName = z.string({ error: "event must be a string." }).min(1, "event must not be empty.").max(200, "event is at most 200 characters.");
 
-/** An EventsNode as metrics use it: one event (null: any event), its filters, and for a mean the math. */
-export const metricEventsNodeSchema = z.object({
-  kind: z.literal("EventsNode", { error: "Only EventsNode sources are supported." }).default("EventsNode"),
-  event: eventName.nullish().transform((value) => value ?? null),
-  name: z.string().max(400).nullish(),
-  custom_name: z.string().max(400).nullish(),
-  properties: propertyList,
-  math: z.enum(MEAN_MATHS, { error: `math must be one of ${MEAN_MATHS.join(", ")}.` }).nullish(),
-  math_property: z.string().min(1).max(400).nullish(),
-});
+/**
+ * A metric's source: an EventsNode (one event, null: any), or an ActionsNode naming one of the
+ * project's actions — the query API expands it (query/actions-node.ts) into an EventsNode of any
+ * event with the action's steps as a property group, so `properties` may be a group too.
+ */
+export const metricEventsNodeSchema = z
+  .object({
+    kind: z.enum(["EventsNode", "ActionsNode"], { error: "Only EventsNode and ActionsNode sources are supported." }).default("EventsNode"),
+    /** The action an ActionsNode names. */
+    id: z.number({ error: "An ActionsNode needs the id of an action." }).int().positive().max(2147483647).nullish(),
+    event: eventName.nullish().transform((value) => value ?? null),
+    name: z.string().max(400).nullish(),
+    custom_name: z.string().max(400).nullish(),
+    properties: z.union([propertyList, propertyGroupObject]),
+    math: z.enum(MEAN_MATHS, { error: `math must be one of ${MEAN_MATHS.join(", ")}.` }).nullish(),
+    math_property: z.string().min(1).max(400).nullish(),
+    /** Set by the expansion of an ActionsNode: the action the node reads. */
+    action_id: z.number().int().positive().max(2147483647).nullish(),
+  })
+  .refine((node) => node.kind !== "ActionsNode" || typeof node.id === "number", { message: "An ActionsNode needs the id of an action.", path: ["id"] });
 export type MetricEventsNode = z.output<typeof metricEventsNodeSchema>;
 
 const metricBase = {
@@ -70,7 +86,7 @@ const metricBase = {
 export const funnelMetricSchema = z.object({
   ...metricBase,
   metric_type: z.literal("funnel"),
-  series: z.array(metricEventsNodeSchema, { error: "series must be a list of EventsNode steps." }).min(1, "A funnel metric needs at least one step.").max(EXPERIMENT_LIMITS.maxSeries),
+  series: z.array(metricEventsNodeSchema, { error: "series must be a list of EventsNode or ActionsNode steps." }).min(1, "A funnel metric needs at least one step.").max(EXPERIMENT_LIMITS.maxSeries),
   funnel_order_type: z.enum(["ordered", "unordered"], { error: "funnel_order_type must be ordered or unordered." }).nullish(),
 });
 
@@ -88,8 +104,15 @@ const metricList = z.array(experimentMetricSchema, { error: "Must be a list of E
 
 export const exposureCriteriaSchema = z.object({
   filterTestAccounts: z.boolean().nullish(),
+  /** An event (ExperimentEventExposureConfig) or an action (ActionsNode) exposes; default `$feature_flag_called`. */
   exposure_config: z
-    .object({ kind: z.literal("ExperimentEventExposureConfig").default("ExperimentEventExposureConfig"), event: eventName, properties: propertyList })
+    .union(
+      [
+        z.object({ kind: z.literal("ExperimentEventExposureConfig").default("ExperimentEventExposureConfig"), event: eventName, properties: propertyList }),
+        z.object({ kind: z.literal("ActionsNode"), id: z.number({ error: "An ActionsNode needs the id of an action." }).int().positive().max(2147483647), name: z.string().max(400).nullish(), properties: propertyList }),
+      ],
+      { error: "exposure_config must be an ExperimentEventExposureConfig or an ActionsNode." },
+    )
     .nullish(),
   multiple_variant_handling: z.enum(MULTIPLE_VARIANT_HANDLING, { error: `multiple_variant_handling must be one of ${MULTIPLE_VARIANT_HANDLING.join(", ")}.` }).nullish(),
 });
@@ -118,6 +141,23 @@ export const statsConfigSchema = z.looseObject({
   alpha: z.number().gt(0).lt(1).nullish(),
 });
 
+export const SAVED_METRIC_TYPES = ["primary", "secondary"] as const;
+
+/** `saved_metrics_ids`: the shared metrics an experiment reads, each primary (the default) or secondary. Replaces the links when given. */
+export const savedMetricLinksSchema = z
+  .array(
+    z.object(
+      {
+        id: z.number({ error: "Saved metric must have an id" }).int().positive().max(2147483647),
+        metadata: z.object({ type: z.enum(SAVED_METRIC_TYPES, { error: "Metadata must have a type key: primary or secondary." }) }, { error: "Metadata must be an object" }).nullish(),
+      },
+      { error: "Saved metric must be an object" },
+    ),
+    { error: "Saved metrics must be a list" },
+  )
+  .max(EXPERIMENT_LIMITS.maxMetrics * 2, `At most ${EXPERIMENT_LIMITS.maxMetrics * 2} saved metrics.`);
+export type SavedMetricLink = z.output<typeof savedMetricLinksSchema>[number];
+
 const dateField = z.iso.datetime({ offset: true, error: "Must be an ISO 8601 date." }).nullish();
 const name = z.string({ error: (issue) => (issue.input === undefined ? "This field is required." : "Not a valid string.") }).min(1, "This field may not be blank.").max(EXPERIMENT_LIMITS.maxName);
 const description = z.string({ error: "Not a valid string." }).max(EXPERIMENT_LIMITS.maxDescription).nullish();
@@ -132,6 +172,7 @@ const writable = {
   metrics_secondary: metricList.nullish(),
   secondary_metrics: z.array(z.unknown()).max(EXPERIMENT_LIMITS.maxMetrics).nullish(),
   exposure_criteria: exposureCriteriaSchema.nullish(),
+  saved_metrics_ids: savedMetricLinksSchema.nullish(),
   stats_config: statsConfigSchema.nullish(),
   filters: z.record(z.string(), z.unknown()).nullish(),
   archived: drfBoolean.optional(),
@@ -191,6 +232,17 @@ const minimalFlag = z.object({
   ensure_experience_continuity: z.boolean(),
 });
 
+/** A shared metric as an experiment shows it (PostHog's ExperimentToSavedMetricSerializer): the link, with the metric's query and name. */
+const experimentSavedMetricLinkSchema = z.object({
+  id: z.number().int(),
+  experiment: z.number().int(),
+  saved_metric: z.number().int(),
+  metadata: z.object({ type: z.enum(SAVED_METRIC_TYPES) }),
+  created_at: z.string(),
+  query: z.record(z.string(), z.unknown()),
+  name: z.string(),
+});
+
 /** An experiment as PostHog's ExperimentSerializer shows it; present.ts builds it. */
 export const experimentSchema = z
   .object({
@@ -206,8 +258,8 @@ export const experimentSchema = z
     exposure_cohort: z.null(),
     parameters: z.record(z.string(), z.unknown()),
     secondary_metrics: z.array(z.unknown()),
-    saved_metrics: z.array(z.unknown()),
-    saved_metrics_ids: z.array(z.unknown()),
+    saved_metrics: z.array(experimentSavedMetricLinkSchema),
+    saved_metrics_ids: z.array(z.object({ id: z.number().int(), metadata: z.object({ type: z.enum(SAVED_METRIC_TYPES) }) })),
     filters: z.record(z.string(), z.unknown()),
     archived: z.boolean(),
     deleted: z.boolean(),
@@ -260,3 +312,36 @@ export type HoldoutResource = z.infer<typeof holdoutSchema>;
 
 /** The variant a holdout's members get from every flag of its experiments (PostHog's value). */
 export const holdoutVariant = (id: number) => `holdout-${id}`;
+
+/** A shared metric's `query`: an ExperimentMetric (PostHog also keeps legacy trends/funnels kinds, which Burrow does not read). */
+const savedMetricQuery = z.unknown().superRefine((value, ctx) => {
+  if (value === undefined || value === null || (typeof value === "object" && Object.keys(value).length === 0)) {
+    ctx.addIssue({ code: "custom", message: "Query is required to create a saved metric" });
+    return;
+  }
+  const parsed = experimentMetricSchema.safeParse(value);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path.map((part) => part as string | number) });
+});
+const tags = z.array(z.string({ error: "A tag is a string." }).min(1).max(255), { error: "tags must be a list of strings." }).max(50, "At most 50 tags.");
+
+/** `POST …/experiment_saved_metrics/`. The query is kept as sent once checked. */
+export const savedMetricCreateBody = z.object({ name, description, query: savedMetricQuery, tags: tags.nullish() });
+export type SavedMetricCreateBody = z.output<typeof savedMetricCreateBody>;
+export type SavedMetricCreateInput = z.input<typeof savedMetricCreateBody>;
+export const savedMetricUpdateBody = z.object({ name: name.optional(), description, query: savedMetricQuery.optional(), tags: tags.nullish() });
+export type SavedMetricUpdateBody = z.output<typeof savedMetricUpdateBody>;
+
+export const savedMetricSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    query: z.record(z.string(), z.unknown()),
+    tags: z.array(z.string()),
+    created_by: userBasicSchema.nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    user_access_level: z.literal("editor"),
+  })
+  .meta({ id: "ExperimentSavedMetric" });
+export type SavedMetricResource = z.infer<typeof savedMetricSchema>;

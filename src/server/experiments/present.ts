@@ -1,9 +1,9 @@
 /** Experiments and holdouts as PostHog's serializers show them, from their stored rows. */
 import { toUserBasic } from "@/server/accounts/present";
-import { holdoutVariant, type ExperimentMetric, type ExperimentResource, type ExperimentVariant, type HoldoutResource } from "./contract";
-import type { ExperimentRow, HoldoutRow } from "./store";
+import { holdoutVariant, type ExperimentMetric, type ExperimentResource, type ExperimentVariant, type HoldoutResource, type SavedMetricResource } from "./contract";
+import type { ExperimentRow, HoldoutRow, SavedMetricRow } from "./store";
 
-export type { ExperimentResource, HoldoutResource } from "./contract";
+export type { ExperimentResource, HoldoutResource, SavedMetricResource } from "./contract";
 
 const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
@@ -37,6 +37,20 @@ const uuidsOf = (metrics: unknown[]) => {
   return uuids.length > 0 ? uuids : null;
 };
 
+const linkType = (metadata: unknown): "primary" | "secondary" => (record(metadata).type === "secondary" ? "secondary" : "primary");
+
+/**
+ * The metrics an experiment reads, primary or secondary: its own, then its shared ones (each
+ * marked as PostHog's frontend marks them, `isSharedMetric` and `sharedMetricId`).
+ */
+export function experimentMetrics(experiment: ExperimentResource, secondary: boolean): Record<string, unknown>[] {
+  const own = (secondary ? experiment.metrics_secondary : experiment.metrics) as Record<string, unknown>[];
+  const shared = experiment.saved_metrics
+    .filter((link) => link.metadata.type === (secondary ? "secondary" : "primary"))
+    .map((link) => ({ ...link.query, name: link.name, isSharedMetric: true, sharedMetricId: link.saved_metric }));
+  return [...own, ...shared];
+}
+
 export function presentExperiment(row: ExperimentRow): ExperimentResource {
   const flag = row.featureFlag;
   const metrics = list(row.metrics);
@@ -63,8 +77,16 @@ export function presentExperiment(row: ExperimentRow): ExperimentResource {
     exposure_cohort: null,
     parameters: record(row.parameters),
     secondary_metrics: list(row.secondaryMetrics),
-    saved_metrics: [],
-    saved_metrics_ids: [],
+    saved_metrics: row.savedMetrics.map((link) => ({
+      id: link.id,
+      experiment: row.id,
+      saved_metric: link.savedMetricId,
+      metadata: { type: linkType(link.metadata) },
+      created_at: link.createdAt.toISOString(),
+      query: record(link.savedMetric.query),
+      name: link.savedMetric.name,
+    })),
+    saved_metrics_ids: row.savedMetrics.map((link) => ({ id: link.savedMetricId, metadata: { type: linkType(link.metadata) } })),
     filters: record(row.filters),
     archived: row.archived,
     deleted: row.deleted,
@@ -93,5 +115,19 @@ export function presentHoldout(row: HoldoutRow): HoldoutResource {
     created_by: row.createdBy ? toUserBasic(row.createdBy) : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function presentSavedMetric(row: SavedMetricRow): SavedMetricResource {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    query: record(row.query),
+    tags: list(row.tags).filter((tag): tag is string => typeof tag === "string"),
+    created_by: row.createdBy ? toUserBasic(row.createdBy) : null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    user_access_level: "editor",
   };
 }

@@ -15,6 +15,7 @@ import { evaluateFlag, type FlagDefinition } from "@/server/flags/evaluation";
 import { clearQueryCache, computeQuery } from "@/server/query/service";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
 import { restRoute } from "@/test-support/rest-routes";
+import { experimentMetrics } from "./present";
 import { bayesianCompare, frequentistCompare, type VariantStats } from "./statistics";
 
 let db: Database;
@@ -177,6 +178,20 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
     expect(answer.exposures.$multiple).toBe(0);
   });
 
+  it("answers a shared metric linked to the experiment as the same metric inline", async () => {
+    const saved = await post(restRoute("projects", "experiment_saved_metrics").POST, "experiment_saved_metrics/", { name: "Revenue", query: MEAN });
+    const patch = restRoute("projects", "experiments/:id").PATCH;
+    const response = await patch(
+      new Request(`http://localhost/api/projects/${projectId}/experiments/${experimentId}/`, { method: "PATCH", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ saved_metrics_ids: [{ id: saved.id, metadata: { type: "secondary" } }] }) }),
+      { params: Promise.resolve({ project_id: String(projectId), id: String(experimentId) }) },
+    );
+    const experiment = await response.json();
+    const [shared] = experimentMetrics(experiment, true);
+    expect(shared).toMatchObject({ isSharedMetric: true, sharedMetricId: saved.id });
+    const answer = await run(shared);
+    for (const row of [answer.baseline, ...answer.variant_results]) expect([row.key, row.number_of_samples, row.sum]).toEqual([row.key, expected.get(row.key)!.n, expected.get(row.key)!.sum]);
+  });
+
   it("says not enough exposures below 50, and refuses an unknown experiment", async () => {
     const small = await post(list.POST, "experiments/", { name: "Small", feature_flag_key: "small", start_date: new Date(START).toISOString() });
     await db.events.insert(
@@ -288,5 +303,62 @@ describe(`ExperimentQuery's counting rules (${testStoresName})`, () => {
     // With a window of two hours r1's second purchase is too late
     const windowed = await run({ ...FUNNEL, series: [PURCHASE, PURCHASE], conversion_window: 2, conversion_window_unit: "hour" }, rulesId);
     expect(counts(windowed).control).toEqual({ n: 2, sum: 0, squares: 0, steps: [2, 2, 0] });
+  });
+
+  it("reads an ActionsNode step or source as the action's events: worked by hand", async () => {
+    // The action: any browse, or a purchase whose amount is "abc" (r2's, at its exposure's instant)
+    const action = (await post(restRoute("projects", "actions").POST, "actions/", { name: "Browse or odd purchase", steps: [{ event: "browse" }, { event: "purchase", properties: [{ key: "amount", value: ["abc"], operator: "exact", type: "event" }] }] })).id;
+    const ACTION = { kind: "ActionsNode", id: action };
+    // Per actor from the exposure on: r1 none, r2 one (its odd purchase), r3 one browse, r4 one browse
+    const total = await run({ kind: "ExperimentMetric", metric_type: "mean", source: { ...ACTION, math: "total" } }, rulesId);
+    expect(counts(total)).toEqual({ control: { n: 2, sum: 1, squares: 1 }, test: { n: 2, sum: 2, squares: 2 } });
+    // The node's own properties are ANDed to the action's steps: only r2's purchase has an amount
+    const narrowed = await run({ kind: "ExperimentMetric", metric_type: "mean", source: { ...ACTION, math: "total", properties: [{ key: "amount", operator: "is_set", type: "event" }] } }, rulesId);
+    expect(counts(narrowed)).toEqual({ control: { n: 2, sum: 1, squares: 1 }, test: { n: 2, sum: 0, squares: 0 } });
+    // Purchase, then the action strictly later: only r4 (purchase, then browse an hour on); r3's browse shares its purchase's instant
+    const funnel = await run({ ...FUNNEL, series: [PURCHASE, ACTION] }, rulesId);
+    expect(counts(funnel)).toEqual({ control: { n: 2, sum: 0, squares: 0, steps: [2, 2, 0] }, test: { n: 2, sum: 1, squares: 1, steps: [2, 2, 1] } });
+    // Saved on an experiment, the metric reads the same; an unknown action is refused by the query
+    const saved = await post(list.POST, "experiments/", { name: "Rules by action", feature_flag_key: "rules", start_date: new Date(START).toISOString(), metrics: [{ kind: "ExperimentMetric", metric_type: "funnel", series: [PURCHASE, ACTION] }] });
+    expect(saved.metrics[0].series[1]).toMatchObject({ kind: "ActionsNode", id: action });
+    expect(counts(await run(saved.metrics[0], saved.id))).toEqual(counts(funnel));
+    await expect(run({ ...FUNNEL, series: [{ kind: "ActionsNode", id: 987654 }] }, rulesId)).rejects.toThrow(/Action 987654 does not exist/);
+  });
+
+  it("exposes through an action (PostHog's exposure_config ActionsNode): its events carrying `$feature/<key>`", async () => {
+    const action = (await post(restRoute("projects", "actions").POST, "actions/", { name: "Saw pricing", steps: [{ event: "$pageview", url: "/pricing", url_matching: "contains" }] })).id;
+    const id = (await post(list.POST, "experiments/", { name: "Pricing", feature_flag_key: "pricing", start_date: new Date(START).toISOString(), exposure_criteria: { exposure_config: { kind: "ActionsNode", id: action } } })).id;
+    const view = (distinctId: string, url: string, variant: string, at: number) => event(distinctId, "$pageview", at, { $current_url: `https://shop.test${url}`, "$feature/pricing": variant });
+    await db.events.insert([
+      // v1 control and v3 test see the pricing page; v2's home page view is no exposure
+      view("v1", "/pricing", "control", T),
+      view("v2", "/home", "test", T),
+      view("v3", "/pricing?plan=pro", "test", T),
+      event("v2", "checkout", T + HOUR, {}),
+      event("v3", "checkout", T + HOUR, {}),
+    ]);
+    const answer = await run({ ...FUNNEL, series: [{ kind: "EventsNode", event: "checkout" }] }, id);
+    expect(answer.exposures).toEqual({ control: 1, test: 1, $multiple: 0 });
+    expect(counts(answer)).toEqual({ control: { n: 1, sum: 0, squares: 0, steps: [1, 0] }, test: { n: 1, sum: 1, squares: 1, steps: [1, 1] } });
+  });
+
+  it("filters test accounts out of exposures and metric events with the project's test_account_filters when the experiment asks", async () => {
+    // PATCH /api/projects/:id/ (PostHog's team field): here, events whose variant is test are "test accounts"
+    const project = restRoute("projects", "").PATCH;
+    const filters = [{ key: "$feature_flag_response", value: ["test"], operator: "is_not", type: "event" }];
+    const patched = await project(
+      new Request(`http://localhost/api/projects/${projectId}/`, { method: "PATCH", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ test_account_filters: filters }) }),
+      { params: Promise.resolve({ project_id: String(projectId) }) },
+    );
+    expect(patched.status).toBe(200);
+    expect((await patched.json()).test_account_filters).toEqual(filters);
+    const filtered = (await post(list.POST, "experiments/", { name: "Rules without test accounts", feature_flag_key: "rules", start_date: new Date(START).toISOString(), exposure_criteria: { filterTestAccounts: true } })).id;
+    // The test exposures are gone: r1, r2 and the person (p-a; its test exposure on p-b is filtered) are control;
+    // purchases have no variant property, so they pass: r1's, r2's at its exposure's instant, and the person's on p-b
+    const answer = await run(FUNNEL, filtered);
+    expect(answer.exposures).toEqual({ control: 3, test: 0, $multiple: 0 });
+    expect(counts(answer).control).toMatchObject({ n: 3, sum: 3 });
+    // The same experiment without the flag set reads every exposure
+    expect((await run(FUNNEL, rulesId)).exposures).toEqual({ control: 2, test: 2, $multiple: 1 });
   });
 });

@@ -8,6 +8,8 @@
 import { z } from "zod";
 import { parseNode, QueryNodeError, type QueryEnv, type QueryKind } from "@/server/analytics/kind";
 import { MULTIPLE_VARIANT_KEY, type EventMatcher, type ExperimentTally, type ExperimentTallyMetric } from "@/server/db/events";
+import { projectTestAccountFilters } from "@/server/accounts/service";
+import { actionDefinitions } from "@/server/actions/service";
 import { AppError } from "@/server/errors";
 import { WINDOW_UNIT_SECONDS } from "@/server/funnels/contract";
 import { propertiesParamSchema, type PropertyGroup } from "@/server/properties/contract";
@@ -31,21 +33,36 @@ export interface ExperimentSpec {
   metric: ExperimentMetric;
 }
 
-const groupOf = (properties: unknown[]): PropertyGroup[] => {
+const groupOf = (properties: unknown): PropertyGroup[] => {
   const group = propertiesParamSchema.parse(properties);
   return group.values.length > 0 ? [group] : [];
 };
-const matcherOf = (node: MetricEventsNode): EventMatcher => ({ event: node.event, filters: groupOf(node.properties) });
+const matcherOf = (node: MetricEventsNode): EventMatcher => {
+  // The query API expands every ActionsNode before a kind reads it (query/actions-node.ts)
+  if (node.kind === "ActionsNode") throw new QueryNodeError("An ActionsNode must be expanded before it is read.", ["metric"]);
+  return { event: node.event, filters: groupOf(node.properties) };
+};
 
 function windowMs(metric: ExperimentMetric): number | null {
   if (!metric.conversion_window) return null;
   return metric.conversion_window * WINDOW_UNIT_SECONDS[metric.conversion_window_unit ?? "day"] * 1000;
 }
 
-/** The exposure matcher and the property holding the variant (PostHog: `$feature_flag_response`, or `$feature/<key>` for a custom event). */
-function exposureOf(criteria: ExposureCriteria, flagKey: string): { matcher: EventMatcher; variantKey: string } {
+/**
+ * The exposure matcher and the property holding the variant (PostHog: `$feature_flag_response`,
+ * or `$feature/<key>` for a custom event or action). An action exposes with any of its events,
+ * its steps ANDed to the config's properties; an action deleted since is a 400.
+ */
+async function exposureOf(env: QueryEnv, criteria: ExposureCriteria, flagKey: string): Promise<{ matcher: EventMatcher; variantKey: string }> {
   const custom = criteria.exposure_config;
-  if (custom) return { matcher: { event: custom.event, filters: groupOf(custom.properties) }, variantKey: `$feature/${flagKey}` };
+  const variantKey = `$feature/${flagKey}`;
+  if (custom?.kind === "ActionsNode") {
+    const definition = (await actionDefinitions(env.db.prisma, env.projectId, [custom.id]).catch((error: unknown) => {
+      throw error instanceof AppError ? new AppError("invalid_input", `The exposure's action ${custom.id} does not exist.`, "exposure_criteria") : error;
+    })).get(custom.id)!;
+    return { matcher: { event: null, filters: [...groupOf(custom.properties ?? []), definition.tree] }, variantKey };
+  }
+  if (custom) return { matcher: { event: custom.event, filters: groupOf(custom.properties) }, variantKey };
   return { matcher: { event: DEFAULT_EXPOSURE_EVENT, filters: groupOf([{ key: "$feature_flag", value: flagKey, operator: "exact", type: "event" }]) }, variantKey: "$feature_flag_response" };
 }
 
@@ -61,7 +78,12 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
   // Dates, variants, exposure and statistics settings live on the experiment and its flag, not in the node.
   async cacheVersion(env: QueryEnv, spec: ExperimentSpec) {
     const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
-    return row ? `${row.updatedAt.getTime()}.${row.featureFlag.version}` : "missing";
+    if (!row) return "missing";
+    // An exposure action's steps and the project's test account filters are not in the node either
+    const criteria = record(row.exposureCriteria) as ExposureCriteria;
+    const action = criteria.exposure_config?.kind === "ActionsNode" ? `.${JSON.stringify((await exposureOf(env, criteria, row.featureFlag.key).catch(() => null))?.matcher ?? null)}` : "";
+    const testAccounts = criteria.filterTestAccounts ? `.${JSON.stringify(await projectTestAccountFilters(env.db.prisma, env.projectId))}` : "";
+    return `${row.updatedAt.getTime()}.${row.featureFlag.version}${action}${testAccounts}`;
   },
   async compute(env: QueryEnv, spec: ExperimentSpec) {
     const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
@@ -69,7 +91,7 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
     const variants = flagVariants(row);
     if (variants.length === 0 || variants[0]!.key !== "control") throw new AppError("invalid_input", "The experiment's flag has no control variant.", "query");
     const criteria = record(row.exposureCriteria) as ExposureCriteria;
-    const exposure = exposureOf(criteria, row.featureFlag.key);
+    const exposure = await exposureOf(env, criteria, row.featureFlag.key);
     const metric = spec.metric;
     const from = row.startDate ?? row.createdAt;
     const to = row.endDate ?? env.now;
@@ -90,7 +112,8 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
             from,
             to,
             now: env.now,
-            filters: [],
+            // PostHog's filterTestAccounts: the project's test account filters hold for every event read, exposures and metric events alike
+            filters: criteria.filterTestAccounts ? groupOf(await projectTestAccountFilters(env.db.prisma, env.projectId)) : [],
             exposure: exposure.matcher,
             variantKey: exposure.variantKey,
             variants: variants.map((variant) => variant.key),

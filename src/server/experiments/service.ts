@@ -16,6 +16,7 @@ import { createFlag, getFlag, liveFlagByKey, updateFlag } from "@/server/flags/s
 import type { ExperimentCreateBody, ExperimentListQuery, ExperimentUpdateBody, ExperimentVariant, ShipVariantBody } from "./contract";
 import { experimentStatus, flagVariants, presentExperiment, type ExperimentResource } from "./present";
 import { statsMethod } from "./statistics";
+import { checkedLinks, checkMetricActions, writeLinks } from "./saved-metrics";
 import * as store from "./store";
 
 /** The query API's `ExperimentQuery` (registered in query/kinds.ts). */
@@ -69,6 +70,10 @@ export async function createExperiment(ctx: Context, body: ExperimentCreateBody)
   const projectId = ctx.project.id;
   const requested = body.parameters?.feature_flag_variants ?? null;
   const holdout = await flagHoldout(ctx, body.holdout_id ?? null);
+  // Checked before the flag is created, which happens outside the experiment's transaction
+  const links = body.saved_metrics_ids ? await checkedLinks(ctx, body.saved_metrics_ids) : undefined;
+  await checkMetricActions(ctx, "metrics", [...(body.metrics ?? []), ...(body.metrics_secondary ?? [])]);
+  await checkMetricActions(ctx, "exposure_criteria", [], body.exposure_criteria);
   const launched = !!body.start_date;
   const existing = await liveFlagByKey(ctx, body.feature_flag_key);
   let flagId: number;
@@ -119,6 +124,7 @@ export async function createExperiment(ctx: Context, body: ExperimentCreateBody)
       archived: body.archived ?? false,
       deleted: false,
     });
+    await writeLinks(tx, id, links);
     await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
     return id;
   });
@@ -134,6 +140,10 @@ export async function updateExperiment(ctx: Context, id: number, body: Experimen
   const startDate = body.start_date === undefined ? current.startDate : body.start_date === null ? null : new Date(body.start_date);
   const endDate = body.end_date === undefined ? current.endDate : body.end_date === null ? null : new Date(body.end_date);
   if (startDate && endDate && startDate >= endDate) throw invalid("End date must be after start date", "end_date");
+
+  const links = body.saved_metrics_ids === undefined ? undefined : await checkedLinks(ctx, body.saved_metrics_ids ?? []);
+  await checkMetricActions(ctx, "metrics", [...(body.metrics ?? []), ...(body.metrics_secondary ?? [])]);
+  await checkMetricActions(ctx, "exposure_criteria", [], body.exposure_criteria);
 
   // The flag follows the draft: variants and holdout change only before launch (PostHog's newer rule).
   const variants = body.parameters?.feature_flag_variants ?? null;
@@ -174,6 +184,7 @@ export async function updateExperiment(ctx: Context, id: number, body: Experimen
   const changes = changesBetween(tracked({ ...next, ...current, metrics: current.metrics as unknown[], metricsSecondary: current.metricsSecondary as unknown[], secondaryMetrics: current.secondaryMetrics as unknown[] }), tracked(next));
   await inTransaction(ctx.db, async (tx) => {
     await store.updateExperimentRow(tx, id, next);
+    await writeLinks(tx, id, links);
     if (changes.length > 0) {
       const activity = next.deleted && !current.deleted ? "deleted" : "updated";
       await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity, name: next.name, changes });

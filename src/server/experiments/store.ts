@@ -9,9 +9,12 @@ const EXPERIMENT_INCLUDE = {
   createdBy: { select: USER_BASIC_COLUMNS },
   featureFlag: { select: { id: true, projectId: true, key: true, name: true, active: true, deleted: true, filters: true, ensureExperienceContinuity: true, version: true } },
   holdout: { select: { id: true, name: true, description: true, filters: true } },
+  savedMetrics: { include: { savedMetric: { select: { id: true, name: true, query: true } } }, orderBy: { id: "asc" } },
 } as const;
+const SAVED_METRIC_INCLUDE = { createdBy: { select: USER_BASIC_COLUMNS } } as const;
 
 export type ExperimentRow = Prisma.ExperimentGetPayload<{ include: typeof EXPERIMENT_INCLUDE }>;
+export type SavedMetricRow = Prisma.ExperimentSavedMetricGetPayload<{ include: typeof SAVED_METRIC_INCLUDE }>;
 export type HoldoutRow = Prisma.ExperimentHoldoutGetPayload<{ include: typeof HOLDOUT_INCLUDE }>;
 
 export interface ExperimentWrite {
@@ -108,4 +111,40 @@ export async function deleteHoldoutRow(tx: Tx, id: number): Promise<void> {
 /** The ids of the experiments on each of these flags (PostHog's `experiment_set` of a flag), deleted ones left out. */
 export function experimentsOfFlags(client: DbClient, projectId: number, flagIds: readonly number[]): Promise<{ id: number; featureFlagId: number }[]> {
   return client.experiment.findMany({ where: { projectId, deleted: false, featureFlagId: { in: [...flagIds] } }, select: { id: true, featureFlagId: true }, orderBy: { id: "asc" } });
+}
+
+export function findSavedMetric(client: DbClient, projectId: number, id: number): Promise<SavedMetricRow | null> {
+  return client.experimentSavedMetric.findFirst({ where: { id, projectId }, include: SAVED_METRIC_INCLUDE });
+}
+
+/** Newest first (PostHog's `-created_at`). */
+export function listSavedMetricRows(client: DbClient, projectId: number): Promise<SavedMetricRow[]> {
+  return client.experimentSavedMetric.findMany({ where: { projectId }, include: SAVED_METRIC_INCLUDE, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+}
+
+/** Which of these ids are shared metrics of the project. */
+export async function savedMetricIdsIn(client: DbClient, projectId: number, ids: readonly number[]): Promise<Set<number>> {
+  const rows = await client.experimentSavedMetric.findMany({ where: { projectId, id: { in: [...ids] } }, select: { id: true } });
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function insertSavedMetric(tx: Tx, projectId: number, createdById: number, write: { name: string; description: string; query: unknown; tags: string[] }): Promise<number> {
+  const row = await tx.experimentSavedMetric.create({ data: { projectId, createdById, name: write.name, description: write.description, query: json(write.query), tags: json(write.tags) }, select: { id: true } });
+  return row.id;
+}
+
+export async function updateSavedMetricRow(tx: Tx, id: number, write: { name?: string; description?: string; query?: unknown; tags?: string[] }): Promise<void> {
+  const { query, tags, ...rest } = write;
+  await tx.experimentSavedMetric.update({ where: { id }, data: { ...rest, ...(query === undefined ? {} : { query: json(query) }), ...(tags === undefined ? {} : { tags: json(tags) }) } });
+}
+
+/** Deleting a shared metric unlinks it from every experiment (the links cascade). */
+export async function deleteSavedMetricRow(tx: Tx, id: number): Promise<void> {
+  await tx.experimentSavedMetric.delete({ where: { id } });
+}
+
+/** The experiment's links become exactly `links` (PostHog replaces them on every write that names them). */
+export async function replaceSavedMetricLinks(tx: Tx, experimentId: number, links: readonly { savedMetricId: number; type: string }[]): Promise<void> {
+  await tx.experimentToSavedMetric.deleteMany({ where: { experimentId } });
+  if (links.length > 0) await tx.experimentToSavedMetric.createMany({ data: links.map((link) => ({ experimentId, savedMetricId: link.savedMetricId, metadata: json({ type: link.type }) })) });
 }

@@ -17,7 +17,8 @@ import { setTags, tagNames } from "@/server/tags/service";
 import { DUPLICATE_FLAG_KEY_MESSAGE, flagFiltersSchema, flagReference, REACH_SAMPLE, type CreateFlag, type FlagFilters, type FlagListQuery, type TestFlagInput, type UpdateFlag } from "./contract";
 import { evaluateFlagsForDistinctId } from "./decide";
 import { invalidateFlagDefinitions, loadFlagDefinitions } from "./definitions";
-import { flagHash } from "./evaluation";
+import { flagHash, type FlagDefinition } from "./evaluation";
+import { explainHoldout, explainVariant } from "./explain";
 import { estimateReach, type FlagReach } from "./reach";
 import { storedFilters, toFlagResource, type FlagResource, type FlagRow } from "./present";
 import { checkDependencyStates, checkReferences } from "./references";
@@ -389,5 +390,11 @@ export async function testFlagForUser(ctx: Context, id: number, input: TestFlagI
     // With experience continuity a person may be bucketed by an earlier id: the distinct id typed here is what is hashed otherwise.
     why = { conditionIndex: index!, description: group.description ?? null, properties: group.properties, bucket: byPerson ? flagHash(flag.key, input.distinctId!.trim()) : null, rollout: group.rollout_percentage ?? 100 };
   }
-  return { flag: { id: flag.id, key: flag.key, deleted: flag.deleted }, result, why, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags };
+  // The variant and holdout hashes, for a flag bucketed by person (a group flag hashes the group's key, not typed here)
+  const bucketingId = flag.filters.aggregation_group_type_index === null ? input.distinctId!.trim() : null;
+  const definition = { id: flag.id, key: flag.key, active: flag.active, filters: flag.filters as FlagDefinition["filters"] };
+  const holdout = result && bucketingId !== null && !["flag_disabled", "super_condition_value", "no_group_type"].includes(result.reason.code) ? explainHoldout(definition, bucketingId) : null;
+  const variant =
+    result?.reason.code === "condition_match" && bucketingId !== null && !holdout?.held ? explainVariant(definition, bucketingId, (group as { variant?: string | null } | undefined)?.variant ?? null) : null;
+  return { flag: { id: flag.id, key: flag.key, deleted: flag.deleted }, result, why, variant, holdout, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags };
 }

@@ -8,7 +8,7 @@ import { testDbKind } from "@/test-support/db";
 import { apiRouteHandlers, apiRoutePatterns } from "@/test-support/rest-routes";
 import { duringStall } from "@/test-support/stall";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, SUBSCRIPTION_BODY, subscription, ALERT_BODY, alert, BATCH_EXPORT_BODY, BACKFILL_BODY, batchExport, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, action, recording, COHORT_BODY, EXPERIMENT_BODY, HOLDOUT_BODY, SAVED_METRIC_BODY, savedMetric, experiment, CONFIG_BODY, db, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, cohort, dashboard, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, hogFunction, EAF_BODY, eaf, SURVEY_BODY, survey, SUBSCRIPTION_BODY, subscription, ALERT_BODY, alert, BATCH_EXPORT_BODY, BACKFILL_BODY, batchExport, type Path } from "@/test-support/hostile-input";
 
 /** Not management routes: next-auth, tRPC (below), and posthog-js's lists, which take no input. */
 // `schema` and `docs`: the OpenAPI document and its reference page, public and the same for everyone (openapi/document.test.ts).
@@ -86,6 +86,19 @@ const REST_CASES: RestCase[] = [
   { route: "projects/:project_id/experiment_holdouts/:id", method: "GET", params: () => ({ id: String(w.holdoutId) }), ids: ["id"] },
   { route: "projects/:project_id/experiment_holdouts/:id", method: "PATCH", params: () => ({ id: String(w.holdoutId) }), ids: ["id"], body: HOLDOUT_BODY },
   { route: "projects/:project_id/experiment_holdouts/:id", method: "DELETE", params: () => ({ id: String(w.spareHoldoutId) }), ids: ["id"] },
+  { route: "projects/:project_id/experiment_saved_metrics", method: "GET", query: () => ({ limit: "10" }) },
+  { route: "projects/:project_id/experiment_saved_metrics", method: "POST", body: SAVED_METRIC_BODY },
+  { route: "projects/:project_id/experiment_saved_metrics/:id", method: "GET", params: savedMetric, ids: ["id"] },
+  { route: "projects/:project_id/experiment_saved_metrics/:id", method: "PATCH", params: savedMetric, ids: ["id"], body: SAVED_METRIC_BODY },
+  { route: "projects/:project_id/experiment_saved_metrics/:id", method: "DELETE", params: () => ({ id: String(w.spareSavedMetricId) }), ids: ["id"] },
+  {
+    route: "projects/:project_id/experiments/:id",
+    method: "PATCH",
+    params: experiment,
+    ids: ["id"],
+    body: () => ({ saved_metrics_ids: [{ id: w.savedMetricId, metadata: { type: "secondary" } }] }),
+    bodyIds: [["saved_metrics_ids", 0, "id"]],
+  },
   { route: "projects/:project_id/hog_functions", method: "GET", query: () => ({ search: "hook", type: "destination", enabled: "true" }) },
   { route: "projects/:project_id/hog_functions", method: "POST", body: HOG_FUNCTION_BODY },
   { route: "projects/:project_id/hog_functions/:id", method: "GET", params: hogFunction, ids: ["id"] },
@@ -161,6 +174,7 @@ const REST_CASES: RestCase[] = [
   { route: "projects", method: "GET", query: () => ({ limit: "10", offset: "0" }) },
   { route: "projects/:project_id", method: "GET" },
   { route: "projects/:project_id", method: "PATCH", body: () => ({ name: "hostile", enrich_events: true }) },
+  { route: "projects/:project_id", method: "PATCH", body: () => ({ test_account_filters: [{ key: "email", value: "@example.com", operator: "not_icontains", type: "person" }] }) },
   { route: "users/:user_id", method: "GET", params: () => ({ user_id: "@me" }) },
   { route: "plugins", method: "GET" },
   { route: "feature_flag/local_evaluation", method: "GET", query: () => ({ project_id: String(w.projectId) }), nulStatus: 404 },

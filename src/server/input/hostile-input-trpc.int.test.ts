@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter, createCaller } from "@/server/http/trpc/root";
 import { testDbKind } from "@/test-support/db";
 import { NUL_MESSAGE } from "./nul";
-import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, SUBSCRIPTION_BODY, ALERT_BODY, BATCH_EXPORT_BODY, BACKFILL_BODY, type Path } from "@/test-support/hostile-input";
+import { ACTION_BODY, COHORT_BODY, CONFIG_BODY, EXPERIMENT_BODY, SAVED_METRIC_BODY, FLAG_BODY, HUGE_IDS, INSIGHT_BODY, QUERY, db, replaced, setUpHostileWorld, snapshot, stringPaths, tearDownHostileWorld, w, withNul, HOG_FUNCTION_BODY, EAF_BODY, SURVEY_BODY, SUBSCRIPTION_BODY, ALERT_BODY, BATCH_EXPORT_BODY, BACKFILL_BODY, type Path } from "@/test-support/hostile-input";
 
 beforeAll(setUpHostileWorld);
 afterAll(tearDownHostileWorld);
@@ -177,6 +177,8 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "experiments.update", input: () => ({ id: w.experimentId, patch: { ...EXPERIMENT_BODY(), feature_flag_key: undefined } }), ids: [["id"]] },
   { procedure: "experiments.ship", input: () => ({ id: w.experimentId, ship: { variant_key: "test", conclusion_comment: "Shipped" } }), ids: [["id"]] },
   { procedure: "experiments.results", input: () => ({ id: w.experimentId }), ids: [["id"]] },
+  { procedure: "experiments.savedMetrics", input: () => ({}) },
+  { procedure: "experiments.createSavedMetric", input: () => ({ metric: SAVED_METRIC_BODY() }) },
   { procedure: "flags.list", input: () => ({ search: "flag", tags: '["beta"]' }) },
   { procedure: "flags.get", input: () => ({ id: w.flagId }), ids: [["id"]] },
   { procedure: "flags.create", input: () => ({ flag: FLAG_BODY() }) },

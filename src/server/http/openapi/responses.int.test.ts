@@ -92,6 +92,8 @@ const FIXTURES: Record<string, () => string[]> = {
   [`${P}/experiments/{id}/`]: () => [`${P}/experiments/${ids.experiment}/`],
   [`${P}/experiment_holdouts/`]: () => [`${P}/experiment_holdouts/`],
   [`${P}/experiment_holdouts/{id}/`]: () => [`${P}/experiment_holdouts/${ids.holdout}/`],
+  [`${P}/experiment_saved_metrics/`]: () => [`${P}/experiment_saved_metrics/`],
+  [`${P}/experiment_saved_metrics/{id}/`]: () => [`${P}/experiment_saved_metrics/${ids.savedMetric}/`],
   [`${P}/early_access_features/`]: () => [`${P}/early_access_features/`, `${P}/early_access_features/?stage=beta`],
   [`${P}/early_access_features/{id}/`]: () => [`${P}/early_access_features/${ids.feature}/`],
   [`${P}/surveys/`]: () => [`${P}/surveys/`, `${P}/surveys/?archived=false`],
@@ -264,12 +266,14 @@ beforeAll(async () => {
   ids.action = String((await json("POST", `${project}/actions/`, { name: "Clicked buy", steps: [{ event: "$autocapture", selector: "div > button.buy" }, { event: "$pageview", url: "/pricing" }] })).id);
 
   ids.holdout = String((await json("POST", `${project}/experiment_holdouts/`, { name: "Ten", filters: [{ properties: [], rollout_percentage: 10 }] })).id);
+  ids.savedMetric = String((await json("POST", `${project}/experiment_saved_metrics/`, { name: "Purchases", query: { kind: "ExperimentMetric", metric_type: "funnel", series: [{ kind: "EventsNode", event: "purchase" }] }, tags: ["checkout"] })).id);
   ids.experiment = String(
     (
       await json("POST", `${project}/experiments/`, {
         name: "Checkout",
         feature_flag_key: "doc-experiment",
         holdout_id: Number(ids.holdout),
+        saved_metrics_ids: [{ id: Number(ids.savedMetric), metadata: { type: "secondary" } }],
         start_date: "2026-01-01T00:00:00Z",
         metrics: [{ kind: "ExperimentMetric", uuid: "m1", metric_type: "mean", source: { kind: "EventsNode", event: "purchase", math: "sum", math_property: "amount" } }],
       })

@@ -321,6 +321,9 @@ const EXPERIMENT_IDS = new Map<string, number>();
 const HOLDOUT_IDS = new Map<string, number>();
 /** `@current`'s project id, for holdouts made again after a DELETE. */
 const HOLDOUT_PROJECT = new Map<string, number>();
+/** A shared metric in each project (and `@current`), made again after a DELETE as holdouts are. */
+const SAVED_METRIC_IDS = new Map<string, number>();
+const SAVED_METRIC_QUERY = { kind: "ExperimentMetric", metric_type: "funnel", series: [{ kind: "EventsNode", event: "purchase" }] };
 let experimentKeys = 0;
 
 /** The experiment and holdout routes under one prefix. */
@@ -379,6 +382,32 @@ function experimentRoutes(prefix: "projects" | "environments"): RouteCase[] {
         const id = HOLDOUT_IDS.get(project);
         if (projectId === undefined || id === undefined || (await db.prisma.experimentHoldout.findUnique({ where: { id } }))) return;
         HOLDOUT_IDS.set(project, (await db.prisma.experimentHoldout.create({ data: { projectId, name: "matrix", filters: [{ properties: [], rollout_percentage: 10 }] } })).id);
+      },
+      methods: {
+        GET: { scope: "experiment:read", ok: 200 },
+        PATCH: { scope: "experiment:write", body: { description: "renamed" }, ok: 200 },
+        PUT: { scope: "experiment:write", body: { description: "put" }, ok: 200 },
+        DELETE: { scope: "experiment:write", ok: 204 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/experiment_saved_metrics`,
+      path: `${at}/experiment_saved_metrics/`,
+      params: (project) => ({ project_id: project }),
+      methods: {
+        GET: { scope: "experiment:read", ok: 200 },
+        POST: { scope: "experiment:write", body: { name: "matrix", query: SAVED_METRIC_QUERY }, ok: 201 },
+      },
+    },
+    {
+      route: `${prefix}/:project_id/experiment_saved_metrics/:id`,
+      path: `${at}/experiment_saved_metrics/{saved_metric}/`,
+      params: withId(SAVED_METRIC_IDS),
+      prepare: async (project, db) => {
+        const projectId = project === "@current" ? HOLDOUT_PROJECT.get("@current") : Number(project);
+        const id = SAVED_METRIC_IDS.get(project);
+        if (projectId === undefined || id === undefined || (await db.prisma.experimentSavedMetric.findUnique({ where: { id } }))) return;
+        SAVED_METRIC_IDS.set(project, (await db.prisma.experimentSavedMetric.create({ data: { projectId, name: "matrix", query: SAVED_METRIC_QUERY } })).id);
       },
       methods: {
         GET: { scope: "experiment:read", ok: 200 },
@@ -1029,7 +1058,9 @@ describe(`management routes: authentication, scopes and project access (${testDb
       });
       EXPERIMENT_IDS.set(String(id), (await db.prisma.experiment.create({ data: { projectId: id, name: "matrix", featureFlagId: flag.id, startDate: new Date("2026-01-01T00:00:00Z") } })).id);
       HOLDOUT_IDS.set(String(id), (await db.prisma.experimentHoldout.create({ data: { projectId: id, name: "matrix", filters: [{ properties: [], rollout_percentage: 10 }] } })).id);
+      SAVED_METRIC_IDS.set(String(id), (await db.prisma.experimentSavedMetric.create({ data: { projectId: id, name: "matrix", query: SAVED_METRIC_QUERY } })).id);
     }
+    SAVED_METRIC_IDS.set("@current", SAVED_METRIC_IDS.get(String(projectId))!);
     EXPERIMENT_IDS.set("@current", EXPERIMENT_IDS.get(String(projectId))!);
     HOLDOUT_IDS.set("@current", HOLDOUT_IDS.get(String(projectId))!);
     HOLDOUT_PROJECT.set("@current", projectId);

@@ -1,5 +1,18 @@
-import { experimentCreateBody, experimentListQuery, experimentSchema, experimentUpdateBody, holdoutCreateBody, holdoutSchema, holdoutUpdateBody, shipVariantBody } from "@/server/experiments/contract";
+import {
+  experimentCreateBody,
+  experimentListQuery,
+  experimentSchema,
+  experimentUpdateBody,
+  holdoutCreateBody,
+  holdoutSchema,
+  holdoutUpdateBody,
+  savedMetricCreateBody,
+  savedMetricSchema,
+  savedMetricUpdateBody,
+  shipVariantBody,
+} from "@/server/experiments/contract";
 import { createHoldout, deleteHoldout, getHoldout, listHoldouts, updateHoldout } from "@/server/experiments/holdouts";
+import { createSavedMetric, deleteSavedMetric, getSavedMetric, listSavedMetrics, updateSavedMetric } from "@/server/experiments/saved-metrics";
 import { createExperiment, getExperiment, listExperiments, shipVariant, updateExperiment } from "@/server/experiments/service";
 import { pageOf } from "@/server/http/openapi/shapes";
 import { paginate } from "@/server/http/rest/pagination";
@@ -26,6 +39,16 @@ const holdoutUpdateRoute = (method: "PATCH" | "PUT") =>
       description: "A change of `filters` rewrites the flags of every experiment in the holdout.",
       body: holdoutUpdateBody,
       response: holdoutSchema,
+    },
+  });
+
+const savedMetricUpdateRoute = (method: "PATCH" | "PUT") =>
+  projectRoute<Params>("experiment", async ({ ctx, params, body }) => updateSavedMetric(ctx, pathId(params.id), await body(savedMetricUpdateBody)), {
+    doc: {
+      summary: method === "PATCH" ? "Update a shared metric" : "Update a shared metric (PUT: same partial update)",
+      description: "Every experiment linking the metric reads the new `query` from then on.",
+      body: savedMetricUpdateBody,
+      response: savedMetricSchema,
     },
   });
 
@@ -122,6 +145,46 @@ export const experimentRoutes: RestResource[] = [
           return null;
         },
         { status: 204, doc: { summary: "Delete a holdout", description: "Its experiments' flags stop holding users out; 204." } },
+      ),
+    },
+  },
+  {
+    path: "experiment_saved_metrics",
+    methods: {
+      GET: projectRoute(
+        "experiment",
+        async ({ request, ctx, query }) => {
+          const parsed = query(pageQuery);
+          const all = await listSavedMetrics(ctx);
+          const take = parsed.limit || 100;
+          return paginate(request, parsed, all.length, all.slice(parsed.offset, parsed.offset + take));
+        },
+        { doc: { summary: "List shared metrics", description: "Newest first.", query: pageQuery, response: pageOf(savedMetricSchema, "ExperimentSavedMetric") } },
+      ),
+      POST: projectRoute("experiment", async ({ ctx, body }) => createSavedMetric(ctx, await body(savedMetricCreateBody)), {
+        status: 201,
+        doc: {
+          summary: "Create a shared metric",
+          description: "`query` is an ExperimentMetric (`funnel` or `mean`, EventsNode or ActionsNode sources). Experiments link it with `saved_metrics_ids: [{id, metadata: {type: \"primary\" | \"secondary\"}}]`.",
+          body: savedMetricCreateBody,
+          response: savedMetricSchema,
+        },
+      }),
+    },
+  },
+  {
+    path: "experiment_saved_metrics/:id",
+    methods: {
+      GET: projectRoute<Params>("experiment", async ({ ctx, params }) => getSavedMetric(ctx, pathId(params.id)), { doc: { summary: "Retrieve a shared metric", description: "", response: savedMetricSchema } }),
+      PATCH: savedMetricUpdateRoute("PATCH"),
+      PUT: savedMetricUpdateRoute("PUT"),
+      DELETE: projectRoute<Params>(
+        "experiment",
+        async ({ ctx, params }) => {
+          await deleteSavedMetric(ctx, pathId(params.id));
+          return null;
+        },
+        { status: 204, doc: { summary: "Delete a shared metric", description: "It is unlinked from every experiment; 204." } },
       ),
     },
   },

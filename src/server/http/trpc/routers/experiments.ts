@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { experimentCreateBody, experimentListQuery, experimentUpdateBody, shipVariantBody } from "@/server/experiments/contract";
+import { experimentCreateBody, experimentListQuery, experimentUpdateBody, savedMetricCreateBody, shipVariantBody } from "@/server/experiments/contract";
+import { experimentMetrics } from "@/server/experiments/present";
+import { createSavedMetric, listSavedMetrics } from "@/server/experiments/saved-metrics";
 import { createExperiment, getExperiment, listExperiments, shipVariant, updateExperiment } from "@/server/experiments/service";
 import { recordId } from "@/server/input/record-id";
 import { parseQueryRequest, runQuery } from "@/server/query/service";
@@ -14,12 +16,15 @@ export const experimentsRouter = createTRPCRouter({
   create: projectProcedure.input(z.object({ experiment: experimentCreateBody })).mutation(({ ctx, input }) => createExperiment(ctx, input.experiment)),
   update: projectProcedure.input(experimentId.extend({ patch: experimentUpdateBody })).mutation(({ ctx, input }) => updateExperiment(ctx, input.id, input.patch)),
   ship: projectProcedure.input(experimentId.extend({ ship: shipVariantBody })).mutation(({ ctx, input }) => shipVariant(ctx, input.id, input.ship)),
-  /** One metric's results (`ExperimentQuery`), recomputed: the page shows what the events say now. */
+  /** Shared metrics, for the form's picker and the page that creates them. */
+  savedMetrics: projectProcedure.query(({ ctx }) => listSavedMetrics(ctx)),
+  createSavedMetric: projectProcedure.input(z.object({ metric: savedMetricCreateBody })).mutation(({ ctx, input }) => createSavedMetric(ctx, input.metric)),
+  /** One metric's results (`ExperimentQuery`), recomputed: the page shows what the events say now. Its own metrics come first, then its shared ones. */
   results: projectProcedure
-    .input(experimentId.extend({ secondary: z.boolean().default(false), index: z.number().int().min(0).max(20).default(0) }))
+    .input(experimentId.extend({ secondary: z.boolean().default(false), index: z.number().int().min(0).max(40).default(0) }))
     .query(async ({ ctx, input }) => {
       const experiment = await getExperiment(ctx, input.id);
-      const metric = (input.secondary ? experiment.metrics_secondary : experiment.metrics)[input.index];
+      const metric = experimentMetrics(experiment, input.secondary)[input.index];
       if (!metric) return null;
       return runQuery(ctx, parseQueryRequest({ query: { kind: "ExperimentQuery", experiment_id: experiment.id, metric }, refresh: "force_blocking" }));
     }),

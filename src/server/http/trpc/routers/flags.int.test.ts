@@ -125,6 +125,26 @@ describe(`flags router (${testDbKind})`, () => {
       expect(stranger.result).toMatchObject({ enabled: true, reason: { condition_index: 1 } });
     });
 
+    it("says why this variant: the variant hash against the ranges, a condition set's own variant, and the holdout", async () => {
+      const { variant, holdout } = await api.flags.testForUser({ projectId, id: flagId, distinctId: "ada" });
+      const hash = flagHash("enterprise-beta", "ada", "variant");
+      const expected = hash < 0.5 ? "control" : "treatment";
+      expect(holdout).toBeNull();
+      expect(variant).toMatchObject({ hash, variant: expected, override: null, ranges: [{ key: "control", from: 0, to: 0.5 }, { key: "treatment", from: 0.5, to: 1 }] });
+      expect(variant!.text).toBe(`variant hash ${hash.toFixed(4)} falls in ${expected}'s range ${expected === "control" ? "0.00–0.50" : "0.50–1.00"}`);
+      const assigned = await api.flags.testForUser({ projectId, id: flagId, distinctId: "bob", personProperties: { email: "bob@burrow.test" } });
+      expect(assigned.variant).toMatchObject({ override: "treatment" });
+      const none = await api.flags.testForUser({ projectId, id: flagId, distinctId: "bob" });
+      expect(none.variant).toBeNull();
+      // A holdout of everyone: held, whatever the hash
+      const held = await api.flags.create({ projectId, flag: { key: "held-out", filters: { groups: [{ properties: [], rollout_percentage: 100 }], multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] }, holdout: { id: 3, exclusion_percentage: 100 } } } });
+      const answer = await api.flags.testForUser({ projectId, id: held.id, distinctId: "ada" });
+      expect(answer.result).toMatchObject({ variant: "holdout-3", reason: { code: "holdout_condition_value" } });
+      expect(answer.holdout).toMatchObject({ id: 3, held: true, hash: flagHash("holdout", "ada", "", "-") });
+      expect(answer.holdout!.text).toMatch(/^in holdout \(hash 0\.\d{4} ≤ 1\.00\)$/);
+      expect(answer.variant).toBeNull();
+    });
+
     it("evaluates the saved flag: a disabled flag is off", async () => {
       await api.flags.update({ projectId, id: flagId, patch: { active: false } });
       const { result } = await api.flags.testForUser({ projectId, id: flagId, distinctId: "ada" });
