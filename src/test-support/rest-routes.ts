@@ -46,3 +46,26 @@ export async function apiRouteHandlers(pattern: string): Promise<Record<string, 
   if (prefixed) return restRoute(prefixed[1] as RestPrefix, prefixed[2] ?? "");
   return (await import(`@/app/api/${pattern.replace(/:(\w+)/g, "[$1]")}/route`)) as Record<string, RouteHandler>;
 }
+
+/** A handler as `restRoute` gives it (or a route module exports it). */
+type CallableHandler = (request: Request, route: { params: Promise<unknown> }) => Promise<Response>;
+
+/**
+ * Calls route handlers as a project's API client would, with the personal key `auth()` gives
+ * (read at each call: tests set it in beforeAll): the status and the parsed JSON body.
+ */
+export function projectApiCaller(auth: () => { projectId: number; apiKey: string }) {
+  return async (handler: CallableHandler, method: string, path: string, params: Record<string, string>, body?: unknown) => {
+    const { projectId, apiKey } = auth();
+    const response = await handler(
+      new Request(`http://localhost/api/projects/${projectId}/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+      { params: Promise.resolve({ project_id: String(projectId), ...params }) },
+    );
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+}

@@ -18,7 +18,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createEmptyPostgresDatabase, createTestDatabase, testEventStoreKind } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
 import { executeRun, runBatchExportsPass, runnerOptions, scheduleDueRuns, startBatchExports, stopBatchExports } from "./runner";
 import { claimRun, scheduleRuns } from "./store";
@@ -41,18 +41,7 @@ const backfills = restRoute("projects", "batch_exports/:id/backfills");
 const retry = restRoute("projects", "batch_exports/:id/runs/:run_id/retry");
 const pause = restRoute("projects", "batch_exports/:id/pause");
 
-async function call(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, method: string, path: string, params: Record<string, string>, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 
 const H = (hour: number, minute = 0) => new Date(Date.UTC(2026, 0, 10, hour, minute));
 const options = () => runnerOptions(db, { backoffMs: 1, maxAttempts: 3, pageRows: 3, timeoutMs: 5_000 });

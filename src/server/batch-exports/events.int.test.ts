@@ -16,7 +16,7 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createEmptyPostgresDatabase, createTestDatabase, testStoresName } from "@/test-support/db";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
 import { runBatchExportsPass, runnerOptions } from "./runner";
 import { scheduleRuns } from "./store";
@@ -30,18 +30,7 @@ let target: { url: string; drop(): Promise<void> };
 const list = restRoute("projects", "batch_exports");
 const runs = restRoute("projects", "batch_exports/:id/runs");
 
-async function call(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, method: string, path: string, params: Record<string, string>, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 
 const s3Destination = (prefix: string, extra: object = {}) => ({
   type: "S3",

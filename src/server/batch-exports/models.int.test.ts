@@ -15,7 +15,7 @@ import type { Database } from "@/server/db/client";
 import type { PostgresEventStore } from "@/server/db/events";
 import { createEmptyPostgresDatabase, createTestDatabase, testEventStoreKind } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
 import { exportPersonPage } from "@/server/persons/service";
 import { runBatchExportsPass, runnerOptions } from "./runner";
@@ -32,18 +32,7 @@ const one = restRoute("projects", "batch_exports/:id");
 const backfills = restRoute("projects", "batch_exports/:id/backfills");
 const runs = restRoute("projects", "batch_exports/:id/runs");
 
-async function call(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, method: string, path: string, params: Record<string, string>, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 
 const H = (hour: number, minute = 0) => new Date(Date.UTC(2026, 0, 10, hour, minute));
 const iso = (date: Date) => date.toISOString();

@@ -13,7 +13,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { reloadRoutes } from "./routing";
 import { claimOutbox, fanOutBatch, pruneDeliveries } from "./store";
 import { startDestinationWorker, stopDestinationWorker } from "./worker";
@@ -40,18 +40,7 @@ const received: Received[] = [];
 /** Answers per path, in order; then 200. */
 const script = new Map<string, number[]>();
 
-async function call(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, method: string, path: string, params: Record<string, string>, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 
 const create = (body: unknown) => call(list.POST, "POST", "hog_functions/", {}, body);
 const webhook = (name: string, url: string, extra: Record<string, unknown> = {}) => ({
