@@ -1,10 +1,11 @@
 /**
- * Delivering the outbox: fans ingestion's batches out into rows as they are needed, claims due rows (with a lease, so a crash leaves them due again),
- * sends each with the outbound client (bounded concurrency and a deadline, so a slow or dead
- * receiver holds only the worker's own slots, never ingestion), and records each attempt in
- * the log, with the outbox row removed (delivered, or failed for good) or rescheduled
- * (exponential backoff with jitter). Per destination: a token-bucket rate limit and a circuit
- * breaker that stops attempts for a while after consecutive failures.
+ * Delivering the outbox: fans ingestion's batches out into rows as they are needed (in steps
+ * that hold the embedded database briefly), claims due rows (with a lease, so a crash leaves
+ * them due again), sends each with the outbound client (bounded concurrency and a deadline, so
+ * a slow or dead receiver holds only the worker's own slots, never ingestion), and records each
+ * attempt in the log, with the outbox row removed (delivered, or failed for good) or
+ * rescheduled (exponential backoff with jitter). Per destination: a token-bucket rate limit and
+ * a circuit breaker that stops attempts for a while after consecutive failures.
  */
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
