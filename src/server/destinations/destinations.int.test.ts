@@ -279,6 +279,35 @@ describe("delivery", () => {
     expect(await waiting()).toBeLessThanOrEqual(before);
   });
 
+  it("keeps a destination to its rate limit: a burst of its limit, then the rest spread out, each delivered once", async () => {
+    await stopDestinationWorker();
+    const arrivals: number[] = [];
+    try {
+      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 4 });
+      const created = await create(webhook("limited", `http://127.0.0.1:${port}/limited`, { filters: { events: [{ id: "limited" }] } }));
+      await reloadRoutes(db);
+      const started = performance.now();
+      await sendBatch(token, Array.from({ length: 12 }, (_, i) => ({ event: "limited", distinct_id: `l${i}` })));
+      await until(
+        "the limited deliveries",
+        async () => {
+          const hits = received.filter((r) => r.path === "/limited").length;
+          while (arrivals.length < hits) arrivals.push(performance.now() - started);
+          return hits >= 12;
+        },
+        20_000,
+      );
+      // 4 at once (the bucket starts full), then 8 more at 4 a second: about 2 s.
+      expect(arrivals[11]! - arrivals[0]!).toBeGreaterThan(1_500);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(received.filter((r) => r.path === "/limited")).toHaveLength(12);
+      expect(await outboxOf(created.body.id)).toBe(0);
+    } finally {
+      await stopDestinationWorker();
+      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
+    }
+  });
+
   it("acknowledges with one small batch per statement, fanned out into an event's row per destination as stored", async () => {
     await stopDestinationWorker();
     try {

@@ -37,6 +37,10 @@ export interface DeliveryOptions {
 }
 
 const LOG_DAYS = 30;
+/** The shortest time between two rounds that kicks start. */
+const KICK_GAP_MS = 50;
+/** How long the worker rests when destinations it has rows for are at their rate limit (their tokens gather meanwhile). */
+const RATE_LIMITED_REST_MS = 100;
 /** Rows due within this long count as work at hand (rate-limited rows wait under a second). */
 const FAN_OUT_AHEAD_MS = 2_000;
 const PRUNE_CHUNK = 5000;
@@ -92,11 +96,19 @@ class TokenBucket {
   constructor(private readonly rate: number) {
     this.tokens = rate;
   }
-  /** 0 when a request may go now, else the ms until one may. */
-  take(): number {
+  private refill(): void {
     const now = Date.now();
     this.tokens = Math.min(this.rate, this.tokens + ((now - this.at) / 1000) * this.rate);
     this.at = now;
+  }
+  /** Whether a request may go now (without taking it). */
+  ready(): boolean {
+    this.refill();
+    return this.tokens >= 1;
+  }
+  /** 0 when a request may go now, else the ms until one may. */
+  take(): number {
+    this.refill();
     if (this.tokens >= 1) {
       this.tokens -= 1;
       return 0;
@@ -147,6 +159,10 @@ export class DeliveryWorker {
   /** Ingestion's kicks in the current half second: many mean capture is busy (see `yieldToIngestion`). */
   private kicks = 0;
   private kicksSince = 0;
+  private lastRunEnd = 0;
+  /** No round before this (destinations at their rate limit gather tokens meanwhile). */
+  private restUntil = 0;
+  private timerAt = 0;
 
   /** New rows (or a change): look now rather than at the next poll. */
   kick(): void {
@@ -161,9 +177,17 @@ export class DeliveryWorker {
       this.again = true;
       return;
     }
+    // Kicks come with every statement that routed events: a round at most every KICK_GAP_MS, and
+    // none during a rest (each round costs queries even when it finds nothing it may send).
+    const at = Math.max(this.restUntil, this.lastRunEnd + KICK_GAP_MS);
+    if (now < at) {
+      if (!this.timer || this.timerAt > at) this.schedule(at - now);
+      return;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.running = this.run().finally(() => {
+      this.lastRunEnd = Date.now();
       this.running = null;
       if (this.stopped) return;
       if (this.again) {
@@ -176,7 +200,11 @@ export class DeliveryWorker {
   private schedule(ms: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.kick(), Math.max(10, ms));
+    this.timerAt = Date.now() + Math.max(10, ms);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.kick();
+    }, Math.max(10, ms));
     this.timer.unref();
   }
 
@@ -197,24 +225,32 @@ export class DeliveryWorker {
         }
       }
       const limit = this.options.concurrency * 4;
+      let limited = false;
       while (!this.stopped) {
         // Ingestion writes one small batch per statement; they become outbox rows (an event's row
         // per destination) only while few rows are due soon, so a backlog stays compact in them.
         // (A destination whose circuit is open is not waited for.)
         const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
+        // Nor claimed from, and neither is one at its rate limit: claiming rows only to put them back
+        // cost each a read of its event (most of a round's work while capture kept the limits full).
+        const skip = [...open, ...[...this.buckets].filter(([id, bucket]) => !open.includes(id) && !bucket.ready()).map(([id]) => id)];
+        limited = skip.length > open.length;
         if (await store.fewDue(this.sql, FAN_OUT_AHEAD_MS, limit, open)) {
           const started = performance.now();
           await fanOutStep(this.sql, this.fanOut);
           await this.yieldToIngestion(performance.now() - started);
         }
-        const rows = await store.claimOutbox(this.sql, limit, this.options.leaseMs, open);
+        const rows = await store.claimOutbox(this.sql, limit, this.options.leaseMs, skip);
         if (rows.length === 0) break;
         const started = performance.now();
         await this.deliverAll(rows);
         await this.yieldToIngestion(performance.now() - started);
       }
+      // A destination at its limit gets its next tokens in a burst rather than one a round.
       const next = await store.nextDue(this.sql);
-      this.schedule(next ? Math.min(this.options.pollMs, next.getTime() - Date.now()) : this.options.pollMs);
+      const wait = next ? Math.min(this.options.pollMs, next.getTime() - Date.now()) : this.options.pollMs;
+      if (limited) this.restUntil = Date.now() + RATE_LIMITED_REST_MS;
+      this.schedule(limited ? Math.max(wait, RATE_LIMITED_REST_MS) : wait);
     } catch (error) {
       if (!this.stopped) console.error("burrow: delivering to destinations failed", error);
       this.schedule(this.options.pollMs);
