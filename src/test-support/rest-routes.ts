@@ -55,7 +55,7 @@ type CallableHandler = (request: Request, route: { params: Promise<unknown> }) =
  * (read at each call: tests set it in beforeAll): the status and the parsed JSON body.
  */
 export function projectApiCaller(auth: () => { projectId: number; apiKey: string }) {
-  return async (handler: CallableHandler, method: string, path: string, params: Record<string, string>, body?: unknown) => {
+  return async (handler: CallableHandler, method: string, path: string, params: Record<string, string> = {}, body?: unknown) => {
     const { projectId, apiKey } = auth();
     const response = await handler(
       new Request(`http://localhost/api/projects/${projectId}/${path}`, {

@@ -14,7 +14,7 @@ import { handleDecide, handleFlags } from "@/server/http/sdk/flags";
 import { handleEarlyAccessFeatures } from "@/server/http/sdk/product-lists";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 
 let db: Database;
 let projectId: number;
@@ -27,18 +27,7 @@ const flagOne = restRoute("projects", "feature_flags/:id");
 
 type Json = Record<string, any>;
 
-async function call(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, method: string, path: string, params: Record<string, string>, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Json) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 
 const create = (body: unknown) => call(list.POST, "POST", "early_access_features/", {}, body);
 const patch = (id: string, body: unknown) => call(one.PATCH, "PATCH", `early_access_features/${id}/`, { id }, body);

@@ -9,7 +9,7 @@ import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { evaluateFlag, flagHash, type FlagDefinition } from "@/server/flags/evaluation";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { handleFlags } from "@/server/http/sdk/flags";
 import { handleLocalEvaluation } from "@/server/http/sdk/local-evaluation";
 
@@ -25,19 +25,7 @@ const holdout = restRoute("projects", "experiment_holdouts/:id");
 const flags = restRoute("projects", "feature_flags");
 const flag = restRoute("projects", "feature_flags/:id");
 
-type Handler = (request: Request, route: { params: Promise<unknown> }) => Promise<Response>;
-async function call(handler: Handler, method: string, path: string, params: Record<string, string> = {}, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 const create = (body: unknown) => call(list.POST, "POST", "experiments/", {}, body);
 const patch = (id: number, body: unknown) => call(one.PATCH, "PATCH", `experiments/${id}/`, { id: String(id) }, body);
 

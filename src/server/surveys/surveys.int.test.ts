@@ -17,7 +17,7 @@ import { testContext } from "@/test-support/context";
 import { advanceSurveyIterations } from "./service";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 
 let db: Database;
 let projectId: number;
@@ -30,18 +30,7 @@ const flagOne = restRoute("projects", "feature_flags/:id");
 
 type Json = Record<string, any>;
 
-async function call(handler: (request: Request, route: { params: Promise<unknown> }) => Promise<Response>, method: string, path: string, params: Record<string, string>, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Json) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 
 const create = (body: unknown) => call(list.POST, "POST", "surveys/", {}, body);
 const patch = (id: string, body: unknown) => call(one.PATCH, "PATCH", `surveys/${id}/`, { id }, body);
