@@ -54,9 +54,9 @@ export class ClickHouseEventStore implements EventStore {
 
   /** The store's insert; `options.beforeWrite` serves the move to ClickHouse (insert/clickhouse.ts). */
   async insert(events: readonly StoredEventInput[], options?: ChInsertOptions): Promise<number> {
-    // The outbox is in PostgreSQL, the events here: no shared transaction. Written first, so an
-    // acknowledged event is never without its rows (an insert that then fails leaves rows for
-    // events never acknowledged: delivered once anyway, at least once still holds).
+    // The outbox is in PostgreSQL, the events here: no shared transaction. Its batch is written
+    // first, so an acknowledged event is never without it (an insert that then fails leaves a
+    // batch for events never acknowledged: delivered once anyway, at least once still holds).
     await writeOutboxBatch(this.ch.sql, events);
     return clickHouseInsert(this.ch, events, options);
   }
