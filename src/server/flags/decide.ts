@@ -55,6 +55,8 @@ interface FlagNeeds {
   continuity: boolean;
   /** The static cohorts its conditions reach, whose membership must be read. */
   staticCohorts: number[];
+  /** Has a `flag` (dependency) filter. */
+  followsFlags: boolean;
 }
 
 const needsCache = new WeakMap<ProjectFlagDefinitions, Map<string, FlagNeeds>>();
@@ -68,9 +70,11 @@ function needsOf(definitions: ProjectFlagDefinitions): Map<string, FlagNeeds> {
   if (!needs) {
     needs = new Map();
     for (const flag of definitions.flags) {
-      const storedData = conditionsOf(flag).some((condition) => (condition.properties ?? []).length > 0);
+      const conditions = conditionsOf(flag);
+      const storedData = conditions.some((condition) => (condition.properties ?? []).length > 0);
       const staticCohorts = definitions.cohorts.reachesStatic(flagCohortIds(flag.filters));
-      needs.set(flag.key, { storedData, continuity: flag.active && flag.ensure_experience_continuity, staticCohorts });
+      const followsFlags = conditions.some((condition) => (condition.properties ?? []).some((filter) => filter.type === "flag"));
+      needs.set(flag.key, { storedData, continuity: flag.active && flag.ensure_experience_continuity, staticCohorts, followsFlags });
     }
     needsCache.set(definitions, needs);
   }
@@ -101,9 +105,8 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
     if (need.continuity) continuityKeys.push(flag.key);
     readCohortsOf(flag);
   }
-  const followsFlags = flags.some((flag) => conditionsOf(flag).some((c) => (c.properties ?? []).some((f) => f.type === "flag")));
   // A dependency outside the requested keys may read stored data or static cohorts too: then load them.
-  if (wanted && followsFlags) {
+  if (wanted && flags.some((flag) => needs.get(flag.key)!.followsFlags)) {
     needStored = true;
     for (const flag of definitions.flags) readCohortsOf(flag);
   }
