@@ -315,8 +315,8 @@ function evaluateWith(flag: FlagDefinition, ctx: EvaluationContext, dependencies
   // Early-access enrolment: a person who opted in or out (the property exists) gets that answer.
   const superGroup = filters.super_groups?.[0];
   if (superGroup && flagSubject) {
-    const enrolmentKeys = (superGroup.properties ?? []).map((filter) => filter.key);
-    if (enrolmentKeys.length > 0 && enrolmentKeys.every((key) => Object.prototype.hasOwnProperty.call(flagSubject.properties, key))) {
+    const enrolment = superGroup.properties ?? [];
+    if (enrolment.length > 0 && enrolment.every((filter) => Object.prototype.hasOwnProperty.call(flagSubject.properties, filter.key))) {
       const matched = conditionOutcome(flag, superGroup, flagSubject, ctx, dependencies) === "match";
       return result(flag, { enabled: matched, variant: null }, "super_condition_value", 0);
     }
