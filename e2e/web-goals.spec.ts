@@ -60,7 +60,7 @@ test.describe("conversion goals on /web", () => {
   });
 
   test("pick a goal: the overview and every table count conversions and their rate", async ({ page }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(240_000);
     await page.setViewportSize({ width: 1280, height: 800 });
     await signIn(page, OWNER, site.url);
     await page.goto(`${site.url}/web?host=${HOST}`);
