@@ -145,8 +145,9 @@ test.describe("conversion goals on /web", () => {
     await goalPage.press("Enter");
     await expect(page.getByTestId("web-overview-unique-conversions")).toHaveAttribute("data-value", "1");
     await page.setViewportSize({ width: 1280, height: 800 });
-    await expect(values).toHaveText(["/signup", "/pricing", "/about"]);
-    await expect(table.getByTestId("web-table-conversions")).toHaveText(["1", "0", "0"]);
+    // (The entry pages' tab is still open: v1's session entered at /pricing.)
+    await expect(values).toHaveText(["/pricing", "/about"]);
+    await expect(table.getByTestId("web-table-conversions")).toHaveText(["1", "0"]);
     await screenshot(page, "web-goal-url-1280");
     const urlAxe = await new AxeBuilder({ page }).include('[data-testid="web-filters"]').analyze();
     expect(urlAxe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
