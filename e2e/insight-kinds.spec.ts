@@ -199,6 +199,78 @@ test.describe("insight kinds on dashboards", () => {
     await expect(page).toHaveURL(/\/persons\/[0-9a-f-]{36}$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("ann@shop.example");
   });
+  test("a lifecycle tile says whom it leaves out, in one line that opens the full note, on the dashboard and the shared page (issue 34)", async ({ page, browser }) => {
+    test.setTimeout(180_000);
+    // "read article" an hour ago: rea, who has a person profile, and two anonymous visitors under
+    // posthog-js's identified_only, whose events make no person: lifecycle counts rea alone.
+    const at = new Date(Date.now() - 3600_000).getTime();
+    const read = (distinct_id: string, offset: number, anonymous: boolean) => ({
+      event: "read article",
+      distinct_id,
+      timestamp: new Date(at + offset * 1000).toISOString(),
+      properties: anonymous ? { $process_person_profile: false } : {},
+    });
+    const sent = await fetch(`${site.url}/batch/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: site.projectKey, batch: [read("rea", 0, false), read("anon-reader-1", 1, true), read("anon-reader-2", 2, true), read("anon-reader-2", 3, true)] }),
+    });
+    expect(await sent.text()).toBe('{"status":1}');
+    const dashboard = await rest("POST", "dashboards/", { name: "Readers" });
+    expect(dashboard.status, JSON.stringify(dashboard.json)).toBe(201);
+    const source = { kind: "LifecycleQuery", series: [{ kind: "EventsNode", event: "read article" }], dateRange: { date_from: "-7d" }, interval: "day" };
+    const created = await rest("POST", "insights/", { name: "Readers' lifecycle", query: { kind: "InsightVizNode", source }, dashboards: [dashboard.json.id] });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const sharing = await rest("PATCH", `dashboards/${String(dashboard.json.id)}/sharing/`, { enabled: true });
+    expect(sharing.status, JSON.stringify(sharing.json)).toBe(200);
+
+    const line = "2 visitors without a person profile not counted";
+    const full = "Lifecycle follows person profiles: 2 visitors whose events in this range came without one are left out";
+    await signIn(page, OWNER, site.url);
+    for (const viewport of [
+      { width: 1280, height: 800, tag: "1280" },
+      { width: 390, height: 844, tag: "390" },
+    ]) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${site.url}/dashboards/${String(dashboard.json.id)}`);
+      const tile = page.getByTestId("insight-tile").filter({ hasText: "Readers' lifecycle" });
+      await expect(tile.getByTestId("tile-body")).toHaveAttribute("data-state", "ready", { timeout: 60_000 });
+      const note = tile.getByTestId("lifecycle-personless-note");
+      await expect(note).toHaveText(line);
+      await expect(note).toHaveAttribute("aria-expanded", "false");
+      // The line fits the tile: no wider than the chart above it.
+      const [noteBox, tileBox] = [await note.boundingBox(), await tile.boundingBox()];
+      expect(noteBox!.x + noteBox!.width).toBeLessThanOrEqual(tileBox!.x + tileBox!.width);
+      // From the keyboard: focus, Enter opens the full note over the tile, Escape closes it.
+      await note.focus();
+      await page.keyboard.press("Enter");
+      const detail = tile.getByTestId("lifecycle-personless-detail");
+      await expect(detail).toBeVisible();
+      await expect(detail).toContainText(full);
+      await expect(detail).toContainText("identified_only");
+      await tile.scrollIntoViewIfNeeded();
+      await screenshot(page, `10-lifecycle-tile-note-${viewport.tag}`, { fullPage: false });
+      const axe = await new AxeBuilder({ page }).include('[data-testid="insight-tile"]').analyze();
+      expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+      await page.keyboard.press("Escape");
+      await expect(detail).toBeHidden();
+      await expect(note).toBeFocused();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    }
+
+    // The shared page, without a session: the same line and note.
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const visitor = await context.newPage();
+    await visitor.goto(`${site.url}/shared/${String(sharing.json.access_token)}`);
+    const sharedTile = visitor.getByTestId("insight-tile").filter({ hasText: "Readers' lifecycle" });
+    const sharedNote = sharedTile.getByTestId("lifecycle-personless-note");
+    await expect(sharedNote).toHaveText(line, { timeout: 60_000 });
+    await sharedNote.click();
+    await expect(sharedTile.getByTestId("lifecycle-personless-detail")).toContainText(full);
+    await screenshot(visitor, "11-lifecycle-tile-note-shared-390", { fullPage: false });
+    await context.close();
+  });
+
   test("the editor's chart fixes (issue 34): a filled event field lists every event, lifecycle says whom it leaves out, a day reads by the hour, retention's curve, paths without query strings", async ({ page }) => {
     test.setTimeout(180_000);
     // Three anonymous visitors under posthog-js's identified_only (no person profile), and one who signs up.

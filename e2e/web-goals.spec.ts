@@ -1,7 +1,8 @@
 /**
  * Conversion goals on /web (issue 34, item 9) at 1280×800 and 390×844: a goal picked from the
- * picker (an action), then an event goal and a page goal from the URL; the overview's goal
- * cards and the paths table's conversions and rates, known by hand; ordered by the rate; axe.
+ * picker (an action), then an event goal and a page goal from the URL, and a page typed as a
+ * full URL; the overview's goal cards and the paths table's conversions and rates, known by
+ * hand; ordered by the rate; axe.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
@@ -21,7 +22,10 @@ test.describe("conversion goals on /web", () => {
    * v1 views /pricing and /signup and signs up on /signup; v2 views /pricing; v3 /about.
    * Goal "signup" (or the action "Signed up", its one step the event): 4 visitors, 2
    * conversions by 2 visitors, 50%. By path: /pricing 3 visitors, 1 conversion, 33%;
-   * /signup 1, 1, 100%; /about 1, 0, 0%. Page goal /signup: 1 of 4, 25%.
+   * /signup 1, 1, 100%; /about 1, 0, 0%. Page goal /signup: 1 of 4, 25%. Every view's URL is
+   * https://goals.example + its path (v1's /signup with ?plan=pro): the URL goal
+   * "https://goals.example/" (contained in every view's URL) converts all 4 visitors with 5
+   * views, 100%, where the path "/" would match none; "?plan=pro" matches v1's view alone.
    */
   test.beforeAll(async () => {
     const visits: [string, string][][] = [
@@ -36,7 +40,12 @@ test.describe("conversion goals on /web", () => {
         event,
         distinct_id: `goal-visitor-${visitor}`,
         timestamp: new Date(start + visitor * 60_000 + step * 1000).toISOString(),
-        properties: { $host: HOST, $pathname: path, $current_url: `https://${HOST}${path}`, $session_id: `019ab000-0000-7000-8000-00000000030${visitor}` },
+        properties: {
+          $host: HOST,
+          $pathname: path,
+          $current_url: `https://${HOST}${path}${visitor === 1 && path === "/signup" ? "?plan=pro" : ""}`,
+          $session_id: `019ab000-0000-7000-8000-00000000030${visitor}`,
+        },
       })),
     );
     const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
@@ -51,7 +60,7 @@ test.describe("conversion goals on /web", () => {
   });
 
   test("pick a goal: the overview and every table count conversions and their rate", async ({ page }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(240_000);
     await page.setViewportSize({ width: 1280, height: 800 });
     await signIn(page, OWNER, site.url);
     await page.goto(`${site.url}/web?host=${HOST}`);
@@ -99,6 +108,11 @@ test.describe("conversion goals on /web", () => {
     await page.getByTestId("web-filter-goal").selectOption("page:/signup");
     await expect(page.getByTestId("web-overview-unique-conversions")).toHaveAttribute("data-value", "1");
     await expect(page.getByTestId("web-overview-conversion-rate")).toHaveAttribute("data-value", "25");
+    // The goal's page field says what a path matches.
+    const goalPage = page.getByTestId("web-goal-page");
+    await expect(goalPage).toHaveValue("/signup");
+    await expect(goalPage).toHaveAttribute("data-match", "path");
+    await expect(page.getByTestId("web-goal-page-hint")).toContainText("path ($pathname) is exactly this");
     await page.setViewportSize({ width: 390, height: 844 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-goal-page-390");
@@ -106,6 +120,37 @@ test.describe("conversion goals on /web", () => {
     await expect(table.getByTestId("web-table-conversions").first()).toBeHidden();
     await expect(table.getByTestId("web-table-conversion-rate").first()).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+
+    // A page typed as a full URL matches every view whose URL contains it (the path "/" would match none).
+    await page.getByTestId("web-filter-goal").selectOption("type-a-page");
+    await expect(goalPage).toBeFocused();
+    await goalPage.fill("pricing");
+    await goalPage.press("Enter");
+    await expect(page.getByTestId("web-goal-page-error")).toContainText("Give a path (/thanks) or a full URL");
+    await goalPage.fill(`https://${HOST}/`);
+    await expect(goalPage).toHaveAttribute("data-match", "url");
+    await expect(page.getByTestId("web-goal-page-hint")).toContainText("full URL ($current_url) contains this");
+    await goalPage.press("Enter");
+    await expect(page).toHaveURL(/goal=page%3Ahttps%3A%2F%2Fgoals\.example%2F(&|$)/);
+    await expect(page.getByTestId("web-filter-goal")).toHaveValue(`page:https://${HOST}/`);
+    await expect(page.getByTestId("web-overview-unique-conversions")).toHaveAttribute("data-value", "4");
+    await expect(page.getByTestId("web-overview-total-conversions")).toHaveAttribute("data-value", "5");
+    await expect(page.getByTestId("web-overview-conversion-rate")).toHaveAttribute("data-value", "100");
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "web-goal-url-390");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    // A path with a query string is matched on the URL too: v1's view of /signup?plan=pro alone.
+    await goalPage.fill("/signup?plan=pro");
+    await expect(goalPage).toHaveAttribute("data-match", "url");
+    await goalPage.press("Enter");
+    await expect(page.getByTestId("web-overview-unique-conversions")).toHaveAttribute("data-value", "1");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // (The entry pages' tab is still open: v1's session entered at /pricing.)
+    await expect(values).toHaveText(["/pricing", "/about"]);
+    await expect(table.getByTestId("web-table-conversions")).toHaveText(["1", "0"]);
+    await screenshot(page, "web-goal-url-1280");
+    const urlAxe = await new AxeBuilder({ page }).include('[data-testid="web-filters"]').analyze();
+    expect(urlAxe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
 
     // No goal: back to views and bounce rates.
     await page.getByTestId("web-filter-goal").selectOption("");

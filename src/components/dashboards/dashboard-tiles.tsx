@@ -93,7 +93,7 @@ export const insightTitle = (insight: { name: string | null; derived_name: strin
 export type InsightTileState =
   | { state: "loading" }
   | { state: "error"; message: string; retry?: ReactNode }
-  | { state: "ready"; result: unknown; columns?: unknown };
+  | { state: "ready"; result: unknown; columns?: unknown; personlessVisitors?: unknown };
 
 /**
  * A tile's body: computing, failed, or the result drawn for its kind (InsightResultView).
@@ -110,7 +110,7 @@ export function InsightTileBody({ query, state, onSelect }: { query: unknown; st
       </div>
     );
   }
-  return <InsightResultView query={query} response={{ results: state.result, columns: state.columns }} onSelect={onSelect} />;
+  return <InsightResultView query={query} response={{ results: state.result, columns: state.columns, personlessVisitors: state.personlessVisitors }} onSelect={onSelect} compact />;
 }
 
 /** A HogQL result's column names (PostHog's insight `columns`, which the q-api branch adds to results); absent elsewhere. */
@@ -195,7 +195,7 @@ function SharedInsightTile({ insight, color, computation }: { insight: SharedIns
               ? { state: "error", message: "This insight was not computed." }
               : computation.state === "error"
                 ? { state: "error", message: computation.message }
-                : { state: "ready", result: computation.result, columns: columnsOf(computation) }
+                : { state: "ready", result: computation.result, columns: columnsOf(computation), personlessVisitors: computation.personlessVisitors }
         }
       />
     </TileCard>

@@ -259,7 +259,7 @@ function InsightTile({
           ? ({ state: "error", message: "The dashboard's results could not be loaded.", retry } as const)
           : result.state === "error"
             ? ({ state: "error", message: result.message, retry } as const)
-            : ({ state: "ready", result: result.result, columns: result.columns ?? undefined } as const);
+            : ({ state: "ready", result: result.result, columns: result.columns ?? undefined, personlessVisitors: result.personlessVisitors } as const);
 
   return (
     <TileCard

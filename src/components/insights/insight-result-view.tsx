@@ -24,9 +24,10 @@ export interface InsightResponse {
  * An insight's result drawn for its kind (TrendsQuery, FunnelsQuery in each visualisation,
  * RetentionQuery, LifecycleQuery, StickinessQuery, PathsQuery, HogQLQuery), in PostHog's
  * result shapes. With `onSelect`, the points that stand for persons (funnel steps,
- * retention cells, trend/lifecycle/stickiness points) report an ActorsQuery source.
+ * retention cells, trend/lifecycle/stickiness points) report an ActorsQuery source. `compact`
+ * (a dashboard tile) keeps notes beside the chart to one line.
  */
-export function InsightResultView({ query, response, onSelect }: { query: unknown; response: InsightResponse; onSelect?: SelectHandler }): ReactNode {
+export function InsightResultView({ query, response, onSelect, compact = false }: { query: unknown; response: InsightResponse; onSelect?: SelectHandler; compact?: boolean }): ReactNode {
   const { results } = response;
   const props = { query, results, onSelect };
   const kind = resultKindOf(query);
@@ -42,7 +43,7 @@ export function InsightResultView({ query, response, onSelect }: { query: unknow
     case "retention":
       return <RetentionView {...props} />;
     case "lifecycle":
-      return <LifecycleView {...props} personless={typeof response.personlessVisitors === "number" ? response.personlessVisitors : 0} />;
+      return <LifecycleView {...props} personless={typeof response.personlessVisitors === "number" ? response.personlessVisitors : 0} compact={compact} />;
     case "stickiness":
       return <StickinessView {...props} />;
     case "paths":

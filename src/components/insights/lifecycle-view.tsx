@@ -1,5 +1,6 @@
 "use client";
 
+import { Popover } from "@/components/ui";
 import { Bar, BarChart, CartesianGrid, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { insightActors } from "./actors-query";
 import { bucketTick, bucketTitle, intervalOfDays, queryInterval } from "./bucket-dates";
@@ -10,9 +11,22 @@ import { LIFECYCLE_STATUSES, lifecycleBuckets, seriesResults, type LifecycleStat
 
 /**
  * A LifecycleQuery result: per period, new, returning and resurrecting persons stacked above
- * the axis and dormant ones below it, with a legend. A bar segment lists its persons.
+ * the axis and dormant ones below it, with a legend. A bar segment lists its persons. With
+ * `compact` (a dashboard tile) the note on visitors left out is one line that opens the full text.
  */
-export function LifecycleView({ query, results, onSelect, personless = 0 }: { query: unknown; results: unknown; onSelect?: SelectHandler; personless?: number }) {
+export function LifecycleView({
+  query,
+  results,
+  onSelect,
+  personless = 0,
+  compact = false,
+}: {
+  query: unknown;
+  results: unknown;
+  onSelect?: SelectHandler;
+  personless?: number;
+  compact?: boolean;
+}) {
   const kind = "lifecycle";
   const series = seriesResults(results);
   if (!series) return <ResultMismatch kind={kind} message="Expected lifecycle rows (new, returning, resurrecting, dormant)." />;
@@ -78,7 +92,7 @@ export function LifecycleView({ query, results, onSelect, personless = 0 }: { qu
               </ResponsiveContainer>
             </div>
             <ChartLegend entries={legend} />
-            {personless > 0 && <PersonlessNote count={personless} />}
+            {personless > 0 && (compact ? <PersonlessLine count={personless} /> : <PersonlessNote count={personless} />)}
           </figure>
         )}
       </PointPicker>
@@ -87,18 +101,56 @@ export function LifecycleView({ query, results, onSelect, personless = 0 }: { qu
 }
 
 
+const visitorsText = (count: number) => `${numberFormat.format(count)} visitor${count === 1 ? "" : "s"}`;
+
 /**
  * Why lifecycle may count fewer than stickiness, retention or the persons list: it follows
  * persons, and under posthog-js's default `person_profiles: 'identified_only'` an anonymous
  * visitor's events come without a person profile (docs/query-api.md).
  */
-function PersonlessNote({ count }: { count: number }) {
-  const visitors = `${numberFormat.format(count)} visitor${count === 1 ? "" : "s"}`;
+function PersonlessExplanation({ count }: { count: number }) {
   return (
-    <p className="mt-2 text-xs text-gray-600" data-testid="lifecycle-personless-note">
-      Lifecycle follows person profiles: {visitors} whose events in this range came without one {count === 1 ? "is" : "are"} left out (posthog-js&apos;s default{" "}
+    <>
+      Lifecycle follows person profiles: {visitorsText(count)} whose events in this range came without one {count === 1 ? "is" : "are"} left out (posthog-js&apos;s default{" "}
       <code className="text-[11px]">person_profiles: &apos;identified_only&apos;</code> sends anonymous visitors&apos; events so). Trends, stickiness, retention and Persons count
       them.
+    </>
+  );
+}
+
+/** The note in full, under the editor's chart. */
+function PersonlessNote({ count }: { count: number }) {
+  return (
+    <p className="mt-2 text-xs text-gray-600" data-testid="lifecycle-personless-note">
+      <PersonlessExplanation count={count} />
     </p>
+  );
+}
+
+/** The note as a tile has room for it: one line, a button that shows the full text (placed against the viewport, as the tile clips). */
+function PersonlessLine({ count }: { count: number }) {
+  return (
+    <Popover
+      className="mt-1 min-w-0"
+      strategy="fixed"
+      button={
+        <>
+          <svg viewBox="0 0 20 20" fill="currentColor" aria-hidden="true" className="size-3.5 shrink-0 text-gray-500">
+            <path
+              fillRule="evenodd"
+              d="M18 10a8 8 0 1 1-16 0 8 8 0 0 1 16 0Zm-7-4a1 1 0 1 1-2 0 1 1 0 0 1 2 0ZM9 9a.75.75 0 0 0 0 1.5h.253a.25.25 0 0 1 .244.304l-.459 2.066A1.75 1.75 0 0 0 10.747 15H11a.75.75 0 0 0 0-1.5h-.253a.25.25 0 0 1-.244-.304l.459-2.066A1.75 1.75 0 0 0 9.253 9H9Z"
+              clipRule="evenodd"
+            />
+          </svg>
+          <span className="truncate">{visitorsText(count)} without a person profile not counted</span>
+        </>
+      }
+      buttonClassName="flex max-w-full items-center gap-1 rounded-control text-left text-xs text-gray-600 hover:text-gray-900 focus-visible:outline-2 focus-visible:outline-brand-600"
+      buttonTestId="lifecycle-personless-note"
+      panelClassName="max-w-xs px-3.5 py-2.5 text-xs leading-relaxed text-gray-700"
+      panelTestId="lifecycle-personless-detail"
+    >
+      {() => <PersonlessExplanation count={count} />}
+    </Popover>
   );
 }

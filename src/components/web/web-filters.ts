@@ -27,12 +27,24 @@ export interface WebFilters {
   goal: WebGoal | null;
 }
 
-/** A conversion goal as the page offers it: an event, an action, or a page (`$pageview` of a path). */
-export type WebGoal = { kind: "event"; event: string } | { kind: "action"; id: number } | { kind: "page"; path: string };
+/** A conversion goal as the page offers it: an event, an action, or a page (a `$pageview` of it, given as a path or a full URL). */
+export type WebGoal = { kind: "event"; event: string } | { kind: "action"; id: number } | { kind: "page"; page: string };
 
-/** The goal in the URL's `goal=` (`event:signup`, `action:12`, `page:/thanks`). */
+/**
+ * What a page goal matches, by its shape: a path (`/pricing`) the whole `$pathname`; a full
+ * URL (`https://shop.example/pricing`) or a path with a query string or fragment
+ * (`/pricing?plan=pro`) any `$current_url` containing it, as PostHog's page-view actions
+ * match their URL; `*` stands for any characters in both. Null for text that is neither.
+ */
+export function pageGoalMatch(page: string): "path" | "url" | null {
+  if (page.length === 0 || page.length > MAX_TEXT) return null;
+  if (page.startsWith("/")) return /[?#]/.test(page) ? "url" : "path";
+  return /^https?:\/\/./i.test(page) ? "url" : null;
+}
+
+/** The goal in the URL's `goal=` (`event:signup`, `action:12`, `page:/thanks`, `page:https://shop.example/thanks`). */
 export function goalParam(goal: WebGoal): string {
-  return goal.kind === "event" ? `event:${goal.event}` : goal.kind === "action" ? `action:${goal.id}` : `page:${goal.path}`;
+  return goal.kind === "event" ? `event:${goal.event}` : goal.kind === "action" ? `action:${goal.id}` : `page:${goal.page}`;
 }
 
 export function goalFromParam(value: string | null): WebGoal | null {
@@ -40,14 +52,16 @@ export function goalFromParam(value: string | null): WebGoal | null {
   if (!match || match[2]!.length > MAX_TEXT) return null;
   const [, kind, rest] = match as unknown as [string, string, string];
   if (kind === "event") return { kind, event: rest };
-  if (kind === "page") return rest.startsWith("/") ? { kind, path: rest } : null;
+  if (kind === "page") return pageGoalMatch(rest) ? { kind, page: rest } : null;
   const id = Number(rest);
   return Number.isSafeInteger(id) && id > 0 ? { kind: "action", id } : null;
 }
 
-/** The goal as the query API's conversionGoal. */
+/** The goal as the query API's conversionGoal (a page: Burrow's `pathname` or `url`, see pageGoalMatch). */
 export function conversionGoalOf(goal: WebGoal) {
-  return goal.kind === "event" ? { customEventName: goal.event } : goal.kind === "action" ? { actionId: goal.id } : { pathname: goal.path };
+  if (goal.kind === "event") return { customEventName: goal.event };
+  if (goal.kind === "action") return { actionId: goal.id };
+  return pageGoalMatch(goal.page) === "path" ? { pathname: goal.page } : { url: goal.page };
 }
 
 /** A column the tables sort by, as PostHog's WebAnalyticsOrderByFields names it (the last three with a goal). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filtersFromParams, nextOrder, paramsOf, tableOrder, type WebFilters } from "./web-filters";
+import { filtersFromParams, nextOrder, pageGoalMatch, paramsOf, tableOrder, type WebFilters } from "./web-filters";
 import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue, formatRate } from "./web-format";
 import { trendsQuerySchema, trendsSpec } from "@/server/trends/contract";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, statsTable, statsTableQuery, topClicks, topClicksQuery, trendQuery, trendSeries } from "./web-query";
@@ -86,17 +86,37 @@ describe("the queries", () => {
     const signup = { ...filters, goal: { kind: "event", event: "signup" } } as const;
     expect(overviewQuery(signup)).toMatchObject({ conversionGoal: { customEventName: "signup" } });
     expect(overviewQuery({ ...filters, goal: { kind: "action", id: 7 } })).toMatchObject({ conversionGoal: { actionId: 7 } });
-    expect(overviewQuery({ ...filters, goal: { kind: "page", path: "/thanks" } })).toMatchObject({ conversionGoal: { pathname: "/thanks" } });
+    expect(overviewQuery({ ...filters, goal: { kind: "page", page: "/thanks" } })).toMatchObject({ conversionGoal: { pathname: "/thanks" } });
+    // A full URL, or a path with a query string, is matched on the whole URL.
+    expect(overviewQuery({ ...filters, goal: { kind: "page", page: "https://shop.example/thanks" } })).toMatchObject({ conversionGoal: { url: "https://shop.example/thanks" } });
+    expect(overviewQuery({ ...filters, goal: { kind: "page", page: "/thanks?order=1" } })).toMatchObject({ conversionGoal: { url: "/thanks?order=1" } });
+    expect(overviewQuery({ ...filters, goal: { kind: "page", page: "/thanks#done" } })).toMatchObject({ conversionGoal: { url: "/thanks#done" } });
     expect(statsTableQuery(signup, "InitialPage", 10)).not.toHaveProperty("includeBounceRate");
     expect(statsTableQuery({ ...signup, order: { field: "Views", direction: "ASC" } }, "Page", 10)).not.toHaveProperty("orderBy");
     expect(statsTableQuery({ ...signup, order: { field: "ConversionRate", direction: "DESC" } }, "Page", 10)).toMatchObject({ orderBy: ["ConversionRate", "DESC"] });
     expect(statsTableQuery({ ...filters, order: { field: "ConversionRate", direction: "DESC" } }, "Page", 10)).not.toHaveProperty("orderBy");
+    expect(["/pricing", "/blog/*", "/a?b", "/a#b", "https://x.example/", "HTTP://x.example", "shop.example/pricing", "", "*"].map(pageGoalMatch)).toEqual([
+      "path",
+      "path",
+      "url",
+      "url",
+      "url",
+      "url",
+      null,
+      null,
+      null,
+    ]);
     // The goal travels in the URL; a broken one is none.
     expect(paramsOf({ ...signup, host: null, path: null })).toBe("date_from=-24h&goal=event%3Asignup");
-    for (const goal of [{ kind: "event", event: "signup" }, { kind: "action", id: 7 }, { kind: "page", path: "/thanks" }] as const) {
+    for (const goal of [
+      { kind: "event", event: "signup" },
+      { kind: "action", id: 7 },
+      { kind: "page", page: "/thanks" },
+      { kind: "page", page: "https://shop.example/thanks?x=1&y=2" },
+    ] as const) {
       expect(filtersFromParams(new URLSearchParams(paramsOf({ ...filters, goal }))).goal).toEqual(goal);
     }
-    for (const broken of ["action:x", "action:-1", "page:thanks", "url:/a", ""]) expect(filtersFromParams(new URLSearchParams({ goal: broken })).goal).toBeNull();
+    for (const broken of ["action:x", "action:-1", "page:thanks", "page:ftp://shop.example/", "page:https://", "url:/a", ""]) expect(filtersFromParams(new URLSearchParams({ goal: broken })).goal).toBeNull();
   });
 
   it("ask the session duration and bounce rate as session-property maths over the same buckets, apart from the graph's", () => {

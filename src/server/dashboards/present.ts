@@ -33,7 +33,15 @@ export const UNSET_SEED: SeedFields = { use_template: "", use_dashboard: null, d
  * is that tile's error, not the page's.
  */
 export type TileComputation = { effective?: EffectiveFilters } & (
-  | { state: "ready"; result: NonNullable<ComputedInsight["result"]>; hasMore: boolean; columns: ComputedInsight["columns"]; computed_at: string | null; timezone: string }
+  | {
+      state: "ready";
+      result: NonNullable<ComputedInsight["result"]>;
+      hasMore: boolean;
+      columns: ComputedInsight["columns"];
+      personlessVisitors: ComputedInsight["personlessVisitors"];
+      computed_at: string | null;
+      timezone: string;
+    }
   | { state: "error"; message: string }
 );
 
@@ -60,6 +68,8 @@ export type TileResult = { tile_id: number; effective: EffectiveFilters } & (
       result: unknown[];
       hasMore: boolean;
       columns: unknown[] | null;
+      /** A lifecycle's visitors left out for want of a person profile (the tile's note); null for other kinds. */
+      personlessVisitors: number | null;
       is_cached: boolean;
       /** PostHog's name for when the result was computed (the cache entry's time). */
       last_refresh: string | null;

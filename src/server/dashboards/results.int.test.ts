@@ -281,6 +281,55 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     expect(JSON.stringify(own.results)).toContain("dee@private.example");
   });
 
+  it("carries a lifecycle tile's visitors left out for want of a person profile, on the page, from the cache and on the shared page (issue 34)", async () => {
+    const { apiToken } = await db.prisma.project.findUniqueOrThrow({ where: { id: projectId } });
+    // Yesterday, "read article": rea with a person profile; two anonymous visitors under
+    // posthog-js's identified_only (one of them twice), whose events make no person.
+    const read = (distinctId: string, properties: Record<string, unknown> = {}) => ({
+      uuid: randomUUID(),
+      event: "read article",
+      distinct_id: distinctId,
+      timestamp: new Date(Date.now() - DAY).toISOString(),
+      properties,
+    });
+    const anonymous = { $process_person_profile: false };
+    await sendBatch(apiToken, [read("rea"), read("anon-a", anonymous), read("anon-b", anonymous), read("anon-b", anonymous)]);
+    const api = as(world.member);
+    const dashboard = await api.dashboards.create({ projectId, name: `Lifecycle ${randomUUID().slice(0, 6)}` });
+    const series = [{ kind: "EventsNode", event: "read article" }];
+    await api.dashboards.tiles.addInsight({ projectId, dashboardId: dashboard.id, insight: { name: "Readers", query: { kind: "InsightVizNode", source: { kind: "LifecycleQuery", series, dateRange: { date_from: "-7d" } } } } });
+    const full = await api.dashboards.tiles.addInsight({ projectId, dashboardId: dashboard.id, insight: { name: "Reads", query: { kind: "InsightVizNode", source: { kind: "TrendsQuery", series, dateRange: { date_from: "-7d" } } } } });
+    const idOf = (name: string) => full.tiles.find((tile) => tile.insight?.name === name)!.id;
+    const [lifecycleTile, trendsTile] = [idOf("Readers"), idOf("Reads")];
+
+    clearInsightCache();
+    const byTile = async (filters?: { date_from: string; date_to: string | null; properties: [] }) =>
+      new Map((await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, filters }))).results.map((result) => [result.tile_id, result]));
+    const first = await byTile();
+    // Lifecycle counts rea alone (new yesterday, dormant today); the two anonymous visitors are the note's.
+    expect(first.get(lifecycleTile)).toMatchObject({ state: "ready", is_cached: false, personlessVisitors: 2 });
+    const lifecycleRows = (first.get(lifecycleTile) as { result: { status: string; count: number }[] }).result;
+    expect(lifecycleRows.map((row) => [row.status, row.count])).toEqual([["new", 1], ["returning", 0], ["resurrecting", 0], ["dormant", -1]]);
+    expect(first.get(trendsTile)).toMatchObject({ state: "ready", personlessVisitors: null });
+    // From the cache, the count with it.
+    expect((await byTile()).get(lifecycleTile)).toMatchObject({ is_cached: true, personlessVisitors: 2 });
+    // Under the page's filters: a range before these events has no one to leave out.
+    expect((await byTile({ date_from: "-30d", date_to: "-10d", properties: [] })).get(lifecycleTile)).toMatchObject({ state: "ready", personlessVisitors: 0 });
+
+    // The saved insight on its own (its page, and the REST resource's field) says the same.
+    const insightId = full.tiles.find((tile) => tile.id === lifecycleTile)!.insight!.id;
+    expect(await api.insights.compute({ projectId, insightId })).toMatchObject({ personlessVisitors: 2 });
+
+    // The shared page: the count (no one in it) for the lifecycle tile, nothing for the others.
+    const sharing = await callRoute(sharingRoute, "PATCH", `/api/environments/${projectId}/dashboards/${dashboard.id}/sharing/`, params(dashboard.id), world.member.key, { enabled: true });
+    expect(sharing.status, sharing.text).toBe(200);
+    const shared = (await findSharedDashboardWithCharts(db, sharing.body.access_token))!;
+    const charts = new Map(shared.tiles.map((tile) => [tile.insight!.name, tile.insight!.computation!]));
+    expect(charts.get("Readers")).toMatchObject({ state: "ready", personlessVisitors: 2 });
+    expect(charts.get("Reads")).toMatchObject({ state: "ready", personlessVisitors: null });
+    expect(JSON.stringify(shared)).not.toContain("anon-a");
+  });
+
   it("refuses filters the insights cannot read, on PATCH and in the results call", async () => {
     const board = await dashboardWithTiles(world.member);
     const bad = await patch(world.member, board.id, { filters: { date_from: "the day before" } });

@@ -308,6 +308,7 @@ async function computeTile(db: Database, row: DashboardDetailRow, tile: Dashboar
       result: computed.result ?? [],
       hasMore: computed.hasMore,
       columns: computed.columns,
+      personlessVisitors: computed.personlessVisitors,
       is_cached: computed.is_cached,
       last_refresh: computed.last_refresh,
       timezone: computed.timezone,

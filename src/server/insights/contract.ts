@@ -105,6 +105,11 @@ export const computedInsightSchema = z.object({
   hasMore: z.boolean(),
   /** The result's column names where the kind has columns (HogQLQuery), else null: PostHog's `columns`. */
   columns: z.array(z.unknown()).nullable(),
+  /**
+   * Burrow's, for a LifecycleQuery (else null): the visitors of the range whose events came
+   * without a person profile, whom lifecycle leaves out (the query API's `personlessVisitors`).
+   */
+  personlessVisitors: z.number().int().nonnegative().nullable(),
   is_cached: z.boolean(),
   /** When the result was computed; `last_refresh` is the same time under PostHog's name. */
   computed_at: z.iso.datetime().nullable(),

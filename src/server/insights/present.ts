@@ -37,6 +37,7 @@ export function insightResource(row: InsightRow, computed: ComputedInsight): Ins
     result: computed.result,
     hasMore: computed.hasMore,
     columns: computed.columns,
+    personlessVisitors: computed.personlessVisitors,
     is_cached: computed.is_cached,
     computed_at: computed.computed_at,
     last_refresh: computed.last_refresh ?? row.lastRefresh?.toISOString() ?? null,

@@ -122,6 +122,8 @@ function publicComputation(tile: TileResult, query: unknown): TileComputation {
     result: drawn ? tile.result : [],
     hasMore: drawn ? tile.hasMore : false,
     columns: resultKindOf(query) === "hogql" ? tile.columns : null,
+    // A count, no one in it: the lifecycle tile's note on the visitors it leaves out.
+    personlessVisitors: resultKindOf(query) === "lifecycle" ? tile.personlessVisitors : null,
     computed_at: tile.last_refresh,
     timezone: tile.timezone,
     effective: tile.effective,

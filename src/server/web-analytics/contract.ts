@@ -129,16 +129,28 @@ const compareFilterSchema = z
 
 /**
  * PostHog's WebAnalyticsConversionGoal: an event (CustomEventConversionGoal) or an action
- * (ActionConversionGoal), and Burrow's URL goal (Plausible's pageview goal): a `$pageview`
- * whose `$pathname` is `pathname`, where `*` stands for any characters.
+ * (ActionConversionGoal); and Burrow's page goals (Plausible's pageview goal), a `$pageview`
+ * of a page, `*` standing for any characters: `pathname` matches the whole `$pathname`;
+ * `url` matches any `$current_url` containing it, as a PostHog action's page-view step
+ * matches its URL by default (`url_matching: "contains"`, case-sensitive).
  */
-export type WebConversionGoal = { customEventName: string } | { actionId: number } | { pathname: string };
-const GOAL_MESSAGE = 'conversionGoal must be {"customEventName": "<event>"}, {"actionId": <id>} or {"pathname": "/path"}.';
+export type WebConversionGoal = { customEventName: string } | { actionId: number } | { pathname: string } | { url: string };
+const GOAL_MESSAGE = 'conversionGoal must be {"customEventName": "<event>"}, {"actionId": <id>}, {"pathname": "/path"} or {"url": "https://…"}.';
+/** `$pathname` carries neither a query string nor a fragment: a goal with one could never match. */
+const PATHNAME_ONLY = /^[^?#]*$/;
 const conversionGoalSchema = z.union(
   [
     z.looseObject({ customEventName: z.string({ error: "customEventName must be text." }).min(1, "customEventName must not be empty.").max(400, "customEventName must be at most 400 characters.") }),
     z.looseObject({ actionId: z.number({ error: "actionId must be a number." }).int("actionId must be an integer.").positive("actionId must be positive.").max(2 ** 31 - 1) }),
-    z.looseObject({ pathname: z.string({ error: "pathname must be text." }).min(1).max(1000, "pathname must be at most 1000 characters.").startsWith("/", "pathname must start with /.") }),
+    z.looseObject({
+      pathname: z
+        .string({ error: "pathname must be text." })
+        .min(1)
+        .max(1000, "pathname must be at most 1000 characters.")
+        .startsWith("/", "pathname must start with /.")
+        .regex(PATHNAME_ONLY, 'pathname is the path alone, without ? or #; to match the full URL give {"url": "…"}.'),
+    }),
+    z.looseObject({ url: z.string({ error: "url must be text." }).min(1, "url must not be empty.").max(2000, "url must be at most 2000 characters.") }),
   ],
   { error: GOAL_MESSAGE },
 );
@@ -148,7 +160,8 @@ function goalOf(goal: z.output<typeof conversionGoalSchema> | null | undefined):
   const fields = goal as Record<string, unknown>;
   if (typeof fields.customEventName === "string") return { customEventName: fields.customEventName };
   if (typeof fields.actionId === "number") return { actionId: fields.actionId };
-  return { pathname: String(fields.pathname) };
+  if (typeof fields.pathname === "string") return { pathname: fields.pathname };
+  return { url: String(fields.url) };
 }
 
 /** WebAnalyticsQueryBase's fields: those that would change the answer and are not supported are a 400. */

@@ -1,6 +1,6 @@
 /**
  * Conversion goals on /web (PostHog's `conversionGoal` on WebOverviewQuery and
- * WebStatsTableQuery, and Burrow's pathname goal) on two weeks of events whose answers are
+ * WebStatsTableQuery, and Burrow's pathname and URL goals) on two weeks of events whose answers are
  * worked out by hand, on whichever stores the run uses (PGlite, PostgreSQL, or ClickHouse).
  */
 import { randomUUID } from "node:crypto";
@@ -35,8 +35,8 @@ const ev = (who: string, event: string, at: string, session: string, path: strin
 
 /*
  * The week (2024-07-01 … 07-07):
- *   u1 (Chrome)  s1: view /pricing, view /signup, signup on /signup; s2: view /signup, signup on /signup, purchase (plan free)
- *   u2 (Firefox) s3: view /pricing, view /thanks; the test event on /thanks
+ *   u1 (Chrome)  s1: view /pricing, view /signup, signup on /signup; s2: view /signup (URL ?plan=pro), signup on /signup, purchase (plan free)
+ *   u2 (Firefox) s3: view /pricing, view /thanks (URL ?order=42); the test event on /thanks
  *   u3 (Chrome)  s4: view /, purchase (plan pro) on /checkout, an autocapture on /
  *   anon-1 (Safari, no person) s5: view /pricing, signup on /pricing
  * The week before: u2 s6: view /pricing, signup on /pricing.
@@ -50,16 +50,24 @@ const ev = (who: string, event: string, at: string, session: string, path: strin
  *   u3's purchase and u2's view of /thanks (not the test event): 4 visitors, 2 conversions, 2 unique, 50 %;
  *   by Page, each conversion in its event's own path: /checkout (the purchase) and /thanks.
  * Pathname goal "/sign*": u1's two views of /signup: 4 visitors, 2 conversions, 1 unique, 25 %.
+ * Every view's URL is https://shop.example + its path, but for the two with a query string.
+ * URL goals (a view whose $current_url contains the text, case-sensitive):
+ *   "https://shop.example/signup?plan=pro": u1's s2 view: 1 conversion, 1 unique, 25 %.
+ *   "https://shop.example/": all 7 views of the week: 7 conversions, 4 unique, 100 %
+ *     (the pathname goal "/" is u3's view alone: 1, 1, 25 %).
+ *   "/thanks?order=": u2's view: 1, 1, 25 %. "https://shop.example/SIGNUP": none.
+ *   "https://shop.example/*?*" (a query string): u1's s2 view and u2's /thanks: 2, 2, 50 %;
+ *     by Page /signup and /thanks 1 visitor, 1, 1, rate 1 each (half the fill), /pricing 3 and / 1 with none.
  */
 const EVENTS: Sent[] = [
   ev(u1, "$pageview", "2024-07-01T10:00:00", s1, "/pricing"),
   ev(u1, "$pageview", "2024-07-01T10:01:00", s1, "/signup"),
   ev(u1, "signup", "2024-07-01T10:02:00", s1, "/signup"),
-  ev(u1, "$pageview", "2024-07-02T08:59:00", s2, "/signup"),
+  ev(u1, "$pageview", "2024-07-02T08:59:00", s2, "/signup", { $current_url: "https://shop.example/signup?plan=pro" }),
   ev(u1, "signup", "2024-07-02T09:00:00", s2, "/signup"),
   ev(u1, "purchase", "2024-07-02T09:01:00", s2, "/checkout", { plan: "free" }),
   ev(u2, "$pageview", "2024-07-01T11:00:00", s3, "/pricing"),
-  ev(u2, "$pageview", "2024-07-01T11:05:00", s3, "/thanks"),
+  ev(u2, "$pageview", "2024-07-01T11:05:00", s3, "/thanks", { $current_url: "https://shop.example/thanks?order=42" }),
   ev(u2, "$test_event", "2024-07-01T11:06:00", s3, "/thanks"),
   ev(u3, "$pageview", "2024-07-03T12:00:00", s4, "/"),
   ev(u3, "purchase", "2024-07-03T12:01:00", s4, "/checkout", { plan: "pro" }),
@@ -169,6 +177,23 @@ describe(`Conversion goals on ${testStoresName}`, () => {
     ]);
   });
 
+  it("a URL goal matches the views whose full URL contains it ($current_url, * for any characters), where a path matches $pathname whole", async () => {
+    const figures = async (conversionGoal: Record<string, string>) => (await overview({ conversionGoal })).map((item) => item.value);
+    expect(await figures({ url: "https://shop.example/signup?plan=pro" })).toEqual([4, 1, 1, 25]);
+    expect(await figures({ url: "https://shop.example/" })).toEqual([4, 7, 4, 100]);
+    expect(await figures({ pathname: "/" })).toEqual([4, 1, 1, 25]);
+    expect(await figures({ url: "/thanks?order=" })).toEqual([4, 1, 1, 25]);
+    expect(await figures({ url: "https://shop.example/SIGNUP" })).toEqual([4, 0, 0, 0]);
+    expect(await figures({ url: "https://shop.example/*?*" })).toEqual([4, 2, 2, 50]);
+    // Each conversion on its view's own path.
+    expect((await table({ breakdownBy: "Page", conversionGoal: { url: "https://shop.example/*?*" } })).rows).toEqual([
+      ["/signup", n(1), n(1), n(1), n(1), 0.5, ""],
+      ["/thanks", n(1), n(1), n(1), n(1), 0.5, ""],
+      ["/pricing", n(3), n(0), n(0), n(0), 0, ""],
+      ["/", n(1), n(0), n(0), n(0), 0, ""],
+    ]);
+  });
+
   it("every table carries conversions and conversion rate per row, ordered by unique conversions", async () => {
     const page = await table({ breakdownBy: "Page", conversionGoal: signup });
     expect(page.columns).toEqual([
@@ -239,6 +264,9 @@ describe(`Conversion goals on ${testStoresName}`, () => {
       [{ kind: "WebOverviewQuery", conversionGoal: { actionId: 999_999 } }, "Action 999999 does not exist"],
       [{ kind: "WebOverviewQuery", conversionGoal: { actionId: deletedActionId } }, `Action ${deletedActionId} does not exist`],
       [{ kind: "WebOverviewQuery", conversionGoal: { pathname: "pricing" } }, "conversionGoal"],
+      [{ kind: "WebOverviewQuery", conversionGoal: { pathname: "/signup?plan=pro" } }, 'to match the full URL give {"url"'],
+      [{ kind: "WebOverviewQuery", conversionGoal: { url: "" } }, "url must not be empty"],
+      [{ kind: "WebOverviewQuery", conversionGoal: { url: "x".repeat(2001) } }, "url must be at most 2000 characters"],
       [{ kind: "WebStatsTableQuery", breakdownBy: "Page", conversionGoal: signup, orderBy: ["Views", "DESC"] }, "orderBy"],
     ] as const) {
       const refused = await post(query);

@@ -51,20 +51,22 @@ async function baseQuery(env: QueryEnv, spec: WebSpec): Promise<WebQueryBase> {
   return { ...(await periods(env, spec)), filters: spec.properties ? [spec.properties] : [], now: env.now };
 }
 
-/**
- * The goal as a filter tree on the event: the event's name; the action's steps (a missing or
- * deleted action is a 400 naming it); or a `$pageview` whose `$pathname` matches the path,
- * `*` standing for any characters.
- */
 /** `text` as a regular expression matching only itself, in the subset every store reads alike. */
 const literal = (text: string) => text.replace(/[\\^$.|?*+()[\]{}\-/#&~<>=!:,"'%@`;]/g, "\\$&");
+/** A page goal's text as a pattern, `*` standing for any characters. */
+const wildcard = (text: string) => text.split("*").map(literal).join(".*");
 
+/**
+ * The goal as a filter tree on the event: the event's name; the action's steps (a missing or
+ * deleted action is a 400 naming it); or a `$pageview` whose `$pathname` is the path, or
+ * whose `$current_url` contains the URL (case-sensitive both, as PostHog's action steps).
+ */
 async function goalTree(env: QueryEnv, goal: WebConversionGoal): Promise<PropertyGroup> {
   const leaf = (type: "event" | "event_metadata", key: string, operator: "exact" | "regex", value: string | string[]) => ({ type, key, operator, value, negation: false });
   if ("customEventName" in goal) return { type: "AND", values: [leaf("event_metadata", "event", "exact", [goal.customEventName])] };
   if ("actionId" in goal) return (await actionDefinitions(env.db.prisma, env.projectId, [goal.actionId])).get(goal.actionId)!.tree;
-  const pattern = `^${goal.pathname.split("*").map(literal).join(".*")}$`;
-  return { type: "AND", values: [leaf("event_metadata", "event", "exact", ["$pageview"]), leaf("event", "$pathname", "regex", pattern)] };
+  const page = "pathname" in goal ? leaf("event", "$pathname", "regex", `^${wildcard(goal.pathname)}$`) : leaf("event", "$current_url", "regex", wildcard(goal.url));
+  return { type: "AND", values: [leaf("event_metadata", "event", "exact", ["$pageview"]), page] };
 }
 
 async function checkWeb(env: QueryEnv, spec: WebSpec): Promise<void> {
