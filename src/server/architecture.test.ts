@@ -241,7 +241,7 @@ const READ_MODELS: Record<string, Record<string, string>> = {
     "definitions/store.ts": "the definitions backfill walks every project",
     "flags/store.ts": "flag evaluation reads the project by its key",
     "ingestion/store.ts": "capture reads the project by its key",
-    "query/store.ts": "queries read the project's time zone",
+    "query/store.ts": "queries read the project's time zone and test account filters",
   },
   surveys: { "flags/store.ts": "the flags list leaves out the flags surveys target, as PostHog's does" },
   experiments: { "flags/store.ts": "the flags list's `type=experiment` is the flags experiments run on" },

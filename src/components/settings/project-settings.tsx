@@ -6,6 +6,7 @@ import { DataCollectionSettings } from "./data-collection-settings";
 import { ProjectGeneralSettings } from "./project-general-settings";
 import { ProjectGate } from "./project-gate";
 import { ReplaySettings } from "./replay-settings";
+import { TestAccountSettings } from "./test-account-settings";
 
 export function ProjectSettings() {
   return (
@@ -26,6 +27,8 @@ export function ProjectSettings() {
           </Card>
 
           <DataCollectionSettings project={project} />
+
+          <TestAccountSettings project={project} />
 
           <ReplaySettings project={project} />
 

@@ -103,7 +103,7 @@ export const projectSettingsInput = z.strictObject({
   anonymize_ips: z.boolean({ error: "anonymize_ips must be a boolean." }).optional(),
   /** GeoIP and user-agent properties added at ingestion (on by default, as PostHog). */
   enrich_events: z.boolean({ error: "enrich_events must be a boolean." }).optional(),
-  /** PostHog's team `test_account_filters`: what `filterTestAccounts: true` filters by (experiments read it). Kept as sent once checked. */
+  /** PostHog's team `test_account_filters`: what `filterTestAccounts: true` filters by (every query kind, experiments' exposure criteria). Kept as sent once checked. */
   test_account_filters: z
     .array(z.unknown(), { error: "test_account_filters must be a list of property filters." })
     .max(50, "At most 50 test account filters.")
@@ -163,7 +163,7 @@ export const projectSchema = z
     timezone: z.string(),
     anonymize_ips: z.boolean(),
     enrich_events: z.boolean().describe("GeoIP and user-agent properties added at ingestion (off: events are stored as sent)."),
-    test_account_filters: z.array(z.unknown()).describe("Property filters every event must pass where a query sets `filterTestAccounts` (experiments' exposure criteria)."),
+    test_account_filters: z.array(z.unknown()).describe("Property filters every event must pass where a query (or an experiment's exposure criteria) sets `filterTestAccounts`."),
     ...recordingSettingsSchema.shape,
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),

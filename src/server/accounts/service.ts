@@ -301,6 +301,8 @@ export async function getProjectForUser(ctx: UserContext, projectId: number) {
     createdAt: project.createdAt,
     anonymizeIps: project.anonymizeIps,
     enrichEvents: project.enrichEvents,
+    // What the insight editor's "Filter out internal and test users" filters by (it is disabled without any)
+    testAccountFilters: Array.isArray(project.testAccountFilters) ? project.testAccountFilters : [],
     organization: { id: project.organization.id, name: project.organization.name },
     membershipLevel: project.organization.memberships[0]!.level,
   };
@@ -415,7 +417,7 @@ export async function revokeInvite(ctx: Context, inviteId: string) {
 }
 
 /** The project a request acts on, as the management API shows it. */
-/** What `filterTestAccounts: true` filters by (experiments' results read it). */
+/** What `filterTestAccounts: true` filters by in experiments' results (the query API reads it with the time zone, query/store.ts). */
 export { projectTestAccountFilters } from "./store";
 
 /** Changes a project's settings: an organization admin's (or owner's) to change, as PostHog's project settings. */

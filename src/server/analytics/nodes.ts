@@ -107,7 +107,10 @@ export const notSupported = (what: string) => z.unknown().refine((value) => valu
 /**
  * Filters a dashboard (or one of its tiles) lays over its insights, PostHog's
  * DashboardFilter: a date range replaces the insight's, properties are ANDed with its own,
- * an interval or breakdown replaces its own.
+ * an interval or breakdown replaces its own, and `filterTestAccounts`, when set, replaces the
+ * insight's own (null: the insight's). The query service also lays the project's test
+ * account filters into `properties` here when the query asks for them
+ * (query/test-accounts.ts), so every kind reads them as it reads a dashboard's.
  */
 export const filtersOverrideSchema = z.looseObject({
   date_from: dateValue("date_from"),
@@ -115,6 +118,7 @@ export const filtersOverrideSchema = z.looseObject({
   properties: propertiesField,
   interval: intervalSchema.nullish(),
   breakdown_filter: breakdownFilterSchema,
+  filterTestAccounts: z.boolean({ error: "filterTestAccounts must be a boolean." }).nullish(),
 });
 export type FiltersOverride = z.output<typeof filtersOverrideSchema>;
 

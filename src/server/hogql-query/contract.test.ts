@@ -52,4 +52,31 @@ describe("HogQLQuery contract", () => {
     expect(refusal("   ")).toMatch(/empty/);
     expect(refusal("SELECT event, FROM events")).toMatch(/expected an expression/);
   });
+
+  it("reads {filters} as the WHERE clause or one of its top-level AND terms, and the filters only where it is", () => {
+    const chrome = [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }];
+    const withFilters = (query: string) => hogqlQuerySpec({ kind: "HogQLQuery", query, filters: { properties: chrome } });
+    expect(withFilters("SELECT event FROM events WHERE {filters}")).toMatchObject({ where: [], filters: { type: "AND", values: [{ key: "$browser" }] } });
+    expect(withFilters("SELECT event FROM events WHERE event = 'a' AND { filters } and (event = 'b' OR event = 'c')").where).toHaveLength(2);
+    // No placeholder: the filters change nothing, as PostHog's runner
+    expect(withFilters("SELECT event FROM events WHERE event = 'a'").filters).toBeNull();
+    // A dashboard's properties (and the test accounts the query service lays there) join the query's own
+    const override = { properties: { type: "AND" as const, values: [{ type: "event" as const, key: "$host", operator: "exact" as const, value: ["a"], negation: false }] } };
+    expect(hogqlQuerySpec({ kind: "HogQLQuery", query: "SELECT event FROM events WHERE {filters}" }, override).filters).toEqual(override.properties);
+    expect(hogqlQuerySpec({ kind: "HogQLQuery", query: "SELECT event FROM events WHERE event = 'a'" }, override).filters).toBeNull();
+  });
+
+  it("refuses {filters} where it is not a top-level AND term, other placeholders, and filters it cannot read", () => {
+    expect(refusal("SELECT event FROM events WHERE (event = 'a' AND {filters})")).toMatch(/top-level AND terms \(at position 48\)/);
+    expect(refusal("SELECT event FROM events WHERE NOT {filters}")).toMatch(/top-level AND terms/);
+    expect(refusal("SELECT event FROM events WHERE event = 'a' OR event = 'b' AND {filters}")).toMatch(/beside a top-level OR.*\(at position 43\)/);
+    expect(refusal("SELECT event FROM events WHERE {variables}")).toMatch(/only the \{filters\} placeholder/);
+    expect(refusal("SELECT event FROM events WHERE {filters")).toMatch(/a name in braces/);
+    expect(refusal("SELECT {filters} FROM events")).toMatch(/only read in the WHERE clause \(at position 7\)/);
+    expect(refusal("SELECT event FROM events WHERE {filters} AND")).toMatch(/after AND/);
+    expect(() => hogqlQuerySpec({ kind: "HogQLQuery", query: "SELECT event FROM events", filters: { dateRange: { date_from: "-7d" } } })).toThrow(/filters.dateRange is not supported yet/);
+    expect(() => hogqlQuerySpec({ kind: "HogQLQuery", query: "SELECT event FROM events", filters: { filterTestAccounts: "yes" } })).toThrow(/must be a boolean/);
+    // PostHog's editor sends an empty date range
+    expect(() => hogqlQuerySpec({ kind: "HogQLQuery", query: "SELECT event FROM events", filters: { dateRange: { date_from: null }, filterTestAccounts: false } })).not.toThrow();
+  });
 });

@@ -13,13 +13,15 @@
  */
 import { z } from "zod";
 import { QueryNodeError, parseNode } from "@/server/analytics/kind";
-import { shown } from "@/server/analytics/nodes";
+import { andGroups, shown, type FiltersOverride } from "@/server/analytics/nodes";
 import { AppError } from "@/server/errors";
 import { compileSelect, compileWhere } from "@/server/hogql/compile";
 import { HogqlError, parseExpr, parseSelectItem, tokenize, type Expr, type SelectItem } from "@/server/hogql/parse";
 import { INT4_MAX } from "@/server/input/record-id";
 import { storableText } from "@/server/properties/coerce";
+import type { PropertyGroup } from "@/server/properties/contract";
 import { SqlParams } from "@/server/properties/sql";
+import { cutFiltersPlaceholder, hogqlFiltersSchema } from "./filters";
 
 /** PostHog's HogQL row limits: 100 rows unless LIMIT says otherwise, and LIMIT lowered to the most (MAX_SELECT_RETURNED_ROWS). */
 /**
@@ -43,7 +45,7 @@ export const hogqlQuerySchema = z.looseObject({
     .string({ error: "query must be the HogQL text: SELECT … FROM events …" })
     .min(1, "query must not be empty.")
     .max(HOGQL_QUERY_LIMITS.maxQueryLength, `query must be at most ${HOGQL_QUERY_LIMITS.maxQueryLength} characters.`),
-  filters: emptyOrNull("filters"),
+  filters: hogqlFiltersSchema,
   values: emptyOrNull("values"),
   variables: emptyOrNull("variables"),
 });
@@ -51,6 +53,8 @@ export const hogqlQuerySchema = z.looseObject({
 export interface HogqlQuerySpec {
   select: SelectItem[];
   where: Expr[];
+  /** What `{filters}` stands for (filters.ts): the query's filters and the dashboard's (with the test accounts' when asked); null without the placeholder. */
+  filters: PropertyGroup | null;
   limit: number;
   offset: number;
 }
@@ -133,10 +137,10 @@ function columnNamed(text: string, select: readonly SelectItem[]): number | null
 }
 
 /** The HogQL text cut into its clauses and parsed; every refusal names what is not supported. */
-export function hogqlQuerySpec(node: unknown): HogqlQuerySpec {
+export function hogqlQuerySpec(node: unknown, override: FiltersOverride | null = null): HogqlQuerySpec {
   const input = parseNode(hogqlQuerySchema, node);
   const source = storableText(input.query);
-  const tokens = inClause(0, () => tokenize(source));
+  const tokens = inClause(0, () => tokenize(source, { placeholders: true }));
   const end = source.length;
   tokens.pop(); // the end marker
   if (tokens.length === 0) refuse("the query is empty", 0);
@@ -179,6 +183,10 @@ export function hogqlQuerySpec(node: unknown): HogqlQuerySpec {
     return { from: body, to, pos: tokens[at]!.pos };
   };
 
+  const whereClause = clause("where");
+  const brace = tokens.findIndex((token, i) => token.kind === "op" && token.value === "{" && !(whereClause && i >= whereClause.from && i < whereClause.to));
+  if (brace !== -1) refuse("{filters} is only read in the WHERE clause", tokens[brace]!.pos);
+
   const selectClause = clause("select")!;
   if (isWord(tokens[selectClause.from], "distinct")) refuse("SELECT DISTINCT is not supported; use count() with the columns to group by", tokens[selectClause.from]!.pos);
   const fromClause = clause("from");
@@ -195,8 +203,11 @@ export function hogqlQuerySpec(node: unknown): HogqlQuerySpec {
     if (part.text.trim() === "*") refuse("SELECT * is not supported; name the columns (event, timestamp, distinct_id, properties.<name>, …)", part.start);
     return inClause(part.start, () => parseSelectItem(part.text.trim()));
   });
-  const whereClause = clause("where");
-  const where = whereClause ? [inClause(tokens[whereClause.from]!.pos, () => parseExpr(source.slice(tokens[whereClause.from]!.pos, whereClause.to < tokens.length ? tokens[whereClause.to]!.pos : end)))] : [];
+  const cut = whereClause ? inClause(0, () => cutFiltersPlaceholder(tokens, whereClause.from, whereClause.to)) : { terms: [], placeholder: false };
+  const where = cut.terms.map((term) => {
+    const start = tokens[term.from]!.pos;
+    return inClause(start, () => parseExpr(source.slice(start, term.to < tokens.length ? tokens[term.to]!.pos : end)));
+  });
 
   // Compiled once on no data: unknown names and wrong types are a 400 now.
   const check = { params: new SqlParams(), columns: { event: "e.properties", person: "pp.properties" } };
@@ -245,5 +256,6 @@ export function hogqlQuerySpec(node: unknown): HogqlQuerySpec {
   const limit = limitClause ? count(tokens, limitClause.from, limitClause.to, "LIMIT", limitClause.pos) : HOGQL_QUERY_LIMITS.defaultLimit;
   if (limit < 1) refuse("LIMIT must be at least 1", limitClause!.pos);
   const offset = offsetClause ? count(tokens, offsetClause.from, offsetClause.to, "OFFSET", offsetClause.pos) : 0;
-  return { select, where, limit: Math.min(limit, HOGQL_QUERY_LIMITS.maxLimit), offset };
+  const filters = cut.placeholder ? andGroups(input.filters?.properties ?? null, override?.properties ?? null) : null;
+  return { select, where, filters, limit: Math.min(limit, HOGQL_QUERY_LIMITS.maxLimit), offset };
 }

@@ -6,13 +6,14 @@
  */
 import type { KindAnswer, QueryEnv, QueryKind } from "@/server/analytics/kind";
 import type { EventListQuery } from "@/server/db/events";
+import { checkEventFilters } from "@/server/events/service";
 import { hogqlQuerySpec, type HogqlQuerySpec } from "./contract";
 
 export const hogqlQueryKind: QueryKind<HogqlQuerySpec> = {
   kind: "HogQLQuery",
-  spec: (node) => hogqlQuerySpec(node),
-  // Nothing in the subset can be refused by the data: no patterns, no cohorts.
-  check: async () => {},
+  spec: (node, override) => hogqlQuerySpec(node, override),
+  // Only what {filters} stands for can be refused by the data (a pattern, a cohort): the subset has neither.
+  check: (env, spec) => checkEventFilters(env.db, env.projectId, [spec.filters]),
   async compute(env: QueryEnv, spec: HogqlQuerySpec): Promise<KindAnswer> {
     const query: EventListQuery = {
       format: "json",
@@ -24,7 +25,7 @@ export const hogqlQueryKind: QueryKind<HogqlQuerySpec> = {
       event: null,
       distinctId: null,
       personId: null,
-      properties: null,
+      properties: spec.filters,
       select: spec.select,
       ...(spec.where.length > 0 ? { where: spec.where } : {}),
     };

@@ -109,7 +109,11 @@ function quoted(source: string, start: number): { value: string; end: number } {
   throw new HogqlError(quote === "'" ? "unterminated string" : `unterminated quoted name (${quote})`, start);
 }
 
-export function tokenize(source: string): Token[] {
+/**
+ * The text's tokens. `placeholders`: `{` and `}` are tokens too (a HogQLQuery's `{filters}`,
+ * which its contract cuts out before parsing); elsewhere they are unexpected characters.
+ */
+export function tokenize(source: string, { placeholders = false }: { placeholders?: boolean } = {}): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < source.length) {
@@ -154,7 +158,7 @@ export function tokenize(source: string): Token[] {
       i += number[0].length;
       continue;
     }
-    const op = ["==", "!=", "<>", "<=", ">="].includes(two) ? two : "=<>(),.-*".includes(ch) ? ch : null;
+    const op = ["==", "!=", "<>", "<=", ">="].includes(two) ? two : "=<>(),.-*".includes(ch) || (placeholders && (ch === "{" || ch === "}")) ? ch : null;
     if (op === null) throw new HogqlError(`unexpected character ${show(ch)}`, i);
     tokens.push({ kind: "op", value: op, pos: i });
     i += op.length;

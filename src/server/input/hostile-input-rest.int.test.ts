@@ -536,6 +536,8 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
       ["deeply nested HogQL", { query: { kind: "HogQLQuery", query: `SELECT event FROM events WHERE ${"(".repeat(500)}event = 'x'${")".repeat(500)}` } }, 400],
       ["giant HogQL limit", { query: { kind: "HogQLQuery", query: "SELECT event FROM events LIMIT 99999999999999999999" } }, 400],
       ["HogQL limit beyond the most", { query: { kind: "HogQLQuery", query: "SELECT event FROM events LIMIT 2147483647" } }, 200],
+      ["thousands of HogQL {filters}", { query: { kind: "HogQLQuery", query: `SELECT event FROM events WHERE ${"{filters} AND ".repeat(7_000)}{filters}`, filters: { filterTestAccounts: true } } }, 200],
+      ["a stray HogQL brace among thousands", { query: { kind: "HogQLQuery", query: `SELECT event FROM events WHERE ${"{filters} AND ".repeat(7_000)}({filters})` } }, 400],
       ["giant actors limit", { query: { kind: "ActorsQuery", source: { kind: "InsightActorsQuery", source: QUERY() }, limit: 1e308 } }, 400],
       ["actors offset beyond int4", { query: { kind: "ActorsQuery", source: { kind: "InsightActorsQuery", source: QUERY() }, offset: 2 ** 53 } }, 400],
       // HogQL's own escape \0 makes a NUL inside the string: read as U+FFFD, as the events API reads it.

@@ -17,7 +17,8 @@ import { actionIdsOf, expandActionNodes } from "./actions-node";
 import { queryRequestSchema, runnableNode, type ComputedQuery, type QueryRequest } from "./contract";
 import { QUERY_KINDS } from "./kinds";
 import { queryResponse, type QueryResponse } from "./present";
-import { findProjectTimezone } from "./store";
+import { findProjectQuerySettings } from "./store";
+import { asksForTestAccounts, testAccountGroup, withTestAccounts } from "./test-accounts";
 
 /** Answers of this process, by project, time zone, kind and spec (see analytics/cache.ts). */
 const resultCache = new ResultCache<KindAnswer>(INSIGHT_CACHE_LIMITS);
@@ -27,11 +28,16 @@ export function clearQueryCache(): void {
   resultCache.clear();
 }
 
+/** What a query of the project reads of it: its time zone (a known IANA name) and its test account filters; 404 for no such project. */
+async function projectQuerySettings(client: DbClient, projectId: number): Promise<{ zone: string; testAccountFilters: unknown }> {
+  const project = await findProjectQuerySettings(client, projectId);
+  if (project === null) throw new AppError("not_found", "Not found.");
+  return { zone: knownZone(project.timezone), testAccountFilters: project.testAccountFilters };
+}
+
 /** The project's time zone (a known IANA name), or 404 for no such project. */
 export async function projectZone(client: DbClient, projectId: number): Promise<string> {
-  const timezone = await findProjectTimezone(client, projectId);
-  if (timezone === null) throw new AppError("not_found", "Not found.");
-  return knownZone(timezone);
+  return (await projectQuerySettings(client, projectId)).zone;
 }
 
 /** The kinds `query.kind` may name, for messages. */
@@ -115,8 +121,12 @@ async function withActions(db: Database, projectId: number, query: unknown): Pro
 
 /** The answer of `query` for the project, from the cache while fresh, else computed (and cached). */
 export async function computeQuery(db: Database, projectId: number, query: unknown, options: QueryOptions = {}): Promise<ComputedQuery> {
-  const { kind, spec } = resolveQuery(await withActions(db, projectId, query), options.filtersOverride ?? null);
-  const zone = await projectZone(db.prisma, projectId);
+  const expanded = await withActions(db, projectId, query);
+  const { zone, testAccountFilters } = await projectQuerySettings(db.prisma, projectId);
+  const dashboard = options.filtersOverride ?? null;
+  // Read once per query, laid over it like a dashboard's properties (test-accounts.ts): in the spec, so in the cache key.
+  const override = asksForTestAccounts(expanded, dashboard) ? withTestAccounts(dashboard, testAccountGroup(testAccountFilters)) : dashboard;
+  const { kind, spec } = resolveQuery(expanded, override);
   const env: QueryEnv = { db, projectId, zone, now: options.now ?? new Date() };
   const version = kind.cacheVersion ? await kind.cacheVersion(env, spec) : "";
   const key = `${projectId}|${zone}|${kind.kind}|${canonicalJson(spec)}${version ? `|${version}` : ""}`;

@@ -46,6 +46,7 @@ const SCHEMAS = {
 const STATES: Record<EditorKind, EditorState> = {
   trends: {
     ...defaultState("trends"),
+    filterTestAccounts: true,
     series: [
       { event: "buy", math: "sum", math_property: "price", custom_name: "Revenue", properties: [{ type: "event", key: "currency", operator: "exact", value: "EUR, USD" }] },
       { event: null, math: "dau", math_property: "", custom_name: "", properties: [{ type: "person", key: "age", operator: "gt", value: "30" }] },
@@ -71,6 +72,7 @@ const STATES: Record<EditorKind, EditorState> = {
   },
   funnels: {
     ...defaultState("funnels"),
+    filterTestAccounts: true,
     series: [
       { event: "sign up", math: "total", math_property: "", custom_name: "", properties: [] },
       { event: "play movie", math: "total", math_property: "", custom_name: "Watched", properties: [{ type: "event", key: "genre", operator: "icontains", value: "drama" }] },
@@ -82,17 +84,20 @@ const STATES: Record<EditorKind, EditorState> = {
   },
   retention: {
     ...defaultState("retention"),
+    filterTestAccounts: true,
     properties: { type: "AND", values: [{ type: "AND", values: [{ type: "person", key: "email", operator: "not_icontains", value: "@test" }] }] },
     dateFrom: "-90d",
     retention: { target: "sign up", returning: null, period: "Week", totalIntervals: 10, retentionType: "retention_first_time" },
   },
   paths: {
     ...defaultState("paths"),
+    filterTestAccounts: true,
     dateFrom: "all",
     paths: { includeEventTypes: ["$pageview", "custom_event"], startPoint: "/home", endPoint: "/buy", stepLimit: 8, ignoreQuery: true },
   },
   stickiness: {
     ...defaultState("stickiness"),
+    filterTestAccounts: true,
     series: [
       { event: "$pageview", math: "total", math_property: "", custom_name: "", properties: [] },
       { event: "buy", math: "total", math_property: "", custom_name: "Buyers", properties: [] },
@@ -100,7 +105,7 @@ const STATES: Record<EditorKind, EditorState> = {
     interval: "week",
     stickiness: { computedAs: "cumulative" },
   },
-  lifecycle: { ...defaultState("lifecycle"), series: [{ event: "buy", math: "total", math_property: "", custom_name: "", properties: [] }], interval: "month" },
+  lifecycle: { ...defaultState("lifecycle"), filterTestAccounts: true, series: [{ event: "buy", math: "total", math_property: "", custom_name: "", properties: [] }], interval: "month" },
 };
 
 describe("the insight editor's query node", () => {
@@ -388,6 +393,25 @@ describe("a stored insight opened and saved", () => {
     // A new breakdown replaces both of the stored ones and keeps the limit.
     const broken = nodeFromState({ ...state, breakdown: { type: "person", value: "plan" } }, stored);
     expect((broken.source as Record<string, unknown>).breakdownFilter).toEqual({ breakdown: "plan", breakdown_type: "person", breakdown_limit: 5, breakdown_hide_other_aggregation: true });
+  });
+
+  it("writes filterTestAccounts for every kind when on, keeps a stored false untouched, and keeps it across a change of kind", () => {
+    for (const kind of EDITOR_KINDS) {
+      expect(sourceFromState({ ...defaultState(kind), filterTestAccounts: true }).filterTestAccounts).toBe(true);
+      expect("filterTestAccounts" in sourceFromState(defaultState(kind))).toBe(false);
+    }
+    const stored = { kind: "InsightVizNode", source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "buy", name: "buy", math: "total" }], filterTestAccounts: false } };
+    const state = stateFromNode(stored)!;
+    expect(state.filterTestAccounts).toBe(false);
+    expect(nodeFromState({ ...state, interval: "week" }, stored).source).toMatchObject({ filterTestAccounts: false, interval: "week" });
+    const on = nodeFromState({ ...state, filterTestAccounts: true }, stored);
+    expect((on.source as Record<string, unknown>).filterTestAccounts).toBe(true);
+    // Turned off again: the stored node comes back as it was
+    expect(nodeFromState({ ...stateFromNode(on)!, filterTestAccounts: false }, stored)).toEqual(stored);
+    // Off from a stored true: the field goes (absent is off, as PostHog reads it)
+    const storedOn = { ...stored, source: { ...stored.source, filterTestAccounts: true } };
+    expect("filterTestAccounts" in (nodeFromState({ ...stateFromNode(storedOn)!, filterTestAccounts: false }, storedOn).source as object)).toBe(false);
+    expect(sourceFromState({ ...stateFromNode(storedOn)!, kind: "retention" }).filterTestAccounts).toBe(true);
   });
 
   it("keeps a stored math on an edited series of a kind whose form shows no math", () => {

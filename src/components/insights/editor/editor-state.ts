@@ -144,6 +144,8 @@ export interface EditorState {
   /** ignoreQuery: one step for `/page?utm=…` and `/page` (a cleaning rule, PATH_QUERY_RULE); on for new insights. */
   paths: { includeEventTypes: (keyof typeof PATH_TYPE_LABELS)[]; startPoint: string; endPoint: string; stepLimit: number; ignoreQuery: boolean };
   stickiness: { computedAs: keyof typeof STICKINESS_LABELS };
+  /** PostHog's "Filter out internal and test users": the project's test account filters hold (every kind). */
+  filterTestAccounts: boolean;
 }
 
 /** PostHog's localPathCleaningFilters rule that drops a URL's query string and fragment (and a slash before them). */
@@ -166,6 +168,7 @@ export function defaultState(kind: EditorKind = "trends"): EditorState {
     retention: { target: "$pageview", returning: "$pageview", period: "Day", totalIntervals: 7, retentionType: "retention_recurring" },
     paths: { includeEventTypes: ["$pageview"], startPoint: "", endPoint: "", stepLimit: 5, ignoreQuery: true },
     stickiness: { computedAs: "non_cumulative" },
+    filterTestAccounts: false,
   };
 }
 
@@ -207,6 +210,8 @@ export function sourceFromState(state: EditorState): Json {
   node.dateRange = { date_from: state.dateFrom || null, date_to: state.dateTo || null };
   const properties = groupsNode(state.properties);
   if (properties) node.properties = properties;
+  // Off is the field's absence: a stored `false` is kept as it was (stored-node.ts)
+  if (state.filterTestAccounts) node.filterTestAccounts = true;
   if (BREAKDOWN_KINDS.has(kind)) {
     const breakdown = breakdownNode(state.breakdown);
     if (breakdown) node.breakdownFilter = breakdown;
@@ -308,6 +313,7 @@ export function stateFromNode(query: unknown): EditorState | null {
   state.dateFrom = text(dateRange.date_from);
   state.dateTo = text(dateRange.date_to);
   state.properties = groupsFromNode(node.properties);
+  state.filterTestAccounts = node.filterTestAccounts === true;
   const breakdown = isObject(node.breakdownFilter) ? node.breakdownFilter : null;
   if (breakdown && breakdown.breakdown !== null && breakdown.breakdown !== undefined && breakdown.breakdown !== "") {
     const type = pick<FilterType>(breakdown.breakdown_type, { event: 1, person: 1, cohort: 1 }, "event");

@@ -31,6 +31,7 @@ import {
 } from "./editor-state";
 import { useLeaveGuard } from "./leave-guard";
 import { SaveDialog } from "./save-dialog";
+import { TestAccountsToggle } from "./test-accounts-toggle";
 import { BreakdownSection, DateSection, DisplaySection, FilterGroupsEditor, FunnelSection, PathsSection, RetentionSection, Section, SeriesSection, StickinessSection, type Update } from "./query-panels";
 
 /** How long the editor waits after an edit before it runs the query and writes the URL. */
@@ -272,6 +273,7 @@ export function InsightEditor({ projectId, insight }: { projectId: number; insig
               onChange={(properties) => update((current) => ({ ...current, properties }))}
               eventNames={SERIES_KINDS.has(state.kind) ? state.series.flatMap((one) => (one.event ? [one.event] : [])) : undefined}
             />
+            <TestAccountsToggle checked={state.filterTestAccounts} onChange={(filterTestAccounts) => update((current) => ({ ...current, filterTestAccounts }))} />
           </Section>
           <BreakdownSection projectId={projectId} state={state} update={update} />
           <DateSection state={state} update={update} />

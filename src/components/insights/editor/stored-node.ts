@@ -3,8 +3,8 @@
  * laid over the stored query node, piece by piece: a piece the form left as it read it
  * (`built` equals the editor's node for the stored query, `fromStored`) is written as it was
  * stored, byte for byte; an edited piece is the editor's, and a piece cleared in the form is
- * removed. Fields the editor has no control for (compareFilter, filterTestAccounts,
- * samplingFactor, a breakdown's limit, a trend's legend, …) are kept as they were.
+ * removed. Fields the editor has no control for (compareFilter, samplingFactor, a
+ * breakdown's limit, a trend's legend, …) are kept as they were.
  */
 
 import { isGroupNode, itemFromNode, itemNode } from "./filter-groups";
@@ -25,7 +25,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * spellings are one piece (writing `formula` beside a stored `formulaNodes` would leave two
  * answers), a breakdown's value and type another.
  */
-const TOP_PIECES: readonly (readonly string[])[] = [["interval"], ["properties"]];
+const TOP_PIECES: readonly (readonly string[])[] = [["interval"], ["properties"], ["filterTestAccounts"]];
 const PART_PIECES: Record<string, readonly (readonly string[])[]> = {
   dateRange: [["date_from"], ["date_to"]],
   breakdownFilter: [["breakdown", "breakdown_type"]],

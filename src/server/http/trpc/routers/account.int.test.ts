@@ -56,6 +56,21 @@ describe(`account.updateProject (${testDbKind})`, () => {
   });
 });
 
+describe(`a project's test account filters (${testDbKind})`, () => {
+  const internal = [{ key: "email", value: "@example.com", operator: "not_icontains", type: "person" }];
+
+  it("an admin sets them through tRPC (the settings form) and every member reads them; a member may not, and a malformed filter is refused", async () => {
+    expect(await owner.account.project({ projectId })).toMatchObject({ testAccountFilters: [] });
+    await owner.account.updateProject({ projectId, test_account_filters: internal });
+    expect(await member.account.project({ projectId })).toMatchObject({ testAccountFilters: internal });
+    await expect(member.account.updateProject({ projectId, test_account_filters: [] })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(owner.account.updateProject({ projectId, test_account_filters: [{ key: "email", operator: "sounds_like", value: "x", type: "person" }] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await owner.account.project({ projectId })).toMatchObject({ testAccountFilters: internal });
+    await owner.account.updateProject({ projectId, test_account_filters: [] });
+    expect(await owner.account.project({ projectId })).toMatchObject({ testAccountFilters: [] });
+  });
+});
+
 describe(`a project's name and time zone (${testDbKind})`, () => {
   const project = restRoute("projects", "");
   const patch = (body: unknown, id = String(projectId)) => callRoute(project, "PATCH", `/api/projects/${id}/`, { project_id: id }, ownerKey, body);
