@@ -11,7 +11,7 @@ import type { Context } from "@/server/context";
 import type { Tx } from "@/server/db/transaction";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import type { ExperimentMetric, ExposureCriteria, SavedMetricCreateBody, SavedMetricLink, SavedMetricUpdateBody } from "./contract";
+import type { ExperimentMetric, ExposureCriteria, SavedMetricCreateBody, SavedMetricLink, SavedMetricUpdateBody, SavedMetricUsage } from "./contract";
 import { presentSavedMetric, type SavedMetricResource } from "./present";
 import * as store from "./store";
 
@@ -72,6 +72,12 @@ export async function updateSavedMetric(ctx: Context, id: number, body: SavedMet
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "updated", name: body.name ?? current.name });
   });
   return getSavedMetric(ctx, id);
+}
+
+/** The experiments that read a shared metric (a deletion removes it from each, as PostHog's links cascade). */
+export async function savedMetricUsage(ctx: Context, id: number): Promise<SavedMetricUsage> {
+  if (!(await store.findSavedMetric(ctx.db.prisma, ctx.project.id, id))) throw notFound();
+  return { experiments: await store.experimentsLinkingSavedMetric(ctx.db.prisma, ctx.project.id, id) };
 }
 
 /** PostHog's delete: the metric and its links go; the experiments keep their own metrics and everything else. */
