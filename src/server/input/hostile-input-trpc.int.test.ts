@@ -190,6 +190,7 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "flags.activity", input: () => ({ id: w.flagId }), ids: [["id"]] },
   { procedure: "flags.reach", input: () => ({ filters: FLAG_BODY().filters }) },
   { procedure: "flags.cohortOptions", input: () => ({}) },
+  { procedure: "flags.testGroupTypes", input: () => ({ id: w.flagId }), ids: [["id"]] },
   {
     procedure: "flags.testForUser",
     input: () => ({ id: w.flagId, distinctId: "d1", personProperties: { email: "a@example.com" }, groups: { company: "acme" }, groupProperties: { company: { plan: "pro" } } }),
