@@ -71,12 +71,13 @@ test.describe("experiments", () => {
     expect(counts.test!.n).toBeGreaterThan(50);
 
     // The purchases are stamped a second after their exposures: a read within that second does not count them yet.
+    // Each read waits up to 10 s for the page (a loaded machine renders it in several).
     const testRow = page.getByTestId("result-row").filter({ hasText: "test" });
     await expect(async () => {
       await page.reload();
-      await expect(page.getByTestId("result-row").filter({ hasText: "control" }).locator("td").nth(1)).toHaveText(String(counts.control!.n), { timeout: 2_000 });
-      await expect(testRow.locator("td").nth(2)).toHaveText(String(counts.test!.bought), { timeout: 2_000 });
-    }).toPass({ timeout: 60_000 });
+      await expect(page.getByTestId("result-row").filter({ hasText: "control" }).locator("td").nth(1)).toHaveText(String(counts.control!.n), { timeout: 10_000 });
+      await expect(testRow.locator("td").nth(2)).toHaveText(String(counts.test!.bought), { timeout: 10_000 });
+    }).toPass({ timeout: 120_000 });
     await expect(page.getByTestId("verdict-headline")).toHaveText("test wins: it does better than control with statistical significance.");
     await expect(testRow.locator("td").nth(1)).toHaveText(String(counts.test!.n));
     await expect(page.getByTestId("verdict-line").first()).toContainText("Better than control");
