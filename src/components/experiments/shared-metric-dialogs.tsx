@@ -2,7 +2,7 @@
 
 import { skipToken, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { Button, ConfirmDialog, Dialog, FormAlert, inputClasses, TextField } from "@/components/ui";
+import { Button, ConfirmDialog, Dialog, FormAlert, TextAreaField, TextField } from "@/components/ui";
 import { errorMessage, formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { savedMetricUpdateBody, type SavedMetricResource } from "@/server/experiments/contract";
@@ -109,7 +109,6 @@ function EditFields({
   onProblem: (message: string) => void;
   onEdited: (field: Field) => void;
 }) {
-  const descriptionId = useId();
   const [name, setName] = useState(metric.name);
   const [description, setDescription] = useState(metric.description);
   const [draft, setDraft] = useState(() => draftOf(metric.query));
@@ -134,23 +133,18 @@ function EditFields({
         autoFocus
         testId="edit-metric-name"
       />
-      <div className="flex min-w-0 flex-col gap-1.5">
-        <label htmlFor={descriptionId} className="text-sm font-medium text-gray-800">
-          Description <span className="font-normal text-gray-500">(optional)</span>
-        </label>
-        <textarea
-          id={descriptionId}
-          rows={2}
-          value={description}
-          onChange={(e) => {
-            setDescription(e.target.value);
-            onEdited("description");
-          }}
-          className={inputClasses({ invalid: Boolean(errors.fields.description), className: "h-auto py-2" })}
-          data-testid="edit-metric-description"
-        />
-        {errors.fields.description && <p className="text-sm text-red-700">{errors.fields.description}</p>}
-      </div>
+      <TextAreaField
+        label="Description"
+        optional
+        rows={2}
+        value={description}
+        onChange={(e) => {
+          setDescription(e.target.value);
+          onEdited("description");
+        }}
+        error={errors.fields.description}
+        testId="edit-metric-description"
+      />
       {draft ? (
         <div className="grid gap-4 sm:grid-cols-2">
           <MetricFields
