@@ -1,9 +1,10 @@
 /**
  * The feature-flags page (issue 6): a flag created with a person-property condition, rolled
  * out, tested for a user whose properties came in through posthog-node (the matching
- * condition is shown), toggled from the keyboard, checked at 390 px, and deleted; and the
- * list's pager from the keyboard.
+ * condition is shown), toggled from the keyboard, checked at 390 px, and deleted; the list's
+ * pager from the keyboard; and a flag bucketed by a group tested for a group key, with why.
  */
+import { createHash } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
@@ -167,5 +168,58 @@ test.describe("feature flags page", () => {
     await expect(rows).toHaveCount(50);
     await expect(previous).toBeDisabled();
     await expect(next).toBeFocused();
+  });
+
+  test("test a flag bucketed by a group: the key typed for its group type is what evaluation hashes", async ({ page }) => {
+    // The project's group type "company" and one company, as posthog-node's groupIdentify sends them
+    const client = new PostHog(site.projectKey, { host: site.url, flushAt: 1, flushInterval: 0 });
+    client.groupIdentify({ groupType: "company", groupKey: "globex", properties: { tier: "enterprise" } });
+    await client.shutdown();
+    const created = await fetch(`${site.url}/api/projects/${site.projectId}/feature_flags/`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${site.personalKey}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        key: "company-beta",
+        filters: {
+          aggregation_group_type_index: 0,
+          groups: [{ properties: [{ key: "tier", type: "group", group_type_index: 0, operator: "exact", value: ["enterprise"] }], rollout_percentage: 100 }],
+          multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] },
+        },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const flagId = ((await created.json()) as { id: number }).id;
+    // PostHog's variant hash of the group key, computed here: sha1("<flag key>.<group key>variant")
+    const hash = parseInt(createHash("sha1").update("company-beta.globexvariant").digest("hex").slice(0, 15), 16) / 0xfffffffffffffff;
+    const expected = hash < 0.5 ? "control" : "test";
+
+    // Ingestion has stored the group (its type and tier) once /flags serves it the flag
+    const reader = new PostHog(site.projectKey, { host: site.url });
+    await expect.poll(() => reader.getFeatureFlag("company-beta", "ada", { groups: { company: "globex" } }), { timeout: 30_000 }).toBe(expected);
+    await reader.shutdown();
+
+    await signIn(page, USER, site.url);
+    await page.goto(`${site.url}/feature-flags/${flagId}`);
+    const box = page.getByTestId("flag-test");
+    await expect(box.getByTestId("test-group-company")).toBeVisible({ timeout: 20_000 });
+    await expect(box.getByTestId("test-group-note")).toHaveText("This flag buckets by company: give its key, as an SDK sends them in groups.");
+
+    // Without the key the flag is off, and the box says what is missing
+    await box.getByTestId("test-distinct-id").fill("ada");
+    await box.getByTestId("test-run").click();
+    await expect(box.getByTestId("test-reason")).toHaveText("No group type");
+    await expect(box.getByTestId("test-result")).toContainText("Give the company key above: without it the flag is off.");
+
+    await box.getByTestId("test-group-company").fill("globex");
+    await box.getByTestId("test-group-company").press("Enter");
+    await expect(box.getByTestId("test-value")).toHaveText(expected);
+    await expect(box.getByTestId("test-reason")).toHaveText(/^Matched condition set 1/);
+    await expect(box.getByTestId("test-why")).toHaveText(/^Its filters match and bucket 0\.\d+ ≤ rollout 100%: inside the rollout\.$/);
+    await expect(box.getByTestId("test-bucketed-by")).toHaveText("Hashed by the company key globex.");
+    await expect(box.getByTestId("test-variant-hash")).toHaveText(`Variant hash ${hash.toFixed(4)} falls in ${expected}'s range ${expected === "control" ? "0.00–0.50" : "0.50–1.00"}.`);
+    await screenshot(page, "flag-test-group");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await box.scrollIntoViewIfNeeded();
+    await screenshot(page, "flag-test-group-390");
   });
 });

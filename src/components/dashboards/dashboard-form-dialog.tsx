@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
-import { Button, Dialog, FormAlert, inputClasses, SelectField, TextField } from "@/components/ui";
+import { Button, Dialog, FormAlert, SelectField, TextAreaField, TextField } from "@/components/ui";
 import { dashboardUpdateBody } from "@/server/dashboards/contract";
 import { formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -65,7 +65,6 @@ function DashboardForm({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const descriptionId = useId();
   const formId = useId();
   const source = dashboard ?? duplicateOf;
   const [values, setValues] = useState<Values>({
@@ -155,20 +154,15 @@ function DashboardForm({
           autoFocus
           testId="dashboard-name"
         />
-        <div className="flex min-w-0 flex-col gap-1.5">
-          <label htmlFor={descriptionId} className="text-sm font-medium text-gray-800">
-            Description <span className="font-normal text-gray-500">(optional)</span>
-          </label>
-          <textarea
-            id={descriptionId}
-            rows={3}
-            value={values.description}
-            onChange={(event) => setValues({ ...values, description: event.target.value })}
-            className={inputClasses({ invalid: Boolean(errors.fields.description), className: "h-auto py-2" })}
-            data-testid="dashboard-description"
-          />
-          {errors.fields.description && <p className="text-sm text-red-700">{errors.fields.description}</p>}
-        </div>
+        <TextAreaField
+          label="Description"
+          optional
+          rows={3}
+          value={values.description}
+          onChange={(event) => setValues({ ...values, description: event.target.value })}
+          error={errors.fields.description}
+          testId="dashboard-description"
+        />
         {duplicateOf && (
           <label className="flex items-start gap-2 text-sm text-gray-800">
             <input

@@ -10,7 +10,9 @@ import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import type { ExperimentCreateInput } from "@/server/experiments/contract";
 import { experimentPlan, funnelSampleSizePerVariant } from "@/server/experiments/planning";
-import { SharedMetricPicker, simpleMetric } from "./shared-metrics";
+import { EMPTY_METRIC_DRAFT, metricOf } from "./metric-draft";
+import { MetricFields } from "./metric-fields";
+import { SharedMetricPicker } from "./shared-metrics";
 
 const backLink = (
   <Link href="/experiments" className="hover:underline">
@@ -50,9 +52,7 @@ function ExperimentForm({ projectId }: { projectId: number }) {
     { key: "control", rollout_percentage: 50 },
     { key: "test", rollout_percentage: 50 },
   ]);
-  const [metricType, setMetricType] = useState<"funnel" | "mean">("funnel");
-  const [metricEvent, setMetricEvent] = useState("");
-  const [meanProperty, setMeanProperty] = useState("");
+  const [metric, setMetric] = useState(EMPTY_METRIC_DRAFT);
   const [exposureEvent, setExposureEvent] = useState("");
   const [shared, setShared] = useState<Record<number, "primary" | "secondary">>({});
   const [method, setMethod] = useState<"bayesian" | "frequentist">("bayesian");
@@ -77,13 +77,12 @@ function ExperimentForm({ projectId }: { projectId: number }) {
   };
 
   const submit = () => {
-    const metric = simpleMetric(metricType, metricEvent, metricType === "mean" ? meanProperty : "");
     const body: ExperimentCreateInput = {
       name,
       description: hypothesis,
       feature_flag_key: key,
       parameters: { feature_flag_variants: variants, minimum_detectable_effect: mde, recommended_sample_size: plan.sample_size },
-      metrics: metricEvent ? [metric] : [],
+      metrics: metric.event.trim() ? [metricOf(metric)] : [],
       saved_metrics_ids: Object.entries(shared).map(([id, type]) => ({ id: Number(id), metadata: { type } })),
       exposure_criteria: exposureEvent ? { exposure_config: { kind: "ExperimentEventExposureConfig", event: exposureEvent, properties: [] } } : {},
       stats_config: { method },
@@ -149,14 +148,7 @@ function ExperimentForm({ projectId }: { projectId: number }) {
       <Card className="flex flex-col gap-4 p-4">
         <h2 className="text-base font-semibold text-gray-900">Primary metric and exposure</h2>
         <div className="grid gap-4 sm:grid-cols-2">
-          <SelectField label="Metric type" value={metricType} onChange={(e) => setMetricType(e.target.value as "funnel" | "mean")} testId="metric-type">
-            <option value="funnel">Conversion (funnel): did they do it?</option>
-            <option value="mean">Mean: how much per person?</option>
-          </SelectField>
-          <TextField label="Metric event" hint="Counted from each person's first exposure." value={metricEvent} onChange={(e) => setMetricEvent(e.target.value)} placeholder="purchase" testId="metric-event" />
-          {metricType === "mean" && (
-            <TextField label="Sum of property (empty: count events)" value={meanProperty} onChange={(e) => setMeanProperty(e.target.value)} placeholder="amount" testId="metric-property" />
-          )}
+          <MetricFields draft={metric} onChange={setMetric} testIdPrefix="metric" eventHint="Counted from each person's first exposure." />
           <TextField
             label="Exposure event"
             hint="Empty: $feature_flag_called, sent when the SDK reads the flag. A custom event carries the variant in $feature/<flag key>."

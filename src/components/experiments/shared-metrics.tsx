@@ -1,94 +1,129 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { Button, Card, FormAlert, SelectField, TextField } from "@/components/ui";
-import { errorMessage } from "@/trpc/errors";
+import { useState, type FormEvent } from "react";
+import { Button, Card, ErrorState, FormAlert, LoadingState, SelectField, TextField } from "@/components/ui";
+import { errorMessage, formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-import type { SavedMetricResource } from "@/server/experiments/contract";
+import { savedMetricCreateBody, type SavedMetricResource } from "@/server/experiments/contract";
+import { describeMetric, EMPTY_METRIC_DRAFT, metricOf } from "./metric-draft";
+import { MetricFields } from "./metric-fields";
+import { clearedField, DeleteSharedMetricDialog, EditSharedMetricDialog, eventMissing } from "./shared-metric-dialogs";
 
-/** A one-event metric as the pages build it: a conversion, or per person a count or a property's sum. */
-export function simpleMetric(type: "funnel" | "mean", event: string, property: string) {
-  return type === "funnel"
-    ? { kind: "ExperimentMetric" as const, metric_type: "funnel" as const, name: event, series: [{ kind: "EventsNode" as const, event: event || null }] }
-    : {
-        kind: "ExperimentMetric" as const,
-        metric_type: "mean" as const,
-        name: property ? `${event} ${property}` : event,
-        source: { kind: "EventsNode" as const, event: event || null, ...(property ? { math: "sum" as const, math_property: property } : { math: "total" as const }) },
-      };
-}
-
-/** What a shared metric measures, in a few words. */
-export function describeMetric(metric: SavedMetricResource): string {
-  const query = metric.query as { metric_type?: string; series?: { event?: string | null; kind?: string; id?: number }[]; source?: { event?: string | null; kind?: string; id?: number; math?: string; math_property?: string } };
-  const node = (entry?: { event?: string | null; kind?: string; id?: number }) => (entry?.kind === "ActionsNode" ? `action ${entry.id}` : (entry?.event ?? "any event"));
-  if (query.metric_type === "funnel") return `Conversion: ${(query.series ?? []).map(node).join(" → ")}`;
-  if (query.source?.math === "sum") return `Mean: sum of ${query.source.math_property} on ${node(query.source)}`;
-  return `Mean: count of ${node(query.source)}`;
-}
-
-/** The experiments page's section: the project's shared metrics, and a small form for a new one. */
+/** The experiments page's section: the project's shared metrics, each editable and deletable, and a form for a new one. */
 export function SharedMetricsSection({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const metrics = useQuery(trpc.experiments.savedMetrics.queryOptions({ projectId }));
+  const [editing, setEditing] = useState<SavedMetricResource | null>(null);
+  const [deleting, setDeleting] = useState<SavedMetricResource | null>(null);
+  return (
+    <Card className="flex flex-col gap-4 p-4" data-testid="shared-metrics" aria-labelledby="shared-metrics-title">
+      <div>
+        <h2 id="shared-metrics-title" className="text-base font-semibold text-gray-900">
+          Shared metrics
+        </h2>
+        <p className="mt-1 text-sm text-gray-600">Defined once, picked by any experiment as a primary or secondary metric; an edit reaches every experiment using it.</p>
+      </div>
+      {metrics.isPending ? (
+        <LoadingState label="Loading shared metrics…" className="px-0 py-4" />
+      ) : metrics.isError ? (
+        <ErrorState title="Could not load the shared metrics" message={errorMessage(metrics.error)} onRetry={() => void metrics.refetch()} retrying={metrics.isRefetching} />
+      ) : metrics.data.length === 0 ? (
+        <p className="text-sm text-gray-600" data-testid="shared-metrics-empty">
+          None yet: add one below, then pick it in any experiment&apos;s form.
+        </p>
+      ) : (
+        <ul className="divide-y divide-gray-100 text-sm" data-testid="shared-metric-list">
+          {metrics.data.map((metric) => (
+            <li key={metric.id} className="flex flex-col gap-2 py-2.5 sm:flex-row sm:items-center sm:gap-4" data-testid="shared-metric-row" data-name={metric.name}>
+              <div className="min-w-0 flex-1">
+                <p className="font-medium break-words text-gray-900">{metric.name}</p>
+                <p className="break-words text-gray-600">
+                  {describeMetric(metric)}
+                  {metric.description && <span className="text-gray-500"> — {metric.description}</span>}
+                </p>
+              </div>
+              <div className="flex gap-2">
+                <Button variant="secondary" size="sm" aria-label={`Edit ${metric.name}`} onClick={() => setEditing(metric)} data-testid="shared-metric-edit">
+                  Edit
+                </Button>
+                <Button variant="ghost" size="sm" aria-label={`Delete ${metric.name}`} onClick={() => setDeleting(metric)} data-testid="shared-metric-delete">
+                  Delete
+                </Button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <NewSharedMetricForm projectId={projectId} />
+      <EditSharedMetricDialog projectId={projectId} metric={editing} onClose={() => setEditing(null)} />
+      <DeleteSharedMetricDialog projectId={projectId} metric={deleting} onClose={() => setDeleting(null)} />
+    </Card>
+  );
+}
+
+const NEW_FIELDS = ["name", "query"] as const;
+
+/** A new shared metric: a name and the metric's fields, checked by the REST contract before sending. */
+function NewSharedMetricForm({ projectId }: { projectId: number }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const [name, setName] = useState("");
-  const [type, setType] = useState<"funnel" | "mean">("funnel");
-  const [event, setEvent] = useState("");
-  const [property, setProperty] = useState("");
+  const [draft, setDraft] = useState(EMPTY_METRIC_DRAFT);
+  const [errors, setErrors] = useState<FormErrors<(typeof NEW_FIELDS)[number]>>(NO_ERRORS);
   const create = useMutation(
     trpc.experiments.createSavedMetric.mutationOptions({
       onSuccess: async () => {
         setName("");
-        setEvent("");
-        setProperty("");
+        setDraft(EMPTY_METRIC_DRAFT);
         await queryClient.invalidateQueries({ queryKey: trpc.experiments.savedMetrics.pathKey() });
       },
+      onError: (error) => setErrors(formErrorsFrom(error, NEW_FIELDS)),
     }),
   );
-  const list = metrics.data ?? [];
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const metric = { name: name.trim(), query: metricOf(draft) };
+    const invalid = validate(savedMetricCreateBody, metric, NEW_FIELDS);
+    const missing = eventMissing(draft);
+    if (invalid || missing) return setErrors({ fields: { ...invalid?.fields, ...(missing ? { query: missing } : {}) }, form: invalid?.form ?? null });
+    setErrors(NO_ERRORS);
+    create.mutate({ projectId, metric });
+  }
   return (
-    <Card className="flex flex-col gap-4 p-4" data-testid="shared-metrics">
-      <div>
-        <h2 className="text-base font-semibold text-gray-900">Shared metrics</h2>
-        <p className="mt-1 text-sm text-gray-600">Defined once, picked by any experiment as a primary or secondary metric; an edit reaches every experiment using it.</p>
+    <form className="flex flex-col gap-3 border-t border-gray-100 pt-4" aria-label="New shared metric" onSubmit={submit} noValidate>
+      <h3 className="text-sm font-semibold text-gray-900">New shared metric</h3>
+      {errors.form && <FormAlert testId="shared-metric-error">{errors.form}</FormAlert>}
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 lg:items-start">
+        <TextField
+          label="Name"
+          value={name}
+          onChange={(e) => {
+            setName(e.target.value);
+            setErrors((current) => clearedField(current, "name"));
+          }}
+          error={errors.fields.name}
+          required
+          maxLength={400}
+          testId="shared-metric-name"
+        />
+        <MetricFields
+          draft={draft}
+          onChange={(next) => {
+            setDraft(next);
+            setErrors((current) => clearedField(current, "query"));
+          }}
+          testIdPrefix="shared-metric"
+          eventError={errors.fields.query}
+          required
+        />
       </div>
-      {metrics.isError && <FormAlert>{errorMessage(metrics.error)}</FormAlert>}
-      {list.length > 0 ? (
-        <ul className="divide-y divide-gray-100 text-sm" data-testid="shared-metric-list">
-          {list.map((metric) => (
-            <li key={metric.id} className="flex flex-wrap items-baseline gap-x-3 py-2" data-testid="shared-metric-row" data-name={metric.name}>
-              <span className="font-medium text-gray-900">{metric.name}</span>
-              <span className="text-gray-600">{describeMetric(metric)}</span>
-              {metric.description && <span className="text-gray-500">— {metric.description}</span>}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        metrics.isSuccess && <p className="text-sm text-gray-600">None yet.</p>
-      )}
-      <form
-        className="grid gap-3 sm:grid-cols-[1fr_1fr_1fr_1fr_auto] sm:items-end"
-        aria-label="New shared metric"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate({ projectId, metric: { name, query: simpleMetric(type, event, type === "mean" ? property : "") } });
-        }}
-      >
-        <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} required testId="shared-metric-name" />
-        <SelectField label="Type" value={type} onChange={(e) => setType(e.target.value as "funnel" | "mean")} testId="shared-metric-type">
-          <option value="funnel">Conversion</option>
-          <option value="mean">Mean per person</option>
-        </SelectField>
-        <TextField label="Event" value={event} onChange={(e) => setEvent(e.target.value)} placeholder="purchase" testId="shared-metric-event" />
-        <TextField label="Sum of property" value={property} onChange={(e) => setProperty(e.target.value)} placeholder={type === "mean" ? "amount (empty: count)" : "—"} disabled={type !== "mean"} testId="shared-metric-property" />
-        <Button type="submit" variant="secondary" loading={create.isPending} disabled={!name || !event} data-testid="shared-metric-save">
-          Add
+      <div>
+        <Button type="submit" variant="secondary" loading={create.isPending} data-testid="shared-metric-save">
+          Add shared metric
         </Button>
-      </form>
-      {create.isError && <FormAlert testId="shared-metric-error">{errorMessage(create.error)}</FormAlert>}
-    </Card>
+      </div>
+    </form>
   );
 }
 

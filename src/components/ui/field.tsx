@@ -17,6 +17,8 @@ export function inputClasses({ invalid = false, className }: { invalid?: boolean
 interface FieldFrameProps {
   id: string;
   label: ReactNode;
+  /** Marks the label "(optional)". */
+  optional?: boolean;
   hint?: ReactNode;
   error?: string | null;
   /** Prefix of the error's and hint's test ids: `<testId>-error`. */
@@ -25,11 +27,12 @@ interface FieldFrameProps {
   children: ReactNode;
 }
 
-function FieldFrame({ id, label, hint, error, testId, className, children }: FieldFrameProps) {
+function FieldFrame({ id, label, optional = false, hint, error, testId, className, children }: FieldFrameProps) {
   return (
     <div className={cn("flex min-w-0 flex-col gap-1.5", className)}>
       <label htmlFor={id} className="text-sm font-medium text-gray-800">
         {label}
+        {optional && <span className="font-normal text-gray-500"> (optional)</span>}
       </label>
       {children}
       {hint && !error && (
@@ -104,6 +107,34 @@ export function SelectField({ label, hint, error, testId, id, className, selectC
       >
         {children}
       </select>
+    </FieldFrame>
+  );
+}
+
+export interface TextAreaFieldProps extends Omit<ComponentPropsWithRef<"textarea">, "children"> {
+  label: ReactNode;
+  optional?: boolean;
+  hint?: ReactNode;
+  error?: string | null;
+  /** Test id of the textarea; its error gets `<testId>-error`. */
+  testId?: string;
+  textareaClassName?: string;
+}
+
+/** A labelled textarea, with a hint and an error tied to it as TextField's are. */
+export function TextAreaField({ label, optional, hint, error, testId, id, className, textareaClassName, ...props }: TextAreaFieldProps) {
+  const autoId = useId();
+  const textareaId = id ?? autoId;
+  return (
+    <FieldFrame id={textareaId} label={label} optional={optional} hint={hint} error={error} testId={testId} className={className}>
+      <textarea
+        id={textareaId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy(textareaId, hint, error)}
+        data-testid={testId}
+        className={inputClasses({ invalid: Boolean(error), className: cn("h-auto py-2", textareaClassName) })}
+        {...props}
+      />
     </FieldFrame>
   );
 }

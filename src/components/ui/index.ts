@@ -8,7 +8,7 @@ export { CopyField, type CopyFieldProps } from "./copy-field";
 export { ConfirmDialog, Dialog, type ConfirmDialogProps, type DialogProps } from "./dialog";
 export { EmptyState, type EmptyStateProps } from "./empty-state";
 export { ErrorState, type ErrorStateProps } from "./error-state";
-export { FormAlert, inputClasses, SelectField, TextField, type SelectFieldProps, type TextFieldProps } from "./field";
+export { FormAlert, inputClasses, SelectField, TextAreaField, TextField, type SelectFieldProps, type TextAreaFieldProps, type TextFieldProps } from "./field";
 export { formatDate, formatDateTime } from "./format";
 export { ListCard, ListFooter, PageButtons, type ListCardProps, type ListQueryStatus, type ListState, type PageButtonsProps } from "./list-card";
 export { ListPage, ListSearch, useListFilters, type ListPageProps, type ListPageQuery, type ListSearchProps } from "./list-page";

@@ -125,6 +125,12 @@ export async function actionDefinitions(client: DbClient, projectId: number, ids
   return found;
 }
 
+/** Which of `ids` are live actions of the project, in one read: for callers that name every unknown one at once. */
+export async function liveActionIds(client: DbClient, projectId: number, ids: readonly number[]): Promise<Set<number>> {
+  const unique = [...new Set(ids)];
+  return unique.length === 0 ? new Set() : store.liveActionIdsIn(client, projectId, unique);
+}
+
 /**
  * PostHog's events list `action_id`: the list's property filters with the action's steps ANDed
  * to them. An unknown or deleted action is a 400 naming `action_id`.

@@ -43,6 +43,12 @@ export function actionSteps(client: DbClient, projectId: number, ids: number[]):
   return client.action.findMany({ where: { projectId, id: { in: ids }, deleted: false }, select: { id: true, name: true, steps: true } });
 }
 
+/** Which of these ids are live actions of the project (the id column only). */
+export async function liveActionIdsIn(client: DbClient, projectId: number, ids: number[]): Promise<Set<number>> {
+  const rows = await client.action.findMany({ where: { projectId, id: { in: ids }, deleted: false }, select: { id: true } });
+  return new Set(rows.map((row) => row.id));
+}
+
 export async function insertAction(tx: Tx, projectId: number, createdById: number, action: ActionWrite): Promise<number> {
   const row = await tx.action.create({
     data: { projectId, createdById, ...action, tags: action.tags as Prisma.InputJsonValue, steps: action.steps as Prisma.InputJsonValue },

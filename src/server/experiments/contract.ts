@@ -345,3 +345,7 @@ export const savedMetricSchema = z
   })
   .meta({ id: "ExperimentSavedMetric" });
 export type SavedMetricResource = z.infer<typeof savedMetricSchema>;
+
+/** Which live experiments read a shared metric (the pages' delete confirmation; not a PostHog endpoint). */
+export const savedMetricUsageSchema = z.object({ experiments: z.array(z.object({ id: z.number().int(), name: z.string() })) });
+export type SavedMetricUsage = z.infer<typeof savedMetricUsageSchema>;

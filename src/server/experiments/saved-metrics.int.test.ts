@@ -8,8 +8,10 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testStoresName } from "@/test-support/db";
-import { restRoute } from "@/test-support/rest-routes";
+import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
+import { testContext } from "@/test-support/context";
 import { experimentMetrics } from "./present";
+import { savedMetricUsage } from "./saved-metrics";
 import type { ExperimentResource } from "./contract";
 
 let db: Database;
@@ -20,15 +22,7 @@ const experiment = restRoute("projects", "experiments/:id");
 const metrics = restRoute("projects", "experiment_saved_metrics");
 const metric = restRoute("projects", "experiment_saved_metrics/:id");
 
-type Handler = (request: Request, route: { params: Promise<unknown> }) => Promise<Response>;
-async function call(handler: Handler, method: string, path: string, params: Record<string, string> = {}, body?: unknown) {
-  const response = await handler(
-    new Request(`http://localhost/api/projects/${projectId}/${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),
-    { params: Promise.resolve({ project_id: String(projectId), ...params }) },
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const call = projectApiCaller(() => ({ projectId, apiKey }));
 
 const FUNNEL = { kind: "ExperimentMetric", metric_type: "funnel", series: [{ kind: "EventsNode", event: "purchase" }] };
 const MEAN = { kind: "ExperimentMetric", metric_type: "mean", source: { kind: "EventsNode", event: "purchase", math: "sum", math_property: "amount" } };
@@ -105,6 +99,36 @@ describe(`experiment_saved_metrics (${testStoresName})`, () => {
     expect((await call(experiment.GET, "GET", `experiments/${id}/`, { id: String(id) })).body.saved_metrics).toEqual([]);
   });
 
+  it("deletes a shared metric as PostHog does: gone from every experiment's links, their own metrics and other links kept", async () => {
+    const doomed = (await call(metrics.POST, "POST", "experiment_saved_metrics/", {}, { name: "Doomed", query: FUNNEL })).body.id as number;
+    const kept = (await call(metrics.POST, "POST", "experiment_saved_metrics/", {}, { name: "Kept", query: MEAN })).body.id as number;
+    const both = (await call(experiments.POST, "POST", "experiments/", {}, { name: "Both", feature_flag_key: "both-metrics", metrics: [MEAN], saved_metrics_ids: [{ id: doomed }, { id: kept, metadata: { type: "secondary" } }] })).body.id as number;
+    const onlyDoomed = (await call(experiments.POST, "POST", "experiments/", {}, { name: "Only doomed", feature_flag_key: "only-doomed", saved_metrics_ids: [{ id: doomed, metadata: { type: "secondary" } }] })).body.id as number;
+    const trashed = (await call(experiments.POST, "POST", "experiments/", {}, { name: "Trashed", feature_flag_key: "trashed", saved_metrics_ids: [{ id: doomed }] })).body.id as number;
+    await call(experiment.PATCH, "PATCH", `experiments/${trashed}/`, { id: String(trashed) }, { deleted: true });
+
+    // What the page's confirmation names: the live experiments reading it, not a deleted one
+    const ctx = await testContext(db, (await db.prisma.user.findUniqueOrThrow({ where: { email: "saved-metrics@example.com" } })).id, projectId);
+    expect(await savedMetricUsage(ctx, doomed)).toEqual({ experiments: [{ id: both, name: "Both" }, { id: onlyDoomed, name: "Only doomed" }] });
+    expect(await savedMetricUsage(ctx, kept)).toEqual({ experiments: [{ id: both, name: "Both" }] });
+
+    expect((await call(metric.DELETE, "DELETE", `experiment_saved_metrics/${doomed}/`, { id: String(doomed) })).status).toBe(204);
+    const after = (await call(experiment.GET, "GET", `experiments/${both}/`, { id: String(both) })).body;
+    expect(after.saved_metrics_ids).toEqual([{ id: kept, metadata: { type: "secondary" } }]);
+    expect(after.saved_metrics.map((link: { name: string }) => link.name)).toEqual(["Kept"]);
+    expect(after.metrics).toMatchObject([MEAN]);
+    const alone = (await call(experiment.GET, "GET", `experiments/${onlyDoomed}/`, { id: String(onlyDoomed) })).body;
+    expect([alone.saved_metrics_ids, alone.saved_metrics, alone.deleted]).toEqual([[], [], false]);
+    expect(await savedMetricUsage(ctx, kept)).toEqual({ experiments: [{ id: both, name: "Both" }] });
+    await expect(savedMetricUsage(ctx, doomed)).rejects.toMatchObject({ code: "not_found" });
+    // Gone: a second delete, and a link to it, are refused
+    expect((await call(metric.DELETE, "DELETE", `experiment_saved_metrics/${doomed}/`, { id: String(doomed) })).status).toBe(404);
+    const relink = await call(experiment.PATCH, "PATCH", `experiments/${both}/`, { id: String(both) }, { saved_metrics_ids: [{ id: doomed }] });
+    expect(relink).toMatchObject({ status: 400, body: { attr: "saved_metrics_ids" } });
+    const activity = await db.prisma.activityLog.findMany({ where: { projectId, scope: "ExperimentSavedMetric", itemId: String(doomed) }, select: { activity: true } });
+    expect(activity.map((row) => row.activity).sort()).toEqual(["created", "deleted"]);
+  });
+
   it("refuses links to unknown metrics, twice the same one, or a bad type, before creating anything", async () => {
     const purchases = (await call(metrics.POST, "POST", "experiment_saved_metrics/", {}, { name: "Purchases again", query: FUNNEL })).body.id as number;
     const unknown = await call(experiments.POST, "POST", "experiments/", {}, { name: "Bad", feature_flag_key: "bad-links", saved_metrics_ids: [{ id: 987654 }] });
@@ -126,6 +150,15 @@ describe(`experiment_saved_metrics (${testStoresName})`, () => {
     expect(refused).toMatchObject({ status: 400, body: { attr: "metrics", detail: message } });
     const exposure = await call(experiments.POST, "POST", "experiments/", {}, { name: "By action", feature_flag_key: "by-action", exposure_criteria: { exposure_config: { kind: "ActionsNode", id: 987654 } } });
     expect(exposure).toMatchObject({ status: 400, body: { attr: "exposure_criteria", detail: message } });
+    // Every unknown or deleted action is named at once, in id order, from one read of the live ones
+    const live = (await call(restRoute("projects", "actions").POST, "POST", "actions/", {}, { name: "Signed up", steps: [{ event: "signup" }] })).body.id as number;
+    const gone = (await call(restRoute("projects", "actions").POST, "POST", "actions/", {}, { name: "Gone", steps: [{ event: "gone" }] })).body.id as number;
+    await call(restRoute("projects", "actions/:id").PATCH, "PATCH", `actions/${gone}/`, { id: String(gone) }, { deleted: true });
+    const several = { kind: "ExperimentMetric", metric_type: "funnel", series: [{ kind: "ActionsNode", id: 987655 }, { kind: "ActionsNode", id: live }, { kind: "ActionsNode", id: gone }, { kind: "ActionsNode", id: 987654 }, { kind: "ActionsNode", id: 987655 }] };
+    expect(await call(metrics.POST, "POST", "experiment_saved_metrics/", {}, { name: "Several", query: several })).toMatchObject({
+      status: 400,
+      body: { attr: "query", detail: `Action(s) with ID ${gone}, 987654, 987655 not found or deleted. Each ActionsNode must reference an existing action belonging to this project.` },
+    });
     // A live action is accepted
     const action = (await call(restRoute("projects", "actions").POST, "POST", "actions/", {}, { name: "Bought", steps: [{ event: "purchase" }] })).body.id as number;
     const accepted = await call(experiments.POST, "POST", "experiments/", {}, { name: "By action", feature_flag_key: "by-action", metrics: [{ ...byAction, series: [{ kind: "ActionsNode", id: action }] }] });

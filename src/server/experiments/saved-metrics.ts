@@ -5,13 +5,13 @@
  * links as `saved_metrics` with the metric's current query, so an edited shared metric is
  * read by every experiment at once; deleting one unlinks it everywhere.
  */
-import { actionDefinitions } from "@/server/actions/service";
+import { liveActionIds } from "@/server/actions/service";
 import { logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
 import type { Tx } from "@/server/db/transaction";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
-import type { ExperimentMetric, ExposureCriteria, SavedMetricCreateBody, SavedMetricLink, SavedMetricUpdateBody } from "./contract";
+import type { ExperimentMetric, ExposureCriteria, SavedMetricCreateBody, SavedMetricLink, SavedMetricUpdateBody, SavedMetricUsage } from "./contract";
 import { presentSavedMetric, type SavedMetricResource } from "./present";
 import * as store from "./store";
 
@@ -40,14 +40,8 @@ function actionIdsOf(metric: ExperimentMetric): number[] {
  */
 export async function checkMetricActions(ctx: Context, attr: string, metrics: readonly (ExperimentMetric | null | undefined)[], exposure?: ExposureCriteria | null): Promise<void> {
   const ids = [...new Set([...metrics.flatMap((metric) => (metric ? actionIdsOf(metric) : [])), ...(exposure?.exposure_config?.kind === "ActionsNode" ? [exposure.exposure_config.id] : [])])];
-  const missing: number[] = [];
-  // One look-up per id (at most a few dozen): actionDefinitions refuses a set at its first unknown id
-  for (const id of ids) {
-    await actionDefinitions(ctx.db.prisma, ctx.project.id, [id]).catch((error: unknown) => {
-      if (!(error instanceof AppError)) throw error;
-      missing.push(id);
-    });
-  }
+  const live = await liveActionIds(ctx.db.prisma, ctx.project.id, ids);
+  const missing = ids.filter((id) => !live.has(id));
   if (missing.length > 0) {
     throw new AppError("invalid_input", `Action(s) with ID ${missing.sort((a, b) => a - b).join(", ")} not found or deleted. Each ActionsNode must reference an existing action belonging to this project.`, attr);
   }
@@ -80,6 +74,13 @@ export async function updateSavedMetric(ctx: Context, id: number, body: SavedMet
   return getSavedMetric(ctx, id);
 }
 
+/** The experiments that read a shared metric (a deletion removes it from each, as PostHog's links cascade). */
+export async function savedMetricUsage(ctx: Context, id: number): Promise<SavedMetricUsage> {
+  if (!(await store.findSavedMetric(ctx.db.prisma, ctx.project.id, id))) throw notFound();
+  return { experiments: await store.experimentsLinkingSavedMetric(ctx.db.prisma, ctx.project.id, id) };
+}
+
+/** PostHog's delete: the metric and its links go; the experiments keep their own metrics and everything else. */
 export async function deleteSavedMetric(ctx: Context, id: number): Promise<void> {
   const current = await store.findSavedMetric(ctx.db.prisma, ctx.project.id, id);
   if (!current) throw notFound();

@@ -138,6 +138,11 @@ export async function updateSavedMetricRow(tx: Tx, id: number, write: { name?: s
   await tx.experimentSavedMetric.update({ where: { id }, data: { ...rest, ...(query === undefined ? {} : { query: json(query) }), ...(tags === undefined ? {} : { tags: json(tags) }) } });
 }
 
+/** The live experiments linking a shared metric, by id: what its deletion changes. */
+export function experimentsLinkingSavedMetric(client: DbClient, projectId: number, savedMetricId: number): Promise<{ id: number; name: string }[]> {
+  return client.experiment.findMany({ where: { projectId, deleted: false, savedMetrics: { some: { savedMetricId } } }, select: { id: true, name: true }, orderBy: { id: "asc" } });
+}
+
 /** Deleting a shared metric unlinks it from every experiment (the links cascade). */
 export async function deleteSavedMetricRow(tx: Tx, id: number): Promise<void> {
   await tx.experimentSavedMetric.delete({ where: { id } });

@@ -46,6 +46,8 @@ export interface FlagsRequest {
 export interface FlagsEvaluation {
   flags: Record<string, FlagResult>;
   errorsWhileComputingFlags: boolean;
+  /** What the flags were evaluated with (groups, their types, continuity's ids): the test box explains hashes by it. */
+  context?: EvaluationContext;
 }
 
 /** What a flag needs from the database, worked out once per definitions. */
@@ -192,5 +194,5 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
   };
   // Without the stored data, answer only the flags that do not need it.
   const answerable = failed ? flags.filter((flag) => !flag.active || (!needs.byKey.get(flag.key)!.storedData && !needs.byKey.get(flag.key)!.continuity)) : flags;
-  return { flags: evaluateFlags(answerable, ctx), errorsWhileComputingFlags: failed };
+  return { flags: evaluateFlags(answerable, ctx), errorsWhileComputingFlags: failed, context: ctx };
 }

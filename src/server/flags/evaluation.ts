@@ -270,6 +270,15 @@ function conditionOutcome(
   return "match";
 }
 
+/** The group of the type `aggregation` indexes, as the request names it, or null. */
+function groupOf(aggregation: number, ctx: EvaluationContext): { type: string; key: string } | null {
+  const groupType = ctx.groupTypeMapping?.[String(aggregation)];
+  if (!groupType) return null;
+  const groupKey = ctx.groups?.[groupType];
+  if (groupKey === undefined || groupKey === null) return null;
+  return { type: groupType, key: String(groupKey) };
+}
+
 /** The person or group a condition aggregates by, or null when the request lacks that group. */
 function subjectFor(
   aggregation: number | null | undefined,
@@ -277,11 +286,40 @@ function subjectFor(
   ctx: EvaluationContext,
 ): Subject | null {
   if (aggregation === null || aggregation === undefined) return { bucketingId: personBucketingId, properties: ctx.personProperties };
-  const groupType = ctx.groupTypeMapping?.[String(aggregation)];
-  if (!groupType) return null;
-  const groupKey = ctx.groups?.[groupType];
-  if (groupKey === undefined || groupKey === null) return null;
-  return { bucketingId: String(groupKey), properties: ctx.groupProperties?.[groupType] ?? {} };
+  const group = groupOf(aggregation, ctx);
+  return group ? { bucketingId: group.key, properties: ctx.groupProperties?.[group.type] ?? {} } : null;
+}
+
+/** The id a person is bucketed by: with experience continuity, the one they were first bucketed with. */
+function personBucketingId(flag: FlagDefinition, ctx: EvaluationContext): string {
+  return (flag.ensure_experience_continuity && ctx.hashKeyOverrides?.[flag.key]) || ctx.distinctId;
+}
+
+/** A condition set aggregates by its own group type when it names one (mixed targeting), else by the flag's. */
+function conditionAggregation(flag: FlagDefinition, condition: FlagConditionGroup): number | null | undefined {
+  return condition.aggregation_group_type_index !== undefined ? condition.aggregation_group_type_index : flag.filters.aggregation_group_type_index;
+}
+
+/** What a flag, or one of its condition sets, hashes: a person's id, or the key of a group (`groupType` its type). */
+export interface Bucketing {
+  id: string;
+  groupType: string | null;
+  /** A person bucketed by the id experience continuity kept, not the distinct id asked about. */
+  continuity: boolean;
+}
+
+/**
+ * Who evaluation buckets the flag (its holdout) or `condition` (its rollout and variant) by, as
+ * evaluateFlag decides it; null when the flag or set aggregates by a group the request lacks.
+ */
+export function bucketingOf(flag: FlagDefinition, ctx: EvaluationContext, condition?: FlagConditionGroup): Bucketing | null {
+  const aggregation = condition ? conditionAggregation(flag, condition) : flag.filters?.aggregation_group_type_index;
+  if (aggregation === null || aggregation === undefined) {
+    const id = personBucketingId(flag, ctx);
+    return { id, groupType: null, continuity: id !== ctx.distinctId };
+  }
+  const group = groupOf(aggregation, ctx);
+  return group && { id: group.key, groupType: group.type, continuity: false };
 }
 
 // Every flag behind a holdout hashes the same text for a person: once per request, not per flag.
@@ -305,9 +343,9 @@ function holdoutVariant(flag: FlagDefinition, bucketingId: string): string | nul
 function evaluateWith(flag: FlagDefinition, ctx: EvaluationContext, dependencies: DependencyResolver): FlagResult {
   if (!flag.active || flag.deleted) return result(flag, { enabled: false, variant: null }, "flag_disabled", null);
   const filters = flag.filters ?? {};
-  const personBucketingId = (flag.ensure_experience_continuity && ctx.hashKeyOverrides?.[flag.key]) || ctx.distinctId;
+  const personId = personBucketingId(flag, ctx);
   const flagAggregation = filters.aggregation_group_type_index;
-  const flagSubject = subjectFor(flagAggregation, personBucketingId, ctx);
+  const flagSubject = subjectFor(flagAggregation, personId, ctx);
   if (flagAggregation !== null && flagAggregation !== undefined && !flagSubject) {
     return result(flag, { enabled: false, variant: null }, "no_group_type", null);
   }
@@ -334,8 +372,8 @@ function evaluateWith(flag: FlagDefinition, ctx: EvaluationContext, dependencies
   const groups = filters.groups ?? [];
   for (let index = 0; index < groups.length; index++) {
     const condition = groups[index]!;
-    const aggregation = condition.aggregation_group_type_index !== undefined ? condition.aggregation_group_type_index : flagAggregation;
-    const subject = aggregation === flagAggregation ? flagSubject : subjectFor(aggregation, personBucketingId, ctx);
+    const aggregation = conditionAggregation(flag, condition);
+    const subject = aggregation === flagAggregation ? flagSubject : subjectFor(aggregation, personId, ctx);
     if (!subject) {
       skippedForGroup = true;
       continue;

@@ -1,10 +1,12 @@
 /**
- * "Why this variant" for the test box: where a bucketing id's hashes fall against a
- * multivariate flag's variant ranges and its holdout, with the same hashes evaluation.ts
- * decides by (PostHog's: the variant hash salted "variant", the holdout hash of
- * `holdout-<id>`). Pure; the test box's procedure (service.ts) calls it with the distinct id.
+ * "Why this variant" for the test box: where a bucketing id's hashes fall against a condition
+ * set's rollout, a multivariate flag's variant ranges and its holdout, with the same hashes
+ * evaluation.ts decides by (PostHog's: the rollout hash, the variant hash salted "variant", the
+ * holdout hash of `holdout-<id>`), over the id evaluation buckets by — the person's (or the one
+ * experience continuity kept), or the group key of a flag or set aggregated by a group. Pure;
+ * the test box's procedure (service.ts) calls explainEvaluation with the evaluation's context.
  */
-import { flagHash, type FlagDefinition } from "./evaluation";
+import { bucketingOf, flagHash, type Bucketing, type EvaluationContext, type FlagDefinition, type FlagResult } from "./evaluation";
 
 /** A variant's half-open range [from, to) of the variant hash, fractions of 1. */
 export interface VariantRange {
@@ -69,4 +71,43 @@ export function explainHoldout(flag: FlagDefinition, bucketingId: string): Holdo
   const held = exclusion === 1 || hash <= exclusion;
   const text = held ? `in holdout (hash ${hashText(hash)} ≤ ${fraction(exclusion)})` : `not in holdout (hash ${hashText(hash)} > ${fraction(exclusion)})`;
   return { id: holdout.id, hash, exclusion, held, text };
+}
+
+/** A condition set's rollout against the bucketing id's rollout hash. */
+export interface RolloutExplanation {
+  /** The rollout hash, 0–1. */
+  hash: number;
+  /** The set's rollout, 0–100. */
+  rollout: number;
+}
+
+export interface EvaluationExplanation {
+  /** Who the deciding condition set hashes (or, without one, the flag); null when nothing was hashed. */
+  bucketedBy: Bucketing | null;
+  rollout: RolloutExplanation | null;
+  variant: VariantExplanation | null;
+  holdout: HoldoutExplanation | null;
+}
+
+/** Answers decided before any hash: no holdout to show. */
+const DECIDED_BEFORE_HOLDOUT = new Set(["flag_disabled", "super_condition_value", "no_group_type"]);
+
+/**
+ * Why evaluation gave `result` for `flag` in `ctx` (the context it was evaluated in): the
+ * holdout hash of the flag's subject, and for the condition set that decided, its subject's
+ * rollout hash and, when it matched, variant hash.
+ */
+export function explainEvaluation(flag: FlagDefinition, ctx: EvaluationContext, result: FlagResult): EvaluationExplanation {
+  const flagBucketing = DECIDED_BEFORE_HOLDOUT.has(result.reason.code) ? null : bucketingOf(flag, ctx);
+  const holdout = flagBucketing ? explainHoldout(flag, flagBucketing.id) : null;
+  const index = result.reason.condition_index;
+  const condition = index === null || !["condition_match", "out_of_rollout_bound"].includes(result.reason.code) ? undefined : flag.filters.groups?.[index];
+  const conditionBucketing = condition ? bucketingOf(flag, ctx, condition) : null;
+  if (!condition || !conditionBucketing) return { bucketedBy: flagBucketing, rollout: null, variant: null, holdout };
+  return {
+    bucketedBy: conditionBucketing,
+    rollout: { hash: flagHash(flag.key, conditionBucketing.id), rollout: condition.rollout_percentage ?? 100 },
+    variant: result.reason.code === "condition_match" && !holdout?.held ? explainVariant(flag, conditionBucketing.id, condition.variant ?? null) : null,
+    holdout,
+  };
 }

@@ -17,8 +17,7 @@ import { setTags, tagNames } from "@/server/tags/service";
 import { DUPLICATE_FLAG_KEY_MESSAGE, flagFiltersSchema, flagReference, REACH_SAMPLE, type CreateFlag, type FlagFilters, type FlagListQuery, type TestFlagInput, type UpdateFlag } from "./contract";
 import { evaluateFlagsForDistinctId } from "./decide";
 import { invalidateFlagDefinitions, loadFlagDefinitions } from "./definitions";
-import { flagHash, type FlagDefinition } from "./evaluation";
-import { explainHoldout, explainVariant } from "./explain";
+import { explainEvaluation } from "./explain";
 import { estimateReach, type FlagReach } from "./reach";
 import { storedFilters, toFlagResource, type FlagResource, type FlagRow } from "./present";
 import { checkDependencyStates, checkReferences } from "./references";
@@ -355,22 +354,40 @@ export async function flagReach(ctx: Context, filters: FlagFilters): Promise<Fla
   return estimateReach(filters.groups, { total: sample.total, persons });
 }
 
-/** Which condition set decided a test, and where the person's bucket fell against its rollout. */
+/**
+ * The group types the test box asks a key of: those the flag, or one of its condition sets,
+ * aggregates by, with their names (null: no group of that type has been sent yet).
+ */
+export async function flagTestGroupTypes(ctx: Context, id: number): Promise<{ index: number; name: string | null }[]> {
+  const flag = await getFlag(ctx, id);
+  const { groupTypeMapping } = await loadFlagDefinitions(ctx.db, ctx.project.id);
+  const flagLevel = flag.filters.aggregation_group_type_index;
+  const indexes = new Set<number>();
+  if (flagLevel !== null) indexes.add(flagLevel);
+  for (const group of flag.filters.groups) {
+    const own = (group as { aggregation_group_type_index?: number | null }).aggregation_group_type_index;
+    if (typeof own === "number") indexes.add(own);
+  }
+  return [...indexes].sort((a, b) => a - b).map((index) => ({ index, name: groupTypeMapping[String(index)] ?? null }));
+}
+
+/** Which condition set decided a test, and where its subject's bucket fell against its rollout. */
 export interface FlagTestWhy {
   conditionIndex: number;
   /** The set's own description, when it has one. */
   description: string | null;
   /** The set's filters, to name it by when it has no description. */
   properties: FlagFilters["groups"][number]["properties"];
-  /** The rollout hash of the distinct id, 0–1 (null when the flag buckets by a group). */
-  bucket: number | null;
+  /** The rollout hash of the id the set buckets by (the person's, or its group's key), 0–1. */
+  bucket: number;
   /** The set's rollout, 0–100. */
   rollout: number;
 }
 
 /**
- * "Test for a user": the saved flag's value for one distinct id, as /decide answers it, and
- * why — the condition set that decided and the person's bucket against its rollout.
+ * "Test for a user": the saved flag's value for one distinct id (and the groups given), as
+ * /decide answers it, and why — the condition set that decided, and where the hashes of the id
+ * evaluation bucketed by fell against its rollout, variants and holdout.
  */
 export async function testFlagForUser(ctx: Context, id: number, input: TestFlagInput) {
   const flag = await getFlag(ctx, id);
@@ -382,19 +399,13 @@ export async function testFlagForUser(ctx: Context, id: number, input: TestFlagI
     flagKeys: [flag.key],
   });
   const result = evaluation.flags[flag.key] ?? null;
-  let why: FlagTestWhy | null = null;
+  // The definition evaluated, as evaluated (the project's loaded definitions)
+  const definition = evaluation.context?.flagsByKey?.get(flag.key);
+  const explained = result && definition && evaluation.context ? explainEvaluation(definition, evaluation.context, result) : null;
   const index = result?.reason.condition_index ?? null;
   const group = index === null ? undefined : flag.filters.groups[index];
-  if (result && group && (result.reason.code === "condition_match" || result.reason.code === "out_of_rollout_bound")) {
-    const byPerson = flag.filters.aggregation_group_type_index === null && (group as { aggregation_group_type_index?: number | null }).aggregation_group_type_index == null;
-    // With experience continuity a person may be bucketed by an earlier id: the distinct id typed here is what is hashed otherwise.
-    why = { conditionIndex: index!, description: group.description ?? null, properties: group.properties, bucket: byPerson ? flagHash(flag.key, input.distinctId!.trim()) : null, rollout: group.rollout_percentage ?? 100 };
-  }
-  // The variant and holdout hashes, for a flag bucketed by person (a group flag hashes the group's key, not typed here)
-  const bucketingId = flag.filters.aggregation_group_type_index === null ? input.distinctId!.trim() : null;
-  const definition = { id: flag.id, key: flag.key, active: flag.active, filters: flag.filters as FlagDefinition["filters"] };
-  const holdout = result && bucketingId !== null && !["flag_disabled", "super_condition_value", "no_group_type"].includes(result.reason.code) ? explainHoldout(definition, bucketingId) : null;
-  const variant =
-    result?.reason.code === "condition_match" && bucketingId !== null && !holdout?.held ? explainVariant(definition, bucketingId, (group as { variant?: string | null } | undefined)?.variant ?? null) : null;
-  return { flag: { id: flag.id, key: flag.key, deleted: flag.deleted }, result, why, variant, holdout, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags };
+  const why: FlagTestWhy | null =
+    group && explained?.rollout ? { conditionIndex: index!, description: group.description ?? null, properties: group.properties, bucket: explained.rollout.hash, rollout: explained.rollout.rollout } : null;
+  const { bucketedBy = null, variant = null, holdout = null } = explained ?? {};
+  return { flag: { id: flag.id, key: flag.key, deleted: flag.deleted }, result, why, bucketedBy, variant, holdout, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags };
 }

@@ -179,6 +179,9 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "experiments.results", input: () => ({ id: w.experimentId }), ids: [["id"]] },
   { procedure: "experiments.savedMetrics", input: () => ({}) },
   { procedure: "experiments.createSavedMetric", input: () => ({ metric: SAVED_METRIC_BODY() }) },
+  { procedure: "experiments.updateSavedMetric", input: () => ({ id: w.savedMetricId, patch: SAVED_METRIC_BODY() }), ids: [["id"]] },
+  { procedure: "experiments.savedMetricUsage", input: () => ({ id: w.savedMetricId }), ids: [["id"]] },
+  { procedure: "experiments.deleteSavedMetric", input: () => ({ id: w.spareSavedMetricId }), ids: [["id"]] },
   { procedure: "flags.list", input: () => ({ search: "flag", tags: '["beta"]' }) },
   { procedure: "flags.get", input: () => ({ id: w.flagId }), ids: [["id"]] },
   { procedure: "flags.create", input: () => ({ flag: FLAG_BODY() }) },
@@ -187,6 +190,7 @@ const TRPC_CASES: TrpcCase[] = [
   { procedure: "flags.activity", input: () => ({ id: w.flagId }), ids: [["id"]] },
   { procedure: "flags.reach", input: () => ({ filters: FLAG_BODY().filters }) },
   { procedure: "flags.cohortOptions", input: () => ({}) },
+  { procedure: "flags.testGroupTypes", input: () => ({ id: w.flagId }), ids: [["id"]] },
   {
     procedure: "flags.testForUser",
     input: () => ({ id: w.flagId, distinctId: "d1", personProperties: { email: "a@example.com" }, groups: { company: "acme" }, groupProperties: { company: { plan: "pro" } } }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { experimentCreateBody, experimentListQuery, experimentUpdateBody, savedMetricCreateBody, shipVariantBody } from "@/server/experiments/contract";
+import { experimentCreateBody, experimentListQuery, experimentUpdateBody, savedMetricCreateBody, savedMetricUpdateBody, shipVariantBody } from "@/server/experiments/contract";
 import { experimentMetrics } from "@/server/experiments/present";
-import { createSavedMetric, listSavedMetrics } from "@/server/experiments/saved-metrics";
+import { createSavedMetric, deleteSavedMetric, listSavedMetrics, savedMetricUsage, updateSavedMetric } from "@/server/experiments/saved-metrics";
 import { createExperiment, getExperiment, listExperiments, shipVariant, updateExperiment } from "@/server/experiments/service";
 import { recordId } from "@/server/input/record-id";
 import { parseQueryRequest, runQuery } from "@/server/query/service";
@@ -16,9 +16,13 @@ export const experimentsRouter = createTRPCRouter({
   create: projectProcedure.input(z.object({ experiment: experimentCreateBody })).mutation(({ ctx, input }) => createExperiment(ctx, input.experiment)),
   update: projectProcedure.input(experimentId.extend({ patch: experimentUpdateBody })).mutation(({ ctx, input }) => updateExperiment(ctx, input.id, input.patch)),
   ship: projectProcedure.input(experimentId.extend({ ship: shipVariantBody })).mutation(({ ctx, input }) => shipVariant(ctx, input.id, input.ship)),
-  /** Shared metrics, for the form's picker and the page that creates them. */
+  /** Shared metrics, for the form's picker and the page that creates, edits and deletes them. */
   savedMetrics: projectProcedure.query(({ ctx }) => listSavedMetrics(ctx)),
   createSavedMetric: projectProcedure.input(z.object({ metric: savedMetricCreateBody })).mutation(({ ctx, input }) => createSavedMetric(ctx, input.metric)),
+  updateSavedMetric: projectProcedure.input(experimentId.extend({ patch: savedMetricUpdateBody })).mutation(({ ctx, input }) => updateSavedMetric(ctx, input.id, input.patch)),
+  /** The experiments a deletion would remove the metric from, for its confirmation. */
+  savedMetricUsage: projectProcedure.input(experimentId).query(({ ctx, input }) => savedMetricUsage(ctx, input.id)),
+  deleteSavedMetric: projectProcedure.input(experimentId).mutation(({ ctx, input }) => deleteSavedMetric(ctx, input.id)),
   /** One metric's results (`ExperimentQuery`), recomputed: the page shows what the events say now. Its own metrics come first, then its shared ones. */
   results: projectProcedure
     .input(experimentId.extend({ secondary: z.boolean().default(false), index: z.number().int().min(0).max(40).default(0) }))

@@ -33,6 +33,8 @@ beforeAll(async () => {
   await capture(owner.project_api_key, [
     { event: "$identify", distinct_id: "ada", properties: { $set: { plan: "enterprise", email: "ada@example.com" } } },
     { event: "$identify", distinct_id: "bob", properties: { $set: { plan: "free" } } },
+    // The project's first group type, "company" (index 0), as an SDK's group_identify makes it
+    { event: "$groupidentify", distinct_id: "ada", properties: { $group_type: "company", $group_key: "globex", $group_set: { tier: "enterprise" } } },
   ]);
 });
 
@@ -143,6 +145,41 @@ describe(`flags router (${testDbKind})`, () => {
       expect(answer.holdout).toMatchObject({ id: 3, held: true, hash: flagHash("holdout", "ada", "", "-") });
       expect(answer.holdout!.text).toMatch(/^in holdout \(hash 0\.\d{4} ≤ 1\.00\)$/);
       expect(answer.variant).toBeNull();
+    });
+
+    it("says why for a flag bucketed by a group: the hashes are of the group key typed, as evaluation's", async () => {
+      const flag = await api.flags.create({
+        projectId,
+        flag: {
+          key: "company-beta",
+          filters: {
+            aggregation_group_type_index: 0,
+            groups: [{ properties: [{ key: "tier", type: "group", group_type_index: 0, operator: "exact", value: ["enterprise"] }], rollout_percentage: 100 }],
+            multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] },
+          },
+        },
+      });
+      expect(await api.flags.testGroupTypes({ projectId, id: flag.id })).toEqual([{ index: 0, name: "company" }]);
+      expect(await api.flags.testGroupTypes({ projectId, id: flagId })).toEqual([]);
+
+      // The stored group's tier matches; every hash is of "globex", none of the person's id
+      const answer = await api.flags.testForUser({ projectId, id: flag.id, distinctId: "ada", groups: { company: "globex" } });
+      const hash = flagHash("company-beta", "globex", "variant");
+      const expected = hash < 0.5 ? "control" : "test";
+      expect(answer.result).toMatchObject({ enabled: true, variant: expected, reason: { code: "condition_match", condition_index: 0 } });
+      expect(answer.bucketedBy).toEqual({ id: "globex", groupType: "company", continuity: false });
+      expect(answer.why).toMatchObject({ conditionIndex: 0, bucket: flagHash("company-beta", "globex"), rollout: 100 });
+      expect(answer.variant).toMatchObject({ hash, variant: expected });
+      // Many keys: the explanation names the variant /decide gives each (typed properties stand in for stored groups)
+      for (let i = 0; i < 40; i++) {
+        const key = `org-${i}`;
+        const each = await api.flags.testForUser({ projectId, id: flag.id, distinctId: "ada", groups: { company: key }, groupProperties: { company: { tier: "enterprise" } } });
+        expect([key, each.variant?.variant, each.variant?.hash]).toEqual([key, each.result!.variant, flagHash("company-beta", key, "variant")]);
+      }
+      // No group given: the flag is off and nothing was hashed
+      const none = await api.flags.testForUser({ projectId, id: flag.id, distinctId: "ada" });
+      expect(none.result).toMatchObject({ enabled: false, reason: { code: "no_group_type" } });
+      expect([none.why, none.bucketedBy, none.variant, none.holdout]).toEqual([null, null, null, null]);
     });
 
     it("evaluates the saved flag: a disabled flag is off", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { recordId } from "@/server/input/record-id";
 import { createFlagInput, flagListFilters, flagReachInput, testFlagInput, updateFlagInput } from "@/server/flags/contract";
-import { cohortOptions, createFlag, deleteFlag, flagActivity, flagReach, getFlag, listFlags, testFlagForUser, updateFlag } from "@/server/flags/service";
+import { cohortOptions, createFlag, deleteFlag, flagActivity, flagReach, flagTestGroupTypes, getFlag, listFlags, testFlagForUser, updateFlag } from "@/server/flags/service";
 import { MAX_PAGE_SIZE } from "@/server/input/page";
 import { createTRPCRouter, projectProcedure } from "../trpc";
 
@@ -32,7 +32,10 @@ export const flagsRouter = createTRPCRouter({
   /** The project's cohorts for the condition builder's cohort picker (read through flags' own store). */
   cohortOptions: projectProcedure.query(({ ctx }) => cohortOptions(ctx)),
 
-  /** The saved flag's value for one distinct id (stored person properties overridden by the given ones), and why. */
+  /** The group types the test box asks a key of: those the flag aggregates by. */
+  testGroupTypes: projectProcedure.input(flagId).query(({ ctx, input }) => flagTestGroupTypes(ctx, input.id)),
+
+  /** The saved flag's value for one distinct id and the groups given (stored properties overridden by the given ones), and why. */
   testForUser: projectProcedure.input(flagId.extend(testFlagInput.shape)).mutation(({ ctx, input }) => testFlagForUser(ctx, input.id, input)),
 
   /** "Will match about X% of users" for condition sets being edited. */
