@@ -46,7 +46,7 @@ import { posthogJsPageview, posthogJsPageviewProperties } from "./lib/posthog-js
 import { cpuMeter } from "./lib/cpu";
 import { pgliteCopyRate, postgresCopyRate } from "./lib/raw-copy";
 import { createDestinations, startBenchSink, type BenchSink } from "./lib/destinations";
-import { createPlatformObjects, PLATFORM } from "./lib/platform";
+import { createPlatformObjects, httpPoster, PLATFORM } from "./lib/platform";
 import { startServer, stop } from "./lib/server-process";
 import { luaString, wrk, type WrkResult } from "./lib/wrk";
 
@@ -205,7 +205,7 @@ async function run(setup: Setup): Promise<Row[]> {
       sink = await startBenchSink();
       await createDestinations(server.url, projectId, personalKey, DESTINATIONS, sink.url);
     }
-    if (PLATFORM_OBJECTS) await createPlatformObjects(server.url, projectId, personalKey);
+    if (PLATFORM_OBJECTS) await createPlatformObjects(httpPoster(server.url, projectId, personalKey));
     if (PARTS.has("cold")) {
       decideRow("/decide?v=3 1,000/s, first 10 s after ready", await paced(`${server.url}/decide/?v=3`, 1000, 10, decideBody(token)), 20);
     }

@@ -7,8 +7,12 @@
  */
 export const PLATFORM = { surveys: 20, earlyAccess: 10, experiments: 20 } as const;
 
-export async function createPlatformObjects(base: string, projectId: number, personalKey: string): Promise<void> {
-  const post = async (path: string, body: unknown) => {
+/** Creates a project object as the REST API's `POST /api/projects/:id/<path>` does, answering its id. */
+export type PlatformPoster = (path: string, body: unknown) => Promise<{ id: number | string }>;
+
+/** A poster over HTTP to a running server. */
+export function httpPoster(base: string, projectId: number, personalKey: string): PlatformPoster {
+  return async (path, body) => {
     const response = await fetch(`${base}/api/projects/${projectId}/${path}`, {
       method: "POST",
       headers: { authorization: `Bearer ${personalKey}`, "content-type": "application/json" },
@@ -17,6 +21,9 @@ export async function createPlatformObjects(base: string, projectId: number, per
     if (response.status !== 201) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
     return (await response.json()) as { id: number | string };
   };
+}
+
+export async function createPlatformObjects(post: PlatformPoster): Promise<void> {
   const now = new Date().toISOString();
   for (let i = 1; i <= PLATFORM.surveys; i++) {
     await post("surveys/", {

@@ -55,23 +55,52 @@ interface FlagNeeds {
   continuity: boolean;
   /** The static cohorts its conditions reach, whose membership must be read. */
   staticCohorts: number[];
+  /** Has a `flag` (dependency) filter. */
+  followsFlags: boolean;
 }
 
-const needsCache = new WeakMap<ProjectFlagDefinitions, Map<string, FlagNeeds>>();
+/** What a set of flags needs together. */
+interface SetNeeds {
+  storedData: boolean;
+  continuityKeys: string[];
+  staticCohorts: Set<number>;
+}
+
+interface DefinitionsNeeds {
+  byKey: Map<string, FlagNeeds>;
+  /** Every flag's together: the common request (no `flag_keys`) costs no walk over the flags. */
+  all: SetNeeds;
+}
+
+const needsCache = new WeakMap<ProjectFlagDefinitions, DefinitionsNeeds>();
 
 function conditionsOf(flag: LocalEvaluationFlag): FlagConditionGroup[] {
   return [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])];
 }
 
-function needsOf(definitions: ProjectFlagDefinitions): Map<string, FlagNeeds> {
+function setNeeds(flags: readonly LocalEvaluationFlag[], byKey: Map<string, FlagNeeds>): SetNeeds {
+  const needs: SetNeeds = { storedData: false, continuityKeys: [], staticCohorts: new Set() };
+  for (const flag of flags) {
+    const need = byKey.get(flag.key)!;
+    if (need.storedData && flag.active) needs.storedData = true;
+    if (need.continuity) needs.continuityKeys.push(flag.key);
+    if (flag.active) for (const id of need.staticCohorts) needs.staticCohorts.add(id);
+  }
+  return needs;
+}
+
+function needsOf(definitions: ProjectFlagDefinitions): DefinitionsNeeds {
   let needs = needsCache.get(definitions);
   if (!needs) {
-    needs = new Map();
+    const byKey = new Map<string, FlagNeeds>();
     for (const flag of definitions.flags) {
-      const storedData = conditionsOf(flag).some((condition) => (condition.properties ?? []).length > 0);
+      const conditions = conditionsOf(flag);
+      const storedData = conditions.some((condition) => (condition.properties ?? []).length > 0);
       const staticCohorts = definitions.cohorts.reachesStatic(flagCohortIds(flag.filters));
-      needs.set(flag.key, { storedData, continuity: flag.active && flag.ensure_experience_continuity, staticCohorts });
+      const followsFlags = conditions.some((condition) => (condition.properties ?? []).some((filter) => filter.type === "flag"));
+      byKey.set(flag.key, { storedData, continuity: flag.active && flag.ensure_experience_continuity, staticCohorts, followsFlags });
     }
+    needs = { byKey, all: setNeeds(definitions.flags, byKey) };
     needsCache.set(definitions, needs);
   }
   return needs;
@@ -88,24 +117,14 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
   const needs = needsOf(definitions);
   const wanted = request.flagKeys ? new Set(request.flagKeys) : null;
   const flags = wanted ? definitions.flags.filter((flag) => wanted.has(flag.key)) : definitions.flags;
-
-  let needStored = false;
-  const continuityKeys: string[] = [];
-  const staticCohorts = new Set<number>();
-  const readCohortsOf = (flag: LocalEvaluationFlag) => {
-    if (flag.active) for (const id of needs.get(flag.key)!.staticCohorts) staticCohorts.add(id);
-  };
-  for (const flag of flags) {
-    const need = needs.get(flag.key)!;
-    if (need.storedData && flag.active) needStored = true;
-    if (need.continuity) continuityKeys.push(flag.key);
-    readCohortsOf(flag);
-  }
-  const followsFlags = flags.some((flag) => conditionsOf(flag).some((c) => (c.properties ?? []).some((f) => f.type === "flag")));
+  const chosen = wanted ? setNeeds(flags, needs.byKey) : needs.all;
+  const continuityKeys = chosen.continuityKeys;
+  let needStored = chosen.storedData;
+  let staticCohorts = chosen.staticCohorts;
   // A dependency outside the requested keys may read stored data or static cohorts too: then load them.
-  if (wanted && followsFlags) {
+  if (wanted && flags.some((flag) => needs.byKey.get(flag.key)!.followsFlags)) {
     needStored = true;
-    for (const flag of definitions.flags) readCohortsOf(flag);
+    staticCohorts = needs.all.staticCohorts;
   }
 
   // Group types the request names and the project knows, for the stored groups' properties.
@@ -172,6 +191,6 @@ export async function evaluateFlagsForDistinctId(db: Database, projectId: number
     inCohort: (id) => definitions.cohorts.test(id)(subject, now),
   };
   // Without the stored data, answer only the flags that do not need it.
-  const answerable = failed ? flags.filter((flag) => !flag.active || (!needs.get(flag.key)!.storedData && !needs.get(flag.key)!.continuity)) : flags;
+  const answerable = failed ? flags.filter((flag) => !flag.active || (!needs.byKey.get(flag.key)!.storedData && !needs.byKey.get(flag.key)!.continuity)) : flags;
   return { flags: evaluateFlags(answerable, ctx), errorsWhileComputingFlags: failed };
 }

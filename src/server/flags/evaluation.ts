@@ -154,15 +154,49 @@ const DESCRIPTIONS: Record<FlagReasonCode, string> = {
   flag_disabled: "Flag is disabled",
 };
 
-function result(flag: FlagDefinition, value: { enabled: boolean; variant: string | null }, code: FlagReasonCode, conditionIndex: number | null): FlagResult {
+/**
+ * A flag's answers, one object per distinct answer: a flag has only a handful (each condition
+ * matched, out of bounds, each variant), so a request with many flags allocates none of them,
+ * and the SDK edge caches each answer's JSON text beside it (http/sdk/flags.ts). Frozen:
+ * every request shares them. Found by a number (code, condition, enabled), then the variant.
+ */
+const answersOf = new WeakMap<FlagDefinition, Map<number, Map<string, FlagResult>>>();
+const CODE_NUMBER = Object.fromEntries(Object.keys(DESCRIPTIONS).map((code, index) => [code, index])) as Record<FlagReasonCode, number>;
+/** Condition indexes up to this are interned; a flag with more conditions answers with new objects past it. */
+const MAX_INTERNED_CONDITION = 1022;
+
+function newAnswer(flag: FlagDefinition, enabled: boolean, variant: string | null, code: FlagReasonCode, conditionIndex: number | null): FlagResult {
   const description = code === "condition_match" && conditionIndex !== null ? `Matched condition set ${conditionIndex + 1}` : DESCRIPTIONS[code];
-  return {
+  return Object.freeze({
     key: flag.key,
-    enabled: value.enabled,
-    variant: value.variant,
-    reason: { code, condition_index: conditionIndex, description },
-    payload: payloadFor(flag, value.enabled, value.variant),
-  };
+    enabled,
+    variant,
+    reason: Object.freeze({ code, condition_index: conditionIndex, description }),
+    payload: payloadFor(flag, enabled, variant),
+  });
+}
+
+function result(flag: FlagDefinition, value: { enabled: boolean; variant: string | null }, code: FlagReasonCode, conditionIndex: number | null): FlagResult {
+  const { enabled, variant } = value;
+  if (conditionIndex !== null && conditionIndex > MAX_INTERNED_CONDITION) return newAnswer(flag, enabled, variant, code, conditionIndex);
+  let answers = answersOf.get(flag);
+  if (!answers) {
+    answers = new Map();
+    answersOf.set(flag, answers);
+  }
+  const slot = (CODE_NUMBER[code] * 1024 + (conditionIndex ?? 1023)) * 2 + (enabled ? 1 : 0);
+  let byVariant = answers.get(slot);
+  if (!byVariant) {
+    byVariant = new Map();
+    answers.set(slot, byVariant);
+  }
+  // Variant keys are never empty: "" stands for no variant.
+  let answer = byVariant.get(variant ?? "");
+  if (!answer) {
+    answer = newAnswer(flag, enabled, variant, code, conditionIndex);
+    byVariant.set(variant ?? "", answer);
+  }
+  return answer;
 }
 
 type ConditionOutcome = "match" | "no_match" | "out_of_rollout_bound";
@@ -231,7 +265,8 @@ function conditionOutcome(
     if (!filterHolds(filter, subject, ctx, dependencies)) return "no_match";
   }
   const rollout = condition.rollout_percentage;
-  if (rollout !== null && rollout !== undefined && flagHash(flag.key, subject.bucketingId) > rollout / 100) return "out_of_rollout_bound";
+  // The hash is at most 1, so 100 % holds without it (most survey, early-access and experiment flags).
+  if (rollout !== null && rollout !== undefined && rollout < 100 && flagHash(flag.key, subject.bucketingId) > rollout / 100) return "out_of_rollout_bound";
   return "match";
 }
 
@@ -249,13 +284,21 @@ function subjectFor(
   return { bucketingId: String(groupKey), properties: ctx.groupProperties?.[groupType] ?? {} };
 }
 
+// Every flag behind a holdout hashes the same text for a person: once per request, not per flag.
+let lastHoldout: { bucketingId: string; hash: number } | null = null;
+
+function holdoutHash(bucketingId: string): number {
+  if (lastHoldout?.bucketingId !== bucketingId) lastHoldout = { bucketingId, hash: flagHash("holdout", bucketingId, "", "-") };
+  return lastHoldout.hash;
+}
+
 function holdoutVariant(flag: FlagDefinition, bucketingId: string): string | null {
   const holdout = flag.filters.holdout;
   if (!holdout || holdout.id === null || holdout.id === undefined) return null;
   const percentage = Number(holdout.exclusion_percentage);
   if (!Number.isFinite(percentage)) return null;
   const clamped = Math.min(Math.max(percentage, 0), 100);
-  if (clamped !== 100 && flagHash("holdout", bucketingId, "", "-") > clamped / 100) return null;
+  if (clamped !== 100 && holdoutHash(bucketingId) > clamped / 100) return null;
   return `holdout-${holdout.id}`;
 }
 
@@ -272,8 +315,8 @@ function evaluateWith(flag: FlagDefinition, ctx: EvaluationContext, dependencies
   // Early-access enrolment: a person who opted in or out (the property exists) gets that answer.
   const superGroup = filters.super_groups?.[0];
   if (superGroup && flagSubject) {
-    const enrolmentKeys = (superGroup.properties ?? []).map((filter) => filter.key);
-    if (enrolmentKeys.length > 0 && enrolmentKeys.every((key) => Object.prototype.hasOwnProperty.call(flagSubject.properties, key))) {
+    const enrolment = superGroup.properties ?? [];
+    if (enrolment.length > 0 && enrolment.every((filter) => Object.prototype.hasOwnProperty.call(flagSubject.properties, filter.key))) {
       const matched = conditionOutcome(flag, superGroup, flagSubject, ctx, dependencies) === "match";
       return result(flag, { enabled: matched, variant: null }, "super_condition_value", 0);
     }
@@ -330,7 +373,8 @@ const withNow = (ctx: EvaluationContext): EvaluationContext => (ctx.now ? ctx : 
 export function evaluateFlags(flags: readonly FlagDefinition[], context: EvaluationContext): Record<string, FlagResult> {
   const ctx = withNow(context);
   const dependencies = new DependencyResolver(ctx);
-  const results: Record<string, FlagResult> = {};
+  // No prototype: a flag keyed `__proto__` (the key pattern allows it) is an entry like any other.
+  const results: Record<string, FlagResult> = Object.create(null);
   for (const flag of flags) results[flag.key] = evaluateWith(flag, ctx, dependencies);
   return results;
 }

@@ -17,7 +17,12 @@ export function corsHeaders(request: RawRequest): Record<string, string> {
 
 /** A JSON answer with CORS. */
 export function corsJson(request: RawRequest, status: number, body: unknown): RawResponse {
-  return { status, headers: { "content-type": "application/json", ...corsHeaders(request) }, body: JSON.stringify(body) };
+  return corsJsonText(request, status, JSON.stringify(body));
+}
+
+/** The same, for a body already serialised (the flag endpoints build theirs from cached pieces). */
+export function corsJsonText(request: RawRequest, status: number, text: string): RawResponse {
+  return { status, headers: { "content-type": "application/json", ...corsHeaders(request) }, body: text };
 }
 
 /** PostHog's error body (`type`, `code`, `detail`, `attr: null`) with CORS. */

@@ -12,6 +12,9 @@ import { OutboundRefusedError, outboundRequest, type Resolver } from "./client";
 let server: http.Server;
 let port = 0;
 const hits: string[] = [];
+let connections = 0;
+/** Requests served per socket, for the keep-alive tests. */
+const served = new WeakMap<object, number>();
 
 /** sink.test and rebind.test resolve to 127.0.0.1, as an attacker's DNS record would. */
 const toLoopback: Resolver = (hostname, _options, callback) => {
@@ -22,11 +25,16 @@ const toLoopback: Resolver = (hostname, _options, callback) => {
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
+    const before = served.get(req.socket) ?? 0;
+    served.set(req.socket, before + 1);
+    // As a server closing an idle connection just as a request arrives on it.
+    if (req.url === "/drop-reused" && before > 0) return void req.socket.destroy();
     if (req.url === "/to-loopback") res.writeHead(302, { location: `http://127.0.0.1:${port}/inside` }).end();
     else if (req.url === "/to-name") res.writeHead(307, { location: `http://rebind.test:${port}/inside` }).end();
     else if (req.url === "/slow") setTimeout(() => res.end("late"), 2_000);
     else res.writeHead(200, { "content-type": "text/plain" }).end("ok");
   });
+  server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -68,5 +76,24 @@ describe("outbound client", () => {
     const started = Date.now();
     await expect(outboundRequest({ url: `http://127.0.0.1:${port}/slow`, method: "GET", timeoutMs: 200 }, parseAllowlist("127.0.0.1"))).rejects.toThrow(/timed out/);
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it("keeps connections alive, one pool per allowlist", async () => {
+    const list = parseAllowlist("127.0.0.1");
+    const first = connections;
+    for (let i = 0; i < 3; i++) expect((await outboundRequest({ url: `http://sink.test:${port}/hook`, method: "POST", body: "{}" }, list, toLoopback)).status).toBe(200);
+    expect(connections - first).toBe(1);
+    // Another allowlist never reuses a socket the first one's lookup admitted.
+    await outboundRequest({ url: `http://sink.test:${port}/hook`, method: "POST", body: "{}" }, parseAllowlist("127.0.0.1"), toLoopback);
+    expect(connections - first).toBe(2);
+  });
+
+  it("sends again on a new socket when a kept-alive one was closed under it", async () => {
+    const list = parseAllowlist("127.0.0.1");
+    expect((await outboundRequest({ url: `http://sink.test:${port}/drop-reused`, method: "POST", body: "{}" }, list, toLoopback)).status).toBe(200);
+    const before = hits.length;
+    const answer = await outboundRequest({ url: `http://sink.test:${port}/drop-reused`, method: "POST", body: "{}" }, list, toLoopback);
+    expect(answer.status).toBe(200);
+    expect(hits.slice(before)).toEqual(["POST /drop-reused", "POST /drop-reused"]); // the dropped request, then the one on a new socket
   });
 });

@@ -16,7 +16,7 @@
 import { RE2JS } from "re2js";
 
 /**
- * Compiled patterns, least recently used first. Flags and transformations reuse a handful of
+ * Compiled patterns, oldest first (a clock: see evictOne). Flags and transformations reuse a handful of
  * patterns on every request; the bound keeps ad-hoc event filters from growing it forever.
  */
 const CACHE_LIMIT = 1000;
@@ -29,14 +29,24 @@ const CACHE_LIMIT = 1000;
  */
 export const MAX_REGEX_PROGRAM_SIZE = 1000;
 type Compiled = { regex: RE2JS } | { error: string };
-const cache = new Map<string, Compiled>();
+/** `used`: read since the eviction sweep last passed it (a second chance; a hit costs no reordering of the map). */
+const cache = new Map<string, { compiled: Compiled; used: boolean }>();
+
+/** Drops the least recently used pattern: the oldest not read since the sweep last passed it. */
+function evictOne(): void {
+  for (const [pattern, entry] of cache) {
+    cache.delete(pattern);
+    if (!entry.used) return;
+    entry.used = false;
+    cache.set(pattern, entry);
+  }
+}
 
 function compile(pattern: string): Compiled {
   const cached = cache.get(pattern);
   if (cached) {
-    cache.delete(pattern); // re-inserted last: most recently used
-    cache.set(pattern, cached);
-    return cached;
+    cached.used = true;
+    return cached.compiled;
   }
   let compiled: Compiled;
   try {
@@ -46,8 +56,8 @@ function compile(pattern: string): Compiled {
   } catch (error) {
     compiled = { error: (error as Error).message.replace(/^error parsing regexp: /, "") };
   }
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(pattern, compiled);
+  if (cache.size >= CACHE_LIMIT) evictOne();
+  cache.set(pattern, { compiled, used: false });
   return compiled;
 }
 

@@ -22,7 +22,7 @@ import { decodeRequest } from "../body/decode";
 import { IngestionError } from "@/server/ingestion/contract";
 import { projectByKey } from "@/server/ingestion/service";
 import { clientIp } from "../client-ip";
-import { corsError, corsHeaders, corsJson } from "../cors";
+import { corsError, corsHeaders, corsJson, corsJsonText } from "../cors";
 import { asRouteHandler, type RawRequest, type RawResponse } from "../raw";
 
 /** The settings of a project with nothing special enabled (no heatmaps, site apps); recordings and surveys per project. */
@@ -89,32 +89,71 @@ function flagValue(result: FlagResult): boolean | string {
   return result.enabled ? (result.variant ?? true) : false;
 }
 
-/** `featureFlags` and `featureFlagPayloads` (decide v3, /flags v1): every flag, payloads of the enabled ones. */
-function legacyMaps(evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null) {
-  const featureFlags: Record<string, boolean | string> = {};
-  const featureFlagPayloads: Record<string, string> = {};
-  for (const [key, result] of Object.entries(evaluation.flags)) {
-    featureFlags[key] = flagValue(result);
-    const payload = wirePayload(definitions?.flagsByKey.get(key), result);
-    if (payload !== null) featureFlagPayloads[key] = payload;
+/**
+ * Each answer's JSON text, made once: evaluation shares one object per distinct answer of a
+ * flag (evaluation.ts), so a response is a join of cached texts. With 120 flags, walking
+ * fresh objects with JSON.stringify was most of an answer's CPU and garbage.
+ */
+interface AnswerTexts {
+  /** `"key":{…}` in /flags v2's and decide v4's `flags` map. */
+  detailed?: string;
+  /** `"key":value` in `featureFlags`. */
+  value?: string;
+  /** `"key":"payload"` in `featureFlagPayloads`, or "" without a payload. */
+  payload?: string;
+}
+const answerTexts = new WeakMap<FlagResult, AnswerTexts>();
+
+function textsOf(result: FlagResult): AnswerTexts {
+  let texts = answerTexts.get(result);
+  if (!texts) {
+    texts = {};
+    answerTexts.set(result, texts);
   }
-  return { featureFlags, featureFlagPayloads };
+  return texts;
 }
 
-/** The `flags` map of /flags v2 and decide v4. */
-function detailedFlags(evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null) {
-  const flags: Record<string, unknown> = {};
-  for (const [key, result] of Object.entries(evaluation.flags)) {
-    const flag = definitions?.flagsByKey.get(key);
-    flags[key] = {
-      key,
-      enabled: result.enabled,
-      variant: result.variant,
-      reason: result.reason,
-      metadata: { id: flag?.id ?? null, version: flag?.version ?? 0, description: null, payload: wirePayload(flag, result) },
-    };
+/** The `flags` map of /flags v2 and decide v4, as JSON text. */
+function detailedFlagsText(evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null): string {
+  const entries: string[] = [];
+  for (const key in evaluation.flags) {
+    const result = evaluation.flags[key]!;
+    const texts = textsOf(result);
+    if (texts.detailed === undefined) {
+      const flag = definitions?.flagsByKey.get(key);
+      const metadata = { id: flag?.id ?? null, version: flag?.version ?? 0, description: null, payload: wirePayload(flag, result) };
+      const text = `${JSON.stringify(key)}:${JSON.stringify({ key, enabled: result.enabled, variant: result.variant, reason: result.reason, metadata })}`;
+      // Without the definition the metadata is a guess: not kept.
+      if (!flag) {
+        entries.push(text);
+        continue;
+      }
+      texts.detailed = text;
+    }
+    entries.push(texts.detailed);
   }
-  return flags;
+  return `{${entries.join(",")}}`;
+}
+
+/** `featureFlags` and `featureFlagPayloads` (decide v3, /flags v1) as JSON text: every flag, payloads of the enabled ones. */
+function legacyMapsText(evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null): { featureFlags: string; featureFlagPayloads: string } {
+  const values: string[] = [];
+  const payloads: string[] = [];
+  for (const key in evaluation.flags) {
+    const result = evaluation.flags[key]!;
+    const texts = textsOf(result);
+    if (texts.value === undefined) texts.value = `${JSON.stringify(key)}:${JSON.stringify(flagValue(result))}`;
+    values.push(texts.value);
+    let payload = texts.payload;
+    if (payload === undefined) {
+      const flag = definitions?.flagsByKey.get(key);
+      const wire = wirePayload(flag, result);
+      payload = wire === null ? "" : `${JSON.stringify(key)}:${JSON.stringify(wire)}`;
+      if (flag) texts.payload = payload;
+    }
+    if (payload !== "") payloads.push(payload);
+  }
+  return { featureFlags: `{${values.join(",")}}`, featureFlagPayloads: `{${payloads.join(",")}}` };
 }
 
 type Endpoint = "decide" | "flags";
@@ -127,24 +166,28 @@ function versionOf(url: URL): number {
   return Number.isFinite(version) ? version : 2;
 }
 
-function shape(endpoint: Endpoint, version: number, withConfig: boolean, evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null, extras: ProjectExtras = NO_EXTRAS) {
-  const requestId = randomUUID();
-  if (endpoint === "flags") {
-    const config = withConfig ? baseConfig(extras) : {};
-    if (version >= 2) {
-      return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId, evaluatedAt: Date.now() };
-    }
-    return { ...config, ...legacyMaps(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
+/** JSON text of an object whose fields are given as JSON texts, in order. */
+function objectText(fields: Array<[string, string]>): string {
+  return `{${fields.map(([name, text]) => `${JSON.stringify(name)}:${text}`).join(",")}}`;
+}
+
+/** The answer's body per endpoint and version, in PostHog's shapes (as JSON text). */
+function shape(endpoint: Endpoint, version: number, withConfig: boolean, evaluation: FlagsEvaluation, definitions: ProjectFlagDefinitions | null, extras: ProjectExtras = NO_EXTRAS): string {
+  const requestId: [string, string] = ["requestId", JSON.stringify(randomUUID())];
+  const errors: [string, string] = ["errorsWhileComputingFlags", JSON.stringify(evaluation.errorsWhileComputingFlags)];
+  const config = endpoint === "decide" || withConfig ? Object.entries(baseConfig(extras)).map(([name, value]): [string, string] => [name, JSON.stringify(value)]) : [];
+  if ((endpoint === "flags" && version >= 2) || (endpoint === "decide" && version >= 4)) {
+    const evaluatedAt: Array<[string, string]> = endpoint === "flags" ? [["evaluatedAt", String(Date.now())]] : [];
+    return objectText([...config, ["flags", detailedFlagsText(evaluation, definitions)], errors, requestId, ...evaluatedAt]);
   }
-  const config = baseConfig(extras);
-  if (version >= 4) {
-    return { ...config, flags: detailedFlags(evaluation, definitions), errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, requestId };
+  if (endpoint === "flags" || version === 3) {
+    const { featureFlags, featureFlagPayloads } = legacyMapsText(evaluation, definitions);
+    const maps: Array<[string, string]> = endpoint === "flags" ? [["featureFlags", featureFlags], ["featureFlagPayloads", featureFlagPayloads], errors] : [["featureFlags", featureFlags], errors, ["featureFlagPayloads", featureFlagPayloads]];
+    return objectText([...config, ...maps, requestId]);
   }
-  const { featureFlags, featureFlagPayloads } = legacyMaps(evaluation, definitions);
-  if (version === 3) return { ...config, featureFlags, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags, featureFlagPayloads, requestId };
-  const enabled = Object.entries(featureFlags).filter(([, value]) => value !== false);
-  if (version === 2) return { ...config, featureFlags: Object.fromEntries(enabled), requestId };
-  return { ...config, featureFlags: enabled.map(([key]) => key), requestId };
+  const enabled = Object.values(evaluation.flags).filter((result) => result.enabled);
+  const featureFlags = version === 2 ? Object.fromEntries(enabled.map((result) => [result.key, flagValue(result)])) : enabled.map((result) => result.key);
+  return objectText([...config, ["featureFlags", JSON.stringify(featureFlags)], requestId]);
 }
 
 const NOTHING: FlagsEvaluation = { flags: {}, errorsWhileComputingFlags: false };
@@ -172,7 +215,7 @@ function flagsEndpoint(endpoint: Endpoint) {
     const withConfig = url.searchParams.get("config") === "true";
     // A bare GET /decide/ (no data) is how old snippets probe: the config, no flags.
     if (request.method === "GET" && !url.searchParams.has("data")) {
-      return corsJson(request, 200, shape(endpoint, Math.max(version, 2), withConfig, NOTHING, null));
+      return corsJsonText(request, 200, shape(endpoint, Math.max(version, 2), withConfig, NOTHING, null));
     }
     if (request.method !== "GET" && request.method !== "POST") {
       return corsError(request, 405, "invalid_request", "method_not_allowed", `Method "${request.method}" not allowed.`);
@@ -212,11 +255,11 @@ function flagsEndpoint(endpoint: Endpoint) {
       // The project cannot be looked up (database down): answer with no flags, flagged as an error,
       // so SDKs keep the values they have.
       console.error("burrow: flags could not be computed", error);
-      return corsJson(request, 200, shape(endpoint, version, withConfig, { flags: {}, errorsWhileComputingFlags: true }, null));
+      return corsJsonText(request, 200, shape(endpoint, version, withConfig, { flags: {}, errorsWhileComputingFlags: true }, null));
     }
 
     const extras = withConfig || endpoint === "decide" ? { sessionRecording: await sessionRecordingOf(db, projectId), surveys: await surveysOf(db, projectId) } : NO_EXTRAS;
-    if (body.disableFlags) return corsJson(request, 200, shape(endpoint, version, withConfig, NOTHING, null, extras));
+    if (body.disableFlags) return corsJsonText(request, 200, shape(endpoint, version, withConfig, NOTHING, null, extras));
     let evaluation: FlagsEvaluation;
     let definitions: ProjectFlagDefinitions | null = null;
     try {
@@ -226,7 +269,7 @@ function flagsEndpoint(endpoint: Endpoint) {
       console.error("burrow: flags could not be computed", error);
       evaluation = { flags: {}, errorsWhileComputingFlags: true };
     }
-    return corsJson(request, 200, shape(endpoint, version, withConfig, evaluation, definitions, extras));
+    return corsJsonText(request, 200, shape(endpoint, version, withConfig, evaluation, definitions, extras));
   };
 }
 
