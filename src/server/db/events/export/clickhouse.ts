@@ -19,13 +19,19 @@ interface Row {
 /** '2024-01-02 03:04:05.678901' → '2024-01-02T03:04:05.678901Z' (a cursor keeps the microseconds). */
 const iso = (text: string) => `${text.replace(" ", "T")}Z`;
 
-export async function clickHouseExportPage(ch: Pick<ChStore, "client" | "tables">, projectId: number, query: ExportPageQuery): Promise<ExportedEvent[]> {
+/**
+ * A page's parameters (project, from, to, limit) and its condition "after the cursor": past
+ * (`inserted_at`, the key), the key being the cursor's `uuid` field read as `key` says.
+ */
+function pageOf(projectId: number, query: ExportPageQuery, key: { column: string; param: string }): { params: Record<string, unknown>; after: string } {
   const params: Record<string, unknown> = { project: projectId, from: query.from.getTime() / 1000, to: query.to.getTime() / 1000, limit: query.limit };
-  let after = "";
-  if (query.after) {
-    Object.assign(params, { at: query.after.at, uuid: query.after.uuid });
-    after = "AND (inserted_at, uuid) > (parseDateTime64BestEffort({at:String}, 6, 'UTC'), toUUID({uuid:String}))";
-  }
+  if (!query.after) return { params, after: "" };
+  Object.assign(params, { at: query.after.at, key: query.after.uuid });
+  return { params, after: `AND (inserted_at, ${key.column}) > (parseDateTime64BestEffort({at:String}, 6, 'UTC'), ${key.param})` };
+}
+
+export async function clickHouseExportPage(ch: Pick<ChStore, "client" | "tables">, projectId: number, query: ExportPageQuery): Promise<ExportedEvent[]> {
+  const { params, after } = pageOf(projectId, query, { column: "uuid", param: "toUUID({key:String})" });
   const rows = await chRows<Row>(
     ch,
     `SELECT toString(uuid) AS x_uuid, event AS x_event, distinct_id AS x_distinct_id, toString(person_id) AS x_person_id, properties AS x_properties,
@@ -69,12 +75,7 @@ interface SessionRow {
  * alone does not change `inserted_at` (PostgreSQL's sessions table marks the rows it moves).
  */
 export async function clickHouseExportSessionPage(ch: Pick<ChStore, "client" | "tables">, projectId: number, query: ExportPageQuery): Promise<ExportedSession[]> {
-  const params: Record<string, unknown> = { project: projectId, from: query.from.getTime() / 1000, to: query.to.getTime() / 1000, limit: query.limit };
-  let after = "";
-  if (query.after) {
-    Object.assign(params, { at: query.after.at, session: query.after.uuid });
-    after = "AND (inserted_at, session_id) > (parseDateTime64BestEffort({at:String}, 6, 'UTC'), {session:String})";
-  }
+  const { params, after } = pageOf(projectId, query, { column: "session_id", param: "{key:String}" });
   const fields = SESSION_FIELDS.map((field) => `nullIf(finalizeAggregation(${field}), '') AS x_${field}`).join(", ");
   const rows = await chRows<SessionRow>(
     ch,
