@@ -1,8 +1,9 @@
 /**
  * Request and answer shapes of batch exports (`/api/projects/:id/batch_exports/`, PostHog's
  * posthog/batch_exports/http.py), shared by REST, tRPC and the form. Browser-safe.
- * Models: events, persons, sessions. Destinations: S3 (JSON Lines, gzip or none; Parquet,
- * snappy, gzip, brotli or none), Postgres and HTTP (events only: PostHog's `/batch`).
+ * Models: events, persons, sessions. Destinations: S3 (JSON Lines, gzip, brotli, zstd, lz4 or
+ * none; Parquet, snappy, gzip, brotli, zstd, lz4 or none; split at `max_file_size_mb`),
+ * Postgres and HTTP (events only: PostHog's `/batch`).
  */
 import { z } from "zod";
 import { drfBoolean } from "@/server/input/drf";
@@ -11,12 +12,12 @@ import { pageQuery } from "@/server/input/page";
 export const BATCH_EXPORT_MODELS = ["events", "persons", "sessions"] as const;
 export type BatchExportModel = (typeof BATCH_EXPORT_MODELS)[number];
 export const FILE_FORMATS = ["JSONLines", "Parquet"] as const;
-/** PostHog's S3 compressions; which run here depends on the file format. */
+/** PostHog's S3 compressions; which run depends on the file format. */
 export const S3_COMPRESSIONS = ["gzip", "brotli", "snappy", "zstd", "lz4"] as const;
 export const SUPPORTED_COMPRESSIONS: Record<(typeof FILE_FORMATS)[number], readonly (typeof S3_COMPRESSIONS)[number][]> = {
-  JSONLines: ["gzip"],
-  // zstd and lz4 would need native code (Node 20's zlib has neither).
-  Parquet: ["snappy", "gzip", "brotli"],
+  // PostHog's JSON Lines take gzip and brotli; zstd and lz4 here too (a whole-file frame). Snappy has no stream format here.
+  JSONLines: ["gzip", "brotli", "zstd", "lz4"],
+  Parquet: ["snappy", "gzip", "brotli", "zstd", "lz4"],
 };
 export const BATCH_EXPORT_INTERVALS = ["hour", "day"] as const;
 export type BatchExportInterval = (typeof BATCH_EXPORT_INTERVALS)[number];
@@ -34,7 +35,7 @@ export const SECRET_CONFIG_KEYS: Record<DestinationType, readonly string[]> = {
   HTTP: ["token"],
 };
 
-export const BATCH_EXPORT_LIMITS = { maxName: 400, maxText: 2048, maxEvents: 200, maxBackfillRuns: 2000 } as const;
+export const BATCH_EXPORT_LIMITS = { maxName: 400, maxText: 2048, maxEvents: 200, maxBackfillRuns: 2000, maxFileSizeMb: 1_000_000 } as const;
 
 const text = (label: string) => z.string({ error: `${label} is required.` }).trim().min(1, `${label} may not be blank.`).max(BATCH_EXPORT_LIMITS.maxText);
 const optionalText = z.string().trim().max(BATCH_EXPORT_LIMITS.maxText).nullish();
@@ -62,7 +63,17 @@ export const s3ConfigSchema = z.object({
   use_virtual_style_addressing: drfBoolean.nullish(),
   encryption: z.null({ error: "Server-side encryption is not supported." }).optional(),
   kms_key_id: z.null().optional(),
-  max_file_size_mb: z.null({ error: "max_file_size_mb is not supported: an interval is one file." }).optional(),
+  /** Split an interval's file at this size (MiB, PostHog's int; a string of digits too, as DRF takes it). */
+  max_file_size_mb: z
+    .preprocess(
+      (value) => (typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+      z
+        .number({ error: "max_file_size_mb must be a whole number of MiB (or null for one file per interval)." })
+        .int("max_file_size_mb must be a whole number of MiB.")
+        .min(1, "max_file_size_mb must be 1 or more.")
+        .max(BATCH_EXPORT_LIMITS.maxFileSizeMb, `max_file_size_mb must be at most ${BATCH_EXPORT_LIMITS.maxFileSizeMb}.`),
+    )
+    .nullish(),
 }).superRefine((config, context) => {
   const format = config.file_format ?? "JSONLines";
   const supported = SUPPORTED_COMPRESSIONS[format];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intervalsBetween, intervalStart, s3Key, templatePrefix } from "./intervals";
+import { intervalsBetween, intervalStart, manifestKey, s3Key, splitFileNumber, splitFilesPrefix, templatePrefix } from "./intervals";
 
 const at = (text: string) => new Date(text);
 
@@ -24,11 +24,24 @@ describe("batch export intervals", () => {
   });
 
   it("names one file per interval", () => {
-    const start = at("2026-03-04T23:00:00Z");
-    const end = at("2026-03-05T00:00:00Z");
-    expect(s3Key("/x/{year}/", start, end, "events", "JSONLines", "gzip")).toBe("x/2026/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl.gz");
-    expect(s3Key("", start, end, "events", "JSONLines", null)).toBe("2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl");
-    expect(s3Key("{table}", start, end, "persons", "Parquet", "snappy")).toBe("persons/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.parquet.sz");
-    expect(s3Key("", start, end, "sessions", "Parquet", null)).toBe("2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.parquet");
+    const naming = { prefix: "/x/{year}/", start: at("2026-03-04T23:00:00Z"), end: at("2026-03-05T00:00:00Z"), table: "events", format: "JSONLines", compression: "gzip" } as const;
+    expect(s3Key(naming)).toBe("x/2026/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl.gz");
+    expect(s3Key({ ...naming, prefix: "", compression: null })).toBe("2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.jsonl");
+    expect(s3Key({ ...naming, prefix: "{table}", table: "persons", format: "Parquet", compression: "snappy" })).toBe("persons/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.parquet.sz");
+    expect(s3Key({ ...naming, prefix: "", table: "sessions", format: "Parquet", compression: null })).toBe("2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00.parquet");
+    expect(s3Key({ ...naming, compression: "zstd" })).toMatch(/\.jsonl\.zst$/);
+    expect(s3Key({ ...naming, format: "Parquet", compression: "lz4" })).toMatch(/\.parquet\.lz4$/);
+  });
+
+  it("numbers split files from 0 and names their manifest as PostHog does, and knows its own numbered files from other keys", () => {
+    const naming = { prefix: "x", start: at("2026-03-04T23:00:00Z"), end: at("2026-03-05T00:00:00Z"), table: "events", format: "JSONLines", compression: "gzip" } as const;
+    expect(s3Key(naming, 0)).toBe("x/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00-0.jsonl.gz");
+    expect(s3Key(naming, 12)).toBe("x/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00-12.jsonl.gz");
+    expect(manifestKey(naming)).toBe("x/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00_manifest.json");
+    expect(splitFilesPrefix(naming)).toBe("x/2026-03-04T23:00:00+00:00-2026-03-05T00:00:00+00:00-");
+    expect(splitFileNumber(naming, s3Key(naming, 12))).toBe(12);
+    for (const other of [s3Key(naming), manifestKey(naming), s3Key({ ...naming, compression: null }, 1), s3Key({ ...naming, format: "Parquet" }, 1), `${splitFilesPrefix(naming)}1b.jsonl.gz`]) {
+      expect(splitFileNumber(naming, other), other).toBeNull();
+    }
   });
 });

@@ -1,8 +1,10 @@
 /**
- * The intervals of a batch export (UTC hours or days, PostHog's), and the S3 key of an
- * interval's file: PostHog's `get_s3_key` (`<prefix>/<start>-<end>.jsonl[.gz]`, the prefix's
+ * The intervals of a batch export (UTC hours or days, PostHog's), and the S3 keys of an
+ * interval's files: PostHog's `get_s3_key` (`<prefix>/<start>-<end>.jsonl[.gz]`, the prefix's
  * `{year} {month} {day} {hour} {minute} {second}` from the interval's end, `{table}`,
- * `{data_interval_start}`, `{data_interval_end}`). One key per interval: a re-run overwrites.
+ * `{data_interval_start}`, `{data_interval_end}`); with `max_file_size_mb`, numbered files
+ * (`<start>-<end>-<n>.jsonl[.gz]`, n from 0) and `get_manifest_key`'s
+ * `<start>-<end>_manifest.json`. The same keys per interval: a re-run overwrites.
  */
 import type { BatchExportInterval } from "./contract";
 
@@ -49,9 +51,53 @@ export function templatePrefix(prefix: string, start: Date, end: Date, table: st
 /** PostHog's extension of a compression in keys (a Parquet file's pages too: `.parquet.sz`). */
 const COMPRESSION_EXTENSIONS: Record<string, string> = { gzip: "gz", brotli: "br", snappy: "sz", zstd: "zst", lz4: "lz4" };
 
-export function s3Key(prefix: string, start: Date, end: Date, table: string, format: "JSONLines" | "Parquet", compression: string | null): string {
-  const base = templatePrefix(prefix, start, end, table).replace(/^\/+|\/+$/g, "");
-  const extension = compression ? `.${COMPRESSION_EXTENSIONS[compression] ?? compression}` : "";
-  const file = `${stamp(start)}-${stamp(end)}.${format === "Parquet" ? "parquet" : "jsonl"}${extension}`;
-  return base ? `${base}/${file}` : file;
+export interface S3FileNaming {
+  prefix: string;
+  start: Date;
+  end: Date;
+  table: string;
+  format: "JSONLines" | "Parquet";
+  compression: string | null;
+}
+
+/** `<prefix>/<name>`, without a leading slash (a key is relative to the bucket). */
+function underPrefix(naming: S3FileNaming, name: string): string {
+  const base = templatePrefix(naming.prefix, naming.start, naming.end, naming.table).replace(/^\/+|\/+$/g, "");
+  return base ? `${base}/${name}` : name;
+}
+
+/** The file's extension: `.jsonl` or `.parquet`, then the compression's. */
+export function fileExtension(naming: Pick<S3FileNaming, "format" | "compression">): string {
+  const extension = naming.compression ? `.${COMPRESSION_EXTENSIONS[naming.compression] ?? naming.compression}` : "";
+  return `.${naming.format === "Parquet" ? "parquet" : "jsonl"}${extension}`;
+}
+
+/** An interval's file: the only one, or (split files, `max_file_size_mb`) number `fileNumber`. */
+export function s3Key(naming: S3FileNaming, fileNumber: number | null = null): string {
+  const name = fileNumber === null ? `${stamp(naming.start)}-${stamp(naming.end)}` : `${splitFileStem(naming)}${fileNumber}`;
+  return underPrefix(naming, `${name}${fileExtension(naming)}`);
+}
+
+/** What an interval's numbered files' names start with. */
+function splitFileStem(naming: Pick<S3FileNaming, "start" | "end">): string {
+  return `${stamp(naming.start)}-${stamp(naming.end)}-`;
+}
+
+/** The key prefix all of an interval's numbered files share (to list them). */
+export function splitFilesPrefix(naming: S3FileNaming): string {
+  return underPrefix(naming, splitFileStem(naming));
+}
+
+/** The number of an interval's numbered file (of this format and compression), or null for another key. */
+export function splitFileNumber(naming: S3FileNaming, key: string): number | null {
+  const prefix = splitFilesPrefix(naming);
+  const extension = fileExtension(naming);
+  if (!key.startsWith(prefix) || !key.endsWith(extension)) return null;
+  const number = key.slice(prefix.length, key.length - extension.length);
+  return /^\d+$/.test(number) ? Number(number) : null;
+}
+
+/** PostHog's manifest of split files, written last: `{"files": [<key>, …]}`. */
+export function manifestKey(naming: S3FileNaming): string {
+  return underPrefix(naming, `${stamp(naming.start)}-${stamp(naming.end)}_manifest.json`);
 }

@@ -4,6 +4,9 @@
  * database). Change times are set by hand so that each interval's rows are known: a person's
  * row is exported in the interval of its latest change (the person's or the distinct id's), a
  * session's in the interval its row last changed in. Parquet files are read back with hyparquet.
+ * The sessions model also runs as ingestion writes it on either event store (ClickHouse with
+ * BURROW_TEST_EVENTS=clickhouse: a session changes when an event of it is stored), over
+ * intervals around now.
  */
 import { gunzipSync } from "node:zlib";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
@@ -18,7 +21,9 @@ import { sendBatch } from "@/test-support/ingestion";
 import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
 import { exportPersonPage } from "@/server/persons/service";
+import { randomUUID } from "node:crypto";
 import { runBatchExportsPass, runnerOptions } from "./runner";
+import { scheduleRuns } from "./store";
 
 let db: Database;
 let projectId: number;
@@ -133,8 +138,8 @@ describe("batch export models and formats: hostile input", () => {
       [{ model: "persons", destination: { type: "HTTP", config: { url: "http://127.0.0.1:9/batch/", token: "t" } } }, /HTTP destination exports events only/, "model"],
       [{ model: "persons", destination: { ...postgresDestination("x"), config: { ...postgresDestination("x").config, table_name: undefined } } }, /choose a table for the persons model/, "destination__config__table_name"],
       [{ destination: s3Destination("", { file_format: "CSV" }) }, /file_format must be one of JSONLines, Parquet/, "destination__config__file_format"],
-      [{ destination: s3Destination("", { file_format: "Parquet", compression: "zstd" }) }, /zstd is not supported with Parquet: use snappy, gzip, brotli/, "destination__config__compression"],
-      [{ destination: s3Destination("", { file_format: "JSONLines", compression: "snappy" }) }, /snappy is not supported with JSONLines: use gzip/, "destination__config__compression"],
+      [{ destination: s3Destination("", { file_format: "JSONLines", compression: "snappy" }) }, /snappy is not supported with JSONLines: use gzip, brotli, zstd, lz4/, "destination__config__compression"],
+      [{ destination: s3Destination("", { max_file_size_mb: 0 }) }, /max_file_size_mb must be 1 or more/, "destination__config__max_file_size_mb"],
       [{ destination: s3Destination("", { compression: "rar" }) }, /compression must be one of/, "destination__config__compression"],
       [{ destination: s3Destination("", { file_format: ["Parquet"] }) }, /file_format/, "destination__config__file_format"],
       [{ model: { $ne: "events" }, destination: s3Destination("") }, /model must be one of/, "model"],
@@ -151,12 +156,6 @@ describe("batch export models and formats: hostile input", () => {
     expect(patched.status).toBe(400);
     expect(patched.body.attr).toBe("model");
     expect((await call(one.DELETE, "DELETE", `batch_exports/${created.id}/`, { id: created.id })).status).toBe(204);
-  });
-
-  it.runIf(testEventStoreKind === "clickhouse")("refuses the sessions model on the ClickHouse event store", async () => {
-    const response = await call(list.POST, "POST", "batch_exports/", {}, { name: "x", model: "sessions", interval: "hour", destination: s3Destination("") });
-    expect(response.status).toBe(400);
-    expect(response.body.detail).toMatch(/sessions model needs the PostgreSQL event store/);
   });
 });
 
@@ -365,5 +364,74 @@ describe.skipIf(testEventStoreKind === "clickhouse")("events as Parquet", () => 
     expect(await exportHours(created.id, 7, 8)).toEqual([3]);
     expect(await s3.keys("events-parquet/")).toEqual([key]);
     expect((await read()).map((row) => row.uuid)).toEqual(uuids);
+  });
+});
+
+describe("the sessions model as ingestion writes it, on either event store", () => {
+  it("exports each session with the interval its latest event was stored in, its counts and exit from all its events", async () => {
+    // Whole seconds apart: an S3 key names its interval's bounds to the second.
+    const nextSecond = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_010 - (Date.now() % 1_000)));
+      return new Date(Math.floor(Date.now() / 1_000) * 1_000);
+    };
+    // PostgreSQL's sessions follow the events' deltas a moment after each insert (at once here); ClickHouse's at insert.
+    const settle = async () => {
+      if (testEventStoreKind !== "clickhouse") await (db.events as PostgresEventStore).mergeSessionDeltas();
+    };
+    const event = (n: number, name: string, session: string, minute: number, properties: object = {}) => ({
+      event: name,
+      distinct_id: "either",
+      uuid: `0190a000-0000-7000-b000-${String(n).padStart(12, "0")}`,
+      timestamp: iso(H(9, minute)),
+      properties: { $session_id: session, ...properties },
+    });
+    const start = await nextSecond();
+    await sendBatch(token, [
+      event(1, "$pageview", "either-one", 0, { $current_url: "https://either.example/a" }),
+      event(2, "$pageview", "either-two", 10, { $current_url: "https://either.example/b?x=1" }),
+    ]);
+    await settle();
+    const middle = await nextSecond();
+    await sendBatch(token, [event(3, "$pageview", "either-two", 12, { $current_url: "https://either.example/c" }), event(4, "$autocapture", "either-three", 20)]);
+    await settle();
+    const end = await nextSecond();
+    const [person] = await db.sql.query<{ uuid: string }>(`SELECT p.uuid::text FROM persons p JOIN person_distinct_ids d ON d.person_id = p.id WHERE d.distinct_id = 'either'`);
+
+    const created = await createExport("sessions", s3Destination("either/{table}"));
+    const intervals = [{ id: randomUUID(), start, end: middle }, { id: randomUUID(), start: middle, end }];
+    expect(await scheduleRuns(db.worker.as("test"), created.id, intervals, null, end)).toBe(true);
+    await drain();
+    const done = await call(runs.GET, "GET", `batch_exports/${created.id}/runs/`, { id: created.id });
+    const results = done.body.results as { status: string; latest_error: string | null; records_completed: number }[];
+    expect(results.map((run) => [run.status, run.latest_error])).toEqual([["Completed", null], ["Completed", null]]);
+
+    const fileOf = async ({ start: from, end: to }: { start: Date; end: Date }) => {
+      const key = `either/sessions/${from.toISOString().replace(".000Z", "+00:00")}-${to.toISOString().replace(".000Z", "+00:00")}.jsonl`;
+      return (await s3.object(key)).toString("utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    };
+    const first = await fileOf(intervals[0]!);
+    const second = await fileOf(intervals[1]!);
+    // either-two changed again in the second interval: it goes out there only, with both its events.
+    expect(first.map((row) => row.session_id)).toEqual(["either-one"]);
+    expect(second.map((row) => row.session_id).sort()).toEqual(["either-three", "either-two"]);
+    expect(first[0]).toMatchObject({ team_id: projectId, distinct_id: "either", person_id: person!.uuid, pageview_count: 1, duration: 0, entry_url: "https://either.example/a", exit_url: "https://either.example/a" });
+    expect(second.find((row) => row.session_id === "either-two")).toMatchObject({
+      person_id: person!.uuid,
+      start_timestamp: iso(H(9, 10)),
+      end_timestamp: iso(H(9, 12)),
+      duration: 120,
+      pageview_count: 2,
+      autocapture_count: 0,
+      entry_url: "https://either.example/b?x=1",
+      entry_pathname: "/b",
+      exit_url: "https://either.example/c",
+      exit_pathname: "/c",
+    });
+    expect(second.find((row) => row.session_id === "either-three")).toMatchObject({ pageview_count: 0, autocapture_count: 1, entry_url: null, exit_url: null });
+    for (const row of [...first, ...second]) {
+      const changed = new Date(row._inserted_at as string);
+      const interval = row === first[0] ? intervals[0]! : intervals[1]!;
+      expect(changed >= interval.start && changed < interval.end, row.session_id as string).toBe(true);
+    }
   });
 });

@@ -1,19 +1,25 @@
 /**
- * A run's rows as one Parquet file (PostHog's Parquet shape: timestamps as timestamps in
+ * Batch export rows as Parquet files (PostHog's Parquet shape: timestamps as timestamps in
  * microseconds, UTC; properties and other JSON as JSON strings), written a row group at a time
- * as pages arrive, so a run holds at most one row group's rows — the file's bytes so far are
- * the only thing that grows. Pages compressed per the S3 config's `compression` (PARQUET_CODECS).
+ * as rows arrive and handed out as bytes as each group is encoded: a file holds at most one
+ * row group's rows and encoded bytes, whatever its size. A group is encoded when it has
+ * PARQUET_ROW_GROUP_ROWS rows or about `rowGroupBytes` of values. Pages compressed per the S3
+ * config's `compression` (PARQUET_CODECS; compression.ts).
  */
-import { brotliCompressSync, gzipSync } from "node:zlib";
 import { ByteWriter, ParquetWriter } from "hyparquet-writer";
+import { pageCompressors, type PageCompressor } from "./compression";
 import type { ExportColumn, ExportRecord } from "./models";
 
-/** S3 `compression` → the Parquet pages' codec (null: uncompressed). zstd and lz4 need native code Node 20 lacks. */
-export const PARQUET_CODECS = { snappy: "SNAPPY", gzip: "GZIP", brotli: "BROTLI" } as const;
+/** S3 `compression` → the Parquet pages' codec (null: uncompressed). lz4 is LZ4_RAW, as pyarrow writes PostHog's. */
+export const PARQUET_CODECS = { snappy: "SNAPPY", gzip: "GZIP", brotli: "BROTLI", zstd: "ZSTD", lz4: "LZ4_RAW" } as const;
 export type ParquetCompression = keyof typeof PARQUET_CODECS;
 
 /** Rows per row group: bounded memory, and groups large enough to compress well. */
 export const PARQUET_ROW_GROUP_ROWS = 10_000;
+/** About the most bytes of values a row group holds before it is encoded (wide rows make smaller groups). */
+export const PARQUET_ROW_GROUP_BYTES = 8 * 1024 * 1024;
+/** Column statistics keep this much of a value: the footer stays small however many groups a file has. */
+const STATISTICS_LENGTH = 256;
 
 type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]["schema"][number];
 
@@ -43,59 +49,94 @@ export function isoMicros(text: string): bigint {
   return BigInt(ms) * 1000n + BigInt((fraction.slice(3, 6) || "0").padEnd(3, "0"));
 }
 
-function cell(column: ExportColumn, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
+/** A value as its column stores it, and about how many bytes it takes. */
+function cell(column: ExportColumn, value: unknown): [unknown, number] {
+  if (value === null || value === undefined) return [null, 1];
   switch (column.type) {
-    case "STRING":
-      return String(value);
-    case "JSON":
-      return JSON.stringify(value);
+    case "STRING": {
+      const text = String(value);
+      return [text, text.length];
+    }
+    case "JSON": {
+      const text = JSON.stringify(value);
+      return [text, text.length];
+    }
     case "INT64":
-      return BigInt(value as number);
+      return [BigInt(value as number), 8];
     case "TIMESTAMP":
-      return isoMicros(String(value));
+      return [isoMicros(String(value)), 8];
   }
 }
 
 export class ParquetFile {
   private readonly bytes = new ByteWriter();
   private readonly writer: ParquetWriter;
-  private pending: ExportRecord[] = [];
+  /** The pending row group, column by column. */
+  private pending: unknown[][];
+  private pendingRows = 0;
+  private pendingBytes = 0;
 
-  constructor(
+  private constructor(
     private readonly columns: readonly ExportColumn[],
     compression: ParquetCompression | null,
-    private readonly rowGroupRows = PARQUET_ROW_GROUP_ROWS,
+    compressors: Record<string, PageCompressor>,
+    private readonly rowGroupRows: number,
+    private readonly rowGroupBytes: number,
   ) {
+    this.pending = columns.map(() => []);
     this.writer = new ParquetWriter({
       writer: this.bytes,
       schema: [{ name: "root", num_children: columns.length }, ...columns.map(schemaElement)],
       codec: compression ? PARQUET_CODECS[compression] : "UNCOMPRESSED",
-      compressors: { GZIP: (input) => gzipSync(input), BROTLI: (input) => brotliCompressSync(input) },
+      compressors,
+      statisticsTruncateLength: STATISTICS_LENGTH,
       createdBy: "Burrow batch exports",
     });
   }
 
-  /** Adds rows; a full row group is encoded now. */
-  add(records: readonly ExportRecord[]): void {
-    this.pending.push(...records);
-    while (this.pending.length >= this.rowGroupRows) this.flush(this.pending.splice(0, this.rowGroupRows));
+  static async open(columns: readonly ExportColumn[], compression: ParquetCompression | null, options: { rowGroupRows?: number; rowGroupBytes?: number } = {}): Promise<ParquetFile> {
+    return new ParquetFile(columns, compression, await pageCompressors(), options.rowGroupRows ?? PARQUET_ROW_GROUP_ROWS, options.rowGroupBytes ?? PARQUET_ROW_GROUP_BYTES);
   }
 
-  private flush(records: ExportRecord[]): void {
-    if (records.length === 0) return;
-    const columnData = this.columns.map((column) => ({ name: column.name, data: records.map((record) => cell(column, record[column.name])) }));
-    // Synchronous: a ByteWriter has no flush to wait for.
-    void this.writer.write({ columnData, rowGroupSize: records.length });
+  /** Adds rows; answers the bytes of the row groups that filled (none while the group fills). */
+  add(records: readonly ExportRecord[]): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (const record of records) {
+      this.columns.forEach((column, i) => {
+        const [value, size] = cell(column, record[column.name]);
+        this.pending[i]!.push(value);
+        this.pendingBytes += size;
+      });
+      this.pendingRows++;
+      if (this.pendingRows >= this.rowGroupRows || this.pendingBytes >= this.rowGroupBytes) out.push(...this.flush());
+    }
+    return out;
   }
 
-  /** The whole file: the last row group, the footer. */
-  finish(): Buffer {
-    this.flush(this.pending);
-    this.pending = [];
+  /** Encodes the pending row group; answers its bytes. */
+  private flush(): Uint8Array[] {
+    if (this.pendingRows > 0) {
+      const columnData = this.columns.map((column, i) => ({ name: column.name, data: this.pending[i]! }));
+      // Synchronous: a ByteWriter has no flush to wait for.
+      void this.writer.write({ columnData, rowGroupSize: this.pendingRows });
+      this.pending = this.columns.map(() => []);
+      this.pendingRows = this.pendingBytes = 0;
+    }
+    return this.drain();
+  }
+
+  /** The bytes written since the last drain (a copy: the writer's buffer is reused). */
+  private drain(): Uint8Array[] {
+    if (this.bytes.index === 0) return [];
+    const bytes = new Uint8Array(this.bytes.buffer, 0, this.bytes.index).slice();
+    this.bytes.index = 0;
+    return [bytes];
+  }
+
+  /** Ends the file: the last row group and the footer; answers their bytes. */
+  finish(): Uint8Array[] {
+    const out = this.flush();
     void this.writer.finish();
-    const bytes = this.bytes.getBytes();
-    // A view of the writer's memory, not a second copy of the file.
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return [...out, ...this.drain()];
   }
 }

@@ -41,6 +41,8 @@ export interface RunnerOptions {
   leaseMs: number;
   /** One request to a destination. */
   timeoutMs: number;
+  /** The part size of S3 multipart uploads: a run holds one part in memory. */
+  s3PartBytes: number;
   /** Intervals scheduled per export per pass (a long-paused export catches up over passes). */
   maxIntervalsPerPass: number;
   /** Stops after this many runs in a pass (the next pass goes on). */
@@ -56,6 +58,7 @@ export function runnerOptions(db: Pick<Database, "worker">, overrides: Partial<R
     backoffMs: 60_000,
     leaseMs: 10 * 60_000,
     timeoutMs: 30_000,
+    s3PartBytes: 8 * 1024 * 1024,
     maxIntervalsPerPass: 500,
     maxRunsPerPass: 1_000,
     ...overrides,
@@ -132,6 +135,7 @@ export async function executeRun(db: Database, sql: WorkerSql, run: store.Claime
       start: run.data_interval_start,
       end: run.data_interval_end,
       timeoutMs: options.timeoutMs,
+      s3PartBytes: options.s3PartBytes,
     });
     // A writer that cannot resume (one S3 object per interval) starts its interval over.
     const cursor = writer.resumable ? run.cursor : null;

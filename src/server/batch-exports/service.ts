@@ -62,12 +62,9 @@ export async function listBatchExports(ctx: Context, query: PageQuery): Promise<
 }
 
 /** What a model can be exported to here (the model is fixed at creation; the destination may change). */
-function checkModel(ctx: Context, model: BatchExportModel, destination: DestinationInput): void {
+function checkModel(model: BatchExportModel, destination: DestinationInput): void {
   if (model === "events") return;
   if (destination.type === "HTTP") throw new AppError("invalid_input", `The HTTP destination exports events only (PostHog's /batch): export ${model} to S3 or Postgres.`, "model");
-  if (model === "sessions" && !ctx.db.events.exportsSessions) {
-    throw new AppError("invalid_input", "The sessions model needs the PostgreSQL event store: the ClickHouse store keeps no sessions table to export.", "model");
-  }
   if (destination.type === "Postgres" && destination.config.table_name === "events") {
     throw new AppError("invalid_input", `table_name: choose a table for the ${model} model (events is the events model's default).`, "destination__config__table_name");
   }
@@ -97,7 +94,7 @@ function tracked(row: Pick<store.BatchExportWrite, "name" | "interval" | "paused
 }
 
 export async function createBatchExport(ctx: Context, body: BatchExportCreateBody): Promise<BatchExportResource> {
-  checkModel(ctx, body.model, body.destination);
+  checkModel(body.model, body.destination);
   checkDestination(body.destination);
   const write: store.BatchExportWrite = {
     name: body.name,
@@ -123,7 +120,7 @@ export async function createBatchExport(ctx: Context, body: BatchExportCreateBod
 export async function updateBatchExport(ctx: Context, id: string, body: BatchExportUpdateBody): Promise<BatchExportResource> {
   const current = await rowOf(ctx, id);
   if (body.destination) {
-    checkModel(ctx, current.model as BatchExportModel, body.destination);
+    checkModel(current.model as BatchExportModel, body.destination);
     checkDestination(body.destination);
   }
   const previousConfig = current.destinationType === body.destination?.type ? (current.destinationConfig as Record<string, unknown>) : null;

@@ -1,30 +1,35 @@
 /**
  * Where a run's rows go, one writer per destination type, rows being the model's records (models.ts):
- * - S3: the interval's rows as one file under one key per interval, PUT when the interval is
- *   read through: a re-run overwrites it. JSON Lines (gzip when asked) or Parquet (parquet.ts,
- *   a row group at a time, its pages compressed as asked). It cannot resume halfway (an object
- *   is written whole), so a retried run reads its interval again from the start.
+ * - S3: the interval's rows as files under keys fixed per interval (intervals.ts), each file
+ *   encoded as rows arrive and uploaded a part at a time (s3.ts's ObjectUpload): memory holds
+ *   one part and one encoding step, never the file. JSON Lines (gzip, brotli, zstd, lz4 or
+ *   none: compression.ts) or Parquet (parquet.ts, a row group at a time, its pages compressed
+ *   as asked). With `max_file_size_mb`, a file that reaches that size is closed and the rows
+ *   after it go to the next numbered file; the run then deletes numbered files of the interval
+ *   an earlier run left beyond its own, and writes PostHog's manifest last. It cannot resume
+ *   halfway (an object is written whole), so a retried run reads its interval again from the
+ *   start, and a run that stops aborts its upload under way.
  * - Postgres: rows upserted by their key (events: uuid; persons: distinct id; sessions:
  *   session id) page by page; a retried run resumes after its cursor, and a re-run adds nothing.
  * - HTTP (events only): pages POSTed as PostHog's `/batch` body (`{"api_key": <token>, "batch":
  *   [...]}`, the token being the receiving project's, as PostHog's HTTP migration export sends
  *   it) through the outbound client; at least once, resuming after the cursor.
  */
-import { createGzip, type Gzip } from "node:zlib";
 import { outboundRequest, resolveOutboundHost } from "@/server/outbound/service";
+import { openStreamCompressor, type StreamCompression, type StreamCompressor } from "./compression";
 import type { BatchExportModel, DestinationType, HttpConfig, PostgresConfig, S3Config } from "./contract";
-import { s3Key } from "./intervals";
+import { manifestKey, s3Key, splitFileNumber, splitFilesPrefix, type S3FileNaming } from "./intervals";
 import { MODEL_COLUMNS, type ExportRecord } from "./models";
-import { ParquetFile, type ParquetCompression } from "./parquet";
-import { putObject } from "./s3";
+import { ParquetFile, PARQUET_ROW_GROUP_BYTES, type ParquetCompression } from "./parquet";
+import { deleteObject, listKeys, ObjectUpload, putObject, S3Error, type S3Target } from "./s3";
 import { PostgresDestination } from "./store/postgres-destination";
 
 export interface RunWriter {
   /** Whether rows already written stay written (a retry resumes after the cursor). */
   readonly resumable: boolean;
-  /** Writes a page; answers the bytes it sent (0 when it only buffers). */
+  /** Writes a page; answers the bytes it wrote. */
   write(rows: readonly ExportRecord[]): Promise<number>;
-  /** Ends the interval; answers the bytes it sent. */
+  /** Ends the interval; answers the bytes it wrote. */
   finish(): Promise<number>;
   close(): Promise<void>;
 }
@@ -35,6 +40,8 @@ export interface RunTarget {
   start: Date;
   end: Date;
   timeoutMs: number;
+  /** S3 multipart uploads' part size (S3's 5 MiB at least). */
+  s3PartBytes: number;
 }
 
 /** A failure no retry mends (the destination's settings): the run fails at once. */
@@ -42,109 +49,162 @@ export class ExportConfigError extends Error {
   override name = "ExportConfigError";
 }
 
-/** The file's body as it grows: JSON Lines (gzipped or not) or Parquet. */
-interface FileBody {
-  add(rows: readonly ExportRecord[]): Promise<void>;
-  finish(): Promise<Buffer>;
+/** One file's bytes as rows arrive: JSON Lines (compressed or not) or Parquet. */
+interface FileEncoder {
+  /** Encodes rows; answers the file's bytes they made (possibly none yet). */
+  add(rows: readonly ExportRecord[]): Promise<Uint8Array[]>;
+  /** Ends the file; answers its last bytes. */
+  end(): Promise<Uint8Array[]>;
   close(): void;
 }
 
-class JsonLinesBody implements FileBody {
-  private readonly gzip: Gzip | null;
-  private readonly chunks: Buffer[] = [];
+class JsonLinesEncoder implements FileEncoder {
+  constructor(private readonly compressor: StreamCompressor | null) {}
 
-  constructor(gzip: boolean) {
-    this.gzip = gzip ? createGzip({ level: 6 }) : null;
-    this.gzip?.on("data", (chunk: Buffer) => this.chunks.push(chunk));
-  }
-
-  async add(rows: readonly ExportRecord[]): Promise<void> {
-    if (rows.length === 0) return;
+  async add(rows: readonly ExportRecord[]): Promise<Uint8Array[]> {
+    if (rows.length === 0) return [];
     const text = Buffer.from(rows.map((row) => JSON.stringify(row)).join("\n") + "\n");
-    if (!this.gzip) this.chunks.push(text);
-    else if (!this.gzip.write(text)) await new Promise((resolve) => this.gzip!.once("drain", resolve));
+    return this.compressor ? this.compressor.push(text) : [text];
   }
 
-  async finish(): Promise<Buffer> {
-    const gzip = this.gzip;
-    if (gzip) {
-      await new Promise<void>((resolve, reject) => {
-        gzip.once("end", resolve).once("error", reject);
-        gzip.end();
-      });
-    }
-    const body = Buffer.concat(this.chunks);
-    this.chunks.length = 0;
-    return body;
+  async end(): Promise<Uint8Array[]> {
+    return this.compressor ? this.compressor.end() : [];
   }
 
   close(): void {
-    this.gzip?.destroy();
+    this.compressor?.close();
   }
 }
 
-class ParquetBody implements FileBody {
-  private readonly file: ParquetFile;
-  constructor(model: BatchExportModel, compression: ParquetCompression | null) {
-    this.file = new ParquetFile(MODEL_COLUMNS[model], compression);
+class ParquetEncoder implements FileEncoder {
+  constructor(private readonly file: ParquetFile) {}
+  async add(rows: readonly ExportRecord[]): Promise<Uint8Array[]> {
+    return this.file.add(rows);
   }
-  async add(rows: readonly ExportRecord[]): Promise<void> {
-    this.file.add(rows);
-  }
-  async finish(): Promise<Buffer> {
+  async end(): Promise<Uint8Array[]> {
     return this.file.finish();
   }
   close(): void {}
 }
 
+/** Rows encoded per step: how often a file's size is looked at (a split comes after the step that reaches it). */
+const ENCODE_ROWS = 1_000;
+
+/** Content types of JSON Lines files by compression. */
+const JSON_LINES_TYPES: Record<string, string> = { gzip: "application/gzip", brotli: "application/x-brotli", zstd: "application/zstd", lz4: "application/x-lz4" };
+
+interface OpenFile {
+  encoder: FileEncoder;
+  upload: ObjectUpload;
+}
+
 class S3Writer implements RunWriter {
   readonly resumable = false;
-  private readonly body: FileBody;
-  private readonly key: string;
-  private readonly contentType: string;
+  private readonly s3: S3Target;
+  private readonly naming: S3FileNaming;
+  private readonly maxFileBytes: number | null;
+  private readonly timeoutMs: number;
+  private file: OpenFile | null = null;
+  /** The keys of the files completed, in order. */
+  private readonly written: string[] = [];
 
   constructor(
     private readonly config: S3Config,
     private readonly target: RunTarget,
   ) {
-    const format = config.file_format ?? "JSONLines";
-    const compression = config.compression ?? null;
-    this.key = s3Key(config.prefix ?? "", target.start, target.end, target.model, format, compression);
-    if (format === "Parquet") {
-      this.body = new ParquetBody(target.model, compression as ParquetCompression | null);
-      this.contentType = "application/vnd.apache.parquet";
+    this.s3 = {
+      endpoint: config.endpoint_url ?? null,
+      region: config.region || "us-east-1",
+      bucket: config.bucket_name,
+      accessKeyId: config.aws_access_key_id,
+      secretAccessKey: config.aws_secret_access_key,
+      virtualStyle: config.use_virtual_style_addressing ?? false,
+    };
+    this.naming = { prefix: config.prefix ?? "", start: target.start, end: target.end, table: target.model, format: config.file_format ?? "JSONLines", compression: config.compression ?? null };
+    this.maxFileBytes = config.max_file_size_mb ? config.max_file_size_mb * 1024 * 1024 : null;
+    this.timeoutMs = Math.max(target.timeoutMs, 10 * 60_000);
+  }
+
+  private async openFile(): Promise<OpenFile> {
+    const key = this.maxFileBytes === null ? s3Key(this.naming) : s3Key(this.naming, this.written.length);
+    const compression = this.naming.compression;
+    let encoder: FileEncoder;
+    let contentType: string;
+    if (this.naming.format === "Parquet") {
+      const rowGroupBytes = Math.min(PARQUET_ROW_GROUP_BYTES, this.maxFileBytes ?? Infinity);
+      encoder = new ParquetEncoder(await ParquetFile.open(MODEL_COLUMNS[this.target.model], compression as ParquetCompression | null, { rowGroupBytes }));
+      contentType = "application/vnd.apache.parquet";
     } else {
-      this.body = new JsonLinesBody(compression === "gzip");
-      this.contentType = compression === "gzip" ? "application/gzip" : "application/jsonl";
+      encoder = new JsonLinesEncoder(compression ? await openStreamCompressor(compression as StreamCompression) : null);
+      contentType = (compression && JSON_LINES_TYPES[compression]) || "application/jsonl";
     }
+    return { encoder, upload: new ObjectUpload(this.s3, key, contentType, this.target.s3PartBytes, this.timeoutMs) };
+  }
+
+  /** Uploads a file's bytes; answers how many. */
+  private async send(file: OpenFile, chunks: Uint8Array[]): Promise<number> {
+    let bytes = 0;
+    for (const chunk of chunks) {
+      await file.upload.write(chunk);
+      bytes += chunk.length;
+    }
+    return bytes;
+  }
+
+  /** Ends the open file and writes its key; answers its last bytes. */
+  private async closeFile(): Promise<number> {
+    const file = this.file!;
+    const bytes = await this.send(file, await file.encoder.end());
+    await file.upload.finish();
+    file.encoder.close();
+    this.file = null;
+    this.written.push(file.upload.key);
+    return bytes;
   }
 
   async write(rows: readonly ExportRecord[]): Promise<number> {
-    await this.body.add(rows);
-    return 0;
+    let bytes = 0;
+    for (let i = 0; i < rows.length; i += ENCODE_ROWS) {
+      this.file ??= await this.openFile();
+      bytes += await this.send(this.file, await this.file.encoder.add(rows.slice(i, i + ENCODE_ROWS)));
+      if (this.maxFileBytes !== null && this.file.upload.bytes >= this.maxFileBytes) bytes += await this.closeFile();
+    }
+    return bytes;
   }
 
   async finish(): Promise<number> {
-    const body = await this.body.finish();
-    await putObject(
-      {
-        endpoint: this.config.endpoint_url ?? null,
-        region: this.config.region || "us-east-1",
-        bucket: this.config.bucket_name,
-        accessKeyId: this.config.aws_access_key_id,
-        secretAccessKey: this.config.aws_secret_access_key,
-        virtualStyle: this.config.use_virtual_style_addressing ?? false,
-      },
-      this.key,
-      body,
-      this.contentType,
-      Math.max(this.target.timeoutMs, 10 * 60_000),
-    );
-    return body.length;
+    let bytes = 0;
+    // An interval without rows still gets its (empty) file.
+    if (this.written.length === 0) this.file ??= await this.openFile();
+    if (this.file) bytes += await this.closeFile();
+    if (this.maxFileBytes !== null) {
+      await this.deleteStaleFiles();
+      await putObject(this.s3, manifestKey(this.naming), JSON.stringify({ files: this.written }), "application/json", this.timeoutMs);
+    }
+    return bytes;
+  }
+
+  /**
+   * Numbered files of this interval beyond this run's (an earlier run that split it into more)
+   * are deleted, so that the interval's keys hold its rows once. Without the permission to
+   * list or delete (403), they stay: the manifest names the files of the latest run.
+   */
+  private async deleteStaleFiles(): Promise<void> {
+    const current = new Set(this.written);
+    try {
+      for (const key of await listKeys(this.s3, splitFilesPrefix(this.naming), this.timeoutMs)) {
+        if (!current.has(key) && splitFileNumber(this.naming, key) !== null) await deleteObject(this.s3, key, this.timeoutMs);
+      }
+    } catch (error) {
+      if (!(error instanceof S3Error && error.status === 403)) throw error;
+    }
   }
 
   async close(): Promise<void> {
-    this.body.close();
+    const file = this.file;
+    this.file = null;
+    file?.encoder.close();
+    await file?.upload.abort();
   }
 }
 

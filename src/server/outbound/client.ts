@@ -26,14 +26,18 @@ export interface OutboundRequest {
   timeoutMs?: number;
   /** Redirects to follow (each hop checked); 0 answers the 3xx itself. */
   maxRedirects?: number;
+  /** The most of the answer's body kept (MAX_BODY when not given): an S3 listing is larger. */
+  maxBodyBytes?: number;
 }
 
 export interface OutboundResponse {
   status: number;
-  /** At most MAX_BODY bytes of the body, as text. */
+  /** At most MAX_BODY bytes of the body (or the request's maxBodyBytes), as text. */
   body: string;
   /** The URL that answered (after redirects). */
   url: string;
+  /** The answer's headers (an S3 part's ETag). */
+  headers: http.IncomingHttpHeaders;
 }
 
 /** dns.lookup's shape with `all: true`; tests give a resolver of their own (a name that resolves to 127.0.0.1). */
@@ -89,7 +93,7 @@ function agentFor(url: URL, allowlist: OutboundAllowlist, resolver: Resolver = d
 /** A kept-alive socket the other side closed as the request went out: nothing was answered, so the hop is tried once more on a new socket. */
 class StaleSocketError extends Error {}
 
-function once(request: Required<Pick<OutboundRequest, "method">> & OutboundRequest, url: URL, allowlist: OutboundAllowlist, deadline: number, resolver?: Resolver): Promise<{ status: number; body: string; location?: string }> {
+function once(request: Required<Pick<OutboundRequest, "method">> & OutboundRequest, url: URL, allowlist: OutboundAllowlist, deadline: number, resolver?: Resolver): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const remaining = deadline - Date.now();
     if (remaining <= 0) return reject(new Error("timed out"));
@@ -101,12 +105,13 @@ function once(request: Required<Pick<OutboundRequest, "method">> & OutboundReque
       { method: request.method, headers, agent: agentFor(url, allowlist, resolver), servername: servernameOf(url) },
       (res) => {
         const chunks: Buffer[] = [];
+        const maxBody = request.maxBodyBytes ?? MAX_BODY;
         let size = 0;
         res.on("data", (chunk: Buffer) => {
-          if (size < MAX_BODY) chunks.push(chunk.subarray(0, MAX_BODY - size));
+          if (size < maxBody) chunks.push(chunk.subarray(0, maxBody - size));
           size += chunk.length;
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), location: res.headers.location }));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
         res.on("error", reject);
       },
     );
@@ -148,9 +153,9 @@ export async function outboundRequest(request: OutboundRequest, allowlist: Outbo
       if (error instanceof StaleSocketError) return once(sent, verdict.url, allowlist, deadline, resolver);
       throw error;
     });
-    const redirect = answer.status >= 300 && answer.status < 400 && answer.location;
-    if (!redirect || hop >= (request.maxRedirects ?? 0)) return { status: answer.status, body: answer.body, url: verdict.url.href };
-    target = new URL(answer.location!, verdict.url).href;
+    const redirect = answer.status >= 300 && answer.status < 400 && answer.headers.location;
+    if (!redirect || hop >= (request.maxRedirects ?? 0)) return { status: answer.status, body: answer.body, url: verdict.url.href, headers: answer.headers };
+    target = new URL(answer.headers.location!, verdict.url).href;
     // 303 (and 301/302 after a POST, as browsers do) turn into a GET without a body.
     if (answer.status === 303 || ((answer.status === 301 || answer.status === 302) && method === "POST")) {
       method = "GET";

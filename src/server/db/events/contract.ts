@@ -111,12 +111,12 @@ export interface EventStore {
    */
   exportPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedEvent[]>;
   /**
-   * Batch exports' read of sessions (export/sessions.ts): one page of the sessions table's rows
-   * that changed in the range, in (change time, session id) order. The PostgreSQL store only:
-   * `exportsSessions` says whether this store has it.
+   * Batch exports' read of sessions (export/): one page of the sessions that last changed in
+   * the range, in (change time, session id) order. PostgreSQL: the sessions table's
+   * `updated_at` (its events' deltas merged, a person merge); ClickHouse: the latest ingestion
+   * time of the session's events (sessions_v2's `inserted_at`).
    */
   exportSessionPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedSession[]>;
-  readonly exportsSessions: boolean;
   /** Insights' aggregation (trend/): one row per (value, bucket) that has events — without a breakdown and buckets, always one row. */
   trend(projectId: number, query: TrendQuery): Promise<TrendRow[]>;
   /** Each actor's events of a range in time order, with the matchers each satisfies and its values (actor-events/). */

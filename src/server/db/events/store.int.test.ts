@@ -264,7 +264,7 @@ if (testEventStoreKind === "clickhouse") describe("ClickHouse migrations", () =>
     try {
       await migrateClickHouse(client, backfilled, before);
       await client.insert({ table: `\`${backfilled}\`.events`, values: events, format: "JSONEachRow" });
-      expect(await migrateClickHouse(client, backfilled)).toEqual(["0004_sessions_v2"]);
+      expect(await migrateClickHouse(client, backfilled)).toEqual(["0004_sessions_v2", "0005_sessions_inserted_at"]);
       await migrateClickHouse(client, viewed);
       for (const event of events) await client.insert({ table: `\`${viewed}\`.events`, values: [event], format: "JSONEachRow" });
       const rows = await sessions(backfilled);
@@ -287,6 +287,64 @@ if (testEventStoreKind === "clickhouse") describe("ClickHouse migrations", () =>
       ]);
     } finally {
       for (const database of [backfilled, viewed]) await client.command({ query: `DROP DATABASE IF EXISTS \`${database}\`` });
+      await client.close();
+      fs.rmSync(before, { recursive: true, force: true });
+    }
+  });
+  it("0005 gives each session its events' latest ingestion time, the sessions already there from their events without changing them, later ones through the view", async () => {
+    const { createClient } = await import("@clickhouse/client");
+    const { createChdbConnection } = await import("chdb/connection");
+    const { CLICKHOUSE_MIGRATIONS_DIR, migrateClickHouse } = await import("./clickhouse/migrate");
+    if (process.env.CLICKHOUSE_URL) return;
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), "burrow-ch-0004-"));
+    for (const name of fs.readdirSync(CLICKHOUSE_MIGRATIONS_DIR).filter((file) => file < "0005")) fs.copyFileSync(path.join(CLICKHOUSE_MIGRATIONS_DIR, name), path.join(before, name));
+    const client = createClient({ connection: createChdbConnection({ path: ":memory:" }) as never });
+    const database = `burrow_inserted_${process.pid}_${Date.now()}`;
+    const row = (event: string, at: string, insertedAt: string, session: string, properties: Record<string, unknown> = {}) => ({
+      project_id: 1,
+      uuid: uuidv7(),
+      event,
+      distinct_id: "visitor",
+      properties: JSON.stringify({ $session_id: session, ...properties }),
+      timestamp: `2024-05-01 ${at}`,
+      person_id: "0190c000-0000-7000-8000-0000000000aa",
+      elements_chain: "",
+      historical_migration: false,
+      inserted_at: `2024-05-02 ${insertedAt}`,
+    });
+    const sessions = async (insertedAt = true) =>
+      (
+        await client.query({
+          query: `SELECT session_id, distinct_id, toString(finalizeAggregation(person)) AS person, start_timestamp, end_timestamp, last_view_timestamp,
+                    pageview_count, screen_count, autocapture_count, finalizeAggregation(entry_url) AS entry, finalizeAggregation(exit_url) AS exit${insertedAt ? ", inserted_at" : ""}
+                  FROM \`${database}\`.sessions_v2 FINAL ORDER BY session_id`,
+          format: "JSONEachRow",
+        })
+      ).json<Record<string, unknown>>();
+    try {
+      await migrateClickHouse(client, database, before);
+      await client.insert({
+        table: `\`${database}\`.events`,
+        values: [
+          row("$pageview", "10:00:00", "08:00:00.000001", "s1", { $current_url: "https://a.example/a" }),
+          row("$pageview", "10:05:00", "09:30:00.250000", "s1", { $current_url: "https://a.example/b" }),
+          row("$autocapture", "10:01:00", "07:00:00", "s2"),
+        ],
+        format: "JSONEachRow",
+      });
+      const unchanged = await sessions(false);
+      expect(await migrateClickHouse(client, database)).toEqual(["0005_sessions_inserted_at"]);
+      const migrated = await sessions();
+      expect(migrated.map(({ inserted_at: _, ...rest }) => rest)).toEqual(unchanged);
+      expect(migrated.map((r) => [r.session_id, r.inserted_at, r.pageview_count])).toEqual([
+        ["s1", "2024-05-02 09:30:00.250000", 2],
+        ["s2", "2024-05-02 07:00:00.000000", 0],
+      ]);
+      // A late event of s1, through the view: its time, and the session's counts and exit move on.
+      await client.insert({ table: `\`${database}\`.events`, values: [row("$pageview", "10:03:00", "11:00:00", "s1", { $current_url: "https://a.example/c" })], format: "JSONEachRow" });
+      expect((await sessions())[0]).toMatchObject({ session_id: "s1", inserted_at: "2024-05-02 11:00:00.000000", pageview_count: 3, entry: "https://a.example/a", exit: "https://a.example/b" });
+    } finally {
+      await client.command({ query: `DROP DATABASE IF EXISTS \`${database}\`` });
       await client.close();
       fs.rmSync(before, { recursive: true, force: true });
     }

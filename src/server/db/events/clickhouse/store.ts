@@ -4,7 +4,7 @@
  * assembly of the primitives' ClickHouse halves (each folder's clickhouse.ts); persons and
  * cohorts are read from PostgreSQL (filters/clickhouse.ts).
  */
-import { clickHouseExportPage } from "../export/clickhouse";
+import { clickHouseExportPage, clickHouseExportSessionPage } from "../export/clickhouse";
 import type { ExportedEvent, ExportedSession, ExportPageQuery } from "../export/query";
 import { clickHouseWebGoalOverview, clickHouseWebGoalStats } from "../web/goal-clickhouse";
 import type { WebGoalOverviewAnswer, WebGoalQuery, WebGoalStatsAnswer, WebGoalStatsQuery } from "../web/goal";
@@ -106,11 +106,8 @@ export class ClickHouseEventStore implements EventStore {
     return translated(() => clickHouseExportPage(this.ch, projectId, query));
   }
 
-  /** Sessions here are folded from the events at query time, with no time a session last changed to select by. */
-  readonly exportsSessions = false;
-
-  exportSessionPage(): Promise<ExportedSession[]> {
-    return Promise.reject(new Error("The ClickHouse event store does not export sessions."));
+  exportSessionPage(projectId: number, query: ExportPageQuery): Promise<ExportedSession[]> {
+    return translated(() => clickHouseExportSessionPage(this.ch, projectId, query));
   }
 
   personsWithEventCount(projectId: number, query: EventCountQuery): Promise<string[]> {

@@ -109,8 +109,6 @@ export class PostgresEventStore implements EventStore {
     return translated(() => postgresExportPage(sql ?? this.sql, projectId, query));
   }
 
-  readonly exportsSessions = true;
-
   async exportSessionPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedSession[]> {
     // Deltas not merged yet are merged now: their rows change now, in a later interval, and are exported with it.
     if (!query.after) await this.sessions.now();
