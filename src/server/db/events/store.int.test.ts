@@ -264,7 +264,7 @@ if (testEventStoreKind === "clickhouse") describe("ClickHouse migrations", () =>
     try {
       await migrateClickHouse(client, backfilled, before);
       await client.insert({ table: `\`${backfilled}\`.events`, values: events, format: "JSONEachRow" });
-      expect(await migrateClickHouse(client, backfilled)).toEqual(["0004_sessions_v2"]);
+      expect(await migrateClickHouse(client, backfilled)).toEqual(["0004_sessions_v2", "0005_flag_properties"]);
       await migrateClickHouse(client, viewed);
       for (const event of events) await client.insert({ table: `\`${viewed}\`.events`, values: [event], format: "JSONEachRow" });
       const rows = await sessions(backfilled);
