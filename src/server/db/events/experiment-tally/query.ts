@@ -74,6 +74,15 @@ export function tallyGroups(query: ExperimentTallyQuery): PropertyGroup[] {
   return [...query.filters, ...tallyMatchers(query).flatMap((matcher) => matcher.filters)];
 }
 
+/**
+ * The variants as the statements number them (1, 2, …; none is 0 or NULL), in the byte order
+ * of their UTF-8 text: the smallest number among the variants an actor was first shown at one
+ * instant is then the first of them in text order (`first_seen`), alike on both stores.
+ */
+export function numberedVariants(query: ExperimentTallyQuery): string[] {
+  return [...new Set(query.variants)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
 /** The window in microseconds (the stores compare integer microseconds, exactly alike), or null. */
 export const windowMicros = (metric: ExperimentTallyMetric): number | null => (metric.windowMs === null ? null : Math.round(metric.windowMs * 1000));
 
