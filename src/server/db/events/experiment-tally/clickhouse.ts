@@ -17,7 +17,7 @@ import { chEventPropertyText } from "../clickhouse/hot-properties";
 import { ChParams } from "@/server/sql/bind";
 import { CLICKHOUSE } from "@/server/sql/clickhouse";
 import { clickHouseFilter, clickHouseMatchers, resolveFilters, type ResolvedFilters } from "../filters/clickhouse";
-import { MULTIPLE_VARIANT_KEY, numberedVariants, tallyFromRows, tallyGroups, tallyMatchers, windowMicros, type ExperimentTally, type ExperimentTallyQuery } from "./query";
+import { numberedVariants, tallyFromRows, tallyGroups, tallyMatchers, windowMicros, type ExperimentTally, type ExperimentTallyQuery } from "./query";
 
 /** A step not reached: later than any event. */
 const NEVER = "toInt64(9223372036854775807)";
@@ -26,11 +26,11 @@ export async function clickHouseExperimentTally(ch: ChStore, projectId: number, 
   const inputs = await resolveFilters(ch.sql, projectId, tallyGroups(query), query.now);
   const statement = clickHouseExperimentTallyStatement(ch.tables.events, projectId, query, inputs);
   const result = await ch.client.query({ query: statement.text, query_params: statement.params, format: "JSONCompactEachRow" });
-  const rows = await result.json<[string, number | string, number, number, (number | string)[]]>();
-  return tallyFromRows(query, rows.map(([k, n, s, q, c]) => ({ k, n: Number(n), s: Number(s), q: Number(q), c: c.map(Number) })));
+  const rows = await result.json<[number | string, number | string, number, number, (number | string)[]]>();
+  return tallyFromRows(query, rows.map(([k, n, s, q, c]) => ({ k: Number(k), n: Number(n), s: Number(s), q: Number(q), c: c.map(Number) })));
 }
 
-/** Rows [k: variant or `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached]. */
+/** Rows [k: variant number or 0 for `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached]. */
 function clickHouseExperimentTallyStatement(table: string, projectId: number, query: ExperimentTallyQuery, inputs: ResolvedFilters): ChStatement {
   const params = new ChParams();
   const filter = clickHouseFilter(params, inputs, query.now);
@@ -60,16 +60,17 @@ function clickHouseExperimentTallyStatement(table: string, projectId: number, qu
     `if(${tests[0]}, indexOf(${numbered}, ${chEventPropertyText(query.variantKey, params)}), 0) AS v`,
   ];
   const perActor = [`minIf(x.t, x.v > 0) AS s`, `max(x.v) AS hi`];
-  // An actor's key, its variants told apart by number: the lowest and highest (exclude), or
-  // the lowest of (t, variant) packed into one Int64 (first_seen; t < 2^63 / 101 for a century).
+  // An actor's variant number (0: `$multiple`; numbers, not texts, until the last rows): from
+  // the lowest and highest it was shown (exclude), or the lowest of (t, variant) packed into
+  // one Int64 (first_seen; t < 2^63 / 101 for a century).
   let key: string;
   if (query.handling === "exclude") {
     perActor.push(`minIf(x.v, x.v > 0) AS lo`);
-    key = `if(a.lo != a.hi, ${params.constant(MULTIPLE_VARIANT_KEY)}, ${numbered}[a.lo])`;
+    key = `if(a.lo != a.hi, 0, a.lo)`;
   } else {
     const radix = params.add(variants.length + 1, "bigint");
     perActor.push(`minIf(x.t * ${radix} + toInt64(x.v), x.v > 0) AS first`);
-    key = `${numbered}[a.first % ${radix}]`;
+    key = `a.first % ${radix}`;
   }
   let value: string;
   const derived: string[] = [];

@@ -18,16 +18,16 @@ import { SqlParams } from "@/server/properties/sql";
 import { POSTGRES } from "@/server/sql/postgres";
 import { cohortIdsOf, requireCohorts } from "../filters/cohorts";
 import { postgresFilters, postgresMatchers } from "../filters/postgres";
-import { MULTIPLE_VARIANT_KEY, numberedVariants, tallyFromRows, tallyGroups, tallyMatchers, windowMicros, type ExperimentTally, type ExperimentTallyQuery } from "./query";
+import { numberedVariants, tallyFromRows, tallyGroups, tallyMatchers, windowMicros, type ExperimentTally, type ExperimentTallyQuery } from "./query";
 
 export async function postgresExperimentTally(sql: SqlExecutor, projectId: number, query: ExperimentTallyQuery): Promise<ExperimentTally> {
   await requireCohorts(sql, projectId, cohortIdsOf(tallyGroups(query)));
   const statement = postgresExperimentTallyStatement(projectId, query);
-  const rows = await sql.query<{ k: string; n: number; s: number; q: number; c: number[] | null }>(statement.text, statement.values);
+  const rows = await sql.query<{ k: number; n: number; s: number; q: number; c: number[] | null }>(statement.text, statement.values);
   return tallyFromRows(query, rows.map((row) => ({ ...row, c: row.c ?? [] })));
 }
 
-/** Rows (k: variant or `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached). */
+/** Rows (k: variant number or 0 for `$multiple`, n: actors, s: sum of values, q: sum of squares, c: actors per funnel step reached). */
 function postgresExperimentTallyStatement(projectId: number, query: ExperimentTallyQuery): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const { join, filter } = postgresFilters(params, tallyGroups(query), query.now);
@@ -54,16 +54,17 @@ function postgresExperimentTallyStatement(projectId: number, query: ExperimentTa
   // Per event: its time, the exposure's variant number (NULL: no exposure) and the metric's tests.
   const columns = [`e.timestamp AS t`, `CASE WHEN ${tests[0]} THEN array_position(${numbered}, e.properties ->> ${params.add(query.variantKey, "text")}) END AS v`];
   const perActor = [`min(x.t) FILTER (WHERE x.v IS NOT NULL) AS s`];
-  // An actor's key, its variants told apart by number: the lowest and highest (exclude), or
-  // the lowest of (microseconds from the range's start, variant) packed into one bigint (first_seen).
+  // An actor's variant number (0: `$multiple`; numbers, not texts, until the last rows): from
+  // the lowest and highest it was shown (exclude), or the lowest of (microseconds from the
+  // range's start, variant) packed into one bigint (first_seen).
   let key: string;
   if (query.handling === "exclude") {
     perActor.push(`min(x.v) AS lo`, `max(x.v) AS hi`);
-    key = `CASE WHEN a.lo <> a.hi THEN ${params.constant(MULTIPLE_VARIANT_KEY)} ELSE (${numbered})[a.lo] END`;
+    key = `CASE WHEN a.lo <> a.hi THEN 0 ELSE a.lo END`;
   } else {
     const radix = params.add(variants.length + 1, "bigint");
     perActor.push(`min((extract(epoch FROM x.t - ${from}) * 1000000)::bigint * ${radix} + x.v) AS first`);
-    key = `(${numbered})[a.first % ${radix}]`;
+    key = `(a.first % ${radix})::int`;
   }
   // The events the actors' aggregates read: exposures and the metric's (the others matched a name only).
   const read = ["x.v IS NOT NULL"];
