@@ -15,7 +15,7 @@ export function experimentStatus(row: { startDate: Date | null; endDate: Date | 
 }
 
 /** The variants of the experiment's flag (what it actually serves), else of its parameters. */
-export function flagVariants(row: ExperimentRow): ExperimentVariant[] {
+export function flagVariants(row: Pick<ExperimentRow, "parameters"> & { featureFlag: Pick<ExperimentRow["featureFlag"], "filters"> }): ExperimentVariant[] {
   const multivariate = record(record(row.featureFlag.filters).multivariate);
   const variants = list(multivariate.variants) as ExperimentVariant[];
   return variants.length > 0 ? variants : (list(record(row.parameters).feature_flag_variants) as ExperimentVariant[]);

@@ -278,6 +278,27 @@ describe(`ExperimentQuery's counting rules (${testStoresName})`, () => {
     expect(counts(firstSeen).control).toMatchObject({ n: 3, sum: 3 });
   });
 
+  it("first_seen: two variants first shown at one instant keep the first in text order, not in the flag's", async () => {
+    const variants = [
+      { key: "control", rollout_percentage: 34 },
+      { key: "test", rollout_percentage: 33 },
+      { key: "fast", rollout_percentage: 33 },
+    ];
+    const exposure_criteria = { multiple_variant_handling: "first_seen" };
+    const id = (await post(list.POST, "experiments/", { name: "Ties", feature_flag_key: "ties", start_date: new Date(START).toISOString(), parameters: { feature_flag_variants: variants }, exposure_criteria })).id;
+    const shown = (distinctId: string, variant: string, at: number) => event(distinctId, "$feature_flag_called", at, { $feature_flag: "ties", $feature_flag_response: variant });
+    await db.events.insert([
+      // t1: test and fast at one instant: fast ("fast" < "test"), though test comes first in the flag
+      shown("t1", "test", T),
+      shown("t1", "fast", T),
+      // t2: test, then fast an hour later: test
+      shown("t2", "test", T),
+      shown("t2", "fast", T + HOUR),
+      shown("t3", "control", T + HOUR),
+    ]);
+    expect((await run(FUNNEL, id)).exposures).toEqual({ control: 1, test: 1, fast: 1, $multiple: 0 });
+  });
+
   it("counts events per person from the exposure's instant on (total), within the conversion window when one is set", async () => {
     const total = { kind: "ExperimentMetric", metric_type: "mean", source: { ...PURCHASE, math: "total" } };
     expect(counts(await run(total, rulesId))).toEqual({ control: { n: 2, sum: 3, squares: 5 }, test: { n: 2, sum: 2, squares: 2 } });

@@ -77,7 +77,7 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
   async check() {},
   // Dates, variants, exposure and statistics settings live on the experiment and its flag, not in the node.
   async cacheVersion(env: QueryEnv, spec: ExperimentSpec) {
-    const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
+    const row = await store.findExperimentForResults(env.db.prisma, env.projectId, spec.experimentId);
     if (!row) return "missing";
     // An exposure action's steps and the project's test account filters are not in the node either
     const criteria = record(row.exposureCriteria) as ExposureCriteria;
@@ -86,7 +86,7 @@ export const experimentQueryKind: QueryKind<ExperimentSpec> = {
     return `${row.updatedAt.getTime()}.${row.featureFlag.version}${action}${testAccounts}`;
   },
   async compute(env: QueryEnv, spec: ExperimentSpec) {
-    const row = await store.findExperiment(env.db.prisma, env.projectId, spec.experimentId);
+    const row = await store.findExperimentForResults(env.db.prisma, env.projectId, spec.experimentId);
     if (!row || row.deleted) throw new QueryNodeError(`Experiment ${spec.experimentId} does not exist.`, ["experiment_id"], true);
     const variants = flagVariants(row);
     if (variants.length === 0 || variants[0]!.key !== "control") throw new AppError("invalid_input", "The experiment's flag has no control variant.", "query");

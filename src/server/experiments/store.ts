@@ -14,6 +14,19 @@ const EXPERIMENT_INCLUDE = {
 const SAVED_METRIC_INCLUDE = { createdBy: { select: USER_BASIC_COLUMNS } } as const;
 
 export type ExperimentRow = Prisma.ExperimentGetPayload<{ include: typeof EXPERIMENT_INCLUDE }>;
+/** What an experiment's results read of it: two queries, where the whole row takes six (results run on every refresh). */
+const EXPERIMENT_RESULTS_SELECT = {
+  deleted: true,
+  startDate: true,
+  endDate: true,
+  createdAt: true,
+  updatedAt: true,
+  parameters: true,
+  exposureCriteria: true,
+  statsConfig: true,
+  featureFlag: { select: { key: true, filters: true, version: true } },
+} as const;
+export type ExperimentResultsRow = Prisma.ExperimentGetPayload<{ select: typeof EXPERIMENT_RESULTS_SELECT }>;
 export type SavedMetricRow = Prisma.ExperimentSavedMetricGetPayload<{ include: typeof SAVED_METRIC_INCLUDE }>;
 export type HoldoutRow = Prisma.ExperimentHoldoutGetPayload<{ include: typeof HOLDOUT_INCLUDE }>;
 
@@ -56,6 +69,10 @@ function jsonColumns(write: Partial<ExperimentWrite>) {
 
 export function findExperiment(client: DbClient, projectId: number, id: number): Promise<ExperimentRow | null> {
   return client.experiment.findFirst({ where: { id, projectId }, include: EXPERIMENT_INCLUDE });
+}
+
+export function findExperimentForResults(client: DbClient, projectId: number, id: number): Promise<ExperimentResultsRow | null> {
+  return client.experiment.findFirst({ where: { id, projectId }, select: EXPERIMENT_RESULTS_SELECT });
 }
 
 /** Live experiments, newest first (PostHog's `-created_at`). */

@@ -264,7 +264,7 @@ if (testEventStoreKind === "clickhouse") describe("ClickHouse migrations", () =>
     try {
       await migrateClickHouse(client, backfilled, before);
       await client.insert({ table: `\`${backfilled}\`.events`, values: events, format: "JSONEachRow" });
-      expect(await migrateClickHouse(client, backfilled)).toEqual(["0004_sessions_v2", "0005_sessions_inserted_at"]);
+      expect(await migrateClickHouse(client, backfilled)).toEqual(["0004_sessions_v2", "0005_sessions_inserted_at", "0006_flag_properties"]);
       await migrateClickHouse(client, viewed);
       for (const event of events) await client.insert({ table: `\`${viewed}\`.events`, values: [event], format: "JSONEachRow" });
       const rows = await sessions(backfilled);
@@ -333,7 +333,7 @@ if (testEventStoreKind === "clickhouse") describe("ClickHouse migrations", () =>
         format: "JSONEachRow",
       });
       const unchanged = await sessions(false);
-      expect(await migrateClickHouse(client, database)).toEqual(["0005_sessions_inserted_at"]);
+      expect(await migrateClickHouse(client, database)).toEqual(["0005_sessions_inserted_at", "0006_flag_properties"]);
       const migrated = await sessions();
       expect(migrated.map(({ inserted_at: _, ...rest }) => rest)).toEqual(unchanged);
       expect(migrated.map((r) => [r.session_id, r.inserted_at, r.pageview_count])).toEqual([

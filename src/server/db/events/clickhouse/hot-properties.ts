@@ -1,7 +1,8 @@
 /**
  * Event properties kept beside the JSON as materialised columns (migrations
- * 0002_hot_properties.sql and 0004_sessions_v2.sql): the ones PostHog's own installations
- * and web analytics break down by most. Each
+ * 0002_hot_properties.sql, 0004_sessions_v2.sql and 0006_flag_properties.sql): the ones
+ * PostHog's own installations and web analytics break down by most, and the flag and
+ * variant every experiment exposure is read by. Each
  * column holds the text PostgreSQL's `properties ->> key` gives, '' when the key is missing
  * or null. Breakdowns by these keys read the column instead of parsing every event's JSON.
  */
@@ -20,6 +21,8 @@ export const HOT_PROPERTY_COLUMNS: Readonly<Record<string, string>> = {
   $geoip_subdivision_1_code: "mat_geoip_subdivision_1_code",
   $geoip_city_name: "mat_geoip_city_name",
   $browser_language: "mat_browser_language",
+  $feature_flag: "mat_feature_flag",
+  $feature_flag_response: "mat_feature_flag_response",
 };
 
 /** The materialised column of a hot key, or null. */

@@ -74,14 +74,25 @@ export function tallyGroups(query: ExperimentTallyQuery): PropertyGroup[] {
   return [...query.filters, ...tallyMatchers(query).flatMap((matcher) => matcher.filters)];
 }
 
+/**
+ * The variants as the statements number them (1, 2, …; none is 0 or NULL; an actor's key 0 is
+ * `$multiple`), in the byte order
+ * of their UTF-8 text: the smallest number among the variants an actor was first shown at one
+ * instant is then the first of them in text order (`first_seen`), alike on both stores.
+ */
+export function numberedVariants(query: ExperimentTallyQuery): string[] {
+  return [...new Set(query.variants)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
 /** The window in microseconds (the stores compare integer microseconds, exactly alike), or null. */
 export const windowMicros = (metric: ExperimentTallyMetric): number | null => (metric.windowMs === null ? null : Math.round(metric.windowMs * 1000));
 
-/** The stores' rows (per variant key, `$multiple` included) as the answer. */
-export function tallyFromRows(query: ExperimentTallyQuery, rows: readonly { k: string; n: number; s: number; q: number; c: readonly number[] }[]): ExperimentTally {
+/** The stores' rows (per variant number, numberedVariants' 1, 2, …, and 0 for `$multiple`) as the answer. */
+export function tallyFromRows(query: ExperimentTallyQuery, rows: readonly { k: number; n: number; s: number; q: number; c: readonly number[] }[]): ExperimentTally {
   const funnel = query.metric.type === "funnel";
   const steps = funnel ? (query.metric as { steps: EventMatcher[] }).steps.length : 0;
-  const byKey = new Map(rows.map((row) => [row.k, row]));
+  const numbered = numberedVariants(query);
+  const byKey = new Map(rows.map((row) => [row.k === 0 ? MULTIPLE_VARIANT_KEY : numbered[row.k - 1], row]));
   const variants = query.variants.map((key): VariantTallyRow => {
     const row = byKey.get(key);
     const n = Number(row?.n ?? 0);
