@@ -308,8 +308,11 @@ describe(`ExperimentQuery's counting rules (${testStoresName})`, () => {
   });
 
   it("sums JSON numbers and numeric strings; other values add nothing", async () => {
-    const answer = await run({ kind: "ExperimentMetric", metric_type: "mean", source: { ...PURCHASE, math: "sum", math_property: "amount" } }, rulesId);
-    expect(counts(answer)).toEqual({ control: { n: 2, sum: 15, squares: 225 }, test: { n: 2, sum: 14.5, squares: 4.5 ** 2 + 100 } });
+    const sum = { kind: "ExperimentMetric", metric_type: "mean", source: { ...PURCHASE, math: "sum", math_property: "amount" } };
+    expect(counts(await run(sum, rulesId))).toEqual({ control: { n: 2, sum: 15, squares: 225 }, test: { n: 2, sum: 14.5, squares: 4.5 ** 2 + 100 } });
+    // Within two hours of the exposure: r1's 3, thirty hours on, is left out
+    const windowed = await run({ ...sum, conversion_window: 2, conversion_window_unit: "hour" }, rulesId);
+    expect(counts(windowed)).toEqual({ control: { n: 2, sum: 12, squares: 144 }, test: { n: 2, sum: 14.5, squares: 4.5 ** 2 + 100 } });
   });
 
   it("walks ordered steps strictly later than the previous one; unordered counts the steps seen", async () => {
