@@ -124,18 +124,19 @@ test("create a persons export as Parquet from the form: HTTP is not offered, the
   await expect(page.getByTestId("batch-export-type").locator("option")).toHaveText(["S3", "PostgreSQL"]);
   await page.getByTestId("batch-export-interval").selectOption("day");
   await page.getByTestId("batch-export-file-format").selectOption("Parquet");
-  await expect(page.getByTestId("batch-export-compression").locator("option")).toHaveText(["snappy", "gzip", "brotli", "none"]);
+  await expect(page.getByTestId("batch-export-compression").locator("option")).toHaveText(["snappy", "gzip", "brotli", "zstd", "lz4", "none"]);
   await page.getByTestId("batch-export-bucket_name").fill("exports");
   await page.getByTestId("batch-export-prefix").fill("parquet/{table}");
   await page.getByTestId("batch-export-endpoint_url").fill(s3.endpoint);
   await page.getByTestId("batch-export-aws_access_key_id").fill("S3RVER");
   await page.getByTestId("batch-export-aws_secret_access_key").fill("S3RVER");
+  await page.getByTestId("batch-export-max_file_size_mb").fill("1");
   await page.screenshot({ path: "test-results/batch-exports-form-parquet.png", fullPage: true });
   await page.getByTestId("batch-export-save").click();
 
   await expect(page.getByTestId("batch-export-page")).toBeVisible();
   await expect(page.getByTestId("batch-export-summary")).toContainText("Persons, daily, by when each person or distinct id changed");
-  await expect(page.getByTestId("batch-export-summary")).toContainText("Parquet, snappy");
+  await expect(page.getByTestId("batch-export-summary")).toContainText("Parquet, snappy, split at 1 MiB");
   await page.getByTestId("backfill-start").fill(`${day}T00:00`);
   await page.getByTestId("backfill-end").fill(`${day}T23:59`);
   await page.getByTestId("backfill-submit").click();
@@ -144,7 +145,10 @@ test("create a persons export as Parquet from the form: HTTP is not offered, the
   await expect(run.getByTestId("run-rows")).toHaveText("2");
 
   const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const key = `parquet/persons/${day}T00:00:00+00:00-${next}T00:00:00+00:00.parquet.sz`;
+  // Split files are numbered from 0 and listed by a manifest, written last.
+  const stem = `parquet/persons/${day}T00:00:00+00:00-${next}T00:00:00+00:00`;
+  const key = `${stem}-0.parquet.sz`;
+  expect(JSON.parse(s3.objects().get(`${stem}_manifest.json`)!.toString("utf8"))).toEqual({ files: [key] });
   const file = s3.objects().get(key)!;
   expect(file).toBeDefined();
   const rows = await parquetReadObjects({ file: file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer });

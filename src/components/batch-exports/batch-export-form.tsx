@@ -54,6 +54,7 @@ const FIELDS: Record<DestinationType, FieldSpec[]> = {
     { name: "endpoint_url", label: "Endpoint URL", type: "url", placeholder: "https://s3.example.com", hint: "For S3-compatible storage (MinIO, R2…); empty for AWS." },
     { name: "aws_access_key_id", label: "Access key ID", required: true },
     { name: "aws_secret_access_key", label: "Secret access key", required: true, type: "password", hint: "Stored encrypted, shown masked." },
+    { name: "max_file_size_mb", label: "Split files at (MiB)", type: "number", placeholder: "one file per interval", hint: "Numbered files, each closed once it reaches this size; empty for one file per interval." },
   ],
   Postgres: [
     { name: "host", label: "Host", required: true, placeholder: "db.example.com" },

@@ -26,10 +26,12 @@ export const FORMAT_LABELS: Record<string, string> = { JSONLines: "JSON Lines", 
 
 /** How the export writes its rows, in a line. */
 export function formatSummary(batchExport: BatchExportResource): string {
-  const config = batchExport.destination.config as Record<string, string | null | undefined>;
+  const config = batchExport.destination.config as Record<string, string | number | null | undefined>;
   switch (batchExport.destination.type) {
-    case "S3":
-      return `${FORMAT_LABELS[config.file_format ?? "JSONLines"]}${config.compression ? `, ${config.compression}` : ", uncompressed"}`;
+    case "S3": {
+      const split = typeof config.max_file_size_mb === "number" ? `, split at ${config.max_file_size_mb} MiB` : "";
+      return `${FORMAT_LABELS[String(config.file_format ?? "JSONLines")]}${config.compression ? `, ${config.compression}` : ", uncompressed"}${split}`;
+    }
     case "Postgres":
       return `Rows upserted by ${batchExport.model === "persons" ? "distinct id" : batchExport.model === "sessions" ? "session id" : "uuid"}`;
     case "HTTP":
