@@ -72,7 +72,8 @@ export async function startServer(env: Record<string, string | undefined>, optio
   // "close": also every process that shares the output pipes (the server below the shell) is gone.
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
+    // A first start migrates a new database; a loaded machine takes well over a minute for it.
+    const timer = setTimeout(() => reject(new Error(`server did not start in 120 s:\n${output}`)), 120_000);
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match) {
