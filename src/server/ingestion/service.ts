@@ -188,6 +188,36 @@ function projectToken(envelope: Envelope, events: RawEvent[]): string {
   return trimmed;
 }
 
+/** The other distinct id that an `$identify`, `$create_alias` or `$merge_dangerously` puts on the event's person, or null. */
+function linkOf(event: IngestEvent): { otherId: string; force: boolean } | null {
+  const p = event.properties;
+  if (event.event === "$identify" && typeof p.$anon_distinct_id === "string" && p.$anon_distinct_id !== "") return { otherId: p.$anon_distinct_id, force: false };
+  if ((event.event === "$create_alias" || event.event === "$merge_dangerously") && typeof p.alias === "string" && p.alias !== "") {
+    return { otherId: p.alias, force: event.event === "$merge_dangerously" };
+  }
+  return null;
+}
+
+/**
+ * The distinct ids of `events` that only plain events name (no identify, alias or merge of
+ * the batch names them on either side), with their first event's time: the ids whose new
+ * persons can all be made at once before the events resolve one by one.
+ */
+function plainFirstSeen(events: readonly IngestEvent[]): Map<string, Date> {
+  const first = new Map<string, Date>();
+  const linked = new Set<string>();
+  for (const event of events) {
+    if (event.event === TEST_EVENT) continue;
+    const link = linkOf(event);
+    if (link) {
+      linked.add(event.distinctId);
+      linked.add(link.otherId);
+    } else if (!first.has(event.distinctId)) first.set(event.distinctId, event.timestamp);
+  }
+  for (const id of linked) first.delete(id);
+  return first;
+}
+
 /** Identify, alias, merge and group events change persons and groups; all may set properties. */
 async function applyPersonsAndGroups(services: IngestionServices, projectId: number, event: IngestEvent): Promise<string> {
   const { persons, groups } = services;
@@ -198,14 +228,10 @@ async function applyPersonsAndGroups(services: IngestionServices, projectId: num
       await groups.identifyGroup(projectId, p.$group_type, key, isObject(p.$group_set) ? p.$group_set : {});
     }
   }
-  let person;
-  if (event.event === "$identify" && typeof p.$anon_distinct_id === "string" && p.$anon_distinct_id !== "") {
-    person = await persons.link(projectId, event.distinctId, p.$anon_distinct_id, { force: false, at: event.timestamp });
-  } else if ((event.event === "$create_alias" || event.event === "$merge_dangerously") && typeof p.alias === "string" && p.alias !== "") {
-    person = await persons.link(projectId, event.distinctId, p.alias, { force: event.event === "$merge_dangerously", at: event.timestamp });
-  } else {
-    person = await persons.resolve(projectId, event.distinctId, event.timestamp);
-  }
+  const link = linkOf(event);
+  const person = link
+    ? await persons.link(projectId, event.distinctId, link.otherId, { force: link.force, at: event.timestamp })
+    : await persons.resolve(projectId, event.distinctId, event.timestamp);
   const updated = await persons.updateProperties(projectId, event.distinctId, person, propertyUpdateOf(p), event.event === "$identify");
   return updated.uuid;
 }
@@ -277,6 +303,7 @@ export async function ingestDecoded(
 
   const transformed = await runInSlices(await transformationsFor(project.id), events, slice);
   await services.persons.prefetch(project.id, transformed.map((event) => event.distinctId));
+  await services.persons.createAbsent(project.id, plainFirstSeen(transformed));
   const rows: StoredEventInput[] = [];
   for (const event of transformed) {
     // PostHog drops even a client-sent $ip for projects that anonymise IPs (after transformations).

@@ -10,7 +10,7 @@ import type { SqlDriver } from "@/server/db/driver";
 import type { EventStore } from "@/server/db/events";
 import { isObject } from "@/server/input/json-object";
 import { flagPersonProperties } from "./flag-properties";
-import { addDistinctId, createPerson, findPersonByDistinctId, findPersonsByDistinctIds, mergePersons, updatePersonProperties, type PersonRef, type PropertyUpdate } from "./store";
+import { addDistinctId, createPerson, createPersons, findPersonByDistinctId, findPersonsByDistinctIds, mergePersons, updatePersonProperties, type PersonRef, type PropertyUpdate } from "./store";
 
 const CACHE_LIMIT = 100_000;
 /** Distinct ids per prefetch query. */
@@ -106,6 +106,35 @@ export class PersonsService {
       if (this.seenAbsent.size >= CACHE_LIMIT) this.seenAbsent.clear();
       const present = new Set(found.map((person) => person.distinctId));
       for (const id of chunk) if (!present.has(id)) this.seenAbsent.add(this.key(projectId, id));
+    }
+  }
+
+  /**
+   * Creates at once the persons of the ids in `firstSeen` that the last prefetch found without
+   * one (each created at its time there), so that their events then resolve from memory. Meant
+   * for ids no identify, alias or merge in the batch names: those go through `link`. While the
+   * statement runs, a concurrent resolve of one of the ids waits for it.
+   */
+  async createAbsent(projectId: number, firstSeen: ReadonlyMap<string, Date>): Promise<void> {
+    const wanted = [...firstSeen].filter(([id]) => {
+      const key = this.key(projectId, id);
+      return this.seenAbsent.has(key) && !this.cache.has(key) && !this.creating.has(key);
+    });
+    for (let start = 0; start < wanted.length; start += PREFETCH_CHUNK) {
+      const chunk = wanted.slice(start, start + PREFETCH_CHUNK);
+      const created = createPersons(this.sql, projectId, chunk).then((persons) => new Map(persons.map((person) => [person.distinctId, { id: person.id, uuid: person.uuid }])));
+      for (const [id, at] of chunk) {
+        const key = this.key(projectId, id);
+        this.seenAbsent.delete(key);
+        // An id another writer took meanwhile is looked up, as resolve would.
+        const pending = created.then((persons) => persons.get(id) ?? this.lookupOrCreate(projectId, id, at)).finally(() => this.creating.delete(key));
+        // Its failure is the statement's, awaited below; a waiting resolve sees it too.
+        pending.catch(() => {});
+        this.creating.set(key, pending);
+      }
+      const persons = await created;
+      for (const [id, person] of persons) this.remember(projectId, id, person);
+      if (persons.size > 0) this.touch(projectId, { distinctIds: [...persons.keys()] });
     }
   }
 

@@ -471,6 +471,82 @@ describe(`prefetching a batch's persons (${testDbKind})`, () => {
     expect(statements).toBeGreaterThan(1);
     expect(created.map((person) => person.id)).not.toContain(fresh.id);
   });
+
+  /** Persons of the project that no distinct id points to (a creation that lost a race and was not removed). */
+  const orphans = async (projectId: number) =>
+    (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM persons p WHERE project_id = $1 AND NOT EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = p.id)`, [projectId]))[0]!.n;
+
+  it("creates the persons of a batch's new ids with one statement, each dated by its first event; their events then resolve with none", async () => {
+    const org = await db.prisma.organization.create({ data: { name: "o" } });
+    const project = await db.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: `phc_${Math.random()}` } });
+    const known = await new PersonsService(db.sql, db.events).resolve(project.id, "known");
+    let statements = 0;
+    const counting = { ...db.sql, query: (...args: Parameters<typeof db.sql.query>) => (statements++, db.sql.query(...args)) } as typeof db.sql;
+    const persons = new PersonsService(counting, db.events);
+    const fresh = Array.from({ length: 30 }, (_, i) => `fresh-${i}`);
+    const firstSeen = new Map(fresh.map((id, i) => [id, new Date(Date.UTC(2026, 0, 1, 0, i))]));
+    await persons.prefetch(project.id, ["known", ...fresh]);
+    // "known" is not absent: only the new ids are created.
+    await persons.createAbsent(project.id, new Map([["known", new Date()], ...firstSeen]));
+    expect(statements).toBe(2);
+    const resolved = await Promise.all(["known", ...fresh].map((id) => persons.resolve(project.id, id)));
+    expect(statements).toBe(2);
+    expect(resolved[0]).toEqual(known);
+    expect(new Set(resolved.map((person) => person.id)).size).toBe(31);
+    const stored = await db.sql.query<{ distinct_id: string; uuid: string; created_at: Date; is_identified: boolean; properties: object }>(
+      `SELECT d.distinct_id, p.uuid::text AS uuid, p.created_at, p.is_identified, p.properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
+        WHERE d.project_id = $1 AND d.distinct_id LIKE 'fresh-%'`,
+      [project.id],
+    );
+    expect(stored).toHaveLength(30);
+    for (const row of stored) {
+      expect(row).toMatchObject({ is_identified: false, properties: {}, uuid: resolved[fresh.indexOf(row.distinct_id) + 1]!.uuid });
+      expect(row.created_at.toISOString()).toBe(firstSeen.get(row.distinct_id)!.toISOString());
+    }
+    expect(await orphans(project.id)).toBe(0);
+  });
+
+  it("an id another writer registered during the batch's creation resolves to that writer's person, and no person is left without an id", async () => {
+    const org = await db.prisma.organization.create({ data: { name: "o" } });
+    const project = await db.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: `phc_${Math.random()}` } });
+    const mine = new PersonsService(db.sql, db.events);
+    const other = new PersonsService(db.sql, db.events);
+    await mine.prefetch(project.id, ["raced", "calm"]);
+    // Another process creates "raced" after this one saw it absent.
+    const winner = await other.resolve(project.id, "raced");
+    await mine.createAbsent(project.id, new Map([["raced", new Date()], ["calm", new Date()]]));
+    expect(await mine.resolve(project.id, "raced")).toEqual(winner);
+    expect((await mine.resolve(project.id, "calm")).id).not.toBe(winner.id);
+    expect(await orphans(project.id)).toBe(0);
+  });
+});
+
+describe.skipIf(testEventStoreKind === "clickhouse")(`a batch's new persons through /batch/ (${testDbKind})`, () => {
+  it("two concurrent batches naming the same 20 new ids give each id one person, and every event of an id that person", async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => uid(`twin-${i}`));
+    const batch = (label: string) =>
+      handleBatch(
+        new Request("http://burrow.test/batch/", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ api_key: key, batch: ids.map((id) => ({ event: label, distinct_id: id, properties: {} })) }),
+        }),
+      );
+    const answers = await Promise.all([batch("left"), batch("right")]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const events = await personIdsOfEvents(ids);
+    expect(events).toHaveLength(40);
+    for (const id of ids) {
+      const person = await personOf(id);
+      expect(person!.distinct_ids).toEqual([id]);
+      expect(events.filter((event) => event.distinct_id === id).map((event) => event.person_id)).toEqual([person!.uuid, person!.uuid]);
+    }
+    const [orphaned] = await db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM persons p WHERE project_id = $1 AND NOT EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = p.id)`,
+      [projectId],
+    );
+    expect(orphaned!.n).toBe(0);
+  });
 });
 
 describe(`placeholder distinct ids are never merged on (${testDbKind})`, () => {
