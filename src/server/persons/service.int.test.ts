@@ -476,12 +476,17 @@ describe(`prefetching a batch's persons (${testDbKind})`, () => {
   const orphans = async (projectId: number) =>
     (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM persons p WHERE project_id = $1 AND NOT EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = p.id)`, [projectId]))[0]!.n;
 
-  it("creates the persons of a batch's new ids with one statement, each dated by its first event; their events then resolve with none", async () => {
+  it("creates the persons of a batch's new ids in one transaction, each dated by its first event; their events then resolve with none", async () => {
     const org = await db.prisma.organization.create({ data: { name: "o" } });
     const project = await db.prisma.project.create({ data: { organizationId: org.id, name: "p", apiToken: `phc_${Math.random()}` } });
     const known = await new PersonsService(db.sql, db.events).resolve(project.id, "known");
+    // Round trips: a statement, or a transaction (its statements go together).
     let statements = 0;
-    const counting = { ...db.sql, query: (...args: Parameters<typeof db.sql.query>) => (statements++, db.sql.query(...args)) } as typeof db.sql;
+    const counting = {
+      ...db.sql,
+      query: (...args: Parameters<typeof db.sql.query>) => (statements++, db.sql.query(...args)),
+      transaction: (...args: Parameters<typeof db.sql.transaction>) => (statements++, db.sql.transaction(...args)),
+    } as typeof db.sql;
     const persons = new PersonsService(counting, db.events);
     const fresh = Array.from({ length: 30 }, (_, i) => `fresh-${i}`);
     const firstSeen = new Map(fresh.map((id, i) => [id, new Date(Date.UTC(2026, 0, 1, 0, i))]));

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import type { DbClient } from "@/server/db/transaction";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -95,30 +96,33 @@ export async function createPerson(
 }
 
 /**
- * New anonymous persons for distinct ids that had none, one each, in one statement: a batch of
- * new visitors costs one round trip instead of one per visitor. The persons' uuids are made
- * first so that each returned person is matched to its id. An id another writer registered
- * meanwhile gets no person here (the one made for it is removed again): the caller resolves it.
+ * New anonymous persons for distinct ids that had none, one each: a batch of new visitors costs
+ * two statements instead of one per visitor. The uuids are made here, so that each inserted
+ * person is matched to its id without a join. An id another writer registered meanwhile gets no
+ * person here (the one made for it is removed again): the caller resolves it.
  */
-export async function createPersons(sql: SqlExecutor, projectId: number, firstSeen: ReadonlyArray<readonly [distinctId: string, createdAt: Date]>): Promise<Array<PersonRef & { distinctId: string }>> {
+export async function createPersons(sql: SqlDriver, projectId: number, firstSeen: ReadonlyArray<readonly [distinctId: string, createdAt: Date]>): Promise<Array<PersonRef & { distinctId: string }>> {
   if (firstSeen.length === 0) return [];
-  const rows = await sql.query<{ distinct_id: string; id: number; uuid: string; claimed: boolean }>(
-    `WITH input AS MATERIALIZED (
-       SELECT gen_random_uuid() AS uuid, u.distinct_id, u.created_at FROM unnest($2::text[], $3::timestamptz[]) AS u(distinct_id, created_at)),
-     person AS (
-       INSERT INTO persons (uuid, project_id, properties, is_identified, updated_at, created_at)
-       SELECT uuid, $1, '{}'::jsonb, false, now(), LEAST(created_at, now()) FROM input RETURNING id, uuid),
-     claimed AS (
-       INSERT INTO person_distinct_ids (project_id, person_id, distinct_id)
-       SELECT $1, person.id, input.distinct_id FROM person JOIN input USING (uuid)
-       ON CONFLICT (project_id, distinct_id) DO NOTHING RETURNING person_id)
-     SELECT input.distinct_id, person.id, person.uuid::text AS uuid, claimed.person_id IS NOT NULL AS claimed
-       FROM person JOIN input USING (uuid) LEFT JOIN claimed ON claimed.person_id = person.id`,
-    [projectId, firstSeen.map(([id]) => id), firstSeen.map(([, at]) => at.toISOString())],
-  );
-  const lost = rows.filter((row) => !row.claimed).map((row) => row.id);
-  if (lost.length > 0) await sql.query(`DELETE FROM persons WHERE id = ANY($1::int[])`, [lost]);
-  return rows.filter((row) => row.claimed).map((row) => ({ distinctId: row.distinct_id, id: row.id, uuid: row.uuid }));
+  const uuids = firstSeen.map(() => randomUUID());
+  return sql.transaction(async (tx) => {
+    const persons = await tx.query<{ id: number; uuid: string }>(
+      `INSERT INTO persons (uuid, project_id, properties, is_identified, updated_at, created_at)
+       SELECT u.uuid, $1, '{}'::jsonb, false, now(), LEAST(u.created_at, now()) FROM unnest($2::uuid[], $3::timestamptz[]) AS u(uuid, created_at)
+       RETURNING id, uuid::text AS uuid`,
+      [projectId, uuids, firstSeen.map(([, at]) => at.toISOString())],
+    );
+    const idOf = new Map(persons.map((person) => [person.uuid, person.id]));
+    const personIds = uuids.map((uuid) => idOf.get(uuid)!);
+    const claimed = await tx.query<{ person_id: number }>(
+      `INSERT INTO person_distinct_ids (project_id, person_id, distinct_id) SELECT $1, u.person_id, u.distinct_id FROM unnest($2::int[], $3::text[]) AS u(person_id, distinct_id)
+       ON CONFLICT (project_id, distinct_id) DO NOTHING RETURNING person_id`,
+      [projectId, personIds, firstSeen.map(([id]) => id)],
+    );
+    const won = new Set(claimed.map((row) => row.person_id));
+    const lost = personIds.filter((id) => !won.has(id));
+    if (lost.length > 0) await tx.query(`DELETE FROM persons WHERE id = ANY($1::int[])`, [lost]);
+    return firstSeen.flatMap(([distinctId], i) => (won.has(personIds[i]!) ? [{ distinctId, id: personIds[i]!, uuid: uuids[i]! }] : []));
+  });
 }
 
 /** Attaches a distinct id to a person; false if the id belongs to someone already. */
