@@ -13,7 +13,7 @@ import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
 import { computeInsight, createInsight, mergeDashboardFilters } from "@/server/insights/service";
 import { runnableNode } from "@/server/query/contract";
-import { asksForTestAccounts } from "@/server/query/test-accounts";
+import { asksForTestAccounts } from "@/server/query/service";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import type { DashboardCreateBody, DashboardListQuery, DashboardResultsQuery, DashboardUpdateBody, NewInsightTile } from "./contract";
 import {
