@@ -138,7 +138,7 @@ function Dashboard({
       {allTestAccounts && (
         <Card className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between" data-testid="web-test-accounts-notice">
           <p className="text-sm text-gray-700">
-            No visitors in {dateRangeLabel(filters.dateFrom).toLowerCase()} once internal and test users are left out: the project&apos;s test account filters leave out
+            No visitors in the {dateRangeLabel(filters.dateFrom).toLowerCase()} once internal and test users are left out: the project&apos;s test account filters leave out
             every one (page views from localhost, for example).
           </p>
           <Button variant="secondary" size="sm" className="shrink-0" onClick={onIncludeTestAccounts} data-testid="web-include-test-accounts">
