@@ -42,9 +42,8 @@ function WebAnalytics({ projectId, testAccountFilters }: { projectId: number; te
   const router = useRouter();
   const pathname = usePathname();
   const filters = filtersFromParams(useSearchParams());
-  // What the queries are asked with: the switch's state, off where the project has no test account filters.
+  // The switch as shown: off where the project has no test account filters (the queries may ask; it changes nothing there).
   const testAccounts = webTestAccounts(filters, testAccountFilters);
-  const queryFilters = { ...filters, filterTestAccounts: testAccounts };
   const setFilters = (next: WebFilters) => {
     const query = paramsOf(next);
     router.push(query ? `${pathname}?${query}` : pathname, { scroll: false });
@@ -101,7 +100,8 @@ function WebAnalytics({ projectId, testAccountFilters }: { projectId: number; te
           <WebFiltersBar projectId={projectId} filters={filters} testAccounts={testAccounts} onChange={setFilters} />
           <Dashboard
             projectId={projectId}
-            filters={queryFilters}
+            filters={filters}
+            testAccounts={testAccounts}
             onOrder={(order) => setFilters({ ...filters, order })}
             onIncludeTestAccounts={() => setFilters({ ...filters, filterTestAccounts: false })}
           />
@@ -114,11 +114,14 @@ function WebAnalytics({ projectId, testAccountFilters }: { projectId: number; te
 function Dashboard({
   projectId,
   filters,
+  testAccounts,
   onOrder,
   onIncludeTestAccounts,
 }: {
   projectId: number;
   filters: WebFilters;
+  /** The test accounts are left out (the switch is on and the project has filters). */
+  testAccounts: boolean;
   onOrder: (order: TableOrder | null) => void;
   onIncludeTestAccounts: () => void;
 }) {
@@ -132,7 +135,7 @@ function Dashboard({
   const sessionSeries = sessionTrend.data ? sessionTrendSeries(sessionTrend.data.results) : undefined;
   const sparklines = series || sessionSeries ? [...(series ?? []), ...(sessionSeries ?? [])] : series;
   // Every visitor of the range is a test account (a first try on localhost, say): say so rather than show zeros.
-  const allTestAccounts = filters.filterTestAccounts && !overview.isFetching && items?.find((item) => item.key === "visitors")?.value === 0;
+  const allTestAccounts = testAccounts && !overview.isFetching && items?.find((item) => item.key === "visitors")?.value === 0;
   return (
     <>
       {allTestAccounts && (

@@ -27,8 +27,8 @@ export interface WebFilters {
   goal: WebGoal | null;
   /**
    * "Filter out internal and test users" (PostHog's filterTestAccounts): on unless the URL
-   * says `filter_test_accounts=false`. It filters only where the project has test account
-   * filters (webTestAccounts).
+   * says `filter_test_accounts=false`. It leaves out only what the project's test account
+   * filters name; without any it is shown off (webTestAccounts).
    */
   filterTestAccounts: boolean;
 }
@@ -165,7 +165,7 @@ export function paramsOf(filters: WebFilters): string {
 }
 
 /**
- * Whether the page's queries leave out the test accounts: the switch is on by default, but a
+ * Whether the page leaves out test accounts, as its switch shows it: on by default, but a
  * project without test account filters has nothing to leave out, and its switch shows off.
  */
 export function webTestAccounts(filters: Pick<WebFilters, "filterTestAccounts">, projectFilters: readonly unknown[]): boolean {

@@ -112,8 +112,9 @@ const dateRangeOf = (filters: WebFilters) => ({ date_from: filters.dateFrom, dat
 const goalOf = (filters: WebFilters) => (filters.goal === null ? {} : { conversionGoal: conversionGoalOf(filters.goal) });
 
 /**
- * The builders below take the filters as the page resolved them: `filterTestAccounts` already
- * off where the project has no test account filters (web-filters.ts webTestAccounts).
+ * Every builder below carries the switch's `filterTestAccounts` (PostHog's, on each web
+ * analytics node and the graphs' trends); where the project has no test account filters the
+ * server leaves the query as it is.
  */
 export function overviewQuery(filters: WebFilters) {
   return {
