@@ -42,7 +42,7 @@ const DAYS = 30;
 /** Events per session of the generator, on average (1.875 views, a click on a quarter of them, one leave). */
 const EVENTS_PER_SESSION = 3.3;
 
-const filters: WebFilters = { host: null, path: null, dateFrom: "-30d", order: null, goal: null };
+const filters: WebFilters = { host: null, path: null, dateFrom: "-30d", order: null, goal: null, filterTestAccounts: false };
 const MEASURES = [
   {
     label: "30-day trend",

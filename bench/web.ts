@@ -17,11 +17,14 @@
  *
  * Targets: p50 under 500 ms on PostgreSQL, under 150 ms on ClickHouse.
  *
- *   npm run bench:web [-- --sessions-per-day 10000 --days 30 --runs 5 --only Page --range=-7d --host docs.example.com]
+ *   npm run bench:web [-- --sessions-per-day 10000 --days 30 --runs 5 --only Page --range=-7d --host docs.example.com --test-accounts]
  *
  * `--range` is the page's date range (default the last 30 days, the whole seeded month; the
  * page opens on the last 7). `--host` filters the page by one of the three hosts, as its host
  * filter does: every query then reads the matching events rather than the sessions alone.
+ * `--test-accounts` turns on "Filter out internal and test users", as the page opens for a new
+ * project: the project's default test account filters (`$host` not localhost, `email` not
+ * `@example.com`, accounts/test-account-defaults.ts) on every query, persons read too.
  *
  * One throwaway PostgreSQL database on TEST_POSTGRES_URL's server; ClickHouse is chdb on disk
  * in a temporary directory, or CLICKHOUSE_URL's server in a throwaway database. Everything
@@ -50,6 +53,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     only: { type: "string", default: "" },
     host: { type: "string", default: "" },
+    "test-accounts": { type: "boolean", default: false },
   },
 });
 const SESSIONS_PER_DAY = Number(values["sessions-per-day"]);
@@ -59,7 +63,7 @@ const TARGET_MS = { postgres: 500, clickhouse: 150 } as const;
 
 const RANGE = DATE_RANGES.find((range) => range.value === values.range)?.value;
 if (!RANGE) throw new Error(`--range must be one of ${DATE_RANGES.map((range) => range.value).join(", ")} (/web's date ranges).`);
-const filters: WebFilters = { host: values.host || null, path: null, dateFrom: RANGE, order: null, goal: null };
+const filters: WebFilters = { host: values.host || null, path: null, dateFrom: RANGE, order: null, goal: null, filterTestAccounts: values["test-accounts"] };
 if (filters.host !== null && !HOSTS.includes(filters.host)) throw new Error(`--host must be one of ${HOSTS.join(", ")} (the seeded hosts).`);
 const MEASURES: { label: string; query: Record<string, unknown> }[] = [
   { label: "WebOverviewQuery, compared", query: overviewQuery(filters) },

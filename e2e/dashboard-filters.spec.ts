@@ -4,7 +4,9 @@
  * caption; a Markdown text tile whose hostile payloads stay inert; tiles moved and removed
  * with no holes left, on the page and on the public share page; a throttled network that
  * shows chart-shaped skeletons (one request for all tiles), not a spinner per tile; and axe
- * finding no serious accessibility violation on the dashboard page.
+ * finding no serious accessibility violation on the dashboard page. "Internal and test
+ * users" for every tile (or each insight's own), in the URL, saved, and said while the project
+ * has no test account filters.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Locator, type Page } from "@playwright/test";
@@ -261,5 +263,91 @@ test.describe("dashboard filters, grid and text tiles", () => {
     expect(resultCalls).toHaveLength(1);
     expect(calls.filter((path) => path.includes("insights.compute"))).toEqual([]);
     await screenshot(page, "09-slow-network-filled");
+  });
+  test("internal and test users: each insight's own setting, or one for every tile, in the URL and saved; on a phone; without filters it says where to set them", async ({ page }) => {
+    test.setTimeout(180_000);
+    // Two views from local development yesterday, beside ann's three of this week: a test account by the project's default filters
+    const at = new Date(Date.now() - 86_400_000).toISOString();
+    const batch = [0, 1].map(() => ({ uuid: randomUUID(), event: "$pageview", distinct_id: "dev", timestamp: at, properties: { $host: "localhost:3000", $pathname: "/", $browser: "Chrome" } }));
+    const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
+    expect(sent.status).toBe(200);
+    const board = await api("POST", "dashboards/", { name: "Test users" });
+    const number = (filterTestAccounts?: boolean) => ({
+      kind: "InsightVizNode",
+      source: {
+        kind: "TrendsQuery",
+        series: [{ kind: "EventsNode", event: "$pageview", math: "total" }],
+        dateRange: { date_from: "-7d" },
+        trendsFilter: { display: "BoldNumber" },
+        ...(filterTestAccounts === undefined ? {} : { filterTestAccounts }),
+      },
+    });
+    await api("POST", "insights/", { name: "Views, its own setting", query: number(), dashboards: [board.id] });
+    await api("POST", "insights/", { name: "Views without test users", query: number(true), dashboards: [board.id] });
+    const own = (page: Page) => tileTitled(page, "Views, its own setting").getByTestId("bold-number");
+    const without = (page: Page) => tileTitled(page, "Views without test users").getByTestId("bold-number");
+    const choice = page.getByTestId("dashboard-test-accounts");
+
+    await page.setViewportSize(DESKTOP);
+    await signIn(page, OWNER, site.url);
+    await page.goto(`${site.url}/dashboards/${board.id}`);
+    await expect(own(page)).toHaveText("5", { timeout: 30_000 });
+    await expect(without(page)).toHaveText("3");
+    await expect(choice).toHaveValue("");
+    await expect(choice).toBeEnabled();
+    // The project has filters: nothing to say about them
+    await expect(page.getByTestId("test-accounts-hint")).toHaveCount(0);
+
+    await choice.selectOption("true");
+    await expect(page).toHaveURL(/filter_test_accounts=true/);
+    await expect(page.getByTestId("filters-unsaved")).toBeVisible();
+    await expect(own(page)).toHaveText("3", { timeout: 30_000 });
+    await expect(without(page)).toHaveText("3");
+    await tileTitled(page, "Views, its own setting").getByTestId("tile-filters").click();
+    await expect(page.getByTestId("tile-test-accounts")).toHaveText("Internal and test users: filtered out");
+    await screenshot(page, "10-test-users-filtered-on-every-tile", { fullPage: false });
+    await page.keyboard.press("Escape");
+
+    // Included on every tile, saved for everyone
+    await choice.selectOption("false");
+    await expect(page).toHaveURL(/filter_test_accounts=false/);
+    await expect(without(page)).toHaveText("5", { timeout: 30_000 });
+    await expect(own(page)).toHaveText("5");
+    await page.getByTestId("save-filters").click();
+    await expect(page).not.toHaveURL(/filter_test_accounts/);
+    await expect(page.getByTestId("filters-unsaved")).toHaveCount(0);
+    expect((await api("GET", `dashboards/${board.id}/`)).filters).toMatchObject({ filterTestAccounts: false });
+    await page.reload();
+    await expect(choice).toHaveValue("false");
+    await expect(without(page)).toHaveText("5", { timeout: 30_000 });
+
+    await page.setViewportSize(PHONE);
+    await page.goto(`${site.url}/dashboards/${board.id}`);
+    await choice.selectOption("");
+    await expect(without(page)).toHaveText("3", { timeout: 30_000 });
+    await expect(own(page)).toHaveText("5");
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, "11-test-users-390", { fullPage: false });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+
+    // A project without test account filters: the saved setting can only go back to each insight's own, and the bar says where to set them
+    const project = await fetch(`${site.url}/api/projects/${site.projectId}/`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${site.personalKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ test_account_filters: [] }),
+    });
+    expect(project.status).toBe(200);
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`${site.url}/dashboards/${board.id}`);
+    await expect(choice).toHaveValue("false");
+    await expect(choice).toBeEnabled();
+    await expect(page.getByTestId("test-accounts-hint")).toHaveText("This project has no test account filters yet. Set them in project settings.");
+    await choice.selectOption("");
+    await expect(choice).toBeDisabled();
+    await expect(own(page)).toHaveText("5", { timeout: 30_000 });
+    await expect(without(page)).toHaveText("5");
+    await screenshot(page, "12-test-users-without-filters", { fullPage: false });
+    await page.getByTestId("test-accounts-settings-link").click();
+    await expect(page).toHaveURL(/\/settings\/project#test-account-filters$/);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Settings → Project (issue 34, item 3) at 1280×800 and 390×844: the project renamed and its
  * time zone set from the page — the top bar and the REST API see both — and back to UTC.
- * Test account filters (issue 37): the insight editor's "Filter out internal and test users"
- * disabled with a link while the project has none, a filter set in the settings, and the
- * toggle changing a trend's count.
+ * Test account filters (issue 37): the bootstrapped project starts with PostHog's defaults
+ * (the owner's domain, the local hosts), shown in the settings; cleared, the insight editor's
+ * "Filter out internal and test users" is disabled with a link, a filter set in the settings,
+ * and the toggle changing a trend's count.
  */
 import AxeBuilder from "@axe-core/playwright";
 import LZString from "lz-string";
@@ -73,6 +74,30 @@ test.describe("project settings", () => {
       ];
       const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
       expect(await sent.text()).toBe('{"status":1}');
+    });
+
+    test("a new project starts with PostHog's default filters, shown in the settings", async ({ page }) => {
+      test.setTimeout(120_000);
+      expect((await project()).test_account_filters).toEqual([
+        { key: "email", type: "person", operator: "not_icontains", value: "@project-settings.test" },
+        { key: "$host", type: "event", operator: "not_regex", value: "^(localhost|127\\.0\\.0\\.1)($|:)" },
+      ]);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await signIn(page, OWNER, site.url);
+      await page.goto(`${site.url}/settings/project#test-account-filters`);
+      const card = page.getByTestId("test-account-settings");
+      await expect(card.getByRole("combobox", { name: "Test account filter 1: person property" })).toHaveValue("email");
+      await expect(card.getByRole("combobox", { name: "Test account filter 2: event property" })).toHaveValue("$host");
+      await expect(card.getByTestId("test-accounts-save")).toBeDisabled();
+      await card.scrollIntoViewIfNeeded();
+      await screenshot(page, "03b-default-test-account-filters", { fullPage: false });
+      // Cleared, for the tests below to start from none
+      const cleared = await fetch(`${site.url}/api/projects/${site.projectId}/`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${site.personalKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ test_account_filters: [] }),
+      });
+      expect(cleared.status).toBe(200);
     });
 
     const toggle = (page: Page) => page.getByTestId("filter-test-accounts");

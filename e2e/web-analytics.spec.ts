@@ -5,7 +5,9 @@
  * visits show on /web (overview, live count, the Page tab with its bounce rates) and on Home;
  * then visits and autocaptured clicks on a host of their own, whose bounce rates and top
  * clicks are known by hand. Screenshots of both pages at desktop and phone widths, and an
- * axe check of /web.
+ * axe check of /web. The snippet's page is served from 127.0.0.1, which the project's
+ * default test account filters leave out: /web first says every visitor is a test account,
+ * and "Filter out internal and test users" (on by default, off in the URL) brings them back.
  */
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
@@ -100,6 +102,25 @@ test.describe("web analytics and the first run", () => {
       await shop.close();
     }
 
+    // Every visit so far came from 127.0.0.1: a test account by the project's default filters.
+    // (Over the last 24 hours: the server keeps answers a minute, and the 7 days are read again below.)
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${site.url}/web?date_from=-24h`);
+    await expect(page.getByTestId("web-analytics")).toHaveAttribute("data-state", "ready");
+    const toggle = page.getByTestId("filter-test-accounts");
+    await expect(toggle).toHaveAttribute("aria-checked", "true");
+    await expect(page.getByTestId("test-accounts-hint")).toHaveText("2 filters from the project settings.");
+    const notice = page.getByTestId("web-test-accounts-notice");
+    await expect(notice).toContainText("No visitors in the last 24 hours once internal and test users are left out");
+    await expect(page.getByTestId("web-overview-visitors")).toHaveAttribute("data-value", "0");
+    await screenshot(page, "web-only-test-accounts-1280");
+    await notice.getByTestId("web-include-test-accounts").click();
+    await expect(page).toHaveURL(/filter_test_accounts=false/);
+    await expect(toggle).toHaveAttribute("aria-checked", "false");
+    await expect(notice).toHaveCount(0);
+    await expect(page.getByTestId("web-table-paths").getByTestId("web-table-value").filter({ hasText: /^\/shop$/ })).toBeVisible();
+    await expect(page.getByTestId("web-overview-visitors")).toHaveAttribute("data-value", "1");
+
     // A visitor of twelve more pages (through /batch/, on another host), so the Page table pages;
     // /z-01 three times, so that ordering by views moves it.
     const sessionId = "019ab000-0000-7000-8000-000000000001";
@@ -117,11 +138,22 @@ test.describe("web analytics and the first run", () => {
     const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
     expect(sent.status).toBe(200);
 
-    await page.setViewportSize({ width: 1280, height: 800 });
+    // The switch on again (a new visit, without the URL's filter): the batch's visitors, not the shop's.
     await page.goto(`${site.url}/web`);
     await expect(page.getByTestId("web-analytics")).toHaveAttribute("data-state", "ready");
-    await expectOverview(page);
+    await expect(toggle).toHaveAttribute("aria-checked", "true");
     const table = page.getByTestId("web-table-paths");
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/z-01$/ })).toBeVisible();
+    await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop$/ })).toHaveCount(0);
+    await expect(page.getByTestId("web-overview-visitors")).toHaveAttribute("data-value", "2");
+    await expect(notice).toHaveCount(0);
+    await screenshot(page, "web-without-test-accounts-1280");
+    // Off from the keyboard: the shop's visits count again, for the rest of this test.
+    await toggle.focus();
+    await page.keyboard.press("Space");
+    await expect(page).toHaveURL(/filter_test_accounts=false/);
+    await expect(page.getByTestId("web-overview-visitors")).toHaveAttribute("data-value", "3");
+    await expectOverview(page);
     await expect(table.getByRole("tab", { name: "Page" })).toHaveAttribute("aria-selected", "true");
     await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop$/ })).toBeVisible();
     await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/shop\/checkout$/ })).toBeVisible();
@@ -253,6 +285,14 @@ test.describe("web analytics and the first run", () => {
     await expectOverview(page);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-390");
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    // The switch on a phone: on again, the shop's own host has no visitor left.
+    await toggle.scrollIntoViewIfNeeded();
+    await toggle.click();
+    await expect(page).not.toHaveURL(/filter_test_accounts/);
+    await expect(page).toHaveURL(new RegExp(`host=${encodeURIComponent(shopHost)}`));
+    await expect(page.getByTestId("web-test-accounts-notice")).toBeVisible();
+    await screenshot(page, "web-test-accounts-390", { fullPage: false });
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
 
     await page.setViewportSize({ width: 1280, height: 800 });

@@ -1,7 +1,7 @@
 /**
  * A dashboard's filters as the page holds them: PostHog's DashboardFilter (`date_from`,
- * `date_to`, `properties`), read from the saved dashboard or from the URL
- * (`?date_from=-30d&date_to=&properties=[…]`), which wins when it names any of them, and
+ * `date_to`, `properties`, `filterTestAccounts`), read from the saved dashboard or from the URL
+ * (`?date_from=-30d&date_to=&properties=[…]&filter_test_accounts=true`), which wins when it names any of them, and
  * written back to the URL so a filtered view can be shared, reloaded and navigated with
  * back and forward. Pure: the filter bar and the tiles' captions both use it.
  */
@@ -20,16 +20,18 @@ export interface DashboardFilters {
   date_from: string | null;
   date_to: string | null;
   properties: PropertyCondition[];
+  /** Every tile with (true) or without (false) the test accounts left out; null: each insight's own setting. */
+  filterTestAccounts: boolean | null;
 }
 
-export const NO_FILTERS: DashboardFilters = { date_from: null, date_to: null, properties: [] };
+export const NO_FILTERS: DashboardFilters = { date_from: null, date_to: null, properties: [], filterTestAccounts: null };
 
-
-const URL_KEYS = ["date_from", "date_to", "properties"] as const;
+const URL_KEYS = ["date_from", "date_to", "properties", "filter_test_accounts"] as const;
 const UNITS: Record<string, string> = { h: "hour", d: "day", w: "week", m: "month", q: "quarter", y: "year" };
 const OPERATORS = new Set(Object.keys(OPERATOR_LABELS));
 
 const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+const flag = (value: unknown) => (value === true || value === "true" ? true : value === false || value === "false" ? false : null);
 
 /** The conditions of a stored `properties` (a list, or groups of them), skipping what the bar cannot edit. */
 export function conditionsOf(properties: unknown): PropertyCondition[] {
@@ -48,7 +50,7 @@ export function conditionsOf(properties: unknown): PropertyCondition[] {
 /** A dashboard's saved `filters` as the bar shows them. */
 export function savedFilters(filters: unknown): DashboardFilters {
   const stored = filters && typeof filters === "object" ? (filters as Record<string, unknown>) : {};
-  return { date_from: text(stored.date_from), date_to: text(stored.date_to), properties: conditionsOf(stored.properties) };
+  return { date_from: text(stored.date_from), date_to: text(stored.date_to), properties: conditionsOf(stored.properties), filterTestAccounts: flag(stored.filterTestAccounts) };
 }
 
 /** The filters the URL names, or null when it names none (the saved ones apply). */
@@ -60,10 +62,15 @@ export function filtersFromSearch(params: URLSearchParams): DashboardFilters | n
   } catch {
     properties = null;
   }
-  return { date_from: text(params.get("date_from")), date_to: text(params.get("date_to")), properties: conditionsOf(properties) };
+  return {
+    date_from: text(params.get("date_from")),
+    date_to: text(params.get("date_to")),
+    properties: conditionsOf(properties),
+    filterTestAccounts: flag(params.get("filter_test_accounts")),
+  };
 }
 
-/** `params` with the filters written in (all three keys, so the URL alone says what is shown). */
+/** `params` with the filters written in (the three of every dashboard, and the test accounts' when set: the URL alone says what is shown). */
 export function searchWithFilters(params: URLSearchParams, filters: DashboardFilters | null): string {
   const next = new URLSearchParams(params);
   for (const key of URL_KEYS) next.delete(key);
@@ -71,14 +78,20 @@ export function searchWithFilters(params: URLSearchParams, filters: DashboardFil
     next.set("date_from", filters.date_from ?? "");
     next.set("date_to", filters.date_to ?? "");
     next.set("properties", JSON.stringify(filters.properties));
+    if (filters.filterTestAccounts !== null) next.set("filter_test_accounts", String(filters.filterTestAccounts));
   }
   const query = next.toString();
   return query ? `?${query}` : "";
 }
 
-/** What the server stores and the results call takes: complete conditions only. */
-export function filtersBody(filters: DashboardFilters): { date_from: string | null; date_to: string | null; properties: PropertyCondition[] } {
-  return { date_from: filters.date_from, date_to: filters.date_to, properties: filters.properties.filter(isComplete) };
+/** What the server stores and the results call takes: complete conditions only; the test accounts' setting only when set (null is each insight's own). */
+export function filtersBody(filters: DashboardFilters): { date_from: string | null; date_to: string | null; properties: PropertyCondition[]; filterTestAccounts?: boolean } {
+  return {
+    date_from: filters.date_from,
+    date_to: filters.date_to,
+    properties: filters.properties.filter(isComplete),
+    ...(filters.filterTestAccounts === null ? {} : { filterTestAccounts: filters.filterTestAccounts }),
+  };
 }
 
 const VALUELESS = new Set(["is_set", "is_not_set"]);

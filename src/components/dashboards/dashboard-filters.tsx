@@ -2,6 +2,7 @@
 
 import { useId, useState } from "react";
 import { OPERATOR_LABELS } from "@/components/events/filter-params";
+import { TestAccountsHint, useTestAccountFilters } from "@/components/settings/test-accounts-toggle";
 import { Button, Card, inputClasses, PropertyFilterRow } from "@/components/ui";
 import { PROPERTY_OPERATORS, type PropertyOperator } from "@/server/properties/contract";
 import { DATE_PRESETS } from "@/components/insights/date-presets";
@@ -34,9 +35,49 @@ function conditionOf(row: DraftRow): PropertyCondition {
 
 const isoDay = (value: string | null) => (value && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : "");
 
+/** The test accounts' choices: each insight's own setting (PostHog's, null), or one for every tile. */
+const TEST_ACCOUNT_CHOICES = [
+  { value: "", label: "Each insight's own setting" },
+  { value: "true", label: "Filtered out on every tile" },
+  { value: "false", label: "Included on every tile" },
+] as const;
+
+/**
+ * "Internal and test users" for the whole dashboard: PostHog's DashboardFilter
+ * `filterTestAccounts`, which replaces each insight's own when set. While the project has no
+ * test account filters it can only go back to each insight's own, and says where to set them.
+ */
+function TestAccountsChoice({ value, filters, hintId, onChange }: { value: boolean | null; filters: unknown[] | undefined; hintId: string | undefined; onChange: (next: boolean | null) => void }) {
+  const id = useId();
+  const none = filters !== undefined && filters.length === 0;
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-xs font-medium text-gray-700">
+        Internal and test users
+      </label>
+      <select
+        id={id}
+        className={inputClasses({ className: "pr-8 sm:w-60" })}
+        value={value === null ? "" : String(value)}
+        disabled={filters === undefined || (none && value === null)}
+        aria-describedby={hintId}
+        onChange={(event) => onChange(event.target.value === "" ? null : event.target.value === "true")}
+        data-testid="dashboard-test-accounts"
+      >
+        {TEST_ACCOUNT_CHOICES.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /**
  * The dashboard's filter bar: a date range (presets or two dates) that replaces every
- * tile's, and property conditions ANDed with each tile's own. Changes go to the URL at once
+ * tile's, property conditions ANDed with each tile's own, and whether every tile leaves out
+ * the internal and test users (or each insight decides). Changes go to the URL at once
  * (so they survive a reload and back/forward undoes them); "Save filters" stores them on the
  * dashboard for everyone, "Discard" returns to the saved ones.
  */
@@ -59,6 +100,9 @@ export function DashboardFiltersBar({
   onDiscard: () => void;
 }) {
   const rangeId = useId();
+  const testAccounts = useTestAccountFilters();
+  // Said only when it matters: the project has none to apply (or they could not be read).
+  const testAccountsHint = (testAccounts.filters !== undefined && testAccounts.filters.length === 0) || Boolean(testAccounts.error);
   const [custom, setCustom] = useState<{ from: string; to: string } | null>(null);
   const [rows, setRows] = useState<DraftRow[]>(() => active.properties.map(draftOf));
   // New filters from outside (back/forward, save, discard): the rows follow them. By value:
@@ -127,6 +171,12 @@ export function DashboardFiltersBar({
             </Button>
           </form>
         )}
+        <TestAccountsChoice
+          value={active.filterTestAccounts}
+          filters={testAccounts.filters}
+          hintId={testAccountsHint ? `${rangeId}-test-accounts` : undefined}
+          onChange={(filterTestAccounts) => onChange({ ...active, filterTestAccounts })}
+        />
         <Button variant="secondary" size="sm" onClick={() => setRows([...rows, { type: "event", key: "", operator: "exact", value: "" }])} data-testid="add-dashboard-filter">
           Add filter
         </Button>
@@ -148,6 +198,11 @@ export function DashboardFiltersBar({
           )}
         </div>
       </div>
+      {testAccountsHint && (
+        <div id={`${rangeId}-test-accounts`}>
+          <TestAccountsHint filters={testAccounts.filters} error={testAccounts.error} />
+        </div>
+      )}
       {rows.length > 0 && (
         <form
           className="flex flex-col gap-2"

@@ -56,6 +56,11 @@ export function TileCaption({ effective, lastRefresh, pending = false }: { effec
               </p>
               <FilterList title="Dashboard filters" items={effective?.dashboard_properties ?? []} />
               <FilterList title="Insight filters" items={effective?.insight_properties ?? []} />
+              {effective && (
+                <p data-testid="tile-test-accounts">
+                  <span className="font-medium text-gray-900">Internal and test users:</span> {effective.filter_test_accounts ? "filtered out" : "included"}
+                </p>
+              )}
             </div>
           )}
         </Popover>

@@ -67,9 +67,10 @@ export function TestAccountSettings({ project }: { project: TestAccountProject }
         title="Test account filters"
         description={
           <>
-            With <strong>Filter out internal and test users</strong> on, an insight reads only the events that pass all of these filters. Write them to leave out your
-            team, test accounts and local development: for example <em>person property email does not contain @yourcompany.com</em>, or <em>event property $host is not
-            localhost:3000</em>.
+            With <strong>Filter out internal and test users</strong> on (an insight&apos;s, web analytics&apos; or a dashboard&apos;s), only the events that pass all of
+            these filters are read. Write them to leave out your team, test accounts and local development: for example <em>person property email does not contain
+            @yourcompany.com</em>, or <em>event property $host is not localhost:3000</em>. A new project starts with the local hosts and, unless its creator signed up
+            with a mail provider&apos;s address, their e-mail domain.
             {admin ? "" : " Only organization admins can change them."}
           </>
         }

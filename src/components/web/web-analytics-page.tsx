@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { buttonClasses, Card, EmptyState, ErrorState, LoadingState, PageHeader } from "@/components/ui";
+import { Button, buttonClasses, Card, EmptyState, ErrorState, LoadingState, PageHeader } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 import { LiveVisitors } from "./live-visitors";
@@ -13,7 +13,7 @@ import { OverviewCards } from "./overview-cards";
 import { StatsTables } from "./stats-tables";
 import { TopClicks } from "./top-clicks";
 import { VisitorsChart } from "./visitors-chart";
-import { dateRangeLabel, filtersFromParams, paramsOf, replayHref, type TableOrder, type WebFilters } from "./web-filters";
+import { dateRangeLabel, filtersFromParams, paramsOf, replayHref, webTestAccounts, type TableOrder, type WebFilters } from "./web-filters";
 import { WebFiltersBar } from "./web-filters-bar";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, trendQuery, trendSeries, WEB_TABLE_GROUPS, type WebTableGroup } from "./web-query";
 import { useWebQuery } from "./use-web-query";
@@ -31,17 +31,19 @@ export function WebAnalyticsPage() {
     <ProjectGate testId="web-analytics">
       {(project) => (
         <Suspense>
-          <WebAnalytics projectId={project.id} />
+          <WebAnalytics projectId={project.id} testAccountFilters={project.testAccountFilters} />
         </Suspense>
       )}
     </ProjectGate>
   );
 }
 
-function WebAnalytics({ projectId }: { projectId: number }) {
+function WebAnalytics({ projectId, testAccountFilters }: { projectId: number; testAccountFilters: readonly unknown[] }) {
   const router = useRouter();
   const pathname = usePathname();
   const filters = filtersFromParams(useSearchParams());
+  // The switch as shown: off where the project has no test account filters (the queries may ask; it changes nothing there).
+  const testAccounts = webTestAccounts(filters, testAccountFilters);
   const setFilters = (next: WebFilters) => {
     const query = paramsOf(next);
     router.push(query ? `${pathname}?${query}` : pathname, { scroll: false });
@@ -95,15 +97,34 @@ function WebAnalytics({ projectId }: { projectId: number }) {
         <LoadingState label="Loading web analytics…" />
       ) : (
         <>
-          <WebFiltersBar projectId={projectId} filters={filters} onChange={setFilters} />
-          <Dashboard projectId={projectId} filters={filters} onOrder={(order) => setFilters({ ...filters, order })} />
+          <WebFiltersBar projectId={projectId} filters={filters} testAccounts={testAccounts} onChange={setFilters} />
+          <Dashboard
+            projectId={projectId}
+            filters={filters}
+            testAccounts={testAccounts}
+            onOrder={(order) => setFilters({ ...filters, order })}
+            onIncludeTestAccounts={() => setFilters({ ...filters, filterTestAccounts: false })}
+          />
         </>
       )}
     </div>
   );
 }
 
-function Dashboard({ projectId, filters, onOrder }: { projectId: number; filters: WebFilters; onOrder: (order: TableOrder | null) => void }) {
+function Dashboard({
+  projectId,
+  filters,
+  testAccounts,
+  onOrder,
+  onIncludeTestAccounts,
+}: {
+  projectId: number;
+  filters: WebFilters;
+  /** The test accounts are left out (the switch is on and the project has filters). */
+  testAccounts: boolean;
+  onOrder: (order: TableOrder | null) => void;
+  onIncludeTestAccounts: () => void;
+}) {
   const overview = useWebQuery(projectId, overviewQuery(filters));
   const trendNode = trendQuery(filters);
   const trend = useWebQuery(projectId, trendNode);
@@ -113,8 +134,21 @@ function Dashboard({ projectId, filters, onOrder }: { projectId: number; filters
   const sessionTrend = useWebQuery(projectId, sessionTrendQuery(filters));
   const sessionSeries = sessionTrend.data ? sessionTrendSeries(sessionTrend.data.results) : undefined;
   const sparklines = series || sessionSeries ? [...(series ?? []), ...(sessionSeries ?? [])] : series;
+  // Every visitor of the range is a test account (a first try on localhost, say): say so rather than show zeros.
+  const allTestAccounts = testAccounts && !overview.isFetching && items?.find((item) => item.key === "visitors")?.value === 0;
   return (
     <>
+      {allTestAccounts && (
+        <Card className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between" data-testid="web-test-accounts-notice">
+          <p className="text-sm text-gray-700">
+            No visitors in the {dateRangeLabel(filters.dateFrom).toLowerCase()} once internal and test users are left out: the project&apos;s test account filters leave out
+            every one (page views from localhost, for example).
+          </p>
+          <Button variant="secondary" size="sm" className="shrink-0" onClick={onIncludeTestAccounts} data-testid="web-include-test-accounts">
+            Include them
+          </Button>
+        </Card>
+      )}
       <OverviewCards
         items={items}
         series={sparklines}

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { TestAccountsToggle } from "@/components/settings/test-accounts-toggle";
 import { Button, inputClasses, SelectField, TextField } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { DATE_RANGES, goalFromParam, goalParam, pageGoalMatch, type DateRangeValue, type WebFilters, type WebGoal } from "./web-filters";
@@ -141,8 +142,12 @@ function PagePicker({ value, focus, onCommit, onCancel }: { value: string | null
   );
 }
 
-/** Host, path, range and goal. Each change is a new URL, so Back undoes it. */
-export function WebFiltersBar({ projectId, filters, onChange }: { projectId: number; filters: WebFilters; onChange: (next: WebFilters) => void }) {
+/**
+ * Host, path, range, goal and "Filter out internal and test users" (`testAccounts`: whether
+ * the page's queries leave them out, off where the project has no filters). Each change is a
+ * new URL, so Back undoes it.
+ */
+export function WebFiltersBar({ projectId, filters, testAccounts, onChange }: { projectId: number; filters: WebFilters; testAccounts: boolean; onChange: (next: WebFilters) => void }) {
   const trpc = useTRPC();
   const hosts = useQuery(trpc.events.values.queryOptions({ projectId, key: "$host", eventName: "$pageview" }));
   const paths = useQuery(trpc.events.values.queryOptions({ projectId, key: "$pathname", eventName: "$pageview" }));
@@ -152,36 +157,39 @@ export function WebFiltersBar({ projectId, filters, onChange }: { projectId: num
   const pathNames = (paths.data ?? []).map((row) => String(row.name));
 
   return (
-    <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="web-filters">
-      <SelectField
-        label="Date range"
-        value={filters.dateFrom}
-        onChange={(event) => onChange({ ...filters, dateFrom: event.target.value as DateRangeValue })}
-        testId="web-filter-date"
-      >
-        {DATE_RANGES.map((range) => (
-          <option key={range.value} value={range.value}>
-            {range.label}
-          </option>
-        ))}
-      </SelectField>
-      <SelectField
-        label="Host"
-        value={filters.host ?? ""}
-        onChange={(event) => onChange({ ...filters, host: event.target.value || null })}
-        hint={hosts.isError ? "Could not load the hosts." : undefined}
-        testId="web-filter-host"
-      >
-        <option value="">All hosts</option>
-        {hostNames.map((host) => (
-          <option key={host} value={host}>
-            {host}
-          </option>
-        ))}
-      </SelectField>
-      {/* Keyed on the URL's path, so Back and Forward reset what is typed. */}
-      <PathFilter key={filters.path ?? ""} value={filters.path} suggestions={pathNames} onChange={(path) => onChange({ ...filters, path })} />
-      <GoalPicker projectId={projectId} filters={filters} paths={pathNames} onChange={onChange} />
+    <div className="flex flex-col gap-3" data-testid="web-filters">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        <SelectField
+          label="Date range"
+          value={filters.dateFrom}
+          onChange={(event) => onChange({ ...filters, dateFrom: event.target.value as DateRangeValue })}
+          testId="web-filter-date"
+        >
+          {DATE_RANGES.map((range) => (
+            <option key={range.value} value={range.value}>
+              {range.label}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          label="Host"
+          value={filters.host ?? ""}
+          onChange={(event) => onChange({ ...filters, host: event.target.value || null })}
+          hint={hosts.isError ? "Could not load the hosts." : undefined}
+          testId="web-filter-host"
+        >
+          <option value="">All hosts</option>
+          {hostNames.map((host) => (
+            <option key={host} value={host}>
+              {host}
+            </option>
+          ))}
+        </SelectField>
+        {/* Keyed on the URL's path, so Back and Forward reset what is typed. */}
+        <PathFilter key={filters.path ?? ""} value={filters.path} suggestions={pathNames} onChange={(path) => onChange({ ...filters, path })} />
+        <GoalPicker projectId={projectId} filters={filters} paths={pathNames} onChange={onChange} />
+      </div>
+      <TestAccountsToggle inline checked={testAccounts} onChange={(on) => onChange({ ...filters, filterTestAccounts: on })} />
     </div>
   );
 }

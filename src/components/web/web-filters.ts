@@ -1,7 +1,7 @@
 /**
  * The web analytics page's filters and its tables' order, kept in the URL
- * (`/web?host=…&path=…&date_from=-30d&order=views-asc`) so that links share them and
- * back/forward step through them.
+ * (`/web?host=…&path=…&date_from=-30d&order=views-asc&filter_test_accounts=false`) so that
+ * links share them and back/forward step through them.
  */
 
 export const DATE_RANGES = [
@@ -25,6 +25,12 @@ export interface WebFilters {
   order: TableOrder | null;
   /** The conversion goal (PostHog's conversionGoal), or none. */
   goal: WebGoal | null;
+  /**
+   * "Filter out internal and test users" (PostHog's filterTestAccounts): on unless the URL
+   * says `filter_test_accounts=false`. It leaves out only what the project's test account
+   * filters name; without any it is shown off (webTestAccounts).
+   */
+  filterTestAccounts: boolean;
 }
 
 /** A conversion goal as the page offers it: an event, an action, or a page (a `$pageview` of it, given as a path or a full URL). */
@@ -142,6 +148,7 @@ export function filtersFromParams(params: Pick<URLSearchParams, "get">): WebFilt
     dateFrom: isDateRange(dateFrom) ? dateFrom : DEFAULT_DATE_FROM,
     order,
     goal: goalFromParam(params.get("goal")),
+    filterTestAccounts: params.get("filter_test_accounts") !== "false",
   };
 }
 
@@ -153,7 +160,16 @@ export function paramsOf(filters: WebFilters): string {
   if (filters.dateFrom !== DEFAULT_DATE_FROM) params.set("date_from", filters.dateFrom);
   if (filters.order !== null && ORDER_PARAMS.has(orderParam(filters.order))) params.set("order", orderParam(filters.order));
   if (filters.goal !== null) params.set("goal", goalParam(filters.goal));
+  if (!filters.filterTestAccounts) params.set("filter_test_accounts", "false");
   return params.toString();
+}
+
+/**
+ * Whether the page leaves out test accounts, as its switch shows it: on by default, but a
+ * project without test account filters has nothing to leave out, and its switch shows off.
+ */
+export function webTestAccounts(filters: Pick<WebFilters, "filterTestAccounts">, projectFilters: readonly unknown[]): boolean {
+  return filters.filterTestAccounts && projectFilters.length > 0;
 }
 
 export function dateRangeLabel(value: DateRangeValue): string {

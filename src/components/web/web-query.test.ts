@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { filtersFromParams, nextOrder, pageGoalMatch, paramsOf, tableOrder, type WebFilters } from "./web-filters";
+import { filtersFromParams, nextOrder, pageGoalMatch, paramsOf, tableOrder, webTestAccounts, type WebFilters } from "./web-filters";
 import { breakdownLabel, changeText, changeTone, formatDuration, formatOverviewValue, formatRate } from "./web-format";
 import { trendsQuerySchema, trendsSpec } from "@/server/trends/contract";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, statsTable, statsTableQuery, topClicks, topClicksQuery, trendQuery, trendSeries } from "./web-query";
 
 describe("the page's filters in the URL", () => {
   it("read back what they wrote, defaults left out", () => {
-    const filters: WebFilters = { host: "shop.example", path: "/pricing", dateFrom: "-30d", order: { field: "Views", direction: "ASC" }, goal: null };
+    const filters: WebFilters = { host: "shop.example", path: "/pricing", dateFrom: "-30d", order: { field: "Views", direction: "ASC" }, goal: null, filterTestAccounts: true };
     expect(paramsOf(filters)).toBe("host=shop.example&path=%2Fpricing&date_from=-30d&order=views-asc");
     expect(filtersFromParams(new URLSearchParams(paramsOf(filters)))).toEqual(filters);
     for (const order of [
@@ -17,14 +17,27 @@ describe("the page's filters in the URL", () => {
     ] as const) {
       expect(filtersFromParams(new URLSearchParams(paramsOf({ ...filters, order })))).toEqual({ ...filters, order });
     }
-    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "BounceRate", direction: "DESC" }, goal: null })).toBe("order=bounce-rate-desc");
-    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: null, goal: null })).toBe("");
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "BounceRate", direction: "DESC" }, goal: null, filterTestAccounts: true })).toBe("order=bounce-rate-desc");
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: null, goal: null, filterTestAccounts: true })).toBe("");
     // The default order is no order: the URL leaves it out.
-    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "Visitors", direction: "DESC" }, goal: null })).toBe("");
+    expect(paramsOf({ host: null, path: null, dateFrom: "-7d", order: { field: "Visitors", direction: "DESC" }, goal: null, filterTestAccounts: true })).toBe("");
+  });
+
+  it("keep \"Filter out internal and test users\" on unless the URL turns it off; a project without filters has it off", () => {
+    const off: WebFilters = { host: null, path: null, dateFrom: "-7d", order: null, goal: null, filterTestAccounts: false };
+    expect(paramsOf(off)).toBe("filter_test_accounts=false");
+    expect(filtersFromParams(new URLSearchParams(paramsOf(off)))).toEqual(off);
+    expect(paramsOf({ ...off, host: "shop.example", filterTestAccounts: true })).toBe("host=shop.example");
+    // Only the word false turns it off
+    for (const value of ["true", "0", "no", ""]) expect(filtersFromParams(new URLSearchParams({ filter_test_accounts: value })).filterTestAccounts).toBe(true);
+    const filter = { key: "$host", type: "event", operator: "not_regex", value: "^localhost" };
+    expect(webTestAccounts({ filterTestAccounts: true }, [filter])).toBe(true);
+    expect(webTestAccounts({ filterTestAccounts: false }, [filter])).toBe(false);
+    expect(webTestAccounts({ filterTestAccounts: true }, [])).toBe(false);
   });
 
   it("fall back to the defaults for values they do not know", () => {
-    expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d", order: null, goal: null });
+    expect(filtersFromParams(new URLSearchParams("host=%20%20&date_from=-3y&path=" + "a".repeat(2000)))).toEqual({ host: null, path: null, dateFrom: "-7d", order: null, goal: null, filterTestAccounts: true });
     for (const order of ["visitors-desc", "Views-ASC", "views", "bounce-asc", "bouncerate-desc", "BounceRate-DESC", "constructor", "__proto__", ""]) {
       expect(filtersFromParams(new URLSearchParams({ order })).order).toBeNull();
     }
@@ -52,20 +65,25 @@ describe("the page's filters in the URL", () => {
 });
 
 describe("the queries", () => {
-  const filters: WebFilters = { host: "shop.example", path: "/", dateFrom: "-24h", order: null, goal: null };
+  const filters: WebFilters = { host: "shop.example", path: "/", dateFrom: "-24h", order: null, goal: null, filterTestAccounts: true };
   const properties = [
     { type: "event", key: "$host", operator: "exact", value: ["shop.example"] },
     { type: "event", key: "$pathname", operator: "exact", value: ["/"] },
   ];
 
   it("are PostHog's nodes with the filters as event properties", () => {
-    expect(overviewQuery(filters)).toEqual({ kind: "WebOverviewQuery", properties, dateRange: { date_from: "-24h", date_to: null }, compareFilter: { compare: true } });
+    expect(overviewQuery(filters)).toEqual({ kind: "WebOverviewQuery", properties, dateRange: { date_from: "-24h", date_to: null }, compareFilter: { compare: true }, filterTestAccounts: true });
     expect(statsTableQuery(filters, "InitialPage", 20)).toMatchObject({ kind: "WebStatsTableQuery", breakdownBy: "InitialPage", limit: 20, properties });
     expect(statsTableQuery(filters, "InitialPage", 20)).not.toHaveProperty("orderBy");
     expect(statsTableQuery({ ...filters, order: { field: "Views", direction: "ASC" } }, "Page", 20)).toMatchObject({ orderBy: ["Views", "ASC"] });
-    expect(topClicksQuery(filters)).toEqual({ kind: "WebTopClicksQuery", properties, dateRange: { date_from: "-24h", date_to: null } });
+    expect(topClicksQuery(filters)).toEqual({ kind: "WebTopClicksQuery", properties, dateRange: { date_from: "-24h", date_to: null }, filterTestAccounts: true });
+    expect(statsTableQuery(filters, "Page", 20)).toMatchObject({ filterTestAccounts: true });
+    expect(sessionTrendQuery(filters)).toMatchObject({ filterTestAccounts: true });
+    // Off: every node says so
+    const off = { ...filters, filterTestAccounts: false };
+    for (const node of [overviewQuery(off), statsTableQuery(off, "Page", 20), topClicksQuery(off), trendQuery(off), sessionTrendQuery(off)]) expect(node.filterTestAccounts).toBe(false);
     const trend = trendQuery(filters);
-    expect(trend).toMatchObject({ kind: "TrendsQuery", interval: "hour", properties });
+    expect(trend).toMatchObject({ kind: "TrendsQuery", interval: "hour", properties, filterTestAccounts: true });
     expect(trend.series.map((s) => s.math)).toEqual(["dau", "total", "unique_session"]);
     expect(trendQuery({ ...filters, dateFrom: "-30d" }).interval).toBe("day");
   });

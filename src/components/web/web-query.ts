@@ -111,8 +111,20 @@ const dateRangeOf = (filters: WebFilters) => ({ date_from: filters.dateFrom, dat
 
 const goalOf = (filters: WebFilters) => (filters.goal === null ? {} : { conversionGoal: conversionGoalOf(filters.goal) });
 
+/**
+ * Every builder below carries the switch's `filterTestAccounts` (PostHog's, on each web
+ * analytics node and the graphs' trends); where the project has no test account filters the
+ * server leaves the query as it is.
+ */
 export function overviewQuery(filters: WebFilters) {
-  return { kind: "WebOverviewQuery", properties: propertiesOf(filters), dateRange: dateRangeOf(filters), compareFilter: { compare: true }, ...goalOf(filters) };
+  return {
+    kind: "WebOverviewQuery",
+    properties: propertiesOf(filters),
+    dateRange: dateRangeOf(filters),
+    compareFilter: { compare: true },
+    filterTestAccounts: filters.filterTestAccounts,
+    ...goalOf(filters),
+  };
 }
 
 export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, limit: number) {
@@ -125,6 +137,7 @@ export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, li
     properties: propertiesOf(filters),
     dateRange: dateRangeOf(filters),
     limit,
+    filterTestAccounts: filters.filterTestAccounts,
     ...goalOf(filters),
     ...(bounceRate ? { includeBounceRate: true } : {}),
     ...(order === null ? {} : { orderBy: [order.field, order.direction] }),
@@ -133,7 +146,7 @@ export function statsTableQuery(filters: WebFilters, breakdown: WebBreakdown, li
 
 /** The ten most clicked element texts of autocaptured clicks, through the page's range and filters. */
 export function topClicksQuery(filters: WebFilters) {
-  return { kind: "WebTopClicksQuery", properties: propertiesOf(filters), dateRange: dateRangeOf(filters) };
+  return { kind: "WebTopClicksQuery", properties: propertiesOf(filters), dateRange: dateRangeOf(filters), filterTestAccounts: filters.filterTestAccounts };
 }
 
 /** The series of the visitors/views graph and the overview's sparklines, in this order; keys are the overview's. */
@@ -172,6 +185,7 @@ export function trendQuery(filters: WebFilters) {
     interval: intervalOf(filters),
     dateRange: dateRangeOf(filters),
     properties: propertiesOf(filters),
+    filterTestAccounts: filters.filterTestAccounts,
     trendsFilter: { display: "ActionsLineGraph" },
   };
 }
@@ -195,6 +209,7 @@ export function sessionTrendQuery(filters: WebFilters) {
     interval: intervalOf(filters),
     dateRange: dateRangeOf(filters),
     properties: propertiesOf(filters),
+    filterTestAccounts: filters.filterTestAccounts,
     trendsFilter: { display: "ActionsLineGraph" },
   };
 }

@@ -38,6 +38,7 @@ import { actionEmailHtml, escapeHtml } from "@/server/email/present";
 import { emailConfigured, sendEmail } from "@/server/email/service";
 import { toMember, toPersonalApiKeySummary, toProjectResource, toUserBasic } from "./present";
 import * as store from "./store";
+import { defaultTestAccountFilters } from "./test-account-defaults";
 
 export interface UserSummary {
   id: number;
@@ -60,14 +61,15 @@ export async function hasAnyUser(prisma: PrismaClient): Promise<boolean> {
 
 /**
  * First run, as PostHog's: the first user creates the organization (as owner) and its
- * first project. Refused once any user exists; later users are invited.
+ * first project. Refused once any user exists; later users are invited. Every new project
+ * starts with PostHog's default test account filters for its creator (test-account-defaults.ts).
  */
 export async function signUpFirstUser(prisma: PrismaClient, input: SignUpInput) {
   const { email, password, firstName, organization, project } = signUpInput.parse(input);
   const passwordHash = await hashPassword(password);
   const user = await store.createFirstUser(
     prisma,
-    { organization, project, apiToken: newProjectApiKey() },
+    { organization, project, apiToken: newProjectApiKey(), testAccountFilters: defaultTestAccountFilters(email) },
     { email, firstName, passwordHash, distinctId: randomUUID() },
   );
   if (!user) throw new AppError("permission_denied", "Burrow is already set up. Sign in, or ask an admin for an invite.");
@@ -88,10 +90,10 @@ export async function bootstrap(prisma: PrismaClient, input: BootstrapInput) {
   if (membership?.organization.projects[0]) {
     ids = { organizationId: membership.organizationId, project: membership.organization.projects[0] };
   } else if (membership) {
-    const created = await store.createProject(prisma, { organizationId: membership.organizationId, name: project, apiToken: newProjectApiKey() });
+    const created = await store.createProject(prisma, { organizationId: membership.organizationId, name: project, apiToken: newProjectApiKey(), testAccountFilters: defaultTestAccountFilters(user.email) });
     ids = { organizationId: membership.organizationId, project: created };
   } else {
-    const created = await store.createOrganizationWithProject(prisma, user.id, { organization, project, apiToken: newProjectApiKey() });
+    const created = await store.createOrganizationWithProject(prisma, user.id, { organization, project, apiToken: newProjectApiKey(), testAccountFilters: defaultTestAccountFilters(user.email) });
     ids = { organizationId: created.organization.id, project: created.project };
   }
   const { key } = await createPersonalApiKey(prisma, user.id, { label: "bootstrap", scopes: ["*"] });
@@ -313,13 +315,13 @@ export async function switchProject(ctx: UserContext, projectId: number) {
   await store.setCurrentProject(ctx.db.prisma, ctx.actor.id, projectId);
 }
 
-/** An organization admin adds a project; it gets its own project API key. */
+/** An organization admin adds a project; it gets its own project API key, and the default test account filters for this admin's e-mail. */
 export async function createProject(ctx: UserContext, organizationId: string, input: { name: string }) {
   const { name } = createProjectInput.parse(input);
   const membership = await store.findMembership(ctx.db.prisma, organizationId, ctx.actor.id);
   if (!membership) throw new AppError("not_found", "Not found.");
   if (membership.level < MembershipLevel.admin) throw new AppError("permission_denied", "Only organization admins can create projects.");
-  const project = await store.createProject(ctx.db.prisma, { organizationId, name, apiToken: newProjectApiKey() });
+  const project = await store.createProject(ctx.db.prisma, { organizationId, name, apiToken: newProjectApiKey(), testAccountFilters: defaultTestAccountFilters(ctx.actor.email) });
   return { id: project.id, name: project.name };
 }
 

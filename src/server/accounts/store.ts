@@ -59,14 +59,14 @@ export function setCurrentProject(db: DbClient, userId: number, projectId: numbe
  */
 export function createFirstUser(
   prisma: PrismaClient,
-  names: { organization: string; project: string; apiToken: string },
+  names: { organization: string; project: string; apiToken: string; testAccountFilters: unknown[] },
   owner: Omit<NewUser, "membership" | "currentProjectId">,
 ) {
   return prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(4242002)`;
     if ((await tx.user.count()) > 0) return null;
     const org = await tx.organization.create({ data: { name: names.organization } });
-    const proj = await tx.project.create({ data: { organizationId: org.id, name: names.project, apiToken: names.apiToken } });
+    const proj = await tx.project.create({ data: { organizationId: org.id, name: names.project, apiToken: names.apiToken, testAccountFilters: names.testAccountFilters as Prisma.InputJsonValue } });
     return tx.user.create({
       data: userData({ ...owner, currentProjectId: proj.id, membership: { organizationId: org.id, level: MembershipLevel.owner } }),
     });
@@ -79,7 +79,7 @@ export function createFirstUser(
 export function createOrganizationWithProject(
   prisma: PrismaClient,
   userId: number,
-  names: { organization: string; project: string; apiToken: string },
+  names: { organization: string; project: string; apiToken: string; testAccountFilters: unknown[] },
 ) {
   return prisma.$transaction(async (tx) => {
     const organization = await tx.organization.create({
@@ -89,7 +89,7 @@ export function createOrganizationWithProject(
       },
     });
     const project = await tx.project.create({
-      data: { organizationId: organization.id, name: names.project, apiToken: names.apiToken },
+      data: { organizationId: organization.id, name: names.project, apiToken: names.apiToken, testAccountFilters: names.testAccountFilters as Prisma.InputJsonValue },
     });
     await tx.user.update({ where: { id: userId }, data: { currentProjectId: project.id } });
     return { organization, project };
@@ -212,8 +212,8 @@ export function usePasswordReset(prisma: PrismaClient, resetId: string, userId: 
 
 // Projects
 
-export function createProject(db: DbClient, data: { organizationId: string; name: string; apiToken: string }) {
-  return db.project.create({ data });
+export function createProject(db: DbClient, data: { organizationId: string; name: string; apiToken: string; testAccountFilters: unknown[] }) {
+  return db.project.create({ data: { ...data, testAccountFilters: data.testAccountFilters as Prisma.InputJsonValue } });
 }
 
 export function updateProjectSettings(db: DbClient, projectId: number, data: { name?: string; timezone?: string; anonymizeIps?: boolean; enrichEvents?: boolean; testAccountFilters?: unknown[] }) {

@@ -60,6 +60,8 @@ export interface EffectiveFilters {
   /** The dashboard's (and tile's) conditions, ANDed with the insight's own. */
   dashboard_properties: FilterLeaf[];
   insight_properties: FilterLeaf[];
+  /** Read without the project's test accounts: the dashboard's `filterTestAccounts` when set, else the insight's. */
+  filter_test_accounts: boolean;
 }
 
 export type TileResult = { tile_id: number; effective: EffectiveFilters } & (

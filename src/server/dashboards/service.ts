@@ -13,6 +13,7 @@ import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
 import { computeInsight, createInsight, mergeDashboardFilters } from "@/server/insights/service";
 import { runnableNode } from "@/server/query/contract";
+import { asksForTestAccounts } from "@/server/query/service";
 import { normaliseTags, setTags, tagNames } from "@/server/tags/service";
 import type { DashboardCreateBody, DashboardListQuery, DashboardResultsQuery, DashboardUpdateBody, NewInsightTile } from "./contract";
 import {
@@ -296,6 +297,7 @@ async function computeTile(db: Database, row: DashboardDetailRow, tile: Dashboar
     ...overriddenDateRange(node.dateRange as { date_from?: string | null; date_to?: string | null } | undefined, filters),
     dashboard_properties: filterLeaves(filters?.properties),
     insight_properties: filterLeaves(node.properties),
+    filter_test_accounts: asksForTestAccounts(insight.query, filters),
   });
   let filters: FiltersOverride | null = null;
   try {

@@ -170,8 +170,9 @@ const webBaseShape = {
   dateRange: dateRangeSchema.nullish(),
   compareFilter: compareFilterSchema,
   conversionGoal: conversionGoalSchema.nullish(),
-  // Burrow has no test-account filters, path-cleaning rules or revenue: nothing to apply.
-  filterTestAccounts: z.boolean().nullish(),
+  // Read by the query service, which lays the project's test account filters over the properties (query/test-accounts.ts).
+  filterTestAccounts: z.boolean({ error: "filterTestAccounts must be a boolean." }).nullish(),
+  // Burrow has no path-cleaning rules or revenue: nothing to apply.
   doPathCleaning: z.boolean().nullish(),
   includeRevenue: z.boolean().nullish(),
   // Accepted and ignored, as PostHog's newest runner does: the answers are exact.

@@ -187,7 +187,7 @@ function expectClose(actual: number[], expected: number[]): void {
 /** `length` zeros with the given buckets set. */
 const sparse = (length: number, values: Record<number, number>) => Array.from({ length }, (_, i) => values[i] ?? 0);
 
-const filters = (overrides: Partial<WebFilters>): WebFilters => ({ host: null, path: null, dateFrom: "-7d", order: null, goal: null, ...overrides });
+const filters = (overrides: Partial<WebFilters>): WebFilters => ({ host: null, path: null, dateFrom: "-7d", order: null, goal: null, filterTestAccounts: false, ...overrides });
 const exact = (key: string, value: string) => ({ type: "event", key, value, operator: "exact" });
 
 async function overview(dateRange: Record<string, unknown>, properties: unknown[] = []) {

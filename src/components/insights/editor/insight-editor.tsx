@@ -31,7 +31,7 @@ import {
 } from "./editor-state";
 import { useLeaveGuard } from "./leave-guard";
 import { SaveDialog } from "./save-dialog";
-import { TestAccountsToggle } from "./test-accounts-toggle";
+import { TestAccountsToggle } from "@/components/settings/test-accounts-toggle";
 import { BreakdownSection, DateSection, DisplaySection, FilterGroupsEditor, FunnelSection, PathsSection, RetentionSection, Section, SeriesSection, StickinessSection, type Update } from "./query-panels";
 
 /** How long the editor waits after an edit before it runs the query and writes the URL. */

@@ -60,7 +60,13 @@ describe(`a project's test account filters (${testDbKind})`, () => {
   const internal = [{ key: "email", value: "@example.com", operator: "not_icontains", type: "person" }];
 
   it("an admin sets them through tRPC (the settings form) and every member reads them; a member may not, and a malformed filter is refused", async () => {
-    expect(await owner.account.project({ projectId })).toMatchObject({ testAccountFilters: [] });
+    // PostHog's defaults for a new project (accounts/test-account-defaults.ts): example.com is no mail provider
+    expect(await owner.account.project({ projectId })).toMatchObject({
+      testAccountFilters: [
+        { key: "email", type: "person", operator: "not_icontains", value: "@example.com" },
+        { key: "$host", type: "event", operator: "not_regex", value: "^(localhost|127\\.0\\.0\\.1)($|:)" },
+      ],
+    });
     await owner.account.updateProject({ projectId, test_account_filters: internal });
     expect(await member.account.project({ projectId })).toMatchObject({ testAccountFilters: internal });
     await expect(member.account.updateProject({ projectId, test_account_filters: [] })).rejects.toMatchObject({ code: "FORBIDDEN" });
