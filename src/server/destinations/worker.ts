@@ -37,8 +37,11 @@ export interface DeliveryOptions {
 }
 
 const LOG_DAYS = 30;
-/** The shortest time between two rounds that kicks start. */
+/** The shortest time between two rounds that kicks start; while capture is busy, longer (see `yieldToIngestion`). */
 const KICK_GAP_MS = 50;
+const BUSY_KICK_GAP_MS = 250;
+/** While capture is busy, the worker rests this many times as long as its last step took. */
+const BUSY_REST_FACTOR = 9;
 /** How long the worker rests when destinations it has rows for are at their rate limit (their tokens gather meanwhile). */
 const RATE_LIMITED_REST_MS = 100;
 /** Rows due within this long count as work at hand (rate-limited rows wait under a second). */
@@ -179,7 +182,7 @@ export class DeliveryWorker {
     }
     // Kicks come with every statement that routed events: a round at most every KICK_GAP_MS, and
     // none during a rest (each round costs queries even when it finds nothing it may send).
-    const at = Math.max(this.restUntil, this.lastRunEnd + KICK_GAP_MS);
+    const at = Math.max(this.restUntil, this.lastRunEnd + (this.ingestionBusy() ? BUSY_KICK_GAP_MS : KICK_GAP_MS));
     if (now < at) {
       if (!this.timer || this.timerAt > at) this.schedule(at - now);
       return;
@@ -235,14 +238,14 @@ export class DeliveryWorker {
         // cost each a read of its event (most of a round's work while capture kept the limits full).
         const skip = [...open, ...[...this.buckets].filter(([id, bucket]) => !open.includes(id) && !bucket.ready()).map(([id]) => id)];
         limited = skip.length > open.length;
+        let started = performance.now();
         if (await store.fewDue(this.sql, FAN_OUT_AHEAD_MS, limit, open)) {
-          const started = performance.now();
           await fanOutStep(this.sql, this.fanOut);
           await this.yieldToIngestion(performance.now() - started);
+          started = performance.now();
         }
         const rows = await store.claimOutbox(this.sql, limit, this.options.leaseMs, skip);
         if (rows.length === 0) break;
-        const started = performance.now();
         await this.deliverAll(rows);
         await this.yieldToIngestion(performance.now() - started);
       }
@@ -257,15 +260,20 @@ export class DeliveryWorker {
     }
   }
 
+  /** Dozens of batches with matching events in the last half second or so. */
+  private ingestionBusy(): boolean {
+    return Date.now() - this.kicksSince < 1_000 && this.kicks >= 20;
+  }
+
   /**
-   * Deliveries share the thread (and, embedded, the connection) with capture: while capture
-   * is busy (dozens of batches with matching events in half a second), the worker rests four
-   * times as long as its last round took, so it takes at most a fifth of the time and the
-   * outbox drains once the burst is over. It never rests longer than a second.
+   * Deliveries share the cores (and, embedded, the one connection) with capture, and capture
+   * comes first: while it is busy, the worker rests nine times as long as its last step took
+   * (its queries and its requests' wait alike), so it takes at most a tenth of the time, and
+   * its rounds start at most four times a second. Deliveries lag during a burst and the
+   * outbox drains once it is over; a rest never exceeds a second, so they never stop.
    */
-  private async yieldToIngestion(roundMs: number): Promise<void> {
-    const busy = Date.now() - this.kicksSince < 1_000 && this.kicks >= 20;
-    if (busy && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 4 * roundMs)).unref());
+  private async yieldToIngestion(stepMs: number): Promise<void> {
+    if (this.ingestionBusy() && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, BUSY_REST_FACTOR * stepMs)).unref());
   }
 
   private async deliverAll(claimed: store.OutboxRow[]): Promise<void> {
@@ -292,11 +300,14 @@ export class DeliveryWorker {
     await store.dropOutbox(this.sql, gone);
     for (const [wait, ids] of postponed) await store.postpone(this.sql, ids, new Date(Date.now() + wait));
     const outcomes: store.AttemptOutcome[] = [];
+    // Compiled once a round per destination, not per row.
+    const checks = new Map([...functions.values()].map((fn) => [fn.id, personCheck(fn.filters, fn.test_account_filters)]));
     let next = 0;
     const lane = async () => {
       while (next < work.length) {
         const item = work[next++]!;
-        outcomes.push(await this.attempt(item.row, item.fn, item.row.payload.person_id ? (persons.get(String(item.row.payload.person_id)) ?? null) : null));
+        const person = item.row.payload.person_id ? (persons.get(String(item.row.payload.person_id)) ?? null) : null;
+        outcomes.push(await this.attempt(item.row, item.fn, person, checks.get(item.fn.id) ?? null));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, work.length) }, lane));
@@ -304,10 +315,9 @@ export class DeliveryWorker {
     for (const fn of functions.values()) await this.saveBreaker(fn);
   }
 
-  private async attempt(row: Deliverable, fn: store.HogFunctionForDelivery, person: Record<string, unknown> | null): Promise<store.AttemptOutcome> {
+  private async attempt(row: Deliverable, fn: store.HogFunctionForDelivery, person: Record<string, unknown> | null, check: ReturnType<typeof personCheck>): Promise<store.AttemptOutcome> {
     const attempt = row.attempts + 1;
     const base = { outboxId: row.id, hogFunctionId: fn.id, projectId: row.project_id, eventUuid: row.event_uuid, attempt };
-    const check = personCheck(fn.filters);
     if (check && !check(row.payload, person)) return { ...base, status: "skipped", responseCode: null, durationMs: 0, error: "The person no longer matches the filters." };
     const started = performance.now();
     let status: number | null = null;
