@@ -6,6 +6,7 @@
 import { serverEnvFrom } from "@/server/env";
 import { isSealed, openSecret, type OutboundRequest } from "@/server/outbound/service";
 import { destinationFiltersSchema, type DestinationFilters } from "./contract";
+import { testAccountGroup } from "@/server/query/test-accounts";
 import { compileFilters, type MatchableEvent } from "./filters";
 import type { HogFunctionForDelivery } from "./store";
 import { renderJson, renderText, type TemplateGlobals } from "./template";
@@ -65,12 +66,12 @@ export function globalsFor(fn: Pick<HogFunctionForDelivery, "id" | "project_id" 
  * now (null: the filters do not read the person; ingestion decided). Listed actions were
  * checked at ingestion: here only the events (when no action is listed) and the properties.
  */
-export function personCheck(filtersJson: unknown): ((payload: Record<string, unknown>, person: Record<string, unknown> | null) => boolean) | null {
+export function personCheck(filtersJson: unknown, testAccountFilters: unknown = null): ((payload: Record<string, unknown>, person: Record<string, unknown> | null) => boolean) | null {
   const parsed = destinationFiltersSchema.safeParse(filtersJson);
   if (!parsed.success) return null;
   const filters: DestinationFilters = { ...parsed.data, actions: [], events: parsed.data.actions.length > 0 ? [] : parsed.data.events };
   try {
-    const compiled = compileFilters(filters, new Map());
+    const compiled = compileFilters(filters, new Map(), parsed.data.filter_test_accounts ? testAccountGroup(testAccountFilters) : null);
     return compiled.readsPerson ? (payload, person) => compiled.matches(eventOf(payload), person) : null;
   } catch {
     return null;

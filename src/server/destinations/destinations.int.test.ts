@@ -204,6 +204,43 @@ describe("delivery", () => {
     expect(personRows.map((r) => r.status).sort()).toEqual(["delivered", "skipped"]);
   });
 
+  it("with filter_test_accounts leaves out the project's test accounts: by the event at capture, by the person at delivery", async () => {
+    await db.prisma.project.update({
+      where: { id: projectId },
+      data: {
+        testAccountFilters: [
+          { key: "$host", operator: "not_regex", value: "^(localhost|127\\.0\\.0\\.1)($|:)", type: "event" },
+          { key: "email", operator: "not_icontains", value: "@staff.test", type: "person" },
+        ],
+      },
+    });
+    try {
+      const filtered = await create(webhook("no test accounts", `http://127.0.0.1:${port}/real-users`, { filters: { events: [{ id: "paid" }], filter_test_accounts: true } }));
+      expect(filtered.status, JSON.stringify(filtered.body)).toBe(201);
+      const everyone = await create(webhook("everyone", `http://127.0.0.1:${port}/everyone`, { filters: { events: [{ id: "paid" }] } }));
+      await sendBatch(token, [
+        { event: "$identify", distinct_id: "staffer", properties: { $set: { email: "sam@staff.test" } } },
+        { event: "$identify", distinct_id: "carol", properties: { $set: { email: "carol@example.com" } } },
+        { event: "paid", distinct_id: "carol", properties: { $host: "shop.test" } },
+        { event: "paid", distinct_id: "developer", properties: { $host: "localhost:3000" } },
+        { event: "paid", distinct_id: "staffer", properties: { $host: "shop.test" } },
+      ]);
+      await until("every delivery to the unfiltered one", async () => received.filter((r) => r.path === "/everyone").length >= 3);
+      const filteredRows = await until("the filtered one's two rows", async () => {
+        const rows = (await call(deliveries.GET, "GET", `hog_functions/${filtered.body.id}/deliveries/`, { id: filtered.body.id })).body.results as { status: string }[];
+        return rows.length >= 2 && rows;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The localhost event never reached the outbox; the staff member's was skipped once their person was read.
+      expect(filteredRows.map((r) => r.status).sort()).toEqual(["delivered", "skipped"]);
+      expect(received.filter((r) => r.path === "/real-users")).toHaveLength(1);
+      expect(received.filter((r) => r.path === "/everyone")).toHaveLength(3);
+      expect(everyone.status).toBe(201);
+    } finally {
+      await db.prisma.project.update({ where: { id: projectId }, data: { testAccountFilters: [] } });
+    }
+  });
+
   it("gives up on a dead receiver after its attempts, and opens the circuit", async () => {
     const dead = http.createServer();
     await new Promise<void>((resolve) => dead.listen(0, "127.0.0.1", resolve));

@@ -1,7 +1,8 @@
 /**
  * A destination's filters as predicates (PostHog's `filters`: events, actions, properties).
  * An event passes when it is one of the listed events or actions (any; none listed: every
- * event) and every top-level property filter holds.
+ * event) and every top-level property filter holds; with `filter_test_accounts`, the
+ * project's test account filters must hold too (as PostHog's hog functions read them).
  *
  * Ingestion checks what the event alone can answer, so that the outbox gets only events a
  * destination wants; a filter reading person properties is checked once more at delivery,
@@ -42,8 +43,11 @@ function readsPerson(node: PropertyNode): boolean {
   return node.type === "person" || node.type === "cohort";
 }
 
-/** The filters as one tree; `actionTrees` are the listed actions' steps (a missing action matches nothing). */
-export function filtersTree(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>): PropertyGroup {
+/**
+ * The filters as one tree; `actionTrees` are the listed actions' steps (a missing action
+ * matches nothing), `testAccounts` the project's test account filters (query/test-accounts.ts).
+ */
+export function filtersTree(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>, testAccounts: PropertyGroup | null = null): PropertyGroup {
   const wanted: PropertyNode[] = [
     ...filters.events.map((entry): PropertyNode => {
       const parts: PropertyNode[] = entry.id === null ? [] : [eventIs(entry.id)];
@@ -55,7 +59,13 @@ export function filtersTree(filters: DestinationFilters, actionTrees: ReadonlyMa
   const values: PropertyNode[] = [];
   if (wanted.length > 0) values.push({ type: "OR", values: wanted });
   if (filters.properties) values.push(filters.properties);
+  if (filters.filter_test_accounts && testAccounts) values.push(testAccounts);
   return { type: "AND", values };
+}
+
+/** The nodes a node is the AND of (itself when it is not an AND group). */
+function conjuncts(node: PropertyNode): PropertyNode[] {
+  return isPropertyGroup(node) && node.type === "AND" ? node.values.flatMap(conjuncts) : [node];
 }
 
 function sourcesOf(event: MatchableEvent, person: Readonly<Record<string, unknown>> | null): PropertySources {
@@ -64,15 +74,17 @@ function sourcesOf(event: MatchableEvent, person: Readonly<Record<string, unknow
 }
 
 /** Compiles once; throws AppError (400) for a tree it cannot read (cohort leaves). */
-export function compileFilters(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>): CompiledFilters {
-  const tree = filtersTree(filters, actionTrees);
+export function compileFilters(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>, testAccounts: PropertyGroup | null = null): CompiledFilters {
+  const tree = filtersTree(filters, actionTrees, testAccounts);
   const matcher = propertyMatcher(tree);
   const person = readsPerson(tree);
-  // With person leaves, ingestion can still rule out events by name when only named events are listed.
+  // With person leaves, ingestion can still rule out events by name when only named events are
+  // listed, and by the parts of the top-level AND that read the event alone (a test account's $host).
   const names = filters.actions.length === 0 && filters.events.length > 0 && filters.events.every((e) => e.id !== null) ? new Set(filters.events.map((e) => e.id!)) : null;
+  const eventMatcher = propertyMatcher({ type: "AND", values: conjuncts(tree).filter((node) => !readsPerson(node)) });
   return {
     readsPerson: person,
-    mayMatch: person ? (event) => names === null || names.has(event.event) : (event) => matcher(sourcesOf(event, null)),
+    mayMatch: person ? (event) => (names === null || names.has(event.event)) && eventMatcher(sourcesOf(event, null)) : (event) => matcher(sourcesOf(event, null)),
     matches: (event, personProperties) => matcher(sourcesOf(event, personProperties)),
   };
 }

@@ -7,6 +7,7 @@
 import type { Database } from "@/server/db";
 import { actionDefinitions } from "@/server/actions/service";
 import type { PropertyGroup } from "@/server/properties/contract";
+import { testAccountGroup } from "@/server/query/test-accounts";
 import { destinationFiltersSchema } from "./contract";
 import { compileFilters, type CompiledFilters, type MatchableEvent } from "./filters";
 import * as store from "./store";
@@ -46,7 +47,16 @@ async function load(db: Database): Promise<void> {
     }
     let compiled: CompiledFilters;
     try {
-      compiled = compileFilters(parsed.data, trees);
+      // Test account filters were checked when saved; ones that no longer read filter nothing rather than stop deliveries.
+      let testAccounts: PropertyGroup | null = null;
+      if (parsed.data.filter_test_accounts) {
+        try {
+          testAccounts = testAccountGroup(row.testAccountFilters);
+        } catch {
+          testAccounts = null;
+        }
+      }
+      compiled = compileFilters(parsed.data, trees, testAccounts);
     } catch {
       continue;
     }

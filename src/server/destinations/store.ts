@@ -65,9 +65,13 @@ export async function resetBreaker(tx: Tx, id: string): Promise<void> {
   await tx.hogFunction.update({ where: { id }, data: { consecutiveFailures: 0, circuitOpenUntil: null } });
 }
 
-/** What ingestion's cache holds: every live, enabled destination of every project. */
-export function activeDestinations(client: DbClient): Promise<{ id: string; projectId: number; filters: Prisma.JsonValue }[]> {
-  return client.hogFunction.findMany({ where: { enabled: true, deleted: false, type: "destination" }, select: { id: true, projectId: true, filters: true } });
+/** What ingestion's cache holds: every live, enabled destination of every project, with its project's test account filters. */
+export async function activeDestinations(client: DbClient): Promise<{ id: string; projectId: number; filters: Prisma.JsonValue; testAccountFilters: Prisma.JsonValue }[]> {
+  const rows = await client.hogFunction.findMany({
+    where: { enabled: true, deleted: false, type: "destination" },
+    select: { id: true, projectId: true, filters: true, project: { select: { testAccountFilters: true } } },
+  });
+  return rows.map(({ project, ...row }) => ({ ...row, testAccountFilters: project.testAccountFilters }));
 }
 
 // ---------------------------------------------------------------------------
@@ -233,6 +237,8 @@ export interface HogFunctionForDelivery {
   id: string;
   project_id: number;
   project_name: string;
+  /** The project's test account filters, for `filter_test_accounts`. */
+  test_account_filters: unknown;
   enabled: boolean;
   deleted: boolean;
   inputs: Record<string, unknown>;
@@ -244,7 +250,7 @@ export interface HogFunctionForDelivery {
 
 export function functionsForDelivery(sql: SqlExecutor, ids: string[]): Promise<HogFunctionForDelivery[]> {
   return sql.query<HogFunctionForDelivery>(
-    `SELECT f.id::text, f.project_id, p.name AS project_name, f.enabled, f.deleted, f.inputs, f.filters, f.name, f.consecutive_failures, f.circuit_open_until
+    `SELECT f.id::text, f.project_id, p.name AS project_name, p.test_account_filters, f.enabled, f.deleted, f.inputs, f.filters, f.name, f.consecutive_failures, f.circuit_open_until
      FROM hog_functions f JOIN projects p ON p.id = f.project_id WHERE f.id = ANY($1::uuid[])`,
     [ids],
   );
