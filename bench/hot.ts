@@ -16,7 +16,7 @@
  *   - the first /batch/ requests of a freshly started server (paced): p99;
  *   - acknowledged events against stored ones (nothing acknowledged may be missing).
  *
- *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0 --destination-rate R --platform]
+ *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0 --destination-rate R --platform --platform-kinds surveys,early-access,experiments]
  *
  * `--destinations N` first creates N active webhook destinations of every event, delivering
  * to a receiver on loopback (bench/lib/destinations.ts): compare /capture/ and /batch/ with
@@ -25,7 +25,7 @@
  *
  * `--platform` first creates 20 running surveys, 10 early-access features and 20 launched
  * experiments, half behind a holdout (bench/lib/platform.ts): compare /decide and /flags
- * with a run without it.
+ * with a run without it. `--platform-kinds` makes only some of them (all three by default).
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build; built first when missing).
  */
@@ -46,7 +46,7 @@ import { posthogJsPageview, posthogJsPageviewProperties } from "./lib/posthog-js
 import { cpuMeter } from "./lib/cpu";
 import { pgliteCopyRate, postgresCopyRate } from "./lib/raw-copy";
 import { createDestinations, startBenchSink, type BenchSink } from "./lib/destinations";
-import { createPlatformObjects, httpPoster, PLATFORM } from "./lib/platform";
+import { createPlatformObjects, describePlatform, httpPoster, PLATFORM_KINDS, platformKinds } from "./lib/platform";
 import { startServer, stop } from "./lib/server-process";
 import { luaString, wrk, type WrkResult } from "./lib/wrk";
 
@@ -59,6 +59,7 @@ const { values } = parseArgs({
     destinations: { type: "string", default: "0" },
     "destination-rate": { type: "string", default: "" },
     platform: { type: "boolean", default: false },
+    "platform-kinds": { type: "string", default: PLATFORM_KINDS.join(",") },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -67,7 +68,7 @@ const PARTS = new Set(values.parts.split(","));
 const DESTINATIONS = Number(values.destinations);
 /** Each destination's rate limit (BURROW_DESTINATION_RATE_LIMIT; the product's default when not given). */
 const DESTINATION_RATE = values["destination-rate"];
-const PLATFORM_OBJECTS = values.platform;
+const PLATFORM_OBJECTS = values.platform ? platformKinds(values["platform-kinds"]) : null;
 const ROOT = path.resolve(import.meta.dirname, "..");
 const VISITORS = 300;
 const CONNECTIONS = 16;
@@ -205,7 +206,7 @@ async function run(setup: Setup): Promise<Row[]> {
       sink = await startBenchSink();
       await createDestinations(server.url, projectId, personalKey, DESTINATIONS, sink.url);
     }
-    if (PLATFORM_OBJECTS) await createPlatformObjects(httpPoster(server.url, projectId, personalKey));
+    if (PLATFORM_OBJECTS) await createPlatformObjects(httpPoster(server.url, projectId, personalKey), PLATFORM_OBJECTS);
     if (PARTS.has("cold")) {
       decideRow("/decide?v=3 1,000/s, first 10 s after ready", await paced(`${server.url}/decide/?v=3`, 1000, 10, decideBody(token)), 20);
     }
@@ -286,7 +287,7 @@ async function run(setup: Setup): Promise<Row[]> {
     }
   }
 
-  if (PLATFORM_OBJECTS) rows.push({ what: "platform objects in /decide and /flags", figure: `${PLATFORM.surveys} running surveys, ${PLATFORM.earlyAccess} early-access features, ${PLATFORM.experiments} experiments (half behind a holdout)`, goal: "", met: null });
+  if (PLATFORM_OBJECTS) rows.push({ what: "platform objects in /decide and /flags", figure: describePlatform(PLATFORM_OBJECTS), goal: "", met: null });
   if (sink) {
     rows.push({ what: `${DESTINATIONS} destinations: requests delivered to the sink`, figure: `${sink.received()} at ${Math.round(sink.rate())}/s`, goal: "", met: null });
     await sink.close();
