@@ -28,8 +28,9 @@ test("sign up on a fresh instance, sign out, sign in, create a personal key, use
   browser,
 }) => {
   // The shared instance's state depends on test order: this test starts from nothing, on a
-  // server of its own started in the test, which takes it past the default 60 s under load.
-  test.setTimeout(120_000);
+  // server of its own started in the test (a fresh database migrates first, up to 120 s of its
+  // own under load), then signs in twice with the deliberately slow password hash.
+  test.setTimeout(240_000);
   const server = await startServer({ DATA_DIR: tempDataDir() });
   const url = server.url;
   let exitCode: number | null = null;
