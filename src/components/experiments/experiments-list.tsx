@@ -5,11 +5,11 @@ import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
 import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { EXPERIMENTS_PAGE_SIZE, experimentsListInput } from "./page-queries";
 import type { ExperimentResource } from "@/server/experiments/contract";
 import { SharedMetricsSection } from "./shared-metrics";
 import { statusOf, STATUS_TONE } from "./status";
 
-const PAGE_SIZE = 50;
 
 export function ExperimentsPage() {
   return (
@@ -39,7 +39,7 @@ function ExperimentsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string }>({ search: "" });
   const list = useQuery({
-    ...trpc.experiments.list.queryOptions({ projectId, search: filters.search.trim() || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.experiments.list.queryOptions(experimentsListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
   });
   const experiments = list.data?.results ?? [];
@@ -63,7 +63,7 @@ function ExperimentsList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={EXPERIMENTS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200">
         {experiments.map((experiment) => (

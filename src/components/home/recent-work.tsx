@@ -9,17 +9,16 @@ import { KindIcon } from "@/components/insights/kind-icon";
 import { sourceOf } from "@/components/insights/query-source";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-
-const SHOWN = 5;
+import { RECENT_SHOWN, recentDashboardsInput, recentInsightsInput } from "./page-queries";
 
 /** Home for returning users: the insights changed last and the dashboards opened last. */
 export function RecentWork({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const insights = useQuery(trpc.insights.list.queryOptions({ projectId, saved: "true", limit: SHOWN }));
-  const dashboards = useQuery(trpc.dashboards.list.queryOptions({ projectId, limit: 100 }));
+  const insights = useQuery(trpc.insights.list.queryOptions(recentInsightsInput(projectId)));
+  const dashboards = useQuery(trpc.dashboards.list.queryOptions(recentDashboardsInput(projectId)));
   const recentDashboards = [...(dashboards.data?.results ?? [])]
     .sort((a, b) => (b.last_accessed_at ?? "").localeCompare(a.last_accessed_at ?? "") || (a.name ?? "").localeCompare(b.name ?? ""))
-    .slice(0, SHOWN);
+    .slice(0, RECENT_SHOWN);
   return (
     <div className="grid gap-6 lg:grid-cols-2" data-testid="recent-work">
       <Card aria-labelledby="recent-insights-title" data-testid="recent-insights">

@@ -11,8 +11,8 @@ import { KIND_LABELS, stateFromNode } from "./editor/editor-state";
 import { sourceOf } from "./query-source";
 import { DeletedNotice, InsightActions, insightTitle } from "./insight-actions";
 import { KindIcon } from "./kind-icon";
+import { INSIGHTS_PAGE_SIZE, insightsListInput } from "./page-queries";
 
-const PAGE_SIZE = 50;
 
 /** `/insights`: the saved insights, newest change first, searchable by name and description. */
 export function InsightsPage() {
@@ -63,7 +63,7 @@ function InsightList({ projectId }: { projectId: number }) {
   const { filters, page, setPage, change, clear } = useListFilters({ search: "" });
   const deferred = useDeferredValue(filters.search.trim());
   const list = useQuery({
-    ...trpc.insights.list.queryOptions({ projectId, saved: "true", search: deferred || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.insights.list.queryOptions(insightsListInput(projectId, deferred, page)),
     placeholderData: keepPreviousData,
   });
   const insights = list.data?.results ?? [];
@@ -97,7 +97,7 @@ function InsightList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={INSIGHTS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <div className="overflow-x-auto">
         <table className="w-full text-left text-sm">

@@ -7,10 +7,10 @@ import { Suspense, useEffect, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
 import { Badge, Button, Card, formatDateTime, inputClasses, ListPage, PageButtons, PageHeader } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { personsListInput, personsListParams } from "./page-queries";
 import type { PersonListItem } from "@/server/persons/present";
 import { propertyText } from "./property-text";
 
-const PAGE_SIZE = 50;
 /** Property columns shown before the reader picks their own. */
 const DEFAULT_COLUMNS = ["email"];
 const MAX_COLUMNS = 8;
@@ -61,15 +61,14 @@ function PersonsList({ projectId }: { projectId: number }) {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const search = params.get("q") ?? "";
-  const page = Math.max(0, Math.min(10_000, Number.parseInt(params.get("page") ?? "0", 10) || 0));
+  const { search, page } = personsListParams(params);
   const [draft, setDraft] = useState(search);
   const [columns, setColumns] = useColumns(projectId);
   const [newColumn, setNewColumn] = useState("");
   useEffect(() => setDraft(search), [search]);
 
   const list = useQuery({
-    ...trpc.persons.list.queryOptions({ projectId, search: search || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.persons.list.queryOptions(personsListInput(projectId, { search, page })),
     placeholderData: keepPreviousData,
   });
   const persons = list.data?.results ?? [];

@@ -9,22 +9,7 @@ import { Badge, Button, Card, formatDateTime, inputClasses, ListPage, PageButton
 import type { RecordingResource } from "@/server/recordings/contract";
 import { useTRPC } from "@/trpc/react";
 import { formatBytes, formatDuration } from "./format";
-
-const PAGE_SIZE = 25;
-const RANGES = [
-  { value: "-24h", label: "Last 24 hours" },
-  { value: "-3d", label: "Last 3 days" },
-  { value: "-7d", label: "Last 7 days" },
-  { value: "-30d", label: "Last 30 days" },
-  { value: "-1y", label: "Last year" },
-] as const;
-const DURATIONS = [
-  { value: "0", label: "Any length" },
-  { value: "5", label: "Over 5 seconds" },
-  { value: "30", label: "Over 30 seconds" },
-  { value: "60", label: "Over 1 minute" },
-  { value: "300", label: "Over 5 minutes" },
-] as const;
+import { DURATIONS, RANGES, RECORDINGS_PAGE_SIZE, recordingListInput, recordingListParams } from "./page-queries";
 
 export function ReplayPage() {
   return (
@@ -82,32 +67,15 @@ function RecordingList({ projectId }: { projectId: number }) {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const range = RANGES.some((r) => r.value === params.get("range")) ? params.get("range")! : "-7d";
-  const minDuration = DURATIONS.some((d) => d.value === params.get("min")) ? params.get("min")! : "0";
-  const person = params.get("person") ?? "";
-  const distinctId = params.get("distinct_id") ?? "";
-  const errors = params.get("errors") === "1";
-  // "Events performed": sessions with this event (and, from /web's page rows, on this path).
-  const performed = params.get("event") ?? "";
-  const path = params.get("path") ?? "";
-  const page = Math.max(0, Math.min(10_000, Number.parseInt(params.get("page") ?? "0", 10) || 0));
+  const view = recordingListParams(params);
+  const { range, minDuration, person, distinctId, errors, performed, path, page } = view;
   const [draft, setDraft] = useState(distinctId);
   useEffect(() => setDraft(distinctId), [distinctId]);
   const [eventDraft, setEventDraft] = useState(performed);
   useEffect(() => setEventDraft(performed), [performed]);
 
   const list = useQuery({
-    ...trpc.recordings.list.queryOptions({
-      projectId,
-      date_from: range,
-      person_uuid: /^[0-9a-f-]{36}$/i.test(person) ? person : undefined,
-      distinct_ids: distinctId ? [distinctId] : undefined,
-      having_predicates: minDuration !== "0" ? [{ key: "duration", operator: "gt", value: Number(minDuration) }] : undefined,
-      console_log_filters: errors ? [{ key: "level", value: ["error"] }] : undefined,
-      events: performed ? [{ id: performed, type: "events", properties: path ? [{ key: "$pathname", value: path, operator: "exact", type: "event" }] : undefined }] : undefined,
-      limit: PAGE_SIZE,
-      offset: page * PAGE_SIZE,
-    }),
+    ...trpc.recordings.list.queryOptions(recordingListInput(projectId, view)),
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });

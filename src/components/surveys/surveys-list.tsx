@@ -5,10 +5,10 @@ import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
 import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { SURVEYS_PAGE_SIZE, surveysListInput } from "./page-queries";
 import type { SurveyResource } from "@/server/surveys/present";
 import { surveyStatus } from "./survey-draft";
 
-const PAGE_SIZE = 50;
 
 export function SurveysPage() {
   return (
@@ -31,7 +31,7 @@ function SurveysList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string }>({ search: "" });
   const list = useQuery({
-    ...trpc.surveys.list.queryOptions({ projectId, search: filters.search.trim() || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.surveys.list.queryOptions(surveysListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
   });
   const surveys = list.data?.results ?? [];
@@ -55,7 +55,7 @@ function SurveysList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={SURVEYS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200">
         {surveys.map((survey) => (
