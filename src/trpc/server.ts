@@ -19,24 +19,22 @@ import { cache } from "react";
 import { appRouter, type AppRouter } from "@/server/http/trpc/root";
 import { createTRPCContext } from "@/server/http/trpc/trpc";
 
-/**
- * How long a page waits for its queries before its HTML goes out. Lists answer in a few
- * milliseconds and arrive in the HTML; a query still running then (a heavy analytics tile)
- * is sent as a promise that resolves in the same response's stream, so no page waits longer
- * for its first byte than this.
- */
-const STREAM_AFTER_MS = 150;
-
 export type ServerTRPC = TRPCOptionsProxy<AppRouter>;
 
 /**
  * One query of a page: what `trpc.x.y.queryOptions(input)` (or `infiniteQueryOptions`)
- * returns, or a page's own key over a procedure; `after` builds the queries that need its
- * answer (counts over a list's newest row, say).
+ * returns, or a page's own key over a procedure.
  */
 export interface PageQuery {
   queryKey: QueryKey;
   queryFn?: unknown;
+  /**
+   * Analytics (a chart, a count over every event) that may take a while: the HTML goes out
+   * without waiting for it, and its answer follows in the same response's stream. Lists and
+   * other quick reads are waited for, so the HTML holds them.
+   */
+  stream?: boolean;
+  /** The queries that need this one's answer (counts keyed on a list's newest row, say). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each query's answer differs; its `after` knows which it reads
   after?: (data: any) => PageQuery[];
 }
@@ -83,32 +81,32 @@ export async function prefetchSignedInShell(): Promise<DehydratedState> {
 
 /**
  * Prefetches a page's first queries for the current project and returns them for the page's
- * `<HydrationBoundary>`. `queries` builds them from the tRPC proxy and the project id. Those
- * done within STREAM_AFTER_MS arrive in the HTML, those still running stream after it.
+ * `<HydrationBoundary>`. `queries` builds them from the tRPC proxy and the project id. The
+ * quick ones arrive in the HTML; those marked `stream` follow it in the same response.
  */
 export async function prefetchPage(queries: (trpc: ServerTRPC, projectId: number) => PageQuery[]): Promise<DehydratedState> {
   const { queryClient, trpc } = await requestQueries();
   const projectId = await currentProjectId();
   const hashes = new Set<string>();
-  const prefetch = async ({ after, ...options }: PageQuery): Promise<void> => {
+  const prefetch = async ({ after, stream, ...options }: PageQuery): Promise<void> => {
     const query = options as FetchQueryOptions;
     hashes.add(queryClient.getQueryCache().build(queryClient, query).queryHash);
     // tRPC marks an infinite query's key; its first page is what the list shows first.
     const infinite = (query.queryKey[1] as { type?: string } | undefined)?.type === "infinite";
-    const data: unknown = await (infinite ? queryClient.fetchInfiniteQuery(query as never) : queryClient.fetchQuery(query));
+    const fetched: Promise<unknown> = infinite ? queryClient.fetchInfiniteQuery(query as never) : queryClient.fetchQuery(query);
+    if (stream) return void fetched.catch(() => undefined);
+    const data = await fetched;
     if (after) await Promise.all(after(data).map(prefetch));
   };
   if (projectId !== null) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const all = Promise.resolve()
-      .then(() => Promise.all(queries(trpc, projectId).map((query) => prefetch(query).catch(() => undefined))))
-      .catch(() => undefined);
-    await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, STREAM_AFTER_MS)))]);
-    clearTimeout(timer);
+    try {
+      await Promise.all(queries(trpc, projectId).map((query) => prefetch(query).catch(() => undefined)));
+    } catch {
+      // A builder that throws prefetches nothing more: the browser asks for the rest.
+    }
   }
   return dehydrateOnly(queryClient, hashes, true);
 }
-
 /** What Next hands a page as `searchParams`. */
 export type PageSearchParams = Promise<Record<string, string | string[] | undefined>>;
 

@@ -26,6 +26,7 @@ function homeQueries(trpc: ServerTRPC, projectId: number) {
         return [dailyEvents, uniqueVisitors].map((query) => ({
           ...trpc.query.run.queryOptions(homeCountInput(projectId, query)),
           queryKey: homeCountKey(projectId, newest.id, query),
+          stream: true,
         }));
       },
     },

@@ -16,7 +16,7 @@ function sqlQueries(trpc: ServerTRPC, projectId: number, shortId: string | null)
     ...trpc.insights.list.queryOptions(sqlInsightInput(projectId, shortId)),
     after: (found: { results: { query: unknown }[] }) => {
       const source = found.results[0] ? sourceOf(found.results[0].query) : null;
-      return source?.kind === "HogQLQuery" && typeof source.query === "string" ? [trpc.query.run.queryOptions(sqlRunInput(projectId, source.query))] : [];
+      return source?.kind === "HogQLQuery" && typeof source.query === "string" ? [{ ...trpc.query.run.queryOptions(sqlRunInput(projectId, source.query)), stream: true }] : [];
     },
   };
   return [...schema, saved];

@@ -1,0 +1,92 @@
+/**
+ * Signed-in pages come with their data (issue 34, 8): each page's server render prefetches its
+ * first queries (src/trpc/server.ts), so the HTML already holds the content — shown here with
+ * JavaScript off — and the browser, once it runs, asks none of them again (the keys it builds
+ * match the server's).
+ */
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { signIn } from "./support/accounts";
+import { useBootstrappedSite } from "./support/site";
+
+const OWNER = { email: "prefetch@example.com", password: "prefetch-password-123" };
+
+/** Each page, a text its server HTML must hold (and one it must not), and the procedures whose answers came with it. */
+const PAGES: readonly { path: string; text: string; absent?: string; procedures: readonly string[] }[] = [
+  { path: "/dashboards", text: "Launch metrics board", procedures: ["dashboards.list", "dashboards.tags"] },
+  { path: "/feature-flags", text: "prefetched-checkout-flag", procedures: ["flags.list"] },
+  { path: "/actions", text: "Completed a checkout", procedures: ["actions.list"] },
+  { path: "/events", text: "checkout completed", procedures: ["events.list", "events.count", "events.cohorts"] },
+  // The URL's filters, read on the server as the browser reads them.
+  { path: "/events?event=%24pageview", text: "/pricing", absent: "checkout completed", procedures: ["events.list", "events.count"] },
+  { path: "/", text: "Launch metrics board", procedures: ["dashboards.list", "insights.list", "system.status"] },
+];
+
+test.describe("pages prefetched on the server", () => {
+  const site = useBootstrappedSite(OWNER);
+
+  test.beforeAll(async () => {
+    const now = Date.now();
+    const batch = [
+      { event: "checkout completed", distinct_id: "buyer-1", timestamp: new Date(now - 60_000).toISOString(), properties: { amount: 12 } },
+      { event: "$pageview", distinct_id: "buyer-1", timestamp: new Date(now - 120_000).toISOString(), properties: { $current_url: "https://shop.example/pricing", $pathname: "/pricing" } },
+    ];
+    const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
+    expect(sent.status).toBe(200);
+    const headers = { authorization: `Bearer ${site.personalKey}`, "content-type": "application/json" };
+    const api = `${site.url}/api/projects/${site.projectId}`;
+    for (const [path, body] of [
+      ["dashboards/", { name: "Launch metrics board" }],
+      ["feature_flags/", { key: "prefetched-checkout-flag", filters: { groups: [{ properties: [], rollout_percentage: 100 }] } }],
+      ["actions/", { name: "Completed a checkout", steps: [{ event: "checkout completed" }] }],
+    ] as const) {
+      const created = await fetch(`${api}/${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+      expect(created.status, await created.text()).toBe(201);
+    }
+    // The events are written by a background writer: wait until the list has them.
+    await expect
+      .poll(async () => ((await (await fetch(`${api}/events/`, { headers })).json()) as { results: unknown[] }).results.length, { timeout: 15_000 })
+      .toBe(2);
+  });
+
+  async function signedInWithoutScripts(browser: Browser): Promise<Page> {
+    const signingIn = await browser.newContext();
+    await signIn(await signingIn.newPage(), OWNER, site.url);
+    const storageState = await signingIn.storageState();
+    await signingIn.close();
+    const context = await browser.newContext({ javaScriptEnabled: false, storageState });
+    return context.newPage();
+  }
+
+  test("with JavaScript off, each page's HTML holds its data", async ({ browser }) => {
+    const page = await signedInWithoutScripts(browser);
+    for (const { path, text, absent } of PAGES) {
+      const response = await page.goto(`${site.url}${path}`);
+      expect(response?.status(), path).toBe(200);
+      await expect(page.locator("main"), path).toContainText(text);
+      if (absent) await expect(page.locator("main"), path).not.toContainText(absent);
+    }
+    // The project itself comes with the layout, as before.
+    await expect(page.getByTestId("current-project-name")).not.toHaveText("Loading…");
+    await page.context().close();
+  });
+
+  test("with JavaScript on, the browser asks none of the prefetched queries again", async ({ browser }) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, OWNER, site.url);
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      const match = /\/api\/trpc\/([^?]+)/.exec(request.url());
+      if (match) asked.push(...decodeURIComponent(match[1]!).split(","));
+    });
+    for (const { path, text, procedures } of PAGES) {
+      asked.length = 0;
+      await page.goto(`${site.url}${path}`);
+      await expect(page.locator("main"), path).toContainText(text);
+      // Hydrated, and past the moment its queries would have gone out.
+      await page.waitForLoadState("networkidle");
+      for (const procedure of procedures) expect(asked, `${path} asked ${procedure} again`).not.toContain(procedure);
+    }
+    await context.close();
+  });
+});
