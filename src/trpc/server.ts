@@ -107,6 +107,7 @@ export async function prefetchPage(queries: (trpc: ServerTRPC, projectId: number
   }
   return dehydrateOnly(queryClient, hashes, true);
 }
+
 /** What Next hands a page as `searchParams`. */
 export type PageSearchParams = Promise<Record<string, string | string[] | undefined>>;
 

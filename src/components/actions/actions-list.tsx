@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { ACTIONS_PAGE_SIZE, actionsListInput } from "./page-queries";
 import type { ActionResource } from "@/server/actions/present";
@@ -86,7 +86,7 @@ function ActionRow({ action }: { action: ActionResource }) {
             {tag}
           </Badge>
         ))}
-        <span className="text-xs text-gray-500">created {formatDateTime(action.created_at)}</span>
+        <span className="text-xs text-gray-500">created <LocalTime value={action.created_at} /></span>
       </div>
     </li>
   );

@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, SelectField, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, SelectField, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { COHORTS_PAGE_SIZE, cohortsListInput, type CohortTypeFilter } from "./page-queries";
 import type { CohortResource } from "@/server/cohorts/present";
@@ -127,7 +127,7 @@ function CohortRow({ cohort }: { cohort: CohortResource }) {
       <div className="flex flex-wrap items-center gap-3 text-sm text-gray-700">
         <Badge tone={cohort.is_static ? "neutral" : "brand"}>{cohortKindLabel(cohort)}</Badge>
         <CohortCount cohort={cohort} />
-        {cohort.last_calculation && <span className="text-xs text-gray-500">updated {formatDateTime(cohort.last_calculation)}</span>}
+        {cohort.last_calculation && <span className="text-xs text-gray-500">updated <LocalTime value={cohort.last_calculation} /></span>}
       </div>
     </li>
   );

@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { DESTINATIONS_PAGE_SIZE, destinationsListInput } from "./page-queries";
 import type { HogFunctionResource } from "@/server/destinations/present";
@@ -84,7 +84,7 @@ function DestinationRow({ destination }: { destination: HogFunctionResource }) {
         <Badge tone={state.tone} dot>
           {state.label}
         </Badge>
-        <span className="text-xs text-gray-500">created {formatDateTime(destination.created_at)}</span>
+        <span className="text-xs text-gray-500">created <LocalTime value={destination.created_at} /></span>
       </div>
     </li>
   );

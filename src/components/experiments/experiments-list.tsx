@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { EXPERIMENTS_PAGE_SIZE, experimentsListInput } from "./page-queries";
 import type { ExperimentResource } from "@/server/experiments/contract";
@@ -87,7 +87,7 @@ function ExperimentRow({ experiment }: { experiment: ExperimentResource }) {
       <div className="flex flex-wrap items-center gap-3 text-sm text-gray-700">
         <Badge tone={STATUS_TONE[status]}>{status}</Badge>
         {experiment.archived && <Badge tone="neutral">archived</Badge>}
-        <span className="text-xs text-gray-500">{experiment.start_date ? `started ${formatDateTime(experiment.start_date)}` : `created ${formatDateTime(experiment.created_at)}`}</span>
+        <span className="text-xs text-gray-500">{experiment.start_date ? <>started <LocalTime value={experiment.start_date} /></> : <>created <LocalTime value={experiment.created_at} /></>}</span>
       </div>
     </li>
   );

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCurrentProject } from "@/components/account/use-current-project";
 import { TestEventButton } from "@/components/install/test-event-button";
-import { buttonClasses, Card, CardBody, CardHeader, ErrorState, formatDateTime, Sparkline, Spinner } from "@/components/ui";
+import { buttonClasses, Card, CardBody, CardHeader, ErrorState, LocalTime, Sparkline, Spinner } from "@/components/ui";
 import { formatCount } from "@/components/web/web-format";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
@@ -130,7 +130,7 @@ function Arrived({ projectId, newest }: { projectId: number; newest: { id: strin
       </div>
       {failed ? <p className="text-sm text-red-700">Could not count the events: {errorMessage(failed)}</p> : null}
       <p className="text-sm text-gray-600" data-testid="home-latest-event">
-        Latest: <span className="font-mono text-[13px] text-gray-800">{newest.event}</span> at {formatDateTime(newest.timestamp)}
+        Latest: <span className="font-mono text-[13px] text-gray-800">{newest.event}</span> at <LocalTime value={newest.timestamp} />
       </p>
       {newest.event === TEST_EVENT_NAME && (
         <p className="rounded-control bg-brand-50 px-3 py-2 text-sm text-gray-800" data-testid="home-test-event-note">

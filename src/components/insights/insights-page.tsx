@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useDeferredValue, useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { KIND_LABELS, stateFromNode } from "./editor/editor-state";
 import { sourceOf } from "./query-source";
@@ -139,7 +139,7 @@ function InsightList({ projectId }: { projectId: number }) {
                   {kindLabel(insight.query)}
                 </td>
                 <td className="hidden px-4 py-3 whitespace-nowrap text-gray-600 sm:table-cell">
-                  {formatDateTime(insight.last_modified_at)}
+                  <LocalTime value={insight.last_modified_at} />
                   {insight.last_modified_by ? ` by ${insight.last_modified_by.first_name || insight.last_modified_by.email}` : ""}
                 </td>
                 <td className="px-4 py-3 text-right">

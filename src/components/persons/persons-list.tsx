@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, Card, formatDateTime, inputClasses, ListPage, PageButtons, PageHeader } from "@/components/ui";
+import { Badge, Button, Card, inputClasses, ListPage, LocalTime, PageButtons, PageHeader } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { personsListInput, personsListParams } from "./page-queries";
 import type { PersonListItem } from "@/server/persons/present";
@@ -221,7 +221,7 @@ function PersonTable({ persons, columns }: { persons: PersonListItem[]; columns:
                   {propertyText(person.properties[column]) || <span className="text-gray-400">—</span>}
                 </td>
               ))}
-              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600 tabular-nums">{formatDateTime(person.created_at)}</td>
+              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600 tabular-nums"><LocalTime value={person.created_at} /></td>
             </tr>
           ))}
         </tbody>

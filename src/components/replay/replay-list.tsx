@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, Card, formatDateTime, inputClasses, ListPage, PageButtons, PageHeader, SelectField } from "@/components/ui";
+import { Badge, Button, Card, inputClasses, ListPage, LocalTime, PageButtons, PageHeader, SelectField } from "@/components/ui";
 import type { RecordingResource } from "@/server/recordings/contract";
 import { useTRPC } from "@/trpc/react";
 import { formatBytes, formatDuration } from "./format";
@@ -215,7 +215,7 @@ function RecordingTable({ recordings }: { recordings: RecordingResource[] }) {
               <span className="truncate text-xs text-gray-500">{recording.start_url ?? "No URL recorded"}</span>
             </span>
             <span className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-gray-600 sm:text-sm">
-              <span>{formatDateTime(recording.start_time)}</span>
+              <LocalTime value={recording.start_time} />
               <span data-testid="recording-duration" title="Duration (active)">
                 {formatDuration(recording.recording_duration)} ({formatDuration(recording.active_seconds)} active)
               </span>

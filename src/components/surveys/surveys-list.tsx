@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { SURVEYS_PAGE_SIZE, surveysListInput } from "./page-queries";
 import type { SurveyResource } from "@/server/surveys/present";
@@ -88,7 +88,7 @@ function SurveyRow({ survey }: { survey: SurveyResource }) {
         <Link href={`/surveys/${survey.id}/results`} className="text-sm text-brand-700 hover:underline" data-testid="survey-results-link">
           Results
         </Link>
-        <span className="text-xs text-gray-500">created {formatDateTime(survey.created_at)}</span>
+        <span className="text-xs text-gray-500">created <LocalTime value={survey.created_at} /></span>
       </div>
     </li>
   );
