@@ -25,10 +25,13 @@ const PAGES: readonly { path: string; text: string; absent?: string; procedures:
 test.describe("pages prefetched on the server", () => {
   const site = useBootstrappedSite(OWNER);
 
+  /** When "checkout completed" happened (whole seconds: the table shows seconds). */
+  const checkoutAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+
   test.beforeAll(async () => {
     const now = Date.now();
     const batch = [
-      { event: "checkout completed", distinct_id: "buyer-1", timestamp: new Date(now - 60_000).toISOString(), properties: { amount: 12 } },
+      { event: "checkout completed", distinct_id: "buyer-1", timestamp: checkoutAt.toISOString(), properties: { amount: 12 } },
       { event: "$pageview", distinct_id: "buyer-1", timestamp: new Date(now - 120_000).toISOString(), properties: { $current_url: "https://shop.example/pricing", $pathname: "/pricing" } },
     ];
     const sent = await fetch(`${site.url}/batch/`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: site.projectKey, batch }) });
@@ -92,6 +95,29 @@ test.describe("pages prefetched on the server", () => {
       await page.waitForLoadState("networkidle");
       for (const procedure of procedures) expect(asked, `${path} asked ${procedure} again`).not.toContain(procedure);
     }
+    await context.close();
+  });
+
+  test("outside UTC, the server's HTML hydrates without a mismatch and then shows the reader's time", async ({ browser }) => {
+    const context = await browser.newContext({ timezoneId: "America/New_York" });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await signIn(page, OWNER, site.url);
+    for (const { path, text } of PAGES) {
+      errors.length = 0;
+      await page.goto(`${site.url}${path}`);
+      await expect(page.locator("main"), path).toContainText(text);
+      await page.waitForLoadState("networkidle");
+      // React's error 418: the text the browser rendered at hydration differs from the server's.
+      expect(errors, path).toEqual([]);
+    }
+    await page.goto(`${site.url}/events`);
+    const local = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "America/New_York" }).format(checkoutAt);
+    await expect(page.locator("tr", { hasText: "checkout completed" }).locator("time")).toHaveText(local);
     await context.close();
   });
 });
