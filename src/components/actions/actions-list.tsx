@@ -9,7 +9,6 @@ import { ACTIONS_PAGE_SIZE, actionsListInput } from "./page-queries";
 import type { ActionResource } from "@/server/actions/present";
 import { stepSummary } from "./action-draft";
 
-
 export function ActionsPage() {
   return (
     <div className="flex flex-col gap-6" data-testid="actions-page">

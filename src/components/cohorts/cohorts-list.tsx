@@ -9,7 +9,6 @@ import { COHORTS_PAGE_SIZE, cohortsListInput, type CohortTypeFilter } from "./pa
 import type { CohortResource } from "@/server/cohorts/present";
 import { cohortKindLabel } from "./cohort-draft";
 
-
 export function CohortsPage() {
   return (
     <div className="flex flex-col gap-6" data-testid="cohorts-page">

@@ -14,7 +14,6 @@ import { DeleteDashboardDialog } from "./delete-dashboard-dialog";
 import { DASHBOARDS_PAGE_SIZE, dashboardsListInput, type DashboardsView } from "./page-queries";
 import type { DashboardListItemData } from "./types";
 
-
 export function DashboardsPage() {
   const router = useRouter();
   const [creating, setCreating] = useState(false);

@@ -9,7 +9,6 @@ import { DESTINATIONS_PAGE_SIZE, destinationsListInput } from "./page-queries";
 import type { HogFunctionResource } from "@/server/destinations/present";
 import { stateBadge, urlOf } from "./destination-shared";
 
-
 export function DestinationsPage() {
   return (
     <div className="flex flex-col gap-6" data-testid="destinations-page">

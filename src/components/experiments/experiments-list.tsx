@@ -10,7 +10,6 @@ import type { ExperimentResource } from "@/server/experiments/contract";
 import { SharedMetricsSection } from "./shared-metrics";
 import { statusOf, STATUS_TONE } from "./status";
 
-
 export function ExperimentsPage() {
   return (
     <div className="flex flex-col gap-6" data-testid="experiments-page">

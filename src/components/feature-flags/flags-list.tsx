@@ -11,7 +11,6 @@ import type { FlagResource } from "@/server/flags/present";
 import { rolloutSummary } from "./flag-draft";
 import { ActiveSwitch } from "./active-switch";
 
-
 export function FlagsPage() {
   return (
     <div className="flex flex-col gap-6" data-testid="flags-page">

@@ -13,7 +13,6 @@ import { DeletedNotice, InsightActions, insightTitle } from "./insight-actions";
 import { KindIcon } from "./kind-icon";
 import { INSIGHTS_PAGE_SIZE, insightsListInput } from "./page-queries";
 
-
 /** `/insights`: the saved insights, newest change first, searchable by name and description. */
 export function InsightsPage() {
   return (

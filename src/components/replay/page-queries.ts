@@ -19,7 +19,6 @@ export const DURATIONS = [
   { value: "300", label: "Over 5 minutes" },
 ] as const;
 
-
 /** The list's filters and page, as the URL says them (unknown values fall back to the defaults). */
 export function recordingListParams(params: Pick<URLSearchParams, "get">) {
   return {

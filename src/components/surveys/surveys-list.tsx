@@ -9,7 +9,6 @@ import { SURVEYS_PAGE_SIZE, surveysListInput } from "./page-queries";
 import type { SurveyResource } from "@/server/surveys/present";
 import { surveyStatus } from "./survey-draft";
 
-
 export function SurveysPage() {
   return (
     <div className="flex flex-col gap-6" data-testid="surveys-page">
