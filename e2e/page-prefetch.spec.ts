@@ -16,6 +16,8 @@ const PAGES: readonly { path: string; text: string; absent?: string; procedures:
   { path: "/feature-flags", text: "prefetched-checkout-flag", procedures: ["flags.list"] },
   { path: "/actions", text: "Completed a checkout", procedures: ["actions.list"] },
   { path: "/persons", text: "buyer-1", procedures: ["persons.list"] },
+  // Both sections: the list (empty) and the shared metrics (none).
+  { path: "/experiments", text: "None yet: add one below", procedures: ["experiments.list", "experiments.savedMetrics"] },
   { path: "/events", text: "checkout completed", procedures: ["events.list", "events.count", "events.cohorts"] },
   // The URL's filters, read on the server as the browser reads them.
   { path: "/events?event=%24pageview", text: "/pricing", absent: "checkout completed", procedures: ["events.list", "events.count"] },

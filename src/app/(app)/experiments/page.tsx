@@ -8,7 +8,13 @@ export const metadata: Metadata = { title: "Experiments" };
 
 export default async function ExperimentsRoute() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.experiments.list.queryOptions(experimentsListInput(projectId))])}>
+    <HydrationBoundary
+      state={await prefetchPage((trpc, projectId) => [
+        trpc.experiments.list.queryOptions(experimentsListInput(projectId)),
+        // The shared metrics section (shared-metrics.tsx).
+        trpc.experiments.savedMetrics.queryOptions({ projectId }),
+      ])}
+    >
       <ExperimentsPage />
     </HydrationBoundary>
   );
