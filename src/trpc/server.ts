@@ -1,30 +1,121 @@
 /**
- * What a signed-in page's server render prefetches for the browser: the user (`account.me`)
- * and their current project (`account.project`), which every page reads before its own
- * data. Prefetched here, in the request that renders the page, they arrive with the HTML;
- * fetched by the browser they were two round trips in a row before a page could ask for
- * anything of its own (issue 34, 8).
+ * What a signed-in page's server render prefetches for the browser, so that the HTML holds
+ * the content (issue 34, 8). Fetched by the browser these were three round trips in a row
+ * after the scripts had run: `account.me`, then `account.project`, then the page's own data.
+ *
+ * - `prefetchSignedInShell()` (the signed-in layout): the user and their current project.
+ * - `prefetchPage(queries)` (each page): the page's first queries, built with the same
+ *   options its client components use (each domain's `page-queries.ts`), so the query keys
+ *   match and `useQuery` renders with data on the first paint.
+ *
+ * Both go through the same tRPC procedures with the request's own context (session cookie),
+ * so every scope and project check is the one the browser's call would meet. A failing
+ * prefetch is left out: the browser asks again and shows its own error state.
  */
-import { dehydrate, QueryClient, type DehydratedState } from "@tanstack/react-query";
-import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import { dehydrate, QueryClient, type DehydratedState, type FetchQueryOptions, type Query, type QueryKey } from "@tanstack/react-query";
+import { createTRPCOptionsProxy, type TRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
-import { appRouter } from "@/server/http/trpc/root";
+import { cache } from "react";
+import { appRouter, type AppRouter } from "@/server/http/trpc/root";
 import { createTRPCContext } from "@/server/http/trpc/trpc";
 
-export async function prefetchSignedInShell(): Promise<DehydratedState> {
-  const queryClient = new QueryClient({
-    defaultOptions: {
-      // As the browser would have received them: JSON (dates as strings), not React's own serialisation.
-      dehydrate: { serializeData: (data: unknown) => (data === undefined ? data : JSON.parse(JSON.stringify(data))) },
-    },
-  });
+export type ServerTRPC = TRPCOptionsProxy<AppRouter>;
+
+/**
+ * One query of a page: what `trpc.x.y.queryOptions(input)` (or `infiniteQueryOptions`)
+ * returns, or a page's own key over a procedure.
+ */
+export interface PageQuery {
+  queryKey: QueryKey;
+  queryFn?: unknown;
+  /**
+   * Analytics (a chart, a count over every event) that may take a while: the HTML goes out
+   * without waiting for it, and its answer follows in the same response's stream. Lists and
+   * other quick reads are waited for, so the HTML holds them.
+   */
+  stream?: boolean;
+  /** The queries that need this one's answer (counts keyed on a list's newest row, say). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each query's answer differs; its `after` knows which it reads
+  after?: (data: any) => PageQuery[];
+}
+
+/** As the browser would have received them: JSON (dates as strings), not React's own serialisation. */
+const asJson = (data: unknown) => (data === undefined ? data : JSON.parse(JSON.stringify(data)));
+
+/** One query client and tRPC proxy per request, shared by the layout and the page (one `account.me` between them). */
+const requestQueries = cache(async () => {
+  // Within one request nothing goes stale: the layout's `account.me` serves the page too.
+  const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   const requestHeaders = await headers();
-  const trpc = createTRPCOptionsProxy({ router: appRouter, ctx: () => createTRPCContext({ headers: requestHeaders }), queryClient });
+  const context = createTRPCContext({ headers: requestHeaders });
+  const trpc = createTRPCOptionsProxy({ router: appRouter, ctx: () => context, queryClient });
+  return { queryClient, trpc };
+});
+
+/** The user's current project, or null (signed out, no project, or the lookup failed). */
+async function currentProjectId(): Promise<number | null> {
+  const { queryClient, trpc } = await requestQueries();
   try {
-    const me = await queryClient.fetchQuery(trpc.account.me.queryOptions());
-    if (me.current_project_id !== null) await queryClient.prefetchQuery(trpc.account.project.queryOptions({ projectId: me.current_project_id }));
+    return (await queryClient.fetchQuery(trpc.account.me.queryOptions())).current_project_id;
   } catch {
-    // The browser asks again and shows its own error state; the page still renders.
+    return null;
   }
-  return dehydrate(queryClient);
+}
+
+function dehydrateOnly(queryClient: QueryClient, hashes: Set<string>, withPending: boolean): DehydratedState {
+  return dehydrate(queryClient, {
+    serializeData: asJson,
+    shouldDehydrateQuery: (query: Query) =>
+      hashes.has(query.queryHash) && (query.state.status === "success" || (withPending && query.state.status === "pending")),
+  });
+}
+
+export async function prefetchSignedInShell(): Promise<DehydratedState> {
+  const { queryClient, trpc } = await requestQueries();
+  const projectId = await currentProjectId();
+  const queries: PageQuery[] = [trpc.account.me.queryOptions(), trpc.account.projects.queryOptions()];
+  if (projectId !== null) queries.push(trpc.account.project.queryOptions({ projectId }));
+  await Promise.allSettled(queries.map((query) => queryClient.fetchQuery(query as FetchQueryOptions)));
+  return dehydrateOnly(queryClient, new Set(queries.map((query) => queryClient.getQueryCache().build(queryClient, query as FetchQueryOptions).queryHash)), false);
+}
+
+/**
+ * Prefetches a page's first queries for the current project and returns them for the page's
+ * `<HydrationBoundary>`. `queries` builds them from the tRPC proxy and the project id. The
+ * quick ones arrive in the HTML; those marked `stream` follow it in the same response.
+ */
+export async function prefetchPage(queries: (trpc: ServerTRPC, projectId: number) => PageQuery[]): Promise<DehydratedState> {
+  const { queryClient, trpc } = await requestQueries();
+  const projectId = await currentProjectId();
+  const hashes = new Set<string>();
+  const prefetch = async ({ after, stream, ...options }: PageQuery): Promise<void> => {
+    const query = options as FetchQueryOptions;
+    hashes.add(queryClient.getQueryCache().build(queryClient, query).queryHash);
+    // tRPC marks an infinite query's key; its first page is what the list shows first.
+    const infinite = (query.queryKey[1] as { type?: string } | undefined)?.type === "infinite";
+    const fetched: Promise<unknown> = infinite ? queryClient.fetchInfiniteQuery(query as never) : queryClient.fetchQuery(query);
+    if (stream) return void fetched.catch(() => undefined);
+    const data = await fetched;
+    if (after) await Promise.all(after(data).map(prefetch));
+  };
+  if (projectId !== null) {
+    try {
+      await Promise.all(queries(trpc, projectId).map((query) => prefetch(query).catch(() => undefined)));
+    } catch {
+      // A builder that throws prefetches nothing more: the browser asks for the rest.
+    }
+  }
+  return dehydrateOnly(queryClient, hashes, true);
+}
+
+/** What Next hands a page as `searchParams`. */
+export type PageSearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+/** A page's search parameters as the browser's `useSearchParams()` reads them, for the shared query builders. */
+export async function searchParamsOf(searchParams: PageSearchParams): Promise<URLSearchParams> {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(await searchParams)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) params.append(key, one);
+  }
+  return params;
 }

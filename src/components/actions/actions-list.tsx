@@ -3,12 +3,11 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { ACTIONS_PAGE_SIZE, actionsListInput } from "./page-queries";
 import type { ActionResource } from "@/server/actions/present";
 import { stepSummary } from "./action-draft";
-
-const PAGE_SIZE = 50;
 
 export function ActionsPage() {
   return (
@@ -31,7 +30,7 @@ function ActionsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string }>({ search: "" });
   const list = useQuery({
-    ...trpc.actions.list.queryOptions({ projectId, search: filters.search.trim() || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.actions.list.queryOptions(actionsListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
   });
   const actions = list.data?.results ?? [];
@@ -55,7 +54,7 @@ function ActionsList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={ACTIONS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200">
         {actions.map((action) => (
@@ -86,7 +85,7 @@ function ActionRow({ action }: { action: ActionResource }) {
             {tag}
           </Badge>
         ))}
-        <span className="text-xs text-gray-500">created {formatDateTime(action.created_at)}</span>
+        <span className="text-xs text-gray-500">created <LocalTime value={action.created_at} /></span>
       </div>
     </li>
   );

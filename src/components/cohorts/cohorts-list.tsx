@@ -3,12 +3,11 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, SelectField, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, SelectField, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { COHORTS_PAGE_SIZE, cohortsListInput, type CohortTypeFilter } from "./page-queries";
 import type { CohortResource } from "@/server/cohorts/present";
 import { cohortKindLabel } from "./cohort-draft";
-
-const PAGE_SIZE = 50;
 
 export function CohortsPage() {
   return (
@@ -27,14 +26,12 @@ export function CohortsPage() {
   );
 }
 
-type TypeFilter = "" | "static" | "dynamic";
-
 function CohortsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string; type: TypeFilter }>({ search: "", type: "" });
+  const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string; type: CohortTypeFilter }>({ search: "", type: "" });
   const { search, type } = filters;
   const list = useQuery({
-    ...trpc.cohorts.list.queryOptions({ projectId, search: search.trim() || undefined, type: type || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.cohorts.list.queryOptions(cohortsListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
     // Counts arrive when computations finish.
     refetchInterval: (query) => (query.state.data?.results.some((cohort) => cohort.is_calculating) ? 2000 : false),
@@ -57,7 +54,7 @@ function CohortsList({ projectId }: { projectId: number }) {
           <SelectField
             label="Type"
             value={type}
-            onChange={(event) => change({ type: event.target.value as TypeFilter })}
+            onChange={(event) => change({ type: event.target.value as CohortTypeFilter })}
             testId="cohorts-type-filter"
           >
             <option value="">All cohorts</option>
@@ -79,7 +76,7 @@ function CohortsList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={COHORTS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200">
         {cohorts.map((cohort) => (
@@ -129,7 +126,7 @@ function CohortRow({ cohort }: { cohort: CohortResource }) {
       <div className="flex flex-wrap items-center gap-3 text-sm text-gray-700">
         <Badge tone={cohort.is_static ? "neutral" : "brand"}>{cohortKindLabel(cohort)}</Badge>
         <CohortCount cohort={cohort} />
-        {cohort.last_calculation && <span className="text-xs text-gray-500">updated {formatDateTime(cohort.last_calculation)}</span>}
+        {cohort.last_calculation && <span className="text-xs text-gray-500">updated <LocalTime value={cohort.last_calculation} /></span>}
       </div>
     </li>
   );

@@ -1,4 +1,4 @@
-import { Badge, formatDate } from "@/components/ui";
+import { Badge, LocalTime } from "@/components/ui";
 import { RestrictionLevel } from "@/server/access/contract";
 
 /** How a dashboard without a name is shown (PostHog allows a null name). */
@@ -46,7 +46,7 @@ export function DashboardCreated({ dashboard }: { dashboard: { created_at: strin
   const name = who ? [who.first_name, who.last_name].join(" ").trim() || who.email : null;
   return (
     <span>
-      {name ? `Created by ${name}` : "Created"} on {formatDate(dashboard.created_at)}
+      {name ? `Created by ${name}` : "Created"} on <LocalTime value={dashboard.created_at} format="date" />
     </span>
   );
 }

@@ -11,11 +11,8 @@ import { useTRPC } from "@/trpc/react";
 import { DashboardBadges, DashboardCreated, dashboardTitle } from "./dashboard-badges";
 import { DashboardFormDialog } from "./dashboard-form-dialog";
 import { DeleteDashboardDialog } from "./delete-dashboard-dialog";
+import { DASHBOARDS_PAGE_SIZE, dashboardsListInput, type DashboardsView } from "./page-queries";
 import type { DashboardListItemData } from "./types";
-
-const PAGE_SIZE = 50;
-
-type View = "active" | "deleted";
 
 export function DashboardsPage() {
   const router = useRouter();
@@ -45,26 +42,19 @@ export function DashboardsPage() {
 
 function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: () => void }) {
   const trpc = useTRPC();
-  const [view, setView] = useState<View>("active");
+  const [view, setView] = useState<DashboardsView>("active");
   const { filters, page, setPage, change, clear } = useListFilters({ search: "", tag: "" });
   const { search, tag } = filters;
   const deferredSearch = useDeferredValue(search.trim());
   const tags = useQuery(trpc.dashboards.tags.queryOptions({ projectId }));
   const list = useQuery({
-    ...trpc.dashboards.list.queryOptions({
-      projectId,
-      deleted: view === "deleted",
-      search: deferredSearch || undefined,
-      tags: tag ? [tag] : undefined,
-      limit: PAGE_SIZE,
-      offset: page * PAGE_SIZE,
-    }),
+    ...trpc.dashboards.list.queryOptions(dashboardsListInput(projectId, view, { search: deferredSearch, tag }, page)),
     placeholderData: keepPreviousData,
   });
   const dashboards = list.data?.results ?? [];
   const filtered = Boolean(deferredSearch || tag);
 
-  const choose = (next: View) => {
+  const choose = (next: DashboardsView) => {
     setView(next);
     setPage(0);
   };
@@ -154,7 +144,7 @@ function DashboardList({ projectId, onCreate }: { projectId: number; onCreate: (
             }
       }
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={DASHBOARDS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200" data-testid="dashboard-rows">
         {dashboards.map((dashboard) =>

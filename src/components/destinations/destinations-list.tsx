@@ -3,12 +3,11 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { DESTINATIONS_PAGE_SIZE, destinationsListInput } from "./page-queries";
 import type { HogFunctionResource } from "@/server/destinations/present";
 import { stateBadge, urlOf } from "./destination-shared";
-
-const PAGE_SIZE = 50;
 
 export function DestinationsPage() {
   return (
@@ -31,7 +30,7 @@ function DestinationsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string }>({ search: "" });
   const list = useQuery({
-    ...trpc.destinations.list.queryOptions({ projectId, search: filters.search.trim() || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.destinations.list.queryOptions(destinationsListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
   });
   const destinations = list.data?.results ?? [];
@@ -55,7 +54,7 @@ function DestinationsList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={DESTINATIONS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200">
         {destinations.map((destination) => (
@@ -84,7 +83,7 @@ function DestinationRow({ destination }: { destination: HogFunctionResource }) {
         <Badge tone={state.tone} dot>
           {state.label}
         </Badge>
-        <span className="text-xs text-gray-500">created {formatDateTime(destination.created_at)}</span>
+        <span className="text-xs text-gray-500">created <LocalTime value={destination.created_at} /></span>
       </div>
     </li>
   );

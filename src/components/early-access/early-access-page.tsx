@@ -7,6 +7,7 @@ import { ProjectGate } from "@/components/settings/project-gate";
 import { Badge, Button, Card, FormAlert, inputClasses, ListPage, PageHeader } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
+import { earlyAccessListInput } from "./page-queries";
 import { EAF_STAGES, isReleaseStage, type EafResource, type EarlyAccessStage } from "@/server/early-access/contract";
 
 const STAGE_LABELS: Record<EarlyAccessStage, string> = { draft: "Draft", concept: "Concept", alpha: "Alpha", beta: "Beta", "general-availability": "General availability", archived: "Archived" };
@@ -91,7 +92,7 @@ function StageSelect({ value, onChange, testId, label = "Stage" }: { value: Earl
 
 function Features({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const list = useQuery(trpc.earlyAccess.list.queryOptions({ projectId, limit: 200 }));
+  const list = useQuery(trpc.earlyAccess.list.queryOptions(earlyAccessListInput(projectId)));
   const features = list.data?.results ?? [];
   return (
     <ListPage

@@ -1,10 +1,8 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { cn } from "@/components/ui";
+import { cn, LocalTime } from "@/components/ui";
 import type { EventResource } from "@/server/events/present";
-
-const timeFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium" });
 
 function shown(value: unknown): string {
   if (value === undefined || value === null) return "";
@@ -78,7 +76,7 @@ export function EventTable({ events, onOpen, dimmed = false }: { events: EventRe
                   {event.event}
                 </td>
                 <td className="px-4 py-2.5 whitespace-nowrap text-gray-600 tabular-nums">
-                  <time dateTime={event.timestamp}>{timeFormat.format(new Date(event.timestamp))}</time>
+                  <LocalTime value={event.timestamp} format="dateTimeSeconds" />
                 </td>
                 <td className="max-w-48 truncate px-4 py-2.5 font-mono text-xs text-gray-700" data-testid="event-distinct-id">
                   {event.distinct_id}

@@ -12,10 +12,10 @@ import { useTRPC } from "@/trpc/react";
 import type { EventResource } from "@/server/events/present";
 import { EventDrawer } from "./event-drawer";
 import { EventTable } from "./event-table";
+import { eventsCountInput, eventsListOptions } from "./page-queries";
 import { isCohortRow, VALUELESS, type EventFilters, type FilterRowInput, type PropertyFilterInput } from "@/server/events/contract";
 import { csvExportHref, explorerHref, filtersFromSearch, matchSummary, OPERATOR_LABELS, TIME_RANGES } from "./filter-params";
 
-const PAGE_SIZE = 50;
 const REFRESH_MS = 5_000;
 
 interface Draft {
@@ -89,17 +89,14 @@ function Explorer({ projectId }: { projectId: number }) {
   const [selected, setSelected] = useState<EventResource | null>(null);
 
   const list = useInfiniteQuery({
-    ...trpc.events.list.infiniteQueryOptions(
-      { projectId, ...applied, limit: PAGE_SIZE },
-      { getNextPageParam: (page) => page.next ?? undefined, initialCursor: null },
-    ),
+    ...eventsListOptions(trpc, projectId, applied),
     placeholderData: keepPreviousData,
     refetchInterval: live ? REFRESH_MS : false,
   });
   // Rows of earlier filters (kept while the new ones load) must not stand under an error about the new ones.
   const stale = list.isError && list.isPlaceholderData;
   const events = stale ? [] : (list.data?.pages.flatMap((page) => page.results) ?? []);
-  const count = useQuery({ ...trpc.events.count.queryOptions({ projectId, ...applied }), refetchInterval: live ? REFRESH_MS : false });
+  const count = useQuery({ ...trpc.events.count.queryOptions(eventsCountInput(projectId, applied)), refetchInterval: live ? REFRESH_MS : false });
   const filtered = Boolean(
     applied.event || applied.distinctId || applied.after || applied.before || applied.personId || (applied.properties ?? []).some((p) => (isCohortRow(p) ? p.cohortId > 0 : p.key.trim())),
   );

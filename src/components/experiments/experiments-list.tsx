@@ -3,13 +3,12 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { EXPERIMENTS_PAGE_SIZE, experimentsListInput } from "./page-queries";
 import type { ExperimentResource } from "@/server/experiments/contract";
 import { SharedMetricsSection } from "./shared-metrics";
 import { statusOf, STATUS_TONE } from "./status";
-
-const PAGE_SIZE = 50;
 
 export function ExperimentsPage() {
   return (
@@ -39,7 +38,7 @@ function ExperimentsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string }>({ search: "" });
   const list = useQuery({
-    ...trpc.experiments.list.queryOptions({ projectId, search: filters.search.trim() || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.experiments.list.queryOptions(experimentsListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
   });
   const experiments = list.data?.results ?? [];
@@ -63,7 +62,7 @@ function ExperimentsList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={EXPERIMENTS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200">
         {experiments.map((experiment) => (
@@ -87,7 +86,7 @@ function ExperimentRow({ experiment }: { experiment: ExperimentResource }) {
       <div className="flex flex-wrap items-center gap-3 text-sm text-gray-700">
         <Badge tone={STATUS_TONE[status]}>{status}</Badge>
         {experiment.archived && <Badge tone="neutral">archived</Badge>}
-        <span className="text-xs text-gray-500">{experiment.start_date ? `started ${formatDateTime(experiment.start_date)}` : `created ${formatDateTime(experiment.created_at)}`}</span>
+        <span className="text-xs text-gray-500">{experiment.start_date ? <>started <LocalTime value={experiment.start_date} /></> : <>created <LocalTime value={experiment.created_at} /></>}</span>
       </div>
     </li>
   );

@@ -6,11 +6,10 @@ import { ProjectGate } from "@/components/settings/project-gate";
 import { Badge, buttonClasses, ListPage, ListSearch, PageButtons, PageHeader, SelectField, useListFilters } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
+import { FLAGS_PAGE_SIZE, flagsListInput, type FlagActiveFilter } from "./page-queries";
 import type { FlagResource } from "@/server/flags/present";
 import { rolloutSummary } from "./flag-draft";
 import { ActiveSwitch } from "./active-switch";
-
-const PAGE_SIZE = 50;
 
 export function FlagsPage() {
   return (
@@ -29,14 +28,12 @@ export function FlagsPage() {
   );
 }
 
-type ActiveFilter = "" | "true" | "false";
-
 function FlagsList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string; active: ActiveFilter }>({ search: "", active: "" });
+  const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string; active: FlagActiveFilter }>({ search: "", active: "" });
   const { search, active } = filters;
   const list = useQuery({
-    ...trpc.flags.list.queryOptions({ projectId, search: search.trim() || undefined, active: active || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.flags.list.queryOptions(flagsListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
   });
   const flags = list.data?.results ?? [];
@@ -57,7 +54,7 @@ function FlagsList({ projectId }: { projectId: number }) {
           <SelectField
             label="Status"
             value={active}
-            onChange={(event) => change({ active: event.target.value as ActiveFilter })}
+            onChange={(event) => change({ active: event.target.value as FlagActiveFilter })}
             testId="flags-status-filter"
           >
             <option value="">All flags</option>
@@ -79,7 +76,7 @@ function FlagsList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={FLAGS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200" data-testid="flags-rows">
         {flags.map((flag) => (

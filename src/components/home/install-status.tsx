@@ -4,26 +4,17 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCurrentProject } from "@/components/account/use-current-project";
 import { TestEventButton } from "@/components/install/test-event-button";
-import { buttonClasses, Card, CardBody, CardHeader, ErrorState, formatDateTime, Sparkline, Spinner } from "@/components/ui";
+import { buttonClasses, Card, CardBody, CardHeader, ErrorState, LocalTime, Sparkline, Spinner } from "@/components/ui";
 import { formatCount } from "@/components/web/web-format";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { dailyEvents, homeCountInput, homeCountKey, latestEventInput, uniqueVisitors } from "./page-queries";
 
 /** How often Home looks for a first event, and for newer ones once events arrive. */
 const WAITING_POLL_MS = 2_000;
 const LIVE_POLL_MS = 15_000;
 
 const INSTALL_HREF = "/settings/project#install";
-
-/** Events per day and unique visitors over the last 30 days, of every event. */
-const dailyEvents = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: null, name: "All events", math: "total" }], interval: "day", dateRange: { date_from: "-30d" } };
-const uniqueVisitors = {
-  kind: "TrendsQuery",
-  series: [{ kind: "EventsNode", event: null, name: "All events", math: "dau" }],
-  interval: "day",
-  dateRange: { date_from: "-30d" },
-  trendsFilter: { display: "BoldNumber" },
-};
 
 interface Series {
   data: number[];
@@ -50,7 +41,7 @@ export function InstallStatus() {
 function InstallStatusCard({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const latest = useQuery({
-    ...trpc.events.list.queryOptions({ projectId, limit: 1 }),
+    ...trpc.events.list.queryOptions(latestEventInput(projectId)),
     refetchInterval: (query) => (query.state.data?.results.length ? LIVE_POLL_MS : WAITING_POLL_MS),
     staleTime: 0,
   });
@@ -115,8 +106,8 @@ function Arrived({ projectId, newest }: { projectId: number; newest: { id: strin
   // Counted again, past the server's short result cache, whenever a newer event arrives.
   const trpcClient = useTRPCClient();
   const count = (query: object) => ({
-    queryKey: ["home-counts", projectId, newest.id, query],
-    queryFn: () => trpcClient.query.run.query({ projectId, request: { query, refresh: "force_blocking" } }),
+    queryKey: homeCountKey(projectId, newest.id, query),
+    queryFn: () => trpcClient.query.run.query(homeCountInput(projectId, query)),
     staleTime: 60_000,
     placeholderData: keepPreviousData,
   });
@@ -139,7 +130,7 @@ function Arrived({ projectId, newest }: { projectId: number; newest: { id: strin
       </div>
       {failed ? <p className="text-sm text-red-700">Could not count the events: {errorMessage(failed)}</p> : null}
       <p className="text-sm text-gray-600" data-testid="home-latest-event">
-        Latest: <span className="font-mono text-[13px] text-gray-800">{newest.event}</span> at {formatDateTime(newest.timestamp)}
+        Latest: <span className="font-mono text-[13px] text-gray-800">{newest.event}</span> at <LocalTime value={newest.timestamp} />
       </p>
       {newest.event === TEST_EVENT_NAME && (
         <p className="rounded-control bg-brand-50 px-3 py-2 text-sm text-gray-800" data-testid="home-test-event-note">

@@ -3,23 +3,22 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { buttonClasses, Card, CardHeader, ErrorState, formatDateTime, Spinner } from "@/components/ui";
+import { buttonClasses, Card, CardHeader, ErrorState, LocalTime, Spinner } from "@/components/ui";
 import { insightTitle } from "@/components/insights/insight-actions";
 import { KindIcon } from "@/components/insights/kind-icon";
 import { sourceOf } from "@/components/insights/query-source";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
-
-const SHOWN = 5;
+import { RECENT_SHOWN, recentDashboardsInput, recentInsightsInput } from "./page-queries";
 
 /** Home for returning users: the insights changed last and the dashboards opened last. */
 export function RecentWork({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
-  const insights = useQuery(trpc.insights.list.queryOptions({ projectId, saved: "true", limit: SHOWN }));
-  const dashboards = useQuery(trpc.dashboards.list.queryOptions({ projectId, limit: 100 }));
+  const insights = useQuery(trpc.insights.list.queryOptions(recentInsightsInput(projectId)));
+  const dashboards = useQuery(trpc.dashboards.list.queryOptions(recentDashboardsInput(projectId)));
   const recentDashboards = [...(dashboards.data?.results ?? [])]
     .sort((a, b) => (b.last_accessed_at ?? "").localeCompare(a.last_accessed_at ?? "") || (a.name ?? "").localeCompare(b.name ?? ""))
-    .slice(0, SHOWN);
+    .slice(0, RECENT_SHOWN);
   return (
     <div className="grid gap-6 lg:grid-cols-2" data-testid="recent-work">
       <Card aria-labelledby="recent-insights-title" data-testid="recent-insights">
@@ -47,7 +46,11 @@ export function RecentWork({ projectId }: { projectId: number }) {
             key: insight.id,
             href: sourceOf(insight.query).kind === "HogQLQuery" ? `/sql?insight=${insight.short_id}` : `/insights/${insight.short_id}`,
             title: insightTitle(insight),
-            detail: `changed ${formatDateTime(insight.last_modified_at)}`,
+            detail: (
+              <>
+                changed <LocalTime value={insight.last_modified_at} />
+              </>
+            ),
             icon: <KindIcon query={insight.query} />,
           }))}
           testId="recent-insight"
@@ -78,7 +81,13 @@ export function RecentWork({ projectId }: { projectId: number }) {
             key: dashboard.id,
             href: `/dashboards/${dashboard.id}`,
             title: dashboard.name || "Untitled dashboard",
-            detail: dashboard.last_accessed_at ? `opened ${formatDateTime(dashboard.last_accessed_at)}` : "not opened yet",
+            detail: dashboard.last_accessed_at ? (
+              <>
+                opened <LocalTime value={dashboard.last_accessed_at} />
+              </>
+            ) : (
+              "not opened yet"
+            ),
             icon: null,
           }))}
           testId="recent-dashboard"
@@ -96,7 +105,7 @@ function List({
 }: {
   query: { isPending: boolean; isError: boolean; error: unknown; refetch: () => unknown };
   empty: ReactNode;
-  items: { key: number; href: string; title: string; detail: string; icon: ReactNode }[];
+  items: { key: number; href: string; title: string; detail: ReactNode; icon: ReactNode }[];
   testId: string;
 }) {
   if (query.isPending) {

@@ -5,14 +5,13 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useDeferredValue, useState } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
 import { KIND_LABELS, stateFromNode } from "./editor/editor-state";
 import { sourceOf } from "./query-source";
 import { DeletedNotice, InsightActions, insightTitle } from "./insight-actions";
 import { KindIcon } from "./kind-icon";
-
-const PAGE_SIZE = 50;
+import { INSIGHTS_PAGE_SIZE, insightsListInput } from "./page-queries";
 
 /** `/insights`: the saved insights, newest change first, searchable by name and description. */
 export function InsightsPage() {
@@ -63,7 +62,7 @@ function InsightList({ projectId }: { projectId: number }) {
   const { filters, page, setPage, change, clear } = useListFilters({ search: "" });
   const deferred = useDeferredValue(filters.search.trim());
   const list = useQuery({
-    ...trpc.insights.list.queryOptions({ projectId, saved: "true", search: deferred || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.insights.list.queryOptions(insightsListInput(projectId, deferred, page)),
     placeholderData: keepPreviousData,
   });
   const insights = list.data?.results ?? [];
@@ -97,7 +96,7 @@ function InsightList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={INSIGHTS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <div className="overflow-x-auto">
         <table className="w-full text-left text-sm">
@@ -139,7 +138,7 @@ function InsightList({ projectId }: { projectId: number }) {
                   {kindLabel(insight.query)}
                 </td>
                 <td className="hidden px-4 py-3 whitespace-nowrap text-gray-600 sm:table-cell">
-                  {formatDateTime(insight.last_modified_at)}
+                  <LocalTime value={insight.last_modified_at} />
                   {insight.last_modified_by ? ` by ${insight.last_modified_by.first_name || insight.last_modified_by.email}` : ""}
                 </td>
                 <td className="px-4 py-3 text-right">

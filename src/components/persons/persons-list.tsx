@@ -5,12 +5,12 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, Card, formatDateTime, inputClasses, ListPage, PageButtons, PageHeader } from "@/components/ui";
+import { Badge, Button, Card, inputClasses, ListPage, LocalTime, PageButtons, PageHeader } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { personsListInput, personsListParams } from "./page-queries";
 import type { PersonListItem } from "@/server/persons/present";
 import { propertyText } from "./property-text";
 
-const PAGE_SIZE = 50;
 /** Property columns shown before the reader picks their own. */
 const DEFAULT_COLUMNS = ["email"];
 const MAX_COLUMNS = 8;
@@ -61,15 +61,14 @@ function PersonsList({ projectId }: { projectId: number }) {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const search = params.get("q") ?? "";
-  const page = Math.max(0, Math.min(10_000, Number.parseInt(params.get("page") ?? "0", 10) || 0));
+  const { search, page } = personsListParams(params);
   const [draft, setDraft] = useState(search);
   const [columns, setColumns] = useColumns(projectId);
   const [newColumn, setNewColumn] = useState("");
   useEffect(() => setDraft(search), [search]);
 
   const list = useQuery({
-    ...trpc.persons.list.queryOptions({ projectId, search: search || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.persons.list.queryOptions(personsListInput(projectId, { search, page })),
     placeholderData: keepPreviousData,
   });
   const persons = list.data?.results ?? [];
@@ -222,7 +221,7 @@ function PersonTable({ persons, columns }: { persons: PersonListItem[]; columns:
                   {propertyText(person.properties[column]) || <span className="text-gray-400">—</span>}
                 </td>
               ))}
-              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600 tabular-nums">{formatDateTime(person.created_at)}</td>
+              <td className="px-4 py-2.5 whitespace-nowrap text-gray-600 tabular-nums"><LocalTime value={person.created_at} /></td>
             </tr>
           ))}
         </tbody>

@@ -5,26 +5,11 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useState, type FormEvent } from "react";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, Button, Card, formatDateTime, inputClasses, ListPage, PageButtons, PageHeader, SelectField } from "@/components/ui";
+import { Badge, Button, Card, inputClasses, ListPage, LocalTime, PageButtons, PageHeader, SelectField } from "@/components/ui";
 import type { RecordingResource } from "@/server/recordings/contract";
 import { useTRPC } from "@/trpc/react";
 import { formatBytes, formatDuration } from "./format";
-
-const PAGE_SIZE = 25;
-const RANGES = [
-  { value: "-24h", label: "Last 24 hours" },
-  { value: "-3d", label: "Last 3 days" },
-  { value: "-7d", label: "Last 7 days" },
-  { value: "-30d", label: "Last 30 days" },
-  { value: "-1y", label: "Last year" },
-] as const;
-const DURATIONS = [
-  { value: "0", label: "Any length" },
-  { value: "5", label: "Over 5 seconds" },
-  { value: "30", label: "Over 30 seconds" },
-  { value: "60", label: "Over 1 minute" },
-  { value: "300", label: "Over 5 minutes" },
-] as const;
+import { DURATIONS, RANGES, RECORDINGS_PAGE_SIZE, recordingListInput, recordingListParams } from "./page-queries";
 
 export function ReplayPage() {
   return (
@@ -82,32 +67,15 @@ function RecordingList({ projectId }: { projectId: number }) {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const range = RANGES.some((r) => r.value === params.get("range")) ? params.get("range")! : "-7d";
-  const minDuration = DURATIONS.some((d) => d.value === params.get("min")) ? params.get("min")! : "0";
-  const person = params.get("person") ?? "";
-  const distinctId = params.get("distinct_id") ?? "";
-  const errors = params.get("errors") === "1";
-  // "Events performed": sessions with this event (and, from /web's page rows, on this path).
-  const performed = params.get("event") ?? "";
-  const path = params.get("path") ?? "";
-  const page = Math.max(0, Math.min(10_000, Number.parseInt(params.get("page") ?? "0", 10) || 0));
+  const view = recordingListParams(params);
+  const { range, minDuration, person, distinctId, errors, performed, path, page } = view;
   const [draft, setDraft] = useState(distinctId);
   useEffect(() => setDraft(distinctId), [distinctId]);
   const [eventDraft, setEventDraft] = useState(performed);
   useEffect(() => setEventDraft(performed), [performed]);
 
   const list = useQuery({
-    ...trpc.recordings.list.queryOptions({
-      projectId,
-      date_from: range,
-      person_uuid: /^[0-9a-f-]{36}$/i.test(person) ? person : undefined,
-      distinct_ids: distinctId ? [distinctId] : undefined,
-      having_predicates: minDuration !== "0" ? [{ key: "duration", operator: "gt", value: Number(minDuration) }] : undefined,
-      console_log_filters: errors ? [{ key: "level", value: ["error"] }] : undefined,
-      events: performed ? [{ id: performed, type: "events", properties: path ? [{ key: "$pathname", value: path, operator: "exact", type: "event" }] : undefined }] : undefined,
-      limit: PAGE_SIZE,
-      offset: page * PAGE_SIZE,
-    }),
+    ...trpc.recordings.list.queryOptions(recordingListInput(projectId, view)),
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });
@@ -247,7 +215,7 @@ function RecordingTable({ recordings }: { recordings: RecordingResource[] }) {
               <span className="truncate text-xs text-gray-500">{recording.start_url ?? "No URL recorded"}</span>
             </span>
             <span className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-gray-600 sm:text-sm">
-              <span>{formatDateTime(recording.start_time)}</span>
+              <LocalTime value={recording.start_time} />
               <span data-testid="recording-duration" title="Duration (active)">
                 {formatDuration(recording.recording_duration)} ({formatDuration(recording.active_seconds)} active)
               </span>

@@ -3,22 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { isAdmin, levelName } from "@/components/account/levels";
-import {
-  Badge,
-  Button,
-  Card,
-  CardBody,
-  CardHeader,
-  ConfirmDialog,
-  CopyField,
-  EmptyState,
-  ErrorState,
-  FormAlert,
-  formatDate,
-  SelectField,
-  Spinner,
-  TextField,
-} from "@/components/ui";
+import { Badge, Button, Card, CardBody, CardHeader, ConfirmDialog, CopyField, EmptyState, ErrorState, FormAlert, LocalTime, SelectField, Spinner, TextField } from "@/components/ui";
 import { createInviteInput } from "@/server/accounts/contract";
 import { errorMessage, formErrorsFrom, NO_ERRORS, validate, type FormErrors } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
@@ -97,12 +82,12 @@ function MembersCard({ projectId, organizationName }: { projectId: number; organ
                     <td className="max-w-0 px-4 py-3 sm:px-5">
                       <p className="truncate font-medium text-gray-900">{name || member.user.email}</p>
                       {name && <p className="truncate text-gray-600">{member.user.email}</p>}
-                      <p className="text-gray-500 sm:hidden">Joined {formatDate(member.joinedAt)}</p>
+                      <p className="text-gray-500 sm:hidden">Joined <LocalTime value={member.joinedAt} format="date" /></p>
                     </td>
                     <td className="px-4 py-3 align-top sm:align-middle">
                       <Badge tone={levelTone[level]}>{level}</Badge>
                     </td>
-                    <td className="hidden px-4 py-3 whitespace-nowrap text-gray-600 sm:table-cell sm:px-5">{formatDate(member.joinedAt)}</td>
+                    <td className="hidden px-4 py-3 whitespace-nowrap text-gray-600 sm:table-cell sm:px-5"><LocalTime value={member.joinedAt} format="date" /></td>
                   </tr>
                 );
               })}
@@ -262,7 +247,7 @@ function OpenInvitesCard({ projectId }: { projectId: number }) {
               <div className="min-w-0 flex-1">
                 <p className="truncate text-sm font-medium text-gray-900">{invite.targetEmail}</p>
                 <p className="text-sm text-gray-600">
-                  Sent {formatDate(invite.createdAt)} · expires {formatDate(invite.expiresAt)}
+                  Sent <LocalTime value={invite.createdAt} format="date" /> · expires <LocalTime value={invite.expiresAt} format="date" />
                 </p>
               </div>
               <Badge tone={levelTone[levelName(invite.level)]}>{levelName(invite.level)}</Badge>

@@ -10,6 +10,7 @@ import { sourceOf } from "@/components/insights/query-source";
 import { csvFileName, resultCsv } from "@/components/insights/result-csv";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
+import { sqlInsightInput, sqlPropertiesInput, sqlRunInput } from "./page-queries";
 import { CodeEditor } from "./code-editor";
 import { ChartControls, ResultChart, type SqlChartKind } from "./result-chart";
 import { numericColumns } from "./result-chart-data";
@@ -33,7 +34,7 @@ export function SqlEditorPage() {
 function SqlLoader({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const shortId = useSearchParams().get("insight");
-  const found = useQuery({ ...trpc.insights.list.queryOptions({ projectId, short_id: shortId ?? "", limit: 1 }), enabled: Boolean(shortId) });
+  const found = useQuery({ ...trpc.insights.list.queryOptions(sqlInsightInput(projectId, shortId ?? "")), enabled: Boolean(shortId) });
   if (!shortId) return <SqlEditor projectId={projectId} insight={null} />;
   if (found.isPending) return <LoadingState label="Loading the query…" />;
   if (found.isError) return <ErrorState title="Could not load this query" message={errorMessage(found.error)} onRetry={() => void found.refetch()} />;
@@ -60,14 +61,14 @@ function SqlEditor({ projectId, insight }: { projectId: number; insight: SavedSq
   const [saving, setSaving] = useState(false);
   const [propertySearch, setPropertySearch] = useState("");
   const deferredSearch = useDeferredValue(propertySearch.trim());
-  const eventProps = useQuery({ ...trpc.definitions.properties.queryOptions({ projectId, type: "event", search: deferredSearch || undefined, limit: 30 }), placeholderData: keepPreviousData });
-  const personProps = useQuery({ ...trpc.definitions.properties.queryOptions({ projectId, type: "person", search: deferredSearch || undefined, limit: 15 }), placeholderData: keepPreviousData });
+  const eventProps = useQuery({ ...trpc.definitions.properties.queryOptions(sqlPropertiesInput(projectId, "event", deferredSearch)), placeholderData: keepPreviousData });
+  const personProps = useQuery({ ...trpc.definitions.properties.queryOptions(sqlPropertiesInput(projectId, "person", deferredSearch)), placeholderData: keepPreviousData });
   const completions = useMemo(
     () => [...COLUMNS.map((column) => column.name), ...(eventProps.data ?? []).map((one) => `properties.${one.name}`), ...(personProps.data ?? []).map((one) => `person.properties.${one.name}`)],
     [eventProps.data, personProps.data],
   );
   const result = useQuery({
-    ...trpc.query.run.queryOptions({ projectId, request: { query: { kind: "HogQLQuery", query: ran ?? "" }, refresh: "force_blocking" } }),
+    ...trpc.query.run.queryOptions(sqlRunInput(projectId, ran ?? "")),
     enabled: ran !== null,
     retry: false,
     staleTime: Infinity,

@@ -3,12 +3,11 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ProjectGate } from "@/components/settings/project-gate";
-import { Badge, buttonClasses, formatDateTime, ListPage, ListSearch, PageButtons, PageHeader, useListFilters } from "@/components/ui";
+import { Badge, buttonClasses, ListPage, ListSearch, LocalTime, PageButtons, PageHeader, useListFilters } from "@/components/ui";
 import { useTRPC } from "@/trpc/react";
+import { SURVEYS_PAGE_SIZE, surveysListInput } from "./page-queries";
 import type { SurveyResource } from "@/server/surveys/present";
 import { surveyStatus } from "./survey-draft";
-
-const PAGE_SIZE = 50;
 
 export function SurveysPage() {
   return (
@@ -31,7 +30,7 @@ function SurveysList({ projectId }: { projectId: number }) {
   const trpc = useTRPC();
   const { filters, page, setPage, filtered, change, clear } = useListFilters<{ search: string }>({ search: "" });
   const list = useQuery({
-    ...trpc.surveys.list.queryOptions({ projectId, search: filters.search.trim() || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE }),
+    ...trpc.surveys.list.queryOptions(surveysListInput(projectId, filters, page)),
     placeholderData: keepPreviousData,
   });
   const surveys = list.data?.results ?? [];
@@ -55,7 +54,7 @@ function SurveysList({ projectId }: { projectId: number }) {
         ),
       }}
       count={list.data?.count ?? 0}
-      pager={<PageButtons page={page} pageSize={PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
+      pager={<PageButtons page={page} pageSize={SURVEYS_PAGE_SIZE} count={list.data?.count ?? 0} onPage={setPage} />}
     >
       <ul className="divide-y divide-gray-200">
         {surveys.map((survey) => (
@@ -88,7 +87,7 @@ function SurveyRow({ survey }: { survey: SurveyResource }) {
         <Link href={`/surveys/${survey.id}/results`} className="text-sm text-brand-700 hover:underline" data-testid="survey-results-link">
           Results
         </Link>
-        <span className="text-xs text-gray-500">created {formatDateTime(survey.created_at)}</span>
+        <span className="text-xs text-gray-500">created <LocalTime value={survey.created_at} /></span>
       </div>
     </li>
   );

@@ -2,6 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/trpc/react";
+import { webQueryInput } from "./page-queries";
 
 /**
  * One query node through the query API (`query.run`), answered from the server's short
@@ -10,7 +11,7 @@ import { useTRPC } from "@/trpc/react";
 export function useWebQuery(projectId: number, query: object) {
   const trpc = useTRPC();
   return useQuery({
-    ...trpc.query.run.queryOptions({ projectId, request: { query, refresh: "blocking" } }),
+    ...trpc.query.run.queryOptions(webQueryInput(projectId, query)),
     placeholderData: keepPreviousData,
     select: (response) => response as unknown as Record<string, unknown>,
   });

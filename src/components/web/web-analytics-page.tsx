@@ -17,6 +17,7 @@ import { dateRangeLabel, filtersFromParams, paramsOf, replayHref, webTestAccount
 import { WebFiltersBar } from "./web-filters-bar";
 import { overviewItems, overviewQuery, sessionTrendQuery, sessionTrendSeries, trendQuery, trendSeries, WEB_TABLE_GROUPS, type WebTableGroup } from "./web-query";
 import { useWebQuery } from "./use-web-query";
+import { anyPageviewInput } from "./page-queries";
 
 /** Where the snippet and the other SDKs' set-up live. */
 export const INSTALL_HREF = "/settings/project#install";
@@ -52,7 +53,7 @@ function WebAnalytics({ projectId, testAccountFilters }: { projectId: number; te
   const trpc = useTRPC();
   // Has this project ever had a pageview? Until it has, the page explains how to get one.
   const anyPageview = useQuery({
-    ...trpc.events.list.queryOptions({ projectId, event: "$pageview", limit: 1 }),
+    ...trpc.events.list.queryOptions(anyPageviewInput(projectId)),
     refetchInterval: (query) => (query.state.data?.results.length ? false : WAITING_POLL_MS),
   });
   const waiting = anyPageview.data?.results.length === 0;

@@ -1,8 +1,15 @@
+import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { ActionsPage } from "@/components/actions/actions-list";
+import { actionsListInput } from "@/components/actions/page-queries";
+import { prefetchPage } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Actions" };
 
-export default function ActionsRoute() {
-  return <ActionsPage />;
+export default async function ActionsRoute() {
+  return (
+    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.actions.list.queryOptions(actionsListInput(projectId))])}>
+      <ActionsPage />
+    </HydrationBoundary>
+  );
 }

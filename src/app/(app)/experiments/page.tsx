@@ -1,8 +1,21 @@
+import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { ExperimentsPage } from "@/components/experiments/experiments-list";
+import { experimentsListInput } from "@/components/experiments/page-queries";
+import { prefetchPage } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Experiments" };
 
-export default function ExperimentsRoute() {
-  return <ExperimentsPage />;
+export default async function ExperimentsRoute() {
+  return (
+    <HydrationBoundary
+      state={await prefetchPage((trpc, projectId) => [
+        trpc.experiments.list.queryOptions(experimentsListInput(projectId)),
+        // The shared metrics section (shared-metrics.tsx).
+        trpc.experiments.savedMetrics.queryOptions({ projectId }),
+      ])}
+    >
+      <ExperimentsPage />
+    </HydrationBoundary>
+  );
 }

@@ -1,8 +1,15 @@
+import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { FlagsPage } from "@/components/feature-flags/flags-list";
+import { flagsListInput } from "@/components/feature-flags/page-queries";
+import { prefetchPage } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Feature flags" };
 
-export default function FeatureFlagsPage() {
-  return <FlagsPage />;
+export default async function FeatureFlagsPage() {
+  return (
+    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.flags.list.queryOptions(flagsListInput(projectId))])}>
+      <FlagsPage />
+    </HydrationBoundary>
+  );
 }

@@ -1,8 +1,15 @@
+import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { SurveysPage } from "@/components/surveys/surveys-list";
+import { surveysListInput } from "@/components/surveys/page-queries";
+import { prefetchPage } from "@/trpc/server";
 
 export const metadata: Metadata = { title: "Surveys" };
 
-export default function SurveysRoute() {
-  return <SurveysPage />;
+export default async function SurveysRoute() {
+  return (
+    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.surveys.list.queryOptions(surveysListInput(projectId))])}>
+      <SurveysPage />
+    </HydrationBoundary>
+  );
 }
