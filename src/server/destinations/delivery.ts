@@ -6,7 +6,7 @@
 import { serverEnvFrom } from "@/server/env";
 import { isSealed, openSecret, type OutboundRequest } from "@/server/outbound/service";
 import { destinationFiltersSchema, type DestinationFilters } from "./contract";
-import { testAccountGroup } from "@/server/query/test-accounts";
+import { testAccountGroup } from "@/server/query/service";
 import { compileFilters, type MatchableEvent } from "./filters";
 import type { HogFunctionForDelivery } from "./store";
 import { renderJson, renderText, type TemplateGlobals } from "./template";

@@ -45,7 +45,7 @@ function readsPerson(node: PropertyNode): boolean {
 
 /**
  * The filters as one tree; `actionTrees` are the listed actions' steps (a missing action
- * matches nothing), `testAccounts` the project's test account filters (query/test-accounts.ts).
+ * matches nothing), `testAccounts` the project's test account filters (query/test-accounts.ts, through the query service).
  */
 export function filtersTree(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>, testAccounts: PropertyGroup | null = null): PropertyGroup {
   const wanted: PropertyNode[] = [

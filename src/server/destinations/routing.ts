@@ -7,7 +7,7 @@
 import type { Database } from "@/server/db";
 import { actionDefinitions } from "@/server/actions/service";
 import type { PropertyGroup } from "@/server/properties/contract";
-import { testAccountGroup } from "@/server/query/test-accounts";
+import { testAccountGroup } from "@/server/query/service";
 import { destinationFiltersSchema } from "./contract";
 import { compileFilters, type CompiledFilters, type MatchableEvent } from "./filters";
 import * as store from "./store";

@@ -21,7 +21,7 @@ import { findProjectQuerySettings } from "./store";
 import { asksForTestAccounts, testAccountGroup, withTestAccounts } from "./test-accounts";
 
 /** Whether a query reads without the test accounts (a dashboard's tiles say so in their captions). */
-export { asksForTestAccounts } from "./test-accounts";
+export { asksForTestAccounts, testAccountGroup } from "./test-accounts";
 
 /** Answers of this process, by project, time zone, kind and spec (see analytics/cache.ts). */
 const resultCache = new ResultCache<KindAnswer>(INSIGHT_CACHE_LIMITS);
