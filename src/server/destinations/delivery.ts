@@ -70,8 +70,15 @@ export function personCheck(filtersJson: unknown, testAccountFilters: unknown = 
   const parsed = destinationFiltersSchema.safeParse(filtersJson);
   if (!parsed.success) return null;
   const filters: DestinationFilters = { ...parsed.data, actions: [], events: parsed.data.actions.length > 0 ? [] : parsed.data.events };
+  // Test account filters that no longer read filter nothing (as routing.ts), and keep the destination's own.
+  let testAccounts = null;
   try {
-    const compiled = compileFilters(filters, new Map(), parsed.data.filter_test_accounts ? testAccountGroup(testAccountFilters) : null);
+    testAccounts = parsed.data.filter_test_accounts ? testAccountGroup(testAccountFilters) : null;
+  } catch {
+    testAccounts = null;
+  }
+  try {
+    const compiled = compileFilters(filters, new Map(), testAccounts);
     return compiled.readsPerson ? (payload, person) => compiled.matches(eventOf(payload), person) : null;
   } catch {
     return null;
