@@ -6,8 +6,7 @@
 import { serverEnvFrom } from "@/server/env";
 import { isSealed, openSecret, type OutboundRequest } from "@/server/outbound/service";
 import { destinationFiltersSchema, type DestinationFilters } from "./contract";
-import { testAccountGroup } from "@/server/query/service";
-import { compileFilters, type MatchableEvent } from "./filters";
+import { compileFilters, testAccountsFor, type MatchableEvent } from "./filters";
 import type { HogFunctionForDelivery } from "./store";
 import { renderJson, renderText, type TemplateGlobals } from "./template";
 
@@ -70,15 +69,8 @@ export function personCheck(filtersJson: unknown, testAccountFilters: unknown = 
   const parsed = destinationFiltersSchema.safeParse(filtersJson);
   if (!parsed.success) return null;
   const filters: DestinationFilters = { ...parsed.data, actions: [], events: parsed.data.actions.length > 0 ? [] : parsed.data.events };
-  // Test account filters that no longer read filter nothing (as routing.ts), and keep the destination's own.
-  let testAccounts = null;
   try {
-    testAccounts = parsed.data.filter_test_accounts ? testAccountGroup(testAccountFilters) : null;
-  } catch {
-    testAccounts = null;
-  }
-  try {
-    const compiled = compileFilters(filters, new Map(), testAccounts);
+    const compiled = compileFilters(filters, new Map(), testAccountsFor(parsed.data, testAccountFilters));
     return compiled.readsPerson ? (payload, person) => compiled.matches(eventOf(payload), person) : null;
   } catch {
     return null;

@@ -11,6 +11,7 @@
  */
 import { isPropertyGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
 import { propertyMatcher, type PropertySources } from "@/server/properties/match";
+import { testAccountGroup } from "@/server/query/service";
 import type { DestinationFilters } from "./contract";
 
 /** An event as matching reads it. */
@@ -45,7 +46,7 @@ function readsPerson(node: PropertyNode): boolean {
 
 /**
  * The filters as one tree; `actionTrees` are the listed actions' steps (a missing action
- * matches nothing), `testAccounts` the project's test account filters (query/test-accounts.ts, through the query service).
+ * matches nothing), `testAccounts` the project's test account filters (`testAccountsFor`).
  */
 export function filtersTree(filters: DestinationFilters, actionTrees: ReadonlyMap<number, PropertyGroup>, testAccounts: PropertyGroup | null = null): PropertyGroup {
   const wanted: PropertyNode[] = [
@@ -61,6 +62,20 @@ export function filtersTree(filters: DestinationFilters, actionTrees: ReadonlyMa
   if (filters.properties) values.push(filters.properties);
   if (filters.filter_test_accounts && testAccounts) values.push(testAccounts);
   return { type: "AND", values };
+}
+
+/**
+ * The project's test account filters (`stored`, as the project keeps them) when the
+ * destination asks for them. They were checked when saved: ones that no longer read filter
+ * nothing rather than stop deliveries, at capture and at delivery alike.
+ */
+export function testAccountsFor(filters: DestinationFilters, stored: unknown): PropertyGroup | null {
+  if (!filters.filter_test_accounts) return null;
+  try {
+    return testAccountGroup(stored);
+  } catch {
+    return null;
+  }
 }
 
 /** The nodes a node is the AND of (itself when it is not an AND group). */

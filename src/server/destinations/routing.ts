@@ -7,9 +7,8 @@
 import type { Database } from "@/server/db";
 import { actionDefinitions } from "@/server/actions/service";
 import type { PropertyGroup } from "@/server/properties/contract";
-import { testAccountGroup } from "@/server/query/service";
 import { destinationFiltersSchema } from "./contract";
-import { compileFilters, type CompiledFilters, type MatchableEvent } from "./filters";
+import { compileFilters, testAccountsFor, type CompiledFilters, type MatchableEvent } from "./filters";
 import * as store from "./store";
 
 const REFRESH_MS = 5_000;
@@ -47,16 +46,7 @@ async function load(db: Database): Promise<void> {
     }
     let compiled: CompiledFilters;
     try {
-      // Test account filters were checked when saved; ones that no longer read filter nothing rather than stop deliveries.
-      let testAccounts: PropertyGroup | null = null;
-      if (parsed.data.filter_test_accounts) {
-        try {
-          testAccounts = testAccountGroup(row.testAccountFilters);
-        } catch {
-          testAccounts = null;
-        }
-      }
-      compiled = compileFilters(parsed.data, trees, testAccounts);
+      compiled = compileFilters(parsed.data, trees, testAccountsFor(parsed.data, row.testAccountFilters));
     } catch {
       continue;
     }
