@@ -3,13 +3,15 @@
  * it (src/trpc/server.ts) and the client list asks for it, so the query keys match and the
  * HTML holds the list. The search and page live in the URL.
  */
+import { pageParam } from "@/components/ui/page-param";
+
 export const PERSONS_PAGE_SIZE = 50;
 
 /** The list's search (`q`) and page (`page`, from 0) in the URL. */
 export function personsListParams(params: Pick<URLSearchParams, "get">): { search: string; page: number } {
   return {
     search: params.get("q") ?? "",
-    page: Math.max(0, Math.min(10_000, Number.parseInt(params.get("page") ?? "0", 10) || 0)),
+    page: pageParam(params),
   };
 }
 

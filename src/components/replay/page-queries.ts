@@ -3,6 +3,8 @@
  * them (src/trpc/server.ts) and the client list asks for them, so the query keys match and the
  * HTML holds the list. The filters and page live in the URL.
  */
+import { pageParam } from "@/components/ui/page-param";
+
 export const RECORDINGS_PAGE_SIZE = 25;
 export const RANGES = [
   { value: "-24h", label: "Last 24 hours" },
@@ -30,7 +32,7 @@ export function recordingListParams(params: Pick<URLSearchParams, "get">) {
     // "Events performed": sessions with this event (and, from /web's page rows, on this path).
     performed: params.get("event") ?? "",
     path: params.get("path") ?? "",
-    page: Math.max(0, Math.min(10_000, Number.parseInt(params.get("page") ?? "0", 10) || 0)),
+    page: pageParam(params),
   };
 }
 
