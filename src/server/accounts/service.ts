@@ -255,9 +255,8 @@ export async function currentProjectId(prisma: DbClient, user: { id: number; cur
 export async function projectAccess(prisma: DbClient, userId: number, projectId: number): Promise<ProjectAccess> {
   const project = await store.findProjectWithMembership(prisma, projectId, userId);
   if (!project) throw new AppError("not_found", "Not found.");
-  const membership = project.organization.memberships[0];
-  if (!membership) throw new AppError("permission_denied", "You don't have access to the project.");
-  return { id: project.id, name: project.name, organizationId: project.organizationId, membershipLevel: membership.level };
+  if (project.level === null) throw new AppError("permission_denied", "You don't have access to the project.");
+  return { id: project.id, name: project.name, organizationId: project.organizationId, membershipLevel: project.level };
 }
 
 // The signed-in user.
