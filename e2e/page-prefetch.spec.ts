@@ -21,7 +21,10 @@ const PAGES: readonly { path: string; text: string; absent?: string; procedures:
   { path: "/events", text: "checkout completed", procedures: ["events.list", "events.count", "events.cohorts"] },
   // The URL's filters, read on the server as the browser reads them.
   { path: "/events?event=%24pageview", text: "/pricing", absent: "checkout completed", procedures: ["events.list", "events.count"] },
-  { path: "/", text: "Launch metrics board", procedures: ["dashboards.list", "insights.list", "system.status"] },
+  // Home's counts (query.run) are keyed on the newest event, a key of Home's own over the procedure.
+  { path: "/", text: "Launch metrics board", procedures: ["dashboards.list", "insights.list", "system.status", "query.run"] },
+  // The tiles: in the HTML when answered in time, else streamed after it; either way never asked again.
+  { path: "/web", text: "Web analytics", procedures: ["query.run"] },
 ];
 
 test.describe("pages prefetched on the server", () => {
@@ -77,6 +80,30 @@ test.describe("pages prefetched on the server", () => {
     }
     // The project itself comes with the layout, as before.
     await expect(page.getByTestId("current-project-name")).not.toHaveText("Loading…");
+    await page.context().close();
+  });
+
+  test("analytics answered within a moment are drawn in the HTML itself, not streamed after it", async ({ browser }) => {
+    const page = await signedInWithoutScripts(browser);
+    // Home's counts and /web's tiles are `stream` queries: the HTML waits a moment for them (a
+    // warm result cache answers in milliseconds), else shows skeletons until the stream brings
+    // them. Without scripts nothing swaps skeletons for data, so what shows is what the HTML held.
+    const drawn = async (path: string, testId: string, text: string) => {
+      await expect
+        .poll(
+          async () => {
+            await page.goto(`${site.url}${path}`);
+            // Attached, not visible: /web's content sits in a <Suspense> (see above).
+            const found = page.getByTestId(testId).first();
+            return (await found.count()) > 0 && ((await found.textContent()) ?? "").includes(text);
+          },
+          { message: `${path}: ${testId} in the HTML`, timeout: 30_000 },
+        )
+        .toBe(true);
+    };
+    await drawn("/", "home-event-count", "2");
+    await drawn("/", "home-visitor-count", "1");
+    await drawn("/web", "web-table-paths", "/pricing");
     await page.context().close();
   });
 

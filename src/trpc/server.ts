@@ -12,7 +12,7 @@
  * so every scope and project check is the one the browser's call would meet. A failing
  * prefetch is left out: the browser asks again and shows its own error state.
  */
-import { dehydrate, QueryClient, type DehydratedState, type FetchQueryOptions, type Query, type QueryKey } from "@tanstack/react-query";
+import { dehydrate, QueryClient, type DehydratedState, type FetchQueryOptions, type Query, type QueryFunction, type QueryKey } from "@tanstack/react-query";
 import { createTRPCOptionsProxy, type TRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
 import { cache } from "react";
@@ -38,6 +38,13 @@ export interface PageQuery {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each query's answer differs; its `after` knows which it reads
   after?: (data: any) => PageQuery[];
 }
+
+/**
+ * How long the HTML waits for the queries marked `stream`, from the page's first prefetch:
+ * those answered by then (a warm result cache answers in a few milliseconds) are drawn in the
+ * HTML itself; the rest follow in the stream, their skeletons shown meanwhile.
+ */
+const STREAM_WAIT_MS = 200;
 
 /** As the browser would have received them: JSON (dates as strings), not React's own serialisation. */
 const asJson = (data: unknown) => (data === undefined ? data : JSON.parse(JSON.stringify(data)));
@@ -85,16 +92,18 @@ export async function prefetchSignedInShell(): Promise<DehydratedState> {
  * quick ones arrive in the HTML; those marked `stream` follow it in the same response.
  */
 export async function prefetchPage(queries: (trpc: ServerTRPC, projectId: number) => PageQuery[]): Promise<DehydratedState> {
+  const started = Date.now();
   const { queryClient, trpc } = await requestQueries();
   const projectId = await currentProjectId();
   const hashes = new Set<string>();
+  const streamed: Promise<unknown>[] = [];
   const prefetch = async ({ after, stream, ...options }: PageQuery): Promise<void> => {
     const query = options as FetchQueryOptions;
     hashes.add(queryClient.getQueryCache().build(queryClient, query).queryHash);
     // tRPC marks an infinite query's key; its first page is what the list shows first.
     const infinite = (query.queryKey[1] as { type?: string } | undefined)?.type === "infinite";
     const fetched: Promise<unknown> = infinite ? queryClient.fetchInfiniteQuery(query as never) : queryClient.fetchQuery(query);
-    if (stream) return void fetched.catch(() => undefined);
+    if (stream) return void streamed.push(fetched.catch(() => undefined));
     const data = await fetched;
     if (after) await Promise.all(after(data).map(prefetch));
   };
@@ -104,8 +113,24 @@ export async function prefetchPage(queries: (trpc: ServerTRPC, projectId: number
     } catch {
       // A builder that throws prefetches nothing more: the browser asks for the rest.
     }
+    const wait = STREAM_WAIT_MS - (Date.now() - started);
+    if (streamed.length > 0 && wait > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(streamed), new Promise((resolve) => (timer = setTimeout(resolve, wait)))]);
+      clearTimeout(timer);
+    }
   }
   return dehydrateOnly(queryClient, hashes, true);
+}
+
+/**
+ * A procedure's query under a page's own key (Home's counts are keyed on the newest event).
+ * tRPC's query function reads the procedure and its input from the key it is called with:
+ * it is called with the procedure's own.
+ */
+export function keyedAs(options: { queryKey: QueryKey; queryFn?: unknown }, queryKey: QueryKey): PageQuery {
+  const queryFn = options.queryFn as QueryFunction;
+  return { ...options, queryKey, queryFn: (context: Parameters<QueryFunction>[0]) => queryFn({ ...context, queryKey: options.queryKey }) };
 }
 
 /** What Next hands a page as `searchParams`. */

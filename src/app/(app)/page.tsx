@@ -13,7 +13,7 @@ import {
   recentInsightsInput,
   uniqueVisitors,
 } from "@/components/home/page-queries";
-import { prefetchPage, type ServerTRPC } from "@/trpc/server";
+import { keyedAs, prefetchPage, type ServerTRPC } from "@/trpc/server";
 
 /** Home's cards' first queries; the counts need the newest event's id (install-status.tsx). */
 function homeQueries(trpc: ServerTRPC, projectId: number) {
@@ -24,8 +24,7 @@ function homeQueries(trpc: ServerTRPC, projectId: number) {
         const newest = latest.results[0];
         if (!newest) return [];
         return [dailyEvents, uniqueVisitors].map((query) => ({
-          ...trpc.query.run.queryOptions(homeCountInput(projectId, query)),
-          queryKey: homeCountKey(projectId, newest.id, query),
+          ...keyedAs(trpc.query.run.queryOptions(homeCountInput(projectId, query)), homeCountKey(projectId, newest.id, query)),
           stream: true,
         }));
       },
