@@ -4,7 +4,7 @@
  */
 import { expect, test, type Page } from "@playwright/test";
 import { OWNER, sharedBaseUrl, signInAsOwner } from "./support/accounts";
-import { startServer, tempDataDir } from "./support/server";
+import { migratedDataDir, startServer } from "./support/server";
 
 const SCREENSHOTS = "test-results/screenshots";
 
@@ -27,11 +27,11 @@ async function attemptSignIn(page: Page, email: string, password: string): Promi
 test("sign up on a fresh instance, sign out, sign in, create a personal key, use it with fetch against a management route, delete it, see 401", async ({
   browser,
 }) => {
-  // The shared instance's state depends on test order: this test starts from nothing, on a
-  // server of its own started in the test (a fresh database migrates first, up to 120 s of its
-  // own under load), then signs in twice with the deliberately slow password hash.
+  // The shared instance's state depends on test order: this test starts from nothing (no user),
+  // on a server of its own started in the test, then signs in twice with the deliberately slow
+  // password hash. Its database is migrated already (server.spec.ts starts a first one).
   test.setTimeout(240_000);
-  const server = await startServer({ DATA_DIR: tempDataDir() });
+  const server = await startServer({ DATA_DIR: migratedDataDir() });
   const url = server.url;
   let exitCode: number | null = null;
   try {

@@ -5,7 +5,7 @@
  * 500 instead of the 400 every other kind answers. Runs the real server on its own embedded database.
  */
 import { expect, test } from "@playwright/test";
-import { admin, startServer, tempDataDir, type RunningServer } from "./support/server";
+import { admin, migratedDataDir, startServer, type RunningServer } from "./support/server";
 
 test.describe("errors made in either bundle keep their status", () => {
   let server: RunningServer;
@@ -14,7 +14,7 @@ test.describe("errors made in either bundle keep their status", () => {
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
-    const dataDir = tempDataDir();
+    const dataDir = migratedDataDir();
     const boot = admin(["bootstrap", "--email", "bundles@example.com", "--password", "bundles-password-1", "--json"], { DATA_DIR: dataDir });
     expect(boot.code, boot.stderr).toBe(0);
     ({ personal_api_key: key, project_id: projectId } = JSON.parse(boot.stdout) as { personal_api_key: string; project_id: number });

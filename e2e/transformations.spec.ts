@@ -8,7 +8,7 @@ import fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
-import { admin, freePort, startServer, tempDataDir, type RunningServer } from "./support/server";
+import { admin, freePort, migratedDataDir, startServer, type RunningServer } from "./support/server";
 
 const USER = { email: "pipeline@example.com", password: "pipeline-password-123" };
 const URL_WITH_QUERY = "https://shop.example/pricing?utm_source=newsletter";
@@ -20,7 +20,7 @@ test.describe("pipeline transformations", () => {
 
   test.beforeAll(async () => {
     test.setTimeout(120_000);
-    dataDir = tempDataDir();
+    dataDir = migratedDataDir();
     const boot = admin(["bootstrap", "--email", USER.email, "--password", USER.password, "--json"], { DATA_DIR: dataDir });
     expect(boot.code, boot.stderr).toBe(0);
     projectKey = (JSON.parse(boot.stdout) as { project_api_key: string }).project_api_key;

@@ -7,7 +7,7 @@ import { expect } from "@playwright/test";
 import pg from "pg";
 import { openDatabase } from "../../src/server/db/client";
 import { createEmptyPostgresDatabase } from "./postgres";
-import { admin, startServer, tempDataDir, type RunningServer } from "./server";
+import { admin, migratedDataDir, startServer, tempDataDir, type RunningServer } from "./server";
 
 export type DatabaseKind = "embedded" | "postgres";
 export const DATABASE_KINDS: readonly DatabaseKind[] = ["embedded", "postgres"];
@@ -33,7 +33,8 @@ export interface Deployment {
 
 /** A fresh DATA_DIR (and, for PostgreSQL, a fresh database) with one bootstrapped project. */
 export async function createDeployment(kind: DatabaseKind): Promise<Deployment> {
-  const dataDir = tempDataDir();
+  // On PostgreSQL, DATA_DIR holds no database (the CLI migrates the new one).
+  const dataDir = kind === "embedded" ? migratedDataDir() : tempDataDir();
   const database = kind === "postgres" ? await createEmptyPostgresDatabase() : null;
   const env: Record<string, string> = { DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
   const boot = admin(["bootstrap", "--email", "sdk@example.com", "--password", "sdk-password-123", "--json"], env);

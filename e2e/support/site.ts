@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
-import { admin, freePort, startServer, tempDataDir, type RunningServer } from "./server";
+import { admin, freePort, migratedDataDir, startServer, type RunningServer } from "./server";
 
 export interface Account {
   email: string;
@@ -41,7 +41,7 @@ export function useBootstrappedSite(
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
-    dataDir = tempDataDir();
+    dataDir = migratedDataDir();
     const env = { DATA_DIR: dataDir };
     const boot = admin(["bootstrap", "--email", owner.email, "--password", owner.password, "--json"], env);
     expect(boot.code, boot.stderr).toBe(0);
