@@ -52,7 +52,8 @@ export default defineConfig({
     // files wait on a database; measured on 2 cores: PGlite 213 s instead of about 330 s,
     // PostgreSQL 127 s, ClickHouse 106 s instead of about 175 s.
     maxWorkers: 2,
-    // Test databases on the embedded database start from dumps made once per run.
-    globalSetup: onPostgres ? [] : ["src/server/db/pglite-templates.ts"],
+    // Test databases start from a migrated database made once per run: dumps on the embedded
+    // database, a template database on PostgreSQL.
+    globalSetup: onPostgres ? ["src/server/db/postgres-templates.ts"] : ["src/server/db/pglite-templates.ts"],
   },
 });

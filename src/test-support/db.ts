@@ -12,6 +12,7 @@ import type { EventStoreKind } from "@/server/db/events";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { PGLITE_TEMPLATES_ENV, templateFile } from "@/server/db/pglite-templates";
+import { POSTGRES_TEMPLATE_ENV } from "@/server/db/postgres-templates";
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -71,9 +72,11 @@ export async function createTestDatabase(
 }
 
 async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreConfig): Promise<Database> {
-  const database = await createEmptyPostgresDatabase();
+  // A copy of the run's migrated template when vitest's global setup made one (postgres-templates.ts).
+  const template = migrated ? process.env[POSTGRES_TEMPLATE_ENV] : undefined;
+  const database = await createEmptyPostgresDatabase(template);
   const db = await openDatabase({ kind: "postgres", url: database.url }, eventStore);
-  if (migrated) await migrate(db.sql);
+  if (migrated && !template) await migrate(db.sql);
   return {
     ...db,
     async close() {
@@ -85,9 +88,9 @@ async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreCon
 
 /**
  * An empty, unmigrated database on the test PostgreSQL server, for tests that hand a
- * DATABASE_URL to another process (the admin CLI). `drop()` removes it again.
+ * DATABASE_URL to another process (the admin CLI); or a copy of `template`. `drop()` removes it again.
  */
-export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createEmptyPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
@@ -98,7 +101,7 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE "${name}"`);
+  await admin(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`);
   const url = new URL(TEST_POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
