@@ -54,6 +54,6 @@ export default defineConfig({
     maxWorkers: 2,
     // Test databases start from a migrated database made once per run: dumps on the embedded
     // database, a template database on PostgreSQL.
-    globalSetup: onPostgres ? ["src/server/db/postgres-templates.ts"] : ["src/server/db/pglite-templates.ts"],
+    globalSetup: onPostgres ? ["src/test-support/postgres-template.ts"] : ["src/server/db/pglite-templates.ts"],
   },
 });

@@ -12,7 +12,6 @@ import type { EventStoreKind } from "@/server/db/events";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { PGLITE_TEMPLATES_ENV, templateFile } from "@/server/db/pglite-templates";
-import { POSTGRES_TEMPLATE_ENV } from "@/server/db/postgres-templates";
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -71,8 +70,11 @@ export async function createTestDatabase(
   return withEventStore((eventStore) => openMigratedPostgres(migrated, eventStore), events);
 }
 
+/** Names the migrated database PostgreSQL test databases are copied from (postgres-template.ts, vitest's global setup). */
+export const POSTGRES_TEMPLATE_ENV = "BURROW_TEST_POSTGRES_TEMPLATE";
+
 async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreConfig): Promise<Database> {
-  // A copy of the run's migrated template when vitest's global setup made one (postgres-templates.ts).
+  // A copy of the run's migrated template when vitest's global setup made one.
   const template = migrated ? process.env[POSTGRES_TEMPLATE_ENV] : undefined;
   const database = await createEmptyPostgresDatabase(template);
   const db = await openDatabase({ kind: "postgres", url: database.url }, eventStore);

@@ -43,7 +43,8 @@ function InstallStatusCard({ projectId }: { projectId: number }) {
   const latest = useQuery({
     ...trpc.events.list.queryOptions(latestEventInput(projectId)),
     refetchInterval: (query) => (query.state.data?.results.length ? LIVE_POLL_MS : WAITING_POLL_MS),
-    staleTime: 0,
+    // Looked for again on every visit, but not right after the server's render brought it.
+    staleTime: WAITING_POLL_MS,
   });
   const newest = latest.data?.results[0];
   const state = latest.isError && !latest.data ? "error" : !latest.data ? "loading" : newest ? "arrived" : "waiting";
