@@ -29,9 +29,9 @@ export interface PageQuery {
   queryKey: QueryKey;
   queryFn?: unknown;
   /**
-   * Analytics (a chart, a count over every event) that may take a while: the HTML goes out
-   * without waiting for it, and its answer follows in the same response's stream. Lists and
-   * other quick reads are waited for, so the HTML holds them.
+   * Analytics (a chart, a count over every event) that may take a while: the HTML waits for
+   * it only a moment (STREAM_WAIT_MS), and a later answer follows in the same response's
+   * stream. Lists and other quick reads are waited for, so the HTML holds them.
    */
   stream?: boolean;
   /** The queries that need this one's answer (counts keyed on a list's newest row, say). */
@@ -89,7 +89,8 @@ export async function prefetchSignedInShell(): Promise<DehydratedState> {
 /**
  * Prefetches a page's first queries for the current project and returns them for the page's
  * `<HydrationBoundary>`. `queries` builds them from the tRPC proxy and the project id. The
- * quick ones arrive in the HTML; those marked `stream` follow it in the same response.
+ * quick ones arrive in the HTML; those marked `stream` too when answered within
+ * STREAM_WAIT_MS, else they follow it in the same response.
  */
 export async function prefetchPage(queries: (trpc: ServerTRPC, projectId: number) => PageQuery[]): Promise<DehydratedState> {
   const started = Date.now();

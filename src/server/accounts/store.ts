@@ -259,7 +259,6 @@ export function findFirstProjectOfOrganization(db: DbClient, organizationId: str
   return db.project.findFirst({ where: { organizationId }, orderBy: { id: "asc" } });
 }
 
-/** A project by id, with `userId`'s membership in its organization (none: not a member). */
 /**
  * A project and the user's membership level in its organization (null: not a member), or
  * null. Every project-scoped request asks it first: one statement, where Prisma's nested
