@@ -4,7 +4,7 @@
  *
  *   - saturation: wrk at 64 connections, requests/s and p50/p99, beside a bare node:http
  *     server (its own process) answering the same request with the same response body;
- *   - steady load: an open-loop client paced at 1,000 requests/s (latency counted from when
+ *   - steady load: an open-loop client (its own process) paced at 1,000 requests/s (latency counted from when
  *     each request was due, so a stall is not hidden by requests not sent), p50/p99/max.
  *
  *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres] [--cohorts]
@@ -19,7 +19,6 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
@@ -27,7 +26,9 @@ import { bootstrap } from "@/server/accounts/service";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/test-support/db";
-import { startNodeProcess, startServer, stop } from "./lib/server-process";
+import { bareServer } from "./lib/bare-server";
+import { paced, type PacedResult } from "./lib/paced";
+import { startServer, stop } from "./lib/server-process";
 
 const { values } = parseArgs({
   options: {
@@ -150,85 +151,8 @@ end
   };
 }
 
-interface PacedResult {
-  sent: number;
-  failed: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-
-/**
- * An open-loop client: request i is due at start + i/rate; its latency runs from when it was
- * due to when its answer ended, so a server stall counts against every request it delayed.
- */
-async function paced(url: string, token: string): Promise<PacedResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const target = new URL(url);
-  const latencies: number[] = [];
-  let failed = 0;
-  const total = RATE * DURATION_S;
-  const start = performance.now();
-  let sent = 0;
-  const inFlight = new Set<Promise<void>>();
-  const send = (index: number, due: number) => {
-    const body = `{"api_key":"${token}","distinct_id":"person-${((index * 7919) % PERSONS) + 1}"}`;
-    const done = new Promise<void>((resolve) => {
-      const req = http.request(
-        { agent, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
-        (res) => {
-          res.resume();
-          res.on("end", () => {
-            if (res.statusCode !== 200) failed++;
-            latencies.push(performance.now() - due);
-            resolve();
-          });
-        },
-      );
-      req.on("error", () => {
-        failed++;
-        resolve();
-      });
-      req.end(body);
-    });
-    inFlight.add(done);
-    void done.then(() => inFlight.delete(done));
-  };
-  while (sent < total) {
-    const elapsed = performance.now() - start;
-    const due = Math.min(total, Math.floor((elapsed * RATE) / 1000) + 1);
-    while (sent < due) {
-      send(sent, start + (sent * 1000) / RATE);
-      sent++;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  await Promise.all(inFlight);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { sent, failed, p50: at(0.5), p99: at(0.99), max: latencies[latencies.length - 1]! };
-}
-
-/** A bare node:http server in a process of its own, answering every request with `body`. */
-function bareServer(body: string) {
-  const file = path.join(os.tmpdir(), `burrow-bare-decide-${process.pid}.json`);
-  fs.writeFileSync(file, body);
-  const code = `
-    const http = require("node:http");
-    const body = require("node:fs").readFileSync(${JSON.stringify(file)});
-    const server = http.createServer((req, res) => {
-      const chunks = [];
-      req.on("data", (c) => chunks.push(c));
-      req.on("end", () => {
-        JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
-        res.end(body);
-      });
-    });
-    server.listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:" + server.address().port));`;
-  return startNodeProcess(["-e", code], {});
-}
+/** The steady load's bodies: each request for another stored person. */
+const personBodies = (token: string) => Array.from({ length: RATE * DURATION_S }, (_, index) => `{"api_key":"${token}","distinct_id":"person-${((index * 7919) % PERSONS) + 1}"}`);
 
 interface Setup {
   label: string;
@@ -271,7 +195,7 @@ async function run(setup: Setup) {
     const url = `${server.url}/decide/?v=3`;
     sample = await checkedSample(url, token);
     saturated = await wrk(url, token);
-    steady = await paced(url, token);
+    steady = await paced(url, RATE, DURATION_S, personBodies(token));
   } finally {
     await stop(server.child);
   }
@@ -282,7 +206,7 @@ async function run(setup: Setup) {
   let bareSteady: PacedResult;
   try {
     bareSaturated = await wrk(`${bare.url}/decide/?v=3`, token);
-    bareSteady = await paced(`${bare.url}/decide/?v=3`, token);
+    bareSteady = await paced(`${bare.url}/decide/?v=3`, RATE, DURATION_S, personBodies(token));
   } finally {
     await stop(bare.child);
   }
@@ -335,7 +259,7 @@ async function runCompare(plainSetup: Setup, cohortSetup: Setup) {
     const flagsOf = (body: string) => JSON.stringify((JSON.parse(body) as { featureFlags: object }).featureFlags);
     if (flagsOf(samples[0]!) !== flagsOf(samples[1]!)) throw new Error(`cohort conditions answered differently:\n${flagsOf(samples[0]!)}\n${flagsOf(samples[1]!)}`);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) steady[index]!.push(await paced(urls[index]!, tokens[index]!));
+      for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) steady[index]!.push(await paced(urls[index]!, RATE, DURATION_S, personBodies(tokens[index]!)));
     }
     for (const index of [0, 1]) saturated.push(await wrk(urls[index]!, tokens[index]!));
   } finally {

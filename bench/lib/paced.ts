@@ -1,9 +1,15 @@
 /** An open-loop HTTP client: requests go out at a fixed rate whatever the server does. */
-import http from "node:http";
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 
 export interface PacedResult {
   sent: number;
   failed: number;
+  /** Why they failed ("status 503", "ECONNRESET", …), with counts. */
+  failures: Record<string, number>;
   p50: number;
   p99: number;
   max: number;
@@ -11,62 +17,23 @@ export interface PacedResult {
   inTime: number;
 }
 
+const CLIENT = path.join(import.meta.dirname, "paced-client.mjs");
+
 /**
- * Request i is due at start + i/rate; its latency runs from when it was due to when its
- * answer ended, so a server stall counts against every request it delayed (no coordinated
- * omission). `bodyOf(i)` is the i-th request's body.
+ * Request i is due at start + i/rate and sends `bodies[i % bodies.length]`; its latency runs
+ * from when it was due to when its answer ended, so a server stall counts against every
+ * request it delayed (no coordinated omission). The client runs in a fresh process of its
+ * own (paced-client.mjs), so that the benchmark's own heap and work are not timed.
  */
-export async function paced(url: string, rate: number, durationS: number, bodyOf: (index: number) => string): Promise<PacedResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const target = new URL(url);
-  const latencies: number[] = [];
-  let failed = 0;
-  const total = Math.round(rate * durationS);
-  const start = performance.now();
-  let sent = 0;
-  const inFlight = new Set<Promise<void>>();
-  const send = (index: number, due: number) => {
-    const body = bodyOf(index);
-    const done = new Promise<void>((resolve) => {
-      const req = http.request(
-        {
-          agent,
-          host: target.hostname,
-          port: target.port,
-          path: `${target.pathname}${target.search}`,
-          method: "POST",
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.resume();
-          res.on("end", () => {
-            if (res.statusCode !== 200) failed++;
-            latencies.push(performance.now() - due);
-            resolve();
-          });
-        },
-      );
-      req.on("error", () => {
-        failed++;
-        resolve();
-      });
-      req.end(body);
-    });
-    inFlight.add(done);
-    void done.then(() => inFlight.delete(done));
-  };
-  while (sent < total) {
-    const elapsed = performance.now() - start;
-    const due = Math.min(total, Math.floor((elapsed * rate) / 1000) + 1);
-    while (sent < due) {
-      send(sent, start + (sent * 1000) / rate);
-      sent++;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1));
+export async function paced(url: string, rate: number, durationS: number, bodies: readonly string[]): Promise<PacedResult> {
+  const file = path.join(os.tmpdir(), `burrow-paced-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  fs.writeFileSync(file, JSON.stringify({ url, rate, durationS, bodies }));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLIENT, file], { maxBuffer: 1 << 20 });
+    // Quantiles are null when nothing was answered (JSON has no NaN).
+    const result = JSON.parse(stdout) as Omit<PacedResult, "p50" | "p99" | "max"> & { p50: number | null; p99: number | null; max: number | null };
+    return { ...result, p50: result.p50 ?? Number.NaN, p99: result.p99 ?? Number.NaN, max: result.max ?? Number.NaN };
+  } finally {
+    fs.rmSync(file, { force: true });
   }
-  await Promise.all(inFlight);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
-  return { sent, failed, p50: at(0.5), p99: at(0.99), max: latencies[latencies.length - 1] ?? Number.NaN, inTime: latencies.filter((ms) => ms <= 1000).length };
 }
