@@ -4,8 +4,9 @@
  *
  *   - saturation: wrk at 64 connections, requests/s and p50/p99, beside a bare node:http
  *     server (its own process) answering the same request with the same response body;
- *   - steady load: an open-loop client (its own process) paced at 1,000 requests/s (latency counted from when
- *     each request was due, so a stall is not hidden by requests not sent), p50/p99/max.
+ *   - steady load: an open-loop client in a process of its own, paced at 1,000 requests/s
+ *     (latency counted from when each request was due, so a stall is not hidden by requests
+ *     not sent), p50/p99/max.
  *
  *   npm run bench:decide [-- --duration 20 --rate 1000 --db both|pglite|postgres] [--cohorts]
  *
