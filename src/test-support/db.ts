@@ -76,7 +76,7 @@ export const POSTGRES_TEMPLATE_ENV = "BURROW_TEST_POSTGRES_TEMPLATE";
 async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreConfig): Promise<Database> {
   // A copy of the run's migrated template when vitest's global setup made one.
   const template = migrated ? process.env[POSTGRES_TEMPLATE_ENV] : undefined;
-  const database = await createEmptyPostgresDatabase(template);
+  const database = await throwawayPostgresDatabase(template);
   const db = await openDatabase({ kind: "postgres", url: database.url }, eventStore);
   if (migrated && !template) await migrate(db.sql);
   return {
@@ -90,9 +90,14 @@ async function openMigratedPostgres(migrated: boolean, eventStore: EventStoreCon
 
 /**
  * An empty, unmigrated database on the test PostgreSQL server, for tests that hand a
- * DATABASE_URL to another process (the admin CLI); or a copy of `template`. `drop()` removes it again.
+ * DATABASE_URL to another process (the admin CLI). `drop()` removes it again.
  */
-export async function createEmptyPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
+export function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  return throwawayPostgresDatabase();
+}
+
+/** A new database on the test PostgreSQL server: empty, or a copy of `template`. `drop()` removes it again. */
+async function throwawayPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `burrow_test_${process.pid}_${randomBytes(4).toString("hex")}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: TEST_POSTGRES_ADMIN_URL });
