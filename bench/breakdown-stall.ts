@@ -82,7 +82,7 @@ try {
       console.log(`ANALYZE events: ${Math.round(performance.now() - started)} ms`);
     } else console.log(`events' last ANALYZE: ${stats?.analyzed ?? "never"}`);
     for (let run = 0; run < 3; run++) {
-      clearQueryCache();
+      clearQueryCache(db);
       const stall = await duringStall(query);
       const answer = stall.outcome.ok ? stall.outcome.value : { status: "threw", code: String(stall.outcome.error) };
       console.log(

@@ -82,7 +82,7 @@ export async function timeDashboardTiles(db: Database, user: { id: number; uuid:
   const warm: number[] = [];
   let states = "";
   for (let run = 0; run < runs; run++) {
-    clearQueryCache();
+    clearQueryCache(db);
     const first = await call();
     cold.push(first.ms);
     firstTile.push(first.firstMs);

@@ -101,7 +101,7 @@ afterAll(() => closeDb());
 const week = { date_from: "2024-03-01", date_to: "2024-03-07" };
 const node = (name: string) => ({ kind: "ActionsNode", id: ids.get(name) });
 const run = async (query: Record<string, unknown>) => {
-  clearQueryCache();
+  clearQueryCache(db);
   return (await computeQuery(db, projectId, query, { now: new Date("2024-06-01T00:00:00Z") })).answer!.results as Record<string, unknown>[];
 };
 

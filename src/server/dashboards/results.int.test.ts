@@ -107,7 +107,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
   it("computes every insight tile under its own range, then answers from the cache; refresh recomputes", async () => {
     const api = as(world.member);
     const board = await dashboardWithTiles(world.member);
-    clearInsightCache();
+    clearInsightCache(db);
     const first = await gathered(api.dashboards.results({ projectId, dashboardId: board.id }));
     expect(first.results.map((result) => result.tile_id).sort()).toEqual([board.weekTile, board.chromeTile].sort());
     const byTile = new Map(first.results.map((result) => [result.tile_id, result]));
@@ -154,7 +154,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     const racing = [heavy, ...light];
     expect(racing).toHaveLength(TILE_CONCURRENCY);
 
-    clearInsightCache();
+    clearInsightCache(db);
     // The light tiles computed (and cached) on their own first: the heavy one stays cold.
     const warmed = await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, tileIds: light }));
     expect(warmed.results.map((result) => result.tile_id).sort()).toEqual([...light].sort());
@@ -182,7 +182,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     expect(byTile.get(heavy)).toMatchObject({ state: "ready", is_cached: false });
 
     // The shared page's charts settle the same way, each as soon as it is computed.
-    clearInsightCache();
+    clearInsightCache(db);
     await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, tileIds: light }));
     const sharing = await callRoute(sharingRoute, "PATCH", `/api/environments/${projectId}/dashboards/${dashboard.id}/sharing/`, params(dashboard.id), world.member.key, { enabled: true });
     expect(sharing.status, sharing.text).toBe(200);
@@ -302,7 +302,7 @@ describe(`dashboard results in one round trip (${testDbKind})`, () => {
     const idOf = (name: string) => full.tiles.find((tile) => tile.insight?.name === name)!.id;
     const [lifecycleTile, trendsTile] = [idOf("Readers"), idOf("Reads")];
 
-    clearInsightCache();
+    clearInsightCache(db);
     const byTile = async (filters?: { date_from: string; date_to: string | null; properties: [] }) =>
       new Map((await gathered(api.dashboards.results({ projectId, dashboardId: dashboard.id, filters }))).results.map((result) => [result.tile_id, result]));
     const first = await byTile();

@@ -108,7 +108,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
     });
 
     it("charts the captured events: pageviews per day, unique users, top pages, flag calls by flag", async () => {
-      clearInsightCache();
+      clearInsightCache(db);
       const dashboard = await createOk(world.member, { use_template: "DEFAULT_APP" });
       const [pageviews, users, pages, flags] = dashboard.tiles.map((t: any) => t.insight.id as number);
       const compute = (id: number) => computeSavedInsight(db, world.projectId, id, { fromDashboard: dashboard.id });
@@ -183,7 +183,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
     });
 
     it("stores a tile's filters_overrides, which its chart then uses; refuses ones the insights cannot read", async () => {
-      clearInsightCache();
+      clearInsightCache(db);
       const dashboard = await createOk(world.member, { use_template: "DEFAULT_APP" });
       const tile = dashboard.tiles[0];
       const onlyPricing = { properties: [{ key: "$pathname", value: "/pricing", operator: "exact", type: "event" }] };
@@ -284,7 +284,7 @@ describe(`dashboard tiles, templates and duplication (${testDbKind})`, () => {
     });
 
     it("with duplicate_tiles copies the insights and texts; the copies chart the same; a deleted insight is not copied", async () => {
-      clearInsightCache();
+      clearInsightCache(db);
       const source = await createOk(world.member, { use_template: "DEFAULT_APP" });
       await patch(world.member, source.id, { tiles: [{ text: { body: "Notes" } }] });
       await db.prisma.insight.update({ where: { id: source.tiles[3].insight.id }, data: { deleted: true } });

@@ -111,7 +111,7 @@ const MEAN = { kind: "ExperimentMetric", metric_type: "mean", source: { kind: "E
 const now = new Date(START + 30 * 24 * HOUR);
 
 async function run(metric: unknown, id = experimentId) {
-  clearQueryCache();
+  clearQueryCache(db);
   const computed = await computeQuery(db, projectId, { kind: "ExperimentQuery", experiment_id: id, metric }, { now });
   return computed.answer!.extra as Record<string, any>;
 }
@@ -206,7 +206,7 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
 
   it("is not answered from the cache once the experiment changed (its settings are not in the query)", async () => {
     const query = { kind: "ExperimentQuery", experiment_id: experimentId, metric: MEAN };
-    clearQueryCache();
+    clearQueryCache(db);
     const before = await computeQuery(db, projectId, query, { now });
     expect((await computeQuery(db, projectId, query, { now })).cached).toBe(true);
     const method = (before.answer!.extra as Record<string, any>).variant_results[0].method;

@@ -48,7 +48,7 @@ beforeAll(async () => {
     // No person: counted by distinct id.
     event("signed up", "2024-03-02T10:00:00Z", undefined, "anon"),
   ]);
-  clearQueryCache();
+  clearQueryCache(db);
 });
 
 afterAll(() => closeDb());

@@ -64,7 +64,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-beforeEach(() => clearInsightCache());
+beforeEach(() => clearInsightCache(db));
 
 describe(`insights API (${testStoresName})`, () => {
   it("creates an insight: 201 with PostHog's fields and the computed result", async () => {
@@ -138,7 +138,7 @@ describe(`insights API (${testStoresName})`, () => {
     const { id } = await createOk({ name: "Cached", query: { ...PAGEVIEWS, series: [{ kind: "EventsNode", event: "cache_probe" }] } });
     const probe = () => db.events.insert([{ uuid: randomUUID(), projectId: world.projectId, event: "cache_probe", distinctId: "late", properties: {}, timestamp: new Date("2024-03-02T12:00:00Z") }]);
     await probe();
-    clearInsightCache();
+    clearInsightCache(db);
     const first = await retrieve(world.member.key, id);
     expect(first.status).toBe(200);
     expect([first.body.is_cached, first.body.result[0].data]).toEqual([false, [0, 1, 0]]);
@@ -180,11 +180,11 @@ describe(`insights API (${testStoresName})`, () => {
   });
 
   it("lists live insights, newest change first, with cached results only", async () => {
-    clearInsightCache();
+    clearInsightCache(db);
     const a = await createOk({ name: "List A alpha", saved: true });
     // Another query: the cache holds results per query, whichever insight asked.
     const b = await createOk({ name: "List B", description: "about ALPHA", query: { ...PAGEVIEWS, series: [{ event: "$pageleave" }] } });
-    clearInsightCache();
+    clearInsightCache(db);
     await retrieve(world.member.key, a.id);
     const answer = await list(world.member.key, "?search=alpha");
     expect(answer.status).toBe(200);

@@ -37,7 +37,7 @@ beforeAll(async () => {
   ]);
   // Enough rows that the most a query may return is reached.
   await db.events.insert(Array.from({ length: ROWS }, (_, i) => ({ uuid: randomUUID(), projectId, event: "bulk", distinctId: `u${i}`, properties: {}, timestamp: new Date(at.getTime() + i) })));
-  clearQueryCache();
+  clearQueryCache(db);
 }, 180_000);
 
 afterAll(async () => {

@@ -106,7 +106,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  clearQueryCache();
+  clearQueryCache(db);
 });
 
 describe(`query API envelope, cache and errors (${testStoresName})`, () => {

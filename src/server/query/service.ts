@@ -23,12 +23,22 @@ import { asksForTestAccounts, testAccountGroup, withTestAccounts } from "./test-
 /** Whether a query reads without the test accounts (a dashboard's tiles say so in their captions). */
 export { asksForTestAccounts, testAccountGroup } from "./test-accounts";
 
-/** Answers of this process, by project, time zone, kind and spec (see analytics/cache.ts). */
-const resultCache = new ResultCache<KindAnswer>(INSIGHT_CACHE_LIMITS);
+/**
+ * Answers of this process, per database, by project, time zone, kind and spec (see
+ * analytics/cache.ts). Per database because project ids are only unique within one: test
+ * files share a process, each with its own database and its own project 1.
+ */
+const resultCaches = new WeakMap<Database, ResultCache<KindAnswer>>();
 
-/** Forgets every cached result (tests; nothing else needs to). */
-export function clearQueryCache(): void {
-  resultCache.clear();
+function resultCacheOf(db: Database): ResultCache<KindAnswer> {
+  let cache = resultCaches.get(db);
+  if (!cache) resultCaches.set(db, (cache = new ResultCache<KindAnswer>(INSIGHT_CACHE_LIMITS)));
+  return cache;
+}
+
+/** Forgets every cached result of the database (tests; nothing else needs to). */
+export function clearQueryCache(db: Database): void {
+  resultCaches.get(db)?.clear();
 }
 
 /** What a query of the project reads of it: its time zone (a known IANA name) and its test account filters; 404 for no such project. */
@@ -134,7 +144,7 @@ export async function computeQuery(db: Database, projectId: number, query: unkno
   const version = kind.cacheVersion ? await kind.cacheVersion(env, spec) : "";
   const key = `${projectId}|${zone}|${kind.kind}|${canonicalJson(spec)}${version ? `|${version}` : ""}`;
   const cacheKey = `cache_${createHash("sha256").update(key).digest("hex").slice(0, 32)}`;
-  const cached = await resultCache.get(key, options.refresh ?? "blocking", async () => {
+  const cached = await resultCacheOf(db).get(key, options.refresh ?? "blocking", async () => {
     // On the analytical connections, within the kind's budget (a 429 naming it past that).
     const answer = await db.analytics.run((analytical) => kind.compute({ ...env, db: analytical }, spec), {
       signal: options.signal,

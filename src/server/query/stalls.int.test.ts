@@ -100,7 +100,7 @@ describe(`queries that would stall the server (${testStoresName})`, () => {
   it("a breakdown by $session_id over 8,000 events answers within the budget without statistics, in under a second with them", async () => {
     for (const analyzed of [false, true]) {
       if (analyzed) await db.sql.exec("ANALYZE");
-      clearQueryCache();
+      clearQueryCache(db);
       const stall = await duringStall(() => query(SESSION_BREAKDOWN));
       expect(stall.outcome.ok && stall.outcome.value.status).toBe(200);
       const results = (stall.outcome as { ok: true; value: { body: { results: { breakdown_value: string }[] } } }).value.body.results;
@@ -131,7 +131,7 @@ describe(`bounded results (${testStoresName})`, () => {
     expect(answer?.body.detail).toContain("the limit is 200,000");
     expect({ ms: stall.ms < 1_000, health: stall.healthMs < 1_000, memory: stall.rssMb < 300 }).toEqual({ ms: true, health: true, memory: true });
     // The same over 30 days by day is well within it.
-    clearQueryCache();
+    clearQueryCache(db);
     const daily = await query({ ...body, query: { ...body.query, interval: "day", dateRange: { date_from: "-30d" } } });
     expect(daily.status).toBe(200);
   });
@@ -162,7 +162,7 @@ describe(`statement budgets and the analytical connections (${testStoresName})`,
     expect(answer.body).toMatchObject({ type: "throttled_error", code: "query_timeout", detail: expect.stringContaining("2.5 s") });
     expect(ms).toBeLessThan(BUDGET_MS + 1_500);
     // The connections are free again: the next query runs.
-    clearQueryCache();
+    clearQueryCache(db);
     expect((await query(SESSION_BREAKDOWN)).status).toBe(200);
   });
 

@@ -107,7 +107,7 @@ beforeAll(async () => {
 
 afterAll(() => closeDb());
 
-beforeEach(() => clearQueryCache());
+beforeEach(() => clearQueryCache(db));
 
 const NOW = new Date("2024-06-01T00:00:00Z");
 const MARCH_1_TO_3 = { date_from: "2024-03-01", date_to: "2024-03-03" };

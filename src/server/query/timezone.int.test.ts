@@ -51,7 +51,7 @@ beforeAll(async () => {
     pageview("bob", "2024-03-30T22:30:00.000Z"),
     pageview("bob", "2024-03-31T21:30:00.000Z"),
   ]);
-  clearQueryCache();
+  clearQueryCache(db);
 });
 
 afterAll(async () => {

@@ -77,19 +77,24 @@ export async function enforceRecordingBudget(db: UpkeepDb, projectId: number, no
   return { expired, evicted };
 }
 
-const LAST_RUN = new Map<string, number>();
-const RUNNING = new Set<string>();
+/** When each project's upkeep last started, and which are running, per database (project ids are only unique within one). */
+const upkeepOf = new WeakMap<UpkeepDb, { lastRun: Map<number, number>; running: Set<number> }>();
+
+function upkeepStateOf(db: UpkeepDb): { lastRun: Map<number, number>; running: Set<number> } {
+  let upkeep = upkeepOf.get(db);
+  if (!upkeep) upkeepOf.set(db, (upkeep = { lastRun: new Map(), running: new Set() }));
+  return upkeep;
+}
 
 /** After a write: the upkeep for the project, unless it ran within the interval (errors are logged, never thrown). */
 export function scheduleRecordingUpkeep(db: UpkeepDb, projectId: number): void {
-  const key = String(projectId);
-  const last = LAST_RUN.get(key) ?? 0;
-  if (RUNNING.has(key) || Date.now() - last < UPKEEP_INTERVAL_MS) return;
-  LAST_RUN.set(key, Date.now());
-  RUNNING.add(key);
+  const { lastRun, running } = upkeepStateOf(db);
+  if (running.has(projectId) || Date.now() - (lastRun.get(projectId) ?? 0) < UPKEEP_INTERVAL_MS) return;
+  lastRun.set(projectId, Date.now());
+  running.add(projectId);
   enforceRecordingBudget(db, projectId)
     .catch((error: unknown) => console.error(`burrow: recording upkeep of project ${projectId} failed`, error))
-    .finally(() => RUNNING.delete(key));
+    .finally(() => running.delete(projectId));
 }
 
 /** One pass of the timer: every project with recordings, one after the other. A project's failure is logged and the pass goes on. */
@@ -97,11 +102,11 @@ export async function runRecordingUpkeep(db: UpkeepDb, options: { now?: Date; sh
   const shouldStop = options.shouldStop ?? (() => false);
   const total: UpkeepResult = { expired: 0, evicted: 0 };
   const projects = await new PostgresRecordingStore(db.sql.worker.as("recording-upkeep")).projectsWithRecordings();
+  const { running } = upkeepStateOf(db);
   for (const projectId of projects) {
     if (shouldStop()) break;
-    const key = String(projectId);
-    if (RUNNING.has(key)) continue;
-    RUNNING.add(key);
+    if (running.has(projectId)) continue;
+    running.add(projectId);
     try {
       const result = await enforceRecordingBudget(db, projectId, options.now ?? new Date(), shouldStop);
       total.expired += result.expired;
@@ -109,7 +114,7 @@ export async function runRecordingUpkeep(db: UpkeepDb, options: { now?: Date; sh
     } catch (error) {
       console.error(`burrow: recording upkeep of project ${projectId} failed`, error);
     } finally {
-      RUNNING.delete(key);
+      running.delete(projectId);
     }
   }
   return total;

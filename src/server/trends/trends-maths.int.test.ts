@@ -63,7 +63,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-beforeEach(() => clearInsightCache());
+beforeEach(() => clearInsightCache(db));
 
 const RANGE = { date_from: "2024-03-01", date_to: "2024-03-04" };
 const DAYS = ["2024-03-01", "2024-03-02", "2024-03-03", "2024-03-04"];

@@ -69,7 +69,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-beforeEach(() => clearInsightCache());
+beforeEach(() => clearInsightCache(db));
 
 const RANGE = { date_from: "2024-05-01", date_to: "2024-05-03" };
 

@@ -86,7 +86,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-beforeEach(() => clearInsightCache());
+beforeEach(() => clearInsightCache(db));
 
 const MARCH_1_TO_4 = { date_from: "2024-03-01", date_to: "2024-03-04" };
 const pageviews = (extra: Record<string, unknown> = {}) => ({ kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }], dateRange: MARCH_1_TO_4, ...extra });

@@ -105,7 +105,7 @@ const NOW = new Date("2024-05-03T12:00:00Z");
 const page = (filterTestAccounts: boolean, more: Partial<WebFilters> = {}): WebFilters => ({ host: null, path: null, dateFrom: "-7d", order: null, goal: null, filterTestAccounts, ...more });
 
 async function run(query: object): Promise<Record<string, unknown>> {
-  clearQueryCache();
+  clearQueryCache(db);
   const { answer } = await computeQuery(db, projectId, query, { now: NOW });
   // The response's fields: results, and the kind's extras (columns, hasMore, …)
   return { results: answer!.results, ...(answer!.extra as Record<string, unknown> | undefined) };

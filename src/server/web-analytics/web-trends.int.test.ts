@@ -144,7 +144,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-beforeEach(() => clearInsightCache());
+beforeEach(() => clearInsightCache(db));
 
 const WEB = { productKey: "web_analytics" };
 const MAY_1_TO_4 = { date_from: "2024-05-01", date_to: "2024-05-04" };
