@@ -212,6 +212,7 @@ async function run(setup: Setup): Promise<Row[]> {
     if (PARTS.has("cold")) {
       decideRow("/decide?v=3 1,000/s, first 10 s after ready", await paced(`${server.url}/decide/?v=3`, 1000, 10, decideBodies(token, 1000, 10)), 20);
     }
+    const loadsStarted = { at: performance.now(), delivered: sink?.received() ?? 0 };
     for (let round = 1; round <= ROUNDS; round++) {
       const suffix = ROUNDS > 1 ? ` (round ${round})` : "";
       if (bare) {
@@ -267,8 +268,10 @@ async function run(setup: Setup): Promise<Row[]> {
       decideRow(`/decide?v=3 500/s while 10 cohorts recompute (${during.inTime}/${during.sent} in 1 s)`, during, 15);
     }
     if (sink) {
-      // The backlog the loads left, drained with nothing else running: the destinations' throughput.
+      // While the loads ran, capture came first; the backlog they left, drained with nothing else running: the destinations' throughput.
       const before = sink.received();
+      const during = (before - loadsStarted.delivered) / ((performance.now() - loadsStarted.at) / 1000);
+      rows.push({ what: `${DESTINATIONS} destinations: delivered per second while the loads ran`, figure: `${Math.round(during)} requests/s`, goal: "", met: null });
       await new Promise((resolve) => setTimeout(resolve, DURATION_S * 1000));
       const rate = (sink.received() - before) / DURATION_S;
       rows.push({ what: `${DESTINATIONS} destinations: delivered per second once the load stops`, figure: `${Math.round(rate)} requests/s (limit ${DESTINATION_RATE || "default"}/s each)`, goal: "", met: null });

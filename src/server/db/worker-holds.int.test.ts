@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeCohort } from "@/server/cohorts/worker";
-import { fanOutSizer, fanOutStep } from "@/server/destinations/worker";
+import { FanOut } from "@/server/destinations/worker";
 import { runPersonDeletions } from "@/server/persons/deletion-worker";
 import { runRecordingUpkeep } from "@/server/recordings/budget";
 import type { Database } from "./client";
@@ -172,10 +172,10 @@ describe(`workers hold the connection briefly (${testDbKind})`, () => {
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     await db.statistics.check();
     const sql = db.sql.worker.as("destinations");
-    const sizer = fanOutSizer(sql);
+    const fanOut = new FanOut(sql);
     const { recorder, result, probeMs } = await recorded(async () => {
       let rows = 0;
-      for (let added = 1; added > 0; rows += added) added = await fanOutStep(sql, sizer);
+      for (let added = 1; added > 0; rows += added) added = await fanOut.step();
       return rows;
     });
     expect(result).toBe(EVENTS * destinations.length);

@@ -15,7 +15,7 @@ import { createTestDatabase } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { reloadRoutes } from "./routing";
-import { claimOutbox, fanOutBatch, pruneDeliveries } from "./store";
+import { claimOutbox, fanOutBatches, pruneDeliveries } from "./store";
 import { startDestinationWorker, stopDestinationWorker } from "./worker";
 
 let db: Database;
@@ -349,7 +349,7 @@ describe("delivery", () => {
     await stopDestinationWorker();
     try {
       // Earlier tests' batches (the hanging receiver's) out of the way.
-      while ((await fanOutBatch(db.sql.worker, 10_000)) > 0);
+      while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
       const first = await create(webhook("fan a", `http://127.0.0.1:${port}/fan-a`, { filters: { events: [{ id: "fanned" }] } }));
       const second = await create(webhook("fan b", `http://127.0.0.1:${port}/fan-b`, { filters: { events: [{ id: "fanned" }] } }));
       const ids = [first.body.id as string, second.body.id as string];
@@ -369,9 +369,9 @@ describe("delivery", () => {
       expect((await call(totals.GET, "GET", `hog_functions/${ids[0]}/metrics/totals/`, { id: ids[0]! })).body.totals.pending).toBe(2);
 
       // Sliced: one event (its two rows) per step of 3 rows, the rest left in the batch.
-      expect(await fanOutBatch(db.sql.worker, 3)).toBe(2);
+      expect(await fanOutBatches(db.sql.worker, 3, 10)).toEqual({ rows: 2, batches: 1 });
       expect(await db.sql.query(`SELECT 1 FROM hog_function_outbox_batches`)).toHaveLength(1);
-      expect(await fanOutBatch(db.sql.worker, 3)).toBe(2);
+      expect(await fanOutBatches(db.sql.worker, 3, 10)).toEqual({ rows: 2, batches: 1 });
       expect(await db.sql.query(`SELECT 1 FROM hog_function_outbox_batches`)).toHaveLength(0);
       // Claimed (with no lease, so they stay due), each row has its event as stored.
       const claimed = (await claimOutbox(db.sql, 100, 0, [])).filter((row) => row.hog_function_id === ids[0]);
@@ -380,10 +380,39 @@ describe("delivery", () => {
         expect.objectContaining({ event: "fanned", distinct_id: "bob", properties: expect.objectContaining({ n: 2 }), timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }),
       ]);
       expect(await outboxOf(ids[1]!)).toBe(2);
-      expect(await fanOutBatch(db.sql.worker, 3)).toBe(0);
+      expect(await fanOutBatches(db.sql.worker, 3, 10)).toEqual({ rows: 0, batches: 0 });
     } finally {
       startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
     }
     await until("the fanned deliveries", async () => received.filter((r) => r.path.startsWith("/fan-")).length === 4);
+  });
+
+  it("fans /capture/'s one-event batches out several to a step, as many as the step's rows hold", async () => {
+    await stopDestinationWorker();
+    try {
+      while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
+      const first = await create(webhook("step a", `http://127.0.0.1:${port}/step-a`, { filters: { events: [{ id: "stepped" }] } }));
+      const second = await create(webhook("step b", `http://127.0.0.1:${port}/step-b`, { filters: { events: [{ id: "stepped" }] } }));
+      const ids = [first.body.id as string, second.body.id as string];
+      await reloadRoutes(db);
+      for (const n of [1, 2, 3, 4, 5]) await sendBatch(token, [{ event: "stepped", distinct_id: `s${n}`, properties: { n } }]);
+      const waiting = async () => (await db.sql.query(`SELECT 1 FROM hog_function_outbox_batches`)).length;
+      expect(await waiting()).toBe(5);
+      // 7 rows: three whole batches of two rows each; the fourth's event would not fit, so it stays as it is.
+      expect(await fanOutBatches(db.sql.worker, 7, 10)).toEqual({ rows: 6, batches: 3 });
+      expect(await waiting()).toBe(2);
+      // No more batches than asked for.
+      expect(await fanOutBatches(db.sql.worker, 100, 1)).toEqual({ rows: 2, batches: 1 });
+      expect(await fanOutBatches(db.sql.worker, 100, 10)).toEqual({ rows: 2, batches: 1 });
+      expect(await waiting()).toBe(0);
+      const rows = await db.sql.query<{ hog_function_id: string; n: number; events: number }>(
+        `SELECT hog_function_id::text, count(*)::int AS n, count(DISTINCT event_uuid)::int AS events FROM hog_function_outbox WHERE hog_function_id = ANY($1::uuid[]) GROUP BY 1 ORDER BY 1`,
+        [ids],
+      );
+      expect(rows).toEqual([...ids].sort().map((id) => ({ hog_function_id: id, n: 5, events: 5 })));
+    } finally {
+      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
+    }
+    await until("the stepped deliveries", async () => received.filter((r) => r.path.startsWith("/step-")).length === 10);
   });
 });

@@ -175,26 +175,41 @@ interface OutboxRoute {
 }
 
 /**
- * Fans the oldest outbox batch (the events of one ingestion statement that destinations want)
- * out into outbox rows, one per event and destination, at most about `maxRows` at a time: what
- * is left stays in the batch. The rows stay small: an event of the PostgreSQL event store is
- * read when its row is claimed (the ClickHouse store's batches carry the events, and their rows
- * keep them). Answers the rows added (0: no batch was waiting).
+ * Fans the oldest outbox batches (each the events of one ingestion statement that destinations
+ * want) out into outbox rows, one per event and destination, at most about `maxRows` at a time
+ * from at most `maxBatches` batches: what is left of the last one read stays in it. /capture/
+ * writes a batch per request (one event), so one batch per step meant a step per event. The
+ * rows stay small: an event of the PostgreSQL event store is read when its row is claimed (the
+ * ClickHouse store's batches carry the events, and their rows keep them). Answers the rows added
+ * and the batches read (both 0: none was waiting).
  */
-export async function fanOutBatch(sql: WorkerSql, maxRows: number): Promise<number> {
+export async function fanOutBatches(sql: WorkerSql, maxRows: number, maxBatches: number): Promise<{ rows: number; batches: number }> {
   return sql.transaction(async (tx) => {
-    const [batch] = await tx.query<{ id: string; routes: OutboxRoute[] }>(`SELECT id::text, routes FROM hog_function_outbox_batches ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`);
-    if (!batch) return 0;
+    const batches = await tx.query<{ id: string; routes: OutboxRoute[] }>(`SELECT id::text, routes FROM hog_function_outbox_batches ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, [Math.max(1, maxBatches)]);
+    if (batches.length === 0) return { rows: 0, batches: 0 };
     const rows: { hog_function_id: string; project_id: number; event_uuid: string; payload: unknown }[] = [];
-    const rest: OutboxRoute[] = [];
-    for (const route of batch.routes) {
-      const room = Math.floor((maxRows - rows.length) / Math.max(1, route.destinations.length));
-      // At least one event per step, however many destinations want it.
-      const take = rows.length === 0 ? Math.max(1, room) : room;
-      for (const [index, uuid] of route.events.slice(0, take).entries()) {
-        for (const id of route.destinations) rows.push({ hog_function_id: id, project_id: route.project_id, event_uuid: uuid, payload: route.rows?.[index] ?? null });
+    const done: string[] = [];
+    let left: { id: string; routes: OutboxRoute[] } | null = null;
+    for (const [position, batch] of batches.entries()) {
+      const rest: OutboxRoute[] = [];
+      let taken = 0;
+      for (const route of batch.routes) {
+        const room = Math.max(0, Math.floor((maxRows - rows.length) / Math.max(1, route.destinations.length)));
+        // At least one event per step, however many destinations want it.
+        const take = position === 0 && taken === 0 ? Math.max(1, room) : room;
+        for (const [index, uuid] of route.events.slice(0, take).entries()) {
+          for (const id of route.destinations) rows.push({ hog_function_id: id, project_id: route.project_id, event_uuid: uuid, payload: route.rows?.[index] ?? null });
+        }
+        taken += Math.min(take, route.events.length);
+        if (take < route.events.length) rest.push({ ...route, events: route.events.slice(take), rows: route.rows?.slice(take) });
       }
-      if (take < route.events.length) rest.push({ ...route, events: route.events.slice(take), rows: route.rows?.slice(take) });
+      // Nothing of it fitted: it waits, as it is, for the next step.
+      if (taken === 0 && rest.length > 0) break;
+      if (rest.length > 0) {
+        left = { id: batch.id, routes: rest };
+        break;
+      }
+      done.push(batch.id);
     }
     await tx.query(
       `INSERT INTO hog_function_outbox (hog_function_id, project_id, event_uuid, payload)
@@ -202,9 +217,9 @@ export async function fanOutBatch(sql: WorkerSql, maxRows: number): Promise<numb
        WHERE EXISTS (SELECT 1 FROM hog_functions f WHERE f.id = o.hog_function_id)`,
       [JSON.stringify(rows)],
     );
-    if (rest.length === 0) await tx.query(`DELETE FROM hog_function_outbox_batches WHERE id = $1::bigint`, [batch.id]);
-    else await tx.query(`UPDATE hog_function_outbox_batches SET routes = $2::jsonb WHERE id = $1::bigint`, [batch.id, JSON.stringify(rest)]);
-    return Math.max(1, rows.length);
+    if (done.length > 0) await tx.query(`DELETE FROM hog_function_outbox_batches WHERE id = ANY($1::bigint[])`, [done]);
+    if (left) await tx.query(`UPDATE hog_function_outbox_batches SET routes = $2::jsonb WHERE id = $1::bigint`, [left.id, JSON.stringify(left.routes)]);
+    return { rows: Math.max(1, rows.length), batches: done.length + (left ? 1 : 0) };
   });
 }
 

@@ -81,16 +81,32 @@ export function deliveryOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): De
 
 type Deliverable = store.OutboxRow & { payload: Record<string, unknown> };
 
-/** Outbox rows per fan-out step: on the embedded database, a hold of ~10 ms (db/chunks.ts); a server's workers have their own connections. */
-export function fanOutSizer(sql: WorkerSql): ChunkSizer {
-  return sql.embedded ? new ChunkSizer(100, 10, 5_000) : new ChunkSizer(5_000, 5_000, 5_000);
-}
+/** The most outbox batches one fan-out step reads (a /capture/ request writes a batch of one event). */
+const MAX_BATCHES_PER_STEP = 100;
 
-/** Fans the oldest outbox batch out by one step of `sizer`'s size: the rows added (0: none was waiting). */
-export async function fanOutStep(sql: WorkerSql, sizer: ChunkSizer): Promise<number> {
-  const added = await store.fanOutBatch(sql, sizer.size);
-  if (added > 0) sizer.took(sql.lastHoldMs, added);
-  return added;
+/**
+ * Fan-out steps: rows sized so that a step holds the embedded database ~10 ms (db/chunks.ts; a
+ * server's workers have their own connections), read from as many batches as the last steps'
+ * rows per batch say will fill one.
+ */
+export class FanOut {
+  private readonly sizer: ChunkSizer;
+  private rowsPerBatch = 1;
+
+  constructor(private readonly sql: WorkerSql) {
+    this.sizer = sql.embedded ? new ChunkSizer(100, 10, 5_000) : new ChunkSizer(5_000, 5_000, 5_000);
+  }
+
+  /** One step: the rows added (0: no batch was waiting). */
+  async step(): Promise<number> {
+    const maxRows = this.sizer.size;
+    const { rows, batches } = await store.fanOutBatches(this.sql, maxRows, Math.min(MAX_BATCHES_PER_STEP, Math.ceil(maxRows / this.rowsPerBatch)));
+    if (rows > 0) {
+      this.sizer.took(this.sql.lastHoldMs, rows);
+      this.rowsPerBatch = Math.max(1, 0.5 * this.rowsPerBatch + (0.5 * rows) / batches);
+    }
+    return rows;
+  }
 }
 
 class TokenBucket {
@@ -140,14 +156,14 @@ export class DeliveryWorker {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly sql: WorkerSql;
-  private readonly fanOut: ChunkSizer;
+  private readonly fanOut: FanOut;
 
   constructor(
     db: Database,
     private readonly options: DeliveryOptions,
   ) {
     this.sql = db.worker.as("destinations");
-    this.fanOut = fanOutSizer(this.sql);
+    this.fanOut = new FanOut(this.sql);
   }
 
   /**
@@ -240,7 +256,7 @@ export class DeliveryWorker {
         limited = skip.length > open.length;
         let started = performance.now();
         if (await store.fewDue(this.sql, FAN_OUT_AHEAD_MS, limit, open)) {
-          await fanOutStep(this.sql, this.fanOut);
+          await this.fanOut.step();
           await this.yieldToIngestion(performance.now() - started);
           started = performance.now();
         }
