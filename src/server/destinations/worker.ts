@@ -103,7 +103,7 @@ export class FanOut {
     const { rows, batches } = await store.fanOutBatches(this.sql, maxRows, Math.min(MAX_BATCHES_PER_STEP, Math.ceil(maxRows / this.rowsPerBatch)));
     if (rows > 0) {
       this.sizer.took(this.sql.lastHoldMs, rows);
-      this.rowsPerBatch = Math.max(1, 0.5 * this.rowsPerBatch + (0.5 * rows) / batches);
+      this.rowsPerBatch = Math.max(1, 0.5 * this.rowsPerBatch + (0.5 * rows) / Math.max(1, batches));
     }
     return rows;
   }
