@@ -16,7 +16,7 @@ import { sendBatch } from "@/test-support/ingestion";
 import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { reloadRoutes } from "./routing";
 import { claimOutbox, fanOutBatches, pruneDeliveries } from "./store";
-import { startDestinationWorker, stopDestinationWorker } from "./worker";
+import { startDestinationWorker, stopDestinationWorker, type DeliveryOptions } from "./worker";
 
 let db: Database;
 let projectId: number;
@@ -85,7 +85,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
   port = (sink.address() as AddressInfo).port;
   process.env.BURROW_OUTBOUND_ALLOWLIST = "127.0.0.1";
-  startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
+  startWorker();
 });
 
 afterAll(async () => {
@@ -95,6 +95,20 @@ afterAll(async () => {
   delete process.env.BURROW_OUTBOUND_ALLOWLIST;
   await closeDb();
 });
+/** Fast retries and a high rate limit, so that the tests wait for little. */
+const startWorker = (options: Partial<DeliveryOptions> = {}) =>
+  startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000, ...options });
+
+/** `work` with the worker stopped (so that what it looks at stays put), the worker started again after it. */
+async function withWorkerStopped(work: () => Promise<void>): Promise<void> {
+  await stopDestinationWorker();
+  try {
+    await work();
+  } finally {
+    startWorker();
+  }
+}
+
 
 describe("destinations API", () => {
   it("refuses URLs reaching loopback or private addresses unless allowlisted", async () => {
@@ -320,7 +334,7 @@ describe("delivery", () => {
     await stopDestinationWorker();
     const arrivals: number[] = [];
     try {
-      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 4 });
+      startWorker({ ratePerSecond: 4 });
       const created = await create(webhook("limited", `http://127.0.0.1:${port}/limited`, { filters: { events: [{ id: "limited" }] } }));
       await reloadRoutes(db);
       const started = performance.now();
@@ -341,13 +355,12 @@ describe("delivery", () => {
       expect(await outboxOf(created.body.id)).toBe(0);
     } finally {
       await stopDestinationWorker();
-      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
+      startWorker();
     }
   });
 
   it("acknowledges with one small batch per statement, fanned out into an event's row per destination as stored", async () => {
-    await stopDestinationWorker();
-    try {
+    await withWorkerStopped(async () => {
       // Earlier tests' batches (the hanging receiver's) out of the way.
       while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
       const first = await create(webhook("fan a", `http://127.0.0.1:${port}/fan-a`, { filters: { events: [{ id: "fanned" }] } }));
@@ -381,15 +394,12 @@ describe("delivery", () => {
       ]);
       expect(await outboxOf(ids[1]!)).toBe(2);
       expect(await fanOutBatches(db.sql.worker, 3, 10)).toEqual({ rows: 0, batches: 0 });
-    } finally {
-      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
-    }
+    });
     await until("the fanned deliveries", async () => received.filter((r) => r.path.startsWith("/fan-")).length === 4);
   });
 
   it("fans /capture/'s one-event batches out several to a step, as many as the step's rows hold", async () => {
-    await stopDestinationWorker();
-    try {
+    await withWorkerStopped(async () => {
       while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
       const first = await create(webhook("step a", `http://127.0.0.1:${port}/step-a`, { filters: { events: [{ id: "stepped" }] } }));
       const second = await create(webhook("step b", `http://127.0.0.1:${port}/step-b`, { filters: { events: [{ id: "stepped" }] } }));
@@ -410,9 +420,7 @@ describe("delivery", () => {
         [ids],
       );
       expect(rows).toEqual([...ids].sort().map((id) => ({ hog_function_id: id, n: 5, events: 5 })));
-    } finally {
-      startDestinationWorker(db, { backoffMs: 30, pollMs: 50, maxAttempts: 4, breakerFailures: 6, breakerOpenMs: 60_000, timeoutMs: 1_000, ratePerSecond: 1000 });
-    }
+    });
     await until("the stepped deliveries", async () => received.filter((r) => r.path.startsWith("/step-")).length === 10);
   });
 });
