@@ -43,15 +43,21 @@ const flagSuffix = () => randomBytes(5).toString("hex");
 // ---------------------------------------------------------------------------
 
 /**
- * Per project, whether a survey runs: refreshed once a second in the background, forgotten on
- * every write here. On globalThis, so that the writes (Next's copy of this module) reach the
- * server's copy, which /decide reads.
+ * Per database and project, whether a survey runs: refreshed once a second in the background,
+ * forgotten on every write here. On globalThis, so that the writes (Next's copy of this module)
+ * reach the server's copy, which /decide reads; per database, as project ids are only unique
+ * within one (test files share a process).
  */
 const RUNNING_KEY = Symbol.for("burrow.surveysRunning");
-const runningCache = ((globalThis as { [RUNNING_KEY]?: RefreshedInBackground<number, boolean> })[RUNNING_KEY] ??= new RefreshedInBackground(1000));
+function runningCache(db: Database): RefreshedInBackground<number, boolean> {
+  const caches = ((globalThis as { [RUNNING_KEY]?: WeakMap<Database, RefreshedInBackground<number, boolean>> })[RUNNING_KEY] ??= new WeakMap());
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new RefreshedInBackground(1000)));
+  return cache;
+}
 
 export function surveysRunning(db: Database, projectId: number): Promise<boolean> {
-  return runningCache.get(projectId, () => store.hasRunningSurvey(db.prisma, projectId));
+  return runningCache(db).get(projectId, () => store.hasRunningSurvey(db.prisma, projectId));
 }
 
 /** The public list posthog-js reads (`GET /api/surveys/?token=`) and remote config carries: every survey not archived. */
@@ -216,7 +222,7 @@ export async function createSurvey(ctx: Context, body: SurveyCreateBody): Promis
     });
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
   });
-  runningCache.forget(ctx.project.id);
+  runningCache(ctx.db).forget(ctx.project.id);
   return surveyOf(ctx, id);
 }
 
@@ -283,7 +289,7 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
     const activity = body.archived && !current.archived ? "archived" : launching ? "launched" : body.end_date && !current.endDate ? "stopped" : "updated";
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: current.id, activity, name });
   });
-  runningCache.forget(ctx.project.id);
+  runningCache(ctx.db).forget(ctx.project.id);
   return surveyOf(ctx, current.id);
 }
 
@@ -297,7 +303,7 @@ export async function deleteSurvey(ctx: Context, id: string): Promise<void> {
     await store.deleteSurveyRow(tx, current.id);
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: current.id, activity: "deleted", name: current.name });
   });
-  runningCache.forget(ctx.project.id);
+  runningCache(ctx.db).forget(ctx.project.id);
 }
 
 // ---------------------------------------------------------------------------
@@ -366,7 +372,7 @@ export async function advanceSurveyIterations(db: Database, now = new Date()): P
     } else {
       continue;
     }
-    runningCache.forget(survey.projectId);
+    runningCache(db).forget(survey.projectId);
     changed += 1;
   }
   return changed;
