@@ -22,14 +22,19 @@ interface Routes {
   byProject: Map<number, Routed[]>;
   loadedAt: number;
   loading: Promise<void> | null;
-  db: Database | null;
 }
 
 // Modules load twice (Next's bundle and the server): a change made through the API (Next's
-// copy) must reach the routes capture reads (the server's copy).
+// copy) must reach the routes capture reads (the server's copy). Per database, as project ids
+// are only unique within one (test files share a process).
 const ROUTES_KEY = Symbol.for("burrow.destinationRoutes");
-const holder = globalThis as { [ROUTES_KEY]?: Routes };
-const routes = (): Routes => (holder[ROUTES_KEY] ??= { byProject: new Map(), loadedAt: 0, loading: null, db: null });
+const holder = globalThis as { [ROUTES_KEY]?: WeakMap<Database, Routes> };
+function routes(db: Database): Routes {
+  const all = (holder[ROUTES_KEY] ??= new WeakMap());
+  let state = all.get(db);
+  if (!state) all.set(db, (state = { byProject: new Map(), loadedAt: 0, loading: null }));
+  return state;
+}
 
 async function load(db: Database): Promise<void> {
   const rows = await store.activeDestinations(db.prisma);
@@ -54,15 +59,14 @@ async function load(db: Database): Promise<void> {
     list.push({ id: row.id, filters: compiled });
     byProject.set(row.projectId, list);
   }
-  const state = routes();
+  const state = routes(db);
   state.byProject = byProject;
   state.loadedAt = Date.now();
 }
 
 /** Reads the routes again now (after a change, and at warm-up). */
 export function reloadRoutes(db: Database): Promise<void> {
-  const state = routes();
-  state.db = db;
+  const state = routes(db);
   const next = (state.loading ?? Promise.resolve()).then(() => load(db));
   const tracked = next.finally(() => {
     if (state.loading === tracked) state.loading = null;
@@ -76,7 +80,7 @@ export function reloadRoutes(db: Database): Promise<void> {
  * for the routes; later ones never wait (a stale read starts a refresh in the background).
  */
 export async function destinationsFor(db: Database, projectId: number, events: readonly MatchableEvent[]): Promise<(readonly string[] | undefined)[] | null> {
-  const state = routes();
+  const state = routes(db);
   if (state.loadedAt === 0) await (state.loading ?? reloadRoutes(db));
   else if (Date.now() - state.loadedAt > REFRESH_MS && !state.loading) void reloadRoutes(db).catch((error: unknown) => console.error("burrow: reading destinations failed", error));
   const routed = state.byProject.get(projectId);
