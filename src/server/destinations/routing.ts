@@ -5,6 +5,7 @@
  * this process. A project without destinations costs one Map lookup per event.
  */
 import type { Database } from "@/server/db";
+import { perDatabase } from "@/server/db/per-database";
 import { actionDefinitions } from "@/server/actions/service";
 import type { PropertyGroup } from "@/server/properties/contract";
 import { destinationFiltersSchema } from "./contract";
@@ -27,14 +28,7 @@ interface Routes {
 // Modules load twice (Next's bundle and the server): a change made through the API (Next's
 // copy) must reach the routes capture reads (the server's copy). Per database, as project ids
 // are only unique within one (test files share a process).
-const ROUTES_KEY = Symbol.for("burrow.destinationRoutes");
-const holder = globalThis as { [ROUTES_KEY]?: WeakMap<Database, Routes> };
-function routes(db: Database): Routes {
-  const all = (holder[ROUTES_KEY] ??= new WeakMap());
-  let state = all.get(db);
-  if (!state) all.set(db, (state = { byProject: new Map(), loadedAt: 0, loading: null }));
-  return state;
-}
+const routes = perDatabase((_: Database): Routes => ({ byProject: new Map(), loadedAt: 0, loading: null }), "burrow.destinationRoutes");
 
 async function load(db: Database): Promise<void> {
   const rows = await store.activeDestinations(db.prisma);

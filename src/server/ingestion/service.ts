@@ -31,6 +31,7 @@ import { ProjectKeyCache, type IngestProject } from "./store";
 import { destinationsFor, kickDestinationWorker } from "@/server/destinations/service";
 import { EventWriter } from "./writer";
 import { isObject } from "@/server/input/json-object";
+import { perDatabase } from "@/server/db/per-database";
 
 /** The user-agent parser enrichment uses, for the user-agent transformation. */
 export { userAgentProperties } from "./enrich";
@@ -40,19 +41,8 @@ export type { IngestProject } from "./store";
 
 // One per database, shared by capture and the SDK endpoints (/decide, /flags, remote config),
 // and by both copies of this module (Next's bundle and the server's).
-const KEYS = Symbol.for("burrow.projectKeys");
-type KeysHolder = { [KEYS]?: WeakMap<object, ProjectKeyCache> };
-
-function projectKeys(db: Database): ProjectKeyCache {
-  const holder = globalThis as KeysHolder;
-  const all = (holder[KEYS] ??= new WeakMap());
-  let cache = all.get(db.prisma);
-  if (!cache) {
-    cache = new ProjectKeyCache(db.prisma);
-    all.set(db.prisma, cache);
-  }
-  return cache;
-}
+const projectKeyCaches = perDatabase((prisma: Database["prisma"]) => new ProjectKeyCache(prisma), "burrow.projectKeys");
+const projectKeys = (db: Database) => projectKeyCaches(db.prisma);
 
 /** The project a public key (`phc_…`) belongs to, from memory (store.ts ProjectKeyCache), or null. */
 export function projectByKey(db: Database, token: string): Promise<IngestProject | null> {

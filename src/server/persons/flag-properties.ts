@@ -18,6 +18,7 @@
  */
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import { nextProjectWithPersons, personPropertiesByDistinctId, personPropertiesPage } from "./store";
+import { perDatabase } from "@/server/db/per-database";
 
 type Properties = Record<string, unknown>;
 
@@ -243,16 +244,4 @@ export class FlagPersonProperties {
 
 // One per database (tests open several in one process), shared by both copies of this module
 // (Next's bundle, where the management API writes persons, and the server's, where /decide reads).
-const KEY = Symbol.for("burrow.flagPersonProperties");
-type Holder = { [KEY]?: WeakMap<SqlExecutor, FlagPersonProperties> };
-
-export function flagPersonProperties(sql: SqlDriver): FlagPersonProperties {
-  const holder = globalThis as Holder;
-  const all = (holder[KEY] ??= new WeakMap());
-  let index = all.get(sql);
-  if (!index) {
-    index = new FlagPersonProperties(sql, sql.embedded);
-    all.set(sql, index);
-  }
-  return index;
-}
+export const flagPersonProperties = perDatabase((sql: SqlDriver) => new FlagPersonProperties(sql, sql.embedded), "burrow.flagPersonProperties");

@@ -17,6 +17,7 @@ import { actionIdsOf, expandActionNodes } from "./actions-node";
 import { queryRequestSchema, runnableNode, type ComputedQuery, type QueryRequest } from "./contract";
 import { QUERY_KINDS } from "./kinds";
 import { queryResponse, type QueryResponse } from "./present";
+import { perDatabase } from "@/server/db/per-database";
 import { findProjectQuerySettings } from "./store";
 import { asksForTestAccounts, testAccountGroup, withTestAccounts } from "./test-accounts";
 
@@ -28,17 +29,11 @@ export { asksForTestAccounts, testAccountGroup } from "./test-accounts";
  * analytics/cache.ts). Per database because project ids are only unique within one: test
  * files share a process, each with its own database and its own project 1.
  */
-const resultCaches = new WeakMap<Database, ResultCache<KindAnswer>>();
-
-function resultCacheOf(db: Database): ResultCache<KindAnswer> {
-  let cache = resultCaches.get(db);
-  if (!cache) resultCaches.set(db, (cache = new ResultCache<KindAnswer>(INSIGHT_CACHE_LIMITS)));
-  return cache;
-}
+const resultCacheOf = perDatabase((_: Database) => new ResultCache<KindAnswer>(INSIGHT_CACHE_LIMITS));
 
 /** Forgets every cached result of the database (tests; nothing else needs to). */
 export function clearQueryCache(db: Database): void {
-  resultCaches.get(db)?.clear();
+  resultCacheOf(db).clear();
 }
 
 /** What a query of the project reads of it: its time zone (a known IANA name) and its test account filters; 404 for no such project. */

@@ -9,6 +9,7 @@
  */
 import type { Database } from "@/server/db";
 import { ChunkSizer, yieldToRequests } from "@/server/db/chunks";
+import { perDatabase } from "@/server/db/per-database";
 import { startPeriodicPass, stopPeriodicPass, type PassStart } from "@/server/periodic-pass";
 import { RETENTION_DAYS } from "./contract";
 import { recordingSettingsFor } from "./service";
@@ -78,13 +79,7 @@ export async function enforceRecordingBudget(db: UpkeepDb, projectId: number, no
 }
 
 /** When each project's upkeep last started, and which are running, per database (project ids are only unique within one). */
-const upkeepOf = new WeakMap<UpkeepDb, { lastRun: Map<number, number>; running: Set<number> }>();
-
-function upkeepStateOf(db: UpkeepDb): { lastRun: Map<number, number>; running: Set<number> } {
-  let upkeep = upkeepOf.get(db);
-  if (!upkeep) upkeepOf.set(db, (upkeep = { lastRun: new Map(), running: new Set() }));
-  return upkeep;
-}
+const upkeepStateOf = perDatabase((_: UpkeepDb) => ({ lastRun: new Map<number, number>(), running: new Set<number>() }));
 
 /** After a write: the upkeep for the project, unless it ran within the interval (errors are logged, never thrown). */
 export function scheduleRecordingUpkeep(db: UpkeepDb, projectId: number): void {

@@ -28,6 +28,7 @@ import {
 } from "./contract";
 import { playbackEventsOf, presentRecording } from "./present";
 import { PostgresRecordingStore, type RecordingStore } from "./store";
+import { perDatabase } from "@/server/db/per-database";
 
 const STORES = new WeakMap<object, RecordingStore>();
 
@@ -45,16 +46,9 @@ export function recordingStore(db: Pick<Database, "sql">): RecordingStore {
 
 /** How long the hot paths (remote config, /s/) may use settings they read: changes apply within this. */
 const SETTINGS_TTL_MS = 10_000;
-const CACHE_KEY = Symbol.for("burrow.recordingSettings");
-type Cache = WeakMap<object, RefreshedInBackground<number, RecordingSettings>>;
 /** Per database, per project; on globalThis, so that Next's copy of this module and the server's share it. */
-function settingsCache(db: Pick<Database, "sql">): RefreshedInBackground<number, RecordingSettings> {
-  const holder = globalThis as { [CACHE_KEY]?: Cache };
-  const caches = (holder[CACHE_KEY] ??= new WeakMap());
-  let cache = caches.get(db.sql);
-  if (!cache) caches.set(db.sql, (cache = new RefreshedInBackground(SETTINGS_TTL_MS)));
-  return cache;
-}
+const settingsCaches = perDatabase((_: object) => new RefreshedInBackground<number, RecordingSettings>(SETTINGS_TTL_MS), "burrow.recordingSettings");
+const settingsCache = (db: Pick<Database, "sql">) => settingsCaches(db.sql);
 
 /** Stored settings over the defaults (a stored value that no longer fits falls back to the defaults). */
 function settingsOf(stored: unknown): RecordingSettings {

@@ -30,6 +30,7 @@ import { iterationOn, iterationStartDates } from "./iterations";
 import { computeResults, SURVEY_EVENTS, type SurveyEvent } from "./results";
 import { presentPublicSurvey, presentSurvey, type SurveyResource } from "./present";
 import * as store from "./store";
+import { perDatabase } from "@/server/db/per-database";
 import { RefreshedInBackground } from "@/server/refreshed-in-background";
 
 const ACTIVITY_SCOPE = "Survey";
@@ -48,13 +49,7 @@ const flagSuffix = () => randomBytes(5).toString("hex");
  * reach the server's copy, which /decide reads; per database, as project ids are only unique
  * within one (test files share a process).
  */
-const RUNNING_KEY = Symbol.for("burrow.surveysRunning");
-function runningCache(db: Database): RefreshedInBackground<number, boolean> {
-  const caches = ((globalThis as { [RUNNING_KEY]?: WeakMap<Database, RefreshedInBackground<number, boolean>> })[RUNNING_KEY] ??= new WeakMap());
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new RefreshedInBackground(1000)));
-  return cache;
-}
+const runningCache = perDatabase((_: Database) => new RefreshedInBackground<number, boolean>(1000), "burrow.surveysRunning");
 
 export function surveysRunning(db: Database, projectId: number): Promise<boolean> {
   return runningCache(db).get(projectId, () => store.hasRunningSurvey(db.prisma, projectId));

@@ -17,6 +17,7 @@ import { builtinPlugin, parsePluginConfig } from "./catalogue";
 import type { Transform } from "./plugin";
 import { RunStats } from "./stats";
 import { loadChainConfigs, type ChainConfig } from "./store";
+import { perDatabase } from "@/server/db/per-database";
 
 const CHAIN_TTL_MS = 10_000;
 /** Change-feed topic; keys are project ids whose configs changed. */
@@ -123,19 +124,7 @@ export class TransformationRuntime {
 // One runtime per database and process, shared by the server's modules and Next's bundle
 // (modules load twice): a config written through Next must invalidate the chain the
 // server's capture path uses.
-const KEY = Symbol.for("burrow.transformationRuntime");
-type Holder = { [KEY]?: WeakMap<Database, TransformationRuntime> };
-
-export function transformationRuntime(db: Database): TransformationRuntime {
-  const holder = globalThis as Holder;
-  const runtimes = (holder[KEY] ??= new WeakMap());
-  let runtime = runtimes.get(db);
-  if (!runtime) {
-    runtime = new TransformationRuntime(db);
-    runtimes.set(db, runtime);
-  }
-  return runtime;
-}
+export const transformationRuntime = perDatabase((db: Database) => new TransformationRuntime(db), "burrow.transformationRuntime");
 
 /**
  * After a write to a project's configs has committed: every node (this one at once) loads
