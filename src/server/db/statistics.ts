@@ -8,7 +8,10 @@
  *   it was last analyzed, as autovacuum would: the events this process writes are counted
  *   here as they are written (`wrote`), so a big /batch is followed by an ANALYZE within
  *   seconds; every other table is read from the server's own counts
- *   (pg_stat_user_tables.n_mod_since_analyze) every `intervalMs`.
+ *   (pg_stat_user_tables.n_mod_since_analyze) every `intervalMs`;
+ * - a table's own `autovacuum_analyze_threshold` (which autovacuum honours too) replaces
+ *   `minRows`: the queues set it out of reach (their rows live seconds, and no plan of theirs
+ *   depends on statistics).
  * One ANALYZE at a time, in the background; a failure is logged and retried at the next turn.
  */
 import type { SqlExecutor } from "./driver";
@@ -25,6 +28,12 @@ export interface StatisticsOptions {
 }
 
 const DEFAULTS: Required<StatisticsOptions> = { minRows: 1_000, fraction: 0.1, intervalMs: 60_000, delayMs: 1_000 };
+
+/** The table's own analyze threshold (a storage parameter), if it has one. */
+function ownThreshold(options: readonly string[] | null): number | null {
+  const setting = options?.find((option) => option.startsWith("autovacuum_analyze_threshold="));
+  return setting ? Number(setting.slice("autovacuum_analyze_threshold=".length)) : null;
+}
 
 /** An identifier for ANALYZE: a table name as pg_stat_user_tables gives it, quoted. */
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -75,8 +84,8 @@ export class Statistics {
       try {
         // A table with pages that was never analyzed (a database from before this schedule,
         // its counts lost with a crash) is due whatever its counts say.
-        const rows = await this.sql.query<{ table: string; changed: string; tuples: string; never: boolean }>(
-          `SELECT s.relname AS table, s.n_mod_since_analyze AS changed, greatest(c.reltuples, 0) AS tuples,
+        const rows = await this.sql.query<{ table: string; changed: string; tuples: string; never: boolean; options: string[] | null }>(
+          `SELECT s.relname AS table, s.n_mod_since_analyze AS changed, greatest(c.reltuples, 0) AS tuples, c.reloptions AS options,
                   (c.relpages > 0 AND s.last_analyze IS NULL AND s.last_autoanalyze IS NULL) AS never
              FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
             WHERE s.schemaname = current_schema()`,
@@ -85,7 +94,8 @@ export class Statistics {
         for (const row of rows) {
           const tuples = Number(row.tuples);
           const changed = Math.max(Number(row.changed), this.written.get(row.table) ?? 0);
-          if (row.never || changed >= Math.max(this.options.minRows, this.options.fraction * tuples)) due.push(row.table);
+          const own = ownThreshold(row.options);
+          if ((row.never && own === null) || changed >= Math.max(own ?? this.options.minRows, this.options.fraction * tuples)) due.push(row.table);
           else this.rowsAtAnalyze.set(row.table, tuples);
         }
         if (due.length > 0) await this.analyzeTables(due);
