@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase } from "@/test-support/db";
+import { createTestDatabase, testEventStoreKind } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { reloadRoutes } from "./routing";
@@ -422,5 +422,40 @@ describe("delivery", () => {
       expect(rows).toEqual([...ids].sort().map((id) => ({ hog_function_id: id, n: 5, events: 5 })));
     });
     await until("the stepped deliveries", async () => received.filter((r) => r.path.startsWith("/step-")).length === 10);
+  });
+
+  it("claims an event's rows for several destinations with the event read once, and an event deleted since as gone", async () => {
+    // ClickHouse's batches carry their events: nothing is read, and nothing deleted since shows.
+    const readsEvents = testEventStoreKind === "postgres";
+    let ids: string[] = [];
+    await withWorkerStopped(async () => {
+      while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
+      const first = await create(webhook("read a", `http://127.0.0.1:${port}/read-a`, { filters: { events: [{ id: "read once" }] } }));
+      const second = await create(webhook("read b", `http://127.0.0.1:${port}/read-b`, { filters: { events: [{ id: "read once" }] } }));
+      ids = [first.body.id as string, second.body.id as string];
+      await reloadRoutes(db);
+      await sendBatch(token, [
+        { event: "read once", distinct_id: "kept", properties: { n: 1 } },
+        { event: "read once", distinct_id: "gone", properties: { n: 2 } },
+      ]);
+      while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
+      if (readsEvents) await db.sql.query(`DELETE FROM events WHERE project_id = $1 AND distinct_id = 'gone'`, [projectId]);
+      const claimed = (await claimOutbox(db.sql, 100, 0, [])).filter((row) => ids.includes(row.hog_function_id));
+      expect(claimed).toHaveLength(4);
+      const kept = claimed.filter((row) => row.payload?.distinct_id === "kept");
+      expect(kept.map((row) => row.hog_function_id).sort()).toEqual([...ids].sort());
+      expect(kept.map((row) => row.payload)).toEqual([
+        expect.objectContaining({ event: "read once", distinct_id: "kept", properties: expect.objectContaining({ n: 1 }) }),
+        expect.objectContaining({ event: "read once", distinct_id: "kept", properties: expect.objectContaining({ n: 1 }) }),
+      ]);
+      expect(new Set(kept.map((row) => row.event_uuid)).size).toBe(1);
+      const gone = claimed.filter((row) => row.payload?.distinct_id !== "kept");
+      expect(gone.map((row) => row.hog_function_id).sort()).toEqual([...ids].sort());
+      if (readsEvents) expect(gone.map((row) => row.payload)).toEqual([null, null]);
+    });
+    // The deleted event's rows are dropped, not sent.
+    await until("the deliveries", async () => received.filter((r) => r.path.startsWith("/read-")).length === (readsEvents ? 2 : 4));
+    await until("the outbox emptied", async () => (await outboxOf(ids[0]!)) + (await outboxOf(ids[1]!)) === 0);
+    expect(received.filter((r) => r.path.startsWith("/read-"))).toHaveLength(readsEvents ? 2 : 4);
   });
 });

@@ -146,23 +146,31 @@ export interface OutboxRow {
  * Claims due rows: their next attempt moves `leaseMs` ahead, so that a process that dies
  * holding them leaves them due again (at least once), and a second process does not take them.
  */
-export function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, skip: readonly string[]): Promise<OutboxRow[]> {
-  // An event of the PostgreSQL event store is read here, by its key, as it is now (null: deleted since).
-  return sql.query<OutboxRow>(
+export async function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, skip: readonly string[]): Promise<OutboxRow[]> {
+  // An event of the PostgreSQL event store is read here, by its key, as it is now (missing: deleted
+  // since), once per claim however many destinations want it: its first row carries it.
+  const rows = await sql.query<Omit<OutboxRow, "payload"> & { payload: Record<string, unknown> | null; event: Record<string, unknown> | null; read: boolean }>(
     `WITH claimed AS (
        UPDATE hog_function_outbox SET next_attempt_at = now() + ($2::int * interval '1 millisecond')
        WHERE id IN (SELECT id FROM hog_function_outbox WHERE next_attempt_at <= now() AND NOT (hog_function_id = ANY($3::uuid[]))
                     ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING id, hog_function_id, project_id, event_uuid, payload, attempts
+     ), read AS (
+       SELECT DISTINCT ON (c.project_id, c.event_uuid) c.id, ev.uuid IS NOT NULL AS found,
+         CASE WHEN ev.uuid IS NOT NULL THEN jsonb_build_object('uuid', ev.uuid, 'project_id', ev.project_id, 'event', ev.event, 'distinct_id', ev.distinct_id, 'properties', ev.properties,
+           'timestamp', to_char(ev.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'person_id', ev.person_id,
+           'elements_chain', ev.elements_chain, 'historical_migration', ev.historical_migration) END AS event
+       FROM claimed c LEFT JOIN events ev ON ev.project_id = c.project_id AND ev.uuid = c.event_uuid
+       WHERE c.payload IS NULL
+       ORDER BY c.project_id, c.event_uuid, c.id
      )
-     SELECT c.id::text, c.hog_function_id::text, c.project_id, c.event_uuid::text, c.attempts, COALESCE(c.payload, (
-       SELECT jsonb_build_object('uuid', ev.uuid, 'project_id', ev.project_id, 'event', ev.event, 'distinct_id', ev.distinct_id, 'properties', ev.properties,
-         'timestamp', to_char(ev.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'person_id', ev.person_id,
-         'elements_chain', ev.elements_chain, 'historical_migration', ev.historical_migration)
-       FROM events ev WHERE ev.project_id = c.project_id AND ev.uuid = c.event_uuid)) AS payload
-     FROM claimed c`,
+     SELECT c.id::text, c.hog_function_id::text, c.project_id, c.event_uuid::text, c.attempts, c.payload, r.event, r.id IS NOT NULL AS read
+     FROM claimed c LEFT JOIN read r ON r.id = c.id`,
     [limit, leaseMs, skip],
   );
+  const events = new Map<string, Record<string, unknown> | null>();
+  for (const row of rows) if (row.read) events.set(`${row.project_id} ${row.event_uuid}`, row.event);
+  return rows.map(({ event: _event, read: _read, payload, ...row }) => ({ ...row, payload: payload ?? events.get(`${row.project_id} ${row.event_uuid}`) ?? null }));
 }
 
 /** One route of an outbox batch, as db/events/insert/postgres.ts writes it. */
