@@ -114,7 +114,7 @@ function tracked(row: { name: string; description: string; enabled: boolean; del
 
 async function changed(ctx: Context, id: string): Promise<HogFunctionResource> {
   await reloadRoutes(ctx.db);
-  kickDestinationWorker(id);
+  kickDestinationWorker({ changed: id });
   return getHogFunction(ctx, id);
 }
 

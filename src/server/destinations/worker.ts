@@ -37,11 +37,13 @@ export interface DeliveryOptions {
 }
 
 const LOG_DAYS = 30;
-/** The shortest time between two rounds that kicks start; while capture is busy, longer (see `yieldToIngestion`). */
+/** The shortest time between two rounds that kicks start; while capture is saturated, longer (see `yieldToIngestion`). */
 const KICK_GAP_MS = 50;
 const BUSY_KICK_GAP_MS = 250;
-/** While capture is busy, the worker rests this many times as long as its last step took. */
-const BUSY_REST_FACTOR = 9;
+/** While capture is saturated, the worker rests this many times as long as its last step took. */
+const BUSY_REST_FACTOR = 19;
+/** How long capture counts as saturated after ingestion last said so. */
+const BUSY_FOR_MS = 1_000;
 /** How long the worker rests when destinations it has rows for are at their rate limit (their tokens gather meanwhile). */
 const RATE_LIMITED_REST_MS = 100;
 /** Rows due within this long count as work at hand (rate-limited rows wait under a second). */
@@ -175,23 +177,18 @@ export class DeliveryWorker {
     this.kick();
   }
 
-  /** Ingestion's kicks in the current half second: many mean capture is busy (see `yieldToIngestion`). */
-  private kicks = 0;
-  private kicksSince = 0;
+  /** When ingestion last said it was saturated (see `yieldToIngestion`). */
+  private saturatedAt = 0;
   private lastRunEnd = 0;
   /** No round before this (destinations at their rate limit gather tokens meanwhile). */
   private restUntil = 0;
   private timerAt = 0;
 
-  /** New rows (or a change): look now rather than at the next poll. */
-  kick(): void {
+  /** New rows (or a change): look now rather than at the next poll. `saturated`: ingestion's writes queue for the database. */
+  kick(saturated = false): void {
     if (this.stopped) return;
     const now = Date.now();
-    if (now - this.kicksSince > 500) {
-      this.kicksSince = now;
-      this.kicks = 0;
-    }
-    this.kicks++;
+    if (saturated) this.saturatedAt = now;
     if (this.running) {
       this.again = true;
       return;
@@ -276,17 +273,19 @@ export class DeliveryWorker {
     }
   }
 
-  /** Dozens of batches with matching events in the last half second or so. */
+  /** Ingestion said it was saturated within the last second. */
   private ingestionBusy(): boolean {
-    return Date.now() - this.kicksSince < 1_000 && this.kicks >= 20;
+    return Date.now() - this.saturatedAt < BUSY_FOR_MS;
   }
 
   /**
    * Deliveries share the cores (and, embedded, the one connection) with capture, and capture
-   * comes first: while it is busy, the worker rests nine times as long as its last step took
-   * (its queries and its requests' wait alike), so it takes at most a tenth of the time, and
-   * its rounds start at most four times a second. Deliveries lag during a burst and the
-   * outbox drains once it is over; a rest never exceeds a second, so they never stop.
+   * comes first: while capture is saturated (its writes queue for the database), the worker
+   * rests nineteen times as long as its last step took (its queries and its requests' wait
+   * alike), so it takes at most a twentieth of the time, and its rounds start at most four
+   * times a second. Deliveries lag during such a burst and the outbox drains once it is over;
+   * a rest never exceeds a second, so they never stop. Below saturation (however many events
+   * a second) they run freely and keep up.
    */
   private async yieldToIngestion(stepMs: number): Promise<void> {
     if (this.ingestionBusy() && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, BUSY_REST_FACTOR * stepMs)).unref());
@@ -421,9 +420,12 @@ export async function stopDestinationWorker(): Promise<void> {
   await worker?.stop();
 }
 
-/** Wakes the running worker, if any (events just went to the outbox, or a destination changed). */
-export function kickDestinationWorker(changed?: string): void {
+/**
+ * Wakes the running worker, if any: events just went to the outbox (`ingestionSaturated`: while
+ * ingestion's writes queue for the database), or a destination changed.
+ */
+export function kickDestinationWorker(cause: { changed?: string; ingestionSaturated?: boolean } = {}): void {
   const worker = holder[WORKER_KEY];
-  if (changed) worker?.forget(changed);
-  worker?.kick();
+  if (cause.changed) worker?.forget(cause.changed);
+  worker?.kick(cause.ingestionSaturated);
 }

@@ -320,7 +320,8 @@ export async function ingestDecoded(
   const routed = await destinationsFor(services.db, project.id, rows);
   if (routed) for (const [i, row] of rows.entries()) row.destinations = routed[i];
   await services.writer.write(rows);
-  if (routed?.some(Boolean)) kickDestinationWorker();
+  // While capture is saturated, deliveries step back.
+  if (routed?.some(Boolean)) kickDestinationWorker({ ingestionSaturated: services.writer.saturated });
   services.definitions.observeEvents(rows);
   return { stored: rows.length, dropped };
 }

@@ -104,6 +104,28 @@ describe(`EventWriter: group commit (${testDbKind})`, () => {
     expect(mostAtOnce).toBe(2);
   });
 
+  it("says it is saturated while an insert runs nearly all the time, and not while writes come with pauses between them", async () => {
+    const writer = new EventWriter(db.events, 1);
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Writes 15 ms apart: the writer idles most of the time.
+    let until = performance.now() + 600;
+    for (let i = 0; performance.now() < until; i++) {
+      await writer.write([event(`calm-${i}`)]);
+      await sleep(15);
+    }
+    expect(writer.saturated).toBe(false);
+    // Eight clients, each writing again as soon as its last write is in (as bench:hot's connections do).
+    until = performance.now() + 600;
+    const client = async (c: number) => {
+      for (let i = 0; performance.now() < until; i++) await writer.write([event(`busy-${c}-${i}`)]);
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, c) => client(c)));
+    expect(writer.saturated).toBe(true);
+    // A pause: no longer.
+    await sleep(300);
+    expect(writer.saturated).toBe(false);
+  });
+
   it("resolves an empty write at once", async () => {
     await expect(new EventWriter(db.events, 1).write([])).resolves.toBeUndefined();
   });

@@ -46,6 +46,34 @@ export class EventWriter {
     return done;
   }
 
+  /** Time with an insert running, per window of about a quarter second: the writer's utilization. */
+  private busySince = 0;
+  private windowStart = performance.now();
+  private busyInWindow = 0;
+  private utilization = 0;
+
+  /** Counts the time since the last look (an insert running through it, or up to its end) into the window, and closes a window that is long enough. */
+  private measure(now: number): void {
+    if (this.inFlight > 0) {
+      this.busyInWindow += now - this.busySince;
+      this.busySince = now;
+    }
+    const span = now - this.windowStart;
+    if (span < 250) return;
+    this.utilization = this.busyInWindow / span;
+    this.windowStart = now;
+    this.busyInWindow = 0;
+  }
+
+  /**
+   * An insert was running nearly all of the last quarter second or so: the database is what
+   * capture waits for. (Below saturation the writer idles between arrivals.)
+   */
+  get saturated(): boolean {
+    this.measure(performance.now());
+    return this.utilization > 0.8;
+  }
+
   /** Resolves once every write handed over before this call has settled (later ones are not waited for). */
   settled(): Promise<void> {
     return Promise.all([...this.unsettled]).then(() => undefined);
@@ -68,6 +96,9 @@ export class EventWriter {
     if (!this.mayStartInsert()) return;
     const batch = this.waiting;
     this.waiting = [];
+    const now = performance.now();
+    this.measure(now);
+    if (this.inFlight === 0) this.busySince = now;
     this.inFlight++;
     try {
       await this.store.insert(batch.flatMap((w) => w.events));
@@ -87,6 +118,7 @@ export class EventWriter {
         }
       }
     } finally {
+      this.measure(performance.now());
       this.inFlight--;
       if (this.waiting.length > 0) this.schedule();
       else if (this.inFlight === 0) for (const done of this.idle.splice(0)) done();
