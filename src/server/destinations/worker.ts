@@ -285,7 +285,7 @@ export class DeliveryWorker {
    * alike), so it takes at most a twentieth of the time, and its rounds start at most four
    * times a second. Deliveries lag during such a burst and the outbox drains once it is over;
    * a rest never exceeds a second, so they never stop. Below saturation (however many events
-   * a second) they run freely and keep up.
+   * a second) they run freely.
    */
   private async yieldToIngestion(stepMs: number): Promise<void> {
     if (this.ingestionBusy() && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, BUSY_REST_FACTOR * stepMs)).unref());
