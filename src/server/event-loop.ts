@@ -5,6 +5,7 @@
  * once, or PGlite's queries one after another, runs to the end as microtasks while every
  * socket waits. Before this, such a batch held `/_health` for 4–12 s.
  */
+import { performance as nodePerformance } from "node:perf_hooks";
 
 /** Resolves on a later turn of the event loop, after pending I/O (other requests) had its turn. */
 export function yieldToEventLoop(): Promise<void> {
@@ -33,5 +34,33 @@ export class TimeSlice {
     return yieldToEventLoop().then(() => {
       this.started = performance.now();
     });
+  }
+}
+
+/**
+ * Whether this thread has been busy most of the time lately (its event-loop utilization over
+ * windows of `windowMs`): background work that shares the thread with requests steps back
+ * while it is, since whatever it runs then, a request waits for.
+ */
+export class EventLoopLoad {
+  private last = nodePerformance.eventLoopUtilization();
+  private lastAt = performance.now();
+  private busy = false;
+
+  constructor(
+    private readonly threshold = 0.8,
+    private readonly windowMs = 250,
+  ) {}
+
+  /** The last whole window's verdict (a new window starts when this one is over). */
+  high(): boolean {
+    const now = performance.now();
+    if (now - this.lastAt >= this.windowMs) {
+      const current = nodePerformance.eventLoopUtilization();
+      this.busy = nodePerformance.eventLoopUtilization(current, this.last).utilization > this.threshold;
+      this.last = current;
+      this.lastAt = now;
+    }
+    return this.busy;
   }
 }

@@ -10,6 +10,7 @@
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
 import { ChunkSizer } from "@/server/db/chunks";
+import { EventLoopLoad } from "@/server/event-loop";
 import { ConfigError } from "@/server/db/config";
 import { AllowlistError, currentAllowlist, outboundRequest, OutboundRefusedError, type Resolver } from "@/server/outbound/service";
 import { personCheck, prepareRequest, UndeliverableError } from "./delivery";
@@ -42,7 +43,7 @@ const KICK_GAP_MS = 50;
 const BUSY_KICK_GAP_MS = 250;
 /** While capture is saturated, the worker rests this many times as long as its last step took. */
 const BUSY_REST_FACTOR = 19;
-/** How long capture counts as saturated after ingestion last said so. */
+/** How long capture counts as saturated after ingestion last said so (or last routed events while this thread was busy). */
 const BUSY_FOR_MS = 1_000;
 /** How long the worker rests when destinations it has rows for are at their rate limit (their tokens gather meanwhile). */
 const RATE_LIMITED_REST_MS = 100;
@@ -177,18 +178,26 @@ export class DeliveryWorker {
     this.kick();
   }
 
-  /** When ingestion last said it was saturated (see `yieldToIngestion`). */
+  /** When ingestion last routed events, and last said it was saturated (see `yieldToIngestion`). */
+  private routedAt = 0;
   private saturatedAt = 0;
+  private readonly thread = new EventLoopLoad();
   private lastRunEnd = 0;
   /** No round before this (destinations at their rate limit gather tokens meanwhile). */
   private restUntil = 0;
   private timerAt = 0;
 
-  /** New rows (or a change): look now rather than at the next poll. `saturated`: ingestion's writes queue for the database. */
-  kick(saturated = false): void {
+  /** Ingestion routed events to the outbox; `saturated`: its writes queue for the database. */
+  routed(saturated: boolean): void {
+    this.routedAt = Date.now();
+    if (saturated) this.saturatedAt = this.routedAt;
+    this.kick();
+  }
+
+  /** New rows (or a change): look now rather than at the next poll. */
+  kick(): void {
     if (this.stopped) return;
     const now = Date.now();
-    if (saturated) this.saturatedAt = now;
     if (this.running) {
       this.again = true;
       return;
@@ -273,19 +282,24 @@ export class DeliveryWorker {
     }
   }
 
-  /** Ingestion said it was saturated within the last second. */
+  /**
+   * Within the last second ingestion said it was saturated (its writes queue for the database:
+   * the embedded database's limit), or routed events while this thread was busy most of the
+   * time (the CPU's limit, as on a PostgreSQL server).
+   */
   private ingestionBusy(): boolean {
-    return Date.now() - this.saturatedAt < BUSY_FOR_MS;
+    const now = Date.now();
+    return now - this.saturatedAt < BUSY_FOR_MS || (now - this.routedAt < BUSY_FOR_MS && this.thread.high());
   }
 
   /**
    * Deliveries share the cores (and, embedded, the one connection) with capture, and capture
-   * comes first: while capture is saturated (its writes queue for the database), the worker
-   * rests nineteen times as long as its last step took (its queries and its requests' wait
-   * alike), so it takes at most a twentieth of the time, and its rounds start at most four
-   * times a second. Deliveries lag during such a burst and the outbox drains once it is over;
-   * a rest never exceeds a second, so they never stop. Below saturation (however many events
-   * a second) they run freely.
+   * comes first: while capture is saturated (its writes queue for the database, or this thread
+   * is busy most of the time while events arrive), the worker rests nineteen times as long as
+   * its last step took (its queries and its requests' wait alike), so it takes at most a
+   * twentieth of the time, and its rounds start at most four times a second. Deliveries lag
+   * during such a burst and the outbox drains once it is over; a rest never exceeds a second,
+   * so they never stop. Below saturation (however many events a second) they run freely.
    */
   private async yieldToIngestion(stepMs: number): Promise<void> {
     if (this.ingestionBusy() && !this.stopped) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, BUSY_REST_FACTOR * stepMs)).unref());
@@ -421,11 +435,13 @@ export async function stopDestinationWorker(): Promise<void> {
 }
 
 /**
- * Wakes the running worker, if any: events just went to the outbox (`ingestionSaturated`: while
+ * Wakes the running worker, if any: events just went to the outbox (`saturated`: while
  * ingestion's writes queue for the database), or a destination changed.
  */
-export function kickDestinationWorker(cause: { changed?: string; ingestionSaturated?: boolean } = {}): void {
+export function kickDestinationWorker(cause: { changed: string } | { routed: true; saturated: boolean }): void {
   const worker = holder[WORKER_KEY];
-  if (cause.changed) worker?.forget(cause.changed);
-  worker?.kick(cause.ingestionSaturated);
+  if ("changed" in cause) {
+    worker?.forget(cause.changed);
+    worker?.kick();
+  } else worker?.routed(cause.saturated);
 }

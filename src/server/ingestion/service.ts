@@ -321,7 +321,7 @@ export async function ingestDecoded(
   if (routed) for (const [i, row] of rows.entries()) row.destinations = routed[i];
   await services.writer.write(rows);
   // While capture is saturated, deliveries step back.
-  if (routed?.some(Boolean)) kickDestinationWorker({ ingestionSaturated: services.writer.saturated });
+  if (routed?.some(Boolean)) kickDestinationWorker({ routed: true, saturated: services.writer.saturated });
   services.definitions.observeEvents(rows);
   return { stored: rows.length, dropped };
 }
