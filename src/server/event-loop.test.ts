@@ -1,20 +1,36 @@
+import os from "node:os";
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { EventLoopLoad } from "./event-loop";
+import { ServerLoad } from "./event-loop";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe("EventLoopLoad", () => {
-  it("is high after a window the thread spent busy, and low again after one it spent waiting", async () => {
-    const load = new EventLoopLoad(0.8, 100);
+describe("ServerLoad", () => {
+  it("is high after a window this thread spent busy, and low again after a quiet one", async () => {
+    // Cores out of the verdict: only this thread's share counts here.
+    const load = new ServerLoad({ thread: 0.8, cores: 1.01, windowMs: 100 });
     await sleep(150);
     expect(load.high()).toBe(false);
-    // The thread held for most of a window (as a saturating load holds it).
     const until = performance.now() + 150;
     while (performance.now() < until);
     expect(load.high()).toBe(true);
-    // Within the window that follows the verdict stands; after a quiet one it is low.
+    // Within the window that follows, the verdict stands.
     expect(load.high()).toBe(true);
     await sleep(150);
     expect(load.high()).toBe(false);
+  });
+
+  it("is high while every core is busy, though this thread waits", async () => {
+    const load = new ServerLoad({ thread: 1.01, cores: 0.9, windowMs: 200 });
+    await sleep(250);
+    expect(load.high()).toBe(false);
+    // A thread spinning on each core for a while.
+    const spinners = Array.from({ length: os.cpus().length }, () => new Worker("const end = Date.now() + 600; while (Date.now() < end);", { eval: true }));
+    try {
+      await sleep(400);
+      expect(load.high()).toBe(true);
+    } finally {
+      await Promise.all(spinners.map((spinner) => spinner.terminate()));
+    }
   });
 });

@@ -5,7 +5,8 @@
  * once, or PGlite's queries one after another, runs to the end as microtasks while every
  * socket waits. Before this, such a batch held `/_health` for 4–12 s.
  */
-import { performance as nodePerformance } from "node:perf_hooks";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
 
 /** Resolves on a later turn of the event loop, after pending I/O (other requests) had its turn. */
 export function yieldToEventLoop(): Promise<void> {
@@ -37,30 +38,48 @@ export class TimeSlice {
   }
 }
 
+/** The cores' busy and total times since boot (ms). */
+function coreTimes(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const { times } of os.cpus()) {
+    const all = times.user + times.nice + times.sys + times.irq + times.idle;
+    total += all;
+    busy += all - times.idle;
+  }
+  return { busy, total };
+}
+
 /**
- * Whether this thread has been busy most of the time lately (its event-loop utilization over
- * windows of `windowMs`): background work that shares the thread with requests steps back
- * while it is, since whatever it runs then, a request waits for.
+ * Whether the server is saturated lately, for background work that shares it with requests
+ * (and steps back while it is, since whatever it runs then, a request waits for): this thread
+ * busy most of the time (its event-loop utilization), or the machine's cores nearly all busy
+ * (the database and the load's clients on the same cores, as on one small server). Measured
+ * over windows of `windowMs`; reading the cores' times is one small file read per window.
  */
-export class EventLoopLoad {
-  private last = nodePerformance.eventLoopUtilization();
-  private lastAt = performance.now();
+export class ServerLoad {
+  private loop = performance.eventLoopUtilization();
+  private cores = coreTimes();
+  private at = performance.now();
   private busy = false;
 
   constructor(
-    private readonly threshold = 0.8,
-    private readonly windowMs = 250,
+    private readonly options = { thread: 0.8, cores: 0.9, windowMs: 250 },
   ) {}
 
   /** The last whole window's verdict (a new window starts when this one is over). */
   high(): boolean {
     const now = performance.now();
-    if (now - this.lastAt >= this.windowMs) {
-      const current = nodePerformance.eventLoopUtilization();
-      this.busy = nodePerformance.eventLoopUtilization(current, this.last).utilization > this.threshold;
-      this.last = current;
-      this.lastAt = now;
-    }
+    if (now - this.at < this.options.windowMs) return this.busy;
+    const loop = performance.eventLoopUtilization();
+    const cores = coreTimes();
+    const thread = performance.eventLoopUtilization(loop, this.loop).utilization;
+    const spent = cores.total - this.cores.total;
+    const machine = spent > 0 ? (cores.busy - this.cores.busy) / spent : 0;
+    this.busy = thread > this.options.thread || machine > this.options.cores;
+    this.loop = loop;
+    this.cores = cores;
+    this.at = now;
     return this.busy;
   }
 }

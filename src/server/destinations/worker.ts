@@ -10,7 +10,7 @@
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
 import { ChunkSizer } from "@/server/db/chunks";
-import { EventLoopLoad } from "@/server/event-loop";
+import { ServerLoad } from "@/server/event-loop";
 import { ConfigError } from "@/server/db/config";
 import { AllowlistError, currentAllowlist, outboundRequest, OutboundRefusedError, type Resolver } from "@/server/outbound/service";
 import { personCheck, prepareRequest, UndeliverableError } from "./delivery";
@@ -181,7 +181,7 @@ export class DeliveryWorker {
   /** When ingestion last routed events, and last said it was saturated (see `yieldToIngestion`). */
   private routedAt = 0;
   private saturatedAt = 0;
-  private readonly thread = new EventLoopLoad();
+  private readonly load = new ServerLoad();
   private lastRunEnd = 0;
   /** No round before this (destinations at their rate limit gather tokens meanwhile). */
   private restUntil = 0;
@@ -284,18 +284,19 @@ export class DeliveryWorker {
 
   /**
    * Within the last second ingestion said it was saturated (its writes queue for the database:
-   * the embedded database's limit), or routed events while this thread was busy most of the
-   * time (the CPU's limit, as on a PostgreSQL server).
+   * the embedded database's limit), or routed events while the server was (this thread or the
+   * machine's cores busy nearly all the time: the CPU's limit, as with a PostgreSQL server on
+   * the same cores).
    */
   private ingestionBusy(): boolean {
     const now = Date.now();
-    return now - this.saturatedAt < BUSY_FOR_MS || (now - this.routedAt < BUSY_FOR_MS && this.thread.high());
+    return now - this.saturatedAt < BUSY_FOR_MS || (now - this.routedAt < BUSY_FOR_MS && this.load.high());
   }
 
   /**
    * Deliveries share the cores (and, embedded, the one connection) with capture, and capture
-   * comes first: while capture is saturated (its writes queue for the database, or this thread
-   * is busy most of the time while events arrive), the worker rests nineteen times as long as
+   * comes first: while capture is saturated (its writes queue for the database, or the server
+   * is busy nearly all the time while events arrive), the worker rests nineteen times as long as
    * its last step took (its queries and its requests' wait alike), so it takes at most a
    * twentieth of the time, and its rounds start at most four times a second. Deliveries lag
    * during such a burst and the outbox drains once it is over; a rest never exceeds a second,
