@@ -242,8 +242,14 @@ test.describe("insight kinds on dashboards", () => {
       const [noteBox, tileBox] = [await note.boundingBox(), await tile.boundingBox()];
       expect(noteBox!.x + noteBox!.width).toBeLessThanOrEqual(tileBox!.x + tileBox!.width);
       // From the keyboard: focus, Enter opens the full note over the tile, Escape closes it.
-      await note.focus();
-      await page.keyboard.press("Enter");
+      // (Pressed again only while it is still closed: under load the page may not have hydrated at the first press.)
+      await expect(async () => {
+        if ((await note.getAttribute("aria-expanded")) === "false") {
+          await note.focus();
+          await page.keyboard.press("Enter");
+        }
+        await expect(note).toHaveAttribute("aria-expanded", "true", { timeout: 1_000 });
+      }).toPass({ timeout: 15_000 });
       const detail = tile.getByTestId("lifecycle-personless-detail");
       await expect(detail).toBeVisible();
       await expect(detail).toContainText(full);

@@ -43,7 +43,7 @@ const KICK_GAP_MS = 50;
 const BUSY_KICK_GAP_MS = 250;
 /** While capture is saturated, the worker rests this many times as long as its last step took. */
 const BUSY_REST_FACTOR = 19;
-/** How long capture counts as saturated after ingestion last said so (or last routed events while this thread was busy). */
+/** How long capture counts as saturated after ingestion last said so (or last routed events while the server was busy). */
 const BUSY_FOR_MS = 1_000;
 /** How long the worker rests when destinations it has rows for are at their rate limit (their tokens gather meanwhile). */
 const RATE_LIMITED_REST_MS = 100;
