@@ -156,7 +156,7 @@ export async function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: numb
                     ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING id, hog_function_id, project_id, event_uuid, payload, attempts
      ), read AS (
-       SELECT DISTINCT ON (c.project_id, c.event_uuid) c.id, ev.uuid IS NOT NULL AS found,
+       SELECT DISTINCT ON (c.project_id, c.event_uuid) c.id,
          CASE WHEN ev.uuid IS NOT NULL THEN jsonb_build_object('uuid', ev.uuid, 'project_id', ev.project_id, 'event', ev.event, 'distinct_id', ev.distinct_id, 'properties', ev.properties,
            'timestamp', to_char(ev.timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'person_id', ev.person_id,
            'elements_chain', ev.elements_chain, 'historical_migration', ev.historical_migration) END AS event
