@@ -7,6 +7,7 @@
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
 import { DEFINITION_SAMPLE_EVENTS } from "@/server/db/events";
+import { perDatabase } from "@/server/db/per-database";
 import { AppError } from "@/server/errors";
 import { canonicalUuid } from "@/server/events/contract";
 import { eventValues } from "@/server/events/service";
@@ -124,15 +125,11 @@ async function backfill(db: Database, projectId: number): Promise<void> {
   await markBackfilled(db.sql, projectId);
 }
 
-const BACKFILLS = Symbol.for("burrow.definitionBackfills");
-type Holder = { [BACKFILLS]?: WeakMap<object, Map<number, Promise<void>>> };
+const backfills = perDatabase((_: Database["sql"]) => new Map<number, Promise<void>>(), "burrow.definitionBackfills");
 
 /** Backfills the project once (per database, across requests that arrive together). */
 export function ensureBackfilled(db: Database, projectId: number): Promise<void> {
-  const holder = globalThis as Holder;
-  const all = (holder[BACKFILLS] ??= new WeakMap());
-  let running = all.get(db.sql);
-  if (!running) all.set(db.sql, (running = new Map()));
+  const running = backfills(db.sql);
   const key = projectId;
   const known = running.get(key);
   if (known) return known;

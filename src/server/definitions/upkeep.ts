@@ -15,6 +15,7 @@
  */
 import { yieldToRequests } from "@/server/db/chunks";
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
+import { perDatabase } from "@/server/db/per-database";
 import { DEFINITION_LIMITS } from "./contract";
 import { guessPropertyType } from "./property-type";
 import {
@@ -265,22 +266,12 @@ function volumeRows(counters: Counters): VolumeRow[] {
 }
 
 // One per process and database (modules load twice: Next's bundle and the server).
-const KEY = Symbol.for("burrow.definitionsUpkeep");
-type Holder = { [KEY]?: WeakMap<object, DefinitionsUpkeep> };
-
 /**
  * The process's upkeep for `sql` (the database's plain SQL driver); closing the driver drains
  * and stops it. Its flushes run on the workers' handle (their own connections on a server).
  */
-export function definitionsUpkeep(sql: SqlDriver): DefinitionsUpkeep {
-  const holder = globalThis as Holder;
-  const all = (holder[KEY] ??= new WeakMap());
-  let upkeep = all.get(sql);
-  if (!upkeep) {
-    const created = new DefinitionsUpkeep(sql.worker.as("definitions"));
-    all.set(sql, created);
-    sql.beforeClose(() => created.close());
-    upkeep = created;
-  }
+export const definitionsUpkeep = perDatabase((sql: SqlDriver): DefinitionsUpkeep => {
+  const upkeep = new DefinitionsUpkeep(sql.worker.as("definitions"));
+  sql.beforeClose(() => upkeep.close());
   return upkeep;
-}
+}, "burrow.definitionsUpkeep");

@@ -30,16 +30,11 @@ import { playbackEventsOf, presentRecording } from "./present";
 import { PostgresRecordingStore, type RecordingStore } from "./store";
 import { perDatabase } from "@/server/db/per-database";
 
-const STORES = new WeakMap<object, RecordingStore>();
+const stores = perDatabase((sql: Database["sql"]): RecordingStore => new PostgresRecordingStore(sql));
 
 /** The database's recording store. */
 export function recordingStore(db: Pick<Database, "sql">): RecordingStore {
-  let store = STORES.get(db.sql);
-  if (!store) {
-    store = new PostgresRecordingStore(db.sql);
-    STORES.set(db.sql, store);
-  }
-  return store;
+  return stores(db.sql);
 }
 
 // ── Settings ────────────────────────────────────────────────────────────────────────────
