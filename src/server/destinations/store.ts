@@ -149,7 +149,7 @@ export interface OutboxRow {
 export async function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, skip: readonly string[]): Promise<OutboxRow[]> {
   // An event of the PostgreSQL event store is read here, by its key, as it is now (missing: deleted
   // since), once per claim however many destinations want it: its first row carries it.
-  const rows = await sql.query<Omit<OutboxRow, "payload"> & { payload: Record<string, unknown> | null; event: Record<string, unknown> | null; read: boolean }>(
+  const rows = await sql.query<OutboxRow & { event: Record<string, unknown> | null; read: boolean }>(
     `WITH claimed AS (
        UPDATE hog_function_outbox SET next_attempt_at = now() + ($2::int * interval '1 millisecond')
        WHERE id IN (SELECT id FROM hog_function_outbox WHERE next_attempt_at <= now() AND NOT (hog_function_id = ANY($3::uuid[]))
