@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { ServerResponse } from "node:http";
 
 /** Long enough for what a request's render does after its response closed (an aborted stream ends its render). */
-const IDLE_MS = 2_000;
+export const NEXT_IDLE_MS = 2_000;
 
 /**
  * Every instance entered since the last disabling, whoever made it: Next creates its own from a
@@ -38,7 +38,7 @@ export class NextContexts {
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly idleMs = IDLE_MS) {
+  constructor(private readonly idleMs = NEXT_IDLE_MS) {
     recordEntered();
   }
 
