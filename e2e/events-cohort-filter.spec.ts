@@ -48,7 +48,9 @@ test.describe("events explorer: cohort filter", () => {
     try {
       // Ingestion is asynchronous: wait for the persons, then make "Big spenders" = ann.
       await expect.poll(async () => (await sql.query(`SELECT count(*)::int AS n FROM person_distinct_ids`)).rows[0].n, { timeout: 30_000 }).toBe(3);
-      const { rows } = await sql.query(`INSERT INTO cohorts (project_id, name, updated_at) SELECT id, 'Big spenders', now() FROM projects LIMIT 1 RETURNING id, project_id`);
+      // Static: a dynamic cohort without filters is the cohort worker's to compute, and its first
+      // pass (seconds after start) made it everyone, so "not in" found no one on a slow machine.
+      const { rows } = await sql.query(`INSERT INTO cohorts (project_id, name, is_static, updated_at) SELECT id, 'Big spenders', true, now() FROM projects LIMIT 1 RETURNING id, project_id`);
       await sql.query(`INSERT INTO cohorts (project_id, name, updated_at) VALUES ($1, 'Churned', now())`, [rows[0].project_id]);
       await sql.query(`INSERT INTO cohort_people (cohort_id, person_id) SELECT $1, person_id FROM person_distinct_ids WHERE distinct_id = 'ann'`, [rows[0].id]);
     } finally {
