@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getSessionUser, needsSetup } from "@/app/session";
 import { loginPathFor, RETURN_PATH_HEADER } from "@/server/auth/contract";
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import { AppShell } from "@/components/app-shell/app-shell";
 import { prefetchSignedInShell } from "@/trpc/server";
 
@@ -18,8 +18,8 @@ export default async function SignedInLayout({ children }: { children: ReactNode
   const user = await getSessionUser();
   if (!user) redirect((await needsSetup()) ? "/signup" : loginPathFor((await headers()).get(RETURN_PATH_HEADER)));
   return (
-    <HydrationBoundary state={await prefetchSignedInShell()}>
+    <PageHydration state={await prefetchSignedInShell()}>
       <AppShell user={{ email: user.email, firstName: user.firstName }}>{children}</AppShell>
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import { redirect } from "next/navigation";
 import { getSessionUser } from "@/app/session";
 import { HomeOverview } from "@/components/home/home-overview";
@@ -42,7 +42,7 @@ export default async function HomePage() {
   if (!user) redirect("/login");
 
   return (
-    <HydrationBoundary state={await prefetchPage(homeQueries)}>
+    <PageHydration state={await prefetchPage(homeQueries)}>
       <div className="flex flex-col gap-8" data-testid="home">
         <PageHeader
           title={<span data-testid="home-welcome">Welcome{user.firstName ? `, ${user.firstName}` : ""}</span>}
@@ -51,6 +51,6 @@ export default async function HomePage() {
         <HomeOverview />
         <SystemStatusCard />
       </div>
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

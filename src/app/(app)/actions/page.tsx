@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { ActionsPage } from "@/components/actions/actions-list";
 import { actionsListInput } from "@/components/actions/page-queries";
@@ -8,8 +8,8 @@ export const metadata: Metadata = { title: "Actions" };
 
 export default async function ActionsRoute() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.actions.list.queryOptions(actionsListInput(projectId))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.actions.list.queryOptions(actionsListInput(projectId))])}>
       <ActionsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

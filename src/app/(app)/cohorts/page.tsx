@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { CohortsPage } from "@/components/cohorts/cohorts-list";
 import { cohortsListInput } from "@/components/cohorts/page-queries";
@@ -8,8 +8,8 @@ export const metadata: Metadata = { title: "Cohorts" };
 
 export default async function CohortsRoute() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.cohorts.list.queryOptions(cohortsListInput(projectId))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.cohorts.list.queryOptions(cohortsListInput(projectId))])}>
       <CohortsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

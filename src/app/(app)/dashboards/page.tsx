@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { DashboardsPage } from "@/components/dashboards/dashboards-page";
 import { dashboardsListInput } from "@/components/dashboards/page-queries";
@@ -8,10 +8,10 @@ export const metadata: Metadata = { title: "Dashboards" };
 
 export default async function Page() {
   return (
-    <HydrationBoundary
+    <PageHydration
       state={await prefetchPage((trpc, projectId) => [trpc.dashboards.list.queryOptions(dashboardsListInput(projectId)), trpc.dashboards.tags.queryOptions({ projectId })])}
     >
       <DashboardsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { DestinationsPage } from "@/components/destinations/destinations-list";
 import { destinationsListInput } from "@/components/destinations/page-queries";
@@ -8,8 +8,8 @@ export const metadata: Metadata = { title: "Destinations" };
 
 export default async function Page() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.destinations.list.queryOptions(destinationsListInput(projectId))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.destinations.list.queryOptions(destinationsListInput(projectId))])}>
       <DestinationsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

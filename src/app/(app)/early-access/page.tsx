@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { EarlyAccessPage } from "@/components/early-access/early-access-page";
 import { earlyAccessListInput } from "@/components/early-access/page-queries";
@@ -8,8 +8,8 @@ export const metadata: Metadata = { title: "Early access" };
 
 export default async function EarlyAccessRoute() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.earlyAccess.list.queryOptions(earlyAccessListInput(projectId))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.earlyAccess.list.queryOptions(earlyAccessListInput(projectId))])}>
       <EarlyAccessPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { EventsExplorer } from "@/components/events/events-explorer";
 import { filtersFromSearch } from "@/components/events/filter-params";
@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: "Events" };
 export default async function EventsPage({ searchParams }: { searchParams: PageSearchParams }) {
   const applied = filtersFromSearch(await searchParamsOf(searchParams));
   return (
-    <HydrationBoundary
+    <PageHydration
       state={await prefetchPage((trpc, projectId) => [
         eventsListOptions(trpc, projectId, applied),
         trpc.events.count.queryOptions(eventsCountInput(projectId, applied)),
@@ -18,6 +18,6 @@ export default async function EventsPage({ searchParams }: { searchParams: PageS
       ])}
     >
       <EventsExplorer />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { ExperimentsPage } from "@/components/experiments/experiments-list";
 import { experimentsListInput } from "@/components/experiments/page-queries";
@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: "Experiments" };
 
 export default async function ExperimentsRoute() {
   return (
-    <HydrationBoundary
+    <PageHydration
       state={await prefetchPage((trpc, projectId) => [
         trpc.experiments.list.queryOptions(experimentsListInput(projectId)),
         // The shared metrics section (shared-metrics.tsx).
@@ -16,6 +16,6 @@ export default async function ExperimentsRoute() {
       ])}
     >
       <ExperimentsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { FlagsPage } from "@/components/feature-flags/flags-list";
 import { flagsListInput } from "@/components/feature-flags/page-queries";
@@ -8,8 +8,8 @@ export const metadata: Metadata = { title: "Feature flags" };
 
 export default async function FeatureFlagsPage() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.flags.list.queryOptions(flagsListInput(projectId))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.flags.list.queryOptions(flagsListInput(projectId))])}>
       <FlagsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { InsightsPage } from "@/components/insights/insights-page";
@@ -9,10 +9,10 @@ export const metadata: Metadata = { title: "Insights" };
 
 export default async function Page() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.insights.list.queryOptions(insightsListInput(projectId))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.insights.list.queryOptions(insightsListInput(projectId))])}>
       <Suspense>
         <InsightsPage />
       </Suspense>
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

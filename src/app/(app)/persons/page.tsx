@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { personsListInput, personsListParams } from "@/components/persons/page-queries";
 import { PersonsPage } from "@/components/persons/persons-list";
@@ -9,8 +9,8 @@ export const metadata: Metadata = { title: "Persons" };
 export default async function Persons({ searchParams }: { searchParams: PageSearchParams }) {
   const params = personsListParams(await searchParamsOf(searchParams));
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.persons.list.queryOptions(personsListInput(projectId, params))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.persons.list.queryOptions(personsListInput(projectId, params))])}>
       <PersonsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

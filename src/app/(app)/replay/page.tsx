@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { recordingListInput, recordingListParams } from "@/components/replay/page-queries";
 import { ReplayPage } from "@/components/replay/replay-list";
@@ -9,10 +9,10 @@ export const metadata: Metadata = { title: "Replay" };
 export default async function Replay({ searchParams }: { searchParams: PageSearchParams }) {
   const view = recordingListParams(await searchParamsOf(searchParams));
   return (
-    <HydrationBoundary
+    <PageHydration
       state={await prefetchPage((trpc, projectId) => [trpc.recordings.list.queryOptions(recordingListInput(projectId, view)), trpc.recordings.usage.queryOptions({ projectId })])}
     >
       <ReplayPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { sourceOf } from "@/components/insights/query-source";
@@ -25,10 +25,10 @@ function sqlQueries(trpc: ServerTRPC, projectId: number, shortId: string | null)
 export default async function Page({ searchParams }: { searchParams: PageSearchParams }) {
   const shortId = (await searchParamsOf(searchParams)).get("insight");
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => sqlQueries(trpc, projectId, shortId))}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => sqlQueries(trpc, projectId, shortId))}>
       <Suspense>
         <SqlEditorPage />
       </Suspense>
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { SurveysPage } from "@/components/surveys/surveys-list";
 import { surveysListInput } from "@/components/surveys/page-queries";
@@ -8,8 +8,8 @@ export const metadata: Metadata = { title: "Surveys" };
 
 export default async function SurveysRoute() {
   return (
-    <HydrationBoundary state={await prefetchPage((trpc, projectId) => [trpc.surveys.list.queryOptions(surveysListInput(projectId))])}>
+    <PageHydration state={await prefetchPage((trpc, projectId) => [trpc.surveys.list.queryOptions(surveysListInput(projectId))])}>
       <SurveysPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { anyPageviewInput, firstWebNodes, webQueryInput } from "@/components/web/page-queries";
 import { WebAnalyticsPage } from "@/components/web/web-analytics-page";
@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: "Web analytics" };
 export default async function WebPage({ searchParams }: { searchParams: PageSearchParams }) {
   const params = await searchParamsOf(searchParams);
   return (
-    <HydrationBoundary
+    <PageHydration
       state={await prefetchPage((trpc, projectId) => [
         {
           ...trpc.events.list.queryOptions(anyPageviewInput(projectId)),
@@ -24,6 +24,6 @@ export default async function WebPage({ searchParams }: { searchParams: PageSear
       ])}
     >
       <WebAnalyticsPage />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

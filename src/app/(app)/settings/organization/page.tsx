@@ -1,4 +1,4 @@
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/trpc/hydration";
 import type { Metadata } from "next";
 import { OrganizationSettings } from "@/components/settings/organization-settings";
 import { prefetchPage } from "@/trpc/server";
@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: "Organization settings" };
 /** organization-settings.tsx's cards: members, open invites (admins only: a member's 403 is left to the browser) and email. */
 export default async function OrganizationSettingsPage() {
   return (
-    <HydrationBoundary
+    <PageHydration
       state={await prefetchPage((trpc, projectId) => [
         trpc.organization.members.queryOptions({ projectId }),
         trpc.organization.invites.queryOptions({ projectId }),
@@ -16,6 +16,6 @@ export default async function OrganizationSettingsPage() {
       ])}
     >
       <OrganizationSettings />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }
