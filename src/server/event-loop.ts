@@ -39,7 +39,7 @@ export class TimeSlice {
 }
 
 /** The cores' busy and total times since boot (ms). */
-export function coreTimes(): CoreTimes {
+function coreTimes(): CoreTimes {
   let busy = 0;
   let total = 0;
   for (const { times } of os.cpus()) {
