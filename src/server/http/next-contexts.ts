@@ -2,7 +2,7 @@
  * Next keeps each request's context in AsyncLocalStorage (three instances after an API route,
  * five after a page, React's among them). On Node 20 an enabled instance hooks every promise the
  * process makes, whoever makes it, and nothing ever disables Next's: after the first page was
- * served, `/capture/` paid ~10 % on PostgreSQL for contexts it never reads (~42 promises a
+ * served, `/capture/` paid 5–10 % of its CPU on PostgreSQL for contexts it never reads (~42 promises a
  * request). So the instances are disabled whenever Next has had no request for a while, and
  * Next's next request enables them again (`run` does that by itself).
  */
