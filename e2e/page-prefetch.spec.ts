@@ -85,9 +85,9 @@ test.describe("pages prefetched on the server", () => {
 
   test("analytics answered within a moment are drawn in the HTML itself, not streamed after it", async ({ browser }) => {
     const page = await signedInWithoutScripts(browser);
-    // Home's counts and /web's tiles are `stream` queries: the HTML waits a moment for them (a
-    // warm result cache answers in milliseconds), else shows skeletons until the stream brings
-    // them. Without scripts nothing swaps skeletons for data, so what shows is what the HTML held.
+    // Home's counts and /web's tiles are waited for (streamed, they made hydration mismatch the
+    // HTML on a slow machine). Without scripts nothing swaps skeletons for data, so what shows
+    // is what the HTML held.
     const drawn = async (path: string, testId: string, text: string) => {
       await expect
         .poll(

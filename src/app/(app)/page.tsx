@@ -23,10 +23,8 @@ function homeQueries(trpc: ServerTRPC, projectId: number) {
       after: (latest: { results: { id: string }[] }) => {
         const newest = latest.results[0];
         if (!newest) return [];
-        return [dailyEvents, uniqueVisitors].map((query) => ({
-          ...keyedAs(trpc.query.run.queryOptions(homeCountInput(projectId, query)), homeCountKey(projectId, newest.id, query)),
-          stream: true,
-        }));
+        // Waited for, not streamed (as /web's tiles): the HTML holds them, and hydration matches it.
+        return [dailyEvents, uniqueVisitors].map((query) => keyedAs(trpc.query.run.queryOptions(homeCountInput(projectId, query)), homeCountKey(projectId, newest.id, query)));
       },
     },
     trpc.insights.list.queryOptions(recentInsightsInput(projectId)),
