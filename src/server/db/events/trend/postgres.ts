@@ -54,8 +54,8 @@ export async function postgresTrend(sql: SqlExecutor, projectId: number, query: 
 
 /** The statement of a trend: rows (value, bucket, n), bucket as wall-clock text. */
 function postgresTrendStatement(projectId: number, query: TrendQuery): { text: string; values: unknown[] } {
-  if (query.math === "active" || (query.math !== "total" && query.math !== "dau")) return postgresGeneralTrend(projectId, query);
   const { breakdown } = query;
+  if (query.math !== "total" && query.math !== "dau") return postgresGeneralTrend(projectId, query);
   const params = new SqlParams();
   const person = breakdown?.type === "person" || query.filters.some(readsPersonProperties);
   const join = person ? ` LEFT JOIN persons pp ON pp.uuid = e.person_id AND pp.project_id = e.project_id` : "";
@@ -63,11 +63,7 @@ function postgresTrendStatement(projectId: number, query: TrendQuery): { text: s
 
   const where = trendConditions(params, projectId, query, (group) => propertiesSql(group, { params, columns, now: query.now, cohort: postgresCohortResolver(params) }));
   const local = trendBucket(POSTGRES, params, query);
-  // One bucket for the whole range: grouped by a constant.
-  const bucket = local ?? "NULL::timestamp";
   const from = `FROM events e${join} WHERE ${where.join(" AND ")}`;
-  const bucketText = POSTGRES.bucketText;
-
   if (!breakdown) {
     if (query.math === "dau") return { text: distinctCounts(from, "NULL::text", local, ACTOR_KEYS, "count(*)", false), values: params.values };
     return { text: trendTotalsStatement(POSTGRES, from, local, "count(*)"), values: params.values };
@@ -77,11 +73,11 @@ function postgresTrendStatement(projectId: number, query: TrendQuery): { text: s
   const value = `COALESCE(NULLIF(${source} ->> ${params.add(breakdown.key, "text")}, ''), ${params.add(BREAKDOWN_NULL, "text")})`;
   const limit = params.add(breakdown.limit, "int");
   const other = params.add(BREAKDOWN_OTHER, "text");
-  // Values rank by their number of events (PostHog ranks unique-user breakdowns so too),
-  // ties to the larger value; all past the limit fold into "other".
-  const rank = `row_number() OVER (ORDER BY sum(events) DESC, value COLLATE "C" DESC) AS rank`;
-  const folded = `CASE WHEN r.rank <= ${limit} THEN r.value ELSE ${other} END`;
   if (query.math === "dau") {
+    // Values rank by their number of events (PostHog ranks unique-user breakdowns so too),
+    // ties to the larger value; all past the limit fold into "other".
+    const rank = `row_number() OVER (ORDER BY sum(events) DESC, value COLLATE "C" DESC) AS rank`;
+    const folded = `CASE WHEN r.rank <= ${limit} THEN r.value ELSE ${other} END`;
     // Unique users are counted per (folded value, bucket) straight from the events, so a
     // user seen under two folded values counts once in "other". Two passes over the events
     // cost less than keeping every (bucket, value, user) group between them.
@@ -92,17 +88,18 @@ function postgresTrendStatement(projectId: number, query: TrendQuery): { text: s
       values: params.values,
     };
   }
-  // The (bucket, value) counts read once: each row learns its value's total and rank by
-  // window functions, with no join of the counts to their own ranking. Such a join nests
-  // loops when the planner has no statistics (PGlite never analyzes on its own): 8,000
-  // session ids took 31 s where this takes a fraction of one.
-  const ranking = `dense_rank() OVER (ORDER BY t.total DESC, t.value COLLATE "C" DESC) AS rank`;
+  // The (bucket, value) counts read once (materialised), the values ranked from them by a
+  // hash aggregate and a top-N sort, the kept ones looked up by a hashed subplan: neither a
+  // join of the counts to their ranking, which nests loops when the planner has no statistics
+  // (PGlite never analyzes on its own: 8,000 session ids took 31 s), nor window functions,
+  // which sorted every (bucket, value) twice (a million session ids: 6.1 s, this 3.6 s; 40
+  // values over a million events: the same). Byte order (COLLATE "C") for the ties.
   return {
-    text: `SELECT ${folded} AS value, ${bucketText("r.bucket")} AS bucket, sum(r.events)::float8 AS n
-        FROM (SELECT t.bucket, t.value, t.events, ${ranking}
-                FROM (SELECT g.bucket, g.value, g.events, sum(g.events) OVER (PARTITION BY g.value) AS total
-                        FROM (SELECT ${bucket} AS bucket, ${value} AS value, count(*) AS events ${from} GROUP BY 1, 2) g) t) r
-       GROUP BY 1, r.bucket`,
+    text: `WITH g AS MATERIALIZED (SELECT ${local ?? "NULL::timestamp"} AS bucket, ${value} COLLATE "C" AS value, count(*) AS events ${from} GROUP BY 1, 2),
+             kept AS (SELECT value FROM g GROUP BY value ORDER BY sum(events) DESC, value DESC LIMIT ${limit})
+        SELECT CASE WHEN g.value IN (SELECT value FROM kept) THEN g.value ELSE ${other} END AS value,
+               ${POSTGRES.bucketText("g.bucket")} AS bucket, sum(g.events)::float8 AS n
+          FROM g GROUP BY 1, g.bucket`,
     values: params.values,
   };
 }
@@ -111,7 +108,9 @@ function postgresTrendStatement(projectId: number, query: TrendQuery): { text: s
  * Every math but the two fast paths above: the breakdown's kept values (most events in the
  * range first, ties to the larger value) chosen first, then one aggregation grouped by the
  * folded value — for `active`, of each (value, local day, actor) once, each counted in
- * the buckets whose window holds its day.
+ * the buckets whose window holds its day. The values are counted in byte order (COLLATE
+ * "C"): the order the ties need, and no locale-aware comparison in the counts' sorts
+ * (40 values over a million events: 1.0 → 0.8 s; a million values: 3.0 → 2.4 s).
  */
 function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: string; values: unknown[] } {
   const { breakdown } = query;
@@ -130,8 +129,8 @@ function postgresGeneralTrend(projectId: number, query: TrendQuery): { text: str
     const source = breakdown.type === "person" ? columns.person : "e.properties";
     const raw = `COALESCE(NULLIF(${source} ->> ${params.add(breakdown.key, "text")}, ''), ${params.add(BREAKDOWN_NULL, "text")})`;
     const rangeWhere = trendConditions(params, projectId, query, filter);
-    kept = `WITH counted AS (SELECT ${raw} AS value, count(*) AS events FROM events e${join} WHERE ${rangeWhere.join(" AND ")} GROUP BY 1),
-                kept AS (SELECT value FROM counted ORDER BY events DESC, value COLLATE "C" DESC LIMIT ${params.add(breakdown.limit, "int")}) `;
+    kept = `WITH counted AS (SELECT ${raw} COLLATE "C" AS value, count(*) AS events FROM events e${join} WHERE ${rangeWhere.join(" AND ")} GROUP BY 1),
+                kept AS (SELECT value FROM counted ORDER BY events DESC, value DESC LIMIT ${params.add(breakdown.limit, "int")}) `;
     value = `(CASE WHEN ${raw} IN (SELECT value FROM kept) THEN ${raw} ELSE ${params.add(BREAKDOWN_OTHER, "text")} END)`;
     // Active users' lookback reads only values the range has: one seen only before it is no "other".
     if (active) where.push(`${raw} IN (SELECT value FROM counted)`);
