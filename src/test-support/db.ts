@@ -113,3 +113,39 @@ async function throwawayPostgresDatabase(template?: string): Promise<{ url: stri
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
+
+/**
+ * Holds every connection of a PostgreSQL database's requests' pool (`size`, the pool's default)
+ * in an open transaction, as a load of slow requests would, until the returned release is
+ * called; throws unless a statement through Prisma then waits for a connection.
+ */
+export async function holdRequestConnections(db: Database, size = 10): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  const holders = Array.from({ length: size }, () =>
+    db.sql.transaction(async (tx) => {
+      await tx.query("SELECT 1");
+      held++;
+      await released;
+    }),
+  );
+  const end = async () => {
+    release();
+    await Promise.all(holders);
+  };
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  for (let waited = 0; held < size; waited += 10) {
+    if (waited > 10_000) {
+      await end();
+      throw new Error(`only ${held} of ${size} connections could be held`);
+    }
+    await pause(10);
+  }
+  const probe = await Promise.race([db.prisma.$queryRaw`SELECT 1`.then(() => "answered", () => "failed"), pause(300).then(() => "waiting")]);
+  if (probe !== "waiting") {
+    await end();
+    throw new Error(`a statement through Prisma ${probe} while every connection was held: the pool is larger than ${size}`);
+  }
+  return end;
+}

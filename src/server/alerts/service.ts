@@ -10,6 +10,7 @@ import { projectMembersBasic } from "@/server/accounts/service";
 import type { UserBasic } from "@/server/accounts/present";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db/client";
+import { onWorkerConnections } from "@/server/db/database";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
 import { computeInsight, insightForAlert } from "@/server/insights/service";
@@ -296,8 +297,12 @@ export interface PassOptions {
   leaseMs?: number;
 }
 
-/** One scheduled pass: every alert whose check is due, a few at a time, until none is due or a stop is asked. Answers how many were checked. */
-export async function checkDueAlerts(db: Database, stopping: () => boolean = () => false, options: PassOptions = {}): Promise<number> {
+/**
+ * One scheduled pass: every alert whose check is due, a few at a time, until none is due or a
+ * stop is asked, on the workers' connections. Answers how many were checked.
+ */
+export async function checkDueAlerts(requests: Database, stopping: () => boolean = () => false, options: PassOptions = {}): Promise<number> {
+  const db = onWorkerConnections(requests);
   let checked = 0;
   while (!stopping()) {
     const due = await store.claimDueAlerts(db.prisma, new Date(), options.batch ?? 10, options.leaseMs ?? 10 * 60_000);

@@ -123,12 +123,14 @@ async function openPostgres(url: string): Promise<Database> {
     throw postgresConfigError(url, error);
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const workerPrisma = new PrismaClient({ adapter: new PrismaPg(workerPool) });
   // ANALYZE in the background: on the workers' handle (their own connections on a server; timed on the embedded database).
   const statistics = new Statistics(sql.worker.as("statistics"));
   const events = new PostgresEventStore(sql, 4, undefined, statistics);
   const db: Database = {
     config: { kind: "postgres", url },
     prisma,
+    workerPrisma,
     sql,
     worker: sql.worker,
     changes,
@@ -143,6 +145,7 @@ async function openPostgres(url: string): Promise<Database> {
       await events.close();
       await changes.close();
       await prisma.$disconnect();
+      await workerPrisma.$disconnect();
       await sql.close();
     },
   };
@@ -196,6 +199,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   const db: Database = {
     config,
     prisma,
+    workerPrisma: prisma,
     sql,
     worker: sql.worker,
     changes: localChangeFeed(),

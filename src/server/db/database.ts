@@ -13,6 +13,12 @@ import type { Statistics } from "./statistics";
 export interface Database {
   readonly config: DbConfig;
   readonly prisma: PrismaClient;
+  /**
+   * Prisma for background workers (alert checks, subscriptions): over the workers' pool on a
+   * PostgreSQL server, so that a pass never takes a connection requests wait for; the same
+   * client as `prisma` on the embedded database (its one connection). See onWorkerConnections.
+   */
+  readonly workerPrisma: PrismaClient;
   readonly sql: SqlDriver;
   /**
    * SQL for background workers (driver.ts WorkerSql, the same as `sql.worker`): their own
@@ -51,4 +57,22 @@ export interface Analytics {
   /** The same connections and limit, running on `db` (a database wrapped around this one: another event store). */
   over(db: Database): Analytics;
   close(): Promise<void>;
+}
+
+/**
+ * `db` as a background pass uses it: Prisma on the workers' connections, also inside its
+ * analytical runs (whose SQL keeps the analytical connections), so that a pass never waits
+ * for a connection requests hold, nor takes one they wait for.
+ */
+export function onWorkerConnections(db: Database): Database {
+  if (db.workerPrisma === db.prisma) return db;
+  const view: Database = {
+    ...db,
+    prisma: db.workerPrisma,
+    get analytics() {
+      return analytics;
+    },
+  };
+  const analytics = db.analytics.over(view);
+  return view;
 }

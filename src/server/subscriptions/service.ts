@@ -12,6 +12,7 @@ import { changesBetween, logActivity } from "@/server/activity/service";
 import type { Context } from "@/server/context";
 import { findPublicDashboard } from "@/server/dashboards/service";
 import type { Database } from "@/server/db/client";
+import { onWorkerConnections } from "@/server/db/database";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
@@ -221,8 +222,9 @@ export interface DuePassOptions {
   shouldStop?: () => boolean;
 }
 
-/** Sends every subscription due now, each moved to its next occurrence first; returns how many were sent. */
-export async function runDueSubscriptions(db: Database, options: DuePassOptions = {}): Promise<number> {
+/** Sends every subscription due now, each moved to its next occurrence first, on the workers' connections; returns how many were sent. */
+export async function runDueSubscriptions(requests: Database, options: DuePassOptions = {}): Promise<number> {
+  const db = onWorkerConnections(requests);
   const batch = options.batch ?? 20;
   let sent = 0;
   for (;;) {

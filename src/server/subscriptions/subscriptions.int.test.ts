@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
-import { createTestDatabase } from "@/test-support/db";
+import { createTestDatabase, holdRequestConnections, testDbKind } from "@/test-support/db";
 import { sendBatch } from "@/test-support/ingestion";
 import { restRoute } from "@/test-support/rest-routes";
 import { startSmtpSink } from "@/test-support/smtp-sink";
@@ -313,6 +313,26 @@ describe("delivery", () => {
     await runDueSubscriptions(db);
     expect(received.filter((r) => r.path === "/due")).toHaveLength(1);
     expect((await sendTest(id)).status).toBe(400);
+  });
+
+  it.skipIf(testDbKind === "pglite")("the due pass runs on the workers' connections: it sends while requests hold every connection of theirs", async () => {
+    const created = await create(daily({ target_value: hook("/beside-busy-requests") }));
+    const id = created.body.id as number;
+    await db.prisma.subscription.update({ where: { id }, data: { nextDeliveryDate: new Date(Date.now() - 60_000) } });
+    const release = await holdRequestConnections(db);
+    let sent: number | "stalled";
+    try {
+      sent = await Promise.race([runDueSubscriptions(db), new Promise<"stalled">((resolve) => setTimeout(() => resolve("stalled"), 20_000))]);
+    } finally {
+      await release();
+    }
+    expect(sent).toBeGreaterThanOrEqual(1);
+    // Delivered with its chart, not an error of a connection waited for.
+    const delivered = received.filter((r) => r.path === "/beside-busy-requests");
+    expect(delivered).toHaveLength(1);
+    expect(JSON.parse(delivered[0]!.body).event).toBe("subscription_delivery");
+    const after = (await call(one.GET, "GET", `subscriptions/${id}/`, { id: String(id) })).body;
+    expect(new Date(after.next_delivery_date).getTime()).toBeGreaterThan(Date.now());
   });
 });
 

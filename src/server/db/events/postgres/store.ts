@@ -59,7 +59,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Merges every session delta written so far into the sessions table (reads of sessions do it themselves). */
   mergeSessionDeltas(): Promise<void> {
-    return this.sessions.now();
+    return this.sessions.now(this.sql);
   }
 
   async insert(events: readonly StoredEventInput[]): Promise<number> {
@@ -111,7 +111,7 @@ export class PostgresEventStore implements EventStore {
 
   async exportSessionPage(projectId: number, query: ExportPageQuery, sql?: SqlExecutor): Promise<ExportedSession[]> {
     // Deltas not merged yet are merged now: their rows change now, in a later interval, and are exported with it.
-    if (!query.after) await this.sessions.now();
+    if (!query.after) await this.sessions.now(this.sql);
     return translated(() => postgresExportSessionPage(sql ?? this.sql, projectId, query));
   }
 
@@ -120,7 +120,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async trend(projectId: number, query: TrendQuery): Promise<TrendRow[]> {
-    await this.sessions.now();
+    await this.sessions.now(this.sql);
     return translated(() => postgresTrend(this.sql, projectId, query));
   }
 
@@ -145,12 +145,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   async webOverview(projectId: number, query: WebQueryBase): Promise<WebOverviewAnswer> {
-    await this.sessions.now();
+    await this.sessions.now(this.sql);
     return translated(() => postgresWebOverview(this.sql, projectId, query));
   }
 
   async webStats(projectId: number, query: WebStatsQuery): Promise<WebStatsAnswer> {
-    await this.sessions.now();
+    await this.sessions.now(this.sql);
     return translated(() => postgresWebStats(this.sql, projectId, query));
   }
 
@@ -159,22 +159,22 @@ export class PostgresEventStore implements EventStore {
   }
 
   async webGoalStats(projectId: number, query: WebGoalStatsQuery): Promise<WebGoalStatsAnswer> {
-    await this.sessions.now();
+    await this.sessions.now(this.sql);
     return translated(() => postgresWebGoalStats(this.sql, projectId, query));
   }
 
   async webTopClicks(projectId: number, query: WebTopClicksQuery): Promise<WebTopClick[]> {
-    await this.sessions.now();
+    await this.sessions.now(this.sql);
     return translated(() => postgresWebTopClicks(this.sql, projectId, query));
   }
 
   async webTrend(projectId: number, query: WebTrendQuery): Promise<WebTrendRow[]> {
-    await this.sessions.now();
+    await this.sessions.now(this.sql);
     return translated(() => postgresWebTrend(this.sql, projectId, query));
   }
 
   async webTrendActors(projectId: number, query: WebTrendQuery, starts: WebTrendStarts): Promise<string[]> {
-    await this.sessions.now();
+    await this.sessions.now(this.sql);
     return translated(() => postgresWebTrendActors(this.sql, projectId, query, starts));
   }
 

@@ -42,9 +42,12 @@ export class SessionFolder {
     this.timer.unref();
   }
 
-  /** Before a read of sessions: every delta written so far, merged. */
-  now(): Promise<void> {
-    return this.merge(this.sql);
+  /**
+   * Before a read of sessions: every delta written so far, merged on the reader's connection
+   * (an analytical run's, or a background pass's, never one requests wait for in their place).
+   */
+  now(sql: SqlExecutor = this.sql): Promise<void> {
+    return this.merge(sql);
   }
 
   /** Merges what is there, in statements of a few milliseconds each (on the embedded database, letting requests in between). */
