@@ -94,16 +94,28 @@ class Slots {
   }
 }
 
-/** A driver over one checked-out client: the run's statements, in order, on its connection. */
+/**
+ * A driver over one checked-out client: the run's statements, in order, on its connection.
+ * A kind may ask several at once (its series side by side): they wait their turn here, where
+ * pg's own queue for a busy client is deprecated (pg@9 drops it).
+ */
 function clientDriver(client: pg.PoolClient, embedded: boolean, worker: WorkerSql): SqlDriver {
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(statement: () => Promise<T>): Promise<T> => {
+    const run = turn.then(statement, statement);
+    turn = run.catch(() => {});
+    return run;
+  };
   const executor: SqlExecutor = {
     async query(text, params, options) {
-      if (options?.rowMode) return (await client.query({ name: options.prepare, text, values: params, rowMode: options.rowMode })).rows;
-      if (options?.prepare) return (await client.query({ name: options.prepare, text, values: params })).rows;
-      return (await client.query(text, params)).rows;
+      const name = options?.prepare;
+      const rowMode = options?.rowMode;
+      if (rowMode) return (await inTurn(() => client.query({ name, text, values: params, rowMode }))).rows;
+      if (name) return (await inTurn(() => client.query({ name, text, values: params }))).rows;
+      return (await inTurn(() => client.query(text, params))).rows;
     },
     async exec(script) {
-      await client.query(script);
+      await inTurn(() => client.query(script));
     },
   };
   return {
@@ -111,13 +123,13 @@ function clientDriver(client: pg.PoolClient, embedded: boolean, worker: WorkerSq
     embedded,
     worker,
     async transaction(fn) {
-      await client.query("BEGIN");
+      await executor.exec("BEGIN");
       try {
         const result = await fn(executor);
-        await client.query("COMMIT");
+        await executor.exec("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
+        await executor.exec("ROLLBACK").catch(() => {});
         throw error;
       }
     },
