@@ -301,8 +301,8 @@ export interface PassOptions {
  * One scheduled pass: every alert whose check is due, a few at a time, until none is due or a
  * stop is asked, on the workers' connections. Answers how many were checked.
  */
-export async function checkDueAlerts(requests: Database, stopping: () => boolean = () => false, options: PassOptions = {}): Promise<number> {
-  const db = onWorkerConnections(requests);
+export async function checkDueAlerts(database: Database, stopping: () => boolean = () => false, options: PassOptions = {}): Promise<number> {
+  const db = onWorkerConnections(database);
   let checked = 0;
   while (!stopping()) {
     const due = await store.claimDueAlerts(db.prisma, new Date(), options.batch ?? 10, options.leaseMs ?? 10 * 60_000);

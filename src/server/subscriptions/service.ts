@@ -223,8 +223,8 @@ export interface DuePassOptions {
 }
 
 /** Sends every subscription due now, each moved to its next occurrence first, on the workers' connections; returns how many were sent. */
-export async function runDueSubscriptions(requests: Database, options: DuePassOptions = {}): Promise<number> {
-  const db = onWorkerConnections(requests);
+export async function runDueSubscriptions(database: Database, options: DuePassOptions = {}): Promise<number> {
+  const db = onWorkerConnections(database);
   const batch = options.batch ?? 20;
   let sent = 0;
   for (;;) {
