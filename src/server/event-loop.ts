@@ -38,8 +38,14 @@ export class TimeSlice {
   }
 }
 
-/** The cores' busy and total times since boot (ms). */
-function coreTimes(): CoreTimes {
+/** Busy and total time (ms) since some start: a share of it is a utilization. */
+export interface BusyTimes {
+  busy: number;
+  total: number;
+}
+
+/** The cores' busy and total times since boot. */
+function coreTimes(): BusyTimes {
   let busy = 0;
   let total = 0;
   for (const { times } of os.cpus()) {
@@ -50,10 +56,14 @@ function coreTimes(): CoreTimes {
   return { busy, total };
 }
 
-export interface CoreTimes {
-  busy: number;
-  total: number;
+/** This thread's event loop: active and total time since it started. */
+function threadTimes(): BusyTimes {
+  const { active, idle } = performance.eventLoopUtilization();
+  return { busy: active, total: active + idle };
 }
+
+/** The busy share of what passed between two readings (0 when no time did). */
+const busyShare = (before: BusyTimes, after: BusyTimes) => (after.total > before.total ? (after.busy - before.busy) / (after.total - before.total) : 0);
 
 /**
  * Whether the server is saturated lately, for background work that shares it with requests
@@ -63,30 +73,30 @@ export interface CoreTimes {
  * over windows of `windowMs`; reading the cores' times is one small file read per window.
  */
 export class ServerLoad {
-  private loop = performance.eventLoopUtilization();
-  private cores: CoreTimes;
+  private thread: BusyTimes;
+  private cores: BusyTimes;
   private at = performance.now();
   private busy = false;
 
   constructor(
     private readonly options = { thread: 0.8, cores: 0.9, windowMs: 250 },
-    // The machine's cores are shared (with the test runner's other workers, too): tests read their own.
-    private readonly readCores: () => CoreTimes = coreTimes,
+    // The machine's cores are shared (with the test runner's other workers, too), and a test
+    // worker's thread runs what earlier files left behind: tests read their own.
+    private readonly readCores: () => BusyTimes = coreTimes,
+    private readonly readThread: () => BusyTimes = threadTimes,
   ) {
     this.cores = readCores();
+    this.thread = readThread();
   }
 
   /** The last whole window's verdict (a new window starts when this one is over). */
   high(): boolean {
     const now = performance.now();
     if (now - this.at < this.options.windowMs) return this.busy;
-    const loop = performance.eventLoopUtilization();
+    const thread = this.readThread();
     const cores = this.readCores();
-    const thread = performance.eventLoopUtilization(loop, this.loop).utilization;
-    const spent = cores.total - this.cores.total;
-    const machine = spent > 0 ? (cores.busy - this.cores.busy) / spent : 0;
-    this.busy = thread > this.options.thread || machine > this.options.cores;
-    this.loop = loop;
+    this.busy = busyShare(this.thread, thread) > this.options.thread || busyShare(this.cores, cores) > this.options.cores;
+    this.thread = thread;
     this.cores = cores;
     this.at = now;
     return this.busy;
