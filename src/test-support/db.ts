@@ -149,3 +149,15 @@ export async function holdRequestConnections(db: Database, size = 10): Promise<(
   }
   return end;
 }
+
+/** Runs `work` while every request connection is held (above): its answer, or "stalled" when it has none within `ms`. */
+export async function whileRequestConnectionsHeld<T>(db: Database, work: () => Promise<T>, ms = 20_000): Promise<T | "stalled"> {
+  const release = await holdRequestConnections(db);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work(), new Promise<"stalled">((resolve) => (timer = setTimeout(() => resolve("stalled"), ms)))]);
+  } finally {
+    clearTimeout(timer);
+    await release();
+  }
+}
