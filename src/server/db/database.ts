@@ -62,7 +62,10 @@ export interface Analytics {
 /**
  * `db` as a background pass uses it: Prisma on the workers' connections, also inside its
  * analytical runs (whose SQL keeps the analytical connections), so that a pass never waits
- * for a connection requests hold, nor takes one they wait for.
+ * for a connection requests hold, nor takes one they wait for. A new object: what is kept per
+ * database object (the result cache, flag definitions…) is the view's own, so a pass
+ * that changes what requests have cached must not use it (alert checks and subscriptions
+ * only record their own rows; their computed answers no longer refresh the requests' cache).
  */
 export function onWorkerConnections(db: Database): Database {
   if (db.workerPrisma === db.prisma) return db;
