@@ -9,9 +9,9 @@ export const metadata: Metadata = { title: "Web analytics" };
 
 /**
  * Whether a pageview exists, then (as the page asks nothing before) the tiles it shows first;
- * the filter bar's lists come from the browser. The tiles are waited for, not streamed: with
- * some of them streamed, the page's hydration still mismatched its HTML now and then on a slow
- * machine (React's 418, e2e/page-prefetch.spec.ts), where Home's streamed counts no longer do.
+ * the filter bar's lists come from the browser. The tiles are waited for, not streamed (as
+ * Home's counts): streamed, the page's hydration still mismatched its HTML now and then on a
+ * slow machine (React's 418, e2e/page-prefetch.spec.ts), even through PageHydration.
  */
 export default async function WebPage({ searchParams }: { searchParams: PageSearchParams }) {
   const params = await searchParamsOf(searchParams);
