@@ -13,6 +13,9 @@
  *     of the 100,000 persons or a new visitor: p50/p99 warm (goal p99 ≤ 5 ms), in the first
  *     10 s after the server said ready (≤ 20 ms), beside a /batch/ load (≤ 15 ms), and at
  *     500 req/s while dynamic cohorts recompute right after a large /batch/ (≤ 15 ms);
+ *   - the paced client's floor: the same requests at the same rate to a bare node:http server
+ *     answering what /decide answers, alone and beside the same /batch/ load on Burrow (what
+ *     this machine's scheduling alone costs a quick answer; a goal below it cannot be shown);
  *   - the first /batch/ requests of a freshly started server (paced): p99;
  *   - acknowledged events against stored ones (nothing acknowledged may be missing).
  *
@@ -29,7 +32,7 @@
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build; built first when missing).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -155,6 +158,13 @@ const decideBodies = (token: string, rate: number, seconds: number) =>
     index % 5 === 4 ? `{"api_key":"${token}","distinct_id":"new-visitor-${index}-${randomUUID()}"}` : `{"api_key":"${token}","distinct_id":"person-${((index * 7919) % PERSONS) + 1}"}`,
   );
 
+/** A bare node:http server answering /decide's own answer to `body` (read from Burrow): the latency floor of the paced client here. */
+async function floorServer(url: string, body: string): Promise<{ url: string; child: ChildProcess }> {
+  const response = await fetch(`${url}/decide/?v=3`, { method: "POST", headers: { "content-type": "application/json" }, body });
+  if (response.status !== 200) throw new Error(`/decide answered ${response.status}: ${await response.text()}`);
+  return bareServer(await response.text());
+}
+
 async function waitReady(url: string): Promise<void> {
   for (;;) {
     const response = await fetch(`${url}/_ready`).catch(() => null);
@@ -199,6 +209,11 @@ async function run(setup: Setup): Promise<Row[]> {
   const decideRow = (what: string, result: PacedResult, goal: number) =>
     rows.push({ what, figure: `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}${result.failed > 0 ? ` (${Object.entries(result.failures).map(([why, n]) => `${why}: ${n}`).join(", ")})` : ""}`, goal: `p99 ≤ ${goal} ms`, met: result.failed === 0 && result.p99 <= goal });
 
+  // The paced client's own floor on this machine: a bare server answering what /decide answers.
+  const floorRow = (what: string, result: PacedResult) =>
+    rows.push({ what, figure: `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}`, goal: "(floor)", met: null });
+  let floor: { url: string; child: ChildProcess } | null = null;
+
   // The destinations' receiver is on loopback: allowlisted for this run only.
   const env = DESTINATIONS > 0 ? { ...setup.env, BURROW_OUTBOUND_ALLOWLIST: "127.0.0.1", ...(DESTINATION_RATE ? { BURROW_DESTINATION_RATE_LIMIT: DESTINATION_RATE } : {}) } : setup.env;
   let sink: BenchSink | null = null;
@@ -217,6 +232,7 @@ async function run(setup: Setup): Promise<Row[]> {
     if (listed.status !== 200) throw new Error(`listing the destinations failed: ${listed.status} ${await listed.text()}`);
     if (PLATFORM_OBJECTS) await createPlatformObjects(httpPoster(server.url, projectId, personalKey), PLATFORM_OBJECTS);
     await new Promise((resolve) => setTimeout(resolve, NEXT_IDLE_MS + 500));
+    if (PARTS.has("decide") || PARTS.has("beside")) floor = await floorServer(server.url, decideBodies(token, 1, 1)[0]!);
     if (PARTS.has("cold")) {
       decideRow("/decide?v=3 1,000/s, first 10 s after ready", await paced(`${server.url}/decide/?v=3`, 1000, 10, decideBodies(token, 1000, 10)), 20);
     }
@@ -246,10 +262,20 @@ async function run(setup: Setup): Promise<Row[]> {
         });
       }
       if (PARTS.has("decide")) {
+        if (floor) floorRow(`bare node:http 1,000/s, same client and answer${suffix}`, await paced(`${floor.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S)));
         decideRow(`/decide?v=3 1,000/s warm${suffix}`, await paced(`${server.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S)), 5);
         decideRow(`/flags?v=2 1,000/s warm${suffix}`, await paced(`${server.url}/flags/?v=2`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S)), 5);
       }
       if (PARTS.has("beside")) {
+        if (floor) {
+          // The same load on Burrow, the paced client on the bare server: what this machine's
+          // scheduling alone does to a quick answer while Burrow ingests.
+          const load = wrk({ url: `${server.url}/batch/`, connections: 4, durationS: DURATION_S + 1, luaRequest: rotating(batches) });
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          const bare = await paced(`${floor.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S));
+          const batch = counted(await load, BATCH_EVENTS);
+          floorRow(`bare node:http 1,000/s beside Burrow's /batch/ (${Math.round(batch.requestsPerSecond * BATCH_EVENTS)} events/s)${suffix}`, bare);
+        }
         const load = wrk({ url: `${server.url}/batch/`, connections: 4, durationS: DURATION_S + 1, luaRequest: rotating(batches) });
         await new Promise((resolve) => setTimeout(resolve, 500));
         const flags = await paced(`${server.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S));
@@ -286,6 +312,7 @@ async function run(setup: Setup): Promise<Row[]> {
     }
   } finally {
     await stop(server.child);
+    if (floor) await stop(floor.child);
   }
 
   if (PARTS.has("cold")) {
