@@ -94,12 +94,15 @@ describe(`event store (${testStoresName})`, () => {
     const stored = event({
       event: "exact",
       distinctId: "exact-d",
-      properties: { text: "a'b\"c\\d\u00e9\ud83d\ude00", n: 1.5, big: 12345678901234, t: true, nil: null, list: [1, "x", { y: [] }], obj: { "k.k": "v" } },
+      properties: { text: "a'b\"c\\d\u00e9\ud83d\ude00", wide: "Item 7 \u2013 \u6f22\u5b57 \u0001", n: 1.5, big: 12345678901234, t: true, nil: null, list: [1, "x", { y: [] }], obj: { "k.k": "v" } },
       timestamp: new Date("2024-03-01T12:34:56.789Z"),
       personId: randomUUID(),
       elementsChain: "a:nth-child(1)",
     });
-    await db.events.insert([stored]);
+    // Between plain ASCII rows of the same statement, which come back as they were too.
+    const plain = [event({ distinctId: "exact-d", properties: { a: "before" } }), event({ distinctId: "exact-d", properties: { a: "after" } })];
+    await db.events.insert([plain[0]!, stored, plain[1]!]);
+    for (const row of plain) expect((await db.events.get(projectId, row.uuid))?.properties).toEqual(row.properties);
     expect(await db.events.get(projectId, stored.uuid)).toEqual({
       uuid: stored.uuid,
       event: "exact",
