@@ -27,6 +27,12 @@ export async function startNodeProcess(args: string[], env: Record<string, strin
   return { url, child };
 }
 
+/** The node flags `npm start` gives the server (package.json's start script), so that benchmarks measure the same process. */
+function startScriptFlags(): string[] {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } };
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith("--"));
+}
+
 /**
  * The built server, as `npm start` runs it. BENCH_SERVER_NODE_ARGS adds node flags, e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under a bench's load (node
@@ -34,7 +40,7 @@ export async function startNodeProcess(args: string[], env: Record<string, strin
  */
 export function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  return startNodeProcess([...nodeArgs, "dist/server.mjs"], env);
+  return startNodeProcess([...startScriptFlags(), ...nodeArgs, "dist/server.mjs"], env);
 }
 
 /** SIGTERM, and wait until it has exited. */
