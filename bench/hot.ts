@@ -158,6 +158,12 @@ const decideBodies = (token: string, rate: number, seconds: number) =>
     index % 5 === 4 ? `{"api_key":"${token}","distinct_id":"new-visitor-${index}-${randomUUID()}"}` : `{"api_key":"${token}","distinct_id":"person-${((index * 7919) % PERSONS) + 1}"}`,
   );
 
+/** p50, p99 and max of a paced load, and what failed (with why). */
+function pacedFigure(result: PacedResult): string {
+  const why = result.failed > 0 ? ` (${Object.entries(result.failures).map(([reason, n]) => `${reason}: ${n}`).join(", ")})` : "";
+  return `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}${why}`;
+}
+
 /** A bare node:http server answering /decide's own answer to `body` (read from Burrow): the latency floor of the paced client here. */
 async function floorServer(url: string, body: string): Promise<{ url: string; child: ChildProcess }> {
   const response = await fetch(`${url}/decide/?v=3`, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -206,18 +212,23 @@ async function run(setup: Setup): Promise<Row[]> {
     }
   }
 
-  const decideRow = (what: string, result: PacedResult, goal: number) =>
-    rows.push({ what, figure: `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}${result.failed > 0 ? ` (${Object.entries(result.failures).map(([why, n]) => `${why}: ${n}`).join(", ")})` : ""}`, goal: `p99 ≤ ${goal} ms`, met: result.failed === 0 && result.p99 <= goal });
-
+  const decideRow = (what: string, result: PacedResult, goal: number) => rows.push({ what, figure: pacedFigure(result), goal: `p99 ≤ ${goal} ms`, met: result.failed === 0 && result.p99 <= goal });
   // The paced client's own floor on this machine: a bare server answering what /decide answers.
-  const floorRow = (what: string, result: PacedResult) =>
-    rows.push({ what, figure: `p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  max ${result.max.toFixed(0)} ms  failed ${result.failed}/${result.sent}`, goal: "(floor)", met: null });
+  const floorRow = (what: string, result: PacedResult) => rows.push({ what, figure: pacedFigure(result), goal: "(floor)", met: null });
   let floor: { url: string; child: ChildProcess } | null = null;
 
   // The destinations' receiver is on loopback: allowlisted for this run only.
   const env = DESTINATIONS > 0 ? { ...setup.env, BURROW_OUTBOUND_ALLOWLIST: "127.0.0.1", ...(DESTINATION_RATE ? { BURROW_DESTINATION_RATE_LIMIT: DESTINATION_RATE } : {}) } : setup.env;
   let sink: BenchSink | null = null;
   let server = await startServer(env);
+  /** /decide requests at 1,000/s to `url` while a /batch/ load of 4 connections runs on Burrow; with the load's events/s. */
+  const besideBatch = async (url: string) => {
+    const load = wrk({ url: `${server.url}/batch/`, connections: 4, durationS: DURATION_S + 1, luaRequest: rotating(batches) });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const result = await paced(`${url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S));
+    const batch = counted(await load, BATCH_EVENTS);
+    return { result, eventsPerSecond: Math.round(batch.requestsPerSecond * BATCH_EVENTS) };
+  };
   try {
     await waitReady(server.url);
     if (DESTINATIONS > 0) {
@@ -270,17 +281,11 @@ async function run(setup: Setup): Promise<Row[]> {
         if (floor) {
           // The same load on Burrow, the paced client on the bare server: what this machine's
           // scheduling alone does to a quick answer while Burrow ingests.
-          const load = wrk({ url: `${server.url}/batch/`, connections: 4, durationS: DURATION_S + 1, luaRequest: rotating(batches) });
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          const bare = await paced(`${floor.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S));
-          const batch = counted(await load, BATCH_EVENTS);
-          floorRow(`bare node:http 1,000/s beside Burrow's /batch/ (${Math.round(batch.requestsPerSecond * BATCH_EVENTS)} events/s)${suffix}`, bare);
+          const bare = await besideBatch(floor.url);
+          floorRow(`bare node:http 1,000/s beside Burrow's /batch/ (${bare.eventsPerSecond} events/s)${suffix}`, bare.result);
         }
-        const load = wrk({ url: `${server.url}/batch/`, connections: 4, durationS: DURATION_S + 1, luaRequest: rotating(batches) });
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const flags = await paced(`${server.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S));
-        const batch = counted(await load, BATCH_EVENTS);
-        decideRow(`/decide?v=3 1,000/s beside /batch/ (${Math.round(batch.requestsPerSecond * BATCH_EVENTS)} events/s)${suffix}`, flags, 15);
+        const flags = await besideBatch(server.url);
+        decideRow(`/decide?v=3 1,000/s beside /batch/ (${flags.eventsPerSecond} events/s)${suffix}`, flags.result, 15);
       }
     }
     if (PARTS.has("cohorts")) {
