@@ -135,6 +135,36 @@ describe("decodeRequest: encodings the SDKs send", () => {
   });
 });
 
+describe("decodeRequest: bodies of 32 KB and more are parsed piece by piece (json-bytes.ts), to the same value and the same errors", () => {
+  // 100 events with an en dash each: 66K characters, a string V8 would put in its large-object space.
+  const LARGE = { api_key: "phc_x", batch: Array.from({ length: 100 }, (_, i) => ({ ...EVENT, properties: { ...EVENT.properties, $title: `Page ${i} – ${"x".repeat(1200)}` } })) };
+  const text = JSON.stringify(LARGE);
+
+  it("parses a plain body, a bare array, a gzip body and one with spaces around its structure", () => {
+    expect(Buffer.byteLength(text)).toBeGreaterThan(128 * 1024);
+    expect(post("/batch/", text, { "content-type": "application/json" }).payload).toEqual(LARGE);
+    expect(post("/e/", JSON.stringify(LARGE.batch)).payload).toEqual(LARGE.batch);
+    expect(post("/batch/", gzipSync(text), { "content-encoding": "gzip" }).payload).toEqual(LARGE);
+    expect(post("/e/?compression=gzip-js", gzipSync(text), { "content-type": "text/plain" }).payload).toEqual(LARGE);
+    expect(post("/batch/", `\n { "api_key" : "phc_x" ,\n "batch" : [ ${LARGE.batch.map((e) => JSON.stringify(e)).join(" ,\n ")} ] }\n`).payload).toEqual(LARGE);
+  });
+
+  it("still unwraps a large plain body that is base64 (legacy endpoints)", () => {
+    expect(post("/e/", b64(LARGE)).payload).toEqual(LARGE);
+  });
+
+  it.each([
+    ["a trailing comma in the batch", text.replace(/\]\}$/, ",]}")],
+    ["an event cut short", text.slice(0, 90_000)],
+    ["two documents", `${text} ${text}`],
+    ["a broken event in the middle", text.replace('"event":"$pageview"', '"event":$pageview')],
+  ])("rejects %s with the plain way's 400", (_, body) => {
+    const error = errorOf(() => post("/batch/", body, { "content-type": "application/json" }));
+    expect(error.status).toBe(400);
+    expect(error.message).toBe("Malformed request data: the body is not valid JSON.");
+  });
+});
+
 describe("decodeRequest: the compression hint as a form field (posthog-js sendBeacon, older versions)", () => {
   const FORM = { "content-type": "application/x-www-form-urlencoded" };
 

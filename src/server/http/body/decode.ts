@@ -1,5 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { IngestionError, invalidPayload, type DecodedRequest } from "@/server/ingestion/contract";
+import { parseJsonBytes, SPLIT_BYTES } from "./json-bytes";
 import { decompressLz64, Lz64Malformed, Lz64TooLarge } from "./lz64";
 
 /** Largest accepted body, compressed or not (PostHog's /batch limit). */
@@ -162,7 +163,16 @@ export function decodeRequest(method: string, url: URL, headers: { get(name: str
   const bodyIsGzip = encoding === "gzip" || isGzip(bytes) || (queryHint === "gzip" && !isForm);
   if (bodyIsGzip) bytes = gunzip(bytes, limit);
 
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // A JSON body (gunzipped above when it was gzip, as posthog-js and posthog-node send theirs).
+  if (!isForm && (queryHint === null || queryHint === "gzip") && buffer.length >= SPLIT_BYTES) {
+    try {
+      return { payload: parseJsonBytes(buffer), querySentAt: sentAt, formToken: null };
+    } catch {
+      // Not a JSON document (or not one it splits): the plain way, for the plain way's answer.
+    }
+  }
+  const text = buffer.toString("utf8");
   if (isForm) {
     const form = new URLSearchParams(text);
     const data = form.get("data");
