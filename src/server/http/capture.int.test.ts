@@ -11,6 +11,8 @@ import { bootstrap } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
+import { MAX_PROPERTY_DEPTH } from "@/server/ingestion/normalise";
+import { MAX_BODY_DEPTH } from "./body/json-bytes";
 import { handleBatch, handleCaptureEvents, handleEngage } from "./capture";
 
 type Handler = (request: Request) => Promise<Response>;
@@ -426,6 +428,23 @@ describe(`capture endpoints (${testDbKind})`, () => {
       const response = await send(handleCaptureEvents, "/capture/", null, { raw: "" });
       expect(response.status).toBe(400);
       expect(response.json?.code).toBe("no_data");
+    });
+
+    it("refuses 20 MB of nested arrays (plain and gzip) with 400 before parsing them, and still stores an event whose properties nest to the limit", async () => {
+      const nested = `{"api_key":"${key}","batch":${"[".repeat(10_000_000)}${"]".repeat(10_000_000)}}`;
+      for (const [raw, headers] of [
+        [nested, {}],
+        [gzipSync(nested), { "content-encoding": "gzip" }],
+      ] as const) {
+        const response = await send(handleBatch, "/batch/", null, { raw, headers });
+        expect(response.status).toBe(400);
+        expect(response.json).toMatchObject({ code: "invalid_payload", detail: `Malformed request data: the body is nested more than ${MAX_BODY_DEPTH} levels deep.` });
+      }
+      const distinctId = uniqueId("deep");
+      const deepest = JSON.parse(`${"[".repeat(MAX_PROPERTY_DEPTH - 1)}${"]".repeat(MAX_PROPERTY_DEPTH - 1)}`) as unknown;
+      const response = await send(handleBatch, "/batch/", { api_key: key, batch: [{ event: "deep", distinct_id: distinctId, properties: { deepest, pad: "x".repeat(40_000) } }] });
+      expect(response.status).toBe(200);
+      expect(JSON.stringify((await eventsOf(distinctId))[0]!.properties.deepest)).toBe(JSON.stringify(deepest));
     });
 
     it("answers 413 for a body over 20 MB", async () => {

@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import LZString from "lz-string";
 import { describe, expect, it } from "vitest";
 import { decodeRequest, MAX_PAYLOAD_BYTES } from "./decode";
+import { MAX_BODY_DEPTH } from "./json-bytes";
 import { IngestionError } from "@/server/ingestion/contract";
 import { lz64Bomb } from "./lz64-bomb";
 
@@ -162,6 +163,33 @@ describe("decodeRequest: bodies of 32 KB and more are parsed piece by piece (jso
     const error = errorOf(() => post("/batch/", body, { "content-type": "application/json" }));
     expect(error.status).toBe(400);
     expect(error.message).toBe("Malformed request data: the body is not valid JSON.");
+  });
+});
+
+describe("decodeRequest: a body nested more than MAX_BODY_DEPTH levels is refused before it is parsed", () => {
+  const nest = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+  const refused = (fn: () => unknown) => {
+    const error = errorOf(fn);
+    expect(error.status).toBe(400);
+    expect(error.message).toBe(`Malformed request data: the body is nested more than ${MAX_BODY_DEPTH} levels deep.`);
+  };
+  // Ten million levels: JSON.parse alone held the thread 8–11 s on them.
+  const HUGE = `{"api_key":"phc_x","batch":${nest(10_000_000)}}`;
+
+  it("refuses 20 MB of nesting as JSON and gzip, and deep nesting as legacy base64 and lz64", () => {
+    refused(() => post("/batch/", HUGE, { "content-type": "application/json" }));
+    refused(() => post("/batch/", gzipSync(HUGE), { "content-encoding": "gzip" }));
+    refused(() => post("/e/?compression=lz64", LZString.compressToBase64(nest(100_000))));
+    refused(() => post("/e/", Buffer.from(nest(2_000_000)).toString("base64")));
+  });
+
+  it("refuses a short body one level too deep, and reads one at the limit, small or large", () => {
+    refused(() => post("/e/", nest(MAX_BODY_DEPTH + 1)));
+    expect(JSON.stringify(post("/e/", nest(MAX_BODY_DEPTH)).payload)).toBe(nest(MAX_BODY_DEPTH));
+    const pad = `"${"p".repeat(40_000)}"`;
+    const large = (levels: number) => `{"pad":${pad},"batch":[${pad},${nest(levels - 2)}]}`;
+    refused(() => post("/batch/", large(MAX_BODY_DEPTH + 1)));
+    expect(JSON.stringify(post("/batch/", large(MAX_BODY_DEPTH)).payload)).toBe(large(MAX_BODY_DEPTH).replace(/\s/g, ""));
   });
 });
 

@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { IngestionError, invalidPayload, type DecodedRequest } from "@/server/ingestion/contract";
-import { parseJsonBytes, SPLIT_BYTES } from "./json-bytes";
+import { JsonTooDeep, MAX_BODY_DEPTH, parseJsonBytes } from "./json-bytes";
 import { decompressLz64, Lz64Malformed, Lz64TooLarge } from "./lz64";
 
 /** Largest accepted body, compressed or not (PostHog's /batch limit). */
@@ -110,18 +110,32 @@ function decodeDataField(value: string, raw: Buffer | null, compression: Compres
   return fromBase64(trimmed);
 }
 
-function parseJson(text: string): unknown {
+const tooDeep = () => invalidPayload(`Malformed request data: the body is nested more than ${MAX_BODY_DEPTH} levels deep.`);
+
+/**
+ * The body's JSON document (json-bytes.ts: large ones in pieces, any nested past MAX_BODY_DEPTH
+ * refused before anything is built); a legacy payload still base64 after decompression once.
+ */
+function parseJson(source: string | Buffer, base64Retry = true): unknown {
+  try {
+    return parseJsonBytes(typeof source === "string" ? Buffer.from(source, "utf8") : source);
+  } catch (error) {
+    if (error instanceof JsonTooDeep) throw tooDeep();
+  }
+  // Not a document the walk reads: JSON.parse's own answer.
+  const text = typeof source === "string" ? source : source.toString("utf8");
   try {
     return JSON.parse(text);
   } catch {
-    // Legacy endpoints: a payload that is still base64 after decompression.
     const trimmed = text.trim();
-    if (/^[A-Za-z0-9+/=\s]+$/.test(trimmed) && trimmed.length > 0) {
+    if (base64Retry && /^[A-Za-z0-9+/=\s]+$/.test(trimmed) && trimmed.length > 0) {
+      let decoded: string | null = null;
       try {
-        return JSON.parse(fromBase64(trimmed));
+        decoded = fromBase64(trimmed);
       } catch {
-        /* fall through to the error below */
+        /* not base64 either: the error below */
       }
+      if (decoded !== null) return parseJson(decoded, false);
     }
     throw invalidPayload("Malformed request data: the body is not valid JSON.");
   }
@@ -164,27 +178,20 @@ export function decodeRequest(method: string, url: URL, headers: { get(name: str
   if (bodyIsGzip) bytes = gunzip(bytes, limit);
 
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // A JSON body (gunzipped above when it was gzip, as posthog-js and posthog-node send theirs).
-  if (!isForm && (queryHint === null || queryHint === "gzip") && buffer.length >= SPLIT_BYTES) {
-    try {
-      return { payload: parseJsonBytes(buffer), querySentAt: sentAt, formToken: null };
-    } catch {
-      // Not a JSON document (or not one it splits): the plain way, for the plain way's answer.
-    }
-  }
-  const text = buffer.toString("utf8");
   if (isForm) {
-    const form = new URLSearchParams(text);
+    const encoded = buffer.toString("utf8");
+    const form = new URLSearchParams(encoded);
     const data = form.get("data");
     if (data === null) throw new IngestionError(400, "no_data", "No data found: a form body needs a data= field.");
     // posthog-js (sendBeacon, older versions) sends `data=…&compression=lz64` in the body;
     // the query's hint wins, as in PostHog.
     let hint = queryHint ?? compressionOf(form.get("compression"));
     if (hint === "gzip" && bodyIsGzip) hint = null;
-    const decoded = decodeDataField(data, hint === "gzip" ? fieldBytes(text, "data") : null, hint, limit);
+    const decoded = decodeDataField(data, hint === "gzip" ? fieldBytes(encoded, "data") : null, hint, limit);
     return { payload: parseJson(decoded), querySentAt: sentAt, formToken: form.get("api_key") ?? form.get("token") };
   }
-  if (queryHint === "base64") return { payload: parseJson(fromBase64(text)), querySentAt: sentAt, formToken: null };
-  if (queryHint === "lz64") return { payload: parseJson(fromLz64(text, limit)), querySentAt: sentAt, formToken: null };
-  return { payload: parseJson(text), querySentAt: sentAt, formToken: null };
+  if (queryHint === "base64") return { payload: parseJson(fromBase64(buffer.toString("utf8"))), querySentAt: sentAt, formToken: null };
+  if (queryHint === "lz64") return { payload: parseJson(fromLz64(buffer.toString("utf8"), limit)), querySentAt: sentAt, formToken: null };
+  // JSON, gunzipped above when it was gzip (as posthog-js and posthog-node send it): from its bytes.
+  return { payload: parseJson(buffer), querySentAt: sentAt, formToken: null };
 }

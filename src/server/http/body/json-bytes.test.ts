@@ -1,9 +1,10 @@
 /**
  * parseJsonBytes: the same value as JSON.parse of the whole text (keys in the same order,
- * "__proto__" an own key, a repeated key's last value), and a throw wherever JSON.parse throws.
+ * "__proto__" an own key, a repeated key's last value), a throw wherever JSON.parse throws, and
+ * JsonTooDeep for a document nested more than MAX_BODY_DEPTH levels, wherever the depth is.
  */
 import { describe, expect, it } from "vitest";
-import { parseJsonBytes } from "./json-bytes";
+import { JsonTooDeep, MAX_BODY_DEPTH, parseJsonBytes } from "./json-bytes";
 
 /** A small deterministic generator, so that a failure names its seed. */
 function random(seed: number): () => number {
@@ -145,5 +146,22 @@ describe("parseJsonBytes", () => {
       }
       expect(JSON.stringify(parseJsonBytes(bytes)), `byte ${at}`).toBe(JSON.stringify(expected));
     }
+  });
+
+  it("refuses nesting past MAX_BODY_DEPTH at any level, in short and long bodies, objects and arrays alike, and reads the limit itself", () => {
+    const nest = (levels: number, open = "[", close = "]") => `${open.repeat(levels)}${close.repeat(levels)}`;
+    const objects = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
+    const pad = `"${"p".repeat(40_000)}"`;
+    const documents = (levels: number) => [
+      nest(levels),
+      objects(levels),
+      `{"batch":[${nest(levels - 2)}]}`,
+      `{"pad":${pad},"batch":[${pad},${nest(levels - 2)}]}`,
+      `{"pad":${pad},"deep":${objects(levels - 1)}}`,
+      `[${pad},{"properties":${objects(levels - 2)}}]`,
+      `${nest(levels)}${" ".repeat(40_000)}`,
+    ];
+    for (const text of documents(MAX_BODY_DEPTH)) same(Buffer.from(text), text);
+    for (const text of documents(MAX_BODY_DEPTH + 1)) expect(() => parseJsonBytes(Buffer.from(text)), text.slice(0, 30)).toThrow(JsonTooDeep);
   });
 });

@@ -13,7 +13,13 @@
  * each finds its own end as it goes, so every byte is read once, however deep or hostile the
  * document. Anything the walk does not recognise as JSON throws, and the caller then parses the
  * body the plain way, so that a malformed body gets the same answer as before.
+ *
+ * The same walk refuses a document nested more than MAX_BODY_DEPTH levels before anything is
+ * built (JsonTooDeep): JSON.parse reads any depth, and 20 MB of nested arrays held the server's
+ * thread 11 s in it, for anyone, before the body's key was even read. Smaller bodies are only
+ * scanned for depth (when they are long enough to nest that deep), then parsed whole.
  */
+import { MAX_PROPERTY_DEPTH } from "@/server/ingestion/normalise";
 
 /** Bodies below this size are one string anyway (far below 128 KB, even at two bytes a character). */
 export const SPLIT_BYTES = 32 * 1024;
@@ -21,6 +27,12 @@ export const SPLIT_BYTES = 32 * 1024;
 const CHUNK_BYTES = 16 * 1024;
 /** How many levels are walked here (the body, then its array of events). */
 const SPLIT_LEVELS = 2;
+/**
+ * The deepest body read: an event's properties may nest MAX_PROPERTY_DEPTH levels (normalise.ts),
+ * below the body, its batch, the event and its properties object; a few levels spare. (PostHog's
+ * capture refuses JSON past 128 levels, serde_json's limit.)
+ */
+export const MAX_BODY_DEPTH = MAX_PROPERTY_DEPTH + 10;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -32,6 +44,9 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
 class NotJson extends Error {}
+
+/** The document nests deeper than MAX_BODY_DEPTH: refused, not parsed. */
+export class JsonTooDeep extends Error {}
 
 const isSpace = (byte: number | undefined) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
@@ -53,8 +68,11 @@ function endOfString(bytes: Buffer, at: number, end: number): number {
   }
 }
 
-/** Just past the value that starts at `at` (its contents are checked by JSON.parse later, not here). */
-function endOfValue(bytes: Buffer, at: number, end: number): number {
+/**
+ * Just past the value that starts at `at` (its contents are checked by JSON.parse later, not
+ * here); JsonTooDeep when it nests more than `maxDepth` levels.
+ */
+function endOfValue(bytes: Buffer, at: number, end: number, maxDepth: number): number {
   const first = bytes[at];
   if (first === QUOTE) return endOfString(bytes, at, end);
   if (first === OPEN_OBJECT || first === OPEN_ARRAY) {
@@ -63,8 +81,9 @@ function endOfValue(bytes: Buffer, at: number, end: number): number {
       const byte = bytes[i];
       // Strings skipped by indexOf (a loop testing every byte took longer).
       if (byte === QUOTE) i = endOfString(bytes, i, end) - 1;
-      else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) depth++;
-      else if ((byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) && --depth === 0) return i + 1;
+      else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+        if (++depth > maxDepth) throw new JsonTooDeep();
+      } else if ((byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) && --depth === 0) return i + 1;
     }
     throw new NotJson();
   }
@@ -87,15 +106,16 @@ function setMember(object: Record<string, unknown>, key: string, value: unknown)
 }
 
 /**
- * The value that starts at `at`, split `levels` more levels deep, and the index just past it.
+ * The value that starts at `at`, `depth` levels deep (the body's own value: 1), split `levels`
+ * more levels deep, and the index just past it.
  * The members (elements) of a level split here are parsed in runs of about CHUNK_BYTES, wrapped
  * in braces (brackets): one JSON.parse per member would make a body of many tiny ones slower
  * than the whole string. A split level finds its own end as it goes, so each byte is read once.
  */
-function parseValueAt(bytes: Buffer, at: number, end: number, levels: number): [unknown, number] {
+function parseValueAt(bytes: Buffer, at: number, end: number, levels: number, depth: number): [unknown, number] {
   const first = bytes[at];
   if (levels === 0 || (first !== OPEN_OBJECT && first !== OPEN_ARRAY)) {
-    const valueEnd = endOfValue(bytes, at, end);
+    const valueEnd = endOfValue(bytes, at, end, MAX_BODY_DEPTH - depth + 1);
     return [parseWhole(bytes, at, valueEnd), valueEnd];
   }
   const isObject = first === OPEN_OBJECT;
@@ -127,12 +147,12 @@ function parseValueAt(bytes: Buffer, at: number, end: number, levels: number): [
     }
     if (levels > 1 && (bytes[i] === OPEN_OBJECT || bytes[i] === OPEN_ARRAY)) {
       flush();
-      const [value, valueEnd] = parseValueAt(bytes, i, end, levels - 1);
+      const [value, valueEnd] = parseValueAt(bytes, i, end, levels - 1, depth + 1);
       if (isObject) setMember(object, parseWhole(bytes, memberFrom, keyEnd) as string, value);
       else array.push(value);
       i = valueEnd;
     } else {
-      const valueEnd = endOfValue(bytes, i, end);
+      const valueEnd = endOfValue(bytes, i, end, MAX_BODY_DEPTH - depth);
       if (runFrom === -1) runFrom = memberFrom;
       runTo = valueEnd;
       if (runTo - runFrom >= CHUNK_BYTES) flush();
@@ -149,13 +169,19 @@ function parseValueAt(bytes: Buffer, at: number, end: number, levels: number): [
 
 /**
  * The JSON document in `bytes` (UTF-8), parsed as JSON.parse would parse its text, its top two
- * levels split into separate strings. Throws on anything that is not such a document: the caller
- * parses those the plain way, for the plain way's answer.
+ * levels split into separate strings when it is SPLIT_BYTES or more. Throws JsonTooDeep for a
+ * document nested more than MAX_BODY_DEPTH levels, and anything else on what is not such a
+ * document: the caller parses those the plain way, for the plain way's answer.
  */
 export function parseJsonBytes(bytes: Buffer): unknown {
   const start = skipSpace(bytes, 0, bytes.length);
   if (start === bytes.length) throw new NotJson();
-  const [value, end] = parseValueAt(bytes, start, bytes.length, SPLIT_LEVELS);
+  if (bytes.length < SPLIT_BYTES) {
+    // Two bytes a level: a shorter body cannot nest too deep.
+    if (bytes.length > 2 * MAX_BODY_DEPTH) endOfValue(bytes, start, bytes.length, MAX_BODY_DEPTH);
+    return JSON.parse(bytes.toString("utf8"));
+  }
+  const [value, end] = parseValueAt(bytes, start, bytes.length, SPLIT_LEVELS, 1);
   if (skipSpace(bytes, end, bytes.length) !== bytes.length) throw new NotJson();
   return value;
 }
