@@ -3,9 +3,9 @@
  * `JSON.parse(bytes.toString("utf8"))`, without ever making the whole body one string.
  *
  * Why: V8 puts a string of more than 128 KB (64K characters once one is outside Latin-1, an en
- * dash in a page title) in its large-object space, and making one cost about ten times its
- * size in small ones: `/batch/`'s 133 KB body of 100 posthog-js page views took 1.7 ms to
- * become a string, where its 100 events as 100 strings take 0.2 ms (bench/body-decode.ts).
+ * dash in a page title) in its large-object space, and making one cost about ten times as much
+ * per byte as small ones: `/batch/`'s 133 KB body of 100 posthog-js page views took 1.3–1.8 ms
+ * to become a string; decoded in pieces the whole body takes ~0.56 ms (bench/body-decode.ts).
  *
  * The document's top two levels (the body object, then its `batch` or `data` array, or a bare
  * array of events) are walked here, to the bytes, and their members handed to JSON.parse in runs
@@ -16,13 +16,13 @@
  *
  * The same walk refuses a document nested more than MAX_BODY_DEPTH levels before anything is
  * built (JsonTooDeep): JSON.parse reads any depth, and 20 MB of nested arrays held the server's
- * thread 11 s in it, for anyone, before the body's key was even read. Smaller bodies are only
+ * thread 8–11 s in it, for anyone, before the body's key was even read. Smaller bodies are only
  * scanned for depth (when they are long enough to nest that deep), then parsed whole.
  */
 import { MAX_PROPERTY_DEPTH } from "@/server/ingestion/normalise";
 
 /** Bodies below this size are one string anyway (far below 128 KB, even at two bytes a character). */
-export const SPLIT_BYTES = 32 * 1024;
+const SPLIT_BYTES = 32 * 1024;
 /** Members (elements) are parsed in runs of about this many bytes. */
 const CHUNK_BYTES = 16 * 1024;
 /** How many levels are walked here (the body, then its array of events). */
