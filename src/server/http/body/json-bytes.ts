@@ -106,15 +106,16 @@ function setMember(object: Record<string, unknown>, key: string, value: unknown)
 }
 
 /**
- * The value that starts at `at`, `depth` levels deep (the body's own value: 1), split `levels`
- * more levels deep, and the index just past it.
+ * The value that starts at `at`, `depth` levels deep (the body's own value: 1), and the index
+ * just past it: a container is split here and, while `levels` > 1, its containers too (a
+ * scalar, only ever the whole body, is parsed whole).
  * The members (elements) of a level split here are parsed in runs of about CHUNK_BYTES, wrapped
  * in braces (brackets): one JSON.parse per member would make a body of many tiny ones slower
  * than the whole string. A split level finds its own end as it goes, so each byte is read once.
  */
 function parseValueAt(bytes: Buffer, at: number, end: number, levels: number, depth: number): [unknown, number] {
   const first = bytes[at];
-  if (levels === 0 || (first !== OPEN_OBJECT && first !== OPEN_ARRAY)) {
+  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
     const valueEnd = endOfValue(bytes, at, end, MAX_BODY_DEPTH - depth + 1);
     return [parseWhole(bytes, at, valueEnd), valueEnd];
   }
