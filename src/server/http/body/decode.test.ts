@@ -150,6 +150,11 @@ describe("decodeRequest: bodies of 32 KB and more are parsed piece by piece (jso
     expect(post("/batch/", `\n { "api_key" : "phc_x" ,\n "batch" : [ ${LARGE.batch.map((e) => JSON.stringify(e)).join(" ,\n ")} ] }\n`).payload).toEqual(LARGE);
   });
 
+  it("reads an escaped NUL (\\u0000) as JSON.parse does; ingestion makes it storable later", () => {
+    const escaped = text.replace('"event":"$pageview"', '"event":"$page\\u0000view"');
+    expect((post("/batch/", escaped).payload as typeof LARGE).batch[0]!.event).toBe("$page\u0000view");
+  });
+
   it("still unwraps a large plain body that is base64 (legacy endpoints)", () => {
     expect(post("/e/", b64(LARGE)).payload).toEqual(LARGE);
   });
@@ -159,6 +164,7 @@ describe("decodeRequest: bodies of 32 KB and more are parsed piece by piece (jso
     ["an event cut short", text.slice(0, 90_000)],
     ["two documents", `${text} ${text}`],
     ["a broken event in the middle", text.replace('"event":"$pageview"', '"event":$pageview')],
+    ["a raw NUL inside a string", text.replace('"event":"$pageview"', '"event":"$page\u0000view"')],
   ])("rejects %s with the plain way's 400", (_, body) => {
     const error = errorOf(() => post("/batch/", body, { "content-type": "application/json" }));
     expect(error.status).toBe(400);
