@@ -1,9 +1,48 @@
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { ServerLoad } from "./event-loop";
+import { ServerLoad, TimeSlice } from "./event-loop";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("TimeSlice", () => {
+  it("gives the loops that yielded one slice between two polls of the event loop, in turn", async () => {
+    // A timer fires once per turn of the loop (each turn here holds ≥ 10 ms of work): the turn an item was worked in.
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn++;
+      if (ticking) setTimeout(tick, 1);
+    };
+    setTimeout(tick, 1);
+    /** Items worked per turn (each takes at least 1 ms). */
+    const itemsIn = new Map<number, number>();
+    const ITEMS = 40;
+    const progress = [0, 0, 0, 0];
+    let othersWhenFirstDone: number | null = null;
+    const loop = async (id: number) => {
+      const slice = new TimeSlice();
+      for (let item = 0; item < ITEMS; item++) {
+        const until = performance.now() + 1;
+        while (performance.now() < until);
+        progress[id] = progress[id]! + 1;
+        itemsIn.set(turn, (itemsIn.get(turn) ?? 0) + 1);
+        await slice.pace();
+      }
+      othersWhenFirstDone ??= Math.min(...progress.filter((_, other) => other !== id));
+    };
+    await Promise.all(progress.map((_, id) => loop(id)));
+    ticking = false;
+    // Turn 0 is this test's own, where each loop ran its first slice before yielding.
+    itemsIn.delete(0);
+    expect(itemsIn.size).toBeGreaterThan(8);
+    // With a turn each, the four loops worked 4 × 10 ms between two polls; now loops resume
+    // while the turn's 10 ms last, and the last one resumed runs its 10 ms slice: at most ~20.
+    expect(Math.max(...itemsIn.values())).toBeLessThanOrEqual(22);
+    // First come, first served: when one loop is done, none of the others is far behind.
+    expect(othersWhenFirstDone).toBeGreaterThanOrEqual(ITEMS / 2);
+  });
+});
 
 describe("ServerLoad", () => {
   it("judges this thread by its busy share of each window", async () => {

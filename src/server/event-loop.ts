@@ -8,17 +8,52 @@
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 
-/** Resolves on a later turn of the event loop, after pending I/O (other requests) had its turn. */
+/**
+ * How much of one check phase of the event loop the loops that yielded (TimeSlice) may have
+ * together: once a phase has given this out, the rest wait for the next turn, after the
+ * sockets had theirs. With a turn each, four large `/batch/` requests ran 4 × 20 ms between
+ * two polls, and a request needing several polls waited for each (bench:batch-stall).
+ */
+const PHASE_SHARE_MS = 10;
+
+/** The loops waiting to resume, first come first served (one check-phase callback each). */
+const resumeQueue: Array<() => void> = [];
+let phaseStarted = 0;
+let markerPending = false;
+
+function markPhase() {
+  markerPending = false;
+  phaseStarted = performance.now();
+}
+
+/** A callback in the next check phase that resumes the longest-waiting loop, preceded by one that notes when that phase began. */
+function scheduleResume() {
+  if (!markerPending) {
+    markerPending = true;
+    setImmediate(markPhase);
+  }
+  setImmediate(resumeNext);
+}
+
+function resumeNext() {
+  if (performance.now() - phaseStarted >= PHASE_SHARE_MS) return scheduleResume();
+  resumeQueue.shift()?.();
+}
+
+/** Resolves on a later turn of the event loop, after pending I/O (other requests) had its turn, and after the loops that yielded before. */
 export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    resumeQueue.push(resolve);
+    scheduleResume();
+  });
 }
 
 /**
  * How long a loop may hold the thread before it lets others in. Short enough that a request
- * arriving meanwhile waits tens of milliseconds, long enough that the yields cost nothing
- * measurable (one a 20 ms slice).
+ * arriving meanwhile waits a few milliseconds, long enough that the yields cost nothing
+ * measurable (one a 10 ms slice).
  */
-const SLICE_MS = 20;
+const SLICE_MS = 10;
 
 /**
  * A loop's share of the thread: `await slice.pace()` once per item yields to the event
