@@ -452,7 +452,7 @@ describe(`ingestion fuzz (${testDbKind})`, () => {
         if (json?.status !== 1) failures.push(`${where}: 200 without status 1: ${text.slice(0, 200)}`);
         accepted++;
         // How many events the request held (decoding it again the same way), minus the dropped ones.
-        const decoded = decodeRequest(c.method, new URL(c.url), new Headers(c.headers), body).payload as Record<string, unknown>;
+        const decoded = (await decodeRequest(c.method, new URL(c.url), new Headers(c.headers), body)).payload as Record<string, unknown>;
         const held = Array.isArray(decoded) ? decoded.length : Array.isArray(decoded?.batch) ? decoded.batch.length : 1;
         expectedStored += held - (json?.errors?.length ?? 0);
       } else if (response.status < 400 || typeof json?.detail !== "string" || json.detail === "") {

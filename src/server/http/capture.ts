@@ -27,7 +27,7 @@ export function captureHandler(path: RequestInfo["path"]) {
     const now = new Date();
     try {
       const url = new URL(request.url, "http://localhost");
-      const decoded = decodeRequest(request.method, url, { get: request.header }, request.body);
+      const decoded = await decodeRequest(request.method, url, { get: request.header }, request.body);
       const db = await getDb();
       const services = ingestionServices(db);
       const result = await ingestDecoded(services, decoded, { path, ip: clientIp(request.header), userAgent: request.header("user-agent") ?? null, now }, transformationsFor(db));

@@ -32,7 +32,7 @@ describe(`one large request (${testDbKind})`, () => {
     const now = new Date().toISOString();
     const batch = Array.from({ length: EVENTS }, (_, i) => ({ uuid: randomUUID(), event: "large", distinct_id: `large-${i % 300}`, timestamp: now, properties: { i } }));
     const body = new TextEncoder().encode(JSON.stringify({ api_key: key, batch }));
-    const decoded = decodeRequest("POST", new URL("http://burrow.test/batch/"), new Headers({ "content-type": "application/json" }), body);
+    const decoded = await decodeRequest("POST", new URL("http://burrow.test/batch/"), new Headers({ "content-type": "application/json" }), body);
 
     let ticks = 0;
     let last = performance.now();

@@ -23,9 +23,9 @@ function get(path: string) {
   return decodeRequest("GET", new URL(path, "http://burrow.test"), new Headers(), new Uint8Array());
 }
 
-function errorOf(fn: () => unknown): IngestionError {
+async function errorOf(fn: () => unknown): Promise<IngestionError> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     expect(error).toBeInstanceOf(IngestionError);
     return error as IngestionError;
@@ -43,96 +43,96 @@ function payloadWithPlus(): { value: unknown; base64: string } {
 }
 
 describe("decodeRequest: encodings the SDKs send", () => {
-  it("parses a plain JSON object body", () => {
-    expect(post("/batch/", JSON.stringify(BATCH), { "content-type": "application/json" }).payload).toEqual(BATCH);
+  it("parses a plain JSON object body", async () => {
+    expect((await post("/batch/", JSON.stringify(BATCH), { "content-type": "application/json" })).payload).toEqual(BATCH);
   });
 
-  it("parses a JSON array body", () => {
-    expect(post("/e/", JSON.stringify([EVENT, EVENT])).payload).toEqual([EVENT, EVENT]);
+  it("parses a JSON array body", async () => {
+    expect((await post("/e/", JSON.stringify([EVENT, EVENT]))).payload).toEqual([EVENT, EVENT]);
   });
 
-  it("gunzips a body sent with Content-Encoding: gzip (posthog-node)", () => {
+  it("gunzips a body sent with Content-Encoding: gzip (posthog-node)", async () => {
     const body = gzipSync(JSON.stringify(BATCH));
-    expect(post("/batch/", body, { "content-type": "application/json", "content-encoding": "gzip" }).payload).toEqual(BATCH);
+    expect((await post("/batch/", body, { "content-type": "application/json", "content-encoding": "gzip" })).payload).toEqual(BATCH);
   });
 
-  it.each(["gzip", "gzip-js", "GZIP"])("gunzips a body with ?compression=%s", (hint) => {
-    expect(post(`/e/?compression=${hint}`, gzipSync(JSON.stringify([EVENT]))).payload).toEqual([EVENT]);
+  it.each(["gzip", "gzip-js", "GZIP"])("gunzips a body with ?compression=%s", async (hint) => {
+    expect((await post(`/e/?compression=${hint}`, gzipSync(JSON.stringify([EVENT])))).payload).toEqual([EVENT]);
   });
 
-  it("sniffs gzip from the magic bytes of a text/plain body with no hint (current posthog-js)", () => {
+  it("sniffs gzip from the magic bytes of a text/plain body with no hint (current posthog-js)", async () => {
     const body = gzipSync(JSON.stringify(BATCH), { level: 6 });
     expect([...body.subarray(0, 3)]).toEqual([0x1f, 0x8b, 0x08]);
-    expect(post("/e/?ver=1.449.2", body, { "content-type": "text/plain" }).payload).toEqual(BATCH);
+    expect((await post("/e/?ver=1.449.2", body, { "content-type": "text/plain" })).payload).toEqual(BATCH);
   });
 
-  it("decodes a raw base64 body with ?compression=base64", () => {
-    expect(post("/e/?compression=base64", b64(BATCH), { "content-type": "text/plain" }).payload).toEqual(BATCH);
+  it("decodes a raw base64 body with ?compression=base64", async () => {
+    expect((await post("/e/?compression=base64", b64(BATCH), { "content-type": "text/plain" })).payload).toEqual(BATCH);
   });
 
-  it("decodes a form body data=<base64> with ?compression=base64 (sendBeacon), URL-encoded", () => {
+  it("decodes a form body data=<base64> with ?compression=base64 (sendBeacon), URL-encoded", async () => {
     const { value, base64 } = payloadWithPlus();
     const body = `data=${encodeURIComponent(base64)}`;
-    expect(post("/e/?compression=base64", body, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(value);
+    expect((await post("/e/?compression=base64", body, { "content-type": "application/x-www-form-urlencoded" })).payload).toEqual(value);
   });
 
-  it("decodes a form data= whose '+' characters arrived as spaces (not URL-encoded)", () => {
+  it("decodes a form data= whose '+' characters arrived as spaces (not URL-encoded)", async () => {
     const { value, base64 } = payloadWithPlus();
     const body = `data=${base64}`; // '+' is a space in form encoding
-    expect(post("/e/?compression=base64", body, { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" }).payload).toEqual(value);
+    expect((await post("/e/?compression=base64", body, { "content-type": "application/x-www-form-urlencoded; charset=UTF-8" })).payload).toEqual(value);
   });
 
-  it("decodes form data= holding base64 even without a compression hint", () => {
-    expect(post("/e/", `data=${encodeURIComponent(b64(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(EVENT);
+  it("decodes form data= holding base64 even without a compression hint", async () => {
+    expect((await post("/e/", `data=${encodeURIComponent(b64(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" })).payload).toEqual(EVENT);
   });
 
-  it("decodes form data= holding plain JSON", () => {
-    expect(post("/e/", `data=${encodeURIComponent(JSON.stringify(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(EVENT);
+  it("decodes form data= holding plain JSON", async () => {
+    expect((await post("/e/", `data=${encodeURIComponent(JSON.stringify(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" })).payload).toEqual(EVENT);
   });
 
-  it("takes the project key of a form body from its api_key or token field", () => {
-    const decoded = post("/e/", `data=${encodeURIComponent(b64(EVENT))}&api_key=phc_form`, { "content-type": "application/x-www-form-urlencoded" });
+  it("takes the project key of a form body from its api_key or token field", async () => {
+    const decoded = await post("/e/", `data=${encodeURIComponent(b64(EVENT))}&api_key=phc_form`, { "content-type": "application/x-www-form-urlencoded" });
     expect(decoded.formToken).toBe("phc_form");
-    const byToken = post("/e/", `token=phc_tok&data=${encodeURIComponent(b64(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" });
+    const byToken = await post("/e/", `token=phc_tok&data=${encodeURIComponent(b64(EVENT))}`, { "content-type": "application/x-www-form-urlencoded" });
     expect(byToken.formToken).toBe("phc_tok");
   });
 
-  it.each(["lz64", "lz-string"])("decodes lz64 (LZString.compressToBase64) as form data= with ?compression=%s", (hint) => {
+  it.each(["lz64", "lz-string"])("decodes lz64 (LZString.compressToBase64) as form data= with ?compression=%s", async (hint) => {
     const compressed = LZString.compressToBase64(JSON.stringify(BATCH));
     const body = `data=${encodeURIComponent(compressed)}`;
-    expect(post(`/e/?compression=${hint}`, body, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(BATCH);
+    expect((await post(`/e/?compression=${hint}`, body, { "content-type": "application/x-www-form-urlencoded" })).payload).toEqual(BATCH);
   });
 
-  it("decodes lz64 form data= whose '+' characters arrived as spaces", () => {
+  it("decodes lz64 form data= whose '+' characters arrived as spaces", async () => {
     let compressed = "";
     for (let i = 0; !compressed.includes("+"); i++) compressed = LZString.compressToBase64(JSON.stringify({ ...BATCH, pad: i }));
     const value = JSON.parse(LZString.decompressFromBase64(compressed));
-    expect(post("/e/?compression=lz64", `data=${compressed}`, { "content-type": "application/x-www-form-urlencoded" }).payload).toEqual(value);
+    expect((await post("/e/?compression=lz64", `data=${compressed}`, { "content-type": "application/x-www-form-urlencoded" })).payload).toEqual(value);
   });
 
-  it("decodes lz64 as a raw body", () => {
+  it("decodes lz64 as a raw body", async () => {
     const compressed = LZString.compressToBase64(JSON.stringify([EVENT]));
-    expect(post("/e/?compression=lz64", compressed, { "content-type": "text/plain" }).payload).toEqual([EVENT]);
+    expect((await post("/e/?compression=lz64", compressed, { "content-type": "text/plain" })).payload).toEqual([EVENT]);
   });
 
-  it("decodes GET ?data= holding base64", () => {
-    const decoded = get(`/e/?data=${encodeURIComponent(b64(EVENT))}`);
+  it("decodes GET ?data= holding base64", async () => {
+    const decoded = await get(`/e/?data=${encodeURIComponent(b64(EVENT))}`);
     expect(decoded.payload).toEqual(EVENT);
   });
 
-  it("decodes GET ?data= holding JSON, and takes ?token= as the key", () => {
-    const decoded = get(`/capture/?data=${encodeURIComponent(JSON.stringify(EVENT))}&token=phc_q`);
+  it("decodes GET ?data= holding JSON, and takes ?token= as the key", async () => {
+    const decoded = await get(`/capture/?data=${encodeURIComponent(JSON.stringify(EVENT))}&token=phc_q`);
     expect(decoded.payload).toEqual(EVENT);
     expect(decoded.formToken).toBe("phc_q");
   });
 
-  it("decodes GET ?data= holding lz64 with ?compression=lz64", () => {
-    const decoded = get(`/e/?compression=lz64&data=${encodeURIComponent(LZString.compressToBase64(JSON.stringify(EVENT)))}`);
+  it("decodes GET ?data= holding lz64 with ?compression=lz64", async () => {
+    const decoded = await get(`/e/?compression=lz64&data=${encodeURIComponent(LZString.compressToBase64(JSON.stringify(EVENT)))}`);
     expect(decoded.payload).toEqual(EVENT);
   });
 
-  it("unwraps a plain body that is still base64 (legacy endpoints)", () => {
-    expect(post("/e/", b64(BATCH)).payload).toEqual(BATCH);
+  it("unwraps a plain body that is still base64 (legacy endpoints)", async () => {
+    expect((await post("/e/", b64(BATCH))).payload).toEqual(BATCH);
   });
 });
 
@@ -141,22 +141,22 @@ describe("decodeRequest: bodies of 32 KB and more are parsed piece by piece (jso
   const LARGE = { api_key: "phc_x", batch: Array.from({ length: 100 }, (_, i) => ({ ...EVENT, properties: { ...EVENT.properties, $title: `Page ${i} – ${"x".repeat(1200)}` } })) };
   const text = JSON.stringify(LARGE);
 
-  it("parses a plain body, a bare array, a gzip body and one with spaces around its structure", () => {
+  it("parses a plain body, a bare array, a gzip body and one with spaces around its structure", async () => {
     expect(Buffer.byteLength(text)).toBeGreaterThan(128 * 1024);
-    expect(post("/batch/", text, { "content-type": "application/json" }).payload).toEqual(LARGE);
-    expect(post("/e/", JSON.stringify(LARGE.batch)).payload).toEqual(LARGE.batch);
-    expect(post("/batch/", gzipSync(text), { "content-encoding": "gzip" }).payload).toEqual(LARGE);
-    expect(post("/e/?compression=gzip-js", gzipSync(text), { "content-type": "text/plain" }).payload).toEqual(LARGE);
-    expect(post("/batch/", `\n { "api_key" : "phc_x" ,\n "batch" : [ ${LARGE.batch.map((e) => JSON.stringify(e)).join(" ,\n ")} ] }\n`).payload).toEqual(LARGE);
+    expect((await post("/batch/", text, { "content-type": "application/json" })).payload).toEqual(LARGE);
+    expect((await post("/e/", JSON.stringify(LARGE.batch))).payload).toEqual(LARGE.batch);
+    expect((await post("/batch/", gzipSync(text), { "content-encoding": "gzip" })).payload).toEqual(LARGE);
+    expect((await post("/e/?compression=gzip-js", gzipSync(text), { "content-type": "text/plain" })).payload).toEqual(LARGE);
+    expect((await post("/batch/", `\n { "api_key" : "phc_x" ,\n "batch" : [ ${LARGE.batch.map((e) => JSON.stringify(e)).join(" ,\n ")} ] }\n`)).payload).toEqual(LARGE);
   });
 
-  it("reads an escaped NUL (\\u0000) as JSON.parse does; ingestion makes it storable later", () => {
+  it("reads an escaped NUL (\\u0000) as JSON.parse does; ingestion makes it storable later", async () => {
     const escaped = text.replace('"event":"$pageview"', '"event":"$page\\u0000view"');
-    expect((post("/batch/", escaped).payload as typeof LARGE).batch[0]!.event).toBe("$page\u0000view");
+    expect(((await post("/batch/", escaped)).payload as typeof LARGE).batch[0]!.event).toBe("$page\u0000view");
   });
 
-  it("still unwraps a large plain body that is base64 (legacy endpoints)", () => {
-    expect(post("/e/", b64(LARGE)).payload).toEqual(LARGE);
+  it("still unwraps a large plain body that is base64 (legacy endpoints)", async () => {
+    expect((await post("/e/", b64(LARGE))).payload).toEqual(LARGE);
   });
 
   it.each([
@@ -165,8 +165,8 @@ describe("decodeRequest: bodies of 32 KB and more are parsed piece by piece (jso
     ["two documents", `${text} ${text}`],
     ["a broken event in the middle", text.replace('"event":"$pageview"', '"event":$pageview')],
     ["a raw NUL inside a string", text.replace('"event":"$pageview"', '"event":"$page\u0000view"')],
-  ])("rejects %s with the plain way's 400", (_, body) => {
-    const error = errorOf(() => post("/batch/", body, { "content-type": "application/json" }));
+  ])("rejects %s with the plain way's 400", async (_, body) => {
+    const error = await errorOf(() => post("/batch/", body, { "content-type": "application/json" }));
     expect(error.status).toBe(400);
     expect(error.message).toBe("Malformed request data: the body is not valid JSON.");
   });
@@ -174,61 +174,61 @@ describe("decodeRequest: bodies of 32 KB and more are parsed piece by piece (jso
 
 describe("decodeRequest: a body nested more than MAX_BODY_DEPTH levels is refused before it is parsed", () => {
   const nest = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
-  const refused = (fn: () => unknown) => {
-    const error = errorOf(fn);
+  const refused = async (fn: () => unknown) => {
+    const error = await errorOf(fn);
     expect(error.status).toBe(400);
     expect(error.message).toBe(`Malformed request data: the body is nested more than ${MAX_BODY_DEPTH} levels deep.`);
   };
   // Ten million levels: JSON.parse alone held the thread 8–11 s on them.
   const HUGE = `{"api_key":"phc_x","batch":${nest(10_000_000)}}`;
 
-  it("refuses 20 MB of nesting as JSON and gzip, and deep nesting as legacy base64 and lz64", () => {
-    refused(() => post("/batch/", HUGE, { "content-type": "application/json" }));
-    refused(() => post("/batch/", gzipSync(HUGE), { "content-encoding": "gzip" }));
-    refused(() => post("/e/?compression=lz64", LZString.compressToBase64(nest(100_000))));
-    refused(() => post("/e/", Buffer.from(nest(2_000_000)).toString("base64")));
+  it("refuses 20 MB of nesting as JSON and gzip, and deep nesting as legacy base64 and lz64", async () => {
+    await refused(() => post("/batch/", HUGE, { "content-type": "application/json" }));
+    await refused(() => post("/batch/", gzipSync(HUGE), { "content-encoding": "gzip" }));
+    await refused(() => post("/e/?compression=lz64", LZString.compressToBase64(nest(100_000))));
+    await refused(() => post("/e/", Buffer.from(nest(2_000_000)).toString("base64")));
   });
 
-  it("refuses a short body one level too deep, and reads one at the limit, small or large", () => {
-    refused(() => post("/e/", nest(MAX_BODY_DEPTH + 1)));
-    expect(JSON.stringify(post("/e/", nest(MAX_BODY_DEPTH)).payload)).toBe(nest(MAX_BODY_DEPTH));
+  it("refuses a short body one level too deep, and reads one at the limit, small or large", async () => {
+    await refused(() => post("/e/", nest(MAX_BODY_DEPTH + 1)));
+    expect(JSON.stringify((await post("/e/", nest(MAX_BODY_DEPTH))).payload)).toBe(nest(MAX_BODY_DEPTH));
     const pad = `"${"p".repeat(40_000)}"`;
     const large = (levels: number) => `{"pad":${pad},"batch":[${pad},${nest(levels - 2)}]}`;
-    refused(() => post("/batch/", large(MAX_BODY_DEPTH + 1)));
-    expect(JSON.stringify(post("/batch/", large(MAX_BODY_DEPTH)).payload)).toBe(large(MAX_BODY_DEPTH).replace(/\s/g, ""));
+    await refused(() => post("/batch/", large(MAX_BODY_DEPTH + 1)));
+    expect(JSON.stringify((await post("/batch/", large(MAX_BODY_DEPTH))).payload)).toBe(large(MAX_BODY_DEPTH).replace(/\s/g, ""));
   });
 });
 
 describe("decodeRequest: the compression hint as a form field (posthog-js sendBeacon, older versions)", () => {
   const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
-  it("decodes data=<lz64>&compression=lz64, also with the hint first and '+' arriving as spaces", () => {
+  it("decodes data=<lz64>&compression=lz64, also with the hint first and '+' arriving as spaces", async () => {
     let compressed = "";
     for (let i = 0; !compressed.includes("+"); i++) compressed = LZString.compressToBase64(JSON.stringify({ ...BATCH, pad: i }));
     const value = JSON.parse(LZString.decompressFromBase64(compressed));
-    expect(post("/e/", `data=${encodeURIComponent(compressed)}&compression=lz64`, FORM).payload).toEqual(value);
-    expect(post("/e/", `compression=lz-string&data=${compressed}`, FORM).payload).toEqual(value);
+    expect((await post("/e/", `data=${encodeURIComponent(compressed)}&compression=lz64`, FORM)).payload).toEqual(value);
+    expect((await post("/e/", `compression=lz-string&data=${compressed}`, FORM)).payload).toEqual(value);
   });
 
-  it("decodes data=<base64>&compression=base64", () => {
+  it("decodes data=<base64>&compression=base64", async () => {
     const { value, base64 } = payloadWithPlus();
-    expect(post("/e/", `data=${encodeURIComponent(base64)}&compression=base64`, FORM).payload).toEqual(value);
+    expect((await post("/e/", `data=${encodeURIComponent(base64)}&compression=base64`, FORM)).payload).toEqual(value);
   });
 
-  it.each(["gzip-js", "gzip"])("decodes data=<gzip> with compression=%s, percent-encoded bytes or base64", (hint) => {
+  it.each(["gzip-js", "gzip"])("decodes data=<gzip> with compression=%s, percent-encoded bytes or base64", async (hint) => {
     const gz = gzipSync(JSON.stringify(BATCH));
     const percentEncoded = [...gz].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
-    expect(post("/e/", `data=${percentEncoded}&compression=${hint}`, FORM).payload).toEqual(BATCH);
-    expect(post("/e/", `data=${encodeURIComponent(gz.toString("base64"))}&compression=${hint}`, FORM).payload).toEqual(BATCH);
+    expect((await post("/e/", `data=${percentEncoded}&compression=${hint}`, FORM)).payload).toEqual(BATCH);
+    expect((await post("/e/", `data=${encodeURIComponent(gz.toString("base64"))}&compression=${hint}`, FORM)).payload).toEqual(BATCH);
   });
 
-  it("lets ?compression= win over the form field, as PostHog does", () => {
+  it("lets ?compression= win over the form field, as PostHog does", async () => {
     const body = `data=${encodeURIComponent(b64(EVENT))}&compression=lz64`;
-    expect(post("/e/?compression=base64", body, FORM).payload).toEqual(EVENT);
+    expect((await post("/e/?compression=base64", body, FORM)).payload).toEqual(EVENT);
   });
 
-  it("rejects a gzip hint on a data field that is not gzip with 400", () => {
-    const error = errorOf(() => post("/e/", `data=${encodeURIComponent(b64(EVENT))}&compression=gzip-js`, FORM));
+  it("rejects a gzip hint on a data field that is not gzip with 400", async () => {
+    const error = await errorOf(() => post("/e/", `data=${encodeURIComponent(b64(EVENT))}&compression=gzip-js`, FORM));
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/not valid gzip/);
   });
@@ -237,23 +237,23 @@ describe("decodeRequest: the compression hint as a form field (posthog-js sendBe
 describe("decodeRequest: sent_at from the query", () => {
   const ms = Date.parse("2025-03-04T05:06:07.890Z");
 
-  it("reads ?sent_at= in milliseconds", () => {
-    expect(post(`/e/?sent_at=${ms}`, JSON.stringify(EVENT)).querySentAt?.toISOString()).toBe("2025-03-04T05:06:07.890Z");
+  it("reads ?sent_at= in milliseconds", async () => {
+    expect((await post(`/e/?sent_at=${ms}`, JSON.stringify(EVENT))).querySentAt?.toISOString()).toBe("2025-03-04T05:06:07.890Z");
   });
 
-  it("reads the _ alias in milliseconds (GET)", () => {
-    expect(get(`/e/?_=${ms}&data=${encodeURIComponent(b64(EVENT))}`).querySentAt?.toISOString()).toBe("2025-03-04T05:06:07.890Z");
+  it("reads the _ alias in milliseconds (GET)", async () => {
+    expect((await get(`/e/?_=${ms}&data=${encodeURIComponent(b64(EVENT))}`)).querySentAt?.toISOString()).toBe("2025-03-04T05:06:07.890Z");
   });
 
-  it("ignores a value in seconds (it would land before 2021)", () => {
-    expect(post(`/e/?sent_at=${Math.floor(ms / 1000)}`, JSON.stringify(EVENT)).querySentAt).toBeNull();
-    expect(post(`/e/?_=${Math.floor(ms / 1000)}`, JSON.stringify(EVENT)).querySentAt).toBeNull();
+  it("ignores a value in seconds (it would land before 2021)", async () => {
+    expect((await post(`/e/?sent_at=${Math.floor(ms / 1000)}`, JSON.stringify(EVENT))).querySentAt).toBeNull();
+    expect((await post(`/e/?_=${Math.floor(ms / 1000)}`, JSON.stringify(EVENT))).querySentAt).toBeNull();
   });
 
-  it("ignores a non-numeric or absent value", () => {
-    expect(post("/e/?sent_at=yesterday", JSON.stringify(EVENT)).querySentAt).toBeNull();
-    expect(post("/e/?sent_at=-5", JSON.stringify(EVENT)).querySentAt).toBeNull();
-    expect(post("/e/", JSON.stringify(EVENT)).querySentAt).toBeNull();
+  it("ignores a non-numeric or absent value", async () => {
+    expect((await post("/e/?sent_at=yesterday", JSON.stringify(EVENT))).querySentAt).toBeNull();
+    expect((await post("/e/?sent_at=-5", JSON.stringify(EVENT))).querySentAt).toBeNull();
+    expect((await post("/e/", JSON.stringify(EVENT))).querySentAt).toBeNull();
   });
 });
 
@@ -262,127 +262,127 @@ describe("decodeRequest: size limits", () => {
     expect(MAX_PAYLOAD_BYTES).toBe(20 * 1024 * 1024);
   });
 
-  it("rejects a body over 20 MB with 413 request_too_large", () => {
-    const error = errorOf(() => post("/batch/", new Uint8Array(MAX_PAYLOAD_BYTES + 1).fill(0x20)));
+  it("rejects a body over 20 MB with 413 request_too_large", async () => {
+    const error = await errorOf(() => post("/batch/", new Uint8Array(MAX_PAYLOAD_BYTES + 1).fill(0x20)));
     expect(error.status).toBe(413);
     expect(error.code).toBe("request_too_large");
     expect(error.message).toMatch(/too large/i);
   });
 
-  it("accepts a body of exactly 20 MB up to JSON parsing", () => {
+  it("accepts a body of exactly 20 MB up to JSON parsing", async () => {
     const body = new Uint8Array(MAX_PAYLOAD_BYTES).fill(0x20);
     body[0] = 0x5b; // "[" ... spaces ... "]"
     body[body.length - 1] = 0x5d;
-    expect(post("/batch/", body).payload).toEqual([]);
+    expect((await post("/batch/", body)).payload).toEqual([]);
   });
 
-  it("rejects a small gzip that expands past 20 MB (gzip bomb) with 413", () => {
+  it("rejects a small gzip that expands past 20 MB (gzip bomb) with 413", async () => {
     const bomb = gzipSync(Buffer.alloc(MAX_PAYLOAD_BYTES + 1024, 0x20));
     expect(bomb.length).toBeLessThan(100_000);
-    const error = errorOf(() => post("/batch/", bomb, { "content-type": "text/plain" }));
+    const error = await errorOf(() => post("/batch/", bomb, { "content-type": "text/plain" }));
     expect(error.status).toBe(413);
     expect(error.code).toBe("request_too_large");
   });
 
-  it("rejects the gzip bomb also when announced by Content-Encoding", () => {
+  it("rejects the gzip bomb also when announced by Content-Encoding", async () => {
     const bomb = gzipSync(Buffer.alloc(MAX_PAYLOAD_BYTES * 2, 0x20));
-    const error = errorOf(() => post("/batch/", bomb, { "content-encoding": "gzip" }));
+    const error = await errorOf(() => post("/batch/", bomb, { "content-encoding": "gzip" }));
     expect(error.status).toBe(413);
   });
 });
 
 describe("decodeRequest: malformed bodies are 400 with a clear detail", () => {
-  it("rejects invalid gzip announced by a header", () => {
-    const error = errorOf(() => post("/batch/", "this is not gzip", { "content-encoding": "gzip" }));
+  it("rejects invalid gzip announced by a header", async () => {
+    const error = await errorOf(() => post("/batch/", "this is not gzip", { "content-encoding": "gzip" }));
     expect(error.status).toBe(400);
     expect(error.code).toBe("invalid_payload");
     expect(error.message).toMatch(/not valid gzip/);
   });
 
-  it("rejects invalid gzip announced by ?compression=gzip-js", () => {
-    const error = errorOf(() => post("/e/?compression=gzip-js", "{\"event\":\"x\"}"));
+  it("rejects invalid gzip announced by ?compression=gzip-js", async () => {
+    const error = await errorOf(() => post("/e/?compression=gzip-js", "{\"event\":\"x\"}"));
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/gzip/);
   });
 
-  it("rejects a truncated gzip body (magic bytes sniffed)", () => {
+  it("rejects a truncated gzip body (magic bytes sniffed)", async () => {
     const full = gzipSync(JSON.stringify(BATCH));
-    const error = errorOf(() => post("/e/", full.subarray(0, full.length - 12), { "content-type": "text/plain" }));
+    const error = await errorOf(() => post("/e/", full.subarray(0, full.length - 12), { "content-type": "text/plain" }));
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/gzip/);
   });
 
-  it("rejects a base64 body with characters outside the alphabet", () => {
-    const error = errorOf(() => post("/e/?compression=base64", "%%%not*base64!!!"));
+  it("rejects a base64 body with characters outside the alphabet", async () => {
+    const error = await errorOf(() => post("/e/?compression=base64", "%%%not*base64!!!"));
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/base64/);
   });
 
-  it("rejects base64 that decodes to something other than JSON", () => {
-    const error = errorOf(() => post("/e/?compression=base64", Buffer.from("hello world").toString("base64")));
+  it("rejects base64 that decodes to something other than JSON", async () => {
+    const error = await errorOf(() => post("/e/?compression=base64", Buffer.from("hello world").toString("base64")));
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/JSON/);
   });
 
-  it("rejects invalid lz64", () => {
-    const error = errorOf(() => post("/e/?compression=lz64", "data=%%%%", { "content-type": "application/x-www-form-urlencoded" }));
+  it("rejects invalid lz64", async () => {
+    const error = await errorOf(() => post("/e/?compression=lz64", "data=%%%%", { "content-type": "application/x-www-form-urlencoded" }));
     expect(error.status).toBe(400);
   });
 
-  it("rejects lz64 on which lz-string itself throws (\"zzzz\") with 400, not a crash", () => {
-    const error = errorOf(() => post("/e/?compression=lz64", "zzzz"));
+  it("rejects lz64 on which lz-string itself throws (\"zzzz\") with 400, not a crash", async () => {
+    const error = await errorOf(() => post("/e/?compression=lz64", "zzzz"));
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/lz64/);
-    expect(errorOf(() => get("/e/?compression=lz64&data=zzzz")).status).toBe(400);
+    expect((await errorOf(() => get("/e/?compression=lz64&data=zzzz"))).status).toBe(400);
   });
 
-  it("rejects a small lz64 body that expands past 20 MB (lz64 bomb) with 413", () => {
+  it("rejects a small lz64 body that expands past 20 MB (lz64 bomb) with 413", async () => {
     const bomb = lz64Bomb(6_600);
     expect(bomb.length).toBeLessThan(20_000);
-    const error = errorOf(() => post("/e/?compression=lz64", bomb));
+    const error = await errorOf(() => post("/e/?compression=lz64", bomb));
     expect(error.status).toBe(413);
   });
 
-  it("rejects the lz64 bomb (55 KB → 289 MB) as form data=, with the hint in the form or the query, and as GET ?data=", () => {
+  it("rejects the lz64 bomb (55 KB → 289 MB) as form data=, with the hint in the form or the query, and as GET ?data=", async () => {
     const bomb = lz64Bomb(24_000);
     const form = { "content-type": "application/x-www-form-urlencoded" };
-    expect(errorOf(() => post("/e/", `data=${encodeURIComponent(bomb)}&compression=lz64`, form)).status).toBe(413);
-    expect(errorOf(() => post("/engage/?compression=lz64", `data=${encodeURIComponent(bomb)}`, form)).status).toBe(413);
-    expect(errorOf(() => get(`/e/?compression=lz64&data=${encodeURIComponent(bomb)}`)).status).toBe(413);
+    expect((await errorOf(() => post("/e/", `data=${encodeURIComponent(bomb)}&compression=lz64`, form))).status).toBe(413);
+    expect((await errorOf(() => post("/engage/?compression=lz64", `data=${encodeURIComponent(bomb)}`, form))).status).toBe(413);
+    expect((await errorOf(() => get(`/e/?compression=lz64&data=${encodeURIComponent(bomb)}`))).status).toBe(413);
   });
 
-  it("rejects lz64 whose text is under 20 M characters but over 20 MB as UTF-8 with 413", () => {
+  it("rejects lz64 whose text is under 20 M characters but over 20 MB as UTF-8 with 413", async () => {
     // 12.5 M × "é": 25 MB as UTF-8.
-    expect(errorOf(() => post("/e/?compression=lz64", lz64Bomb(5_000, "é"))).status).toBe(413);
+    expect((await errorOf(() => post("/e/?compression=lz64", lz64Bomb(5_000, "é")))).status).toBe(413);
   });
 
-  it("rejects a body that is not JSON", () => {
-    const error = errorOf(() => post("/e/", "{\"event\": \"x\", ", { "content-type": "application/json" }));
+  it("rejects a body that is not JSON", async () => {
+    const error = await errorOf(() => post("/e/", "{\"event\": \"x\", ", { "content-type": "application/json" }));
     expect(error.status).toBe(400);
     expect(error.code).toBe("invalid_payload");
     expect(error.message).toBe("Malformed request data: the body is not valid JSON.");
   });
 
-  it("rejects an empty POST with 400 no_data", () => {
-    const error = errorOf(() => post("/e/", new Uint8Array()));
+  it("rejects an empty POST with 400 no_data", async () => {
+    const error = await errorOf(() => post("/e/", new Uint8Array()));
     expect(error.status).toBe(400);
     expect(error.code).toBe("no_data");
     expect(error.message).toMatch(/No data found/);
   });
 
-  it("rejects a GET without data= with 400 no_data", () => {
-    const error = errorOf(() => get("/e/"));
+  it("rejects a GET without data= with 400 no_data", async () => {
+    const error = await errorOf(() => get("/e/"));
     expect(error.status).toBe(400);
     expect(error.code).toBe("no_data");
   });
 
-  it("rejects a GET whose data= is garbage", () => {
-    const error = errorOf(() => get("/e/?data=%F0%9F%92%A9not-json"));
+  it("rejects a GET whose data= is garbage", async () => {
+    const error = await errorOf(() => get("/e/?data=%F0%9F%92%A9not-json"));
     expect(error.status).toBe(400);
   });
 
-  it("rejects a form body without data=", () => {
-    const error = errorOf(() => post("/e/", "api_key=phc_x", { "content-type": "application/x-www-form-urlencoded" }));
+  it("rejects a form body without data=", async () => {
+    const error = await errorOf(() => post("/e/", "api_key=phc_x", { "content-type": "application/x-www-form-urlencoded" }));
     expect(error.status).toBe(400);
     expect(error.code).toBe("no_data");
   });

@@ -116,9 +116,9 @@ const tooDeep = () => invalidPayload(`Malformed request data: the body is nested
  * The body's JSON document (json-bytes.ts: large ones in pieces, any nested past MAX_BODY_DEPTH
  * refused before anything is built); a legacy payload still base64 after decompression once.
  */
-function parseJson(source: string | Buffer, base64Retry = true): unknown {
+async function parseJson(source: string | Buffer, base64Retry = true): Promise<unknown> {
   try {
-    return parseJsonBytes(typeof source === "string" ? Buffer.from(source, "utf8") : source);
+    return await parseJsonBytes(typeof source === "string" ? Buffer.from(source, "utf8") : source);
   } catch (error) {
     if (error instanceof JsonTooDeep) throw tooDeep();
   }
@@ -156,7 +156,7 @@ function querySentAt(url: URL): Date | null {
  * whose `compression` hint may also be a form field. Every decompression stops at `limit`
  * (20 MB unless the endpoint says less).
  */
-export function decodeRequest(method: string, url: URL, headers: { get(name: string): string | null }, body: Uint8Array, limit = MAX_PAYLOAD_BYTES): DecodedRequest {
+export async function decodeRequest(method: string, url: URL, headers: { get(name: string): string | null }, body: Uint8Array, limit = MAX_PAYLOAD_BYTES): Promise<DecodedRequest> {
   if (body.length > limit) throw tooLarge(limit);
   const queryHint = compressionOf(url.searchParams.get("compression"));
   const sentAt = querySentAt(url);
@@ -165,7 +165,7 @@ export function decodeRequest(method: string, url: URL, headers: { get(name: str
     const data = url.searchParams.get("data");
     if (!data) throw new IngestionError(400, "no_data", "No data found. Send the payload in the body of a POST, or as ?data= on a GET.");
     const text = decodeDataField(data, queryHint === "gzip" ? fieldBytes(url.search.slice(1), "data") : null, queryHint, limit);
-    return { payload: parseJson(text), querySentAt: sentAt, formToken: url.searchParams.get("token") ?? url.searchParams.get("api_key") };
+    return { payload: await parseJson(text), querySentAt: sentAt, formToken: url.searchParams.get("token") ?? url.searchParams.get("api_key") };
   }
 
   if (body.length === 0) throw new IngestionError(400, "no_data", "No data found. Make sure to use a POST request when sending the payload in the body of the request.");
@@ -188,10 +188,10 @@ export function decodeRequest(method: string, url: URL, headers: { get(name: str
     let hint = queryHint ?? compressionOf(form.get("compression"));
     if (hint === "gzip" && bodyIsGzip) hint = null;
     const decoded = decodeDataField(data, hint === "gzip" ? fieldBytes(encoded, "data") : null, hint, limit);
-    return { payload: parseJson(decoded), querySentAt: sentAt, formToken: form.get("api_key") ?? form.get("token") };
+    return { payload: await parseJson(decoded), querySentAt: sentAt, formToken: form.get("api_key") ?? form.get("token") };
   }
-  if (queryHint === "base64") return { payload: parseJson(fromBase64(buffer.toString("utf8"))), querySentAt: sentAt, formToken: null };
-  if (queryHint === "lz64") return { payload: parseJson(fromLz64(buffer.toString("utf8"), limit)), querySentAt: sentAt, formToken: null };
+  if (queryHint === "base64") return { payload: await parseJson(fromBase64(buffer.toString("utf8"))), querySentAt: sentAt, formToken: null };
+  if (queryHint === "lz64") return { payload: await parseJson(fromLz64(buffer.toString("utf8"), limit)), querySentAt: sentAt, formToken: null };
   // JSON, gunzipped above when it was gzip (as posthog-js and posthog-node send it): from its bytes.
-  return { payload: parseJson(buffer), querySentAt: sentAt, formToken: null };
+  return { payload: await parseJson(buffer), querySentAt: sentAt, formToken: null };
 }

@@ -57,34 +57,48 @@ function body(seed: number): string {
 }
 
 /** JSON.parse's value, compared by its text (key order included) and its own "__proto__" keys. */
-function same(bytes: Buffer, text: string): void {
-  const parsed = parseJsonBytes(bytes);
+async function same(bytes: Buffer, text: string): Promise<void> {
+  const parsed = await parseJsonBytes(bytes);
   expect(JSON.stringify(parsed)).toBe(JSON.stringify(JSON.parse(text)));
   expect(Object.getPrototypeOf(parsed)).toBe(Object.getPrototypeOf(JSON.parse(text)));
 }
 
 describe("parseJsonBytes", () => {
-  it("gives JSON.parse's value for 200 generated bodies of about 40 to 250 KB, spaced or not", () => {
+  it("gives JSON.parse's value for 200 generated bodies of about 40 to 250 KB, spaced or not", async () => {
     for (let seed = 1; seed <= 200; seed++) {
       const text = body(seed);
       expect(Buffer.byteLength(text), `seed ${seed}`).toBeGreaterThan(32 * 1024);
-      same(Buffer.from(text, "utf8"), text);
+      await same(Buffer.from(text, "utf8"), text);
     }
   });
 
-  it("keeps JSON.parse's rules for keys: '__proto__' an own key, the last of a repeated key in its first place, integer keys first", () => {
+  it("lets other callbacks run while it parses a large body (10 MB), between its runs", async () => {
+    const text = JSON.stringify({ api_key: "phc_x", batch: Array.from({ length: 40_000 }, (_, i) => ({ event: "e", distinct_id: `u${i}`, properties: { i, text: "x".repeat(200) } })) });
+    // Once a turn of the event loop while the parse runs: more than one turn means it yielded.
+    let turns = 0;
+    let parsing = true;
+    const turn = () => {
+      turns++;
+      if (parsing) setImmediate(turn);
+    };
+    setImmediate(turn);
+    await same(Buffer.from(text), text).finally(() => (parsing = false));
+    expect(turns).toBeGreaterThanOrEqual(3);
+  });
+
+  it("keeps JSON.parse's rules for keys: '__proto__' an own key, the last of a repeated key in its first place, integer keys first", async () => {
     const long = "y".repeat(20_000);
     const text = `{"b":1,"__proto__":{"polluted":true},"a":"${long}","b":2,"2":"two","1":"one","batch":[{"__proto__":{"x":1}},"${long}",{"k":1,"k":2}],"b":3}`;
-    const parsed = parseJsonBytes(Buffer.from(text)) as Record<string, unknown>;
+    const parsed = (await parseJsonBytes(Buffer.from(text))) as Record<string, unknown>;
     expect(Object.keys(parsed)).toEqual(["1", "2", "b", "__proto__", "a", "batch"]);
     expect(parsed.b).toBe(3);
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.hasOwn((parsed.batch as object[])[0]!, "__proto__")).toBe(true);
-    same(Buffer.from(text), text);
+    await same(Buffer.from(text), text);
   });
 
-  it("reads values of any size at either level: tiny elements by the thousand, one string of 300 KB, empty containers", () => {
+  it("reads values of any size at either level: tiny elements by the thousand, one string of 300 KB, empty containers", async () => {
     for (const text of [
       `[${Array.from({ length: 50_000 }, (_, i) => i % 7).join(",")}]`,
       `{"batch":[${Array.from({ length: 20_000 }, () => "{}").join(", ")}], "data": [], "x": {}}`,
@@ -95,10 +109,10 @@ describe("parseJsonBytes", () => {
       "12",
       '"text"',
     ])
-      same(Buffer.from(text), text);
+      await same(Buffer.from(text), text);
   });
 
-  it("throws wherever JSON.parse throws: structure broken at either level, trailing commas, two documents, a BOM", () => {
+  it("throws wherever JSON.parse throws: structure broken at either level, trailing commas, two documents, a BOM", async () => {
     const events = Array.from({ length: 300 }, (_, i) => `{"event":"e${i}","properties":{"s":"${"v".repeat(100)}"}}`).join(",");
     for (const text of [
       `{"batch":[${events},]}`,
@@ -124,11 +138,11 @@ describe("parseJsonBytes", () => {
       "   ",
     ]) {
       expect(() => JSON.parse(text), text.slice(0, 40)).toThrow();
-      expect(() => parseJsonBytes(Buffer.from(text)), text.slice(0, 40)).toThrow();
+      await expect(parseJsonBytes(Buffer.from(text)), text.slice(0, 40)).rejects.toThrow();
     }
   });
 
-  it("after any one byte of a body is changed, answers exactly when JSON.parse does, with its value (1,000 mutations)", () => {
+  it("after any one byte of a body is changed, answers exactly when JSON.parse does, with its value (1,000 mutations)", async () => {
     const next = random(7);
     const base = Buffer.from(body(3), "utf8");
     const structural = [0x22, 0x5c, 0x2c, 0x3a, 0x7b, 0x7d, 0x5b, 0x5d, 0x20, 0x30, 0x74];
@@ -141,14 +155,14 @@ describe("parseJsonBytes", () => {
       try {
         expected = JSON.parse(text);
       } catch {
-        expect(() => parseJsonBytes(bytes), `byte ${at}`).toThrow();
+        await expect(parseJsonBytes(bytes), `byte ${at}`).rejects.toThrow();
         continue;
       }
-      expect(JSON.stringify(parseJsonBytes(bytes)), `byte ${at}`).toBe(JSON.stringify(expected));
+      expect(JSON.stringify(await parseJsonBytes(bytes)), `byte ${at}`).toBe(JSON.stringify(expected));
     }
   });
 
-  it("refuses nesting past MAX_BODY_DEPTH at any level, in short and long bodies, objects and arrays alike, and reads the limit itself", () => {
+  it("refuses nesting past MAX_BODY_DEPTH at any level, in short and long bodies, objects and arrays alike, and reads the limit itself", async () => {
     const nest = (levels: number, open = "[", close = "]") => `${open.repeat(levels)}${close.repeat(levels)}`;
     const objects = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
     const pad = `"${"p".repeat(40_000)}"`;
@@ -161,7 +175,7 @@ describe("parseJsonBytes", () => {
       `[${pad},{"properties":${objects(levels - 2)}}]`,
       `${nest(levels)}${" ".repeat(40_000)}`,
     ];
-    for (const text of documents(MAX_BODY_DEPTH)) same(Buffer.from(text), text);
-    for (const text of documents(MAX_BODY_DEPTH + 1)) expect(() => parseJsonBytes(Buffer.from(text)), text.slice(0, 30)).toThrow(JsonTooDeep);
+    for (const text of documents(MAX_BODY_DEPTH)) await same(Buffer.from(text), text);
+    for (const text of documents(MAX_BODY_DEPTH + 1)) await expect(parseJsonBytes(Buffer.from(text)), text.slice(0, 30)).rejects.toThrow(JsonTooDeep);
   });
 });

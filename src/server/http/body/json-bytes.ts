@@ -18,7 +18,11 @@
  * built (JsonTooDeep): JSON.parse reads any depth, and 20 MB of nested arrays held the server's
  * thread 8–11 s in it, for anyone, before the body's key was even read. Smaller bodies are only
  * scanned for depth (when they are long enough to nest that deep), then parsed whole.
+ *
+ * Between its runs the walk lets other requests in (TimeSlice): a 6.7 MB `/batch/` of 5,000
+ * events took 80–96 ms to parse, 20 MB about three times that, all of it in one turn before.
  */
+import { TimeSlice } from "@/server/event-loop";
 import { MAX_PROPERTY_DEPTH } from "@/server/ingestion/normalise";
 
 /** Bodies below this size are one string anyway (far below 128 KB, even at two bytes a character). */
@@ -113,7 +117,7 @@ function setMember(object: Record<string, unknown>, key: string, value: unknown)
  * in braces (brackets): one JSON.parse per member would make a body of many tiny ones slower
  * than the whole string. A split level finds its own end as it goes, so each byte is read once.
  */
-function parseValueAt(bytes: Buffer, at: number, end: number, levels: number, depth: number): [unknown, number] {
+async function parseValueAt(bytes: Buffer, at: number, end: number, levels: number, depth: number, slice: TimeSlice): Promise<[unknown, number]> {
   const first = bytes[at];
   if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
     const valueEnd = endOfValue(bytes, at, end, MAX_BODY_DEPTH - depth + 1);
@@ -148,7 +152,7 @@ function parseValueAt(bytes: Buffer, at: number, end: number, levels: number, de
     }
     if (levels > 1 && (bytes[i] === OPEN_OBJECT || bytes[i] === OPEN_ARRAY)) {
       flush();
-      const [value, valueEnd] = parseValueAt(bytes, i, end, levels - 1, depth + 1);
+      const [value, valueEnd] = await parseValueAt(bytes, i, end, levels - 1, depth + 1, slice);
       if (isObject) setMember(object, parseWhole(bytes, memberFrom, keyEnd) as string, value);
       else array.push(value);
       i = valueEnd;
@@ -156,7 +160,10 @@ function parseValueAt(bytes: Buffer, at: number, end: number, levels: number, de
       const valueEnd = endOfValue(bytes, i, end, MAX_BODY_DEPTH - depth);
       if (runFrom === -1) runFrom = memberFrom;
       runTo = valueEnd;
-      if (runTo - runFrom >= CHUNK_BYTES) flush();
+      if (runTo - runFrom >= CHUNK_BYTES) {
+        flush();
+        await slice.pace();
+      }
       i = valueEnd;
     }
     i = skipSpace(bytes, i, end);
@@ -174,7 +181,7 @@ function parseValueAt(bytes: Buffer, at: number, end: number, levels: number, de
  * document nested more than MAX_BODY_DEPTH levels, and anything else on what is not such a
  * document: the caller parses those the plain way, for the plain way's answer.
  */
-export function parseJsonBytes(bytes: Buffer): unknown {
+export async function parseJsonBytes(bytes: Buffer): Promise<unknown> {
   const start = skipSpace(bytes, 0, bytes.length);
   if (start === bytes.length) throw new NotJson();
   if (bytes.length < SPLIT_BYTES) {
@@ -182,7 +189,7 @@ export function parseJsonBytes(bytes: Buffer): unknown {
     if (bytes.length > 2 * MAX_BODY_DEPTH) endOfValue(bytes, start, bytes.length, MAX_BODY_DEPTH);
     return JSON.parse(bytes.toString("utf8"));
   }
-  const [value, end] = parseValueAt(bytes, start, bytes.length, SPLIT_LEVELS, 1);
+  const [value, end] = await parseValueAt(bytes, start, bytes.length, SPLIT_LEVELS, 1, new TimeSlice());
   if (skipSpace(bytes, end, bytes.length) !== bytes.length) throw new NotJson();
   return value;
 }

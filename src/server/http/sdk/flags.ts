@@ -223,7 +223,7 @@ function flagsEndpoint(endpoint: Endpoint) {
 
     let body: FlagsRequestBody;
     try {
-      const decoded = decodeRequest(request.method, url, { get: request.header }, request.body);
+      const decoded = await decodeRequest(request.method, url, { get: request.header }, request.body);
       const parsed = flagsRequestSchema.safeParse(decoded.payload);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

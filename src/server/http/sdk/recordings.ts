@@ -26,7 +26,7 @@ async function handleSnapshots(request: RawRequest): Promise<RawResponse> {
       throw new IngestionError(413, "request_too_large", `Request too large: bodies are limited to ${MAX_RECORDING_BODY_BYTES} bytes.`);
     }
     const url = new URL(request.url, "http://localhost");
-    const decoded = decodeRequest(request.method, url, { get: request.header }, request.body, MAX_RECORDING_DECODED_BYTES);
+    const decoded = await decodeRequest(request.method, url, { get: request.header }, request.body, MAX_RECORDING_DECODED_BYTES);
     const { token, chunks } = parseSnapshotRequest(decoded.payload, decoded.formToken);
     if (!token) throw new IngestionError(401, "no_api_key", CAPTURE_MISSING_PROJECT_KEY);
     const db = await getDb();
