@@ -105,6 +105,8 @@ export async function drainIngestion(): Promise<void> {
 
 /** Events handed to a transformation chain at once: a slice of the thread holds many of these. */
 const TRANSFORM_CHUNK = 500;
+/** Events handed to the definitions upkeep between two looks at the time slice (~1 ms of work). */
+const OBSERVED_PER_SLICE_CHECK = 100;
 
 const emptyChain: TransformChain = { configIds: [], run: (events) => events };
 export const noTransformations: TransformationsFor = async () => emptyChain;
@@ -322,6 +324,13 @@ export async function ingestDecoded(
   await services.writer.write(rows);
   // While capture is saturated, deliveries step back.
   if (routed?.some(Boolean)) kickDestinationWorker({ routed: true, saturated: services.writer.saturated });
-  services.definitions.observeEvents(rows);
+  // Definitions look at every key of every event: a large batch lets other requests in between.
+  if (rows.length <= OBSERVED_PER_SLICE_CHECK) services.definitions.observeEvents(rows);
+  else {
+    for (let from = 0; from < rows.length; from += OBSERVED_PER_SLICE_CHECK) {
+      services.definitions.observeEvents(rows.slice(from, from + OBSERVED_PER_SLICE_CHECK));
+      await slice.pace();
+    }
+  }
   return { stored: rows.length, dropped };
 }

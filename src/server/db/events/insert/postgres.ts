@@ -6,7 +6,7 @@
 import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import { TimeSlice } from "@/server/event-loop";
 import type { StoredEventInput } from "../contract";
-import { sessionDeltasOf } from "../sessions/deltas";
+import { SessionDeltas, sessionDeltasOf, type SessionDelta } from "../sessions/deltas";
 import { insertSessionDeltas } from "../sessions/postgres";
 
 /** Rows and JSON text per statement: a jsonb value is at most 255 MB; events can be large. */
@@ -121,15 +121,16 @@ function jsonbRows(rowTexts: readonly string[]): Buffer {
   return buffer;
 }
 
-async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rowTexts: readonly string[]): Promise<number> {
+/** `deltas`: what all of `events` add to their sessions (gathered as the rows were made). */
+async function insertChunk(sql: InsertDriver, events: readonly StoredEventInput[], rowTexts: readonly string[], deltas: readonly SessionDelta[]): Promise<number> {
   // The embedded database's driver takes text parameters only.
   const rows = sql.embedded ? `[${rowTexts.join(",")}]` : jsonbRows(rowTexts);
   try {
     const outbox = outboxBatchJson(events);
     const [result] =
       outbox === null
-        ? await sql.query<{ n: number }>(INSERT_NEW, [rows, JSON.stringify(sessionDeltasOf(events))], { prepare: "burrow_insert_events" })
-        : await sql.query<{ n: number }>(INSERT_NEW_WITH_OUTBOX, [rows, JSON.stringify(sessionDeltasOf(events)), outbox], { prepare: "burrow_insert_events_outbox" });
+        ? await sql.query<{ n: number }>(INSERT_NEW, [rows, JSON.stringify(deltas)], { prepare: "burrow_insert_events" })
+        : await sql.query<{ n: number }>(INSERT_NEW_WITH_OUTBOX, [rows, JSON.stringify(deltas), outbox], { prepare: "burrow_insert_events_outbox" });
     return result!.n;
   } catch (error) {
     if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
@@ -161,11 +162,13 @@ export async function insertEvents(sql: InsertDriver, events: readonly StoredEve
   let inserted = 0;
   let chunk: StoredEventInput[] = [];
   let rows: string[] = [];
+  let deltas = new SessionDeltas();
   let text = 0;
   const send = async () => {
-    inserted += await insertChunk(sql, chunk, rows);
+    inserted += await insertChunk(sql, chunk, rows, deltas.deltas());
     chunk = [];
     rows = [];
+    deltas = new SessionDeltas();
     text = 0;
   };
   for (const event of events) {
@@ -173,6 +176,7 @@ export async function insertEvents(sql: InsertDriver, events: readonly StoredEve
     if (rows.length > 0 && (rows.length >= chunkRows || text + row.length > CHUNK_TEXT)) await send();
     chunk.push(event);
     rows.push(row);
+    deltas.add(event);
     text += row.length;
     await slice.pace();
   }

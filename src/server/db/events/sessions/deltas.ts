@@ -74,18 +74,22 @@ interface Gathering {
   exit: StoredEventInput | null;
 }
 
-/** One delta per (project, session) of `events`, in key order. */
-export function sessionDeltasOf(events: readonly StoredEventInput[]): SessionDelta[] {
-  const sessions = new Map<string, Gathering>();
-  for (const e of events) {
+/**
+ * The deltas of events handed over one at a time (`add`), so that a long insert can let other
+ * requests in between its events; `deltas()` then gives one per (project, session), in key order.
+ */
+export class SessionDeltas {
+  private readonly sessions = new Map<string, Gathering>();
+
+  add(e: StoredEventInput): void {
     const sessionId = sessionIdOf(e.properties);
-    if (sessionId === null) continue;
+    if (sessionId === null) return;
     const key = `${e.projectId}\u0000${sessionId}`;
     const time = e.timestamp.getTime();
-    let s = sessions.get(key);
+    let s = this.sessions.get(key);
     if (!s) {
       s = { projectId: e.projectId, sessionId, distinctId: e.distinctId, person: null, start: time, end: time, lastView: null, pageviews: 0, screens: 0, autocaptures: 0, entry: null, exit: null };
-      sessions.set(key, s);
+      this.sessions.set(key, s);
     }
     if (e.distinctId < s.distinctId) s.distinctId = e.distinctId;
     if (e.personId && (!s.person || e.timestamp.getTime() < s.person.timestamp.getTime())) s.person = e;
@@ -100,23 +104,33 @@ export function sessionDeltasOf(events: readonly StoredEventInput[]): SessionDel
       if (!s.exit || earlier(s.exit, e)) s.exit = e;
     }
   }
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return [...sessions.values()]
-    .sort((a, b) => a.projectId - b.projectId || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0))
-    .map((s) => ({
-      project_id: s.projectId,
-      session_id: s.sessionId,
-      distinct_id: s.distinctId,
-      person_id: s.person?.personId ?? null,
-      start_timestamp: iso(s.start),
-      end_timestamp: iso(s.end),
-      last_view_timestamp: s.lastView === null ? null : iso(s.lastView),
-      pageview_count: s.pageviews,
-      screen_count: s.screens,
-      autocapture_count: s.autocaptures,
-      entry_timestamp: s.entry ? s.entry.timestamp.toISOString() : null,
-      entry: s.entry ? pick(s.entry.properties, ENTRY_KEYS) : null,
-      exit_timestamp: s.exit ? s.exit.timestamp.toISOString() : null,
-      exit: s.exit ? pick(s.exit.properties, EXIT_KEYS) : null,
-    }));
+
+  deltas(): SessionDelta[] {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return [...this.sessions.values()]
+      .sort((a, b) => a.projectId - b.projectId || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0))
+      .map((s) => ({
+        project_id: s.projectId,
+        session_id: s.sessionId,
+        distinct_id: s.distinctId,
+        person_id: s.person?.personId ?? null,
+        start_timestamp: iso(s.start),
+        end_timestamp: iso(s.end),
+        last_view_timestamp: s.lastView === null ? null : iso(s.lastView),
+        pageview_count: s.pageviews,
+        screen_count: s.screens,
+        autocapture_count: s.autocaptures,
+        entry_timestamp: s.entry ? s.entry.timestamp.toISOString() : null,
+        entry: s.entry ? pick(s.entry.properties, ENTRY_KEYS) : null,
+        exit_timestamp: s.exit ? s.exit.timestamp.toISOString() : null,
+        exit: s.exit ? pick(s.exit.properties, EXIT_KEYS) : null,
+      }));
+  }
+}
+
+/** One delta per (project, session) of `events`, in key order. */
+export function sessionDeltasOf(events: readonly StoredEventInput[]): SessionDelta[] {
+  const deltas = new SessionDeltas();
+  for (const e of events) deltas.add(e);
+  return deltas.deltas();
 }
