@@ -133,6 +133,8 @@ function clientDriver(client: pg.PoolClient, embedded: boolean, worker: WorkerSq
         throw error;
       }
     },
+    // The run's connection is checked out already.
+    async openConnections() {},
     beforeClose() {},
     async close() {},
   };
@@ -162,6 +164,7 @@ function guardedDriver(sql: SqlDriver, stopped: () => AppError | null): SqlDrive
       check();
       return sql.transaction((tx) => fn(guard(tx)));
     },
+    openConnections: () => sql.openConnections(),
     beforeClose() {},
     async close() {},
   };

@@ -28,6 +28,15 @@ describe(`connection settings (${testDbKind})`, () => {
       const answers = await Promise.all(Array.from({ length: 4 }, read));
       for (const [row] of answers) expect(row).toMatchObject({ jit: "off", work_mem: "64MB", setup: "200", tuple: "0.02" });
     });
+    it("PostgreSQL: the server's warm-up opens every pooled connection requests may use", async () => {
+      const requestsBackends = async () =>
+        (await db.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name <> 'burrow-worker' AND backend_type = 'client backend'`,
+        ))[0]!.n;
+      await db.sql.openConnections();
+      // The pool's ten (DATABASE_POOL_SIZE), and perhaps the change feed's and analytical reads' own.
+      expect(await requestsBackends()).toBeGreaterThanOrEqual(Number(process.env.DATABASE_POOL_SIZE) || 10);
+    });
   } else {
     it("PGlite keeps its own work_mem", async () => {
       expect(await setting("work_mem")).toBe("4MB");

@@ -83,9 +83,13 @@ function statementTimeoutMs(): number {
 const analyticsPoolSize = () => Number(process.env.DATABASE_ANALYTICS_POOL_SIZE) || 4;
 
 async function openPostgres(url: string): Promise<Database> {
+  const poolSize = Number(process.env.DATABASE_POOL_SIZE) || 10;
   const pool = new pg.Pool({
     connectionString: url,
-    max: Number(process.env.DATABASE_POOL_SIZE) || 10,
+    max: poolSize,
+    // Idle connections stay open: after a quiet spell (pg's default closes them after 10 s) the
+    // next burst's first requests each waited tens of milliseconds for a new backend.
+    min: poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     options: `${SESSION_SETTINGS} -c statement_timeout=${statementTimeoutMs()}`,
   });

@@ -50,6 +50,11 @@ export interface SqlDriver extends SqlExecutor {
   /** SQL for background work (WorkerSql). */
   readonly worker: WorkerSql;
   /**
+   * Opens every connection requests may use, ahead of them (the server's warm-up): a burst's
+   * first requests otherwise each waited for a connection of its own to open.
+   */
+  openConnections(): Promise<void>;
+  /**
    * Work that must reach the database before it closes (writes buffered in memory): `close()`
    * awaits each hook, in the order given, while the connection still answers.
    */
@@ -151,6 +156,12 @@ export function pgPoolDriver(pool: pg.Pool, options: { embedded?: boolean; end?:
       }
     },
     worker: pgWorkerSql(workerPool ?? pool, embedded),
+    async openConnections() {
+      const opened = await Promise.allSettled(Array.from({ length: pool.options.max }, () => pool.connect()));
+      for (const result of opened) if (result.status === "fulfilled") result.value.release();
+      const failed = opened.find((result) => result.status === "rejected");
+      if (failed) throw failed.reason;
+    },
     ...closing(async () => {
       try {
         await end();
@@ -178,6 +189,8 @@ export function pgliteDriver(db: PGlite): SqlDriver {
     embedded: true,
     transaction,
     worker,
+    // One connection, in this thread: open from the start.
+    async openConnections() {},
     ...closing(() => db.close()),
   };
 }

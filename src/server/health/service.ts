@@ -23,7 +23,8 @@ type Holder = { [WARMING]?: { done: boolean } };
 
 /**
  * What the hot paths would otherwise pay for on their first requests, done before the server
- * says ready (/_ready answers 503 until then): the GeoIP databases read, every project's key,
+ * says ready (/_ready answers 503 until then): the GeoIP databases read, the database's
+ * connections opened, every project's key,
  * every person's properties in memory for flags (embedded database), every project's flag
  * definitions loaded with their cohorts compiled. A failure is logged and the server becomes ready anyway:
  * each of these also loads on first use.
@@ -34,6 +35,7 @@ export async function warmUp(db: Database): Promise<void> {
   const started = performance.now();
   try {
     warmGeoIp();
+    await db.sql.openConnections();
     // Tables never analyzed (a database from before the schedule, or loaded by another
     // process) before the first request: on the embedded database an ANALYZE holds the one
     // connection for up to a second, which the first requests would otherwise wait for.
