@@ -3,6 +3,8 @@
 // as one JSON line. A process of its own because the benchmark's process holds a seeded
 // heap: the 12 KB answers of /flags made it mark and compact every second, 5–20 ms each,
 // and its pauses were counted as the server's latency.
+// PACED_TIMELINE=<file> appends each run's [ms after the start it was due, latency ms] pairs as
+// one JSON line, to see when in a run the slow requests were (a warm-up, a stall, a queue).
 import fs from "node:fs";
 import http from "node:http";
 
@@ -20,6 +22,7 @@ const fail = (why) => {
 };
 const total = Math.round(rate * durationS);
 const inFlight = new Set();
+const timeline = [];
 
 function send(index, due) {
   const body = bodies[index % bodies.length];
@@ -37,7 +40,9 @@ function send(index, due) {
         res.resume();
         res.on("end", () => {
           if (res.statusCode !== 200) fail(`status ${res.statusCode}`);
-          latencies.push(performance.now() - due);
+          const latency = performance.now() - due;
+          latencies.push(latency);
+          timeline.push([Math.round(due - start), Math.round(latency)]);
           resolve();
         });
       },
@@ -64,6 +69,7 @@ while (sent < total) {
 }
 await Promise.all(inFlight);
 agent.destroy();
+if (process.env.PACED_TIMELINE) fs.appendFileSync(process.env.PACED_TIMELINE, JSON.stringify({ url, timeline }) + "\n");
 latencies.sort((a, b) => a - b);
 const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? null;
 console.log(
