@@ -20,7 +20,7 @@ import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { createEmptyPostgresDatabase } from "@/test-support/db";
 import { posthogJsPageview } from "./lib/posthog-js-event";
-import { startServer, stop } from "./lib/server-process";
+import { startServer, stop, waitReady } from "./lib/server-process";
 
 const { values } = parseArgs({
   options: { db: { type: "string", default: "postgres" }, events: { type: "string", default: "5000" }, requests: { type: "string", default: "4" }, seconds: { type: "string", default: "10" } },
@@ -44,11 +44,7 @@ try {
   }
   const server = await startServer(postgres ? { DATABASE_URL: postgres.url, DATA_DIR: dataDir } : { DATA_DIR: dataDir });
   try {
-    for (;;) {
-      const ready = await fetch(`${server.url}/_ready`).catch(() => null);
-      if (ready?.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitReady(server.url);
     const bodies = Array.from({ length: REQUESTS }, (_, r) =>
       JSON.stringify({ api_key: token, batch: Array.from({ length: EVENTS }, (_, i) => posthogJsPageview((r * EVENTS + i) % VISITORS, r * EVENTS + i)) }),
     );

@@ -51,7 +51,7 @@ import { cpuMeter } from "./lib/cpu";
 import { pgliteCopyRate, postgresCopyRate } from "./lib/raw-copy";
 import { createDestinations, startBenchSink, type BenchSink } from "./lib/destinations";
 import { createPlatformObjects, describePlatform, httpPoster, PLATFORM_KINDS, platformKinds } from "./lib/platform";
-import { startServer, stop } from "./lib/server-process";
+import { startServer, stop, waitReady } from "./lib/server-process";
 import { luaString, wrk, type WrkResult } from "./lib/wrk";
 
 const { values } = parseArgs({
@@ -169,14 +169,6 @@ async function floorServer(url: string, body: string): Promise<{ url: string; ch
   const response = await fetch(`${url}/decide/?v=3`, { method: "POST", headers: { "content-type": "application/json" }, body });
   if (response.status !== 200) throw new Error(`/decide answered ${response.status}: ${await response.text()}`);
   return bareServer(await response.text());
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (;;) {
-    const response = await fetch(`${url}/_ready`).catch(() => null);
-    if (response?.status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 interface Row {

@@ -43,6 +43,15 @@ export function startServer(env: Record<string, string>): Promise<{ url: string;
   return startNodeProcess([...startScriptFlags(), ...nodeArgs, "dist/server.mjs"], env);
 }
 
+/** Resolves once the server at `url` says it is ready (its warm-up done). */
+export async function waitReady(url: string): Promise<void> {
+  for (;;) {
+    const response = await fetch(`${url}/_ready`).catch(() => null);
+    if (response?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** SIGTERM, and wait until it has exited. */
 export async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once("exit", resolve));

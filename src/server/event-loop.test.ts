@@ -36,7 +36,7 @@ describe("TimeSlice", () => {
     // Turn 0 is this test's own, where each loop ran its first slice before yielding.
     itemsIn.delete(0);
     expect(itemsIn.size).toBeGreaterThan(8);
-    // With a turn each, the four loops worked 4 × 10 ms between two polls; now loops resume
+    // With a turn each, the four loops worked 4 × 20 ms between two polls; now loops resume
     // while the turn's 10 ms last, and the last one resumed runs its 10 ms slice: at most ~20.
     expect(Math.max(...itemsIn.values())).toBeLessThanOrEqual(22);
     // First come, first served: when one loop is done, none of the others is far behind.
