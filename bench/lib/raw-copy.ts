@@ -24,6 +24,16 @@ export function copyText(rows: readonly StoredEventInput[]): string {
   return text;
 }
 
+/** One `COPY events FROM STDIN` of `rows` on `client` (in its own transaction unless one is open). */
+export async function copyBatch(client: pg.Client, rows: readonly StoredEventInput[]): Promise<void> {
+  const stream = client.query(copyFrom(`COPY events ${COLUMNS} FROM STDIN`));
+  await new Promise<void>((resolve, reject) => {
+    stream.on("finish", resolve);
+    stream.on("error", reject);
+    stream.end(copyText(rows));
+  });
+}
+
 /** Rows per second COPY reaches over `rows`, in `batch`-row statements on `streams` connections of the server at `url`. */
 export async function postgresCopyRate(url: string, rows: readonly StoredEventInput[], batch: number, streams: number): Promise<number> {
   const clients = await Promise.all(
@@ -39,14 +49,7 @@ export async function postgresCopyRate(url: string, rows: readonly StoredEventIn
   try {
     await Promise.all(
       clients.map(async (client) => {
-        for (let next = batches.shift(); next; next = batches.shift()) {
-          const stream = client.query(copyFrom(`COPY events ${COLUMNS} FROM STDIN`));
-          await new Promise<void>((resolve, reject) => {
-            stream.on("finish", resolve);
-            stream.on("error", reject);
-            stream.end(copyText(next));
-          });
-        }
+        for (let next = batches.shift(); next; next = batches.shift()) await copyBatch(client, next);
       }),
     );
   } finally {
