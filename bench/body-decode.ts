@@ -55,7 +55,10 @@ async function time(fn: (body: Buffer) => unknown, bodies: Buffer[], runs: numbe
   return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
 }
 
+const captureBody = (seed: number) => Buffer.from(JSON.stringify({ api_key: "phc_bench", ...posthogJsPageview(seed % 300, seed, now) }));
+
 const cases: { label: string; bodies: Buffer[]; runs: number }[] = [
+  { label: "/capture/, 1 posthog-js page view", bodies: Array.from({ length: 20 }, (_, s) => captureBody(s)), runs: RUNS * 20 },
   ...[20, 50, 100, 200].map((events) => ({ label: `/batch/, ${events} posthog-js page views`, bodies: Array.from({ length: 20 }, (_, s) => batchBody(events, s * events)), runs: RUNS })),
   { label: "20 MB: 10 million tiny elements", bodies: [Buffer.from(`{"batch":[${"1,".repeat(10_000_000 - 1)}1]}`)], runs: 3 },
   { label: "20 MB: nested 10 million deep", bodies: [Buffer.from(`{"batch":${"[".repeat(10_000_000)}${"]".repeat(10_000_000)}}`)], runs: 3 },
@@ -66,5 +69,6 @@ console.log(`${"body".padEnd(40)} ${"bytes".padStart(10)} ${"plain µs".padStart
 for (const { label, bodies, runs } of cases) {
   const before = await time(plain, bodies, runs);
   const after = await time(decoded, bodies, runs);
-  console.log(`${label.padEnd(40)} ${String(bodies[0]!.length).padStart(10)} ${before.toFixed(0).padStart(11)} ${after.toFixed(0).padStart(17)}`);
+  const us = (value: number) => value.toFixed(value < 100 ? 1 : 0);
+  console.log(`${label.padEnd(40)} ${String(bodies[0]!.length).padStart(10)} ${us(before).padStart(11)} ${us(after).padStart(17)}`);
 }

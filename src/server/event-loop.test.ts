@@ -1,7 +1,7 @@
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { ServerLoad, TimeSlice } from "./event-loop";
+import { ServerLoad, stepAsideForUrgent, TimeSlice, urgently } from "./event-loop";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -41,6 +41,48 @@ describe("TimeSlice", () => {
     expect(Math.max(...itemsIn.values())).toBeLessThanOrEqual(22);
     // First come, first served: when one loop is done, none of the others is far behind.
     expect(othersWhenFirstDone).toBeGreaterThanOrEqual(ITEMS / 2);
+  });
+});
+
+describe("urgent requests and bulk work that steps aside", () => {
+  /** Settles when the promise does; "waiting" if it has not within `ms`. */
+  const within = (promise: Promise<unknown>, ms: number) => Promise.race([promise.then(() => "went"), sleep(ms).then(() => "waiting")]);
+
+  it("costs bulk work nothing while no urgent request is in progress", () => {
+    expect(stepAsideForUrgent()).toBeUndefined();
+  });
+
+  it("holds bulk work until the urgent requests in progress are answered, then lets it go", async () => {
+    let answerFirst!: () => void;
+    let answerSecond!: () => void;
+    const first = urgently(() => new Promise<string>((resolve) => (answerFirst = () => resolve("first"))));
+    const second = urgently(() => new Promise<string>((resolve) => (answerSecond = () => resolve("second"))));
+    const bulk = stepAsideForUrgent(10_000)!;
+    expect(bulk).toBeInstanceOf(Promise);
+    answerFirst();
+    expect(await first).toBe("first");
+    expect(await within(bulk, 50)).toBe("waiting");
+    answerSecond();
+    expect(await second).toBe("second");
+    expect(await within(bulk, 1_000)).toBe("went");
+    expect(stepAsideForUrgent()).toBeUndefined();
+  });
+
+  it("waits no longer than its bound while urgent requests keep coming", async () => {
+    let answer!: () => void;
+    const urgent = urgently(() => new Promise<void>((resolve) => (answer = resolve)));
+    const started = performance.now();
+    await stepAsideForUrgent(40);
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(35);
+    expect(waited).toBeLessThan(1_000);
+    answer();
+    await urgent;
+  });
+
+  it("counts an urgent request that failed as answered", async () => {
+    await expect(urgently(() => Promise.reject(new Error("flags failed")))).rejects.toThrow("flags failed");
+    expect(stepAsideForUrgent()).toBeUndefined();
   });
 });
 

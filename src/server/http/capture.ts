@@ -1,4 +1,5 @@
 import { getDb } from "@/server/db";
+import { stepAsideForUrgent } from "@/server/event-loop";
 import { IngestionError } from "@/server/ingestion/contract";
 import { ingestDecoded, ingestionServices, type RequestInfo } from "@/server/ingestion/service";
 import { transformationsFor } from "@/server/transformations/service";
@@ -24,7 +25,9 @@ export function captureHandler(path: RequestInfo["path"]) {
     if (request.method !== "GET" && request.method !== "POST") {
       return respond(JSON.stringify({ type: "invalid_request", code: "method_not_allowed", detail: `Method "${request.method}" not allowed.`, attr: null }), 405, request);
     }
+    // Flag requests in progress go first (event-loop.ts); the arrival time stays the request's.
     const now = new Date();
+    await stepAsideForUrgent();
     try {
       const url = new URL(request.url, "http://localhost");
       const decoded = await decodeRequest(request.method, url, { get: request.header }, request.body);

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { FLAGS_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import { getDb, type Database } from "@/server/db";
+import { urgently } from "@/server/event-loop";
 import { flagsRequestSchema, type FlagsRequestBody } from "@/server/flags/sdk-request";
 import { evaluateFlagsForDistinctId, type FlagsEvaluation } from "@/server/flags/decide";
 import { loadFlagDefinitions, type ProjectFlagDefinitions } from "@/server/flags/definitions";
@@ -23,7 +24,7 @@ import { IngestionError } from "@/server/ingestion/contract";
 import { projectByKey } from "@/server/ingestion/service";
 import { clientIp } from "../client-ip";
 import { corsError, corsHeaders, corsJson, corsJsonText } from "../cors";
-import { asRouteHandler, type RawRequest, type RawResponse } from "../raw";
+import { asRouteHandler, type RawHandler, type RawRequest, type RawResponse } from "../raw";
 
 /** The settings of a project with nothing special enabled (no heatmaps, site apps); recordings and surveys per project. */
 const PROJECT_SETTINGS = {
@@ -273,8 +274,14 @@ function flagsEndpoint(endpoint: Endpoint) {
   };
 }
 
-export const rawDecide = flagsEndpoint("decide");
-export const rawFlags = flagsEndpoint("flags");
+/** Urgent: ingestion arriving while one is answered steps aside (event-loop.ts). */
+function urgentFlagsEndpoint(endpoint: Endpoint): RawHandler {
+  const handle = flagsEndpoint(endpoint);
+  return (request) => urgently(() => handle(request));
+}
+
+export const rawDecide = urgentFlagsEndpoint("decide");
+export const rawFlags = urgentFlagsEndpoint("flags");
 
 /**
  * posthog-js's remote configuration (`/array/<project key>/config` JSON and `config.js`),

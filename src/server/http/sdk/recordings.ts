@@ -12,6 +12,7 @@ import { MAX_RECORDING_BODY_BYTES, MAX_RECORDING_DECODED_BYTES } from "@/server/
 import { CAPTURE_MISSING_PROJECT_KEY, INVALID_PROJECT_KEY } from "@/server/accounts/contract";
 import { projectByKey } from "@/server/ingestion/service";
 import { acceptSnapshots, parseSnapshotRequest } from "@/server/recordings/ingestion";
+import { stepAsideForUrgent } from "@/server/event-loop";
 import { decodeRequest } from "../body/decode";
 import { corsHeaders, corsJson } from "../cors";
 import { asRouteHandler, type RawHandler, type RawRequest, type RawResponse } from "../raw";
@@ -25,6 +26,8 @@ async function handleSnapshots(request: RawRequest): Promise<RawResponse> {
     if (request.body.length > MAX_RECORDING_BODY_BYTES) {
       throw new IngestionError(413, "request_too_large", `Request too large: bodies are limited to ${MAX_RECORDING_BODY_BYTES} bytes.`);
     }
+    // Flag requests in progress go first (event-loop.ts).
+    await stepAsideForUrgent();
     const url = new URL(request.url, "http://localhost");
     const decoded = await decodeRequest(request.method, url, { get: request.header }, request.body, MAX_RECORDING_DECODED_BYTES);
     const { token, chunks } = parseSnapshotRequest(decoded.payload, decoded.formToken);
