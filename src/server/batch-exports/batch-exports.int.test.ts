@@ -20,6 +20,7 @@ import { createEmptyPostgresDatabase, createTestDatabase, testEventStoreKind } f
 import { sendBatch } from "@/test-support/ingestion";
 import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { startTestS3, type TestS3 } from "@/test-support/s3";
+import { intervalStart } from "./intervals";
 import { executeRun, runBatchExportsPass, runnerOptions, scheduleDueRuns, startBatchExports, stopBatchExports } from "./runner";
 import { claimRun, scheduleRuns } from "./store";
 
@@ -282,7 +283,8 @@ describe.skipIf(testEventStoreKind === "clickhouse")("batch exports", () => {
     const created = await createExport("scheduled", s3Destination("scheduled"));
     const sql = db.worker.as("batch-exports");
     const [row] = await db.sql.query<{ created_at: Date }>(`SELECT created_at FROM batch_exports WHERE id = $1::uuid`, [created.id]);
-    const later = new Date(row!.created_at.getTime() + 3 * 3_600_000 + 120_000);
+    // Two minutes past the third hour after the one it was created in: three intervals are complete (created at 10:59:30, not four).
+    const later = new Date(intervalStart(row!.created_at, "hour").getTime() + 3 * 3_600_000 + 120_000);
     const first = await scheduleDueRuns(sql, { ...options(), now: () => later });
     expect(first).toBeGreaterThanOrEqual(3);
     const count = async () => (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM batch_export_runs WHERE batch_export_id = $1::uuid`, [created.id]))[0]!.n;
