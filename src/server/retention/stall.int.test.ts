@@ -42,11 +42,12 @@ beforeAll(async () => {
   const owner = await bootstrap(db.prisma, { email: "retention-stall@example.com", password: "pw12345678" });
   projectId = owner.project_id;
   key = owner.personal_api_key;
-  const now = Date.now();
+  // Noon UTC of yesterday: an actor's 25 minutes of offsets never cross midnight, whenever the test runs.
+  const noon = Math.floor(Date.now() / DAY) * DAY - DAY / 2;
   let rows: StoredEventInput[] = [];
   for (let day = 1; day <= 365; day += 3) {
     for (let actor = 0; actor < ACTORS; actor++) {
-      rows.push({ uuid: randomUUID(), projectId, event: "$pageview", distinctId: `person-${actor}`, properties: { $current_url: `https://example.com/${(day + actor) % 60}` }, timestamp: new Date(now - day * DAY + actor * 1_000) });
+      rows.push({ uuid: randomUUID(), projectId, event: "$pageview", distinctId: `person-${actor}`, properties: { $current_url: `https://example.com/${(day + actor) % 60}` }, timestamp: new Date(noon - day * DAY + actor * 1_000) });
     }
     if (rows.length >= 20_000) {
       await db.events.insert(rows);
