@@ -1,19 +1,9 @@
 // `npm run build`: the Next app, then the custom server as one small ESM file (dist/server.mjs).
 import { execFileSync } from "node:child_process";
-import { build } from "esbuild";
+import { bundle } from "./bundle.mjs";
 
 // Burrow is a privacy tool: Next's anonymous telemetry stays off, and its notice never prints.
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 execFileSync("npx", ["--no-install", "next", "build"], { stdio: "inherit" });
-await build({
-  entryPoints: ["server.ts"],
-  outfile: "dist/server.mjs",
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  tsconfig: "tsconfig.json",
-  logLevel: "warning",
-});
+await bundle("server.ts", "dist/server.mjs");
 console.log("burrow: built dist/server.mjs");

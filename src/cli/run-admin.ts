@@ -3,7 +3,6 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 
 export interface CliResult {
   code: number | null;
@@ -15,7 +14,7 @@ export interface CliResult {
 export function admin(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ["src/cli/admin.ts", ...args], {
+    const child = spawn(process.execPath, ["scripts/admin.mjs", ...args], {
       cwd: ROOT,
       env: { ...inherited, ...env },
       stdio: ["ignore", "pipe", "pipe"],
