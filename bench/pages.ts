@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { chromium, type Page } from "@playwright/test";
+import { chromiumLaunchOptions } from "../e2e/support/browser";
 import { admin } from "../e2e/support/server";
 import { startServer, stop } from "./lib/server-process";
 
@@ -91,10 +92,7 @@ async function main() {
   if (boot.code !== 0) throw new Error(boot.stderr);
   const { project_api_key: projectKey } = JSON.parse(boot.stdout) as { project_api_key: string };
   const server = await startServer({ DATA_DIR: dataDir });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await chromium.launch(chromiumLaunchOptions);
   try {
     const now = Date.now();
     const batch = Array.from({ length: 300 }, (_, i) => ({

@@ -124,10 +124,10 @@ export function TileSkeleton() {
   return (
     <div className="flex h-full flex-col gap-2 pt-1" data-testid="tile-body" data-state="loading" aria-busy="true">
       <span className="sr-only">Computing this insight…</span>
-      <div className="h-3 w-1/3 animate-pulse rounded bg-gray-100" data-testid="tile-skeleton" aria-hidden="true" />
+      <div className="h-3 w-1/3 animate-pulse motion-reduce:animate-none rounded bg-gray-100" data-testid="tile-skeleton" aria-hidden="true" />
       <div className="flex min-h-0 flex-1 items-end gap-1.5 border-b border-l border-gray-100 pb-px pl-px" aria-hidden="true">
         {SKELETON_BARS.map((height, index) => (
-          <div key={index} className="flex-1 animate-pulse rounded-t bg-gray-100" style={{ height: `${height}%`, animationDelay: `${index * 60}ms` }} />
+          <div key={index} className="flex-1 animate-pulse motion-reduce:animate-none rounded-t bg-gray-100" style={{ height: `${height}%`, animationDelay: `${index * 60}ms` }} />
         ))}
       </div>
     </div>

@@ -124,7 +124,7 @@ export function EditableTiles({ projectId, dashboard, filters }: { projectId: nu
             aria-valuemax={insightTiles}
             aria-valuenow={freshByTile.size}
           >
-            <span className="absolute inset-y-0 left-0 animate-pulse rounded-full bg-brand-600 transition-[width]" style={{ width: `${Math.max(10, (100 * freshByTile.size) / Math.max(1, insightTiles))}%` }} />
+            <span className="absolute inset-y-0 left-0 animate-pulse motion-reduce:animate-none rounded-full bg-brand-600 transition-[width]" style={{ width: `${Math.max(10, (100 * freshByTile.size) / Math.max(1, insightTiles))}%` }} />
           </span>
           Refreshing {insightTiles} tile{insightTiles === 1 ? "" : "s"}… <span className="tabular-nums">{freshByTile.size}/{insightTiles}</span>
         </span>

@@ -126,7 +126,7 @@ function Arrived({ projectId, newest }: { projectId: number; newest: { id: strin
         <Figure label="Events" value={eventCount} testId="home-event-count" />
         <Figure label="Visitors" value={visitorCount} testId="home-visitor-count" />
         <div className="col-span-2 min-w-0 sm:col-span-1">
-          {daily ? <Sparkline data={daily.data} label="Events per day, last 30 days" className="h-12 text-brand-600" testId="home-sparkline" /> : <div className="h-12 animate-pulse rounded bg-gray-100" />}
+          {daily ? <Sparkline data={daily.data} label="Events per day, last 30 days" className="h-12 text-brand-600" testId="home-sparkline" /> : <div className="h-12 animate-pulse motion-reduce:animate-none rounded bg-gray-100" />}
         </div>
       </div>
       {failed ? <p className="text-sm text-red-700">Could not count the events: {errorMessage(failed)}</p> : null}
@@ -151,7 +151,7 @@ function Figure({ label, value, testId }: { label: string; value: number | null;
     <div>
       <p className="text-xs font-medium tracking-wide text-gray-600 uppercase">{label}</p>
       <p className="mt-1 text-3xl font-semibold tracking-tight text-gray-900 tabular-nums" data-testid={testId} data-value={value ?? ""}>
-        {value === null ? <span className="inline-block h-8 w-16 animate-pulse rounded bg-gray-100 align-middle" /> : formatCount(value)}
+        {value === null ? <span className="inline-block h-8 w-16 animate-pulse motion-reduce:animate-none rounded bg-gray-100 align-middle" /> : formatCount(value)}
       </p>
     </div>
   );

@@ -35,7 +35,7 @@ export function OverviewCards({ items, series, error, loading, onRetry, period }
           Loading the overview…
         </span>
         {Array.from({ length: 5 }, (_, index) => (
-          <div key={index} className={cn("h-[7.5rem] animate-pulse rounded-card border border-gray-200 bg-white p-4", index === 4 && "col-span-2 sm:col-span-1")}>
+          <div key={index} className={cn("h-[7.5rem] animate-pulse motion-reduce:animate-none rounded-card border border-gray-200 bg-white p-4", index === 4 && "col-span-2 sm:col-span-1")}>
             <div className="h-3 w-16 rounded bg-gray-200" />
             <div className="mt-3 h-6 w-20 rounded bg-gray-200" />
             <div className="mt-5 h-5 w-full rounded bg-gray-100" />

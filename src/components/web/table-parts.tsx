@@ -8,7 +8,7 @@ export function TableLoading({ testId, label = "Loading…" }: { testId: string;
         {label}
       </span>
       {Array.from({ length: 5 }, (_, index) => (
-        <div key={index} className="h-7 animate-pulse rounded bg-gray-100" style={{ width: `${90 - index * 12}%` }} />
+        <div key={index} className="h-7 animate-pulse motion-reduce:animate-none rounded bg-gray-100" style={{ width: `${90 - index * 12}%` }} />
       ))}
     </div>
   );

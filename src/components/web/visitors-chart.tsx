@@ -23,7 +23,7 @@ export function VisitorsChart({ query, series, error, onRetry }: VisitorsChartPr
         {error && !series ? (
           <ErrorState title="Could not load the graph" message={errorMessage(error)} onRetry={onRetry} />
         ) : !shown ? (
-          <div className="h-64 animate-pulse rounded-control bg-gray-100" aria-busy="true">
+          <div className="h-64 animate-pulse motion-reduce:animate-none rounded-control bg-gray-100" aria-busy="true">
             <span role="status" className="sr-only">
               Loading the graph…
             </span>
