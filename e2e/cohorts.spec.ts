@@ -7,7 +7,7 @@
 import { expect, test } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const USER = { email: "cohorts@example.com", password: "cohorts-password-123" };
 
@@ -93,7 +93,7 @@ test.describe("cohorts page", () => {
     await screenshot(page, "cohort-static");
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, "cohort-static-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
 
     // The list, at 390 px (the nav may fold there: go by URL) and at 1280.
     await page.goto(`${site.url}/cohorts`);
@@ -102,11 +102,11 @@ test.describe("cohorts page", () => {
     await expect(page.locator('[data-testid="cohort-row"][data-name="Beta testers"]').getByTestId("cohort-count")).toHaveText("3 persons");
     await expect(page.locator('[data-testid="cohort-row"][data-name="Paying Burrow people"]').getByTestId("cohort-count")).toHaveText("2 persons");
     await screenshot(page, "cohorts-list-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await page.locator('[data-testid="cohort-row"][data-name="Paying Burrow people"]').getByTestId("cohort-link").click();
     await expect(page.getByTestId("cohort-form")).toBeVisible();
     await screenshot(page, "cohort-dynamic-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByRole("link", { name: "Cohorts" }).first().click();
     await expect(rows).toHaveCount(2);

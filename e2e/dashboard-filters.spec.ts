@@ -12,7 +12,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@dashboard-filters.test", password: "owner-password-123" };
 const DESKTOP = { width: 1280, height: 800 };
@@ -328,7 +328,7 @@ test.describe("dashboard filters, grid and text tiles", () => {
     await expect(own(page)).toHaveText("5");
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "11-test-users-390", { fullPage: false });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
 
     // A project without test account filters: the saved setting can only go back to each insight's own, and the bar says where to set them
     const project = await fetch(`${site.url}/api/projects/${site.projectId}/`, {

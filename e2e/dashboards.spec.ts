@@ -6,7 +6,7 @@
  */
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@dashboards.test", password: "owner-password-123" };
 const COLLEAGUE = { email: "colleague@dashboards.test", password: "colleague-password-123" };
@@ -200,11 +200,11 @@ test.describe("dashboards, collaborators and sharing", () => {
     await signIn(phone, OWNER, site.url);
     await phone.goto(`${site.url}/dashboards`);
     await expect(phone.getByTestId("dashboard-row")).toHaveCount(3);
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(phone);
     await screenshot(phone, "12-list-390");
     await phone.getByTestId("dashboard-link").filter({ hasText: "Revenue" }).click();
     await expect(phone.getByTestId("dashboard-title")).toHaveText("Revenue");
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(phone);
     await screenshot(phone, "13-dashboard-390");
     await phone.getByTestId("open-share").click();
     await phone.getByTestId("share-toggle").click();
@@ -214,7 +214,7 @@ test.describe("dashboards, collaborators and sharing", () => {
     const visitor = await freshPage(browser, { width: 390, height: 844 });
     await visitor.goto(link);
     await expect(visitor.getByTestId("shared-title")).toHaveText("Revenue");
-    expect(await visitor.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(visitor);
     await screenshot(visitor, "15-shared-390");
     await visitor.context().close();
     await phone.context().close();

@@ -9,7 +9,7 @@ import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
 import { createEmptyPostgresDatabase } from "./support/postgres";
 import { admin, startServer, tempDataDir, type RunningServer } from "./support/server";
-import { screenshot } from "./support/site";
+import { expectNoHorizontalScroll, screenshot } from "./support/site";
 
 const USER = { email: "cohort-filter@example.com", password: "cohort-filter-password-1" };
 
@@ -79,8 +79,7 @@ test.describe("events explorer: cohort filter", () => {
     expect(decodeURIComponent(href!)).toContain('"type":"cohort","key":"id"');
 
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
     await screenshot(page, "events-cohort-filter-mobile");
   });
 });

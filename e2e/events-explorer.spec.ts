@@ -7,7 +7,7 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const USER = { email: "explorer@example.com", password: "explorer-password-123" };
 
@@ -138,8 +138,7 @@ test.describe("events explorer", () => {
     // 390 px: the page does not overflow; the table scrolls inside its card.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.getByTestId("events-table")).toBeVisible();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
     await screenshot(page, "events-mobile");
     await rows.first().click();
     await expect(drawer).toBeVisible();

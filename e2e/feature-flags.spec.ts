@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const USER = { email: "flags@example.com", password: "flags-password-123" };
 
@@ -126,11 +126,11 @@ test.describe("feature flags page", () => {
     await screenshot(page, "flags-list");
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, "flags-list-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await row.getByTestId("flag-link").click();
     await expect(page.getByTestId("flag-form")).toBeVisible();
     await screenshot(page, "flag-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // Delete, confirmed in the dialog: back on an empty list.

@@ -10,7 +10,7 @@ import { expect, test, type Browser, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { flagHash } from "../src/server/flags/evaluation";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "frictions@example.com", password: "frictions-password-1" };
 const MEMBER = { email: "frictions-member@example.com", password: "frictions-password-2" };
@@ -100,7 +100,7 @@ test.describe("frictions", () => {
     await page.goto(`${site.url}/events`);
     // 12 $identify, 12 signup and 3 purchase events.
     await expect(page.getByTestId("event-row")).toHaveCount(27);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await expect(page.getByTestId("events-scroll-hint")).toBeVisible();
     await expect(page.getByTestId("events-count")).toHaveText("Showing 27 of 27 matching events");
     await page.getByTestId("events-table").scrollIntoViewIfNeeded();
@@ -139,7 +139,7 @@ test.describe("frictions", () => {
     await expect(page.getByTestId("flag-reach")).toContainText("≈33%");
     await screenshot(page, "05-flag-new-1280");
     await page.setViewportSize(PHONE);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await screenshot(page, "06-flag-new-390");
     await page.setViewportSize(DESKTOP);
 

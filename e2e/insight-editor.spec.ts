@@ -12,7 +12,7 @@ import AxeBuilder from "@axe-core/playwright";
 import LZString from "lz-string";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@editor.test", password: "owner-password-123" };
 
@@ -361,7 +361,7 @@ test.describe("the insight editor", () => {
     await filters.scrollIntoViewIfNeeded();
     await screenshot(page, "11-filter-groups-1280");
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await filters.scrollIntoViewIfNeeded();
     await screenshot(page, "12-filter-groups-390", { fullPage: false });
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -534,7 +534,7 @@ test.describe("the insight editor", () => {
     const chart = await page.getByTestId("insight-chart-card").boundingBox();
     expect(panels && chart && panels.y + panels.height <= chart.y).toBe(true);
     // Nothing wider than the screen.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectNoHorizontalScroll(page);
     await screenshot(page, "09-phone-funnel");
   });
 });

@@ -10,7 +10,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@kinds.test", password: "owner-password-123" };
 
@@ -261,7 +261,7 @@ test.describe("insight kinds on dashboards", () => {
       await page.keyboard.press("Escape");
       await expect(detail).toBeHidden();
       await expect(note).toBeFocused();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await expectNoHorizontalScroll(page);
     }
 
     // The shared page, without a session: the same line and note.
@@ -325,7 +325,7 @@ test.describe("insight kinds on dashboards", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(note).toBeVisible();
     await screenshot(page, "07-lifecycle-note-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
 
     // Retention draws its curve above the table.
     await page.setViewportSize({ width: 1280, height: 800 });

@@ -10,7 +10,7 @@ import AxeBuilder from "@axe-core/playwright";
 import LZString from "lz-string";
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@project-settings.test", password: "owner-password-123" };
 
@@ -60,7 +60,7 @@ test.describe("project settings", () => {
     await expect(card.getByTestId("project-general-status")).toHaveText("Saved.");
     expect(await project()).toMatchObject({ timezone: "UTC" });
     await screenshot(page, "03-settings-narrow");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
   });
 
   test.describe("test account filters", () => {
@@ -176,7 +176,7 @@ test.describe("project settings", () => {
       await expect(card.getByRole("combobox", { name: "Test account filter 1: event property" })).toHaveValue("$host");
       await card.scrollIntoViewIfNeeded();
       await screenshot(page, "08-test-account-filters-narrow", { fullPage: false });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await expectNoHorizontalScroll(page);
       await page.goto(`${site.url}/insights/new`);
       await chartReady(page);
       await toggle(page).click();
@@ -184,7 +184,7 @@ test.describe("project settings", () => {
       await expect(total(page)).toHaveText("5");
       await toggle(page).scrollIntoViewIfNeeded();
       await screenshot(page, "09-toggle-narrow", { fullPage: false });
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      await expectNoHorizontalScroll(page);
     });
   });
 });

@@ -7,7 +7,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@sql-editor.test", password: "owner-password-123" };
 
@@ -121,6 +121,6 @@ test.describe("the SQL editor", () => {
     await expect(page.getByTestId("sql-chart")).toHaveAttribute("data-kind", "line");
     await page.getByTestId("sql-chart").scrollIntoViewIfNeeded();
     await screenshot(page, "05-sql-chart-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
   });
 });

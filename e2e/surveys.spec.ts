@@ -13,7 +13,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
 import { waitFor } from "./support/burrow";
-import { screenshot, servePostHogJsPage, snippetPage, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, servePostHogJsPage, snippetPage, useBootstrappedSite } from "./support/site";
 
 const USER = { email: "surveys@example.com", password: "surveys-password-123" };
 const VISITOR = "visitor@shop.example";
@@ -163,8 +163,7 @@ test.describe("surveys and early access with posthog-js", () => {
     await audience.scrollIntoViewIfNeeded();
     await expect(audience.getByTestId("survey-targeting")).toBeVisible();
     await screenshot(page, "survey-builder-audience-narrow");
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
   });
 
   test("an early-access feature listed by getEarlyAccessFeatures and opted into turns its flag on", async ({ page, browser }) => {

@@ -9,6 +9,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { PostHog } from "posthog-node";
 import { signIn } from "./support/accounts";
 import { admin, freePort, migratedDataDir, startServer, type RunningServer } from "./support/server";
+import { expectNoHorizontalScroll } from "./support/site";
 
 const USER = { email: "pipeline@example.com", password: "pipeline-password-123" };
 const URL_WITH_QUERY = "https://shop.example/pricing?utm_source=newsletter";
@@ -167,7 +168,7 @@ test.describe("pipeline transformations", () => {
     // 390 px: no horizontal overflow.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.getByTestId("transformation-chain")).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
     await shot("pipeline-mobile");
     await page.setViewportSize({ width: 1280, height: 800 });
 
@@ -196,7 +197,7 @@ test.describe("pipeline transformations", () => {
     await expect(renamed.locator('[data-kind="added"]').filter({ hasText: "contact_email" })).toBeVisible();
     await shot("pipeline-rename-diff");
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
     await shot("pipeline-rename-diff-390");
   });
 });

@@ -13,7 +13,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support/accounts";
 import { waitFor } from "./support/burrow";
-import { screenshot, servePostHogJsPage, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, servePostHogJsPage, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "web-owner@example.com", password: "web-owner-password-1" };
 // posthog-js drops the events of browsers that look like bots: Headless Chrome's user agent
@@ -173,7 +173,7 @@ test.describe("web analytics and the first run", () => {
     await expect(table.getByTestId("web-table-row")).toHaveCount(15);
     await expect(table.getByTestId("web-table-value").filter({ hasText: /^\/z-12$/ })).toBeVisible();
     await expect(table.getByTestId("web-table-more")).toHaveCount(0);
-    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
 
     // The figures' headers order the table (kept in the URL): Views from the most, then the fewest.
     const values = table.getByTestId("web-table-value");
@@ -285,7 +285,7 @@ test.describe("web analytics and the first run", () => {
     await expectOverview(page);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-390");
-    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
     // The switch on a phone: on again, the shop's own host has no visitor left.
     await toggle.scrollIntoViewIfNeeded();
     await toggle.click();
@@ -293,7 +293,7 @@ test.describe("web analytics and the first run", () => {
     await expect(page).toHaveURL(new RegExp(`host=${encodeURIComponent(shopHost)}`));
     await expect(page.getByTestId("web-test-accounts-notice")).toBeVisible();
     await screenshot(page, "web-test-accounts-390", { fullPage: false });
-    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
 
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${site.url}/`);
@@ -416,7 +416,7 @@ test.describe("web analytics and the first run", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-bounce-390");
-    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
     // The short header on a phone keeps its whole name for assistive technology.
     await expect(table.getByRole("columnheader", { name: "Bounce rate" })).toBeVisible();
   });
@@ -458,9 +458,4 @@ async function expectOverview(page: Page) {
     await expect(card.getByTestId("overview-sparkline")).toBeVisible();
     expect(Number(await card.getByTestId("overview-sparkline").getAttribute("data-points"))).toBeGreaterThanOrEqual(1);
   }
-}
-
-/** How far the page scrolls sideways (0 when it fits the viewport). */
-function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }

@@ -7,7 +7,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { signIn } from "./support/accounts";
-import { screenshot, useBootstrappedSite } from "./support/site";
+import { expectNoHorizontalScroll, screenshot, useBootstrappedSite } from "./support/site";
 
 const OWNER = { email: "owner@web-goals.test", password: "owner-password-123" };
 const HOST = "goals.example";
@@ -119,7 +119,7 @@ test.describe("conversion goals on /web", () => {
     // Phones keep who converted and the rate; the total waits for a wider screen.
     await expect(table.getByTestId("web-table-conversions").first()).toBeHidden();
     await expect(table.getByTestId("web-table-conversion-rate").first()).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
 
     // A page typed as a full URL matches every view whose URL contains it (the path "/" would match none).
     await page.getByTestId("web-filter-goal").selectOption("type-a-page");
@@ -138,7 +138,7 @@ test.describe("conversion goals on /web", () => {
     await expect(page.getByTestId("web-overview-conversion-rate")).toHaveAttribute("data-value", "100");
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "web-goal-url-390");
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await expectNoHorizontalScroll(page);
     // A path with a query string is matched on the URL too: v1's view of /signup?plan=pro alone.
     await goalPage.fill("/signup?plan=pro");
     await expect(goalPage).toHaveAttribute("data-match", "url");

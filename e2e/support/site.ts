@@ -88,6 +88,14 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
 }
 
 /**
+ * The page has no horizontal scroll: nothing wider than the viewport. Polled, because a
+ * resize reaches some parts (charts sized by a ResizeObserver) a frame or a render later.
+ */
+export async function expectNoHorizontalScroll(page: Page): Promise<void> {
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+}
+
+/**
  * PostHog's loader snippet (posthog-js README / "Install the snippet" docs), unchanged but for
  * the key and the options (`options`: more of posthog-js's init options, as JSON).
  */
