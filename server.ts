@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   // Everything the server writes (the embedded database, the session secret, the lock) is
   // for this user alone.
   process.umask(0o077);
+  keepServingWithoutLogReader();
   const env = serverEnvFrom();
   const dbConfig = dbConfigFromEnv();
   const eventStoreConfig = eventStoreConfigFromEnv();
@@ -136,6 +137,19 @@ async function main(): Promise<void> {
     await app.close();
     await closeDb();
   });
+}
+
+/**
+ * A reader of the server's output that goes away (`npm start | tee log`, and the tee killed)
+ * must not take the server with it: its EPIPE, uncaught, was logged to the same dead pipe, and
+ * that again, at full CPU for ever, and SIGTERM no longer stopped it. Log lines are dropped.
+ */
+function keepServingWithoutLogReader(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+    });
+  }
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close the database. */

@@ -91,6 +91,16 @@ test.describe("the server on the embedded database", () => {
     }
   });
 
+  test("stops on SIGTERM after the reader of its output went away", async () => {
+    const server = await startServer({ DATA_DIR: dataDir });
+    // Both pipes closed at this end: the server's next line (the SIGTERM notice) meets EPIPE.
+    server.process.stdout!.destroy();
+    server.process.stderr!.destroy();
+    const health = await fetch(`${server.url}/_health`);
+    expect(health.status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  });
+
   test("takes over the lock of a server that was killed", async () => {
     const killed = await startServer({ DATA_DIR: dataDir });
     killed.process.kill("SIGKILL");
