@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "@/server/accounts/service";
 import type { Database } from "./client";
 import { migrate } from "./migrate";
+import { Statistics } from "./statistics";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
 
 let db: Database;
@@ -62,6 +63,27 @@ describe(`planner statistics (${testDbKind})`, () => {
     await db.events.insert([{ uuid: randomUUID(), projectId, event: "$pageview", distinctId: "late", properties: {}, timestamp: new Date(now) }]);
     await db.statistics.check();
     expect(db.statistics.analyzed).toBe(analyzed);
+  });
+
+  it("the schedule spaces a table's ANALYZEs by what the last one took; check() runs what is due at once", async () => {
+    // Two schedules over the same counts, one spacing by a million times the last ANALYZE's duration, one not at all.
+    const options = { intervalMs: 0, delayMs: 20, minRows: 10 };
+    const spaced = new Statistics(db.sql.worker.as("statistics"), { ...options, spacing: 1_000_000 });
+    const unspaced = new Statistics(db.sql.worker.as("statistics"), { ...options, spacing: 0 });
+    try {
+      for (const schedule of [spaced, unspaced]) schedule.wrote("events", 1_000_000);
+      expect(await eventually(async () => spaced.analyzed === 1 && unspaced.analyzed === 1)).toBe(true);
+      // Due again at once (a million more rows written), as a table growing fast from small is.
+      for (const schedule of [spaced, unspaced]) schedule.wrote("events", 1_000_000);
+      expect(await eventually(async () => unspaced.analyzed === 2)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(spaced.analyzed).toBe(1);
+      await spaced.check();
+      expect(spaced.analyzed).toBe(2);
+    } finally {
+      await spaced.close();
+      await unspaced.close();
+    }
   });
 
   it("other tables are analyzed from the server's counts of changed rows", async () => {
