@@ -197,8 +197,8 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
   const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });
   // One connection: inserts take turns, in statements short enough to let other requests in.
-  // ANALYZE in the background: on the workers' handle (their own connections on a server; timed on the embedded database).
-  const statistics = new Statistics(sql.worker.as("statistics"));
+  // ANALYZE in the background: on the workers' handle, timed, and sampling few enough rows to hold the one connection briefly.
+  const statistics = new Statistics(sql.worker.as("statistics"), { sampleTarget: 10 });
   const events = new PostgresEventStore(sql, 1, PGLITE_CHUNK_ROWS, statistics);
   const db: Database = {
     config,
