@@ -108,9 +108,9 @@ async function main(): Promise<void> {
   console.log(`burrow: listening on ${siteUrl} (${describeDb(dbConfig)}, ${describeEventStore(eventStoreConfig)})`);
   // The background workers start once warm (warming has the embedded database to itself):
   // deleted persons' events (resuming any deletion a crash left unfinished), and dynamic
-  // cohorts' members (and cohorts a crash left calculating).
+  // cohorts' members (new and changed ones at once; those due, or a crash left calculating, from the first sweep).
   startPersonDeletions(db);
-  startCohortWorker(db);
+  startCohortWorker(db, firstPassAfter(5));
   // Events waiting in the destinations' outbox (those a crash left undelivered too).
   startDestinationWorker(db);
   // Recordings past retention or the byte budget, hourly (a project that stopped recording gets no upkeep from ingestion).

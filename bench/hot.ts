@@ -19,7 +19,7 @@
  *   - the first /batch/ requests of a freshly started server (paced): p99;
  *   - acknowledged events against stored ones (nothing acknowledged may be missing).
  *
- *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0 --destination-rate R --platform --platform-kinds surveys,early-access,experiments]
+ *   npm run bench:hot [-- --db both|pglite|postgres --duration 10 --rounds 1 --parts capture,batch,decide,cold,beside,cohorts --destinations 0 --destination-rate R --platform --platform-kinds surveys,early-access,experiments --cohorts-due]
  *
  * `--destinations N` first creates N active webhook destinations of every event, delivering
  * to a receiver on loopback (bench/lib/destinations.ts): compare /capture/ and /batch/ with
@@ -29,6 +29,10 @@
  * `--platform` first creates 20 running surveys, 10 early-access features and 20 launched
  * experiments, half behind a holdout (bench/lib/platform.ts): compare /decide and /flags
  * with a run without it. `--platform-kinds` makes only some of them (all three by default).
+ *
+ * `--cohorts-due` starts the server with every dynamic cohort last computed an hour ago, as a
+ * restart finds them after more than the cohort worker's staleMs: what that costs the first
+ * seconds (the `cold` part's /decide row).
  *
  * Needs wrk (apt-get install wrk) and a build (npm run build; built first when missing).
  */
@@ -63,6 +67,7 @@ const { values } = parseArgs({
     destinations: { type: "string", default: "0" },
     "destination-rate": { type: "string", default: "" },
     platform: { type: "boolean", default: false },
+    "cohorts-due": { type: "boolean", default: false },
     "platform-kinds": { type: "string", default: PLATFORM_KINDS.join(",") },
   },
 });
@@ -182,6 +187,8 @@ async function run(setup: Setup): Promise<Row[]> {
   const rows: Row[] = [];
   const db = await setup.open();
   const seeded = await seedFlagsProject(db, { cohortFlags: COHORT_FLAGS });
+  // As after a restart past the cohort worker's staleMs: every dynamic cohort due at once.
+  if (values["cohorts-due"]) await db.sql.query(`UPDATE cohorts SET last_calculation = now() - interval '1 hour' WHERE NOT is_static`);
   await db.close();
   const { token, projectId, personalKey } = seeded;
   const ceiling = PARTS.has("batch") ? await setup.copyRate(copyRows(projectId, 100_000)) : 0;

@@ -231,17 +231,18 @@ describe(`cohorts (${testStoresName})`, () => {
       expect((await item("PATCH", cohort.id, { name: "older" })).body).toMatchObject({ name: "older", is_calculating: false });
     });
 
+    const settled = async (id: number, count: number) => {
+      for (let i = 0; i < 100; i++) {
+        const body = (await item("GET", id)).body;
+        if (!body.is_calculating && body.count === count) return body;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`cohort ${id} did not settle at ${count}`);
+    };
+
     it("the worker computes new cohorts, recovers ones a crash left calculating, and recomputes when persons change", async () => {
       const left = await create({ name: "left calculating", filters: { properties: and(person_("plan", "exact", "free")) } });
       startCohortWorker(db, { sweepMs: 100, staleMs: 60 * 60_000, personsQuietMs: 0 });
-      const settled = async (id: number, count: number) => {
-        for (let i = 0; i < 100; i++) {
-          const body = (await item("GET", id)).body;
-          if (!body.is_calculating && body.count === count) return body;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        throw new Error(`cohort ${id} did not settle at ${count}`);
-      };
       await settled(left.id, 1);
       const fresh = await create({ name: "fresh", filters: { properties: and(person_("name", "exact", "Dan")) } });
       await settled(fresh.id, 1);
@@ -249,6 +250,18 @@ describe(`cohorts (${testStoresName})`, () => {
       await settled(fresh.id, 2);
       await stopCohortWorker();
       await db.sql.query(`UPDATE persons SET properties = properties - 'name' WHERE uuid = $1::uuid`, [uuids.get("ann")]);
+    });
+
+    it("the worker's first sweep waits firstPassAfterMs (a restart's due cohorts), while a cohort created meanwhile is computed at once", async () => {
+      const due = await create({ name: "due at the first sweep", filters: { properties: and(person_("plan", "exact", "free")) } });
+      startCohortWorker(db, { sweepMs: 60_000, firstPassAfterMs: 60_000 });
+      try {
+        const created = await create({ name: "created after start", filters: { properties: and(person_("name", "exact", "Dan")) } });
+        await settled(created.id, 1);
+        expect((await item("GET", due.id)).body).toMatchObject({ is_calculating: true });
+      } finally {
+        await stopCohortWorker();
+      }
     });
   });
 

@@ -96,6 +96,14 @@ export interface CohortWorkerOptions {
   staleMs?: number;
   /** After persons of its project changed, a cohort is computed again, but not more often than this. */
   personsQuietMs?: number;
+  /**
+   * The first sweep's delay. A server restarted after more than `staleMs` finds every dynamic
+   * cohort due, and computing them all at once, right after ready, held a core of PostgreSQL
+   * (or the embedded database's one connection) for seconds per cohort under its first
+   * requests. Flags evaluate dynamic cohorts without their rows, so waiting costs only their
+   * member lists' freshness; a cohort created or changed meanwhile is computed at once (kick).
+   */
+  firstPassAfterMs?: number;
 }
 
 interface Worker {
@@ -116,12 +124,12 @@ export function enqueueComputation(cohortId: number): void {
 
 /**
  * Starts the process's cohort worker: computes queued cohorts one at a time, and every
- * `sweepMs` queues the dynamic cohorts that are due (store.dueCohorts) — at once on start,
- * which recovers cohorts a crash left marked calculating.
+ * `sweepMs` queues the dynamic cohorts that are due (store.dueCohorts), the first time
+ * `firstPassAfterMs` after start, which recovers cohorts a crash left marked calculating.
  */
 export function startCohortWorker(db: Database, options: CohortWorkerOptions = {}): void {
   if (holder[WORKER_KEY]) return;
-  const { sweepMs = 30_000, staleMs = 5 * 60_000, personsQuietMs = 60_000 } = options;
+  const { sweepMs = 30_000, staleMs = 5 * 60_000, personsQuietMs = 60_000, firstPassAfterMs = 0 } = options;
   const queue = new Set<number>();
   let stopped = false;
   let running: Promise<void> | null = null;
@@ -157,7 +165,8 @@ export function startCohortWorker(db: Database, options: CohortWorkerOptions = {
 
   const timer = setInterval(() => void sweep(), sweepMs);
   timer.unref();
-  void sweep();
+  const first = setTimeout(() => void sweep(), firstPassAfterMs);
+  first.unref();
   holder[WORKER_KEY] = {
     kick(cohortId) {
       queue.add(cohortId);
@@ -166,6 +175,7 @@ export function startCohortWorker(db: Database, options: CohortWorkerOptions = {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(first);
       await running;
     },
   };
