@@ -8,6 +8,7 @@
 import type { Database } from "@/server/db";
 import type { WorkerSql } from "@/server/db/driver";
 import { isBehavioralFilter, isPropertyGroup, type BehavioralFilter, type PropertyGroup, type PropertyNode } from "@/server/properties/contract";
+import { startPeriodicPass, stopPeriodicPass, type PassStart } from "@/server/periodic-pass";
 import { COHORT_CYCLE_MESSAGE, COHORT_LIMITS, referencedCohortIds } from "./contract";
 import * as store from "./store";
 import { EMPTY_TREE, eventCountOf, storedTree } from "./stored-filters";
@@ -89,21 +90,20 @@ export async function computeCohort(db: Database, cohortId: number, now = new Da
 // The background worker
 // ---------------------------------------------------------------------------
 
-export interface CohortWorkerOptions {
+/**
+ * `firstPassAfterMs` delays the first sweep (a periodic pass): a server restarted after more
+ * than `staleMs` finds every dynamic cohort due, and computing them all right after ready held
+ * a core of PostgreSQL for seconds per cohort under its first requests. Flags evaluate dynamic
+ * cohorts without their rows, so waiting costs only their member lists' freshness; a cohort
+ * created or changed meanwhile is computed at once (kick).
+ */
+export interface CohortWorkerOptions extends PassStart {
   /** How often to look for cohorts to compute. */
   sweepMs?: number;
   /** Dynamic cohorts are computed again at least this often (behavioral windows move on). */
   staleMs?: number;
   /** After persons of its project changed, a cohort is computed again, but not more often than this. */
   personsQuietMs?: number;
-  /**
-   * The first sweep's delay. A server restarted after more than `staleMs` finds every dynamic
-   * cohort due, and computing them all at once, right after ready, held a core of PostgreSQL
-   * (or the embedded database's one connection) for seconds per cohort under its first
-   * requests. Flags evaluate dynamic cohorts without their rows, so waiting costs only their
-   * member lists' freshness; a cohort created or changed meanwhile is computed at once (kick).
-   */
-  firstPassAfterMs?: number;
 }
 
 interface Worker {
@@ -114,6 +114,7 @@ interface Worker {
 // Modules load twice (Next's bundle and the server): services in Next's copy reach the
 // worker the server started through globalThis.
 const WORKER_KEY = Symbol.for("burrow.cohortWorker");
+const SWEEP_KEY = Symbol.for("burrow.cohortSweep");
 type Holder = { [WORKER_KEY]?: Worker };
 const holder = globalThis as Holder;
 
@@ -129,7 +130,7 @@ export function enqueueComputation(cohortId: number): void {
  */
 export function startCohortWorker(db: Database, options: CohortWorkerOptions = {}): void {
   if (holder[WORKER_KEY]) return;
-  const { sweepMs = 30_000, staleMs = 5 * 60_000, personsQuietMs = 60_000, firstPassAfterMs = 0 } = options;
+  const { sweepMs = 30_000, staleMs = 5 * 60_000, personsQuietMs = 60_000 } = options;
   const queue = new Set<number>();
   let stopped = false;
   let running: Promise<void> | null = null;
@@ -154,19 +155,12 @@ export function startCohortWorker(db: Database, options: CohortWorkerOptions = {
   };
 
   const sweep = async () => {
-    try {
-      const now = Date.now();
-      for (const due of await store.dueCohorts(db.worker.as("cohorts"), new Date(now - staleMs), new Date(now - personsQuietMs), 100)) queue.add(due.id);
-      drain();
-    } catch (error) {
-      if (!stopped) console.error("burrow: looking for cohorts to compute failed", error);
-    }
+    const now = Date.now();
+    for (const due of await store.dueCohorts(db.worker.as("cohorts"), new Date(now - staleMs), new Date(now - personsQuietMs), 100)) queue.add(due.id);
+    drain();
   };
 
-  const timer = setInterval(() => void sweep(), sweepMs);
-  timer.unref();
-  const first = setTimeout(() => void sweep(), firstPassAfterMs);
-  first.unref();
+  startPeriodicPass(SWEEP_KEY, sweepMs, "looking for cohorts to compute", sweep, options);
   holder[WORKER_KEY] = {
     kick(cohortId) {
       queue.add(cohortId);
@@ -174,8 +168,7 @@ export function startCohortWorker(db: Database, options: CohortWorkerOptions = {
     },
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      clearTimeout(first);
+      await stopPeriodicPass(SWEEP_KEY);
       await running;
     },
   };
