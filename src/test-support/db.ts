@@ -12,6 +12,7 @@ import type { EventStoreKind } from "@/server/db/events";
 import { openDatabase, type Database } from "@/server/db/client";
 import { migrate } from "@/server/db/migrate";
 import { PGLITE_TEMPLATES_ENV, templateFile } from "@/server/db/pglite-templates";
+import { leaseMigratedPglite } from "./kept-pglite";
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -61,6 +62,12 @@ export async function createTestDatabase(
   const { migrated = true, kind = testDbKind, events = testEventStoreKind } = options;
   if (kind === "pglite") {
     return withEventStore(async (eventStore) => {
+      const dir = process.env[PGLITE_TEMPLATES_ENV];
+      // A migrated database from the run's template: on a thread kept from an earlier test when one is idle (kept-pglite.ts).
+      if (migrated && dir) {
+        const dump = async () => new Uint8Array(await fs.promises.readFile(templateFile(dir, true))).buffer;
+        return openDatabase({ kind: "pglite-memory", thread: () => leaseMigratedPglite(dump) }, eventStore);
+      }
       const from = await pgliteTemplate(migrated);
       const db = await openDatabase({ kind: "pglite-memory", from }, eventStore);
       if (migrated && !from) await migrate(db.sql);

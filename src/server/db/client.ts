@@ -192,7 +192,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
       );
     }
   } else {
-    thread = await openPgliteThread(config.from ? { loadDataDir: await config.from.arrayBuffer() } : {});
+    thread = config.thread ? await config.thread() : await openPgliteThread(config.from ? { loadDataDir: await config.from.arrayBuffer() } : {});
   }
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
   const prisma = new PrismaClient({ adapter: new PrismaPg(thread.pool) });

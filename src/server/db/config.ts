@@ -1,12 +1,17 @@
 import path from "node:path";
 import { z } from "zod";
+import type { PgliteOnThread } from "./pglite-thread";
 
 /** Which database Burrow uses; decided once from the environment. */
 export type DbConfig =
   | { kind: "postgres"; url: string }
   | { kind: "pglite"; dataDir: string }
-  /** In-memory embedded database: tests and benchmarks only; `from` is a dump (PGlite's dumpDataDir) to start from. */
-  | { kind: "pglite-memory"; from?: Blob };
+  /**
+   * In-memory embedded database: tests and benchmarks only; `from` is a dump (PGlite's
+   * dumpDataDir) to start from, or `thread` one already running (the tests' kept databases:
+   * its `close()` is the database's last step).
+   */
+  | { kind: "pglite-memory"; from?: Blob; thread?: () => Promise<PgliteOnThread> };
 
 /**
  * A configuration problem the operator must fix. Its message is the one line start-up

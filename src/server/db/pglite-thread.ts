@@ -71,7 +71,8 @@ class WorkerConnection extends Duplex {
   }
 }
 
-class PgliteThread {
+/** The worker running PGlite, spoken to by any number of connections in turn (each one session). */
+export class PgliteThread {
   private readonly connections = new Map<number, WorkerConnection>();
   private nextId = 1;
   private closed: Promise<void> | null = null;
@@ -85,6 +86,17 @@ class PgliteThread {
     });
     worker.on("error", (error) => this.fail(error));
     worker.on("exit", () => this.fail(new Error("the embedded database's thread stopped")));
+  }
+
+  /** Whether the thread failed or stopped: no connection can reach its database any more. */
+  get broken(): boolean {
+    return this.failure !== null || this.closed !== null;
+  }
+
+  /** An idle thread kept for later must not keep the process alive; one in use must. */
+  keepsProcessAlive(keeps: boolean): void {
+    if (keeps) this.worker.ref();
+    else this.worker.unref();
   }
 
   private fail(error: Error): void {
@@ -135,7 +147,7 @@ export interface PgliteOnThread {
 }
 
 /** Starts the embedded database's thread: on disk in `dataDir`, or in memory (from a dump, when given). */
-export async function openPgliteThread(options: { dataDir: string } | { loadDataDir?: ArrayBuffer }): Promise<PgliteOnThread> {
+export async function startPgliteThread(options: { dataDir: string } | { loadDataDir?: ArrayBuffer }): Promise<PgliteThread> {
   // Loaded by path from the project root, as it is under tsx, vitest, Next and the bundled server alike.
   const script = path.join(process.cwd(), "src/server/db/pglite-worker.mjs");
   const worker = new Worker(script, { workerData: options, transferList: "loadDataDir" in options && options.loadDataDir ? [options.loadDataDir] : [] });
@@ -147,7 +159,11 @@ export async function openPgliteThread(options: { dataDir: string } | { loadData
     await worker.terminate();
     throw new Error(started.type === "failed" ? started.message : "the embedded database's thread did not start");
   }
-  const thread = new PgliteThread(worker);
+  return new PgliteThread(worker);
+}
+
+/** A pool of the one connection PGlite has, over `thread`; ending it ends its session (the thread stays). */
+export function pgliteThreadPool(thread: PgliteThread): pg.Pool {
   const pool = new pg.Pool({
     max: 1,
     // PGlite's one role and database; it asks for no password.
@@ -157,6 +173,13 @@ export async function openPgliteThread(options: { dataDir: string } | { loadData
   } as pg.PoolConfig);
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  return pool;
+}
+
+/** Starts the embedded database's thread and its pool; `close()` ends both. */
+export async function openPgliteThread(options: { dataDir: string } | { loadDataDir?: ArrayBuffer }): Promise<PgliteOnThread> {
+  const thread = await startPgliteThread(options);
+  const pool = pgliteThreadPool(thread);
   return {
     pool,
     async close() {
