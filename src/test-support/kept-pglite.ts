@@ -1,11 +1,11 @@
 /**
  * Embedded test databases kept between test files. Starting PGlite on a thread of its own
  * costs about 2 s of CPU (its WebAssembly and its startup), whatever the dump it loads, and
- * the PGlite pass opened ~150 of them: a third of its CPU on a 2-core machine, which the run
- * is bound by. So a migrated database's thread, once its test closes the database, is put
- * back as the template left it (every table emptied, the template's rows and sequences
- * restored, planner statistics and counters dropped) and the next test of the same process
- * gets it. A thread whose schema, roles or settings a test changed (its fingerprint differs),
+ * the PGlite pass opened ~150 of them: about half of its CPU on a 2-core machine, which the
+ * run is bound by (docs/testing.md has the figures). So a migrated database's thread, once
+ * its test closes the database, is put back as the template left it (the tables a test wrote
+ * to emptied, the template's rows and sequences restored, planner statistics and counters
+ * dropped) and the next test of the same process gets it. A thread whose schema, roles or settings a test changed (its fingerprint differs),
  * that grew large, that failed, or that served MAX_USES tests is closed instead.
  */
 import type pg from "pg";
