@@ -148,7 +148,8 @@ async function putBack(kept: Kept): Promise<void> {
   const template = baseline && (await baseline.catch(() => null));
   let keep = false;
   if (template && !kept.thread.broken && kept.uses < MAX_USES && idle.length < MAX_IDLE) keep = await restore(kept.thread, template).catch(() => false);
-  if (!keep) return kept.thread.close();
+  // Another test may have put a thread back while this one was restored.
+  if (!keep || idle.length >= MAX_IDLE) return kept.thread.close();
   kept.thread.keepsProcessAlive(false);
   idle.push(kept);
 }
