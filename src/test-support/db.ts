@@ -62,11 +62,9 @@ export async function createTestDatabase(
   const { migrated = true, kind = testDbKind, events = testEventStoreKind } = options;
   if (kind === "pglite") {
     return withEventStore(async (eventStore) => {
-      const dir = process.env[PGLITE_TEMPLATES_ENV];
       // A migrated database from the run's template: on a thread kept from an earlier test when one is idle (kept-pglite.ts).
-      if (migrated && dir) {
-        const dump = async () => new Uint8Array(await fs.promises.readFile(templateFile(dir, true))).buffer;
-        return openDatabase({ kind: "pglite-memory", thread: () => leaseMigratedPglite(dump) }, eventStore);
+      if (migrated && process.env[PGLITE_TEMPLATES_ENV]) {
+        return openDatabase({ kind: "pglite-memory", thread: () => leaseMigratedPglite(async () => (await pgliteTemplate(true))!) }, eventStore);
       }
       const from = await pgliteTemplate(migrated);
       const db = await openDatabase({ kind: "pglite-memory", from }, eventStore);

@@ -158,14 +158,14 @@ async function putBack(kept: Kept): Promise<void> {
  * A migrated embedded database for one test: a kept thread when one is idle, else a new one
  * started from `dump()` (the run's migrated template). Its `close()` hands the thread back.
  */
-export async function leaseMigratedPglite(dump: () => Promise<ArrayBuffer>): Promise<PgliteOnThread> {
+export async function leaseMigratedPglite(dump: () => Promise<Blob>): Promise<PgliteOnThread> {
   let kept = idle.pop();
   if (kept) {
     kept.thread.keepsProcessAlive(true);
     keptThreads.reused++;
   } else {
     keptThreads.started++;
-    kept = { thread: await startPgliteThread({ loadDataDir: await dump() }), uses: 0 };
+    kept = { thread: await startPgliteThread({ loadDataDir: await (await dump()).arrayBuffer() }), uses: 0 };
     // Read from the first fresh thread, before any test wrote to it (when it cannot be read, nothing is kept).
     baseline ??= withPool(kept.thread, readBaseline);
     await baseline.catch(() => null);
