@@ -387,7 +387,7 @@ describe("delivery", () => {
       expect(await fanOutBatches(db.sql.worker, 3, 10)).toEqual({ rows: 2, batches: 1 });
       expect(await db.sql.query(`SELECT 1 FROM hog_function_outbox_batches`)).toHaveLength(0);
       // Claimed (with no lease, so they stay due), each row has its event as stored.
-      const claimed = (await claimOutbox(db.sql, 100, 0, [])).filter((row) => row.hog_function_id === ids[0]);
+      const claimed = (await claimOutbox(db.sql, 100, 0)).filter((row) => row.hog_function_id === ids[0]);
       expect(claimed.map((row) => row.payload).sort((a, b) => String(a?.distinct_id).localeCompare(String(b?.distinct_id)))).toEqual([
         expect.objectContaining({ event: "fanned", distinct_id: "ada", project_id: projectId, properties: expect.objectContaining({ n: 1 }), timestamp: "2026-11-20T10:00:00.123Z", elements_chain: "" }),
         expect.objectContaining({ event: "fanned", distinct_id: "bob", properties: expect.objectContaining({ n: 2 }), timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }),
@@ -440,7 +440,7 @@ describe("delivery", () => {
       ]);
       while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
       if (readsEvents) await db.sql.query(`DELETE FROM events WHERE project_id = $1 AND distinct_id = 'gone'`, [projectId]);
-      const claimed = (await claimOutbox(db.sql, 100, 0, [])).filter((row) => ids.includes(row.hog_function_id));
+      const claimed = (await claimOutbox(db.sql, 100, 0)).filter((row) => ids.includes(row.hog_function_id));
       expect(claimed).toHaveLength(4);
       const kept = claimed.filter((row) => row.payload?.distinct_id === "kept");
       expect(kept.map((row) => row.hog_function_id).sort()).toEqual([...ids].sort());
@@ -457,5 +457,30 @@ describe("delivery", () => {
     await until("the deliveries", async () => received.filter((r) => r.path.startsWith("/read-")).length === (readsEvents ? 2 : 4));
     await until("the outbox emptied", async () => (await outboxOf(ids[0]!)) + (await outboxOf(ids[1]!)) === 0);
     expect(received.filter((r) => r.path.startsWith("/read-"))).toHaveLength(readsEvents ? 2 : 4);
+  });
+
+  it("claims from a capped destination only its cap, oldest first, none of a skipped one's, and any number of the others'", async () => {
+    let ids: string[] = [];
+    await withWorkerStopped(async () => {
+      while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
+      // Whatever earlier tests left due is not this test's.
+      await db.sql.query(`DELETE FROM hog_function_outbox`);
+      for (const name of ["capped", "skipped", "free"]) ids.push((await create(webhook(`scope ${name}`, `http://127.0.0.1:${port}/scope-${name}`, { filters: { events: [{ id: "scoped" }] } }))).body.id as string);
+      await reloadRoutes(db);
+      for (const n of [1, 2, 3, 4]) await sendBatch(token, [{ event: "scoped", distinct_id: `scope-${n}`, properties: { n } }]);
+      while ((await fanOutBatches(db.sql.worker, 10_000, 100)).rows > 0);
+      const [capped, skipped, free] = ids as [string, string, string];
+      const claimed = await claimOutbox(db.sql, 100, 60_000, { skip: [skipped], caps: new Map([[capped, 2]]) });
+      const of = (id: string) => claimed.filter((row) => row.hog_function_id === id).map((row) => row.payload?.distinct_id).sort();
+      expect(of(capped)).toEqual(["scope-1", "scope-2"]);
+      expect(of(skipped)).toEqual([]);
+      expect(of(free)).toEqual(["scope-1", "scope-2", "scope-3", "scope-4"]);
+      // A cap of 0 is a skip; the claimed rows are leased, not claimed again; the overall limit holds.
+      expect(await claimOutbox(db.sql, 100, 60_000, { skip: [skipped], caps: new Map([[capped, 0], [free, 5]]) })).toEqual([]);
+      const rest = await claimOutbox(db.sql, 3, 0, { skip: [], caps: new Map([[capped, 5], [skipped, 5]]) });
+      expect(rest.map((row) => `${ids.indexOf(row.hog_function_id)} ${row.payload?.distinct_id}`).sort()).toEqual(["0 scope-3", "1 scope-1", "1 scope-2"]);
+      await db.sql.query(`UPDATE hog_function_outbox SET next_attempt_at = now() WHERE hog_function_id = ANY($1::uuid[])`, [ids]);
+    });
+    await until("the scoped deliveries", async () => received.filter((r) => r.path.startsWith("/scope-")).length === 12);
   });
 });

@@ -142,18 +142,33 @@ export interface OutboxRow {
   attempts: number;
 }
 
+/** Which destinations' rows a claim may take: none of `skip`'s, at most `caps`' number of each one's, and any number of the others'. */
+export interface ClaimScope {
+  skip: readonly string[];
+  caps: ReadonlyMap<string, number>;
+}
+
 /**
  * Claims due rows: their next attempt moves `leaseMs` ahead, so that a process that dies
  * holding them leaves them due again (at least once), and a second process does not take them.
+ * A destination with a cap (its rate limit's tokens left) gives at most that many, its oldest
+ * first, so that rows are not claimed (each with a read of its event) only to be put back.
  */
-export async function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, skip: readonly string[]): Promise<OutboxRow[]> {
+export async function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: number, scope: ClaimScope = { skip: [], caps: new Map() }): Promise<OutboxRow[]> {
+  const capped = [...scope.caps].filter(([, n]) => n > 0);
   // An event of the PostgreSQL event store is read here, by its key, as it is now (missing: deleted
   // since), once per claim however many destinations want it: its first row carries it.
   const rows = await sql.query<OutboxRow & { event: Record<string, unknown> | null; read: boolean }>(
-    `WITH claimed AS (
+    `WITH capped AS (
+       SELECT o.id, o.next_attempt_at FROM unnest($4::uuid[], $5::int[]) AS c(id, n)
+       CROSS JOIN LATERAL (SELECT id, next_attempt_at FROM hog_function_outbox WHERE hog_function_id = c.id AND next_attempt_at <= now()
+                           ORDER BY next_attempt_at, id LIMIT c.n FOR UPDATE SKIP LOCKED) o
+     ), others AS (
+       SELECT id, next_attempt_at FROM hog_function_outbox WHERE next_attempt_at <= now() AND NOT (hog_function_id = ANY($3::uuid[]))
+       ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), claimed AS (
        UPDATE hog_function_outbox SET next_attempt_at = now() + ($2::int * interval '1 millisecond')
-       WHERE id IN (SELECT id FROM hog_function_outbox WHERE next_attempt_at <= now() AND NOT (hog_function_id = ANY($3::uuid[]))
-                    ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+       WHERE id IN (SELECT id FROM (SELECT * FROM capped UNION ALL SELECT * FROM others) due ORDER BY next_attempt_at, id LIMIT $1)
        RETURNING id, hog_function_id, project_id, event_uuid, payload, attempts
      ), read AS (
        SELECT DISTINCT ON (c.project_id, c.event_uuid) c.id,
@@ -166,7 +181,7 @@ export async function claimOutbox(sql: SqlExecutor, limit: number, leaseMs: numb
      )
      SELECT c.id::text, c.hog_function_id::text, c.project_id, c.event_uuid::text, c.attempts, c.payload, r.event, r.id IS NOT NULL AS read
      FROM claimed c LEFT JOIN read r ON r.id = c.id`,
-    [limit, leaseMs, skip],
+    [limit, leaseMs, [...scope.skip, ...scope.caps.keys()], capped.map(([id]) => id), capped.map(([, n]) => n)],
   );
   const events = new Map<string, Record<string, unknown> | null>();
   for (const row of rows) if (row.read) events.set(`${row.project_id} ${row.event_uuid}`, row.event);

@@ -45,8 +45,11 @@ const BUSY_KICK_GAP_MS = 250;
 const BUSY_REST_FACTOR = 19;
 /** How long capture counts as saturated after ingestion last said so (or last routed events while the server was busy). */
 const BUSY_FOR_MS = 1_000;
-/** How long the worker rests when destinations it has rows for are at their rate limit (their tokens gather meanwhile). */
-const RATE_LIMITED_REST_MS = 100;
+/**
+ * How long the worker rests when destinations it has rows for are at their rate limit: their
+ * tokens gather meanwhile (up to a second's worth, the burst), so they go in fewer, larger rounds.
+ */
+const RATE_LIMITED_REST_MS = 250;
 /** Rows due within this long count as work at hand (rate-limited rows wait under a second). */
 const FAN_OUT_AHEAD_MS = 2_000;
 const PRUNE_CHUNK = 5000;
@@ -123,10 +126,10 @@ class TokenBucket {
     this.tokens = Math.min(this.rate, this.tokens + ((now - this.at) / 1000) * this.rate);
     this.at = now;
   }
-  /** Whether a request may go now (without taking it). */
-  ready(): boolean {
+  /** How many requests may go now (without taking them). */
+  available(): number {
     this.refill();
-    return this.tokens >= 1;
+    return Math.floor(this.tokens);
   }
   /** 0 when a request may go now, else the ms until one may. */
   take(): number {
@@ -256,20 +259,28 @@ export class DeliveryWorker {
         // per destination) only while few rows are due soon, so a backlog stays compact in them.
         // (A destination whose circuit is open is not waited for.)
         const open = [...this.breakers].filter(([, b]) => b.openUntil > Date.now()).map(([id]) => id);
-        // Nor claimed from, and neither is one at its rate limit: claiming rows only to put them back
-        // cost each a read of its event (most of a round's work while capture kept the limits full).
-        const skip = [...open, ...[...this.buckets].filter(([id, bucket]) => !open.includes(id) && !bucket.ready()).map(([id]) => id)];
-        limited = skip.length > open.length;
+        // Nor claimed from, and from one near its rate limit only as many rows as it may send now:
+        // claiming rows only to put them back cost each a read of its event and a write (most of a
+        // round's work while capture kept the limits full).
+        const caps = new Map([...this.buckets].filter(([id]) => !open.includes(id)).map(([id, bucket]) => [id, bucket.available()]));
+        limited = [...caps.values()].some((n) => n === 0);
         let started = performance.now();
         if (await store.fewDue(this.sql, FAN_OUT_AHEAD_MS, limit, open)) {
           await this.fanOut.step();
           await this.yieldToIngestion(performance.now() - started);
           started = performance.now();
         }
-        const rows = await store.claimOutbox(this.sql, limit, this.options.leaseMs, skip);
+        const rows = await store.claimOutbox(this.sql, limit, this.options.leaseMs, { skip: open, caps });
         if (rows.length === 0) break;
         await this.deliverAll(rows);
         await this.yieldToIngestion(performance.now() - started);
+        // A destination that gave all its cap may have more rows due: they wait for the next round,
+        // after a rest, rather than go a few at a time (the tokens of one round's requests), each few
+        // costing a round's queries.
+        if ([...caps].some(([id, n]) => n > 0 && n < limit && rows.filter((row) => row.hog_function_id === id).length === n)) {
+          limited = true;
+          break;
+        }
       }
       // A destination at its limit gets its next tokens in a burst rather than one a round.
       const next = await store.nextDue(this.sql);
