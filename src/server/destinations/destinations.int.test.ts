@@ -16,7 +16,8 @@ import { sendBatch } from "@/test-support/ingestion";
 import { projectApiCaller, restRoute } from "@/test-support/rest-routes";
 import { reloadRoutes } from "./routing";
 import { claimOutbox, fanOutBatches, pruneDeliveries } from "./store";
-import { startDestinationWorker, stopDestinationWorker, type DeliveryOptions } from "./worker";
+import type { DeliveryOptions } from "./options";
+import { startDestinationWorker, stopDestinationWorker } from "./worker";
 
 let db: Database;
 let projectId: number;

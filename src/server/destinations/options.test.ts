@@ -1,7 +1,7 @@
 /** The destinations' settings from the environment: defaults, values, and a typo that stops start-up. */
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "@/server/db/config";
-import { deliveryOptionsFromEnv as fromEnv } from "./worker";
+import { deliveryOptionsFromEnv as fromEnv } from "./options";
 
 const deliveryOptionsFromEnv = (vars: Record<string, string>) => fromEnv(vars as unknown as NodeJS.ProcessEnv);
 

@@ -37,7 +37,8 @@ import { WEBHOOK_HOG, WEBHOOK_INPUTS_SCHEMA, WEBHOOK_TEMPLATE } from "./template
 import { kickDestinationWorker } from "./worker";
 
 export { destinationsFor, reloadRoutes as warmDestinations } from "./routing";
-export { deliveryOptionsFromEnv, kickDestinationWorker, startDestinationWorker, stopDestinationWorker } from "./worker";
+export { deliveryOptionsFromEnv } from "./options";
+export { kickDestinationWorker, startDestinationWorker, stopDestinationWorker } from "./worker";
 
 const ACTIVITY_SCOPE = "HogFunction";
 const notFound = () => new AppError("not_found", "Not found.");
