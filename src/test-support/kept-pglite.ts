@@ -5,8 +5,9 @@
  * run is bound by (docs/testing.md has the figures). So a migrated database's thread, once
  * its test closes the database, is put back as the template left it (the tables a test wrote
  * to emptied, the template's rows and sequences restored, planner statistics and counters
- * dropped) and the next test of the same process gets it. A thread whose schema, roles or settings a test changed (its fingerprint differs),
- * that grew large, that failed, or that served MAX_USES tests is closed instead.
+ * dropped) and the next test of the same process gets it. A thread whose schema, roles or
+ * settings a test changed (its fingerprint differs), that grew large, that failed, or that
+ * served MAX_USES tests is closed instead.
  */
 import type pg from "pg";
 import { pgliteThreadPool, startPgliteThread, type PgliteOnThread, type PgliteThread } from "@/server/db/pglite-thread";
