@@ -13,7 +13,7 @@ import type { Database } from "@/server/db/client";
 import type { StoredEventInput } from "@/server/db/events";
 import { evaluateFlag, type FlagDefinition } from "@/server/flags/evaluation";
 import { clearQueryCache, computeQuery } from "@/server/query/service";
-import { createTestDatabase, testStoresName } from "@/test-support/db";
+import { createTestDatabase, testDbKind, testEventStoreKind, testStoresName } from "@/test-support/db";
 import { restRoute } from "@/test-support/rest-routes";
 import { experimentMetrics } from "./present";
 import { bayesianCompare, frequentistCompare, type VariantStats } from "./statistics";
@@ -154,6 +154,15 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
       const want = expected.get(row.key)!;
       expect([row.key, row.number_of_samples, row.sum, row.sum_squares]).toEqual([row.key, want.n, want.sum, want.squares]);
     }
+  });
+
+  // The tally's planner settings (SET LOCAL in its own transaction) must not outlive it on the one embedded connection.
+  it.runIf(testDbKind === "pglite" && testEventStoreKind === "postgres")("leaves the connection's planner settings as they were", async () => {
+    const settings = () => db.sql.query<{ sort: string; hash: string }>("SELECT current_setting('enable_sort') AS sort, current_setting('hash_mem_multiplier') AS hash");
+    const before = await settings();
+    await run(MEAN);
+    expect(await settings()).toEqual(before);
+    expect(before[0]!.sort).toBe("on");
   });
 
   it("frequentist when the experiment says so", async () => {
