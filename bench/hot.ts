@@ -231,9 +231,24 @@ async function run(setup: Setup): Promise<Row[]> {
     const batch = counted(await load, BATCH_EVENTS);
     return { result, eventsPerSecond: Math.round(batch.requestsPerSecond * BATCH_EVENTS) };
   };
+  // "Warm" means after traffic and after start-up's work, as in a full run: a server's first
+  // half second of /decide answers at 10–60 ms while V8 optimises the request path (2026-12-02:
+  // 148 of `--parts decide`'s 203 answers over 8 ms came in its first 500 ms, p99 14–53 ms),
+  // and the timed workers' first passes (server.ts: from 10 s after ready, 2 s apart, the
+  // cohorts' at 20 s) slow it again. The cold part, when it runs, is that traffic; otherwise,
+  // before the first /decide row, two unmeasured seconds of each route, then a wait.
+  let warm = PARTS.has("cold");
+  let readyAt = 0;
+  const warmDecide = async () => {
+    if (warm) return;
+    warm = true;
+    await paced(`${server.url}/decide/?v=3`, 1000, 2, decideBodies(token, 1000, 2));
+    await paced(`${server.url}/flags/?v=2`, 1000, 2, decideBodies(token, 1000, 2));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, readyAt + FIRST_PASSES_DONE_MS - performance.now())));
+  };
   try {
     await waitReady(server.url);
-    const readyAt = performance.now();
+    readyAt = performance.now();
     if (DESTINATIONS > 0) {
       sink = await startBenchSink();
       await createDestinations(server.url, projectId, personalKey, DESTINATIONS, sink.url);
@@ -276,22 +291,13 @@ async function run(setup: Setup): Promise<Row[]> {
         });
       }
       if (PARTS.has("decide")) {
-        if (round === 1 && !PARTS.has("cold")) {
-          // "Warm" means after traffic and after start-up's work, as in a full run: a server's
-          // first half second of /decide answers at 10–60 ms while V8 optimises the request path
-          // (2026-12-02: 148 of `--parts decide`'s 203 answers over 8 ms came in its first
-          // 500 ms, p99 14–53 ms), and the timed workers' first passes (server.ts: from 10 s
-          // after ready, 2 s apart, the cohorts' at 20 s) slow it again. The cold part, when it
-          // runs, is that traffic; otherwise two unmeasured seconds of each route, then a wait.
-          await paced(`${server.url}/decide/?v=3`, 1000, 2, decideBodies(token, 1000, 2));
-          await paced(`${server.url}/flags/?v=2`, 1000, 2, decideBodies(token, 1000, 2));
-          await new Promise((resolve) => setTimeout(resolve, Math.max(0, readyAt + FIRST_PASSES_DONE_MS - performance.now())));
-        }
+        await warmDecide();
         if (floor) floorRow(`bare node:http 1,000/s, same client and answer${suffix}`, await paced(`${floor.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S)));
         decideRow(`/decide?v=3 1,000/s warm${suffix}`, await paced(`${server.url}/decide/?v=3`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S)), 5);
         decideRow(`/flags?v=2 1,000/s warm${suffix}`, await paced(`${server.url}/flags/?v=2`, 1000, DURATION_S, decideBodies(token, 1000, DURATION_S)), 5);
       }
       if (PARTS.has("beside")) {
+        await warmDecide();
         if (floor) {
           // The same load on Burrow, the paced client on the bare server: what this machine's
           // scheduling alone does to a quick answer while Burrow ingests.
@@ -304,6 +310,7 @@ async function run(setup: Setup): Promise<Row[]> {
     }
     if (PARTS.has("cohorts")) {
       // A large /batch/ of new persons' events, then ten new dynamic cohorts over the 100,000 persons.
+      await warmDecide();
       const large = JSON.stringify({
         api_key: token,
         batch: Array.from({ length: 20_000 }, (_, i) => ({ event: "signed_up", distinct_id: `large-${i}`, properties: { $set: { plan: i % 2 ? "pro" : "free", age: 20 + (i % 50) } } })),
