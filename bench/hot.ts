@@ -157,10 +157,10 @@ function copyRows(projectId: number, count: number): StoredEventInput[] {
   }));
 }
 
-/** /decide bodies for `rate` × `seconds` requests: each for another of the 100,000 stored persons, or (every fifth) a visitor never seen. */
 /** After ready, when the server's timed workers have made their first passes (server.ts starts them 10–20 s after ready). */
 const FIRST_PASSES_DONE_MS = 25_000;
 
+/** /decide bodies for `rate` × `seconds` requests: each for another of the 100,000 stored persons, or (every fifth) a visitor never seen. */
 const decideBodies = (token: string, rate: number, seconds: number) =>
   Array.from({ length: rate * seconds }, (_, index) =>
     index % 5 === 4 ? `{"api_key":"${token}","distinct_id":"new-visitor-${index}-${randomUUID()}"}` : `{"api_key":"${token}","distinct_id":"person-${((index * 7919) % PERSONS) + 1}"}`,
@@ -235,15 +235,18 @@ async function run(setup: Setup): Promise<Row[]> {
   // half second of /decide answers at 10–60 ms while V8 optimises the request path (2026-12-02:
   // 148 of `--parts decide`'s 203 answers over 8 ms came in its first 500 ms, p99 14–53 ms),
   // and the timed workers' first passes (server.ts: from 10 s after ready, 2 s apart, the
-  // cohorts' at 20 s) slow it again. The cold part, when it runs, is that traffic; otherwise,
-  // before the first /decide row, two unmeasured seconds of each route, then a wait.
-  let warm = PARTS.has("cold");
+  // cohorts' at 20 s) slow it again. So before the first warm /decide row: two unmeasured
+  // seconds of each route unless the cold part was that traffic, then a wait past those passes
+  // (none in a full run, whose capture and batch parts take longer).
+  let warm = false;
   let readyAt = 0;
   const warmDecide = async () => {
     if (warm) return;
     warm = true;
-    await paced(`${server.url}/decide/?v=3`, 1000, 2, decideBodies(token, 1000, 2));
-    await paced(`${server.url}/flags/?v=2`, 1000, 2, decideBodies(token, 1000, 2));
+    if (!PARTS.has("cold")) {
+      await paced(`${server.url}/decide/?v=3`, 1000, 2, decideBodies(token, 1000, 2));
+      await paced(`${server.url}/flags/?v=2`, 1000, 2, decideBodies(token, 1000, 2));
+    }
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, readyAt + FIRST_PASSES_DONE_MS - performance.now())));
   };
   try {
