@@ -237,7 +237,7 @@ async function run(setup: Setup): Promise<Row[]> {
   // and the timed workers' first passes (server.ts: from 10 s after ready, 2 s apart, the
   // cohorts' at 20 s) slow it again. So before the first warm /decide row: two unmeasured
   // seconds of each route unless the cold part was that traffic, then a wait past those passes
-  // (none in a full run, whose capture and batch parts take longer).
+  // (a few seconds at most in a full run, whose capture and batch parts come first).
   let warm = false;
   let readyAt = 0;
   const warmDecide = async () => {
