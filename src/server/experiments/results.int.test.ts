@@ -7,7 +7,7 @@
  */
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bootstrap } from "@/server/accounts/service";
+import { bootstrap, createPersonalApiKey } from "@/server/accounts/service";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import type { StoredEventInput } from "@/server/db/events";
@@ -211,6 +211,36 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
     expect(answer.variant_results[0]).toMatchObject({ number_of_samples: 15, chance_to_win: null, credible_interval: null, significant: null });
     expect(answer.variant_results[0].validation_failures).toContain("not-enough-exposures");
     await expect(run(FUNNEL, 999999)).rejects.toThrow(/does not exist/);
+  });
+
+  it("refuses hostile ExperimentQuery input over the query route with a 4xx: huge ids, another project's experiment, NUL bytes, a key without the scope", async () => {
+    // (A body over 1 MB is refused by the server before any route: src/server/http/next-body-limit.ts.)
+    const query = restRoute("projects", "query").POST;
+    const ask = async (body: string, key = apiKey) => {
+      const response = await query(
+        new Request(`http://localhost/api/projects/${projectId}/query/`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body }),
+        { params: Promise.resolve({ project_id: String(projectId) }) },
+      );
+      return { status: response.status, text: await response.text() };
+    };
+    const experimentQuery = (extra: Record<string, unknown>) => JSON.stringify({ query: { kind: "ExperimentQuery", experiment_id: experimentId, metric: FUNNEL, ...extra }, refresh: "force_blocking" });
+    const other = await bootstrap(db.prisma, { email: "elsewhere@example.com", password: "pw12345678", organization: "Elsewhere" });
+    const theirFlag = await db.prisma.featureFlag.create({ data: { projectId: other.project_id, key: "theirs", filters: { groups: [{ properties: [], rollout_percentage: 100 }] } } });
+    const theirs = await db.prisma.experiment.create({ data: { projectId: other.project_id, name: "Theirs", featureFlagId: theirFlag.id, parameters: {}, createdById: other.user.id } });
+    const { key: unscoped } = await createPersonalApiKey(db.prisma, (await db.prisma.user.findFirstOrThrow({ where: { email: "results@example.com" } })).id, { scopes: ["experiment:read"] });
+    const cases: [string, () => Promise<{ status: number; text: string }>, number][] = [
+      ["an id of 2^40", () => ask(experimentQuery({ experiment_id: 2 ** 40 })), 400],
+      ["an id as text", () => ask(experimentQuery({ experiment_id: "1 OR 1=1" })), 400],
+      ["another project's experiment", () => ask(experimentQuery({ experiment_id: theirs.id })), 400],
+      ["a NUL byte in the metric's event", () => ask(experimentQuery({ metric: { ...FUNNEL, series: [{ kind: "EventsNode", event: "pur\u0000chase" }] } })), 400],
+      ["a key without query:read", () => ask(experimentQuery({}), unscoped), 403],
+    ];
+    for (const [what, send, status] of cases) {
+      const answer = await send();
+      expect([what, answer.status], answer.text.slice(0, 300)).toEqual([what, status]);
+    }
+    // Nothing of the other project's experiment shows in the refusal.
+    expect((await ask(experimentQuery({ experiment_id: theirs.id }))).text).not.toContain("Theirs");
   });
 
   it("is not answered from the cache once the experiment changed (its settings are not in the query)", async () => {
