@@ -158,7 +158,7 @@ describe(`ExperimentQuery (${testStoresName})`, () => {
 
   // The tally's planner settings (SET LOCAL in its own transaction) must not outlive it on the one embedded connection.
   it.runIf(testDbKind === "pglite" && testEventStoreKind === "postgres")("leaves the connection's planner settings as they were", async () => {
-    const settings = () => db.sql.query<{ sort: string; hash: string }>("SELECT current_setting('enable_sort') AS sort, current_setting('hash_mem_multiplier') AS hash");
+    const settings = () => db.sql.query<{ sort: string; memory: string }>("SELECT current_setting('enable_sort') AS sort, current_setting('work_mem') AS memory");
     const before = await settings();
     await run(MEAN);
     expect(await settings()).toEqual(before);
