@@ -225,7 +225,8 @@ export const OPERATORS = {
       },
       sql: ({ dialect, params, property }, filter) => {
         const listed = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((item) => fold(textOf(item)!));
-        return dialect.orFalse(dialect.anyOf(dialect.fold(property.text), params.add(listed, "text[]")));
+        const besidesContainers = listed.every((item) => item !== "null" && !item.startsWith("{") && !item.startsWith("["));
+        return dialect.orFalse(dialect.anyOf(dialect.fold(besidesContainers ? property.textBesidesContainers : property.text), params.add(listed, "text[]")));
       },
     },
   },

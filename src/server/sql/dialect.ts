@@ -46,6 +46,12 @@ export interface PropertySql {
   has: string;
   /** textOf: strings as they are, numbers and booleans as JSON writes them, null 'null'; objects, arrays and missing NULL. */
   text: string;
+  /**
+   * `text` for a comparison with texts none of which is 'null' or begins with `{` or `[`: a
+   * null, object or array may read otherwise here (NULL, or its JSON), which equals none of
+   * them. Where the dialect reads it with less work (PostgreSQL: one key look-up, not two).
+   */
+  textBesidesContainers: string;
   /** The value is a string, number or boolean. */
   isScalar: string;
   /** The value's text where it is a scalar (strings as they are, others their JSON). */

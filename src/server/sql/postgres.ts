@@ -80,6 +80,7 @@ export const POSTGRES: SqlDialect = {
   property: (ref) => ({
     has: `(${ref.column} ? ${ref.key})`,
     text: `(CASE ${kind(ref)} WHEN 'null' THEN 'null' WHEN 'string' THEN ${raw(ref)} WHEN 'number' THEN ${raw(ref)} WHEN 'boolean' THEN ${raw(ref)} END)`,
+    textBesidesContainers: raw(ref),
     isScalar: `${kind(ref)} IN ('string', 'number', 'boolean')`,
     scalarText: raw(ref),
   }),

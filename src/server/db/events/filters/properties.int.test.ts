@@ -34,7 +34,7 @@ const VALUES: unknown[] = [
 ];
 
 const FILTERS: unknown[] = [
-  ...["hello", "HELLO", "5", 5, "5.0", 2.5, "null", null, true, "true", "false", "", "ünïcode", "quote'\"", "back\\slash", "%_like", "[object Object]"].flatMap((value) => [
+  ...["hello", "HELLO", "5", 5, "5.0", 2.5, "null", null, true, "true", "false", "", "ünïcode", "quote'\"", "back\\slash", "%_like", "[object Object]", '{"a": 1}', "[1, 2]"].flatMap((value) => [
     { key: "v", value },
     { key: "v", operator: "is_not", value },
   ]),
