@@ -27,7 +27,7 @@ export default defineConfig({
   projects: [
     { name: "parallel", testIgnore: ALONE, teardown: "alone" },
     // Specs that measure how fast the server (or the test itself) reacts — /_health within a
-    // second during a 100,000-event batch or a body bomb, a respawn within 100 ms of kill -9,
+    // second during a 100,000-event batch or a body bomb, 20 restarts right after kill -9,
     // a kill mid-stream — or the shared server's memory: they run after the others, one at a
     // time, with nothing else on the machine, as all specs did before. A teardown project runs
     // after its setup project whatever the outcome, unlike a dependent one. It also runs when
