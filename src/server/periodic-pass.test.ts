@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { kickPeriodicPass, startPeriodicPass, stopPeriodicPass } from "./periodic-pass";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,17 +49,26 @@ describe("a periodic pass", () => {
     const key = Symbol("kicked pass");
     kickPeriodicPass(key);
     let passes = 0;
+    let finished = 0;
+    // Each pass ends when the test says so, not on a timer a loaded machine could run late.
+    const ends: (() => void)[] = [];
     startPeriodicPass(key, 60_000, "kicked pass", async () => {
       passes++;
-      await sleep(20);
+      await new Promise<void>((resolve) => ends.push(resolve));
+      finished++;
     });
     expect(passes).toBe(1);
     kickPeriodicPass(key);
     kickPeriodicPass(key);
-    await sleep(60);
+    expect(passes).toBe(1);
+    ends[0]!();
+    await vi.waitFor(() => expect(passes).toBe(2));
+    ends[1]!();
+    await vi.waitFor(() => expect(finished).toBe(2));
     expect(passes).toBe(2);
     kickPeriodicPass(key);
     expect(passes).toBe(3);
+    ends[2]!();
     await stopPeriodicPass(key);
     kickPeriodicPass(key);
     expect(passes).toBe(3);

@@ -6,7 +6,7 @@
  * shared page computes the same way; a removal leaves no gap in the grid.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeDb, registerDb } from "@/server/db";
 import type { Database } from "@/server/db/client";
 import { createTestDatabase, testDbKind } from "@/test-support/db";
@@ -367,17 +367,27 @@ describe("mapAsCompleted", () => {
     let running = 0;
     let most = 0;
     const yielded: { index: number; value: number }[] = [];
-    for await (const answer of mapAsCompleted([40, 5, 25, 10, 1], 3, async (delay) => {
-      running++;
-      most = Math.max(most, running);
-      // 20 ms a unit: the lanes end 180 ms or more apart, which a loaded machine's timers keep apart (3 ms a unit did not).
-      await delayed(delay * 20);
-      running--;
-      return delay;
-    })) {
-      yielded.push(answer);
+    // Each item's work ends when the test says so: an order of timers is one a loaded machine can swap.
+    const ends = new Map<number, () => void>();
+    const consumed = (async () => {
+      for await (const answer of mapAsCompleted([40, 5, 25, 10, 1], 3, async (item) => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => ends.set(item, resolve));
+        running--;
+        return item;
+      })) {
+        yielded.push(answer);
+      }
+    })();
+    await vi.waitFor(() => expect([...ends.keys()]).toEqual([40, 5, 25]));
+    // 10 and 1 take the lane 5 frees, one after the other; the answers come in the order the work ends.
+    for (const item of [5, 10, 1, 25, 40]) {
+      await vi.waitFor(() => expect(ends.has(item)).toBe(true));
+      ends.get(item)!();
+      await vi.waitFor(() => expect(yielded.at(-1)?.value).toBe(item));
     }
-    // Lanes: 40 | 5 then 10 then 1 | 25 (ending at 800, 320 and 500 ms).
+    await consumed;
     expect(yielded).toEqual([
       { index: 1, value: 5 },
       { index: 3, value: 10 },

@@ -115,7 +115,7 @@ describe.skipIf(testEventStoreKind === "clickhouse")("the sessions table", () =>
     const next = new PostgresEventStore(db.sql, 1);
     try {
       await next.insert([event("$pageview", "13:05:00", "s4")]);
-      await expect.poll(async () => (await readSessionRows()).find((r) => r.session_id === "s3")?.entry_url).toBe("https://a.example/left");
+      await expect.poll(async () => (await readSessionRows()).find((r) => r.session_id === "s3")?.entry_url, { timeout: 10_000 }).toBe("https://a.example/left");
     } finally {
       await next.close();
     }
