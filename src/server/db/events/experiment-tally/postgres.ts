@@ -18,28 +18,14 @@ import { SqlParams } from "@/server/properties/sql";
 import { POSTGRES } from "@/server/sql/postgres";
 import { cohortIdsOf, requireCohorts } from "../filters/cohorts";
 import { postgresFilters, postgresMatchers } from "../filters/postgres";
+import { queryWithSmallHashes } from "../postgres/hash-settings";
 import { numberedVariants, tallyFromRows, tallyGroups, tallyMatchers, windowMicros, type ExperimentTally, type ExperimentTallyQuery } from "./query";
-
-/**
- * The planner's settings for this statement alone. A million actors' hash held in memory
- * (about 170 MB at our connections' 64MB work_mem) misses the CPU caches on every one of
- * the 1.2M rows it takes in; with a small work_mem PostgreSQL spills the rows to batches
- * whose hashes fit in cache and aggregates one batch after another, which is faster
- * (bench/experiments.ts' data at a million exposures, the two settings taking turns: funnel
- * 1.89 → 1.42 s at best, mean 2.16 → 1.52 s median). And taking the actors for tens of
- * thousands (their key is an expression it has no statistics for), the planner would sort
- * them on disk to group them by variant, where hashing them into a handful of groups is
- * cheap: sorting is off (still used where nothing else can do).
- */
-const TALLY_SETTINGS = "SET LOCAL work_mem = '1MB'; SET LOCAL enable_sort = off";
 
 export async function postgresExperimentTally(sql: SqlExecutor & Pick<SqlDriver, "transaction">, projectId: number, query: ExperimentTallyQuery): Promise<ExperimentTally> {
   await requireCohorts(sql, projectId, cohortIdsOf(tallyGroups(query)));
   const statement = postgresExperimentTallyStatement(projectId, query);
-  const rows = await sql.transaction(async (tx) => {
-    await tx.exec(TALLY_SETTINGS);
-    return tx.query<{ k: number; n: number; s: number; q: number; c: number[] | null }>(statement.text, statement.values);
-  });
+  // A million actors grouped: see hash-settings.ts.
+  const rows = await queryWithSmallHashes<{ k: number; n: number; s: number; q: number; c: number[] | null }>(sql, statement);
   return tallyFromRows(query, rows.map((row) => ({ ...row, c: row.c ?? [] })));
 }
 

@@ -4,10 +4,11 @@
  * bucket of the zone, and for a breakdown ranks the property's values by event count in the
  * same statement, folding all but the top ones into "other".
  */
-import type { SqlExecutor } from "@/server/db/driver";
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
 import { propertiesSql, readsPersonProperties, SqlParams } from "@/server/properties/sql";
 import { POSTGRES } from "@/server/sql/postgres";
 import { cohortIdsOf, postgresCohortResolver, requireCohorts } from "../filters/cohorts";
+import { queryWithSmallHashes } from "../postgres/hash-settings";
 import { SESSION_BOUNCE, SESSION_DURATION } from "../sessions/postgres";
 import { trendBucket, trendConditions, trendTotalsStatement } from "./build";
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, MATH_QUANTILES, type PropertyMath, type SessionMathProperty, type TrendQuery, type TrendRow } from "./query";
@@ -46,9 +47,20 @@ function distinctCounts(from: string, value: string, bucket: string | null, keys
   return `SELECT d.value, ${POSTGRES.bucketText("d.bucket")} AS bucket, (${counted})::float8 AS n FROM (${inner}) d GROUP BY d.value, d.bucket`;
 }
 
-export async function postgresTrend(sql: SqlExecutor, projectId: number, query: TrendQuery): Promise<TrendRow[]> {
+/**
+ * The maths whose statements group events, actors or sessions by hashes alone, faster with
+ * hash-settings.ts' settings on 1M events (scratch runs, the settings taking turns, median):
+ * a 4-day daily count 491 → 325 ms, unique users 1,387 → 674 ms; broken down by a million
+ * values 3.5 → 2.1 s, by 280,000 values 1.60 → 0.98 s, by 40 values 421 → 407 ms. The other
+ * maths sort within their groups (percentiles, active users' windows) and keep the
+ * connection's settings.
+ */
+const SMALL_HASH_MATHS: ReadonlySet<TrendQuery["math"]> = new Set(["total", "dau", "unique_session"]);
+
+export async function postgresTrend(sql: SqlExecutor & Pick<SqlDriver, "transaction">, projectId: number, query: TrendQuery): Promise<TrendRow[]> {
   await requireCohorts(sql, projectId, cohortIdsOf(query.filters));
   const statement = postgresTrendStatement(projectId, query);
+  if (SMALL_HASH_MATHS.has(query.math)) return queryWithSmallHashes<TrendRow>(sql, statement);
   return sql.query<TrendRow>(statement.text, statement.values);
 }
 
@@ -75,16 +87,15 @@ function postgresTrendStatement(projectId: number, query: TrendQuery): { text: s
   const other = params.add(BREAKDOWN_OTHER, "text");
   if (query.math === "dau") {
     // Values rank by their number of events (PostHog ranks unique-user breakdowns so too),
-    // ties to the larger value; all past the limit fold into "other".
-    const rank = `row_number() OVER (ORDER BY sum(events) DESC, value COLLATE "C" DESC) AS rank`;
-    const folded = `CASE WHEN r.rank <= ${limit} THEN r.value ELSE ${other} END`;
-    // Unique users are counted per (folded value, bucket) straight from the events, so a
-    // user seen under two folded values counts once in "other". Two passes over the events
-    // cost less than keeping every (bucket, value, user) group between them.
-    const ranked = `FROM events e${join} JOIN ranked r ON r.value = ${value} WHERE ${where.join(" AND ")}`;
+    // ties to the larger value; all past the limit fold into "other". Unique users are
+    // counted per (folded value, bucket) straight from the events, so a user seen under two
+    // folded values counts once in "other". Two passes over the events cost less than keeping
+    // every (bucket, value, user) group between them. The kept values are looked up by a
+    // hashed subplan, not joined to a ranking of all: without statistics the planner nested
+    // loops over that join (8,000 session ids: 11 s).
     return {
-      text: `WITH ranked AS (SELECT value, ${rank} FROM (SELECT ${value} AS value, count(*) AS events ${from} GROUP BY 1) counted GROUP BY value)
-        ${distinctCounts(ranked, folded, local, ACTOR_KEYS, "count(*)", true)}`,
+      text: `WITH kept AS (SELECT value FROM (SELECT ${value} COLLATE "C" AS value, count(*) AS events ${from} GROUP BY 1) counted ORDER BY events DESC, value DESC LIMIT ${limit})
+        ${distinctCounts(from, `CASE WHEN ${value} IN (SELECT value FROM kept) THEN ${value} ELSE ${other} END`, local, ACTOR_KEYS, "count(*)", true)}`,
       values: params.values,
     };
   }

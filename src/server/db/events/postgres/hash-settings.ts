@@ -1,0 +1,29 @@
+/**
+ * Planner settings for one aggregation over many groups, in the statement's own transaction.
+ *
+ * Our connections run with work_mem 64MB (client.ts). For a big aggregation that costs twice:
+ * - A million groups' hash (a million actors, session ids or breakdown values: about 170 MB)
+ *   stays in memory, and every input row misses the CPU caches. With a small work_mem
+ *   PostgreSQL spills the rows into batches whose hashes fit in cache and aggregates one
+ *   after another, which is faster.
+ * - PostgreSQL sizes a hash for the groups it expects, up to work_mem: the four days of a
+ *   trend, expected as a million groups (it has no statistics for an expression), took a
+ *   49 MB hash, and building and freeing it added a third to the statement.
+ * And with the groups' number unknown, the planner may sort them on disk where hashing them
+ * is cheap: sorting is off (still used where nothing else can do).
+ *
+ * Measured on 1M events (scratch runs of the same statements, the settings taking turns):
+ * experiment tallies (bench/experiments.ts) funnel 1.89 → 1.42 s, mean 2.16 → 1.52 s; trends
+ * in trend/postgres.ts, in docs/benchmarks.md (bench:breakdown-stall).
+ */
+import type { SqlDriver, SqlExecutor } from "@/server/db/driver";
+
+const HASH_SETTINGS = "SET LOCAL work_mem = '1MB'; SET LOCAL enable_sort = off";
+
+/** Runs `statement` with the settings above, the connection's own back after it. */
+export function queryWithSmallHashes<Row>(sql: SqlExecutor & Pick<SqlDriver, "transaction">, statement: { text: string; values: unknown[] }): Promise<Row[]> {
+  return sql.transaction(async (tx) => {
+    await tx.exec(HASH_SETTINGS);
+    return tx.query<Row>(statement.text, statement.values);
+  });
+}
