@@ -42,11 +42,16 @@ function apiOf(server: RunningServer, key: string): Api {
   return { get: (path) => call("GET", path), send: (method, path, body) => call(method, path, body) };
 }
 
-/** Polls `probe` until it holds, at most `ms` after `since`; returns how long it took. */
+/**
+ * Polls `probe` until it holds; fails when a probe begun over `ms` after `since` does not.
+ * Judged by when a probe began (its request or event was sent), not when its answer came: a
+ * slow answer on a loaded machine is the test's time, not the change's.
+ */
 async function within(what: string, since: number, ms: number, probe: () => Promise<boolean>): Promise<number> {
   for (;;) {
+    const begun = Date.now();
     if (await probe()) return Date.now() - since;
-    if (Date.now() - since > ms) throw new Error(`${what}: not seen within ${ms} ms`);
+    if (begun - since > ms) throw new Error(`${what}: not seen by a probe begun ${begun - since} ms after the change`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
