@@ -25,7 +25,7 @@ export async function postgresExperimentTally(sql: SqlExecutor & Pick<SqlDriver,
   await requireCohorts(sql, projectId, cohortIdsOf(tallyGroups(query)));
   const statement = postgresExperimentTallyStatement(projectId, query);
   // A million actors grouped: see hash-settings.ts.
-  const rows = await queryWithSmallHashes<{ k: number; n: number; s: number; q: number; c: number[] | null }>(sql, statement);
+  const rows = await queryWithSmallHashes<{ k: number; n: number; s: number; q: number; c: number[] | null }>(sql, statement, "many");
   return tallyFromRows(query, rows.map((row) => ({ ...row, c: row.c ?? [] })));
 }
 
