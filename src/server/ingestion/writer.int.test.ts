@@ -107,11 +107,13 @@ describe(`EventWriter: group commit (${testDbKind})`, () => {
   it("says it is saturated while an insert runs nearly all the time, and not while writes come with pauses between them", async () => {
     const writer = new EventWriter(db.events, 1);
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // Writes 15 ms apart: the writer idles most of the time.
+    // Each write followed by a pause four times as long as it took (at least 15 ms): the writer
+    // idles most of the time however slow a loaded machine makes one insert.
     let until = performance.now() + 600;
     for (let i = 0; performance.now() < until; i++) {
+      const start = performance.now();
       await writer.write([event(`calm-${i}`)]);
-      await sleep(15);
+      await sleep(Math.max(15, 4 * (performance.now() - start)));
     }
     expect(writer.saturated).toBe(false);
     // Eight clients, each writing again as soon as its last write is in (as bench:hot's connections do),
