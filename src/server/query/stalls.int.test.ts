@@ -110,8 +110,15 @@ describe(`queries that would stall the server (${testStoresName})`, () => {
       const results = (stall.outcome as { ok: true; value: { body: { results: { breakdown_value: string }[] } } }).value.body.results;
       // The values kept, and "other" for the thousands folded.
       expect(results.at(-1)!.breakdown_value).toBe("$$_posthog_breakdown_other_$$");
-      // With statistics under a second; without them (the planner guessing) within the budget.
-      expect({ analyzed, fast: stall.ms < (analyzed ? 1_000 : BUDGET_MS), health: stall.healthMs < 1_000, query: stall.queryMs < 1_000, memory: stall.rssMb < 300 }).toEqual({
+      // Without statistics (the planner guessing) within the budget: the 200 above says so too,
+      // as a run past it answers 429. With them, on PostgreSQL, under a second: the quadratic plan
+      // (counts joined to their ranking in nested loops) took 2.8 s there against 25-40 ms, so the
+      // budget alone would not catch it on a faster machine. On the embedded database that plan
+      // took 31 s: the budget catches it, and is the bound there.
+      // On the embedded database's one connection the plain query waits behind the breakdown's
+      // statement: the probe is left to PostgreSQL, where the read has a connection of its own.
+      const bound = analyzed && !db.sql.embedded ? 1_000 : BUDGET_MS;
+      expect({ analyzed, fast: stall.ms < bound, health: stall.healthMs < 1_000, query: db.sql.embedded || stall.queryMs < 1_000, memory: stall.rssMb < 300 }).toEqual({
         analyzed,
         fast: true,
         health: true,

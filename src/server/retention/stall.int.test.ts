@@ -76,9 +76,10 @@ describe(`year-long daily retention (${testStoresName})`, () => {
     // Left (issue 32): on the embedded database a query of the main connections waits behind
     // the retention read's one statement on the one connection (2.1 s measured under load);
     // on PostgreSQL the analytical reads have connections of their own. Queued behind them it
-    // would wait their 4-6 s; the bound leaves room for the event loop's lag (up to /_health's
-    // second, which counts in queryMs: 1,024 ms once, with /_health at 562 ms).
-    if (!db.sql.embedded) expect(stall.queryMs).toBeLessThan(2_000);
+    // would wait about the whole stall (4-6 s); the bound leaves room for the event loop's lag
+    // (up to /_health's second, which counts in queryMs: 1,024 ms once, with /_health at 562 ms),
+    // and grows with the stall on a slower machine: half of it, which a queued query exceeds.
+    if (!db.sql.embedded) expect(stall.queryMs).toBeLessThan(Math.max(2_000, stall.ms / 2));
     // On the embedded database's one connection the last may wait past the analytical budget:
     // PostHog's 429 query_timeout then, never a 500.
     expect(answers.map((answer) => answer.status)).toHaveLength(4);

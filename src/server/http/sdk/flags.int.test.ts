@@ -268,7 +268,7 @@ describe(`/decide and /flags (${testDbKind})`, () => {
     const elapsed = performance.now() - start;
     expect(answer.json.flags["redos-regex"].enabled).toBe(false);
     expect(answer.json.flags["redos-not-regex"].enabled).toBe(true);
-    expect(elapsed).toBeLessThan(500);
+    expect(elapsed).toBeLessThan(5_000); // backtracking: minutes
   });
 
   it("serves a changed flag at once after invalidation", async () => {

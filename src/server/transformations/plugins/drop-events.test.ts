@@ -45,7 +45,8 @@ describe("drop events plugin", () => {
     const long = ingestEvent({ event: "signup", properties: { name: `${"a".repeat(10_000)}b` } });
     const start = performance.now();
     expect(runPlugin(dropEventsPlugin, config, long)).toBe(long);
-    expect(performance.now() - start).toBeLessThan(200);
+    // Backtracking on 10,000 characters would not finish in minutes.
+    expect(performance.now() - start).toBeLessThan(5_000);
     const exact = ingestEvent({ event: "signup", properties: { name: "a".repeat(10_000) } });
     expect(runPlugin(dropEventsPlugin, config, exact)).toBeNull();
   });
