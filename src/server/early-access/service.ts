@@ -13,7 +13,7 @@ import type { Database } from "@/server/db";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { parsePropertiesParam } from "@/server/events/contract";
-import { createFlag, getFlag, updateFlag } from "@/server/flags/service";
+import { createFlag, getFlag, requireFlagWrite, updateFlag } from "@/server/flags/service";
 import { pageWindow } from "@/server/input/page";
 import { listPersons } from "@/server/persons/service";
 import { enrollmentProperty, isReleaseStage, type EafCreateBody, type EafListQuery, type EafUpdateBody, type EarlyAccessStage, type EnrolledPerson, type PublicEarlyAccessFeature } from "./contract";
@@ -66,6 +66,7 @@ async function setEnrollment(ctx: Context, flagId: number, flagKey: string, on: 
 
 /** An existing flag may back a feature only if no other feature has it, and it is a boolean person flag. */
 async function checkExistingFlag(ctx: Context, flagId: number): Promise<{ id: number; key: string }> {
+  requireFlagWrite(ctx); // the feature adds its enrolment condition to that flag
   const flag = await getFlag(ctx, flagId).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "not_found") throw new AppError("invalid_input", `Invalid pk "${flagId}" - object does not exist.`, "feature_flag_id");
     throw error;

@@ -12,7 +12,7 @@ import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
 import { createFlagInput } from "@/server/flags/contract";
-import { createFlag, getFlag, liveFlagByKey, updateFlag } from "@/server/flags/service";
+import { createFlag, getFlag, liveFlagByKey, requireFlagWrite, updateFlag } from "@/server/flags/service";
 import type { ExperimentCreateBody, ExperimentListQuery, ExperimentUpdateBody, ExperimentVariant, ShipVariantBody } from "./contract";
 import { experimentStatus, flagVariants, presentExperiment, type ExperimentResource } from "./present";
 import { statsMethod } from "./statistics";
@@ -78,6 +78,7 @@ export async function createExperiment(ctx: Context, body: ExperimentCreateBody)
   const existing = await liveFlagByKey(ctx, body.feature_flag_key);
   let flagId: number;
   if (existing) {
+    requireFlagWrite(ctx); // the experiment turns that flag on and sets its holdout
     // An adopted flag must already be an experiment's shape: multivariate, control first.
     const variants = existing.filters.multivariate?.variants ?? [];
     if (variants.length < 2 || variants[0]!.key !== "control") throw invalid("Feature flag is not eligible for experiments.", "feature_flag_key");

@@ -8,6 +8,7 @@
  * flag's conditions may point at (cohorts, other flags) is checked in references.ts.
  */
 import { changesBetween, logActivity } from "@/server/activity/service";
+import { hasScope } from "@/server/auth/service";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
 import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
@@ -80,6 +81,15 @@ async function flagOf(db: Database, projectId: number, id: number): Promise<Flag
   const row = await store.findFlag(db.prisma, projectId, id);
   if (!row) throw notFound();
   return (await present(db.prisma, projectId, [row]))[0]!;
+}
+
+/**
+ * Surveys, early-access features and experiments change the flags they create as part of
+ * their own writes; a flag someone else made (named by id or key) is changed only by a
+ * caller who may write flags, so a key scoped to surveys cannot reshape any flag of the project.
+ */
+export function requireFlagWrite(ctx: Context): void {
+  if (!hasScope(ctx.scopes, "feature_flag:write")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:write'");
 }
 
 /** One flag of the project, deleted ones included (PostHog retrieves them, with `deleted: true`). */

@@ -74,13 +74,20 @@ function submissions(sent: SurveyEvent[]): SurveyEvent[] {
 }
 
 function statsOf(events: SurveyEvent[], persons: Set<string>, onlySeen: Set<string> | null): EventStats {
-  const times = events.map((event) => event.timestamp.getTime());
+  // A loop, not Math.min(...times): a spread of some 125,000 arguments overflows the stack.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const event of events) {
+    const time = event.timestamp.getTime();
+    if (time < first) first = time;
+    if (time > last) last = time;
+  }
   const onlySeenEvents = onlySeen ? events.filter((event) => onlySeen.has(personOf(event))) : [];
   return {
     total_count: events.length,
     unique_persons: persons.size,
-    first_seen: times.length ? new Date(Math.min(...times)).toISOString() : null,
-    last_seen: times.length ? new Date(Math.max(...times)).toISOString() : null,
+    first_seen: events.length ? new Date(first).toISOString() : null,
+    last_seen: events.length ? new Date(last).toISOString() : null,
     unique_persons_only_seen: onlySeen?.size ?? 0,
     total_count_only_seen: onlySeenEvents.length,
   };

@@ -21,7 +21,7 @@ import type { Database } from "@/server/db";
 import { inTransaction } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { flagFiltersSchema, type FlagFilters } from "@/server/flags/contract";
-import { createFlag, createFlagAsSystem, deleteFlag, getFlag, updateFlag, updateFlagAsSystem } from "@/server/flags/service";
+import { createFlag, createFlagAsSystem, deleteFlag, getFlag, requireFlagWrite, updateFlag, updateFlagAsSystem } from "@/server/flags/service";
 import { pageWindow } from "@/server/input/page";
 import { parsePropertiesParam } from "@/server/events/contract";
 import type { PropertyGroup } from "@/server/properties/contract";
@@ -38,6 +38,8 @@ const notFound = () => new AppError("not_found", "Not found.");
 const invalid = (message: string, attr: string) => new AppError("invalid_input", message, attr);
 const uuidLike = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 const flagSuffix = () => randomBytes(5).toString("hex");
+/** The key prefix of the flags a survey makes for itself (PostHog's). */
+const SURVEY_FLAG_PREFIX = "survey-targeting-";
 
 // ---------------------------------------------------------------------------
 // The hot path: whether /decide and remote config turn surveys on
@@ -182,15 +184,18 @@ export async function createSurvey(ctx: Context, body: SurveyCreateBody): Promis
   const questions = checkQuestions(body.questions);
   const conditions = await withActions(ctx, body.conditions);
   if (body.linked_flag_id) await checkFlag(ctx, body.linked_flag_id, "linked_flag_id");
-  if (body.targeting_flag_id) await checkFlag(ctx, body.targeting_flag_id, "targeting_flag_id");
+  if (body.targeting_flag_id) {
+    requireFlagWrite(ctx); // an existing flag, which the survey turns on and off with itself
+    await checkFlag(ctx, body.targeting_flag_id, "targeting_flag_id");
+  }
   const filters = body.targeting_flag_filters ? targetingFilters(body.targeting_flag_filters) : null;
   const start = dateOf(body.start_date);
   const end = dateOf(body.end_date);
   const id = randomUUID();
   const iterations = iterationsOf(start, body.iteration_count, body.iteration_frequency_days);
 
-  const internal = await createFlag(ctx, newFlag(`survey-targeting-${flagSuffix()}-custom`, `Targeting flag for survey ${body.name}`, internalFilters(id, iterations.currentIteration), start !== null && end === null));
-  const targetingFlagId = filters ? (await createFlag(ctx, newFlag(`survey-targeting-${flagSuffix()}`, `Targeting flag for survey ${body.name}`, filters, end === null))).id : (body.targeting_flag_id ?? null);
+  const internal = await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}-custom`, `Targeting flag for survey ${body.name}`, internalFilters(id, iterations.currentIteration), start !== null && end === null));
+  const targetingFlagId = filters ? (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}`, `Targeting flag for survey ${body.name}`, filters, end === null))).id : (body.targeting_flag_id ?? null);
 
   await inTransaction(ctx.db, async (tx) => {
     await store.insertSurvey(tx, ctx.project.id, ctx.actor.id, id, {
@@ -230,7 +235,14 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
   const questions = body.questions !== undefined ? checkQuestions(body.questions) : undefined;
   const conditions = body.conditions !== undefined ? await withActions(ctx, body.conditions) : undefined;
   if (body.linked_flag_id) await checkFlag(ctx, body.linked_flag_id, "linked_flag_id");
-  if (body.targeting_flag_id) await checkFlag(ctx, body.targeting_flag_id, "targeting_flag_id");
+  if (body.targeting_flag_id && body.targeting_flag_id !== current.targetingFlagId) {
+    requireFlagWrite(ctx);
+    await checkFlag(ctx, body.targeting_flag_id, "targeting_flag_id");
+  }
+  // Reshaping or deleting a targeting flag the survey did not make is a flag write.
+  const adopted = current.targetingFlag !== null && !current.targetingFlag.key.startsWith(SURVEY_FLAG_PREFIX);
+  const keepsCurrent = body.targeting_flag_id === undefined || body.targeting_flag_id === current.targetingFlagId;
+  if (adopted && (body.remove_targeting_flag || (body.targeting_flag_filters && keepsCurrent))) requireFlagWrite(ctx);
   const start = body.start_date !== undefined ? dateOf(body.start_date) : current.startDate;
   const end = body.end_date !== undefined ? dateOf(body.end_date) : current.endDate;
   const launching = current.startDate === null && start !== null;
@@ -245,13 +257,13 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
   } else if (body.targeting_flag_filters) {
     const filters = targetingFilters(body.targeting_flag_filters);
     if (targetingFlagId !== null) await updateFlag(ctx, targetingFlagId, { filters: filters as unknown as Record<string, unknown> });
-    else targetingFlagId = (await createFlag(ctx, newFlag(`survey-targeting-${flagSuffix()}`, `Targeting flag for survey ${name}`, filters, end === null))).id;
+    else targetingFlagId = (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}`, `Targeting flag for survey ${name}`, filters, end === null))).id;
   }
 
   let internalId = current.internalTargetingFlagId;
   const running = start !== null && end === null;
   if (internalId === null || current.internalTargetingFlag?.deleted) {
-    internalId = (await createFlag(ctx, newFlag(`survey-targeting-${flagSuffix()}-custom`, `Targeting flag for survey ${name}`, internalFilters(current.id, iterations?.currentIteration ?? current.currentIteration), running))).id;
+    internalId = (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}-custom`, `Targeting flag for survey ${name}`, internalFilters(current.id, iterations?.currentIteration ?? current.currentIteration), running))).id;
   } else {
     if (iterations?.currentIteration) await updateFlag(ctx, internalId, { filters: internalFilters(current.id, iterations.currentIteration) as unknown as Record<string, unknown> });
     await setFlagActive(ctx, internalId, running);
@@ -292,7 +304,7 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
 export async function deleteSurvey(ctx: Context, id: string): Promise<void> {
   const current = await getSurvey(ctx, id);
   for (const flag of [current.internal_targeting_flag, current.targeting_flag]) {
-    if (flag && !flag.deleted && flag.key.startsWith("survey-targeting-")) await deleteFlag(ctx, flag.id);
+    if (flag && !flag.deleted && flag.key.startsWith(SURVEY_FLAG_PREFIX)) await deleteFlag(ctx, flag.id);
   }
   await inTransaction(ctx.db, async (tx) => {
     await store.deleteSurveyRow(tx, current.id);
@@ -362,7 +374,7 @@ export async function advanceSurveyIterations(db: Database, now = new Date()): P
       const internalId =
         internal && !internal.deleted
           ? (await updateFlagAsSystem(db, survey.projectId, internal.id, { filters: filters as unknown as Record<string, unknown> })).id
-          : (await createFlagAsSystem(db, survey.projectId, survey.createdById, newFlag(`survey-targeting-${flagSuffix()}-custom`, `Targeting flag for survey ${survey.name}`, filters, true))).id;
+          : (await createFlagAsSystem(db, survey.projectId, survey.createdById, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}-custom`, `Targeting flag for survey ${survey.name}`, filters, true))).id;
       await inTransaction(db, (tx) => store.updateSurveyRow(tx, survey.id, { currentIteration: current, currentIterationStartDate: new Date(startDates[current - 1]!), internalTargetingFlagId: internalId }));
     } else {
       continue;
