@@ -45,9 +45,9 @@ beforeAll(async () => {
   const booted = await bootstrap(db.prisma, { email: "adopted-flags@example.com", password: "pw12345678" });
   projectId = booted.project_id;
   ownerKey = booted.personal_api_key;
-  const scopes = ["survey:write", "early_access_feature:write", "experiment:write"];
-  narrowKey = (await createPersonalApiKey(db.prisma, booted.user.id, { scopes })).key;
-  broadKey = (await createPersonalApiKey(db.prisma, booted.user.id, { scopes: [...scopes, "feature_flag:write"] })).key;
+  const scopes = ["survey:write", "early_access_feature:write", "experiment:write"] as const;
+  narrowKey = (await createPersonalApiKey(db.prisma, booted.user.id, { scopes: [...scopes] })).key;
+  broadKey = (await createPersonalApiKey(db.prisma, booted.user.id, { scopes: [...scopes, "feature_flag:write" as const] })).key;
 });
 
 afterAll(async () => {
