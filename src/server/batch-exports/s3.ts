@@ -93,17 +93,39 @@ export async function deleteObject(target: S3Target, key: string, timeoutMs: num
   await send(target, "DELETE", objectUrl(target, key), `DELETE ${key}`, timeoutMs);
 }
 
-/** The keys under a prefix (ListObjectsV2, a page of 1,000 at a time). */
-export async function listKeys(target: S3Target, prefix: string, timeoutMs: number): Promise<string[]> {
+/**
+ * Bounds of a listing. A real one under an interval's split prefix is a page or two, its
+ * stale files fewer than an earlier run wrote; an endpoint that answers page after page (or
+ * the same continuation token again) fails the listing instead of growing it until memory
+ * runs out.
+ */
+export const MAX_LIST_PAGES = 100;
+export const MAX_LISTED_KEYS = 10_000;
+/** S3's longest key; a longer one is not a key of the bucket's. */
+const MAX_KEY_BYTES = 1024;
+
+/** The keys under a prefix (ListObjectsV2, a page of 1,000 at a time) that `keep` takes. */
+export async function listKeys(target: S3Target, prefix: string, timeoutMs: number, keep: (key: string) => boolean = () => true): Promise<string[]> {
   const keys: string[] = [];
+  const seen = new Set<string>();
   let token: string | undefined;
-  do {
+  for (let page = 0; ; page++) {
+    if (page === MAX_LIST_PAGES) throw new Error(`S3 list of ${prefix} went on past ${MAX_LIST_PAGES} pages; the endpoint's ListObjectsV2 does not end.`);
     const url = bucketUrl(target, { "list-type": "2", prefix, ...(token ? { "continuation-token": token } : {}) });
     const answer = await send(target, "GET", url, `list of ${prefix}`, timeoutMs, undefined, {}, 4 * 1024 * 1024);
-    for (const match of answer.body.matchAll(/<Key>([^<]*)<\/Key>/g)) keys.push(unescapeXml(match[1]!));
+    for (const match of answer.body.matchAll(/<Key>([^<]*)<\/Key>/g)) {
+      const key = unescapeXml(match[1]!);
+      if (Buffer.byteLength(key) > MAX_KEY_BYTES || !keep(key)) continue;
+      if (keys.length === MAX_LISTED_KEYS) throw new Error(`S3 list of ${prefix} answered more than ${MAX_LISTED_KEYS} of the keys asked for.`);
+      keys.push(key);
+    }
     token = xmlText(answer.body, "IsTruncated") === "true" ? xmlText(answer.body, "NextContinuationToken") : undefined;
-  } while (token);
-  return keys;
+    if (!token) return keys;
+    // Tokens seen are kept as digests: a hostile one may be megabytes.
+    const digest = sha256(token);
+    if (seen.has(digest)) throw new Error(`S3 list of ${prefix} answered the continuation token it had already answered; the endpoint's ListObjectsV2 does not end.`);
+    seen.add(digest);
+  }
 }
 
 /** S3's smallest part but the last. */

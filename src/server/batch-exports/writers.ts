@@ -192,9 +192,8 @@ class S3Writer implements RunWriter {
   private async deleteStaleFiles(): Promise<void> {
     const current = new Set(this.written);
     try {
-      for (const key of await listKeys(this.s3, splitFilesPrefix(this.naming), this.timeoutMs)) {
-        if (!current.has(key) && splitFileNumber(this.naming, key) !== null) await deleteObject(this.s3, key, this.timeoutMs);
-      }
+      const stale = (key: string) => !current.has(key) && splitFileNumber(this.naming, key) !== null;
+      for (const key of await listKeys(this.s3, splitFilesPrefix(this.naming), this.timeoutMs, stale)) await deleteObject(this.s3, key, this.timeoutMs);
     } catch (error) {
       if (!(error instanceof S3Error && error.status === 403)) throw error;
     }

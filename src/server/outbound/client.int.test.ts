@@ -32,6 +32,22 @@ beforeAll(async () => {
     if (req.url === "/to-loopback") res.writeHead(302, { location: `http://127.0.0.1:${port}/inside` }).end();
     else if (req.url === "/to-name") res.writeHead(307, { location: `http://rebind.test:${port}/inside` }).end();
     else if (req.url === "/slow") setTimeout(() => res.end("late"), 2_000);
+    // Headers, then a byte every 200 ms forever: never idle, never done.
+    else if (req.url === "/trickle") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      const drip = setInterval(() => res.write("x"), 200);
+      res.on("close", () => clearInterval(drip));
+    }
+    // A body without end, as fast as the socket takes it.
+    else if (req.url === "/endless") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      const chunk = Buffer.alloc(16 * 1024, "y");
+      const pour = () => {
+        while (!res.destroyed && res.write(chunk));
+      };
+      res.on("drain", pour);
+      pour();
+    }
     else res.writeHead(200, { "content-type": "text/plain" }).end("ok");
   });
   server.on("connection", () => connections++);
@@ -76,6 +92,20 @@ describe("outbound client", () => {
     const started = Date.now();
     await expect(outboundRequest({ url: `http://127.0.0.1:${port}/slow`, method: "GET", timeoutMs: 200 }, parseAllowlist("127.0.0.1"))).rejects.toThrow(/timed out/);
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it("gives up at its deadline when the receiver trickles a byte every 200 ms forever", async () => {
+    const started = Date.now();
+    await expect(outboundRequest({ url: `http://127.0.0.1:${port}/trickle`, method: "POST", body: "{}", timeoutMs: 1_000 }, parseAllowlist("127.0.0.1"))).rejects.toThrow(/timed out after 1000 ms/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("answers the body cut at its limit and stops reading an endless one", async () => {
+    const started = Date.now();
+    const answer = await outboundRequest({ url: `http://127.0.0.1:${port}/endless`, method: "GET", timeoutMs: 20_000, maxBodyBytes: 100_000 }, parseAllowlist("127.0.0.1"));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe("y".repeat(100_000));
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("keeps connections alive, one pool per allowlist", async () => {

@@ -100,6 +100,10 @@ function once(request: Required<Pick<OutboundRequest, "method">> & OutboundReque
     const client = url.protocol === "https:" ? https : http;
     const headers: Record<string, string> = { "user-agent": "Burrow", ...request.headers };
     if (request.body !== undefined) headers["content-length"] = String(Buffer.byteLength(request.body));
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      reject(error);
+    };
     const req = client.request(
       url,
       { method: request.method, headers, agent: agentFor(url, allowlist, resolver), servername: servernameOf(url) },
@@ -107,16 +111,30 @@ function once(request: Required<Pick<OutboundRequest, "method">> & OutboundReque
         const chunks: Buffer[] = [];
         const maxBody = request.maxBodyBytes ?? MAX_BODY;
         let size = 0;
+        const answer = () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers });
+        };
         res.on("data", (chunk: Buffer) => {
           if (size < maxBody) chunks.push(chunk.subarray(0, maxBody - size));
           size += chunk.length;
+          // Past the limit the rest is not read: the answer is the body cut at the limit, as before, and the socket is dropped.
+          if (size > maxBody) {
+            answer();
+            req.destroy();
+          }
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
-        res.on("error", reject);
+        res.on("end", answer);
+        res.on("error", fail);
       },
     );
-    req.setTimeout(remaining, () => req.destroy(new Error(`timed out after ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)));
-    req.on("error", (error: NodeJS.ErrnoException) => reject(req.reusedSocket && error.code === "ECONNRESET" ? new StaleSocketError(error.message) : error));
+    // A hard deadline, not req.setTimeout's idle one: a receiver trickling a byte every few
+    // seconds never goes idle, and would hold the request (and the worker waiting on it) forever.
+    const timer = setTimeout(() => {
+      reject(new Error(`timed out after ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`));
+      req.destroy();
+    }, remaining);
+    req.on("error", (error: NodeJS.ErrnoException) => fail(req.reusedSocket && error.code === "ECONNRESET" ? new StaleSocketError(error.message) : error));
     req.end(request.body);
   });
 }

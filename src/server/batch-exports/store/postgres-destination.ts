@@ -80,11 +80,19 @@ async function addMissingColumns(client: pg.Client, target: PostgresTarget, tabl
   await client.query(`ALTER TABLE ${table} ${missing.map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${quote(name)} ${type}`).join(", ")}`);
 }
 
+/** Ends the connection; end() waits for the server to close the socket, so one that never does is dropped after `ms`. */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  const timer = setTimeout(() => client.connection.stream.destroy(), ms);
+  await client.end().catch(() => undefined);
+  clearTimeout(timer);
+}
+
 export class PostgresDestination {
   private constructor(
     private readonly client: pg.Client,
     private readonly table: string,
     private readonly model: BatchExportModel,
+    private readonly timeoutMs: number,
   ) {}
 
   static async open(target: PostgresTarget, timeoutMs: number): Promise<PostgresDestination> {
@@ -96,6 +104,9 @@ export class PostgresDestination {
       database: target.database,
       connectionTimeoutMillis: timeoutMs,
       statement_timeout: timeoutMs,
+      // statement_timeout is the server's to honour; a server that takes a query and never
+      // answers is cut here, a little later, so that an honest server's own error comes first.
+      query_timeout: timeoutMs + Math.min(timeoutMs, 5_000),
       ssl: target.selfSignedCert ? { rejectUnauthorized: false, servername: target.host } : undefined,
     });
     await client.connect();
@@ -104,10 +115,10 @@ export class PostgresDestination {
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${TABLES[target.model].columns})`);
       await addMissingColumns(client, target, table);
     } catch (error) {
-      await client.end().catch(() => undefined);
+      await endWithin(client, timeoutMs);
       throw error;
     }
-    return new PostgresDestination(client, table, target.model);
+    return new PostgresDestination(client, table, target.model, timeoutMs);
   }
 
   /** Writes rows (see the file's head for what a row already there does). Answers the bytes sent (the rows' JSON). */
@@ -129,6 +140,6 @@ export class PostgresDestination {
   }
 
   async close(): Promise<void> {
-    await this.client.end().catch(() => undefined);
+    await endWithin(this.client, this.timeoutMs);
   }
 }
