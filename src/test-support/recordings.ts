@@ -32,6 +32,17 @@ export function packed(value: unknown): string {
   return Buffer.from(gzipSync(Buffer.from(JSON.stringify(value), "utf8"))).toString("latin1");
 }
 
+/**
+ * A packed value (gzip as latin1 characters) that inflates to `bytes` zeros: gzip members of
+ * 16 MiB each, concatenated (gunzip reads them one after the other), so that making it never
+ * holds more than 16 MiB.
+ */
+export function gzipBomb(bytes: number): string {
+  const piece = 16 * 1024 * 1024;
+  const member = gzipSync(Buffer.alloc(piece));
+  return Buffer.concat(Array.from({ length: Math.ceil(bytes / piece) }, () => member)).toString("latin1");
+}
+
 const T = Date.parse("2026-11-20T10:00:00.000Z");
 
 /** A small realistic recording: meta, full snapshot (packed), clicks, input, console error, navigation. */

@@ -438,6 +438,17 @@ describe(`hostile input at the REST edge (${testDbKind})`, () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it("compares recordings count filters as numbers: a fractional or huge threshold is a 200, never a 500", async () => {
+    const listCase = REST_CASES.find((c) => c.route === "projects/:project_id/session_recordings")!;
+    // click_count and the others are INTEGER columns; 1.5 and 1e10 are thresholds all the same.
+    for (const key of ["click_count", "keypress_count", "console_error_count", "duration"]) {
+      for (const value of [1.5, 1e10, -1e10, "2.5", 1e300]) {
+        const answer = await callRest(listCase, { query: { date_from: "2020-01-01", having_predicates: JSON.stringify([{ key, operator: "gt", value }]) } });
+        expect([key, value, answer.status], answer.text.slice(0, 300)).toEqual([key, value, 200]);
+      }
+    }
+  });
+
   it("walks a megabyte of [{},{},…] once, without stalling the others, and refuses unknown keys in a cohort it creates", async () => {
     const cohorts = REST_CASES.find((c) => c.route === "projects/:project_id/cohorts" && c.method === "POST")!;
     const flags = REST_CASES.find((c) => c.route === "projects/:project_id/feature_flags" && c.method === "POST")!;

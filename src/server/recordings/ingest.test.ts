@@ -2,9 +2,9 @@ import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
 import { mergeChunk, parseSnapshotRequest } from "./ingest";
-import { playbackEventsOf, sessionRecordingConfig, unpackEvent } from "./present";
+import { inflateBudget, MAX_UNPACKED_VALUE_BYTES, playbackEventsOf, sessionRecordingConfig, unpackEvent } from "./present";
 import { DEFAULT_RECORDING_SETTINGS } from "./contract";
-import { packed, pageItems, RECORDING_T0, snapshotEvent } from "@/test-support/recordings";
+import { gzipBomb, packed, pageItems, RECORDING_T0, snapshotEvent } from "@/test-support/recordings";
 
 const event = (items: unknown[], extra: { sessionId?: string; windowId?: string; distinctId?: string } = {}) =>
   snapshotEvent({ token: "phc_x", sessionId: extra.sessionId ?? "s1", windowId: extra.windowId, distinctId: extra.distinctId ?? "d1", items: items as Record<string, unknown>[] });
@@ -89,6 +89,36 @@ describe("playback and remote config", () => {
     expect(unpackEvent({ type: 2, cv: "2030-01", data: "x", timestamp: 1 })).toEqual({ type: 2, cv: "2030-01", data: "x", timestamp: 1 });
     expect(unpackEvent({ type: 2, cv: "2024-10", data: "not gzip", timestamp: 1 })).toEqual({ type: 2, data: "not gzip", timestamp: 1 });
     expect(playbackEventsOf(`["w",${JSON.stringify({ type: 2, cv: "2024-10", data: packed(full), timestamp: 1 })}]\n\n`)).toEqual([{ windowId: "w", event: { type: 2, data: full, timestamp: 1 } }]);
+  });
+
+  it("leaves out an event whose packed part inflates past its bound, charging the attempt to the budget", () => {
+    const bomb = gzipBomb(MAX_UNPACKED_VALUE_BYTES + 16 * 1024 * 1024);
+    const budget = inflateBudget(10 * MAX_UNPACKED_VALUE_BYTES);
+    expect(unpackEvent({ type: 2, cv: "2024-10", data: bomb, timestamp: 1 }, budget)).toBeNull();
+    const mutation = { type: 3, cv: "2024-10", timestamp: 2, data: { source: 0, texts: packed([]), attributes: packed([]), removes: packed([]), adds: bomb } };
+    expect(unpackEvent(mutation, budget)).toBeNull();
+    // Two attempts at the bound; the mutation's texts, attributes and removes (`[]` each) before its adds.
+    expect(budget).toEqual({ left: 8 * MAX_UNPACKED_VALUE_BYTES - 3 * 2, skipped: 2 });
+    // Not gzip: left as it is, and charged no more than deflate could have made of it.
+    expect(unpackEvent({ type: 2, cv: "2024-10", data: "not gzip", timestamp: 1 }, budget)).toEqual({ type: 2, data: "not gzip", timestamp: 1 });
+    expect(budget.left).toBeGreaterThanOrEqual(8 * MAX_UNPACKED_VALUE_BYTES - 3 * 2 - 8 * 1032);
+  });
+
+  it("stops unpacking once the budget is spent: packed events are left out, the others kept", () => {
+    const full = { node: { type: 0, childNodes: [] }, initialOffset: { top: 0, left: 0 } };
+    const line = (event: unknown) => `${JSON.stringify(["w", event])}\n`;
+    const jsonl = [
+      line({ type: 2, cv: "2024-10", data: packed(full), timestamp: 1 }),
+      line({ type: 2, cv: "2024-10", data: gzipBomb(64 * 1024 * 1024), timestamp: 2 }),
+      line({ type: 2, cv: "2024-10", data: packed(full), timestamp: 3 }),
+      line({ type: 4, data: { href: "https://x.example/" }, timestamp: 4 }),
+    ].join("");
+    const budget = inflateBudget(MAX_UNPACKED_VALUE_BYTES);
+    expect(playbackEventsOf(jsonl, budget).map(({ event }) => [event.timestamp, typeof event.data])).toEqual([
+      [1, "object"],
+      [4, "object"],
+    ]);
+    expect(budget).toMatchObject({ left: 0, skipped: 2 });
   });
 
   it("answers false while recording is off, PostHog's object when on", () => {

@@ -144,7 +144,8 @@ export function parseSnapshotRequest(payload: unknown, formToken: string | null)
       group = { sessionId, windowId, distinctId, snapshotSource: storable(source), snapshotLibrary: lib, items: [] };
       groups.set(key, group);
     }
-    group.items.push(...items);
+    // One at a time: spreading ~200k items (they fit the decoded limit) into push() overflows the stack.
+    for (const item of items) group.items.push(item);
   }
   if (groups.size === 0) throw invalid("Malformed request data: no $snapshot events with rrweb snapshot data.");
   return { token, chunks: [...groups.values()].map(summarise) };

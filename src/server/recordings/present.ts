@@ -102,11 +102,51 @@ export function sessionRecordingConfig(settings: RecordingSettings): false | Rec
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** posthog-js's packed string (gzip bytes as latin1 characters) to its value; unreadable ones stay as they are. */
-function unpackValue(value: unknown): unknown {
+/**
+ * Bytes one packed value may inflate to. posthog-js packs one event's parts, and a `/s/` body
+ * is at most 8 MiB decoded, so a packed value is at most a few MiB of gzip; the largest part,
+ * a full snapshot of a heavy page, is a few MB of JSON (rrweb's DOM JSON gzips about 5–10×).
+ * 32 MiB is ten times that, and nothing a browser player could rebuild is bigger; a gzip
+ * bomb (a MiB of gzip-of-zeros inflates to a GiB) stops here.
+ */
+export const MAX_UNPACKED_VALUE_BYTES = 32 * 1024 * 1024;
+/** Deflate's best ratio: what a failed inflate can have produced is at most this times its input. */
+const MAX_DEFLATE_RATIO = 1032;
+
+/**
+ * What one playback may still inflate (packed values; the caller may charge chunks too), and
+ * the events left out because a value was over its bound or the budget was spent.
+ */
+export interface InflateBudget {
+  left: number;
+  skipped: number;
+}
+
+export const inflateBudget = (bytes: number): InflateBudget => ({ left: bytes, skipped: 0 });
+
+/** A packed value over its bound or the budget: its event is left out of the playback. */
+const TOO_LARGE = Symbol("too large");
+
+/**
+ * posthog-js's packed string (gzip bytes as latin1 characters) to its value; unreadable ones
+ * stay as they are. The inflate is bounded by the value's cap and what the budget has left,
+ * and charged to it, failures included (a bomb's attempt costs the bytes it inflated).
+ */
+function unpackValue(value: unknown, budget: InflateBudget): unknown {
   if (typeof value !== "string") return value;
+  const limit = Math.min(MAX_UNPACKED_VALUE_BYTES, budget.left);
+  if (limit < 1) return TOO_LARGE;
+  const bytes = Buffer.from(value, "latin1");
+  let inflated: Buffer;
   try {
-    return JSON.parse(gunzipSync(Buffer.from(value, "latin1")).toString("utf8")) as unknown;
+    inflated = gunzipSync(bytes, { maxOutputLength: limit });
+  } catch (error) {
+    budget.left -= Math.min(limit, bytes.length * MAX_DEFLATE_RATIO);
+    return (error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" ? TOO_LARGE : value;
+  }
+  budget.left -= inflated.length;
+  try {
+    return JSON.parse(inflated.toString("utf8")) as unknown;
   } catch {
     return value;
   }
@@ -115,29 +155,43 @@ function unpackValue(value: unknown): unknown {
 /**
  * An rrweb event as the player needs it: posthog-js's `cv: "2024-10"` parts unpacked (full
  * snapshot data; mutation texts/attributes/removes/adds; style sheet rule adds/removes), as
- * PostHog's player does (notes §1.5). Unknown `cv` values are left as they are.
+ * PostHog's player does (notes §1.5). Unknown `cv` values are left as they are. Null (and
+ * counted in the budget's `skipped`) when a part is over its bound: the player cannot use a
+ * packed string, so the event is left out rather than the playback failing.
  */
-export function unpackEvent(event: Record<string, unknown>): Record<string, unknown> {
+export function unpackEvent(event: Record<string, unknown>, budget: InflateBudget = inflateBudget(MAX_UNPACKED_VALUE_BYTES)): Record<string, unknown> | null {
   if (event.cv !== "2024-10") return event;
   const { cv: _cv, ...rest } = event;
-  if (rest.type === 2) return { ...rest, data: unpackValue(rest.data) };
-  if (rest.type === 3 && isRecord(rest.data)) {
+  let unpacked: Record<string, unknown> | null = rest;
+  if (rest.type === 2) {
+    const data = unpackValue(rest.data, budget);
+    unpacked = data === TOO_LARGE ? null : { ...rest, data };
+  } else if (rest.type === 3 && isRecord(rest.data)) {
     const data = { ...rest.data };
     const keys = data.source === 0 ? ["texts", "attributes", "removes", "adds"] : data.source === 8 ? ["adds", "removes"] : [];
-    for (const key of keys) if (key in data) data[key] = unpackValue(data[key]);
-    return { ...rest, data };
+    for (const key of keys) {
+      if (!(key in data)) continue;
+      data[key] = unpackValue(data[key], budget);
+      if (data[key] === TOO_LARGE) {
+        unpacked = null;
+        break;
+      }
+    }
+    if (unpacked) unpacked = { ...rest, data };
   }
-  return rest;
+  if (!unpacked) budget.skipped++;
+  return unpacked;
 }
 
-/** A chunk's JSONL (`[windowId, event]` lines) to events for the player, unpacked. */
-export function playbackEventsOf(jsonl: string): { windowId: string; event: Record<string, unknown> }[] {
+/** A chunk's JSONL (`[windowId, event]` lines) to events for the player, unpacked within the budget. */
+export function playbackEventsOf(jsonl: string, budget: InflateBudget = inflateBudget(MAX_UNPACKED_VALUE_BYTES)): { windowId: string; event: Record<string, unknown> }[] {
   const out: { windowId: string; event: Record<string, unknown> }[] = [];
   for (const line of jsonl.split("\n")) {
     if (line === "") continue;
     const parsed = JSON.parse(line) as unknown;
     if (!Array.isArray(parsed) || typeof parsed[0] !== "string" || !isRecord(parsed[1])) continue;
-    out.push({ windowId: parsed[0], event: unpackEvent(parsed[1]) });
+    const event = unpackEvent(parsed[1], budget);
+    if (event) out.push({ windowId: parsed[0], event });
   }
   return out;
 }

@@ -17,10 +17,11 @@ import { handleSnapshotsRoute } from "@/server/http/sdk/recordings";
 import { sendBatch } from "@/test-support/ingestion";
 import { runPersonDeletions } from "@/server/persons/deletion-worker";
 import { enforceRecordingBudget, runRecordingUpkeep } from "./budget";
-import { listRecordings, recordingStore, updateRecordingSettings } from "./service";
+import { listRecordings, MAX_SNAPSHOT_RESPONSE_BYTES, recordingPlayback, recordingStore, updateRecordingSettings } from "./service";
 import { recordingListInput } from "./contract";
 import { testContext } from "@/test-support/context";
-import { pageItems, RECORDING_T0, snapshotEvent } from "@/test-support/recordings";
+import { peakRssDuring } from "@/test-support/peak-rss";
+import { gzipBomb, packed, pageItems, RECORDING_T0, snapshotEvent } from "@/test-support/recordings";
 
 type Json = Record<string, any>;
 let db: Database;
@@ -224,6 +225,13 @@ describe(`/s/ ingestion (${testStoresName})`, () => {
     expect(await recordingStore(db).usage(projectId)).toEqual(before);
   });
 
+  it("takes a $snapshot of 200k items (within the decoded limit) with a 200, not a 503", async () => {
+    const items = Array.from({ length: 200_000 }, (_, n) => ({ type: 3, timestamp: RECORDING_T0 + n }));
+    const body = gzipSync(JSON.stringify([snapshotEvent({ token, sessionId: "sess-many", distinctId: "many", items })]));
+    expect(await sendSnapshots(body)).toEqual({ status: 200, json: { status: "Ok" } });
+    expect((await storedChunks("sess-many")).map((chunk) => chunk.eventCount)).toEqual([200_000]);
+  });
+
   it("stores nothing for a project with recording off", async () => {
     const body = JSON.stringify([snapshotEvent({ token: quietToken, sessionId: "sess-quiet", distinctId: "q", items: pageItems() })]);
     expect((await sendSnapshots(body)).status).toBe(200);
@@ -279,6 +287,17 @@ describe(`the recordings API (${testStoresName})`, () => {
     expect(page.json.results.map((row: Json) => row.id)).toEqual(["list-dave", "list-short"]);
     expect((await list({ having_predicates: "not json" })).status).toBe(400);
     expect((await list({ order: "nonsense" })).status).toBe(400);
+  });
+
+  it("compares count filters as numbers: 1.5 and 1e10 are thresholds, not a 500", async () => {
+    const having = (key: string, operator: string, value: number) => list({ date_to: "2026-11-13", having_predicates: JSON.stringify([{ key, operator, value }]) });
+    // list-long and list-dave have 2 clicks, list-short none; list-long the only console error.
+    expect(ids(await having("click_count", "gt", 1.5))).toEqual(["list-dave", "list-long"]);
+    expect(ids(await having("click_count", "gt", 2.5))).toEqual([]);
+    expect(ids(await having("click_count", "lt", 1e10))).toEqual(["list-dave", "list-long", "list-short"]);
+    expect(ids(await having("keypress_count", "gte", 0.5))).toEqual(["list-dave", "list-long"]);
+    expect(ids(await having("console_error_count", "exact", 1e10))).toEqual([]);
+    expect(ids(await having("console_error_count", "gt", -1e300))).toEqual(["list-dave", "list-long", "list-short"]);
   });
 
   it("filters by events performed, with their properties, on the event store's data", async () => {
@@ -348,6 +367,85 @@ describe(`the recordings API (${testStoresName})`, () => {
       params: Promise.resolve({ project_id: String(projectId) }),
     });
     expect(response.status).toBe(403);
+  });
+});
+
+describe(`playback and snapshots of hostile recordings (${testStoresName})`, () => {
+  const T1 = Date.parse("2026-11-25T10:00:00Z");
+  // A packed value that inflates to 256 MiB of zeros (~260 KiB of gzip, ~0.9 MB in JSON, ~3 KiB on the wire); six to a request.
+  let bomb: string;
+  const bombItems = (start: number, count: number) =>
+    Array.from({ length: count }, (_, n) =>
+      n % 2 === 0
+        ? { type: 2, cv: "2024-10", data: bomb, timestamp: start + n }
+        : { type: 3, cv: "2024-10", data: { source: 0, texts: packed([]), attributes: packed([]), removes: packed([]), adds: bomb }, timestamp: start + n },
+    );
+  const send = (sessionId: string, items: Record<string, unknown>[]) => sendSnapshots(gzipSync(JSON.stringify([snapshotEvent({ token, sessionId, distinctId: "mallory", items })])));
+  const playback = async (sessionId: string) => {
+    const owner = await db.prisma.user.findFirstOrThrow({ where: { email: "replay@example.com" } });
+    const ctx = await testContext(db, owner.id, projectId);
+    const { value, rssGrowthMb } = await peakRssDuring(async () => {
+      const started = performance.now();
+      const answer = await recordingPlayback(ctx, sessionId);
+      return { answer, ms: performance.now() - started };
+    });
+    return { ...value, rssGrowthMb };
+  };
+
+  beforeAll(() => {
+    bomb = gzipBomb(256 * 1024 * 1024);
+  });
+
+  it("plays a recording with gzip bombs in packed values quickly, in bounded memory, without them and with everything else", async () => {
+    // Accepted at /s/: ingestion stores events as sent and never inflates packed parts.
+    expect((await send("sess-bomb", pageItems(T1))).status).toBe(200);
+    expect((await send("sess-bomb", bombItems(T1 + 30_000, 6))).status).toBe(200);
+    expect((await send("sess-bomb", pageItems(T1 + 60_000))).status).toBe(200);
+    const { answer, ms, rssGrowthMb } = await playback("sess-bomb");
+    expect(ms).toBeLessThan(2000);
+    expect(rssGrowthMb).toBeLessThan(300);
+    // Every event of the two pages, full snapshots unpacked; none of the bombs.
+    const expected = [...pageItems(T1), ...pageItems(T1 + 60_000)];
+    expect(answer.events.map((event) => event.timestamp)).toEqual(expected.map((item) => item.timestamp));
+    expect(answer.events.filter((event) => event.type === 2).map((event) => typeof event.data)).toEqual(["object", "object"]);
+    expect(answer.events.some((event) => "cv" in event)).toBe(false);
+    expect(answer.truncated).toBe(true);
+  });
+
+  it("stops inflating at the playback's budget: more bombs than it covers still play quickly, up to there", async () => {
+    expect((await send("sess-bombs", pageItems(T1))).status).toBe(200);
+    for (let n = 0; n < 3; n++) expect((await send("sess-bombs", bombItems(T1 + 30_000 + n * 100, 6))).status).toBe(200);
+    const { answer, ms, rssGrowthMb } = await playback("sess-bombs");
+    expect(ms).toBeLessThan(2000);
+    expect(rssGrowthMb).toBeLessThan(300);
+    expect(answer.events.map((event) => event.timestamp)).toEqual(pageItems(T1).map((item) => item.timestamp));
+    expect(answer.truncated).toBe(true);
+  });
+
+  it("serves a range of blocks up to the byte cap, and refuses a longer one with the keys that fit", async () => {
+    // Blocks of a single 8 MB event each (a large event is sent alone): the cap falls inside 0–17.
+    const block = 8_000_000;
+    const big = (n: number) => [{ type: 5, data: { tag: "big", payload: "x".repeat(block) }, timestamp: T1 + n * 1000 }];
+    for (let n = 0; n < 18; n++) expect((await send("sess-big", big(n))).status).toBe(200);
+    const snapshots = (start: number, end: number) =>
+      rest("GET", "session_recordings/:id/snapshots", `session_recordings/sess-big/snapshots/?source=blob_v2&start_blob_key=${start}&end_blob_key=${end}`, undefined, { id: "sess-big" });
+    const raw = (await storedChunks("sess-big")).map((chunk) => chunk.rawBytes);
+    const fit = raw.findIndex((_, n) => raw.slice(0, n + 1).reduce((a, b) => a + b, 0) > MAX_SNAPSHOT_RESPONSE_BYTES);
+    expect(fit).toBeGreaterThan(0);
+    const refused = await snapshots(0, 17);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ type: "validation_error", attr: "end_blob_key" });
+    expect(refused.json.detail).toContain(`ask for 0–${fit - 1}, then from ${fit}`);
+    const served = await snapshots(0, fit - 1);
+    expect(served.status).toBe(200);
+    expect(served.text.length).toBe(raw.slice(0, fit).reduce((a, b) => a + b, 0));
+    const lines = served.text.trimEnd().split("\n");
+    expect(lines).toHaveLength(fit);
+    expect(JSON.parse(lines.at(-1)!)[1].timestamp).toBe(T1 + (fit - 1) * 1000);
+    // The rest, from where the first answer stopped.
+    const rest2 = await snapshots(fit, 17);
+    expect(rest2.status).toBe(200);
+    expect(rest2.text.trimEnd().split("\n")).toHaveLength(18 - fit);
   });
 });
 

@@ -25,8 +25,9 @@ import {
   type RecordingSettings,
   type RecordingSettingsInput,
   type RecordingUsage,
+  type ChunkRow,
 } from "./contract";
-import { playbackEventsOf, presentRecording } from "./present";
+import { inflateBudget, playbackEventsOf, presentRecording } from "./present";
 import { PostgresRecordingStore, type RecordingStore } from "./store";
 import { perDatabase } from "@/server/db/per-database";
 
@@ -166,15 +167,37 @@ export async function getRecording(ctx: Context, id: string): Promise<RecordingR
 
 /** Blocks one snapshots request may ask for (PostHog's limit with session auth). */
 export const MAX_BLOB_RANGE = 100;
+/**
+ * Bytes of JSONL one snapshots response may carry: 100 blocks of posthog-js's usual size
+ * (it flushes at 0.9 MiB) fit; a range of oversized blocks (a single big event is sent alone,
+ * up to /s/'s 8 MiB) is refused with the keys that fit, as PostHog refuses a range of too
+ * many keys. The first block is always served, whatever its size.
+ */
+export const MAX_SNAPSHOT_RESPONSE_BYTES = 128 * 1024 * 1024;
 
 export type SnapshotsAnswer =
   | { kind: "sources"; sources: { source: "blob_v2"; start_timestamp: string; end_timestamp: string; blob_key: string }[] }
-  | { kind: "blocks"; jsonl: string };
+  | { kind: "blocks"; jsonl: Uint8Array<ArrayBuffer> };
+
+const MIB = 1024 * 1024;
+
+/**
+ * A stored chunk's JSONL bytes. We wrote it and its size, so the inflate is bounded by that
+ * size; a chunk that does not inflate within it is corrupt: null.
+ */
+function inflateChunk(chunk: ChunkRow): Buffer | null {
+  try {
+    return gunzipSync(chunk.data, { maxOutputLength: Math.max(1, chunk.rawBytes) });
+  } catch {
+    return null;
+  }
+}
 
 /**
  * `GET …/:id/snapshots/`: without `source`, one `blob_v2` source per stored chunk (keys
  * `"0"`, `"1"`, … in time order); with `source=blob_v2&start_blob_key&end_blob_key`, those
- * chunks' `[windowId, event]` lines (JSONL), events as posthog-js sent them.
+ * chunks' `[windowId, event]` lines (JSONL), events as posthog-js sent them. Only the range's
+ * chunks are read, and at most MAX_SNAPSHOT_RESPONSE_BYTES of them.
  */
 export async function recordingSnapshots(
   ctx: Context,
@@ -197,32 +220,86 @@ export async function recordingSnapshots(
   if (start === undefined || end === undefined) throw new AppError("invalid_input", "start_blob_key and end_blob_key are required for blob_v2.", "start_blob_key");
   if (end < start) throw new AppError("invalid_input", "end_blob_key must not be before start_blob_key.", "end_blob_key");
   if (end - start >= MAX_BLOB_RANGE) throw new AppError("invalid_input", `Cannot request more than ${MAX_BLOB_RANGE} blob keys at once.`, "end_blob_key");
-  const chunks = await store.chunks(ctx.project.id, sessionId, true);
-  if (chunks.length === 0) throw new AppError("not_found", "Recording not found");
-  const parts = chunks.slice(start, end + 1).map((chunk) => gunzipSync(chunk.data).toString("utf8"));
-  return { kind: "blocks", jsonl: parts.join("") };
+  // The keys are indexes in the sources' order: the list without data, then only the range's data.
+  const listed = await store.chunks(ctx.project.id, sessionId, false);
+  if (listed.length === 0) throw new AppError("not_found", "Recording not found");
+  const range = listed.slice(start, end + 1);
+  let bytes = 0;
+  for (const [offset, chunk] of range.entries()) {
+    bytes += chunk.rawBytes;
+    if (offset > 0 && bytes > MAX_SNAPSHOT_RESPONSE_BYTES) {
+      const total = range.reduce((sum, c) => sum + c.rawBytes, 0);
+      throw new AppError(
+        "invalid_input",
+        `Blob keys ${start}–${end} hold ${Math.ceil(total / MIB)} MiB, more than one response carries (${MAX_SNAPSHOT_RESPONSE_BYTES / MIB} MiB): ask for ${start}–${start + offset - 1}, then from ${start + offset}.`,
+        "end_blob_key",
+      );
+    }
+  }
+  const chunks = await store.chunksWithData(ctx.project.id, sessionId, range.map((chunk) => chunk.id));
+  // Bytes, not a string: no decoding and re-encoding, and no string near V8's length limit.
+  const parts = chunks.map(inflateChunk).filter((part): part is Buffer => part !== null);
+  return { kind: "blocks", jsonl: Buffer.concat(parts) };
 }
 
 /** Events a recording may hand the player at once (a 10-minute page is ~10–30k). */
 const MAX_PLAYBACK_EVENTS = 500_000;
+/**
+ * Bytes one playback may inflate, chunks and packed values together: about what 500k events
+ * of posthog-js hold, and well under V8's longest string (the answer is serialised as one).
+ * A recording past it plays up to there (`truncated`).
+ */
+export const MAX_PLAYBACK_INFLATED_BYTES = 256 * MIB;
+/** Raw (inflated) bytes of chunks read per query while playing back; their stored data is a fraction of it. */
+const PLAYBACK_READ_BYTES = 32 * MIB;
 
 /**
  * The Replay page's player: the recording's events in time order, `cv`-packed parts unpacked,
- * with the window each came from.
+ * with the window each came from. Chunks are read a few at a time and inflated within
+ * MAX_PLAYBACK_INFLATED_BYTES; an event whose packed part is over its bound is left out.
+ * `truncated` says some events were left out or not read.
  */
-export async function recordingPlayback(ctx: Context, id: string): Promise<{ recording: RecordingResource; events: Record<string, unknown>[]; windows: string[] }> {
+export async function recordingPlayback(
+  ctx: Context,
+  id: string,
+): Promise<{ recording: RecordingResource; events: Record<string, unknown>[]; windows: string[]; truncated: boolean }> {
   const recording = await getRecording(ctx, id);
-  const chunks = await recordingStore(ctx.db).chunks(ctx.project.id, recording.id, true);
+  const store = recordingStore(ctx.db);
+  const listed = await store.chunks(ctx.project.id, recording.id, false);
+  const budget = inflateBudget(MAX_PLAYBACK_INFLATED_BYTES);
   const events: { windowId: string; event: Record<string, unknown> }[] = [];
-  for (const chunk of chunks) {
-    for (const item of playbackEventsOf(gunzipSync(chunk.data).toString("utf8"))) {
-      if (events.length >= MAX_PLAYBACK_EVENTS) break;
-      events.push(item);
+  let spent = false;
+  let full = false;
+  for (let next = 0; next < listed.length && !spent && !full; ) {
+    const batch: string[] = [];
+    for (let bytes = 0; next < listed.length && (batch.length === 0 || bytes + listed[next]!.rawBytes <= PLAYBACK_READ_BYTES); next++) {
+      const chunk = listed[next]!;
+      // Charged before it is read: a chunk past what the budget has left is not loaded at all.
+      if (chunk.rawBytes > budget.left) {
+        spent = true;
+        break;
+      }
+      budget.left -= chunk.rawBytes;
+      bytes += chunk.rawBytes;
+      batch.push(chunk.id);
+    }
+    for (const chunk of await store.chunksWithData(ctx.project.id, recording.id, batch)) {
+      const jsonl = inflateChunk(chunk);
+      if (!jsonl) continue;
+      for (const item of playbackEventsOf(jsonl.toString("utf8"), budget)) {
+        if (events.length >= MAX_PLAYBACK_EVENTS) {
+          full = true;
+          break;
+        }
+        events.push(item);
+      }
+      if (full) break;
     }
   }
   events.sort((a, b) => Number(a.event.timestamp) - Number(b.event.timestamp));
   const windows = [...new Set(events.map((item) => item.windowId))];
-  return { recording, events: events.map((item) => ({ ...item.event, windowId: item.windowId })), windows };
+  const truncated = spent || full || budget.skipped > 0;
+  return { recording, events: events.map((item) => ({ ...item.event, windowId: item.windowId })), windows, truncated };
 }
 
 /** `DELETE …/:id/`: the recording and its snapshots, at once. */

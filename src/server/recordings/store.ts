@@ -31,6 +31,8 @@ export interface RecordingStore {
   list(projectId: number, filter: RecordingFilter): Promise<RecordingRow[]>;
   get(projectId: number, sessionId: string): Promise<RecordingRow | null>;
   chunks(projectId: number, sessionId: string, withData: boolean): Promise<ChunkRow[]>;
+  /** Some of a session's chunks, by id, with their data (in the order `chunks` lists them). */
+  chunksWithData(projectId: number, sessionId: string, ids: string[]): Promise<ChunkRow[]>;
   delete(projectId: number, sessionIds: string[]): Promise<number>;
   deleteByDistinctIds(projectId: number, distinctIds: string[]): Promise<number>;
   usage(projectId: number): Promise<{ recordings: number; bytes: number; recordedMs: number }>;
@@ -64,6 +66,18 @@ function toRecording(row: Row): RecordingRow {
     snapshotLibrary: (row.snapshot_library as string | null) ?? null,
     sizeBytes: num(row.size_bytes),
     chunkCount: num(row.chunk_count),
+  };
+}
+
+function toChunk(row: Row): ChunkRow {
+  return {
+    id: String(row.id),
+    windowId: row.window_id as string,
+    firstTimestamp: new Date(row.first_timestamp as string | Date),
+    lastTimestamp: new Date(row.last_timestamp as string | Date),
+    eventCount: num(row.event_count),
+    rawBytes: num(row.raw_bytes),
+    data: row.data === undefined ? new Uint8Array() : new Uint8Array(row.data as Buffer),
   };
 }
 
@@ -173,7 +187,8 @@ export class PostgresRecordingStore implements RecordingStore {
     if (filter.distinctIds) where.push(`distinct_id = ANY(${param(filter.distinctIds)}::text[])`);
     if (filter.sessionIds) where.push(`session_id = ANY(${param(filter.sessionIds)}::text[])`);
     const conditions: string[] = [];
-    for (const predicate of filter.having) conditions.push(`${EXPRESSIONS[predicate.key]} ${OPERATORS[predicate.operator]} ${param(predicate.value)}`);
+    // As numeric: the counts are INTEGER columns, and 1.5 or 1e10 is a threshold, not an integer parameter PostgreSQL refuses.
+    for (const predicate of filter.having) conditions.push(`${EXPRESSIONS[predicate.key]} ${OPERATORS[predicate.operator]} ${param(predicate.value)}::numeric`);
     const levels = { error: "console_error_count", warn: "console_warn_count", info: "console_log_count", log: "console_log_count" };
     for (const level of new Set(filter.consoleLevels.map((l) => levels[l]))) conditions.push(`${level} > 0`);
     if (filter.eventSessionIds) conditions.push(`session_id = ANY(${param(filter.eventSessionIds)}::text[])`);
@@ -198,15 +213,17 @@ export class PostgresRecordingStore implements RecordingStore {
          FROM recording_chunks WHERE project_id = $1 AND session_id = $2 ORDER BY first_timestamp, id`,
       [projectId, sessionId],
     );
-    return rows.map((row) => ({
-      id: String(row.id),
-      windowId: row.window_id as string,
-      firstTimestamp: new Date(row.first_timestamp as string | Date),
-      lastTimestamp: new Date(row.last_timestamp as string | Date),
-      eventCount: num(row.event_count),
-      rawBytes: num(row.raw_bytes),
-      data: withData ? new Uint8Array(row.data as Buffer) : new Uint8Array(),
-    }));
+    return rows.map(toChunk);
+  }
+
+  async chunksWithData(projectId: number, sessionId: string, ids: string[]): Promise<ChunkRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql.query<Row>(
+      `SELECT id, window_id, first_timestamp, last_timestamp, event_count, raw_bytes, data
+         FROM recording_chunks WHERE project_id = $1 AND session_id = $2 AND id = ANY($3::bigint[]) ORDER BY first_timestamp, id`,
+      [projectId, sessionId, ids],
+    );
+    return rows.map(toChunk);
   }
 
   async delete(projectId: number, sessionIds: string[]): Promise<number> {

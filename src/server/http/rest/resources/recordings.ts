@@ -50,7 +50,7 @@ export const recordingRoutes: RestResource[] = [
           doc: {
             summary: "A session recording's snapshots",
             description:
-              "PostHog's current form, in two calls: without `source`, `{sources: [{source: blob_v2, start_timestamp, end_timestamp, blob_key}]}` (one per stored block, keys `0`, `1`, …); then `?source=blob_v2&start_blob_key=i&end_blob_key=j` (at most 100 keys) answers `application/jsonl`, one `[windowId, event]` per line, events as posthog-js sent them (`cv`-packed parts included).",
+              "PostHog's current form, in two calls: without `source`, `{sources: [{source: blob_v2, start_timestamp, end_timestamp, blob_key}]}` (one per stored block, keys `0`, `1`, …); then `?source=blob_v2&start_blob_key=i&end_blob_key=j` (at most 100 keys) answers `application/jsonl`, one `[windowId, event]` per line, events as posthog-js sent them (`cv`-packed parts included). A range holding more than 128 MiB of JSONL is a 400 on `end_blob_key` naming the keys that fit (the first key is always served).",
             query: snapshotsQuery,
             response: snapshotSourcesSchema,
             media: { "application/jsonl": "One `[windowId, rrwebEvent]` JSON array per line." },
