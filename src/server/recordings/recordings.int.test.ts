@@ -63,7 +63,8 @@ const list = (query: Record<string, string> = {}) => {
 const ids = (answer: { json: Json }) => (answer.json.results as { id: string }[]).map((row) => row.id).sort();
 
 async function storedChunks(sessionId: string, project = projectId) {
-  return recordingStore(db).chunks(project, sessionId, true);
+  const store = recordingStore(db);
+  return store.chunksWithData(project, sessionId, (await store.chunks(project, sessionId)).map((chunk) => chunk.id));
 }
 
 beforeAll(async () => {

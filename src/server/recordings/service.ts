@@ -208,7 +208,7 @@ export async function recordingSnapshots(
   const store = recordingStore(ctx.db);
   if (query.source === undefined) {
     if (!(await store.get(ctx.project.id, sessionId))) throw new AppError("not_found", "Recording not found");
-    const chunks = await store.chunks(ctx.project.id, sessionId, false);
+    const chunks = await store.chunks(ctx.project.id, sessionId);
     return {
       kind: "sources",
       sources: chunks.map((chunk, index) => ({ source: "blob_v2", start_timestamp: chunk.firstTimestamp.toISOString(), end_timestamp: chunk.lastTimestamp.toISOString(), blob_key: String(index) })),
@@ -221,7 +221,7 @@ export async function recordingSnapshots(
   if (end < start) throw new AppError("invalid_input", "end_blob_key must not be before start_blob_key.", "end_blob_key");
   if (end - start >= MAX_BLOB_RANGE) throw new AppError("invalid_input", `Cannot request more than ${MAX_BLOB_RANGE} blob keys at once.`, "end_blob_key");
   // The keys are indexes in the sources' order: the list without data, then only the range's data.
-  const listed = await store.chunks(ctx.project.id, sessionId, false);
+  const listed = await store.chunks(ctx.project.id, sessionId);
   if (listed.length === 0) throw new AppError("not_found", "Recording not found");
   const range = listed.slice(start, end + 1);
   let bytes = 0;
@@ -265,7 +265,7 @@ export async function recordingPlayback(
 ): Promise<{ recording: RecordingResource; events: Record<string, unknown>[]; windows: string[]; truncated: boolean }> {
   const recording = await getRecording(ctx, id);
   const store = recordingStore(ctx.db);
-  const listed = await store.chunks(ctx.project.id, recording.id, false);
+  const listed = await store.chunks(ctx.project.id, recording.id);
   const budget = inflateBudget(MAX_PLAYBACK_INFLATED_BYTES);
   const events: { windowId: string; event: Record<string, unknown> }[] = [];
   let spent = false;

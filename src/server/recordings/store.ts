@@ -30,7 +30,8 @@ export interface RecordingStore {
   writeChunks(projectId: number, chunks: ChunkSummary[], merge: (existing: RecordingRow | null, chunk: ChunkSummary) => RecordingRow): Promise<void>;
   list(projectId: number, filter: RecordingFilter): Promise<RecordingRow[]>;
   get(projectId: number, sessionId: string): Promise<RecordingRow | null>;
-  chunks(projectId: number, sessionId: string, withData: boolean): Promise<ChunkRow[]>;
+  /** A session's chunks in time order, without their data (`chunksWithData` reads that). */
+  chunks(projectId: number, sessionId: string): Promise<ChunkRow[]>;
   /** Some of a session's chunks, by id, with their data (in the order `chunks` lists them). */
   chunksWithData(projectId: number, sessionId: string, ids: string[]): Promise<ChunkRow[]>;
   delete(projectId: number, sessionIds: string[]): Promise<number>;
@@ -207,9 +208,9 @@ export class PostgresRecordingStore implements RecordingStore {
     return rows[0] ? toRecording(rows[0]) : null;
   }
 
-  async chunks(projectId: number, sessionId: string, withData: boolean): Promise<ChunkRow[]> {
+  async chunks(projectId: number, sessionId: string): Promise<ChunkRow[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT id, window_id, first_timestamp, last_timestamp, event_count, raw_bytes${withData ? ", data" : ""}
+      `SELECT id, window_id, first_timestamp, last_timestamp, event_count, raw_bytes
          FROM recording_chunks WHERE project_id = $1 AND session_id = $2 ORDER BY first_timestamp, id`,
       [projectId, sessionId],
     );
