@@ -120,6 +120,22 @@ describe(`early access features (${testDbKind})`, () => {
     expect((await create({ name: "Nothing", stage: "beta", feature_flag_id: 999999 })).status).toBe(400);
   });
 
+  it("two features on one flag at once: one takes it, the other is a 400, and the flag's enrolment follows the one made", async () => {
+    const made = await call(flagList.POST, "POST", "feature_flags/", {}, { key: `raced-${randomUUID().slice(0, 8)}`, filters: { groups: [{ properties: [], rollout_percentage: 0 }] } });
+    expect(made.status).toBe(201);
+    const answers = await Promise.all([
+      create({ name: "Raced draft", stage: "draft", feature_flag_id: made.body!.id }),
+      create({ name: "Raced beta", stage: "beta", feature_flag_id: made.body!.id }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 400]);
+    const refused = answers.find((answer) => answer.status === 400)!;
+    expect(refused.body!.attr).toBe("feature_flag_id");
+    const kept = answers.find((answer) => answer.status === 201)!.body!;
+    const flag = (await call(flagOne.GET, "GET", `feature_flags/${made.body!.id}/`, { id: String(made.body!.id) })).body!;
+    expect(Boolean(flag.filters.feature_enrollment)).toBe(kept.stage === "beta");
+    expect((await call(one.DELETE, "DELETE", `early_access_features/${kept.id}/`, { id: kept.id })).status).toBe(204);
+  });
+
   it("refuses bad input with a 400 naming the field", async () => {
     for (const [body, attr] of [
       [{ stage: "beta" }, "name"],

@@ -105,16 +105,25 @@ export async function createFeature(ctx: Context, body: EafCreateBody): Promise<
     });
   }
   const id = randomUUID();
-  await inTransaction(ctx.db, async (tx) => {
-    await store.insertFeature(tx, projectId, ctx.actor.id, id, flag.id, {
-      name: body.name,
-      description: body.description,
-      stage: body.stage,
-      documentationUrl: body.documentation_url,
-      payload: body.payload,
+  try {
+    await inTransaction(ctx.db, async (tx) => {
+      await store.insertFeature(tx, projectId, ctx.actor.id, id, flag.id, {
+        name: body.name,
+        description: body.description,
+        stage: body.stage,
+        documentationUrl: body.documentation_url,
+        payload: body.payload,
+      });
+      await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
     });
-    await logActivity(tx, { projectId, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
-  });
+  } catch (error) {
+    if (!store.isFlagTaken(error)) throw error;
+    // Another feature took the flag since checkExistingFlag: the flag's enrolment follows that one's stage.
+    const winner = await store.featureIdOfFlag(ctx.db.prisma, flag.id);
+    const winnerStage = winner ? (await featureOf(ctx, winner)).stage : null;
+    if (winnerStage !== null && isReleaseStage(winnerStage) !== release) await setEnrollment(ctx, flag.id, flag.key, isReleaseStage(winnerStage));
+    throw new AppError("invalid_input", `Linked feature flag ${flag.key} already has a feature attached to it.`, "feature_flag_id");
+  }
   return featureOf(ctx, id);
 }
 

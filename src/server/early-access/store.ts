@@ -1,5 +1,5 @@
 /** Every database read and write of early-access features (Prisma). */
-import type { Prisma } from "@/generated/prisma/client";
+import { Prisma } from "@/generated/prisma/client";
 import type { DbClient, Tx } from "@/server/db/transaction";
 import type { EarlyAccessStage } from "./contract";
 
@@ -40,6 +40,14 @@ export async function insertFeature(tx: Tx, projectId: number, createdById: numb
   await tx.earlyAccessFeature.create({
     data: { id, projectId, createdById, featureFlagId: flagId, ...feature, payload: feature.payload as Prisma.InputJsonValue },
   });
+}
+
+/**
+ * The failure of `insertFeature` when another feature took the flag after the service checked
+ * it (a flag backs at most one feature: the unique index on feature_flag_id).
+ */
+export function isFlagTaken(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError ? error.code === "P2002" : error instanceof Error && error.message.includes("early_access_features_feature_flag_id_key");
 }
 
 export async function updateFeatureRow(tx: Tx, id: string, feature: Partial<EafWrite>): Promise<void> {

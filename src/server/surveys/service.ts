@@ -87,8 +87,24 @@ export async function listSurveys(ctx: Context, query: SurveyListQuery): Promise
 // Checks
 // ---------------------------------------------------------------------------
 
+const NAME_TAKEN = "There is already a survey with this name.";
+
 async function checkName(ctx: Context, name: string, selfId: string | null): Promise<void> {
-  if (await store.nameTaken(ctx.db.prisma, ctx.project.id, name, selfId)) throw invalid("There is already a survey with this name.", "name");
+  if (await store.nameTaken(ctx.db.prisma, ctx.project.id, name, selfId)) throw invalid(NAME_TAKEN, "name");
+}
+
+/**
+ * Runs the survey's write; when another survey took the name since `checkName` (two requests
+ * at once), the flags made for this one are deleted again and the answer is the same 400.
+ */
+async function withNameRace(ctx: Context, madeFlagIds: number[], write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!store.isDuplicateSurveyName(error)) throw error;
+    for (const flagId of madeFlagIds) await deleteFlag(ctx, flagId);
+    throw invalid(NAME_TAKEN, "name");
+  }
 }
 
 /** Questions get ids; branching must point inside the survey and fit the question. */
@@ -195,9 +211,11 @@ export async function createSurvey(ctx: Context, body: SurveyCreateBody): Promis
   const iterations = iterationsOf(start, body.iteration_count, body.iteration_frequency_days);
 
   const internal = await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}-custom`, `Targeting flag for survey ${body.name}`, internalFilters(id, iterations.currentIteration), start !== null && end === null));
+  const made = [internal.id];
   const targetingFlagId = filters ? (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}`, `Targeting flag for survey ${body.name}`, filters, end === null))).id : (body.targeting_flag_id ?? null);
+  if (filters) made.push(targetingFlagId!);
 
-  await inTransaction(ctx.db, async (tx) => {
+  await withNameRace(ctx, made, () => inTransaction(ctx.db, async (tx) => {
     await store.insertSurvey(tx, ctx.project.id, ctx.actor.id, id, {
       name: body.name,
       description: body.description ?? "",
@@ -221,7 +239,7 @@ export async function createSurvey(ctx: Context, body: SurveyCreateBody): Promis
       enablePartialResponses: body.enable_partial_responses ?? false,
     });
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: id, activity: "created", name: body.name });
-  });
+  }));
   runningCache(ctx.db).forget(ctx.project.id);
   return surveyOf(ctx, id);
 }
@@ -251,26 +269,28 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
   const iterations = launching ? iterationsOf(start, iterationCount, everyDays) : null;
 
   let targetingFlagId = body.targeting_flag_id !== undefined ? body.targeting_flag_id : current.targetingFlagId;
+  const made: number[] = [];
   if (body.remove_targeting_flag) {
     if (current.targetingFlagId !== null && current.targetingFlag && !current.targetingFlag.deleted) await deleteFlag(ctx, current.targetingFlagId);
     targetingFlagId = null;
   } else if (body.targeting_flag_filters) {
     const filters = targetingFilters(body.targeting_flag_filters);
     if (targetingFlagId !== null) await updateFlag(ctx, targetingFlagId, { filters: filters as unknown as Record<string, unknown> });
-    else targetingFlagId = (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}`, `Targeting flag for survey ${name}`, filters, end === null))).id;
+    else made.push((targetingFlagId = (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}`, `Targeting flag for survey ${name}`, filters, end === null))).id));
   }
 
   let internalId = current.internalTargetingFlagId;
   const running = start !== null && end === null;
   if (internalId === null || current.internalTargetingFlag?.deleted) {
     internalId = (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}-custom`, `Targeting flag for survey ${name}`, internalFilters(current.id, iterations?.currentIteration ?? current.currentIteration), running))).id;
+    made.push(internalId);
   } else {
     if (iterations?.currentIteration) await updateFlag(ctx, internalId, { filters: internalFilters(current.id, iterations.currentIteration) as unknown as Record<string, unknown> });
     await setFlagActive(ctx, internalId, running);
   }
   await setFlagActive(ctx, targetingFlagId, end === null);
 
-  await inTransaction(ctx.db, async (tx) => {
+  await withNameRace(ctx, made, () => inTransaction(ctx.db, async (tx) => {
     await store.updateSurveyRow(tx, current.id, {
       name,
       ...(body.description !== undefined ? { description: body.description ?? "" } : {}),
@@ -295,7 +315,7 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
     });
     const activity = body.archived && !current.archived ? "archived" : launching ? "launched" : body.end_date && !current.endDate ? "stopped" : "updated";
     await logActivity(tx, { projectId: ctx.project.id, userId: ctx.actor.id, scope: ACTIVITY_SCOPE, itemId: current.id, activity, name });
-  });
+  }));
   runningCache(ctx.db).forget(ctx.project.id);
   return surveyOf(ctx, current.id);
 }

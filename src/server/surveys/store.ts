@@ -65,6 +65,14 @@ export async function insertSurvey(tx: Tx, projectId: number, createdById: numbe
   await tx.survey.create({ data: { ...jsonColumns(survey), id, projectId, createdById } });
 }
 
+/**
+ * The failure of `insertSurvey` or `updateSurveyRow` when another survey of the project took
+ * the name after the service checked it (the unique index on project and name).
+ */
+export function isDuplicateSurveyName(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError ? error.code === "P2002" : error instanceof Error && error.message.includes("surveys_project_id_name_key");
+}
+
 export async function updateSurveyRow(tx: Tx, id: string, survey: Partial<SurveyWrite>): Promise<void> {
   await tx.survey.update({ where: { id }, data: jsonColumns(survey) });
 }

@@ -192,6 +192,18 @@ describe(`surveys (${testDbKind})`, () => {
     expect((await call(one.GET, "GET", "surveys/nope/", { id: "nope" })).status).toBe(404);
   });
 
+  it("two creates with one name at once: one is made, the other is a 400 and leaves no flag behind", async () => {
+    const name = `Race ${randomUUID()}`;
+    const body = { name, type: "popover", questions: [{ type: "open", question: "Why?" }], targeting_flag_filters: { groups: [{ properties: [{ key: "plan", value: "pro", type: "person" }], rollout_percentage: 100 }] } };
+    const answers = await Promise.all([create(body), create(body), create(body)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 400, 400]);
+    for (const refused of answers.filter((answer) => answer.status === 400)) expect(refused.body).toMatchObject({ attr: "name", detail: "There is already a survey with this name." });
+    const made = answers.find((answer) => answer.status === 201)!.body!;
+    const live = await db.prisma.featureFlag.findMany({ where: { projectId, deleted: false, name: `Targeting flag for survey ${name}` }, select: { id: true } });
+    expect(live.map((row) => row.id).sort()).toEqual([made.internal_targeting_flag.id, made.targeting_flag.id].sort());
+    expect((await call(one.DELETE, "DELETE", `surveys/${made.id}/`, { id: made.id })).status).toBe(204);
+  });
+
   it("deletes a survey with the flags made for it", async () => {
     const deleted = await call(one.DELETE, "DELETE", `surveys/${survey.id}/`, { id: survey.id });
     expect(deleted.status).toBe(204);
