@@ -1,7 +1,7 @@
 /** PostHog's worked cases (posthog/models/test/test_subscription_model.py), time frozen as there. */
 import { describe, expect, it } from "vitest";
 import type { Schedule } from "./recurrence";
-import { nextDeliveryDate, sameSchedule, scheduleSummary } from "./recurrence";
+import { nextDeliveryDate, ruleOf, sameSchedule, scheduleSummary } from "./recurrence";
 
 const utc = (text: string) => new Date(`${text}Z`);
 const base: Schedule = { frequency: "weekly", interval: 2, count: null, byweekday: [], bysetpos: null, startDate: utc("2022-01-01T00:00:00"), untilDate: null };
@@ -72,5 +72,37 @@ describe("summary (PostHog's wording)", () => {
     [{ interval: 1, frequency: "monthly", byweekday: ["monday"], bysetpos: 10 }, "sent on a schedule"],
   ] as const)("%j → %s", (schedule, summary) => {
     expect(scheduleSummary(schedule as unknown as Schedule)).toBe(summary);
+  });
+});
+
+describe("next delivery date from a start long ago", () => {
+  const now = utc("2026-12-03T13:00:00");
+  const schedules: Schedule[] = [
+    { ...base, frequency: "daily", interval: 1, startDate: utc("1890-03-05T10:30:00") },
+    { ...base, frequency: "daily", interval: 7, byweekday: ["monday", "saturday"], startDate: utc("1901-07-31T23:59:00") },
+    { ...base, frequency: "weekly", interval: 3, byweekday: ["tuesday", "friday"], startDate: utc("1888-12-30T08:00:00") },
+    { ...base, frequency: "monthly", interval: 5, byweekday: ["monday", "tuesday", "wednesday", "thursday", "friday"], bysetpos: -1, startDate: utc("1000-01-31T09:00:00") },
+    { ...base, frequency: "monthly", interval: 1, startDate: utc("1200-01-31T09:00:00") },
+    { ...base, frequency: "yearly", interval: 3, startDate: utc("0404-02-29T12:00:00") },
+    { ...base, frequency: "yearly", interval: 1, byweekday: ["sunday"], bysetpos: 2, startDate: utc("1604-06-01T00:00:00") },
+    { ...base, frequency: "weekly", interval: 1, startDate: utc("1950-01-01T00:00:00"), untilDate: utc("2026-12-20T00:00:00") },
+    { ...base, frequency: "daily", interval: 1, startDate: utc("1990-01-01T00:00:00"), count: 20_000 },
+  ];
+
+  it("is the occurrence rrule's own walk from the start finds", () => {
+    for (const schedule of schedules) {
+      const after = new Date(now.getTime() + 15 * 60_000);
+      for (const from of [null, utc("2027-05-17T10:30:00"), utc("2031-02-28T12:00:00")]) {
+        const walked = ruleOf(schedule).after(from && from > after ? from : after, false);
+        expect(nextDeliveryDate(schedule, from, now), `${JSON.stringify(schedule)} from ${from?.toISOString()}`).toEqual(walked);
+      }
+    }
+  });
+
+  it("does not walk every day since the year 1 (2 s of the thread before)", () => {
+    const started = performance.now();
+    expect(nextDeliveryDate({ ...base, frequency: "daily", interval: 1, startDate: utc("0001-01-01T00:00:00") }, null, now)).toEqual(utc("2026-12-04T00:00:00"));
+    expect(nextDeliveryDate({ ...base, frequency: "weekly", interval: 1, byweekday: ["friday"], startDate: utc("0001-01-01T00:00:00") }, null, now)).toEqual(utc("2026-12-04T00:00:00"));
+    expect(performance.now() - started).toBeLessThan(500);
   });
 });

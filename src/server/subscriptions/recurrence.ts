@@ -50,11 +50,38 @@ export function ruleOf(schedule: Schedule): RRule {
   });
 }
 
+const DAY_MS = 86_400_000;
+/** 400 Gregorian years are 146,097 days, whole weeks: leap days and weekdays repeat exactly. */
+const CALENDAR_CYCLE_YEARS = 400;
+
+/**
+ * The schedule's start moved forward by whole periods to just before `after`: rrule's `after`
+ * steps through every occurrence from the start (a daily schedule from the year 1 took 2 s of
+ * the thread), and moving by whole periods (whole calendar cycles for months and years) keeps
+ * every later occurrence. A `count` counts from the real start, so it walks (at most
+ * `maxCount` occurrences).
+ */
+function startNear(schedule: Schedule, after: Date): Date {
+  const start = schedule.startDate;
+  if (schedule.count !== null || after.getTime() <= start.getTime()) return start;
+  const stepMs = schedule.frequency === "daily" ? schedule.interval * DAY_MS : schedule.frequency === "weekly" ? schedule.interval * 7 * DAY_MS : null;
+  if (stepMs !== null) {
+    const steps = Math.floor((after.getTime() - start.getTime()) / stepMs) - 1;
+    return steps > 0 ? new Date(start.getTime() + steps * stepMs) : start;
+  }
+  const stepYears = CALENDAR_CYCLE_YEARS * schedule.interval;
+  const cycles = Math.floor((after.getUTCFullYear() - start.getUTCFullYear() - 1) / stepYears);
+  if (cycles <= 0) return start;
+  const moved = new Date(start);
+  moved.setUTCFullYear(start.getUTCFullYear() + cycles * stepYears);
+  return moved;
+}
+
 /** The next delivery after `from` (default now), never before now + 15 minutes; null once the schedule has ended. */
 export function nextDeliveryDate(schedule: Schedule, from: Date | null = null, now: Date = new Date()): Date | null {
   const floor = new Date(now.getTime() + EARLY_MS);
   const after = from && from.getTime() > floor.getTime() ? from : floor;
-  return ruleOf(schedule).after(after, false);
+  return ruleOf({ ...schedule, startDate: startNear(schedule, after) }).after(after, false);
 }
 
 /** The fields whose change moves the next delivery (PostHog's RRULE_FIELDS). */
