@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { expect, test, type Page } from "@playwright/test";
+import { gzipBomb, pageItems, snapshotEvent } from "@/test-support/recordings";
 import { signIn } from "./support/accounts";
 import { createDeployment, waitFor } from "./support/burrow";
 import { freePort, type RunningServer } from "./support/server";
@@ -22,6 +23,8 @@ import { screenshot, servePostHogJsPage, snippetPage } from "./support/site";
 /** The user `createDeployment` bootstraps. */
 const USER = { email: "sdk@example.com", password: "sdk-password-123" };
 const SECRET = "typed-secret-4242";
+/** A recording sent by hand with a gzip bomb in it. */
+const BOMB_SESSION = "0190c1d2-aaaa-7bbb-8ccc-000000000b0b";
 
 const SHOP_BODY = `
   <style>body{font-family:sans-serif;margin:2rem} h1{color:#5b21b6} button,input{font-size:1rem;padding:.4rem}</style>
@@ -177,6 +180,16 @@ test.describe("session replay", () => {
       await page.goto(`${url}/replay`);
       await expect(rows).toHaveCount(1);
       await screenshot(page, "replay-list-mobile");
+
+      // ── A recording with a packed value that inflates past the player's bound: it plays without it, and says so.
+      const items = [...pageItems(Date.now() - 60_000), { type: 2, cv: "2024-10", data: gzipBomb(48 * 1024 * 1024), timestamp: Date.now() - 30_000 }];
+      const sent = await fetch(`${url}/s/`, { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify([snapshotEvent({ token: deployment.projectKey, sessionId: BOMB_SESSION, distinctId: "mallory", items })]) });
+      expect(sent.status).toBe(200);
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${url}/replay/${BOMB_SESSION}`);
+      await expect(page.getByTestId("recording-truncated")).toContainText("too large to play");
+      await expect(page.frameLocator("[data-testid=recording-player] iframe").locator("h1")).toHaveText("Cart", { timeout: 20_000 });
+      await screenshot(page, "replay-player-truncated");
     } finally {
       await shop.close();
       if (server) expect(await server.stop()).toBe(0);
@@ -190,10 +203,10 @@ test.describe("session replay", () => {
         recordings: await query<{ session_id: string; row: string }>("SELECT session_id, row_to_json(r)::text AS row FROM recordings r WHERE project_id = $1", [deployment.projectId]),
         events: await query<{ event: string; row: string }>("SELECT event, row_to_json(e)::text AS row FROM events e WHERE project_id = $1", [deployment.projectId]),
       }));
-      expect(stored.recordings.map((row) => row.session_id)).toEqual([sessionId]);
-      expect(stored.chunks.length).toBeGreaterThan(0);
-      expect(stored.chunks.every((chunk) => chunk.session_id === sessionId)).toBe(true);
-      const snapshotText = unpacked(stored.chunks.map((chunk) => gunzipSync(Buffer.from(chunk.data)).toString("utf8")).join(""));
+      expect(stored.recordings.map((row) => row.session_id).sort()).toEqual([sessionId, BOMB_SESSION].sort());
+      const chunks = stored.chunks.filter((chunk) => chunk.session_id === sessionId);
+      expect(chunks.length).toBeGreaterThan(0);
+      const snapshotText = unpacked(chunks.map((chunk) => gunzipSync(Buffer.from(chunk.data)).toString("utf8")).join(""));
       expect(snapshotText).toContain("Replay shop");
       expect(snapshotText).toContain("/shop/checkout");
       expect(snapshotText).not.toContain(SECRET);

@@ -112,6 +112,11 @@ function RecordingView({ projectId, id }: { projectId: number; id: string }) {
     <>
       <PageHeader eyebrow={REPLAY_CRUMB} title={recording.person.name ?? recording.distinct_id} description={recording.start_url ?? undefined} actions={<DeleteRecording projectId={projectId} recording={recording} />} />
       <Facts recording={recording} />
+      {playback.data.truncated ? (
+        <p role="status" className="rounded-control bg-amber-50 px-3.5 py-3 text-sm text-amber-800 ring-1 ring-amber-200 ring-inset" data-testid="recording-truncated">
+          Parts of this recording are too large to play: the player shows the rest. Snapshot values that inflate past 32 MiB, and anything past 256 MiB in all, are left out.
+        </p>
+      ) : null}
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <Card className="overflow-hidden p-2 sm:p-3" data-testid="recording-player-card">
           {events.length < 2 ? (
