@@ -276,7 +276,10 @@ export async function updateSurvey(ctx: Context, id: string, body: SurveyUpdateB
   } else if (body.targeting_flag_filters) {
     const filters = targetingFilters(body.targeting_flag_filters);
     if (targetingFlagId !== null) await updateFlag(ctx, targetingFlagId, { filters: filters as unknown as Record<string, unknown> });
-    else made.push((targetingFlagId = (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}`, `Targeting flag for survey ${name}`, filters, end === null))).id));
+    else {
+      targetingFlagId = (await createFlag(ctx, newFlag(`${SURVEY_FLAG_PREFIX}${flagSuffix()}`, `Targeting flag for survey ${name}`, filters, end === null))).id;
+      made.push(targetingFlagId);
+    }
   }
 
   let internalId = current.internalTargetingFlagId;
