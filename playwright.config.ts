@@ -16,15 +16,13 @@ const ALONE = ["big-batch.spec.ts", "body-limits.spec.ts", "ingestion-fault.spec
 export default defineConfig({
   testDir: "e2e",
   outputDir: "test-results/e2e",
-  // Three spec files at a time (tests within a file stay in order, in one worker): on a 2-core
+  // Two spec files at a time (tests within a file stay in order, in one worker): on a 2-core
   // machine much of a spec's time is spent waiting for the servers it starts, the admin CLI
-  // and Chromium. With two the cores were 42 % busy and the run took 14-16 min; with three,
-  // 97 % and 10.8 min (129 passed); a fourth would only queue for the cores. Specs share only
-  // the webServer instance and its owner (made by the global setup); anything that ends or
-  // changes a user's sessions uses a user of its own (support/accounts.ts). Specs that time
-  // themselves run in "alone". E2E_WORKERS=1 runs everything one file at a time again.
+  // and Chromium. Specs share only the webServer instance and its owner (made by the global
+  // setup); anything that ends or changes a user's sessions uses a user of its own
+  // (support/accounts.ts). E2E_WORKERS=1 runs everything one file at a time again.
   fullyParallel: false,
-  workers: Number(process.env.E2E_WORKERS ?? 3),
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   globalSetup: "./e2e/support/global-setup.ts",
   projects: [
     { name: "parallel", testIgnore: ALONE, teardown: "alone" },
