@@ -1,6 +1,6 @@
 /** Data access for dashboard collaborators: their rows, and the user a new one names. */
-import { Prisma } from "@/generated/prisma/client";
-import type { DbClient } from "@/server/db/transaction";
+import type { Prisma } from "@/generated/prisma/client";
+import { isUniqueViolation, type DbClient } from "@/server/db/transaction";
 
 export type CollaboratorRow = Prisma.DashboardCollaboratorGetPayload<{ include: { user: true } }>;
 
@@ -24,7 +24,7 @@ export function insertCollaborator(db: DbClient, collaborator: { dashboardId: nu
 
 /** The failure of `insertCollaborator` for a user who already is a collaborator. */
 export function isDuplicateCollaborator(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+  return isUniqueViolation(error, "dashboard_collaborators_dashboard_id_user_id_key");
 }
 
 /** The collaborator row of the user with `userUuid` (lowercase) on the dashboard. */

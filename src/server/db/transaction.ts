@@ -14,6 +14,17 @@ export interface TransactionOptions {
 }
 
 /**
+ * Whether a write failed on the unique index `index`: Prisma's P2002, read by its code (a
+ * client of another bundle fails `instanceof`), or an error whose message names the code or
+ * the index (a partial index Prisma cannot map to fields is reported by name only).
+ */
+export function isUniqueViolation(error: unknown, index: string): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === "P2002" || (typeof message === "string" && (message.includes("P2002") || message.includes(index)));
+}
+
+/**
  * Runs `work` in one transaction, so that several stores' writes land together or not at
  * all. Services call this instead of Prisma's `$transaction`; only stores see the client.
  */

@@ -1,6 +1,6 @@
 /** Every database read and write of early-access features (Prisma). */
-import { Prisma } from "@/generated/prisma/client";
-import type { DbClient, Tx } from "@/server/db/transaction";
+import type { Prisma } from "@/generated/prisma/client";
+import { isUniqueViolation, type DbClient, type Tx } from "@/server/db/transaction";
 import type { EarlyAccessStage } from "./contract";
 
 // The backing flag in PostHog's minimal shape (a read of the flags table: declared in the architecture test).
@@ -47,7 +47,7 @@ export async function insertFeature(tx: Tx, projectId: number, createdById: numb
  * it (a flag backs at most one feature: the unique index on feature_flag_id).
  */
 export function isFlagTaken(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError ? error.code === "P2002" : error instanceof Error && error.message.includes("early_access_features_feature_flag_id_key");
+  return isUniqueViolation(error, "early_access_features_feature_flag_id_key");
 }
 
 export async function updateFeatureRow(tx: Tx, id: string, feature: Partial<EafWrite>): Promise<void> {

@@ -11,7 +11,7 @@ import { changesBetween, logActivity } from "@/server/activity/service";
 import { hasScope } from "@/server/auth/service";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
-import { inTransaction, type DbClient, type Tx } from "@/server/db/transaction";
+import { inTransaction, isUniqueViolation, type DbClient, type Tx } from "@/server/db/transaction";
 import { AppError } from "@/server/errors";
 import { pageWindow } from "@/server/input/page";
 import { setTags, tagNames } from "@/server/tags/service";
@@ -36,10 +36,9 @@ function duplicateKey(): AppError {
   return new AppError("conflict", DUPLICATE_FLAG_KEY_MESSAGE, "key");
 }
 
-/** The live-key unique index (`feature_flags_project_id_key_live_key`) caught a concurrent create. */
+/** The live-key unique index caught a concurrent create. */
 function isDuplicateKeyViolation(error: unknown): boolean {
-  const text = error instanceof Error ? `${(error as { code?: string }).code ?? ""} ${error.message}` : "";
-  return text.includes("P2002") || text.includes("feature_flags_project_id_key_live_key");
+  return isUniqueViolation(error, "feature_flags_project_id_key_live_key");
 }
 
 /** `filters` checked by the shared schema; its issue paths are reported under `filters`. */

@@ -3,7 +3,7 @@ import { Prisma } from "@/generated/prisma/client";
 import { USER_BASIC_COLUMNS } from "@/server/accounts/present";
 import type { Database } from "@/server/db";
 import type { EventRow } from "@/server/db/events";
-import type { DbClient, Tx } from "@/server/db/transaction";
+import { isUniqueViolation, type DbClient, type Tx } from "@/server/db/transaction";
 import type { PropertyGroup } from "@/server/properties/contract";
 import type { SurveyListQuery } from "./contract";
 
@@ -70,7 +70,7 @@ export async function insertSurvey(tx: Tx, projectId: number, createdById: numbe
  * the name after the service checked it (the unique index on project and name).
  */
 export function isDuplicateSurveyName(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError ? error.code === "P2002" : error instanceof Error && error.message.includes("surveys_project_id_name_key");
+  return isUniqueViolation(error, "surveys_project_id_name_key");
 }
 
 export async function updateSurveyRow(tx: Tx, id: string, survey: Partial<SurveyWrite>): Promise<void> {
