@@ -6,6 +6,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { decode } from "next-auth/jwt";
 import type { DbClient } from "@/server/db/transaction";
+import { AppError } from "@/server/errors";
 import { SESSION_VERSION_CLAIM, type ApiKeyPrincipal, type ScopeObject, type SessionUser } from "./contract";
 import { verifyPassword } from "./passwords";
 import { authSecret } from "./secret";
@@ -23,6 +24,11 @@ export function hasScope(scopes: readonly string[], needed: `${ScopeObject}:${"r
   if (scopes.includes("*") || scopes.includes(needed)) return true;
   const [object, access] = needed.split(":");
   return access === "read" && scopes.includes(`${object}:write`);
+}
+
+/** PostHog's 403 unless a key's scopes allow `needed`. */
+export function requireScopeOf(scopes: readonly string[], needed: `${ScopeObject}:${"read" | "write"}`): void {
+  if (!hasScope(scopes, needed)) throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
 }
 
 /**

@@ -8,7 +8,7 @@
  * flag's conditions may point at (cohorts, other flags) is checked in references.ts.
  */
 import { changesBetween, logActivity } from "@/server/activity/service";
-import { hasScope } from "@/server/auth/service";
+import { requireScopeOf } from "@/server/auth/service";
 import type { Context } from "@/server/context";
 import type { Database } from "@/server/db";
 import { inTransaction, isUniqueViolation, type DbClient, type Tx } from "@/server/db/transaction";
@@ -88,7 +88,7 @@ async function flagOf(db: Database, projectId: number, id: number): Promise<Flag
  * caller who may write flags, so a key scoped to surveys cannot reshape any flag of the project.
  */
 export function requireFlagWrite(ctx: Context): void {
-  if (!hasScope(ctx.scopes, "feature_flag:write")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:write'");
+  requireScopeOf(ctx.scopes, "feature_flag:write");
 }
 
 /** One flag of the project, deleted ones included (PostHog retrieves them, with `deleted: true`). */

@@ -1,6 +1,6 @@
 import { z, type ZodType } from "zod";
 import type { ScopeObject } from "@/server/auth/contract";
-import { hasScope } from "@/server/auth/service";
+import { requireScopeOf } from "@/server/auth/service";
 import type { Context, ProjectAccess, UserContext } from "@/server/context";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -182,9 +182,7 @@ export function userRoute<Params = Record<string, never>>(
 /** Throws PostHog's 403 unless the caller may use `scope` (`:read` for GET/HEAD, `:write` otherwise). */
 export function requireScope(context: UserRequest<unknown>, scope: ScopeObject, action?: "read" | "write"): void {
   const needed = `${scope}:${action ?? (READ_METHODS.has(context.request.method) ? "read" : "write")}` as const;
-  if (!hasScope(context.principal.scopes, needed)) {
-    throw new AppError("permission_denied", `API key missing required scope '${needed}'`);
-  }
+  requireScopeOf(context.principal.scopes, needed);
 }
 
 /**

@@ -12,7 +12,7 @@
  * the older route only with `send_cohorts`, and otherwise rewrites a flag that reaches one
  * simple person-property cohort into person conditions (PostHog's local_evaluation).
  */
-import { authenticatePersonalApiKey, hasScope } from "@/server/auth/service";
+import { authenticatePersonalApiKey, requireScopeOf } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
 import { AppError, APP_ERRORS } from "@/server/errors";
 import { loadFlagDefinitions } from "@/server/flags/definitions";
@@ -31,7 +31,7 @@ function bearerOf(authorization: string | null): string | null {
 
 /** Which project a personal key or session asks about: `token`, else `project_id`, else the current one. */
 async function projectForPrincipal(db: Database, principal: Principal, token: string | null, projectId: string | null): Promise<number> {
-  if (!hasScope(principal.scopes, "feature_flag:read")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:read'");
+  requireScopeOf(principal.scopes, "feature_flag:read");
   let raw = projectId ?? "@current";
   if (token) raw = String(await projectIdOfToken(db, token));
   return (await resolveProject(db.prisma, principal, raw)).id;

@@ -16,7 +16,7 @@
  * key's project rules apply to it); a numeric project id must be the token's.
  */
 import { z } from "zod";
-import { hasScope } from "@/server/auth/service";
+import { requireScopeOf } from "@/server/auth/service";
 import { getDb, type Database } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { remoteConfigPayload } from "@/server/flags/service";
@@ -32,7 +32,7 @@ export const remoteConfigQuery = z.object({ token: z.string().trim().max(200).op
 
 /** The project a personal key or session asks about (see the module comment), with its scope checked. */
 async function projectForPrincipal(db: Database, principal: Principal, pathProject: string, token: string | undefined): Promise<number> {
-  if (!hasScope(principal.scopes, "feature_flag:read")) throw new AppError("permission_denied", "API key missing required scope 'feature_flag:read'");
+  requireScopeOf(principal.scopes, "feature_flag:read");
   let wanted = pathProject;
   if (token) {
     const projectId = await projectIdOfToken(db, token);
