@@ -5,10 +5,10 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import next from "next";
-import { ConfigError, dbConfigFromEnv, describeDb } from "@/server/db/config";
+import { ConfigError, dbConfigFromEnv, describeDb, type DbConfig } from "@/server/db/config";
 import { openDatabase } from "@/server/db/client";
-import { describeEventStore, eventStoreConfigFromEnv } from "@/server/db/events/config";
-import { closeDb, registerDb } from "@/server/db";
+import { describeEventStore, eventStoreConfigFromEnv, type EventStoreConfig } from "@/server/db/events/config";
+import { closeDb, registerDb, type Database } from "@/server/db";
 import { startAlertChecks, stopAlertChecks } from "@/server/alerts/worker";
 import { startCohortWorker, stopCohortWorker } from "@/server/cohorts/worker";
 import { startBatchExports, stopBatchExports } from "@/server/batch-exports/service";
@@ -16,7 +16,7 @@ import { deliveryOptionsFromEnv, startDestinationWorker, stopDestinationWorker }
 import { emailSettingsFromEnv } from "@/server/email/service";
 import { migrate, MigrationError } from "@/server/db/migrate";
 import { authSecret } from "@/server/auth/service";
-import { warmUp } from "@/server/health/service";
+import { holdReadiness, warmUp } from "@/server/health/service";
 import { serverEnvFrom } from "@/server/env";
 import { matchFastRoute } from "@/server/http/fast-routes";
 import { isUnknownRestPath } from "@/server/http/rest/routes";
@@ -50,17 +50,16 @@ async function main(): Promise<void> {
   // Destinations' settings and the outbound allowlist: a typo stops start-up here, not each delivery later.
   deliveryOptionsFromEnv();
   emailSettingsFromEnv();
-  const db = await openDatabase(dbConfig, eventStoreConfig);
-  try {
-    const applied = await migrate(db.sql);
-    if (applied.length > 0) console.log(`burrow: applied migrations ${applied.join(", ")}`);
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
-  registerDb(db);
-  // Planner statistics and the caches the hot paths read, while Next prepares; /_ready says 503 until then.
-  const warm = warmUp(db);
+  // The database opens (the embedded one in a thread of its own, about a second) while this
+  // thread prepares Next below, once the settings are accepted (a refusal is then the only
+  // output); requests wait for it, and /_ready says 503 until warmed up.
+  let accepted!: () => void;
+  const settingsAccepted = new Promise<void>((resolve) => (accepted = resolve));
+  const opening = openMigrated(dbConfig, eventStoreConfig, accepted);
+  // Thrown where it is awaited, below (it may fail before then).
+  opening.catch(() => undefined);
+  registerDb(opening);
+  holdReadiness();
 
   // Listen first, so that with PORT=0 the real port is known before Next and next-auth
   // read SITE_URL; requests that arrive before Next is ready wait for it.
@@ -73,9 +72,8 @@ async function main(): Promise<void> {
   const port = typeof address === "object" && address ? address.port : env.port;
   const siteUrl = serverEnvFrom({ ...process.env, PORT: String(port) }).siteUrl;
   process.env.SITE_URL ??= siteUrl;
-  // next-auth reads these two from the environment.
+  // next-auth reads this and its secret (below) from the environment.
   process.env.NEXTAUTH_URL ??= siteUrl;
-  process.env.NEXTAUTH_SECRET ??= authSecret();
   // No anonymous usage reports to Vercel from a privacy tool (scripts/build.mjs does the same for the build).
   process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
@@ -99,7 +97,15 @@ async function main(): Promise<void> {
     else if (handleWithNext) void handleWithNext(req, res);
     else void prepared.then(() => handleWithNext!(req, res));
   });
-  await app.prepare();
+  await Promise.race([settingsAccepted, opening]);
+  // Kept in DATA_DIR, which the database's lock has just shown writable.
+  process.env.NEXTAUTH_SECRET ??= authSecret();
+  const preparing = app.prepare();
+  preparing.catch(() => undefined);
+  const db = await opening;
+  // Planner statistics and the caches the hot paths read, while Next finishes preparing.
+  const warm = warmUp(db);
+  await preparing;
   handleWithNext = app.getRequestHandler();
   nextContexts.disableWhenIdle();
   ready();
@@ -144,6 +150,19 @@ async function main(): Promise<void> {
  * must not take the server with it: its EPIPE, uncaught, was logged to the same dead pipe, and
  * that again, at full CPU for ever, and SIGTERM no longer stopped it. Log lines are dropped.
  */
+/** The database, opened and migrated (closed again when a migration fails). */
+async function openMigrated(dbConfig: DbConfig, eventStoreConfig: EventStoreConfig, onAccepted: () => void): Promise<Database> {
+  const db = await openDatabase(dbConfig, eventStoreConfig, onAccepted);
+  try {
+    const applied = await migrate(db.sql);
+    if (applied.length > 0) console.log(`burrow: applied migrations ${applied.join(", ")}`);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}
+
 function keepServingWithoutLogReader(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { admin, runServerToExit, startServer, tempDataDir } from "./support/server";
+import { admin, freePort, runServerToExit, startServer, tempDataDir } from "./support/server";
 
 test.describe.configure({ mode: "serial" });
 
@@ -88,6 +88,43 @@ test.describe("the server on the embedded database", () => {
       expect((await fetch(`${again.url}/_ready`)).status).toBe(200);
     } finally {
       expect(await again.stop()).toBe(0);
+    }
+  });
+
+  test("answers while its database opens: /_health at once, /_ready 503 until warm, and a capture sent meanwhile is stored", async () => {
+    // The server listens first and opens the database while Next prepares: requests that come
+    // meanwhile wait for the one database (a second PGlite on DATA_DIR would corrupt it).
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const starting = startServer({ DATA_DIR: dataDir, PORT: String(port) });
+    let health: Response | undefined;
+    const deadline = Date.now() + 60_000;
+    while (!health) {
+      health = await fetch(`${base}/_health`).catch(() => undefined);
+      if (!health && Date.now() > deadline) throw new Error("the server did not listen within 60 s");
+      if (!health) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const ready = await fetch(`${base}/_ready`);
+    const capture = fetch(`${base}/capture/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ api_key: bootstrapped.project_api_key, event: "sent while starting", distinct_id: "early-visitor" }),
+    });
+    expect(health.status).toBe(200);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: "starting", database: "warming up" });
+    const server = await starting;
+    try {
+      expect((await capture).status).toBe(200);
+      expect((await fetch(`${server.url}/_ready`)).status).toBe(200);
+      const listed = await fetch(`${server.url}/api/projects/${bootstrapped.project_id}/events/?event=sent%20while%20starting`, {
+        headers: { authorization: `Bearer ${bootstrapped.personal_api_key}` },
+      });
+      expect(listed.status).toBe(200);
+      const { results } = (await listed.json()) as { results: { distinct_id: string }[] };
+      expect(results.map((event) => event.distinct_id)).toEqual(["early-visitor"]);
+    } finally {
+      expect(await server.stop()).toBe(0);
     }
   });
 

@@ -23,10 +23,12 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * Opens the database the config names and checks that it answers. Configuration problems
  * (unreachable server, missing database, bad credentials, locked or unwritable DATA_DIR)
- * become a ConfigError with one line saying what to do.
+ * become a ConfigError with one line saying what to do. `onAccepted` is called once they are
+ * ruled out (the server answered, or DATA_DIR is locked for this process), before the rest
+ * of the opening (the embedded database's own start, about a second).
  */
-export async function openDatabase(config: DbConfig, eventStore: EventStoreConfig = { kind: "postgres" }): Promise<Database> {
-  const db = config.kind === "postgres" ? await openPostgres(config.url) : await openPglite(config);
+export async function openDatabase(config: DbConfig, eventStore: EventStoreConfig = { kind: "postgres" }, onAccepted?: () => void): Promise<Database> {
+  const db = config.kind === "postgres" ? await openPostgres(config.url, onAccepted) : await openPglite(config, onAccepted);
   if (eventStore.kind === "postgres") return db;
   let events: EventStore;
   try {
@@ -82,7 +84,7 @@ function statementTimeoutMs(): number {
 /** Analytical runs at once on PostgreSQL, each with a connection of its own (`DATABASE_ANALYTICS_POOL_SIZE`, default 4). */
 const analyticsPoolSize = () => Number(process.env.DATABASE_ANALYTICS_POOL_SIZE) || 4;
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, onAccepted?: () => void): Promise<Database> {
   const poolSize = Number(process.env.DATABASE_POOL_SIZE) || 10;
   const pool = new pg.Pool({
     connectionString: url,
@@ -115,6 +117,7 @@ async function openPostgres(url: string): Promise<Database> {
     await workerPool.end().catch(() => {});
     throw postgresConfigError(url, error);
   }
+  onAccepted?.();
   const analyticsLimit = analyticsPoolSize();
   const analyticsPool = new pg.Pool({ connectionString: url, max: analyticsLimit, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, options: SESSION_SETTINGS });
   analyticsPool.on("error", () => {});
@@ -177,11 +180,12 @@ function postgresConfigError(url: string, error: unknown): ConfigError {
   }
 }
 
-async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" }): Promise<Database> {
+async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" }, onAccepted?: () => void): Promise<Database> {
   let lock: DataDirLock | undefined;
   let thread: PgliteOnThread;
   if (config.kind === "pglite") {
     lock = await lockDataDir(config.dataDir);
+    onAccepted?.();
     try {
       thread = await openPgliteThread({ dataDir: `${config.dataDir}/pgdata` });
       makeTreePrivate(config.dataDir);

@@ -11,8 +11,11 @@ const DB_KEY = Symbol.for("burrow.db");
 type Holder = { [DB_KEY]?: Promise<Database> };
 const holder = globalThis as Holder;
 
-/** Makes `db` the process's database (the server does this before Next starts). */
-export function registerDb(db: Database): void {
+/**
+ * Makes `db` the process's database (the server does this before it listens, with the
+ * database still opening: requests that need it wait for it, and none opens another).
+ */
+export function registerDb(db: Database | Promise<Database>): void {
   holder[DB_KEY] = Promise.resolve(db);
 }
 

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { lookupGeoIp } from "./lookup";
+import { lookupGeoIp, warmGeoIp } from "./lookup";
 
 describe("lookupGeoIp", () => {
+  it("answers for both families after warmGeoIp, the server's warm-up read of the databases off the main thread", async () => {
+    await warmGeoIp();
+    expect(lookupGeoIp("89.160.20.129")).toMatchObject({ $geoip_country_code: "SE" });
+    expect(lookupGeoIp("2001:218::1")?.$geoip_country_code).toEqual(expect.any(String));
+  });
+
   it("gives PostHog's $geoip_* properties for a city-level IPv4 address", () => {
     // 89.160.20.129 and 81.2.69.142 are MaxMind's own test addresses (Sweden, England).
     const sweden = lookupGeoIp("89.160.20.129");

@@ -34,22 +34,34 @@ export async function warmUp(db: Database): Promise<void> {
   (globalThis as Holder)[WARMING] = state;
   const started = performance.now();
   try {
-    warmGeoIp();
-    await db.sql.openConnections();
-    // Tables never analyzed (a database from before the schedule, or loaded by another
-    // process) before the first request: on the embedded database an ANALYZE holds the one
-    // connection for up to a second, which the first requests would otherwise wait for.
-    await db.statistics.check();
-    await warmProjectKeys(db);
-    await warmPersonPropertiesForFlags(db);
-    await warmFlags(db);
-    await warmDestinations(db);
+    // The GeoIP databases are read off the main thread meanwhile.
+    await Promise.all([warmGeoIp(), warmCaches(db)]);
   } catch (error) {
     console.error("burrow: warming up failed (the caches will load on first use)", error);
   } finally {
     state.done = true;
   }
   return void console.log(`burrow: warmed up in ${Math.round(performance.now() - started)} ms`);
+}
+
+async function warmCaches(db: Database): Promise<void> {
+  await db.sql.openConnections();
+  // Tables never analyzed (a database from before the schedule, or loaded by another
+  // process) before the first request: on the embedded database an ANALYZE holds the one
+  // connection for up to a second, which the first requests would otherwise wait for.
+  await db.statistics.check();
+  await warmProjectKeys(db);
+  await warmPersonPropertiesForFlags(db);
+  await warmFlags(db);
+  await warmDestinations(db);
+}
+
+/**
+ * /_ready answers 503 from now until a warm-up has run: the server calls this before it
+ * listens, as the database it will warm is still opening.
+ */
+export function holdReadiness(): void {
+  (globalThis as Holder)[WARMING] = { done: false };
 }
 
 /** False while a warm-up is under way (a process that never warms up, `next dev`, is warm). */
