@@ -145,11 +145,6 @@ async function main(): Promise<void> {
   });
 }
 
-/**
- * A reader of the server's output that goes away (`npm start | tee log`, and the tee killed)
- * must not take the server with it: its EPIPE, uncaught, was logged to the same dead pipe, and
- * that again, at full CPU for ever, and SIGTERM no longer stopped it. Log lines are dropped.
- */
 /** The database, opened and migrated (closed again when a migration fails). */
 async function openMigrated(dbConfig: DbConfig, eventStoreConfig: EventStoreConfig, onAccepted: () => void): Promise<Database> {
   const db = await openDatabase(dbConfig, eventStoreConfig, onAccepted);
@@ -163,6 +158,11 @@ async function openMigrated(dbConfig: DbConfig, eventStoreConfig: EventStoreConf
   return db;
 }
 
+/**
+ * A reader of the server's output that goes away (`npm start | tee log`, and the tee killed)
+ * must not take the server with it: its EPIPE, uncaught, was logged to the same dead pipe, and
+ * that again, at full CPU for ever, and SIGTERM no longer stopped it. Log lines are dropped.
+ */
 function keepServingWithoutLogReader(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (error: NodeJS.ErrnoException) => {

@@ -196,6 +196,7 @@ async function openPglite(config: DbConfig & { kind: "pglite" | "pglite-memory" 
       );
     }
   } else {
+    onAccepted?.();
     thread = config.thread ? await config.thread() : await openPgliteThread(config.from ? { loadDataDir: await config.from.arrayBuffer() } : {});
   }
   const sql = pgPoolDriver(thread.pool, { embedded: true, end: thread.close });
