@@ -33,14 +33,10 @@ export async function warmUp(db: Database): Promise<void> {
   const state = { done: false };
   (globalThis as Holder)[WARMING] = state;
   const started = performance.now();
-  try {
-    // The GeoIP databases are read off the main thread meanwhile.
-    await Promise.all([warmGeoIp(), warmCaches(db)]);
-  } catch (error) {
-    console.error("burrow: warming up failed (the caches will load on first use)", error);
-  } finally {
-    state.done = true;
-  }
+  // The GeoIP databases are read off the main thread meanwhile; ready once both are done.
+  const failed = (await Promise.allSettled([warmGeoIp(), warmCaches(db)])).find((result) => result.status === "rejected");
+  if (failed) console.error("burrow: warming up failed (the caches will load on first use)", failed.reason);
+  state.done = true;
   return void console.log(`burrow: warmed up in ${Math.round(performance.now() - started)} ms`);
 }
 
