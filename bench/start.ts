@@ -10,22 +10,20 @@
  * Needs a build (npm run build). The PostgreSQL database is a throwaway one on
  * TEST_POSTGRES_URL's server.
  */
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createEmptyPostgresDatabase } from "@/test-support/db";
+import { admin } from "../e2e/support/server";
 import { startServer, stop } from "./lib/server-process";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "7" } } });
 const RUNS = Number(values.runs);
 
 async function startTimes(env: Record<string, string>): Promise<number[]> {
-  execFileSync(process.execPath, ["scripts/admin.mjs", "bootstrap", "--email", "bench-start@example.com", "--password", "bench-password", "--json"], {
-    env: { ...process.env, NODE_ENV: "production", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const boot = admin(["bootstrap", "--email", "bench-start@example.com", "--password", "bench-password", "--json"], env);
+  if (boot.code !== 0) throw new Error(`admin bootstrap failed:\n${boot.stderr}`);
   const times: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const started = performance.now();

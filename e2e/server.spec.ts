@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { waitFor } from "./support/burrow";
 import { admin, freePort, runServerToExit, startServer, tempDataDir } from "./support/server";
 
 test.describe.configure({ mode: "serial" });
@@ -97,13 +98,7 @@ test.describe("the server on the embedded database", () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const starting = startServer({ DATA_DIR: dataDir, PORT: String(port) });
-    let health: Response | undefined;
-    const deadline = Date.now() + 60_000;
-    while (!health) {
-      health = await fetch(`${base}/_health`).catch(() => undefined);
-      if (!health && Date.now() > deadline) throw new Error("the server did not listen within 60 s");
-      if (!health) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    const health = await waitFor("the server to listen", () => fetch(`${base}/_health`).catch(() => undefined), 60_000);
     const ready = await fetch(`${base}/_ready`);
     const capture = fetch(`${base}/capture/`, {
       method: "POST",
