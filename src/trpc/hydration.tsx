@@ -15,13 +15,21 @@ import { useLayoutEffect, useMemo, type ReactNode } from "react";
 
 export function PageHydration({ state, children }: { state: DehydratedState; children: ReactNode }) {
   const queryClient = useQueryClient();
-  const { settled, streamed } = useMemo(
-    () => ({
-      settled: { ...state, queries: state.queries.map((query) => (query.promise ? { ...query, promise: undefined } : query)) },
-      streamed: state.queries.filter((query) => query.promise),
-    }),
-    [state],
-  );
+  const { settled, streamed } = useMemo(() => {
+    // Fresh from when this page arrived, by the reader's clock: dated by the server's, a clock a
+    // minute ahead found every answer stale at hydration, and the lists' "refreshing" marks
+    // (useQuery reports the refetch on mount during the render) differed from the server's HTML.
+    const arrived = Date.now();
+    const queries = state.queries.map((query) => ({
+      ...query,
+      dehydratedAt: arrived,
+      state: query.state.dataUpdatedAt > 0 ? { ...query.state, dataUpdatedAt: arrived } : query.state,
+    }));
+    return {
+      settled: { ...state, queries: queries.map((query) => (query.promise ? { ...query, promise: undefined } : query)) },
+      streamed: queries.filter((query) => query.promise),
+    };
+  }, [state]);
   // Layout effects run before any component's passive ones, where a query with no answer would be fetched.
   useLayoutEffect(() => {
     for (const { queryHash, promise } of streamed) {

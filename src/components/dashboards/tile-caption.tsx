@@ -16,10 +16,15 @@ export function timeAgo(iso: string, now: number): string {
   return `${Math.round(hours / 24)} d ago`;
 }
 
-/** The current time, updated each minute, so "3 min ago" stays true on an open page. */
-function useMinuteClock(): number {
-  const [now, setNow] = useState(() => Date.now());
+/**
+ * The current time, updated each minute, so "3 min ago" stays true on an open page; null until
+ * the page has hydrated (the server's minute may be gone by then, and hydration must see the
+ * server's text).
+ */
+function useMinuteClock(): number | null {
+  const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
+    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 60_000);
     return () => clearInterval(timer);
   }, []);
@@ -68,7 +73,7 @@ export function TileCaption({ effective, lastRefresh, pending = false }: { effec
         <span />
       )}
       <span className="shrink-0 text-gray-500" title={lastRefresh ? formatDateTime(lastRefresh) : undefined} data-testid="tile-computed-at">
-        {pending ? "Computing…" : lastRefresh ? `Computed ${timeAgo(lastRefresh, now)}` : "Not computed yet"}
+        {pending ? "Computing…" : lastRefresh ? `Computed${now === null ? "" : ` ${timeAgo(lastRefresh, now)}`}` : "Not computed yet"}
       </span>
     </div>
   );

@@ -1,19 +1,12 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
-import { Card, CardBody, CardHeader, CodeBlock } from "@/components/ui";
+import { Card, CardBody, CardHeader, CodeBlock, useHydrated } from "@/components/ui";
 import { htmlSnippet, posthogJsSnippet, posthogNodeSnippet } from "./snippets";
 import { TestEventButton } from "./test-event-button";
 
-const subscribeNever = () => () => {};
-
 /** This page's origin: where SDKs send events (the server renders nothing for it). */
 function useOrigin(): string {
-  return useSyncExternalStore(
-    subscribeNever,
-    () => window.location.origin,
-    () => "",
-  );
+  return useHydrated() ? window.location.origin : "";
 }
 
 /** PostHog's snippet, posthog-js and posthog-node pointed at this server, and a test event. */

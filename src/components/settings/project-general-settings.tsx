@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { isAdmin } from "@/components/account/levels";
-import { Button, Card, CardBody, CardHeader, Detail, FormAlert, SelectField, TextField } from "@/components/ui";
+import { Button, Card, CardBody, CardHeader, Detail, FormAlert, SelectField, TextField, useHydrated } from "@/components/ui";
 import { errorMessage } from "@/trpc/errors";
 import { useTRPC } from "@/trpc/react";
 
@@ -41,6 +41,8 @@ export function ProjectGeneralSettings({ project }: { project: GeneralProject })
   const [timezone, setTimezone] = useState(project.timezone);
   const zones = useMemo(() => zoneList(project.timezone), [project.timezone]);
   const editable = isAdmin(project.membershipLevel);
+  // The time now is the browser's: the server's minute may have passed by hydration.
+  const hydrated = useHydrated();
   const update = useMutation(
     trpc.account.updateProject.mutationOptions({
       onSuccess: async () => {
@@ -78,7 +80,7 @@ export function ProjectGeneralSettings({ project }: { project: GeneralProject })
             value={timezone}
             onChange={(event) => setTimezone(event.target.value)}
             disabled={!editable}
-            hint={`Days, weeks and months of every chart, /web and dashboards start at midnight here. Now: ${nowIn(timezone)}.`}
+            hint={`Days, weeks and months of every chart, /web and dashboards start at midnight here.${hydrated ? ` Now: ${nowIn(timezone)}.` : ""}`}
             testId="project-timezone"
           >
             {zones.map((zone) => (

@@ -10,6 +10,7 @@ export { EmptyState, type EmptyStateProps } from "./empty-state";
 export { ErrorState, type ErrorStateProps } from "./error-state";
 export { FormAlert, inputClasses, SelectField, TextAreaField, TextField, type SelectFieldProps, type TextAreaFieldProps, type TextFieldProps } from "./field";
 export { formatDate, formatDateTime } from "./format";
+export { useHydrated } from "./hydrated";
 export { LocalTime } from "./local-time";
 export { ListCard, ListFooter, PageButtons, type ListCardProps, type ListQueryStatus, type ListState, type PageButtonsProps } from "./list-card";
 export { ListPage, ListSearch, useListFilters, type ListPageProps, type ListPageQuery, type ListSearchProps } from "./list-page";
