@@ -15,9 +15,12 @@ interface GeneralProject {
   organization: { name: string };
 }
 
-/** Every IANA zone the browser knows, UTC first. */
-function zoneList(current: string): string[] {
-  const all = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+/**
+ * Every IANA zone the browser knows, UTC first; until hydrated, UTC and the project's own (the
+ * server's list may not be the browser's, and hydration must see the server's options).
+ */
+function zoneList(current: string, hydrated: boolean): string[] {
+  const all = hydrated && typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
   return ["UTC", ...new Set([...all, current].filter((zone) => zone !== "UTC"))];
 }
 
@@ -39,10 +42,10 @@ export function ProjectGeneralSettings({ project }: { project: GeneralProject })
   const formId = useId();
   const [name, setName] = useState(project.name);
   const [timezone, setTimezone] = useState(project.timezone);
-  const zones = useMemo(() => zoneList(project.timezone), [project.timezone]);
-  const editable = isAdmin(project.membershipLevel);
-  // The time now is the browser's: the server's minute may have passed by hydration.
+  // The zones and the time now are the browser's (the server's minute may have passed by hydration).
   const hydrated = useHydrated();
+  const zones = useMemo(() => zoneList(project.timezone, hydrated), [project.timezone, hydrated]);
+  const editable = isAdmin(project.membershipLevel);
   const update = useMutation(
     trpc.account.updateProject.mutationOptions({
       onSuccess: async () => {
