@@ -44,6 +44,7 @@ import { parseArgs } from "node:util";
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { openDatabase, type Database } from "@/server/db/client";
+import { PGLITE_SETTINGS } from "@/server/db/pglite-thread";
 import { createEmptyPostgresDatabase } from "@/test-support/db";
 import { NEXT_IDLE_MS } from "@/server/http/next-contexts";
 import type { StoredEventInput } from "@/server/db/events";
@@ -71,6 +72,11 @@ const { values } = parseArgs({
     "platform-kinds": { type: "string", default: PLATFORM_KINDS.join(",") },
   },
 });
+// An unknown database ran nothing and printed no figure, which read as a run that passed.
+if (!["both", "pglite", "postgres"].includes(values.db)) {
+  console.error(`--db must be both, pglite or postgres (not ${JSON.stringify(values.db)})`);
+  process.exit(2);
+}
 const DURATION_S = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const PARTS = new Set(values.parts.split(","));
@@ -100,7 +106,7 @@ function pgliteSetup(): Setup {
     env: { DATA_DIR: dataDir },
     open: () => openDatabase({ kind: "pglite", dataDir }),
     copyRate: async (rows) => {
-      const db = new PGlite(`${dataDir}/pgdata`);
+      const db = new PGlite(`${dataDir}/pgdata`, { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
       try {
         return await pgliteCopyRate(db, rows, 1_000);
       } finally {

@@ -25,9 +25,11 @@ let db;
 let chain = Promise.resolve();
 
 try {
+  // PGlite's own start parameters, then Burrow's settings (PGLITE_SETTINGS in pglite-thread.ts).
+  const startParams = [...PGlite.defaultStartParams, ...workerData.settings];
   db = workerData.dataDir
-    ? new PGlite(workerData.dataDir)
-    : new PGlite(workerData.loadDataDir ? { loadDataDir: new Blob([workerData.loadDataDir]) } : undefined);
+    ? new PGlite(workerData.dataDir, { startParams })
+    : new PGlite({ startParams, ...(workerData.loadDataDir ? { loadDataDir: new Blob([workerData.loadDataDir]) } : {}) });
   await db.waitReady;
   parentPort.postMessage({ type: "ready" });
 } catch (error) {
