@@ -21,7 +21,7 @@ export interface PopoverProps {
   /**
    * "fixed": the panel is placed against the viewport (below the trigger, or above it when
    * there is no room), so a box that clips its overflow — a list card, a scrolling table —
-   * cannot cut it off. It closes when the page scrolls.
+   * cannot cut it off. It closes when a scroll moves its trigger.
    */
   strategy?: "absolute" | "fixed";
 }
@@ -47,6 +47,8 @@ export function Popover({
   const [fixedAt, setFixedAt] = useState<CSSProperties | null>(null);
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  /** Where the trigger was when a fixed panel was placed against it. */
+  const placedAt = useRef<{ top: number; left: number } | null>(null);
   const panelId = useId();
 
   const close = useCallback((returnFocus = true) => {
@@ -63,7 +65,12 @@ export function Popover({
       if (event.key === "Escape") close();
     };
     const onScroll = (event: Event) => {
-      if (!rootRef.current?.contains(event.target as Node)) setOpen(false);
+      if (rootRef.current?.contains(event.target as Node)) return;
+      // A scroll's event comes at the next frame: one that ended before the panel was placed
+      // (focusing the trigger scrolled it into view, then Enter opened it) moved nothing.
+      const rect = buttonRef.current?.getBoundingClientRect();
+      if (rect && placedAt.current && rect.top === placedAt.current.top && rect.left === placedAt.current.left) return;
+      setOpen(false);
     };
     document.addEventListener("pointerdown", onPointerDown);
     document.addEventListener("keydown", onKeyDown);
@@ -79,6 +86,7 @@ export function Popover({
   function place() {
     const rect = buttonRef.current?.getBoundingClientRect();
     if (!rect) return;
+    placedAt.current = { top: rect.top, left: rect.left };
     const below = window.innerHeight - rect.bottom;
     const vertical = below >= 240 || below >= rect.top ? { top: rect.bottom + 8 } : { bottom: window.innerHeight - rect.top + 8 };
     const horizontal = align === "end" ? { right: Math.max(8, window.innerWidth - rect.right) } : { left: Math.max(8, rect.left) };
